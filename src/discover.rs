@@ -1,0 +1,362 @@
+//! Discover stage: an input path → the projects and files to read.
+//!
+//! The input is a projects directory (`~/.claude/projects`), a single project
+//! directory, or a list of JSONL files. Files are classified by their path
+//! (transcript-format §1.5) and sorted, so what follows never depends on the
+//! order the file system lists them in. Symlinks are followed with loop
+//! detection. Nothing is read here beyond directory listings and `.meta.json`
+//! sidecars.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+/// How a transcript file takes part in the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FileClass {
+    /// `<session>.jsonl` at the top of a project.
+    Main,
+    /// `agent-*.jsonl` at the top of a project (2.0.57–2.1.1).
+    LegacyAgent,
+    /// `<session>/subagents/**/agent-*.jsonl`.
+    Subagent,
+    /// `agent-acompact-*` / `agent-aside_question-*`: side agents that copy main entries.
+    SideAgent,
+    /// Any other `*.jsonl` found in the project (read like a main file).
+    Other,
+}
+
+impl FileClass {
+    pub fn is_agent(self) -> bool {
+        matches!(
+            self,
+            FileClass::LegacyAgent | FileClass::Subagent | FileClass::SideAgent
+        )
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            FileClass::Main => "main",
+            FileClass::LegacyAgent => "legacy-agent",
+            FileClass::Subagent => "subagent",
+            FileClass::SideAgent => "side-agent",
+            FileClass::Other => "other",
+        }
+    }
+}
+
+/// A transcript file of a project.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    /// Path relative to the project directory, with `/` separators.
+    pub rel: String,
+    pub class: FileClass,
+    /// `<id>` of an `agent-<id>.jsonl` file name.
+    pub agent_id_from_name: Option<String>,
+}
+
+/// A `agent-<id>.meta.json` sidecar.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentMeta {
+    pub agent_type: Option<String>,
+    pub description: Option<String>,
+    pub tool_use_id: Option<String>,
+}
+
+/// One project directory and what it holds.
+#[derive(Debug, Clone)]
+pub struct ProjectSource {
+    /// The directory name (Claude Code's lossy encoding of the working directory).
+    pub name: String,
+    pub dir: PathBuf,
+    /// Transcript files, sorted by relative path.
+    pub files: Vec<SourceFile>,
+    /// Sidecars by agent id.
+    pub agent_meta: BTreeMap<String, AgentMeta>,
+    /// Spilled tool outputs: `<session-dir>/tool-results/<file>` → path.
+    pub tool_results: BTreeMap<String, PathBuf>,
+    /// Problems met while walking (unreadable directories, symlink loops).
+    pub warnings: Vec<String>,
+}
+
+impl ProjectSource {
+    pub fn total_bytes(&self) -> u64 {
+        self.files
+            .iter()
+            .filter_map(|f| f.path.metadata().ok())
+            .map(|m| m.len())
+            .sum()
+    }
+}
+
+/// What the input turned out to be.
+#[derive(Debug, Clone)]
+pub struct Archive {
+    pub root: PathBuf,
+    pub projects: Vec<ProjectSource>,
+}
+
+/// The default projects directory: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+pub fn default_projects_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir).join("projects"));
+    }
+    std::env::var_os("HOME")
+        .filter(|d| !d.is_empty())
+        .map(|h| PathBuf::from(h).join(".claude").join("projects"))
+}
+
+/// Resolves the inputs given on the command line (none: the default directory).
+pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
+    if inputs.is_empty() {
+        let Some(dir) = default_projects_dir() else {
+            bail!(
+                "no input given and neither CLAUDE_CONFIG_DIR nor HOME is set; pass a projects directory, e.g. `cctree render examples/archive/projects`"
+            );
+        };
+        if !dir.is_dir() {
+            bail!(
+                "no input given and the default projects directory {} does not exist.\n\
+                 Pass a directory or JSONL files, or try the bundled example: `cctree render examples/archive/projects`",
+                dir.display()
+            );
+        }
+        return discover(&[dir]);
+    }
+    let mut loose: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    let mut projects = Vec::new();
+    let mut root = inputs[0].clone();
+    for input in inputs {
+        let meta = std::fs::metadata(input).with_context(|| {
+            format!(
+                "cannot read input {}: check the path exists and is readable",
+                input.display()
+            )
+        })?;
+        if meta.is_file() {
+            let parent = input
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("."));
+            loose.entry(parent).or_default().push(input.clone());
+            continue;
+        }
+        root = input.clone();
+        if is_project_dir(input) {
+            projects.push(scan_project(input)?);
+        } else {
+            let mut subdirs: Vec<PathBuf> = std::fs::read_dir(input)
+                .with_context(|| format!("cannot list {}", input.display()))?
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect();
+            subdirs.sort();
+            for dir in subdirs {
+                let project = scan_project(&dir)?;
+                if !project.files.is_empty() {
+                    projects.push(project);
+                }
+            }
+        }
+    }
+    for (dir, mut files) in loose {
+        files.sort();
+        files.dedup();
+        let name = dir_name(&dir);
+        let files = files
+            .into_iter()
+            .map(|path| {
+                let rel = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let (class, agent_id_from_name) = classify(&rel);
+                SourceFile {
+                    path,
+                    rel,
+                    class,
+                    agent_id_from_name,
+                }
+            })
+            .collect();
+        projects.push(ProjectSource {
+            name,
+            dir,
+            files,
+            agent_meta: BTreeMap::new(),
+            tool_results: BTreeMap::new(),
+            warnings: Vec::new(),
+        });
+    }
+    projects.sort_by(|a, b| a.dir.cmp(&b.dir));
+    Ok(Archive { root, projects })
+}
+
+/// A directory with `*.jsonl` files directly inside is a project directory.
+fn is_project_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).map_or(false, |rd| {
+        rd.filter_map(|e| e.ok())
+            .any(|e| e.path().extension().is_some_and(|x| x == "jsonl") && e.path().is_file())
+    })
+}
+
+fn dir_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .or_else(|| {
+            std::fs::canonicalize(dir)
+                .ok()?
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "project".into())
+}
+
+/// Walks one project directory.
+pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
+    let mut files = Vec::new();
+    let mut agent_meta = BTreeMap::new();
+    let mut tool_results = BTreeMap::new();
+    let mut warnings = Vec::new();
+    let walker = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name();
+    for item in walker {
+        let entry = match item {
+            Ok(e) => e,
+            Err(err) => {
+                warnings.push(format!("skipped while walking {}: {err}", dir.display()));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let path = entry.path().to_path_buf();
+        let Ok(rel_path) = path.strip_prefix(dir) else {
+            continue;
+        };
+        let rel = rel_path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        let file_name = rel.rsplit('/').next().unwrap_or("").to_string();
+        let comps: Vec<&str> = rel.split('/').collect();
+        if comps.len() >= 2 && comps[comps.len() - 2] == "tool-results" {
+            let key = format!("{}/tool-results/{}", comps[0], file_name);
+            tool_results.insert(key, path);
+            continue;
+        }
+        if let Some(id) = file_name
+            .strip_prefix("agent-")
+            .and_then(|n| n.strip_suffix(".meta.json"))
+        {
+            match read_agent_meta(&path) {
+                Ok(meta) => {
+                    agent_meta.insert(id.to_string(), meta);
+                }
+                Err(err) => warnings.push(format!(
+                    "{}: unreadable agent sidecar: {err}",
+                    path.display()
+                )),
+            }
+            continue;
+        }
+        if !file_name.ends_with(".jsonl") || file_name == "journal.jsonl" {
+            continue;
+        }
+        if comps.first() == Some(&"memory") {
+            continue;
+        }
+        let (class, agent_id_from_name) = classify(&rel);
+        files.push(SourceFile {
+            path,
+            rel,
+            class,
+            agent_id_from_name,
+        });
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(ProjectSource {
+        name: dir_name(dir),
+        dir: dir.to_path_buf(),
+        files,
+        agent_meta,
+        tool_results,
+        warnings,
+    })
+}
+
+/// Classifies a transcript by its path relative to the project directory.
+pub fn classify(rel: &str) -> (FileClass, Option<String>) {
+    let comps: Vec<&str> = rel.split('/').collect();
+    let file_name = comps.last().copied().unwrap_or("");
+    let agent_id = file_name
+        .strip_prefix("agent-")
+        .and_then(|n| n.strip_suffix(".jsonl"))
+        .map(str::to_string);
+    let class = if comps.contains(&"subagents") {
+        match &agent_id {
+            Some(id) if id.starts_with("acompact") || id.starts_with("aside_question") => {
+                FileClass::SideAgent
+            }
+            _ => FileClass::Subagent,
+        }
+    } else if comps.len() == 1 {
+        if agent_id.is_some() {
+            FileClass::LegacyAgent
+        } else {
+            FileClass::Main
+        }
+    } else if agent_id.is_some() {
+        FileClass::Subagent
+    } else {
+        FileClass::Other
+    };
+    (class, agent_id)
+}
+
+fn read_agent_meta(path: &Path) -> Result<AgentMeta> {
+    let bytes = std::fs::read(path)?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes)?;
+    let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+    Ok(AgentMeta {
+        agent_type: s("agentType"),
+        description: s("description"),
+        tool_use_id: s("toolUseId").or_else(|| s("toolUseID")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_paths() {
+        assert_eq!(classify("0a1b.jsonl").0, FileClass::Main);
+        assert_eq!(
+            classify("agent-1234abcd.jsonl"),
+            (FileClass::LegacyAgent, Some("1234abcd".into()))
+        );
+        assert_eq!(
+            classify("s/subagents/agent-a12.jsonl"),
+            (FileClass::Subagent, Some("a12".into()))
+        );
+        assert_eq!(
+            classify("s/subagents/agent-acompact-9f.jsonl").0,
+            FileClass::SideAgent
+        );
+        assert_eq!(
+            classify("s/subagents/agent-aside_question-9f.jsonl").0,
+            FileClass::SideAgent
+        );
+        assert_eq!(
+            classify("s/subagents/workflows/r1/agent-x.jsonl").0,
+            FileClass::Subagent
+        );
+        assert_eq!(classify("s/other.jsonl").0, FileClass::Other);
+    }
+}

@@ -1,0 +1,327 @@
+//! Real forks vs recording artifacts (transcript-format §6.3).
+//!
+//! For every main node with two or more main children, each child gets a
+//! [`ChildRole`]. A node is a fork point when two or more children start a
+//! *future*: a typed prompt, a command that got a reply, a compaction that
+//! continues with a prompt, or a live cross-session continuation. Everything
+//! else (parallel tool calls, lagging results, hooks, progress, local commands,
+//! replays, aborted output) is an artifact and stays on its parent's line.
+
+use rustc_hash::FxHashMap;
+
+use super::{ForkKind, Graph, NodeId};
+use crate::parse::{Entry, Kind, UserKind};
+
+/// What a child of a multi-child node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChildRole {
+    /// Starts a future (rule 9, or rule 2 for another session's child).
+    Future,
+    /// Another session continues from its parent's leaf (rule 2): not a fork.
+    Continuation,
+    /// A same-timestamp equivalent copy (rule 3): hidden.
+    Replay,
+    /// Progress, hook, attachment, system or command side branch without
+    /// conversation (rules 4–5).
+    SideBranch,
+    /// The next block or a tool result of the same turn (rules 6–7).
+    ToolTurn,
+    /// Output that dead-ends next to a live sibling (rule 8).
+    Aborted,
+    /// None of the above (rule 10): linearized.
+    Unclassified,
+    /// Another session starting afresh under a shared prefix that holds no
+    /// conversation (e.g. 1.0.x copied a local-command caveat into each new
+    /// session after `/clear`): the root of a conversation of its own.
+    NewConversation,
+}
+
+/// Subtree facts over the main forest, and the fork decisions.
+pub(super) struct Facts {
+    pub has_reply: Vec<bool>,
+    pub has_prompt: Vec<bool>,
+    pub has_conv: Vec<bool>,
+    pub size: Vec<u32>,
+    pub max_ts: Vec<i64>,
+    /// Fork point → (kind, futures by time).
+    pub forks: FxHashMap<NodeId, (ForkKind, Vec<NodeId>)>,
+    /// Children that start a conversation of their own ([`ChildRole::NewConversation`]).
+    pub detached: Vec<NodeId>,
+}
+
+/// Main roots: non-sidechain nodes without a non-sidechain parent.
+pub(super) fn main_roots(g: &Graph) -> Vec<NodeId> {
+    (0..g.nodes.len() as u32)
+        .map(NodeId)
+        .filter(|&id| {
+            let n = g.node(id);
+            !n.sidechain && n.parent.is_none_or(|p| g.node(p).sidechain)
+        })
+        .collect()
+}
+
+/// Parents-before-children order of the main forest.
+pub(super) fn main_order(g: &Graph, roots: &[NodeId]) -> Vec<NodeId> {
+    let mut order = Vec::with_capacity(g.nodes.len());
+    let mut stack: Vec<NodeId> = roots.iter().rev().copied().collect();
+    while let Some(id) = stack.pop() {
+        order.push(id);
+        stack.extend(g.main_children(id));
+    }
+    order
+}
+
+pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
+    let n = g.nodes.len();
+    let roots = main_roots(g);
+    let order = main_order(g, &roots);
+    let mut f = Facts {
+        has_reply: vec![false; n],
+        has_prompt: vec![false; n],
+        has_conv: vec![false; n],
+        size: vec![0; n],
+        max_ts: vec![i64::MIN; n],
+        forks: FxHashMap::default(),
+        detached: Vec::new(),
+    };
+    // Whether the path root → node holds a prompt, tool result or reply.
+    let mut prefix_conv = vec![false; n];
+    for &id in &order {
+        let parent_conv = g.node(id).parent.is_some_and(|p| prefix_conv[p.ix()]);
+        prefix_conv[id.ix()] = parent_conv || g.entry(entries, id).is_conversational();
+    }
+    for &id in order.iter().rev() {
+        let e = g.entry(entries, id);
+        let i = id.ix();
+        f.has_reply[i] |= e.is_reply();
+        f.has_prompt[i] |= e.user_kind == UserKind::Prompt;
+        f.has_conv[i] |= e.is_conversational();
+        f.size[i] += 1;
+        f.max_ts[i] = f.max_ts[i].max(g.nodes[i].ts);
+        if let Some(p) = g.nodes[i].parent.filter(|p| !g.node(*p).sidechain) {
+            let p = p.ix();
+            f.has_reply[p] |= f.has_reply[i];
+            f.has_prompt[p] |= f.has_prompt[i];
+            f.has_conv[p] |= f.has_conv[i];
+            f.size[p] += f.size[i];
+            f.max_ts[p] = f.max_ts[p].max(f.max_ts[i]);
+        }
+    }
+
+    for &id in &order {
+        let kids: Vec<NodeId> = g.main_children(id).collect();
+        if kids.len() < 2 {
+            continue;
+        }
+        g.multi_child.total += 1;
+        let mut roles = classify_children(g, entries, &f, id, &kids);
+        let own = g.node(id).session;
+        if !prefix_conv[id.ix()] {
+            for (k, r) in kids.iter().zip(roles.iter_mut()) {
+                if matches!(*r, ChildRole::Future | ChildRole::Continuation)
+                    && g.node(*k).session != own
+                {
+                    *r = ChildRole::NewConversation;
+                    f.detached.push(*k);
+                }
+            }
+        }
+        let futures: Vec<NodeId> = kids
+            .iter()
+            .zip(&roles)
+            .filter(|(_, r)| **r == ChildRole::Future)
+            .map(|(k, _)| *k)
+            .collect();
+        let mut is_artifact = true;
+        if futures.len() >= 2 {
+            let kind = if futures.iter().all(|c| g.node(*c).session == own) {
+                ForkKind::Rewind
+            } else {
+                ForkKind::CrossSession
+            };
+            f.forks.insert(id, (kind, futures));
+            g.multi_child.fork_points += 1;
+            is_artifact = false;
+        } else if roles
+            .iter()
+            .any(|r| matches!(r, ChildRole::Continuation | ChildRole::NewConversation))
+        {
+            g.multi_child.continuations += 1;
+            is_artifact = false;
+        }
+        if is_artifact && roles.contains(&ChildRole::Unclassified) {
+            let e = g.entry(entries, id);
+            tracing::debug!(
+                "unclassified multi-child node {} (file #{} line {}): children {:?}",
+                e.uuid.as_deref().unwrap_or(""),
+                e.loc.file,
+                e.loc.line,
+                kids.iter()
+                    .map(|k| g.entry(entries, *k).kind.name().to_string())
+                    .collect::<Vec<_>>()
+            );
+        }
+        if is_artifact {
+            g.multi_child.artifacts += 1;
+        }
+        for (k, r) in kids.into_iter().zip(roles) {
+            g.child_roles.insert(k, r);
+        }
+    }
+    f
+}
+
+fn classify_children(
+    g: &Graph,
+    entries: &[Entry],
+    f: &Facts,
+    p: NodeId,
+    kids: &[NodeId],
+) -> Vec<ChildRole> {
+    let mut roles = vec![ChildRole::Unclassified; kids.len()];
+    let pe = g.entry(entries, p);
+    let own = g.node(p).session;
+
+    // Rule 3: same-timestamp equivalent children are replays; keep the live one.
+    let mut groups: FxHashMap<(i64, &str, u64), Vec<usize>> = FxHashMap::default();
+    for (i, k) in kids.iter().enumerate() {
+        let e = g.entry(entries, *k);
+        if let Some(ts) = e.timestamp {
+            groups
+                .entry((ts, e.kind.name(), e.payload_hash))
+                .or_default()
+                .push(i);
+        }
+    }
+    for members in groups.values().filter(|m| m.len() > 1) {
+        let keep = *members
+            .iter()
+            .max_by_key(|&&i| {
+                (
+                    f.size[kids[i].ix()],
+                    f.max_ts[kids[i].ix()],
+                    std::cmp::Reverse(kids[i]),
+                )
+            })
+            .unwrap_or(&members[0]);
+        for &i in members {
+            if i != keep {
+                roles[i] = ChildRole::Replay;
+            }
+        }
+    }
+
+    // Rule 2 needs to know whether the parent's own session goes on from here.
+    let own_goes_on = kids.iter().enumerate().any(|(i, k)| {
+        roles[i] != ChildRole::Replay && g.node(*k).session == own && f.has_conv[k.ix()]
+    });
+    let own_user_initiated = kids.iter().enumerate().any(|(i, k)| {
+        roles[i] != ChildRole::Replay
+            && g.node(*k).session == own
+            && user_initiated(g, entries, f, *k)
+    });
+    let cross_live = kids.iter().enumerate().any(|(i, k)| {
+        roles[i] != ChildRole::Replay && g.node(*k).session != own && f.has_conv[k.ix()]
+    });
+    // When another session branches mid-line, the own session's continuation
+    // (the earliest live child) is a future too.
+    let own_continuation: Option<usize> = if cross_live && own_goes_on && !own_user_initiated {
+        kids.iter()
+            .enumerate()
+            .filter(|(i, k)| {
+                roles[*i] != ChildRole::Replay && g.node(**k).session == own && f.has_conv[k.ix()]
+            })
+            .map(|(i, _)| i)
+            .next()
+    } else {
+        None
+    };
+    let p_has_tool_use = pe.kind == Kind::Assistant && !pe.tool_uses.is_empty();
+    let p_turn_ids: Vec<&str> = turn_tool_ids(g, entries, p);
+
+    for (i, &k) in kids.iter().enumerate() {
+        if roles[i] == ChildRole::Replay {
+            continue;
+        }
+        let e = g.entry(entries, k);
+        let ki = k.ix();
+        roles[i] = if g.node(k).session != own {
+            if !f.has_conv[ki] {
+                ChildRole::SideBranch
+            } else if own_goes_on {
+                ChildRole::Future
+            } else {
+                ChildRole::Continuation
+            }
+        } else if Some(i) == own_continuation || user_initiated(g, entries, f, k) {
+            ChildRole::Future
+        } else if !f.has_conv[ki] {
+            ChildRole::SideBranch
+        } else if p_has_tool_use
+            && (e.kind == Kind::Assistant
+                || (e.user_kind == UserKind::ToolResult
+                    && e.tool_results
+                        .iter()
+                        .all(|r| p_turn_ids.contains(&&*r.tool_use_id))))
+        {
+            ChildRole::ToolTurn
+        } else if e.kind == Kind::Assistant && !f.has_prompt[ki] {
+            ChildRole::Aborted
+        } else if e.user_kind == UserKind::ToolResult {
+            ChildRole::ToolTurn
+        } else {
+            ChildRole::Unclassified
+        };
+    }
+    // Several cross-session continuations of one leaf: each is a future.
+    let continuations = roles
+        .iter()
+        .filter(|r| **r == ChildRole::Continuation)
+        .count();
+    if continuations > 1 || (continuations == 1 && roles.contains(&ChildRole::Future)) {
+        for r in &mut roles {
+            if *r == ChildRole::Continuation {
+                *r = ChildRole::Future;
+            }
+        }
+    }
+    roles
+}
+
+/// A typed prompt, a command child whose subtree has a reply, or a compaction
+/// root whose subtree has a typed prompt (§6.2 "user-initiated").
+fn user_initiated(g: &Graph, entries: &[Entry], f: &Facts, k: NodeId) -> bool {
+    let e = g.entry(entries, k);
+    e.user_kind == UserKind::Prompt
+        || (e.is_command() && f.has_reply[k.ix()])
+        || (g.node(k).link.is_join() && f.has_prompt[k.ix()])
+}
+
+/// The tool_use ids of the response `p` belongs to (all entries of the same
+/// `message.id` on its ancestry), so parallel results count as one turn.
+fn turn_tool_ids<'e>(g: &Graph, entries: &'e [Entry], p: NodeId) -> Vec<&'e str> {
+    let pe = g.entry(entries, p);
+    let mut ids: Vec<&str> = pe.tool_uses.iter().map(|u| &*u.id).collect();
+    let Some(mid) = pe.message_id.as_deref() else {
+        return ids;
+    };
+    let mut cur = g.node(p).parent;
+    let mut steps = 0;
+    while let Some(c) = cur {
+        let e = g.entry(entries, c);
+        steps += 1;
+        if steps > 256 {
+            break;
+        }
+        match e.kind {
+            Kind::Assistant if e.message_id.as_deref() == Some(mid) => {
+                ids.extend(e.tool_uses.iter().map(|u| &*u.id));
+            }
+            Kind::Assistant => break,
+            Kind::User if e.user_kind != UserKind::ToolResult => break,
+            _ => {}
+        }
+        cur = g.node(c).parent;
+    }
+    ids
+}

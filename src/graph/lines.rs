@@ -1,0 +1,366 @@
+//! Conversations, branches and agents: assigning every node to one line and
+//! ordering each line (§5.5, §6.4).
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::forks::{Facts, main_roots};
+use super::{
+    Agent, AgentKind, Branch, Conversation, ForkPoint, Graph, GraphInput, NONE, NodeId, Spawn,
+    TitleSource,
+};
+use crate::discover::FileClass;
+use crate::parse::{Entry, Kind, UserKind};
+
+pub(super) fn assign(g: &mut Graph, input: &GraphInput<'_>, facts: &Facts) {
+    let entries = input.entries;
+    let mut roots = main_roots(g);
+    roots.extend_from_slice(&facts.detached);
+    roots.sort_by_key(|r| (g.node(*r).ts, *r));
+    for root in roots {
+        build_conversation(g, entries, facts, root);
+    }
+    build_agents(g, input);
+}
+
+fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: NodeId) {
+    let c = g.conversations.len() as u32;
+    let main = new_branch(g, c, root, None, None, 0);
+    let mut stack = vec![(root, main)];
+    let mut sessions: FxHashSet<u32> = FxHashSet::default();
+    let (mut first_ts, mut last_ts) = (i64::MAX, i64::MIN);
+    while let Some((id, b)) = stack.pop() {
+        let node = &mut g.nodes[id.ix()];
+        node.conversation = c;
+        node.branch = b;
+        sessions.insert(node.session);
+        first_ts = first_ts.min(node.ts);
+        last_ts = last_ts.max(node.ts);
+        let kids: Vec<NodeId> = g
+            .main_children(id)
+            .filter(|k| !facts.detached.contains(k))
+            .collect();
+        match facts.forks.get(&id) {
+            Some((_, futures)) => {
+                for k in kids {
+                    let target = if futures.first() == Some(&k) || !futures.contains(&k) {
+                        b
+                    } else {
+                        let depth = g.branches[b as usize].depth + 1;
+                        new_branch(g, c, k, Some(id), Some(b), depth)
+                    };
+                    stack.push((k, target));
+                }
+            }
+            None => stack.extend(kids.into_iter().map(|k| (k, b))),
+        }
+    }
+
+    // Order each branch, find its leaf, count its messages.
+    let branch_ids: Vec<u32> = (main..g.branches.len() as u32).collect();
+    for &b in &branch_ids {
+        let nodes = linearize(g, g.branches[b as usize].first, |n| g.node(n).branch == b);
+        let leaf = nodes
+            .iter()
+            .copied()
+            .filter(|n| g.main_children(*n).all(|k| facts.detached.contains(&k)))
+            .max_by_key(|n| (g.node(*n).ts, *n))
+            .unwrap_or(g.branches[b as usize].first);
+        let messages = count_messages(entries, g, &nodes);
+        let last = nodes.iter().map(|n| g.node(*n).ts).max().unwrap_or(0);
+        let br = &mut g.branches[b as usize];
+        br.leaf = leaf;
+        br.messages = messages;
+        br.last_ts = last;
+        br.nodes = nodes;
+    }
+
+    // Outline order: depth first over the branch tree, each branch's fork
+    // points in display order, each fork's new branches by time.
+    let mut fork_points = Vec::new();
+    let mut ordered = Vec::with_capacity(branch_ids.len());
+    let mut todo = vec![main];
+    while let Some(b) = todo.pop() {
+        ordered.push(b);
+        let mut nested = Vec::new();
+        for &n in &g.branches[b as usize].nodes {
+            if let Some((kind, futures)) = facts.forks.get(&n) {
+                fork_points.push(ForkPoint {
+                    node: n,
+                    kind: *kind,
+                    children: futures.clone(),
+                    branch: b,
+                });
+                for fut in futures.iter().skip(1) {
+                    nested.push(g.node(*fut).branch);
+                }
+            }
+        }
+        todo.extend(nested.into_iter().rev());
+    }
+
+    let mut sessions: Vec<u32> = sessions.into_iter().collect();
+    sessions.sort_by_key(|s| (g.sessions[*s as usize].first_ts, *s));
+    let messages = ordered
+        .iter()
+        .map(|b| g.branches[*b as usize].messages)
+        .sum();
+    g.conversations.push(Conversation {
+        root,
+        branches: ordered,
+        fork_points,
+        sessions,
+        title: "".into(),
+        title_source: TitleSource::None,
+        first_prompt: None,
+        active_branch: main,
+        first_ts,
+        last_ts,
+        messages,
+        is_fragment: !facts.has_conv[root.ix()],
+    });
+}
+
+fn new_branch(
+    g: &mut Graph,
+    c: u32,
+    first: NodeId,
+    fork: Option<NodeId>,
+    parent: Option<u32>,
+    depth: u32,
+) -> u32 {
+    g.branches.push(Branch {
+        conversation: c,
+        first,
+        fork_point: fork,
+        parent_branch: parent,
+        depth,
+        nodes: Vec::new(),
+        leaf: first,
+        messages: 0,
+        summary: None,
+        title: "".into(),
+        last_ts: 0,
+        session: g.node(first).session,
+    });
+    g.branches.len() as u32 - 1
+}
+
+/// Topological order from `start` over the nodes `keep` accepts, earliest
+/// (timestamp, uuid) first among the available ones (§6.4).
+fn linearize(g: &Graph, start: NodeId, keep: impl Fn(NodeId) -> bool) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut heap = BinaryHeap::new();
+    heap.push(Reverse((g.node(start).ts, start)));
+    while let Some(Reverse((_, id))) = heap.pop() {
+        out.push(id);
+        for &k in &g.children[id.ix()] {
+            if keep(k) {
+                heap.push(Reverse((g.node(k).ts, k)));
+            }
+        }
+    }
+    out
+}
+
+/// Prompts plus assistant turns (entries sharing a `message.id` are one turn).
+fn count_messages(entries: &[Entry], g: &Graph, nodes: &[NodeId]) -> u32 {
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let mut n = 0;
+    for &id in nodes {
+        let e = g.entry(entries, id);
+        if !e.is_message() {
+            continue;
+        }
+        if e.kind == Kind::Assistant {
+            if let Some(m) = e.message_id.as_deref() {
+                if !seen.insert(m) {
+                    continue;
+                }
+            }
+        }
+        n += 1;
+    }
+    n
+}
+
+/// Groups sidechain nodes into agent transcripts and links each to its spawn.
+fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
+    let entries = input.entries;
+    // Sidechain root of every sidechain node (iterative, memoized).
+    let n = g.nodes.len();
+    let mut top = vec![NONE; n];
+    for start in 0..n {
+        if !g.nodes[start].sidechain || top[start] != NONE {
+            continue;
+        }
+        let mut path = vec![start];
+        let mut cur = start;
+        let root = loop {
+            match g.nodes[cur].parent {
+                Some(p) if g.node(p).sidechain && top[p.ix()] == NONE && path.len() <= n => {
+                    cur = p.ix();
+                    path.push(cur);
+                }
+                Some(p) if g.node(p).sidechain && top[p.ix()] != NONE => break top[p.ix()],
+                _ => break cur as u32,
+            }
+        };
+        for x in path {
+            top[x] = root;
+        }
+    }
+
+    let mut groups: BTreeMap<(String, u8), Vec<NodeId>> = BTreeMap::new();
+    for i in 0..n {
+        if !g.nodes[i].sidechain {
+            continue;
+        }
+        let e = &entries[g.nodes[i].entry as usize];
+        let file = &input.files[e.loc.file as usize];
+        let (key, kind) = match e.agent_id.as_deref().or(file.agent_id_from_name.as_deref()) {
+            Some(a)
+                if file.class == FileClass::SideAgent
+                    || a.starts_with("acompact")
+                    || a.starts_with("aside_question") =>
+            {
+                (a.to_string(), AgentKind::SideAgent)
+            }
+            Some(a) => (a.to_string(), AgentKind::Subagent),
+            None => {
+                let r = NodeId(top[i]);
+                (format!("inline-{}", g.uuid(entries, r)), AgentKind::Inline)
+            }
+        };
+        groups
+            .entry((key, kind as u8))
+            .or_default()
+            .push(NodeId(i as u32));
+    }
+
+    // Spawn links: results naming the agent, sidecar tool-use ids, prompts.
+    let mut by_result: FxHashMap<&str, NodeId> = FxHashMap::default();
+    let mut by_prompt: FxHashMap<u64, (Box<str>, NodeId)> = FxHashMap::default();
+    for (i, node) in g.nodes.iter().enumerate() {
+        let e = &entries[node.entry as usize];
+        let id = NodeId(i as u32);
+        if let Some(a) = e.spawned_agent.as_deref() {
+            by_result
+                .entry(a)
+                .and_modify(|cur| {
+                    if (node.ts, id) < (g.node(*cur).ts, *cur) {
+                        *cur = id;
+                    }
+                })
+                .or_insert(id);
+        }
+        for u in &e.tool_uses {
+            if let Some(h) = u.prompt_hash {
+                by_prompt.entry(h).or_insert_with(|| (u.id.clone(), id));
+            }
+        }
+    }
+
+    for ((key, _), members) in groups {
+        let set: FxHashSet<NodeId> = members.iter().copied().collect();
+        let mut starts: Vec<NodeId> = members
+            .iter()
+            .copied()
+            .filter(|m| g.node(*m).parent.is_none_or(|p| !set.contains(&p)))
+            .collect();
+        starts.sort_by_key(|s| (g.node(*s).ts, *s));
+        let mut nodes = Vec::with_capacity(members.len());
+        for s in &starts {
+            nodes.extend(linearize(g, *s, |k| set.contains(&k)));
+        }
+        let kind = if key.starts_with("inline-") {
+            AgentKind::Inline
+        } else if input.files[g.entry(entries, members[0]).loc.file as usize].class
+            == FileClass::SideAgent
+            || key.starts_with("acompact")
+            || key.starts_with("aside_question")
+        {
+            AgentKind::SideAgent
+        } else {
+            AgentKind::Subagent
+        };
+        let attached_to = starts
+            .iter()
+            .filter_map(|s| g.node(*s).parent)
+            .find(|p| !g.node(*p).sidechain);
+        let meta = input.agent_meta.get(&key).cloned();
+        let spawn = find_spawn(g, entries, &key, &meta, &by_result, &by_prompt, &nodes);
+        let first_ts = nodes.first().map_or(0, |n| g.node(*n).ts);
+        let messages = count_messages(entries, g, &nodes);
+        let a = g.agents.len() as u32;
+        for m in &nodes {
+            g.nodes[m.ix()].agent = a;
+        }
+        g.agents.push(Agent {
+            id: key.into(),
+            kind,
+            nodes,
+            spawn,
+            attached_to,
+            meta,
+            first_ts,
+            messages,
+        });
+    }
+}
+
+fn find_spawn(
+    g: &Graph,
+    entries: &[Entry],
+    key: &str,
+    meta: &Option<crate::discover::AgentMeta>,
+    by_result: &FxHashMap<&str, NodeId>,
+    by_prompt: &FxHashMap<u64, (Box<str>, NodeId)>,
+    nodes: &[NodeId],
+) -> Option<Spawn> {
+    if let Some(&r) = by_result.get(key) {
+        let re = g.entry(entries, r);
+        let tool_use_id = re.tool_results.first().map(|t| t.tool_use_id.clone());
+        let use_node = tool_use_id
+            .as_deref()
+            .and_then(|t| g.tools.get(t))
+            .and_then(|l| l.use_node);
+        return Some(Spawn {
+            tool_use_id,
+            use_node,
+            result_node: Some(r),
+        });
+    }
+    if let Some(t) = meta.as_ref().and_then(|m| m.tool_use_id.as_deref()) {
+        if let Some(link) = g.tools.get(t) {
+            let result_node = link
+                .results
+                .iter()
+                .copied()
+                .min_by_key(|r| (g.node(*r).ts, *r));
+            return Some(Spawn {
+                tool_use_id: Some(t.into()),
+                use_node: link.use_node,
+                result_node,
+            });
+        }
+    }
+    let first_prompt = nodes
+        .iter()
+        .map(|n| g.entry(entries, *n))
+        .find(|e| e.user_kind == UserKind::Prompt)?;
+    let (tool_use_id, use_node) = by_prompt.get(&first_prompt.text_hash)?;
+    let result_node = g.tools.get(&**tool_use_id).and_then(|l| {
+        l.results
+            .iter()
+            .copied()
+            .min_by_key(|r| (g.node(*r).ts, *r))
+    });
+    Some(Spawn {
+        tool_use_id: Some(tool_use_id.clone()),
+        use_node: Some(*use_node),
+        result_node,
+    })
+}

@@ -1,0 +1,286 @@
+//! Dedupe, parent resolution, compaction joins and cycle breaking (§5.2 steps 1–6).
+
+use rustc_hash::FxHashMap;
+
+use super::{
+    Graph, GraphFinding, GraphInput, Link, NONE, Node, NodeId, Problem, Session, ToolLink,
+};
+use crate::parse::{Entry, Kind, UserKind};
+
+/// Builds nodes, parents and children. Conversations and branches come later.
+pub(super) fn link(input: &GraphInput<'_>) -> Graph {
+    let entries = input.entries;
+    let mut g = Graph::default();
+
+    // Sessions, interned in id order.
+    let mut session_ids: Vec<&str> = entries
+        .iter()
+        .map(|e| e.session_id.as_deref().unwrap_or(""))
+        .collect();
+    session_ids.sort_unstable();
+    session_ids.dedup();
+    let session_ix: FxHashMap<&str, u32> = session_ids
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (*s, i as u32))
+        .collect();
+    g.sessions = session_ids
+        .iter()
+        .map(|s| Session {
+            id: (*s).into(),
+            ..Session::default()
+        })
+        .collect();
+    for e in entries {
+        if let Some(ts) = e.timestamp {
+            let s = &mut g.sessions[session_ix[e.session_id.as_deref().unwrap_or("")] as usize];
+            s.first_ts = Some(s.first_ts.map_or(ts, |f| f.min(ts)));
+            s.last_ts = Some(s.last_ts.map_or(ts, |f| f.max(ts)));
+        }
+    }
+    let session_of = |e: &Entry| session_ix[e.session_id.as_deref().unwrap_or("")];
+
+    // Group instances by uuid; uuids in sorted order give order-free node ids.
+    let mut by_uuid: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    for (i, e) in entries.iter().enumerate() {
+        if let Some(u) = e.uuid.as_deref() {
+            by_uuid.entry(u).or_default().push(i as u32);
+        }
+    }
+    let mut uuids: Vec<&str> = by_uuid.keys().copied().collect();
+    uuids.sort_unstable();
+
+    let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file as usize].class.is_agent();
+    // Canonical instance (§5.4): main thread first, then the session that
+    // started first, then the session id, then the line's own bytes.
+    let canon_key = |i: u32| {
+        let e = &entries[i as usize];
+        let s = &g.sessions[session_of(e) as usize];
+        (is_side(e), s.first_ts.unwrap_or(i64::MAX), &s.id, &e.raw)
+    };
+
+    g.nodes.reserve(uuids.len());
+    g.index.reserve(uuids.len());
+    for (n, u) in uuids.iter().enumerate() {
+        let id = NodeId(n as u32);
+        let instances = &by_uuid[u];
+        let canonical = *instances
+            .iter()
+            .min_by(|a, b| canon_key(**a).cmp(&canon_key(**b)))
+            .unwrap_or(&instances[0]);
+        let ce = &entries[canonical as usize];
+        let mut conflicting: Vec<u32> = Vec::new();
+        for &i in instances {
+            if i == canonical {
+                continue;
+            }
+            g.aliases.push((id, i));
+            let e = &entries[i as usize];
+            if e.kind != ce.kind || e.payload_hash != ce.payload_hash {
+                conflicting.push(i);
+            }
+        }
+        if !conflicting.is_empty() {
+            conflicting.sort_by_key(|i| entries[*i as usize].loc);
+            g.findings.push(GraphFinding {
+                entry: canonical,
+                problem: Problem::ConflictingDuplicate {
+                    uuid: (*u).into(),
+                    others: conflicting,
+                },
+            });
+        }
+        g.nodes.push(Node {
+            entry: canonical,
+            parent: None,
+            link: Link::Root,
+            session: session_of(ce),
+            sidechain: is_side(ce),
+            ts: ce.timestamp.unwrap_or(i64::MIN),
+            conversation: NONE,
+            branch: NONE,
+            agent: NONE,
+        });
+        g.index.insert((*u).into(), id);
+    }
+
+    // Physical parents.
+    for n in 0..g.nodes.len() {
+        let e = &entries[g.nodes[n].entry as usize];
+        if let Some(p) = e.parent_uuid.as_deref() {
+            match g.index.get(p) {
+                Some(&pid) => {
+                    g.nodes[n].parent = Some(pid);
+                    g.nodes[n].link = Link::Physical;
+                }
+                None => {
+                    g.nodes[n].link = Link::Dangling;
+                    g.findings.push(GraphFinding {
+                        entry: g.nodes[n].entry,
+                        problem: Problem::DanglingParent { parent: p.into() },
+                    });
+                }
+            }
+        }
+    }
+    break_cycles(&mut g);
+
+    // Compaction joins (§5.7): boundaries to their logical parent, else after
+    // the preceding node of the session in time; 1.0.x summary roots likewise.
+    let mut by_session: FxHashMap<u32, Vec<(i64, NodeId)>> = FxHashMap::default();
+    for (n, node) in g.nodes.iter().enumerate() {
+        if !node.sidechain && node.ts != i64::MIN {
+            by_session
+                .entry(node.session)
+                .or_default()
+                .push((node.ts, NodeId(n as u32)));
+        }
+    }
+    for v in by_session.values_mut() {
+        v.sort_unstable();
+    }
+    for n in 0..g.nodes.len() {
+        let node = &g.nodes[n];
+        if node.parent.is_some() || node.sidechain || node.link == Link::Dangling {
+            continue;
+        }
+        let e = &entries[node.entry as usize];
+        let is_boundary = e.is_compact_boundary();
+        let is_old_summary = e.kind == Kind::User && e.user_kind == UserKind::CompactSummary;
+        if !is_boundary && !is_old_summary {
+            continue;
+        }
+        g.compactions += 1;
+        let logical = e.logical_parent_uuid.as_deref();
+        if let Some(&pid) = logical.and_then(|l| g.index.get(l)) {
+            g.nodes[n].parent = Some(pid);
+            g.nodes[n].link = Link::Compaction;
+            continue;
+        }
+        if let Some(l) = logical {
+            g.findings.push(GraphFinding {
+                entry: node.entry,
+                problem: Problem::DanglingLogicalParent { parent: l.into() },
+            });
+        }
+        if node.ts == i64::MIN {
+            continue;
+        }
+        let id = NodeId(n as u32);
+        let list = &by_session[&node.session];
+        // The latest node strictly before this one in (ts, id) order.
+        let pos = list.partition_point(|&(t, i)| (t, i) < (node.ts, id));
+        if let Some(&(_, prev)) = pos.checked_sub(1).and_then(|p| list.get(p)) {
+            g.nodes[n].parent = Some(prev);
+            g.nodes[n].link = Link::CompactionByTime;
+        }
+    }
+    break_cycles(&mut g);
+
+    // Effective timestamps and children.
+    g.children = vec![Vec::new(); g.nodes.len()];
+    for n in 0..g.nodes.len() {
+        if let Some(p) = g.nodes[n].parent {
+            g.children[p.ix()].push(NodeId(n as u32));
+        }
+    }
+    inherit_timestamps(&mut g);
+    let nodes = &g.nodes;
+    for c in &mut g.children {
+        c.sort_unstable_by_key(|id| (nodes[id.ix()].ts, *id));
+    }
+
+    // Tool calls and results, project-wide by id (§4.6).
+    for (n, node) in g.nodes.iter().enumerate() {
+        let e = &entries[node.entry as usize];
+        for u in &e.tool_uses {
+            let link = g
+                .tools
+                .entry(u.id.clone())
+                .or_insert_with(ToolLink::default);
+            // Two nodes claiming one id: keep the first by node id (deterministic).
+            if link.use_node.is_none() {
+                link.use_node = Some(NodeId(n as u32));
+            }
+        }
+        for r in &e.tool_results {
+            g.tools
+                .entry(r.tool_use_id.clone())
+                .or_insert_with(ToolLink::default)
+                .results
+                .push(NodeId(n as u32));
+        }
+    }
+    g
+}
+
+/// Cuts one edge of every parent cycle. In a cycle the edge cut is a join if
+/// there is one, else the parent pointer of the earliest node (by time, then
+/// uuid): that node becomes a root. Iterative; independent of input order.
+fn break_cycles(g: &mut Graph) {
+    const UNSEEN: u32 = u32::MAX;
+    const DONE: u32 = u32::MAX - 1;
+    let n = g.nodes.len();
+    let mut state = vec![UNSEEN; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        if state[start] != UNSEEN {
+            continue;
+        }
+        path.clear();
+        let mut cur = start;
+        loop {
+            if state[cur] == DONE {
+                break;
+            }
+            if state[cur] == start as u32 {
+                // Found a cycle: the part of `path` from `cur` on.
+                let at = path.iter().position(|&x| x == cur).unwrap_or(0);
+                let cycle: &[usize] = &path[at..];
+                let cut = cycle
+                    .iter()
+                    .copied()
+                    .filter(|&x| g.nodes[x].link.is_join())
+                    .min()
+                    .or_else(|| cycle.iter().copied().min_by_key(|&x| (g.nodes[x].ts, x)))
+                    .unwrap_or(cur);
+                g.nodes[cut].parent = None;
+                g.nodes[cut].link = super::Link::CycleCut;
+                g.findings.push(GraphFinding {
+                    entry: g.nodes[cut].entry,
+                    problem: Problem::Cycle,
+                });
+                break;
+            }
+            state[cur] = start as u32;
+            path.push(cur);
+            match g.nodes[cur].parent {
+                Some(p) => cur = p.ix(),
+                None => break,
+            }
+        }
+        for &x in &path {
+            state[x] = DONE;
+        }
+    }
+}
+
+/// Nodes without a timestamp take their parent's (roots without one: 0).
+fn inherit_timestamps(g: &mut Graph) {
+    let mut stack: Vec<NodeId> = g.roots().collect();
+    for r in &stack {
+        if g.nodes[r.ix()].ts == i64::MIN {
+            g.nodes[r.ix()].ts = 0;
+        }
+    }
+    while let Some(id) = stack.pop() {
+        let ts = g.nodes[id.ix()].ts;
+        for i in 0..g.children[id.ix()].len() {
+            let c = g.children[id.ix()][i];
+            if g.nodes[c.ix()].ts == i64::MIN {
+                g.nodes[c.ix()].ts = ts;
+            }
+            stack.push(c);
+        }
+    }
+}

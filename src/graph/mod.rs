@@ -1,0 +1,377 @@
+//! Graph stage: the entries of one project → its conversation DAG.
+//!
+//! Pure and index-based: no I/O, no HTML. Relations are stored as ids
+//! ([`NodeId`], indices into `entries`, `sessions`, `branches`), never as
+//! references. Node ids are assigned in uuid order, so nothing here depends on
+//! the order of lines or files (transcript-format §6.4).
+//!
+//! ```text
+//!  entries (every parsed line, any order)
+//!     │ dedupe by uuid: one canonical instance + aliases (§5.4)
+//!     ▼
+//!  nodes ──parent──▶ node      physical `parentUuid`, or a join:
+//!     │                         compaction boundary → `logicalParentUuid` (§5.7)
+//!     │                         cycles cut, dangling parents become roots (§8)
+//!     ▼
+//!  main forest (non-sidechain)             agents (sidechain nodes by agentId)
+//!     │ each root → one Conversation          each → one Agent, linked to the
+//!     │ multi-child nodes classified (§6):    Task/Agent call that spawned it
+//!     │   fork point | junction | artifact
+//!     ▼
+//!  branches: the run from the root or a fork child to a leaf,
+//!            linearized by (timestamp, uuid) topological order
+//! ```
+
+mod forks;
+mod lines;
+mod link;
+mod titles;
+
+use rustc_hash::FxHashMap;
+
+use crate::discover::{AgentMeta, FileClass};
+use crate::parse::Entry;
+
+pub use forks::ChildRole;
+
+/// A node: a canonical instance of a uuid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    pub fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// How a node hangs from its tree parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// `parentUuid` is null (or absent).
+    Root,
+    /// `parentUuid` resolved.
+    Physical,
+    /// `parentUuid` names a uuid found nowhere in the project: a root.
+    Dangling,
+    /// Its parent pointer was cut to break a cycle: a root.
+    CycleCut,
+    /// A compaction root joined to its `logicalParentUuid`.
+    Compaction,
+    /// A compaction root whose logical parent is missing (or a 1.0.x summary
+    /// root), joined after the preceding node of its session in time.
+    CompactionByTime,
+}
+
+impl Link {
+    pub fn is_join(self) -> bool {
+        matches!(self, Link::Compaction | Link::CompactionByTime)
+    }
+}
+
+/// One node of the graph.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Index of the canonical entry.
+    pub entry: u32,
+    /// Tree parent (after joins and cycle breaking).
+    pub parent: Option<NodeId>,
+    pub link: Link,
+    /// Index into [`Graph::sessions`] of the canonical instance's `sessionId`.
+    pub session: u32,
+    /// A sidechain node (sub-agent, side agent, Warmup): not part of conversations.
+    pub sidechain: bool,
+    /// Timestamp, or the parent's when missing (0 for a root without one).
+    pub ts: i64,
+    /// Conversation and branch of a main node; agent of a sidechain node.
+    pub conversation: u32,
+    pub branch: u32,
+    pub agent: u32,
+}
+
+/// Marks "none" in the `u32` index fields of [`Node`].
+pub const NONE: u32 = u32::MAX;
+
+/// A `sessionId` and what is known about it.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    pub id: Box<str>,
+    pub first_ts: Option<i64>,
+    pub last_ts: Option<i64>,
+    pub custom_title: Option<Box<str>>,
+    pub ai_title: Option<Box<str>>,
+    pub last_prompt: Option<Box<str>>,
+}
+
+/// Why a fork point is one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForkKind {
+    /// Typed prompts under one parent at different times (§6.3 rule 9).
+    Rewind,
+    /// A later child belongs to another session (§6.3 rule 2).
+    CrossSession,
+}
+
+/// A real fork: a node whose children start different user-initiated futures.
+#[derive(Debug, Clone)]
+pub struct ForkPoint {
+    pub node: NodeId,
+    pub kind: ForkKind,
+    /// The children that start a future, by time: the first continues the
+    /// parent's branch, each later one starts a branch.
+    pub children: Vec<NodeId>,
+    /// The branch holding `node`.
+    pub branch: u32,
+}
+
+/// A run of nodes from a fork child (or the root) to a leaf.
+#[derive(Debug, Clone)]
+pub struct Branch {
+    /// Index of the conversation.
+    pub conversation: u32,
+    /// The first node: the conversation root, or a fork child.
+    pub first: NodeId,
+    /// The fork point it leaves from (`None` for the main branch).
+    pub fork_point: Option<NodeId>,
+    /// The branch the fork point is on.
+    pub parent_branch: Option<u32>,
+    /// Nesting depth: 0 for the main branch.
+    pub depth: u32,
+    /// Its nodes in display order (topological, by time).
+    pub nodes: Vec<NodeId>,
+    /// The leaf that ends it: the latest leaf of its nodes.
+    pub leaf: NodeId,
+    /// Messages a person reads (prompts and assistant turns).
+    pub messages: u32,
+    /// The summary attached to one of its nodes, if any.
+    pub summary: Option<Box<str>>,
+    /// Title: its summary, else its first typed prompt.
+    pub title: Box<str>,
+    /// Timestamp of its latest node.
+    pub last_ts: i64,
+    /// Session of its first node.
+    pub session: u32,
+}
+
+/// One connected tree of main nodes after joins.
+#[derive(Debug, Clone)]
+pub struct Conversation {
+    pub root: NodeId,
+    /// Branch indices; the first is the main branch.
+    pub branches: Vec<u32>,
+    /// Fork points in the order they appear (main branch first, then by branch).
+    pub fork_points: Vec<ForkPoint>,
+    /// Sessions whose nodes it holds, by first timestamp.
+    pub sessions: Vec<u32>,
+    pub title: Box<str>,
+    /// Where the title came from.
+    pub title_source: TitleSource,
+    /// The first meaningful prompt, if any.
+    pub first_prompt: Option<Box<str>>,
+    /// The branch holding the active leaf.
+    pub active_branch: u32,
+    pub first_ts: i64,
+    pub last_ts: i64,
+    /// Total messages over all branches.
+    pub messages: u32,
+    /// No prompt or reply at all (only hooks, commands, metadata).
+    pub is_fragment: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TitleSource {
+    CustomTitle,
+    AiTitle,
+    Summary,
+    FirstPrompt,
+    None,
+}
+
+/// What kind of sidechain an agent transcript is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentKind {
+    /// A sub-agent spawned by a Task/Agent tool call.
+    Subagent,
+    /// The compaction summariser or a `/btw` side question (copies main entries).
+    SideAgent,
+    /// A Warmup pair or other in-file sidechain without an agent id.
+    Inline,
+}
+
+/// The call that spawned an agent.
+#[derive(Debug, Clone)]
+pub struct Spawn {
+    pub tool_use_id: Option<Box<str>>,
+    /// The node holding the `tool_use`.
+    pub use_node: Option<NodeId>,
+    /// The node holding the `tool_result`.
+    pub result_node: Option<NodeId>,
+}
+
+/// A sidechain transcript.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// The agent id, or `inline-<root uuid>`.
+    pub id: Box<str>,
+    pub kind: AgentKind,
+    /// Its nodes in display order.
+    pub nodes: Vec<NodeId>,
+    pub spawn: Option<Spawn>,
+    /// For side agents: the main node its unique nodes hang from.
+    pub attached_to: Option<NodeId>,
+    pub meta: Option<AgentMeta>,
+    pub first_ts: i64,
+    pub messages: u32,
+}
+
+/// A `summary` entry and the node its `leafUuid` resolved to.
+#[derive(Debug, Clone)]
+pub struct SummaryRef {
+    pub entry: u32,
+    pub node: Option<NodeId>,
+}
+
+/// A finding about the archive's structure, reported by `cctree check`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The same uuid with different content in several places (P1).
+    ConflictingDuplicate { uuid: Box<str>, others: Vec<u32> },
+    /// `parentUuid` resolves nowhere (P2).
+    DanglingParent { parent: Box<str> },
+    /// `logicalParentUuid` resolves nowhere; joined by time instead.
+    DanglingLogicalParent { parent: Box<str> },
+    /// Parent pointer cut to break a cycle.
+    Cycle,
+}
+
+/// A problem at an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphFinding {
+    pub entry: u32,
+    pub problem: Problem,
+}
+
+/// What a multi-child node turned out to be.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MultiChildCounts {
+    pub total: u32,
+    pub fork_points: u32,
+    pub continuations: u32,
+    pub artifacts: u32,
+}
+
+/// Per-file facts the graph needs.
+#[derive(Debug, Clone)]
+pub struct FileFacts {
+    pub class: FileClass,
+    pub agent_id_from_name: Option<String>,
+}
+
+/// Everything the graph is built from.
+pub struct GraphInput<'a> {
+    pub entries: &'a [Entry],
+    pub files: &'a [FileFacts],
+    pub agent_meta: &'a std::collections::BTreeMap<String, AgentMeta>,
+}
+
+/// The project's graph.
+#[derive(Debug, Clone, Default)]
+pub struct Graph {
+    pub nodes: Vec<Node>,
+    /// uuid → node.
+    pub index: FxHashMap<Box<str>, NodeId>,
+    /// Children of each node, by (timestamp, uuid). Includes sidechain children.
+    pub children: Vec<Vec<NodeId>>,
+    /// Non-canonical instances: (node, entry).
+    pub aliases: Vec<(NodeId, u32)>,
+    pub sessions: Vec<Session>,
+    pub conversations: Vec<Conversation>,
+    pub branches: Vec<Branch>,
+    pub agents: Vec<Agent>,
+    pub summaries: Vec<SummaryRef>,
+    pub findings: Vec<GraphFinding>,
+    /// Role of each child at multi-child main nodes (for diagnostics and rendering).
+    pub child_roles: FxHashMap<NodeId, ChildRole>,
+    pub multi_child: MultiChildCounts,
+    /// tool_use id → (node holding the use, nodes holding results).
+    pub tools: FxHashMap<Box<str>, ToolLink>,
+    /// Compaction roots (boundaries and 1.0.x summary roots).
+    pub compactions: u32,
+}
+
+/// Where a tool call and its results are.
+#[derive(Debug, Clone, Default)]
+pub struct ToolLink {
+    pub use_node: Option<NodeId>,
+    pub results: Vec<NodeId>,
+}
+
+impl Graph {
+    /// Builds the graph of one project.
+    pub fn build(input: &GraphInput<'_>) -> Graph {
+        let mut g = link::link(input);
+        let facts = forks::classify(&mut g, input.entries);
+        lines::assign(&mut g, input, &facts);
+        titles::attach(&mut g, input.entries);
+        g
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.ix()]
+    }
+
+    /// The canonical entry of a node.
+    pub fn entry<'e>(&self, entries: &'e [Entry], id: NodeId) -> &'e Entry {
+        &entries[self.nodes[id.ix()].entry as usize]
+    }
+
+    pub fn uuid<'e>(&self, entries: &'e [Entry], id: NodeId) -> &'e str {
+        self.entry(entries, id).uuid.as_deref().unwrap_or("")
+    }
+
+    /// The main-branch children of a node (non-sidechain).
+    pub fn main_children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.children[id.ix()]
+            .iter()
+            .copied()
+            .filter(|c| !self.nodes[c.ix()].sidechain)
+    }
+
+    /// The fork point at a node, if it is one.
+    pub fn fork_at(&self, id: NodeId) -> Option<&ForkPoint> {
+        let n = &self.nodes[id.ix()];
+        if n.conversation == NONE {
+            return None;
+        }
+        self.conversations[n.conversation as usize]
+            .fork_points
+            .iter()
+            .find(|f| f.node == id)
+    }
+
+    /// Root → node path of tree parents (iterative; guarded against cycles).
+    pub fn ancestry(&self, id: NodeId) -> Vec<NodeId> {
+        let mut path = vec![id];
+        let mut cur = id;
+        while let Some(p) = self.nodes[cur.ix()].parent {
+            if path.len() > self.nodes.len() {
+                break;
+            }
+            path.push(p);
+            cur = p;
+        }
+        path.reverse();
+        path
+    }
+
+    /// Roots: nodes without a tree parent.
+    pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.parent.is_none())
+            .map(|(i, _)| NodeId(i as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests;

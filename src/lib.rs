@@ -1,0 +1,19 @@
+//! cctree: a Claude Code transcript archive → one conversation DAG per project →
+//! a static site, stats, invariant checks and resumable forks.
+//!
+//! The pipeline is a chain of plain-data stages:
+//! [`discover`] (paths) → [`parse`] (entries) → [`graph`] (nodes, conversations,
+//! branches, agents) → `render` (HTML) → write. Only `render` knows HTML; only
+//! [`run`] knows the command line.
+
+pub mod check;
+pub mod cli;
+pub mod discover;
+pub mod fork;
+pub mod graph;
+pub mod parse;
+pub mod project;
+pub mod run;
+pub mod stats;
+
+pub use run::{Outcome, run};

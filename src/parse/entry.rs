@@ -1,0 +1,723 @@
+//! The parsed form of one transcript line: a compact header with everything the
+//! graph needs, plus the line's JSON text for the renderer. No generic JSON tree
+//! is kept per line.
+
+use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::FxHasher;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::lenient::{MaybeBool, MaybeStr, MaybeU64};
+use super::time::parse_timestamp;
+
+/// Where a line came from: index of the file in its project, 1-based line number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u32,
+}
+
+/// The entry's `type`, with the kinds the graph and renderer know by name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Kind {
+    User,
+    Assistant,
+    System,
+    Attachment,
+    Progress,
+    Summary,
+    CustomTitle,
+    AiTitle,
+    LastPrompt,
+    /// Metadata Claude Code is known to write that the graph does not use
+    /// (`file-history-snapshot`, `queue-operation`, `agent-name`, …).
+    KnownMeta(Box<str>),
+    /// A type not known to this version of cctree (or no `type` at all).
+    Unknown(Box<str>),
+}
+
+/// Metadata types Claude Code writes that carry no uuid and need no special handling.
+const KNOWN_META: &[&str] = &[
+    "file-history-snapshot",
+    "queue-operation",
+    "agent-name",
+    "permission-mode",
+    "pr-link",
+    "teleported-from",
+    "mode",
+    "agent-color",
+    "agent-setting",
+    "frame-link",
+    "tag",
+];
+
+impl Kind {
+    fn from_type(t: Option<&str>) -> Kind {
+        match t {
+            Some("user") => Kind::User,
+            Some("assistant") => Kind::Assistant,
+            Some("system") => Kind::System,
+            Some("attachment") => Kind::Attachment,
+            Some("progress") => Kind::Progress,
+            Some("summary") => Kind::Summary,
+            Some("custom-title") => Kind::CustomTitle,
+            Some("ai-title") => Kind::AiTitle,
+            Some("last-prompt") => Kind::LastPrompt,
+            Some(t) if KNOWN_META.contains(&t) => Kind::KnownMeta(t.into()),
+            Some(t) => Kind::Unknown(t.into()),
+            None => Kind::Unknown("".into()),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Kind::User => "user",
+            Kind::Assistant => "assistant",
+            Kind::System => "system",
+            Kind::Attachment => "attachment",
+            Kind::Progress => "progress",
+            Kind::Summary => "summary",
+            Kind::CustomTitle => "custom-title",
+            Kind::AiTitle => "ai-title",
+            Kind::LastPrompt => "last-prompt",
+            Kind::KnownMeta(t) | Kind::Unknown(t) => t,
+        }
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Kind::Unknown(_))
+    }
+}
+
+/// What a `user` entry is, from its content (transcript-format §4.2, §6.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UserKind {
+    /// Not a user entry.
+    #[default]
+    None,
+    /// A prompt the person typed.
+    Prompt,
+    /// Only `tool_result` blocks.
+    ToolResult,
+    /// `isMeta`: injected text (caveats, skill bodies).
+    Meta,
+    /// `isCompactSummary`: the compaction summary.
+    CompactSummary,
+    /// `<command-name>` / `<command-message>`: a slash command.
+    Command,
+    /// `<local-command-stdout>` / `<local-command-stderr>`.
+    CommandOutput,
+    /// `<bash-input>`: `!` shell mode.
+    Bash,
+    /// `<bash-stdout>` / `<bash-stderr>`.
+    BashOutput,
+    /// `[Request interrupted by user…]`.
+    Interrupt,
+    /// `<task-notification>` / `<bash-notification>`.
+    Notification,
+    /// Another marker: `Caveat:` or an injected `<tag>` such as `<system-reminder>`.
+    OtherMarker,
+}
+
+impl UserKind {
+    /// A typed prompt per §6.2 (markers such as `<system-reminder>` excluded too).
+    pub fn is_prompt(self) -> bool {
+        self == UserKind::Prompt
+    }
+    /// A command child per §6.2 (the `system`/`local_command` case is checked on the entry).
+    pub fn is_command(self) -> bool {
+        matches!(self, UserKind::Command | UserKind::Bash)
+    }
+}
+
+/// One `tool_use` block of an assistant entry.
+#[derive(Debug, Clone)]
+pub struct ToolUse {
+    pub id: Box<str>,
+    pub name: Box<str>,
+    /// Hash of `input.prompt` for `Task`/`Agent` calls (last-resort agent linking).
+    pub prompt_hash: Option<u64>,
+}
+
+/// One `tool_result` block of a user entry.
+#[derive(Debug, Clone)]
+pub struct ToolResult {
+    pub tool_use_id: Box<str>,
+    pub is_error: bool,
+}
+
+/// Token usage of an assistant entry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_creation: u64,
+    pub cache_read: u64,
+}
+
+/// Metadata payloads keyed by leaf or session.
+#[derive(Debug, Clone)]
+pub enum Meta {
+    Summary {
+        summary: Box<str>,
+        leaf_uuid: Option<Box<str>>,
+    },
+    CustomTitle(Box<str>),
+    AiTitle(Box<str>),
+    LastPrompt(Box<str>),
+}
+
+/// A parsed transcript line.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub loc: Loc,
+    /// Byte offset of the line in its file, and its length without the newline
+    /// (for byte-identical copies).
+    pub offset: u64,
+    pub len: u32,
+    pub kind: Kind,
+    pub uuid: Option<Box<str>>,
+    pub parent_uuid: Option<Box<str>>,
+    pub logical_parent_uuid: Option<Box<str>>,
+    pub session_id: Option<Box<str>>,
+    pub agent_id: Option<Box<str>>,
+    pub timestamp: Option<i64>,
+    pub is_sidechain: bool,
+    pub is_meta: bool,
+    pub is_compact_summary: bool,
+    pub is_api_error: bool,
+    pub subtype: Option<Box<str>>,
+    pub cwd: Option<Box<str>>,
+    pub version: Option<Box<str>>,
+    pub message_id: Option<Box<str>>,
+    pub model: Option<Box<str>>,
+    pub stop_reason: Option<Box<str>>,
+    pub usage: Option<Usage>,
+    pub user_kind: UserKind,
+    pub tool_uses: Vec<ToolUse>,
+    pub tool_results: Vec<ToolResult>,
+    /// The agent a `Task`/`Agent` result says it spawned (`toolUseResult.agentId`,
+    /// or an `agentId: …` line in the result text).
+    pub spawned_agent: Option<Box<str>>,
+    /// Hash of the prompt text of a user entry (agent linking, replay detection).
+    pub text_hash: u64,
+    /// The first characters of the entry's text (titles, excerpts).
+    pub excerpt: Box<str>,
+    /// Hash of the entry's payload (`message`, or `content`/`data`/`attachment`):
+    /// equal payloads are equivalent copies (§6.2), different ones conflict (P1).
+    pub payload_hash: u64,
+    pub meta: Option<Meta>,
+    /// Carries the provenance record of a fork written by `cctree fork`.
+    pub cctree_fork: bool,
+    /// The line's JSON text (after repairs such as lone-surrogate scrubbing).
+    pub raw: Box<str>,
+}
+
+impl Entry {
+    pub fn is_node(&self) -> bool {
+        self.uuid.is_some()
+    }
+
+    /// `system` with the given subtype.
+    pub fn is_system(&self, subtype: &str) -> bool {
+        self.kind == Kind::System && self.subtype.as_deref() == Some(subtype)
+    }
+
+    pub fn is_compact_boundary(&self) -> bool {
+        self.is_system("compact_boundary")
+    }
+
+    /// A non-synthetic assistant entry (§6.2 "reply").
+    pub fn is_reply(&self) -> bool {
+        self.kind == Kind::Assistant && self.model.as_deref() != Some("<synthetic>")
+    }
+
+    /// A typed prompt, `tool_result` or reply (§6.2 "conversational").
+    pub fn is_conversational(&self) -> bool {
+        self.is_reply() || matches!(self.user_kind, UserKind::Prompt | UserKind::ToolResult)
+    }
+
+    /// A command child (§6.2): `system`/`local_command`, or a slash/bash user entry.
+    pub fn is_command(&self) -> bool {
+        self.is_system("local_command") || self.user_kind.is_command()
+    }
+
+    /// A message a person reads: a prompt, slash command or `!` command, or an
+    /// assistant entry (count assistant turns, not entries: see `message_id`).
+    pub fn is_message(&self) -> bool {
+        match self.kind {
+            Kind::Assistant => true,
+            Kind::User => matches!(
+                self.user_kind,
+                UserKind::Prompt | UserKind::Command | UserKind::Bash
+            ),
+            _ => false,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Deserialization of the header (borrowed, lenient).
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawEntry<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: MaybeStr<'a>,
+    #[serde(borrow)]
+    uuid: MaybeStr<'a>,
+    #[serde(rename = "parentUuid", borrow)]
+    parent_uuid: MaybeStr<'a>,
+    #[serde(rename = "logicalParentUuid", borrow)]
+    logical_parent_uuid: MaybeStr<'a>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: MaybeStr<'a>,
+    #[serde(rename = "agentId", borrow)]
+    agent_id: MaybeStr<'a>,
+    #[serde(borrow)]
+    timestamp: MaybeStr<'a>,
+    #[serde(rename = "isSidechain")]
+    is_sidechain: MaybeBool,
+    #[serde(rename = "isMeta")]
+    is_meta: MaybeBool,
+    #[serde(rename = "isCompactSummary")]
+    is_compact_summary: MaybeBool,
+    #[serde(rename = "isApiErrorMessage")]
+    is_api_error: MaybeBool,
+    #[serde(borrow)]
+    subtype: MaybeStr<'a>,
+    #[serde(borrow)]
+    cwd: MaybeStr<'a>,
+    #[serde(borrow)]
+    version: MaybeStr<'a>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(rename = "toolUseResult", borrow)]
+    tool_use_result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow)]
+    data: Option<&'a RawValue>,
+    #[serde(borrow)]
+    attachment: Option<&'a RawValue>,
+    #[serde(borrow)]
+    summary: MaybeStr<'a>,
+    #[serde(rename = "leafUuid", borrow)]
+    leaf_uuid: MaybeStr<'a>,
+    #[serde(rename = "customTitle", borrow)]
+    custom_title: MaybeStr<'a>,
+    #[serde(rename = "aiTitle", borrow)]
+    ai_title: MaybeStr<'a>,
+    #[serde(rename = "lastPrompt", borrow)]
+    last_prompt: MaybeStr<'a>,
+    #[serde(rename = "cctreeFork", borrow)]
+    cctree_fork: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawMessage<'a> {
+    #[serde(borrow)]
+    id: MaybeStr<'a>,
+    #[serde(borrow)]
+    model: MaybeStr<'a>,
+    #[serde(borrow)]
+    stop_reason: MaybeStr<'a>,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    usage: Option<RawUsage>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawUsage {
+    input_tokens: MaybeU64,
+    output_tokens: MaybeU64,
+    cache_creation_input_tokens: MaybeU64,
+    cache_read_input_tokens: MaybeU64,
+    cache_creation: Option<RawCacheCreation>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawCacheCreation {
+    ephemeral_5m_input_tokens: MaybeU64,
+    ephemeral_1h_input_tokens: MaybeU64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: MaybeStr<'a>,
+    #[serde(borrow)]
+    id: MaybeStr<'a>,
+    #[serde(borrow)]
+    name: MaybeStr<'a>,
+    #[serde(borrow)]
+    tool_use_id: MaybeStr<'a>,
+    #[serde(borrow)]
+    text: MaybeStr<'a>,
+    is_error: MaybeBool,
+    #[serde(borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow)]
+    input: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawAgentResult<'a> {
+    #[serde(rename = "agentId", borrow)]
+    agent_id: MaybeStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawTaskInput<'a> {
+    #[serde(borrow)]
+    prompt: MaybeStr<'a>,
+}
+
+/// How many characters of text an entry keeps as its excerpt.
+pub const EXCERPT_CHARS: usize = 240;
+
+pub(crate) fn hash_bytes(b: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    b.hash(&mut h);
+    h.finish()
+}
+
+fn excerpt_of(s: &str) -> Box<str> {
+    let s = s.trim();
+    match s.char_indices().nth(EXCERPT_CHARS) {
+        Some((i, _)) => s[..i].into(),
+        None => s.into(),
+    }
+}
+
+/// Parses one JSON line into an [`Entry`]. `raw` is the full, valid UTF-8 line.
+pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
+    let r: RawEntry<'_> = serde_json::from_str(raw)?;
+    let kind = Kind::from_type(r.ty.as_deref());
+    let mut e = Entry {
+        loc,
+        offset,
+        len: raw.len() as u32,
+        kind,
+        uuid: r.uuid.into_box().filter(|u| !u.is_empty()),
+        parent_uuid: r.parent_uuid.into_box().filter(|u| !u.is_empty()),
+        logical_parent_uuid: r.logical_parent_uuid.into_box().filter(|u| !u.is_empty()),
+        session_id: r.session_id.into_box(),
+        agent_id: r.agent_id.into_box(),
+        timestamp: r.timestamp.as_deref().and_then(parse_timestamp),
+        is_sidechain: r.is_sidechain.0,
+        is_meta: r.is_meta.0,
+        is_compact_summary: r.is_compact_summary.0,
+        is_api_error: r.is_api_error.0,
+        subtype: r.subtype.into_box(),
+        cwd: r.cwd.into_box(),
+        version: r.version.into_box(),
+        message_id: None,
+        model: None,
+        stop_reason: None,
+        usage: None,
+        user_kind: UserKind::None,
+        tool_uses: Vec::new(),
+        tool_results: Vec::new(),
+        spawned_agent: None,
+        text_hash: 0,
+        excerpt: "".into(),
+        payload_hash: 0,
+        meta: None,
+        cctree_fork: r.cctree_fork.is_some(),
+        raw: "".into(),
+    };
+
+    // Payload fingerprint: the message if any, else the other payload fields.
+    let payload = r.message.or(r.content).or(r.data).or(r.attachment);
+    e.payload_hash = hash_bytes(payload.map_or(&[][..], |p| p.get().as_bytes()))
+        ^ hash_bytes(e.subtype.as_deref().unwrap_or("").as_bytes()).rotate_left(1);
+
+    match e.kind {
+        Kind::Summary => {
+            e.meta = Some(Meta::Summary {
+                summary: r.summary.into_box().unwrap_or_default(),
+                leaf_uuid: r.leaf_uuid.into_box(),
+            })
+        }
+        Kind::CustomTitle => e.meta = r.custom_title.into_box().map(Meta::CustomTitle),
+        Kind::AiTitle => e.meta = r.ai_title.into_box().map(Meta::AiTitle),
+        Kind::LastPrompt => e.meta = r.last_prompt.into_box().map(Meta::LastPrompt),
+        _ => {}
+    }
+
+    if let Some(msg) = r.message {
+        // A message that is not an object (hostile input) is ignored, not fatal.
+        let m: RawMessage<'_> = serde_json::from_str(msg.get()).unwrap_or_default();
+        e.message_id = m.id.into_box();
+        e.model = m.model.into_box();
+        e.stop_reason = m.stop_reason.into_box();
+        e.usage = m.usage.map(|u| {
+            let nested = u.cache_creation.map_or(0, |c| {
+                c.ephemeral_5m_input_tokens.0.unwrap_or(0)
+                    + c.ephemeral_1h_input_tokens.0.unwrap_or(0)
+            });
+            let cc = u.cache_creation_input_tokens.0.unwrap_or(0);
+            Usage {
+                input: u.input_tokens.0.unwrap_or(0),
+                output: u.output_tokens.0.unwrap_or(0),
+                cache_creation: if cc == 0 { nested } else { cc },
+                cache_read: u.cache_read_input_tokens.0.unwrap_or(0),
+            }
+        });
+        if let Some(content) = m.content {
+            read_content(&mut e, content);
+        }
+    } else if e.kind == Kind::System {
+        if let Some(c) = r.content {
+            if let Ok(MaybeStr(Some(s))) = serde_json::from_str::<MaybeStr<'_>>(c.get()) {
+                e.excerpt = excerpt_of(&s);
+            }
+        }
+    }
+
+    if e.kind == Kind::User {
+        e.user_kind = classify_user(&e);
+        if let Some(tur) = r.tool_use_result {
+            if let Ok(a) = serde_json::from_str::<RawAgentResult<'_>>(tur.get()) {
+                e.spawned_agent = a.agent_id.into_box().filter(|s| !s.is_empty());
+            }
+        }
+    }
+    Ok(e)
+}
+
+/// Reads the content of a message: string, or array of blocks.
+fn read_content(e: &mut Entry, content: &RawValue) {
+    let text = content.get();
+    if text.starts_with('"') {
+        if let Ok(MaybeStr(Some(s))) = serde_json::from_str::<MaybeStr<'_>>(text) {
+            e.text_hash = hash_bytes(s.as_bytes());
+            e.excerpt = excerpt_of(&s);
+        }
+        return;
+    }
+    let Ok(blocks) = serde_json::from_str::<Vec<RawBlock<'_>>>(text) else {
+        return;
+    };
+    let mut first_text: Option<Cow<'_, str>> = None;
+    // The hash of the text blocks joined by newlines (equal to the hash of the
+    // same text given as a plain string).
+    let mut all_text: Option<String> = None;
+    let mut texts = 0usize;
+    for b in blocks {
+        match b.ty.as_deref() {
+            Some("text") => {
+                if let Some(t) = b.text.0 {
+                    let acc = all_text.get_or_insert_with(String::new);
+                    if texts > 0 {
+                        acc.push('\n');
+                    }
+                    acc.push_str(&t);
+                    texts += 1;
+                    // Skip IDE context blocks when choosing the text that
+                    // describes the entry.
+                    let injected = t.starts_with("<ide_") || t.starts_with("<system-reminder>");
+                    if first_text.is_none() && !injected {
+                        first_text = Some(t);
+                    }
+                }
+            }
+            Some("tool_use") | Some("server_tool_use") => {
+                let name: Box<str> = b.name.into_box().unwrap_or_default();
+                let prompt_hash = if matches!(&*name, "Task" | "Agent") {
+                    b.input
+                        .and_then(|i| serde_json::from_str::<RawTaskInput<'_>>(i.get()).ok())
+                        .and_then(|i| i.prompt.0)
+                        .map(|p| hash_bytes(p.as_bytes()))
+                } else {
+                    None
+                };
+                if let Some(id) = b.id.into_box() {
+                    e.tool_uses.push(ToolUse {
+                        id,
+                        name,
+                        prompt_hash,
+                    });
+                }
+            }
+            Some("tool_result") => {
+                if let Some(id) = b.tool_use_id.into_box() {
+                    if e.spawned_agent.is_none() {
+                        e.spawned_agent = b.content.and_then(agent_id_in_result_text);
+                    }
+                    e.tool_results.push(ToolResult {
+                        tool_use_id: id,
+                        is_error: b.is_error.0,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    e.text_hash = all_text.map_or(0, |t| hash_bytes(t.as_bytes()));
+    if let Some(t) = first_text {
+        e.excerpt = excerpt_of(&t);
+    }
+}
+
+/// Finds the `agentId: <id>` tail Claude Code appends to Task results (2.0.74–2.1.87).
+fn agent_id_in_result_text(content: &RawValue) -> Option<Box<str>> {
+    let s = content.get();
+    let at = s.find("agentId: ")?;
+    let rest = &s[at + "agentId: ".len()..];
+    let id: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect();
+    (!id.is_empty()).then(|| id.into_boxed_str())
+}
+
+fn classify_user(e: &Entry) -> UserKind {
+    if e.is_compact_summary {
+        return UserKind::CompactSummary;
+    }
+    if e.is_meta {
+        return UserKind::Meta;
+    }
+    if !e.tool_results.is_empty() && e.excerpt.is_empty() {
+        return UserKind::ToolResult;
+    }
+    let t = e.excerpt.trim_start();
+    if t.starts_with("<command-name>") || t.starts_with("<command-message>") {
+        UserKind::Command
+    } else if t.starts_with("<local-command-") {
+        UserKind::CommandOutput
+    } else if t.starts_with("<bash-input>") {
+        UserKind::Bash
+    } else if t.starts_with("<bash-") {
+        UserKind::BashOutput
+    } else if t.starts_with("[Request interrupted") {
+        UserKind::Interrupt
+    } else if t.starts_with("<task-notification>") || t.starts_with("<bash-notification>") {
+        UserKind::Notification
+    } else if t.starts_with("Caveat:") || t.starts_with("<command-") {
+        UserKind::OtherMarker
+    } else if t.starts_with('<') && looks_like_tag(t) {
+        UserKind::OtherMarker
+    } else if t.is_empty() && !e.tool_results.is_empty() {
+        UserKind::ToolResult
+    } else {
+        UserKind::Prompt
+    }
+}
+
+/// `<name>` or `<name attr…>` with an identifier-like name: an injected block,
+/// not a person typing a `<` (like `<3` or `< 5`).
+fn looks_like_tag(t: &str) -> bool {
+    let inner = &t[1..];
+    let name: &str = inner
+        .split(|c: char| c == '>' || c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    !name.is_empty()
+        && name.len() < 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && inner.contains('>')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Entry {
+        parse_entry(s, Loc { file: 0, line: 1 }, 0).unwrap()
+    }
+
+    #[test]
+    fn reads_a_user_prompt() {
+        let e = parse(
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2025-07-01T10:00:00.000Z","message":{"role":"user","content":"Hello there"}}"#,
+        );
+        assert_eq!(e.kind, Kind::User);
+        assert_eq!(e.uuid.as_deref(), Some("u1"));
+        assert_eq!(e.parent_uuid, None);
+        assert_eq!(e.user_kind, UserKind::Prompt);
+        assert_eq!(&*e.excerpt, "Hello there");
+        assert!(e.timestamp.is_some());
+    }
+
+    #[test]
+    fn reads_tool_blocks_and_usage() {
+        let e = parse(
+            r#"{"type":"assistant","uuid":"a1","message":{"id":"msg_1","model":"m","content":[{"type":"tool_use","id":"toolu_1","name":"Task","input":{"prompt":"go"}}],"usage":{"input_tokens":3,"output_tokens":7,"cache_creation_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":4}}}}"#,
+        );
+        assert_eq!(e.tool_uses.len(), 1);
+        assert_eq!(&*e.tool_uses[0].name, "Task");
+        assert_eq!(e.tool_uses[0].prompt_hash, Some(hash_bytes(b"go")));
+        assert_eq!(
+            e.usage,
+            Some(Usage {
+                input: 3,
+                output: 7,
+                cache_creation: 4,
+                cache_read: 0
+            })
+        );
+        let r = parse(
+            r#"{"type":"user","uuid":"u2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"done\nagentId: a1b2c3 (for resuming)"}]}]}}"#,
+        );
+        assert_eq!(r.user_kind, UserKind::ToolResult);
+        assert_eq!(r.spawned_agent.as_deref(), Some("a1b2c3"));
+    }
+
+    #[test]
+    fn classifies_markers() {
+        let k = |c: &str| {
+            parse(&format!(
+                r#"{{"type":"user","uuid":"x","message":{{"content":{}}}}}"#,
+                serde_json::to_string(c).unwrap()
+            ))
+            .user_kind
+        };
+        assert_eq!(k("<command-name>/cost</command-name>"), UserKind::Command);
+        assert_eq!(
+            k("<local-command-stdout>x</local-command-stdout>"),
+            UserKind::CommandOutput
+        );
+        assert_eq!(k("<bash-input>ls</bash-input>"), UserKind::Bash);
+        assert_eq!(k("[Request interrupted by user]"), UserKind::Interrupt);
+        assert_eq!(
+            k("<system-reminder>x</system-reminder>"),
+            UserKind::OtherMarker
+        );
+        assert_eq!(k("<3 this works"), UserKind::Prompt);
+        assert_eq!(k("Caveat: The messages below"), UserKind::OtherMarker);
+    }
+
+    #[test]
+    fn wrong_field_types_are_tolerated() {
+        let e = parse(
+            r#"{"type":"user","uuid":42,"isSidechain":"yes","sessionId":{"a":1},"message":[1,2]}"#,
+        );
+        assert_eq!(e.uuid, None);
+        assert!(!e.is_sidechain);
+        assert_eq!(e.session_id, None);
+    }
+
+    #[test]
+    fn metadata_entries() {
+        let e = parse(r#"{"type":"summary","summary":"Fixing the build","leafUuid":"l1"}"#);
+        assert!(
+            matches!(e.meta, Some(Meta::Summary { ref leaf_uuid, .. }) if leaf_uuid.as_deref() == Some("l1"))
+        );
+        assert!(parse(r#"{"type":"brand-new","x":1}"#).kind.is_unknown());
+        assert!(!parse(r#"{"type":"queue-operation"}"#).kind.is_unknown());
+    }
+}

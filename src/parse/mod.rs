@@ -1,0 +1,274 @@
+//! Parse stage: one transcript file → its entries and warnings.
+//!
+//! Every line is tolerated on its own (transcript-format §8): a BOM and `\r` are
+//! stripped, invalid UTF-8 is decoded lossily, lone UTF-16 surrogate escapes
+//! (which serde_json rejects) are replaced with U+FFFD, and a line that still
+//! does not parse is a warning with `file:line`. Nothing here knows about the
+//! graph or HTML, and nothing here panics on input.
+
+mod entry;
+mod lenient;
+pub mod time;
+
+pub use entry::{
+    EXCERPT_CHARS, Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry,
+};
+
+use std::borrow::Cow;
+
+/// What went wrong with one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineProblem {
+    /// Invalid UTF-8, decoded lossily; the entry was still read.
+    InvalidUtf8,
+    /// Lone surrogate escapes replaced with U+FFFD; the entry was still read.
+    LoneSurrogate,
+    /// Not valid JSON (truncated, torn, or garbage): the line was skipped.
+    Malformed(String),
+    /// Valid JSON but not an object: the line was skipped.
+    NotAnObject,
+}
+
+impl LineProblem {
+    /// The line could not be read at all.
+    pub fn is_bad_line(&self) -> bool {
+        matches!(self, LineProblem::Malformed(_) | LineProblem::NotAnObject)
+    }
+}
+
+impl std::fmt::Display for LineProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LineProblem::InvalidUtf8 => f.write_str("invalid UTF-8 (replaced with U+FFFD)"),
+            LineProblem::LoneSurrogate => {
+                f.write_str("lone UTF-16 surrogate escape (replaced with U+FFFD)")
+            }
+            LineProblem::Malformed(e) => write!(f, "malformed JSON, line skipped: {e}"),
+            LineProblem::NotAnObject => f.write_str("not a JSON object, line skipped"),
+        }
+    }
+}
+
+/// A problem at a line of a file of the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineWarning {
+    pub loc: Loc,
+    pub problem: LineProblem,
+}
+
+/// The result of parsing one file.
+#[derive(Debug, Default)]
+pub struct ParsedFile {
+    pub entries: Vec<Entry>,
+    pub warnings: Vec<LineWarning>,
+    /// Non-blank lines seen.
+    pub lines: u64,
+    pub bad_lines: u64,
+    pub bytes: u64,
+}
+
+/// Parses the bytes of a whole file. `file` is the file's index in its project.
+pub fn parse_bytes(bytes: &[u8], file: u32) -> ParsedFile {
+    let mut out = ParsedFile {
+        bytes: bytes.len() as u64,
+        ..ParsedFile::default()
+    };
+    let mut start = 0usize;
+    let mut line_no = 0u32;
+    while start < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        line_no = line_no.saturating_add(1);
+        let mut line = &bytes[start..end];
+        let mut offset = start;
+        if line_no == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+            line = &line[3..];
+            offset += 3;
+        }
+        if line.ends_with(b"\r") {
+            line = &line[..line.len() - 1];
+        }
+        start = end + 1;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        out.lines += 1;
+        let loc = Loc {
+            file,
+            line: line_no,
+        };
+        match parse_line(line, loc, offset as u64) {
+            (Some(mut e), problems) => {
+                e.len = line.len() as u32;
+                out.entries.push(e);
+                out.warnings.extend(
+                    problems
+                        .into_iter()
+                        .map(|problem| LineWarning { loc, problem }),
+                );
+            }
+            (None, problems) => {
+                out.bad_lines += 1;
+                out.warnings.extend(
+                    problems
+                        .into_iter()
+                        .map(|problem| LineWarning { loc, problem }),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// Parses one line (no newline). Returns the entry, if any could be read, and
+/// the problems met on the way.
+pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<LineProblem>) {
+    let mut problems = Vec::new();
+    let text: Cow<'_, str> = match std::str::from_utf8(line) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => {
+            problems.push(LineProblem::InvalidUtf8);
+            String::from_utf8_lossy(line)
+        }
+    };
+    let trimmed = text.trim();
+    if !trimmed.starts_with('{') {
+        let problem = if serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok() {
+            LineProblem::NotAnObject
+        } else {
+            LineProblem::Malformed(first_error(trimmed))
+        };
+        problems.push(problem);
+        return (None, problems);
+    }
+    match parse_entry(trimmed, loc, offset) {
+        Ok(mut e) => {
+            e.raw = trimmed.into();
+            (Some(e), problems)
+        }
+        Err(err) => {
+            if let Some(fixed) = scrub_lone_surrogates(trimmed) {
+                if let Ok(mut e) = parse_entry(&fixed, loc, offset) {
+                    problems.push(LineProblem::LoneSurrogate);
+                    e.raw = fixed.into_boxed_str();
+                    return (Some(e), problems);
+                }
+            }
+            problems.push(LineProblem::Malformed(err.to_string()));
+            (None, problems)
+        }
+    }
+}
+
+fn first_error(s: &str) -> String {
+    match serde_json::from_str::<serde::de::IgnoredAny>(s) {
+        Ok(_) => "not an object".into(),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Replaces `\uD800`–`\uDFFF` escapes that do not form a valid pair with `\uFFFD`.
+/// Returns `None` when the text has none.
+pub fn scrub_lone_surrogates(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let hex4 = |i: usize| -> Option<u16> {
+        let h = b.get(i..i + 4)?;
+        u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    let mut out: Option<String> = None;
+    let mut copied = 0usize;
+    let mut i = 0usize;
+    while i + 1 < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if b[i + 1] != b'u' {
+            i += 2; // skip any other escape, including `\\`
+            continue;
+        }
+        let Some(cp) = hex4(i + 2) else {
+            i += 2;
+            continue;
+        };
+        let is_high = (0xD800..0xDC00).contains(&cp);
+        let is_low = (0xDC00..0xE000).contains(&cp);
+        if is_high && b.get(i + 6) == Some(&b'\\') && b.get(i + 7) == Some(&b'u') {
+            if let Some(next) = hex4(i + 8) {
+                if (0xDC00..0xE000).contains(&next) {
+                    i += 12; // a valid pair
+                    continue;
+                }
+            }
+        }
+        if is_high || is_low {
+            let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+            o.push_str(&s[copied..i]);
+            o.push_str("\\uFFFD");
+            copied = i + 6;
+        }
+        i += 6;
+    }
+    out.map(|mut o| {
+        o.push_str(&s[copied..]);
+        o
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerates_each_line_on_its_own() {
+        let input =
+            b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"a\",\"message\":{\"content\":\"hi\"}}\r\n\
+\n\
+{\"type\":\"user\",\"uuid\":\"b\",\"message\":{\"content\":\"bad \xff byte\"}}\n\
+{\"type\":\"user\",\"uuid\":\"c\",\"message\":{\"content\":\"lone \\udc80 surrogate\"}}\n\
+[1,2]\n\
+{\"type\":\"user\",\"uuid\":\"d\",\"mess";
+        let p = parse_bytes(input, 0);
+        let uuids: Vec<_> = p
+            .entries
+            .iter()
+            .map(|e| e.uuid.as_deref().unwrap())
+            .collect();
+        assert_eq!(uuids, ["a", "b", "c"]);
+        assert_eq!(p.lines, 5);
+        assert_eq!(p.bad_lines, 2);
+        let at = |line: u32| {
+            p.warnings
+                .iter()
+                .filter(move |w| w.loc.line == line)
+                .map(|w| &w.problem)
+        };
+        assert_eq!(at(3).collect::<Vec<_>>(), [&LineProblem::InvalidUtf8]);
+        assert_eq!(at(4).collect::<Vec<_>>(), [&LineProblem::LoneSurrogate]);
+        assert_eq!(at(5).collect::<Vec<_>>(), [&LineProblem::NotAnObject]);
+        assert!(matches!(at(6).next(), Some(LineProblem::Malformed(_))));
+        assert!(p.entries[1].excerpt.contains('\u{FFFD}'));
+        assert!(p.entries[2].excerpt.contains('\u{FFFD}'));
+        // Offsets point at the line's first byte, after the BOM.
+        assert_eq!(p.entries[0].offset, 3);
+        assert_eq!(&input[p.entries[0].offset as usize..][..1], b"{");
+    }
+
+    #[test]
+    fn scrubs_only_lone_surrogates() {
+        assert_eq!(scrub_lone_surrogates(r#""ok \u00e9""#), None);
+        assert_eq!(scrub_lone_surrogates(r#""pair \ud83d\ude00""#), None);
+        assert_eq!(
+            scrub_lone_surrogates(r#""\ud83d x""#).unwrap(),
+            r#""\uFFFD x""#
+        );
+        assert_eq!(
+            scrub_lone_surrogates(r#""\\udc80""#),
+            None,
+            "an escaped backslash is not an escape"
+        );
+        assert_eq!(
+            scrub_lone_surrogates(r#""a\udc80\ud800""#).unwrap(),
+            r#""a\uFFFD\uFFFD""#
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! A loaded project: its files parsed in parallel, and its graph.
+
+use rayon::prelude::*;
+
+use crate::discover::{ProjectSource, SourceFile};
+use crate::graph::{FileFacts, Graph, GraphInput};
+use crate::parse::{self, Entry, LineWarning, Loc};
+
+/// Per-file counts.
+#[derive(Debug, Clone, Default)]
+pub struct FileStats {
+    pub lines: u64,
+    pub bad_lines: u64,
+    pub bytes: u64,
+    /// The file could not be read at all.
+    pub read_error: Option<String>,
+}
+
+/// A project after the parse and graph stages.
+#[derive(Debug)]
+pub struct Project {
+    pub source: ProjectSource,
+    pub file_stats: Vec<FileStats>,
+    pub entries: Vec<Entry>,
+    pub warnings: Vec<LineWarning>,
+    pub graph: Graph,
+}
+
+impl Project {
+    /// Reads and parses every file of the project (in parallel), then builds the graph.
+    pub fn load(source: ProjectSource) -> Project {
+        let parsed: Vec<(parse::ParsedFile, FileStats)> = source
+            .files
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| read_file(f, i as u32))
+            .collect();
+        let total: usize = parsed.iter().map(|(p, _)| p.entries.len()).sum();
+        let mut entries = Vec::with_capacity(total);
+        let mut warnings = Vec::new();
+        let mut file_stats = Vec::with_capacity(parsed.len());
+        for (p, s) in parsed {
+            entries.extend(p.entries);
+            warnings.extend(p.warnings);
+            file_stats.push(s);
+        }
+        let graph = Self::graph_of(&source, &entries);
+        Project {
+            source,
+            file_stats,
+            entries,
+            warnings,
+            graph,
+        }
+    }
+
+    fn graph_of(source: &ProjectSource, entries: &[Entry]) -> Graph {
+        let files: Vec<FileFacts> = source
+            .files
+            .iter()
+            .map(|f| FileFacts {
+                class: f.class,
+                agent_id_from_name: f.agent_id_from_name.clone(),
+            })
+            .collect();
+        Graph::build(&GraphInput {
+            entries,
+            files: &files,
+            agent_meta: &source.agent_meta,
+        })
+    }
+
+    /// `path:line` of an entry location, for messages.
+    pub fn locate(&self, loc: Loc) -> String {
+        let path = self
+            .source
+            .files
+            .get(loc.file as usize)
+            .map_or_else(|| "?".into(), |f| f.path.display().to_string());
+        format!("{path}:{}", loc.line)
+    }
+
+    /// The working directory the project's entries name most often (ties: smallest).
+    pub fn cwd(&self) -> Option<&str> {
+        let mut counts: rustc_hash::FxHashMap<&str, usize> = Default::default();
+        for e in &self.entries {
+            if let Some(c) = e.cwd.as_deref() {
+                if !e.is_sidechain {
+                    *counts.entry(c).or_default() += 1;
+                }
+            }
+        }
+        counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+            .map(|(c, _)| c)
+    }
+}
+
+fn read_file(f: &SourceFile, index: u32) -> (parse::ParsedFile, FileStats) {
+    match std::fs::read(&f.path) {
+        Ok(bytes) => {
+            let p = parse::parse_bytes(&bytes, index);
+            let s = FileStats {
+                lines: p.lines,
+                bad_lines: p.bad_lines,
+                bytes: p.bytes,
+                read_error: None,
+            };
+            (p, s)
+        }
+        Err(err) => {
+            let msg = format!("cannot read {}: {err}", f.path.display());
+            (
+                parse::ParsedFile::default(),
+                FileStats {
+                    read_error: Some(msg),
+                    ..FileStats::default()
+                },
+            )
+        }
+    }
+}

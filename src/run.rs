@@ -1,0 +1,162 @@
+//! Orchestration: the command line → stages → output and exit code.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+
+use crate::cli::{CheckArgs, Cli, Command, StatsArgs};
+use crate::discover::{self, Archive};
+use crate::project::Project;
+use crate::stats::{ReportBuilder, StatsOptions};
+
+/// How a command ended (errors are `Err`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done, nothing to report.
+    Clean,
+    /// Done, with findings (`check`) — exit code 1.
+    Findings,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Clean => 0,
+            Outcome::Findings => 1,
+        }
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<Outcome> {
+    if let Some(jobs) = cli.jobs {
+        // Ignore the error if a pool already exists (tests call `run` repeatedly).
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build_global();
+    }
+    match cli.command {
+        Some(Command::Stats(args)) => stats(&args),
+        Some(Command::Check(args)) => check(&args),
+        Some(Command::Render(_)) | None => {
+            anyhow::bail!("render is not available in this build yet")
+        }
+    }
+}
+
+/// Loads each project in turn and hands it to `f`; one project is in memory at a time.
+pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<()>) -> Result<()> {
+    let progress = crate_progress(archive.projects.len() as u64);
+    for source in archive.projects {
+        for w in &source.warnings {
+            progress.suspend(|| tracing::warn!("{w}"));
+        }
+        progress.set_message(source.name.clone());
+        let project = Project::load(source);
+        report_line_warnings(&project, &progress);
+        f(project)?;
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Ok(())
+}
+
+fn crate_progress(len: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(len),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{bar:30}] {pos}/{len} projects  {wide_msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Prints line warnings (a few per file, then a count), with `path:line`.
+fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) {
+    const PER_FILE: usize = 5;
+    let mut per_file = vec![0usize; p.source.files.len()];
+    for w in &p.warnings {
+        let n = &mut per_file[w.loc.file as usize];
+        *n += 1;
+        if *n <= PER_FILE {
+            progress.suspend(|| tracing::warn!("{}: {}", p.locate(w.loc), w.problem));
+        }
+    }
+    for (i, n) in per_file.iter().enumerate() {
+        if *n > PER_FILE {
+            progress.suspend(|| {
+                tracing::warn!(
+                    "{}: {} more line problems (see `cctree check`)",
+                    p.source.files[i].path.display(),
+                    n - PER_FILE
+                )
+            });
+        }
+    }
+    for s in p.file_stats.iter().filter_map(|s| s.read_error.as_deref()) {
+        progress.suspend(|| tracing::warn!("{s}"));
+    }
+}
+
+fn stats(args: &StatsArgs) -> Result<Outcome> {
+    let archive = discover::discover(&args.input)?;
+    let mut builder = ReportBuilder::new(StatsOptions {
+        detail: args.detail,
+        exclude_own_forks: args.exclude_own_forks,
+    });
+    for_each_project(archive, |p| {
+        builder.add(&p);
+        Ok(())
+    })?;
+    let report = builder.finish();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report).context("writing JSON")?;
+        writeln!(out)?;
+    } else {
+        out.write_all(crate::stats::table(&report).as_bytes())?;
+    }
+    Ok(Outcome::Clean)
+}
+
+fn check(args: &CheckArgs) -> Result<Outcome> {
+    let archive = discover::discover(&args.input)?;
+    let mut findings = Vec::new();
+    for_each_project(archive, |p| {
+        findings.extend(crate::check::check_project(&p));
+        Ok(())
+    })?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let counts: serde_json::Map<String, serde_json::Value> = crate::check::summarize(&findings)
+            .into_iter()
+            .map(|(k, n)| (k.to_string(), n.into()))
+            .collect();
+        serde_json::to_writer_pretty(
+            &mut out,
+            &serde_json::json!({ "findings": findings, "counts": counts }),
+        )?;
+        writeln!(out)?;
+    } else {
+        for f in &findings {
+            writeln!(out, "{}:{}: [{}] {}", f.file, f.line, f.kind, f.message)?;
+        }
+        let summary = crate::check::summarize(&findings);
+        if summary.is_empty() {
+            writeln!(out, "no findings")?;
+        } else {
+            let parts: Vec<String> = summary.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+            writeln!(out, "{} findings ({})", findings.len(), parts.join(", "))?;
+        }
+    }
+    Ok(if findings.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}

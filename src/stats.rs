@@ -1,0 +1,371 @@
+//! `cctree stats`: counts over the model, per project and in total.
+//!
+//! The JSON field names are an interface other tools read: keep them.
+
+use serde::Serialize;
+
+use crate::graph::{Graph, NodeId};
+use crate::project::Project;
+
+/// Counts for one project or the whole archive.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Counts {
+    pub projects: u64,
+    pub files: u64,
+    pub lines: u64,
+    pub bad_lines: u64,
+    pub entries: u64,
+    pub nodes: u64,
+    pub duplicate_uuids: u64,
+    pub roots: u64,
+    pub leaves: u64,
+    pub multi_child_nodes: u64,
+    pub fork_points: u64,
+    pub conversations: u64,
+    pub branches: u64,
+    pub sidechain_nodes: u64,
+    pub agents: u64,
+    pub summaries: u64,
+    pub summaries_attached: u64,
+    pub compactions: u64,
+    pub bytes: u64,
+    /// Forks written by `cctree fork` (sessions carrying its provenance record).
+    pub own_forks: u64,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        macro_rules! sum { ($($f:ident),*) => { $( self.$f += o.$f; )* } }
+        sum!(
+            projects,
+            files,
+            lines,
+            bad_lines,
+            entries,
+            nodes,
+            duplicate_uuids,
+            roots,
+            leaves,
+            multi_child_nodes,
+            fork_points,
+            conversations,
+            branches,
+            sidechain_nodes,
+            agents,
+            summaries,
+            summaries_attached,
+            compactions,
+            bytes,
+            own_forks
+        );
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ForkDetail {
+    pub uuid: String,
+    pub kind: &'static str,
+    pub children: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct BranchDetail {
+    pub id: String,
+    pub leaf: String,
+    pub fork_point: Option<String>,
+    pub title: String,
+    pub messages: u32,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ConversationDetail {
+    pub id: String,
+    pub root: String,
+    pub title: String,
+    pub messages: u32,
+    pub sessions: Vec<String>,
+    pub active_branch: String,
+    pub fork_points: Vec<ForkDetail>,
+    pub branches: Vec<BranchDetail>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct AgentDetail {
+    pub id: String,
+    pub kind: &'static str,
+    pub nodes: usize,
+    pub spawn_tool_use: Option<String>,
+    pub spawn_result: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ProjectDetail {
+    pub name: String,
+    pub dir: String,
+    pub cwd: Option<String>,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub conversations: Vec<ConversationDetail>,
+    pub agents: Vec<AgentDetail>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Report {
+    #[serde(flatten)]
+    pub total: Counts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub projects_detail: Option<Vec<ProjectDetail>>,
+    #[serde(skip)]
+    pub per_project: Vec<(String, Counts)>,
+}
+
+/// Which conversations count.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StatsOptions {
+    pub detail: bool,
+    /// Leave out sessions written by `cctree fork`.
+    pub exclude_own_forks: bool,
+}
+
+/// Counts of one project.
+pub fn project_counts(p: &Project) -> Counts {
+    let g = &p.graph;
+    let mut by_uuid = 0u64;
+    let mut last = None;
+    let mut aliased: Vec<NodeId> = g.aliases.iter().map(|(n, _)| *n).collect();
+    aliased.sort_unstable();
+    for n in aliased {
+        if last != Some(n) {
+            by_uuid += 1;
+            last = Some(n);
+        }
+    }
+    let convs = g.conversations.iter().filter(|c| !c.is_fragment);
+    let (mut conversations, mut branches, mut fork_points) = (0, 0, 0);
+    for c in convs {
+        conversations += 1;
+        branches += c.branches.len() as u64;
+        fork_points += c.fork_points.len() as u64;
+    }
+    Counts {
+        projects: 1,
+        files: p.source.files.len() as u64,
+        lines: p.file_stats.iter().map(|f| f.lines).sum(),
+        bad_lines: p.file_stats.iter().map(|f| f.bad_lines).sum(),
+        entries: p.entries.len() as u64,
+        nodes: g.nodes.len() as u64,
+        duplicate_uuids: by_uuid,
+        roots: g.roots().count() as u64,
+        leaves: g.children.iter().filter(|c| c.is_empty()).count() as u64,
+        multi_child_nodes: g.children.iter().filter(|c| c.len() >= 2).count() as u64,
+        fork_points,
+        conversations,
+        branches,
+        sidechain_nodes: g.nodes.iter().filter(|n| n.sidechain).count() as u64,
+        agents: g.agents.len() as u64,
+        summaries: g.summaries.len() as u64,
+        summaries_attached: g.summaries.iter().filter(|s| s.node.is_some()).count() as u64,
+        compactions: u64::from(g.compactions),
+        bytes: p.file_stats.iter().map(|f| f.bytes).sum(),
+        own_forks: crate::fork::own_fork_sessions(p).len() as u64,
+    }
+}
+
+/// Detail of one project.
+pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> ProjectDetail {
+    let g = &p.graph;
+    let e = &p.entries;
+    let uuid = |n: NodeId| g.uuid(e, n).to_string();
+    let own = if opts.exclude_own_forks {
+        crate::fork::own_fork_sessions(p)
+    } else {
+        Default::default()
+    };
+    let conversations = g
+        .conversations
+        .iter()
+        .filter(|c| !c.is_fragment)
+        .filter(|c| !own.contains(&g.node(c.root).session))
+        .map(|c| ConversationDetail {
+            id: uuid(c.root),
+            root: uuid(c.root),
+            title: c.title.to_string(),
+            messages: c.messages,
+            sessions: c
+                .sessions
+                .iter()
+                .map(|s| g.sessions[*s as usize].id.to_string())
+                .collect(),
+            active_branch: uuid(g.branches[c.active_branch as usize].first),
+            fork_points: c
+                .fork_points
+                .iter()
+                .map(|f| ForkDetail {
+                    uuid: uuid(f.node),
+                    kind: match f.kind {
+                        crate::graph::ForkKind::Rewind => "rewind",
+                        crate::graph::ForkKind::CrossSession => "cross-session",
+                    },
+                    children: f.children.iter().map(|n| uuid(*n)).collect(),
+                })
+                .collect(),
+            branches: c
+                .branches
+                .iter()
+                .map(|b| {
+                    let br = &g.branches[*b as usize];
+                    BranchDetail {
+                        id: uuid(br.first),
+                        leaf: uuid(br.leaf),
+                        fork_point: br.fork_point.map(uuid),
+                        title: br.title.to_string(),
+                        messages: br.messages,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let agents = g
+        .agents
+        .iter()
+        .map(|a| AgentDetail {
+            id: a.id.to_string(),
+            kind: match a.kind {
+                crate::graph::AgentKind::Subagent => "subagent",
+                crate::graph::AgentKind::SideAgent => "side-agent",
+                crate::graph::AgentKind::Inline => "inline",
+            },
+            nodes: a.nodes.len(),
+            spawn_tool_use: a
+                .spawn
+                .as_ref()
+                .and_then(|s| s.tool_use_id.as_deref().map(str::to_string)),
+            spawn_result: a.spawn.as_ref().and_then(|s| s.result_node.map(uuid)),
+        })
+        .collect();
+    ProjectDetail {
+        name: p.source.name.clone(),
+        dir: p.source.dir.display().to_string(),
+        cwd: p.cwd().map(str::to_string),
+        counts,
+        conversations,
+        agents,
+    }
+}
+
+/// Accumulates a report project by project (projects are dropped after each).
+#[derive(Debug, Default)]
+pub struct ReportBuilder {
+    opts: StatsOptions,
+    total: Counts,
+    per_project: Vec<(String, Counts)>,
+    details: Vec<ProjectDetail>,
+}
+
+impl ReportBuilder {
+    pub fn new(opts: StatsOptions) -> Self {
+        ReportBuilder {
+            opts,
+            ..Default::default()
+        }
+    }
+
+    pub fn add(&mut self, p: &Project) {
+        let mut counts = project_counts(p);
+        if self.opts.exclude_own_forks {
+            exclude_own(p, &mut counts);
+        }
+        self.total.add(&counts);
+        self.per_project
+            .push((p.source.name.clone(), counts.clone()));
+        if self.opts.detail {
+            self.details.push(project_detail(p, counts, self.opts));
+        }
+    }
+
+    pub fn finish(self) -> Report {
+        Report {
+            total: self.total,
+            projects_detail: self.opts.detail.then_some(self.details),
+            per_project: self.per_project,
+        }
+    }
+}
+
+/// Removes the conversations rooted in own-fork sessions from the counts.
+fn exclude_own(p: &Project, counts: &mut Counts) {
+    let own = crate::fork::own_fork_sessions(p);
+    let g: &Graph = &p.graph;
+    for c in g
+        .conversations
+        .iter()
+        .filter(|c| !c.is_fragment && own.contains(&g.node(c.root).session))
+    {
+        counts.conversations -= 1;
+        counts.branches -= c.branches.len() as u64;
+        counts.fork_points -= c.fork_points.len() as u64;
+    }
+    counts.own_forks = 0;
+}
+
+/// A fixed-width table for terminals.
+pub fn table(r: &Report) -> String {
+    let cols: [(&str, fn(&Counts) -> u64); 12] = [
+        ("files", |c| c.files),
+        ("lines", |c| c.lines),
+        ("bad", |c| c.bad_lines),
+        ("nodes", |c| c.nodes),
+        ("dups", |c| c.duplicate_uuids),
+        ("roots", |c| c.roots),
+        ("leaves", |c| c.leaves),
+        ("multi", |c| c.multi_child_nodes),
+        ("forks", |c| c.fork_points),
+        ("convs", |c| c.conversations),
+        ("branches", |c| c.branches),
+        ("sidechain", |c| c.sidechain_nodes),
+    ];
+    let mut rows: Vec<(String, &Counts)> =
+        r.per_project.iter().map(|(n, c)| (n.clone(), c)).collect();
+    rows.push(("TOTAL".into(), &r.total));
+    let name_w = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(7)
+        .clamp(7, 48);
+    let mut out = format!("{:<name_w$}", "project");
+    for (h, _) in &cols {
+        out.push_str(&format!(" {h:>9}"));
+    }
+    out.push('\n');
+    for (name, c) in rows {
+        let name: String = if name.chars().count() > name_w {
+            let tail: String = name
+                .chars()
+                .rev()
+                .take(name_w - 1)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            format!("…{tail}")
+        } else {
+            name
+        };
+        out.push_str(&format!("{name:<name_w$}"));
+        for (_, f) in &cols {
+            out.push_str(&format!(" {:>9}", f(c)));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "summaries {} (attached {}), compactions {}, agents {}, {} bytes\n",
+        r.total.summaries,
+        r.total.summaries_attached,
+        r.total.compactions,
+        r.total.agents,
+        r.total.bytes
+    ));
+    out
+}
