@@ -196,7 +196,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
 
 /// A directory with `*.jsonl` files directly inside is a project directory.
 fn is_project_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir).map_or(false, |rd| {
+    std::fs::read_dir(dir).is_ok_and(|rd| {
         rd.filter_map(|e| e.ok())
             .any(|e| e.path().extension().is_some_and(|x| x == "jsonl") && e.path().is_file())
     })

@@ -311,7 +311,8 @@ fn exclude_own(p: &Project, counts: &mut Counts) {
 
 /// A fixed-width table for terminals.
 pub fn table(r: &Report) -> String {
-    let cols: [(&str, fn(&Counts) -> u64); 12] = [
+    type Column = (&'static str, fn(&Counts) -> u64);
+    let cols: [Column; 12] = [
         ("files", |c| c.files),
         ("lines", |c| c.lines),
         ("bad", |c| c.bad_lines),

@@ -151,26 +151,40 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
             continue;
         }
         g.compactions += 1;
-        let logical = e.logical_parent_uuid.as_deref();
-        if let Some(&pid) = logical.and_then(|l| g.index.get(l)) {
-            g.nodes[n].parent = Some(pid);
-            g.nodes[n].link = Link::Compaction;
-            continue;
-        }
-        if let Some(l) = logical {
-            g.findings.push(GraphFinding {
-                entry: node.entry,
-                problem: Problem::DanglingLogicalParent { parent: l.into() },
-            });
-        }
-        if node.ts == i64::MIN {
-            continue;
-        }
         let id = NodeId(n as u32);
-        let list = &by_session[&node.session];
-        // The latest node strictly before this one in (ts, id) order.
-        let pos = list.partition_point(|&(t, i)| (t, i) < (node.ts, id));
-        if let Some(&(_, prev)) = pos.checked_sub(1).and_then(|p| list.get(p)) {
+        let (entry, ts, session) = (node.entry, node.ts, node.session);
+        let logical = e.logical_parent_uuid.as_deref();
+        match logical.and_then(|l| g.index.get(l)).copied() {
+            // A preserved segment can be re-parented under the summary, so the
+            // logical parent may sit below the boundary: then join by time.
+            Some(pid) if !descends_from(&g, pid, id) => {
+                g.nodes[n].parent = Some(pid);
+                g.nodes[n].link = Link::Compaction;
+                continue;
+            }
+            Some(_) => {}
+            None => {
+                if let Some(l) = logical {
+                    g.findings.push(GraphFinding {
+                        entry,
+                        problem: Problem::DanglingLogicalParent { parent: l.into() },
+                    });
+                }
+            }
+        }
+        if ts == i64::MIN {
+            continue;
+        }
+        let list = &by_session[&session];
+        // The latest node before this one in (ts, id) order that is not below it.
+        let pos = list.partition_point(|&(t, i)| (t, i) < (ts, id));
+        let prev = list[..pos]
+            .iter()
+            .rev()
+            .take(64)
+            .map(|&(_, p)| p)
+            .find(|&p| !descends_from(&g, p, id));
+        if let Some(prev) = prev {
             g.nodes[n].parent = Some(prev);
             g.nodes[n].link = Link::CompactionByTime;
         }
@@ -212,6 +226,23 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
         }
     }
     g
+}
+
+/// Whether `node` is `ancestor` or lies below it (walks parents; bounded).
+fn descends_from(g: &Graph, node: NodeId, ancestor: NodeId) -> bool {
+    let mut cur = Some(node);
+    let mut steps = 0usize;
+    while let Some(c) = cur {
+        if c == ancestor {
+            return true;
+        }
+        steps += 1;
+        if steps > g.nodes.len() {
+            return false;
+        }
+        cur = g.nodes[c.ix()].parent;
+    }
+    false
 }
 
 /// Cuts one edge of every parent cycle. In a cycle the edge cut is a join if

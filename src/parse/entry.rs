@@ -604,9 +604,10 @@ fn classify_user(e: &Entry) -> UserKind {
         UserKind::Interrupt
     } else if t.starts_with("<task-notification>") || t.starts_with("<bash-notification>") {
         UserKind::Notification
-    } else if t.starts_with("Caveat:") || t.starts_with("<command-") {
-        UserKind::OtherMarker
-    } else if t.starts_with('<') && looks_like_tag(t) {
+    } else if t.starts_with("Caveat:")
+        || t.starts_with("<command-")
+        || (t.starts_with('<') && looks_like_tag(t))
+    {
         UserKind::OtherMarker
     } else if t.is_empty() && !e.tool_results.is_empty() {
         UserKind::ToolResult

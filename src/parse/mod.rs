@@ -140,19 +140,25 @@ pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<Lin
         problems.push(problem);
         return (None, problems);
     }
-    match parse_entry(trimmed, loc, offset) {
+    // serde_json rejects lone surrogate escapes where it decodes a string, but
+    // skips them inside raw values: repair them up front so no text is lost.
+    let has_surrogate_escape = memchr::memmem::find(trimmed.as_bytes(), b"\\ud").is_some()
+        || memchr::memmem::find(trimmed.as_bytes(), b"\\uD").is_some();
+    let fixed = if has_surrogate_escape {
+        scrub_lone_surrogates(trimmed)
+    } else {
+        None
+    };
+    if fixed.is_some() {
+        problems.push(LineProblem::LoneSurrogate);
+    }
+    let text = fixed.as_deref().unwrap_or(trimmed);
+    match parse_entry(text, loc, offset) {
         Ok(mut e) => {
-            e.raw = trimmed.into();
+            e.raw = text.into();
             (Some(e), problems)
         }
         Err(err) => {
-            if let Some(fixed) = scrub_lone_surrogates(trimmed) {
-                if let Ok(mut e) = parse_entry(&fixed, loc, offset) {
-                    problems.push(LineProblem::LoneSurrogate);
-                    e.raw = fixed.into_boxed_str();
-                    return (Some(e), problems);
-                }
-            }
             problems.push(LineProblem::Malformed(err.to_string()));
             (None, problems)
         }

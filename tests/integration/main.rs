@@ -1,1 +1,6 @@
+//! The integration test binary: one module per feature.
 
+mod cli;
+mod corpus;
+mod props;
+mod support;

@@ -1,0 +1,353 @@
+//! Properties on generated transcripts: order independence, P1–P3 preserved by
+//! parsing, and artifacts never counted as forks.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use crate::support::{load, report};
+
+/// One step of a generated session history.
+#[derive(Debug, Clone)]
+pub enum Op {
+    /// A prompt and a reply streamed in `blocks` entries, with `parallel` tool
+    /// calls (2.1.1 style: each result under its own tool_use block), and
+    /// optional hook / turn-duration / local-command side entries.
+    Turn {
+        blocks: u8,
+        parallel: u8,
+        hook: bool,
+        duration: bool,
+        command: bool,
+    },
+    /// The next prompt goes back to the end of an earlier turn (a rewind).
+    Rewind { back: u8 },
+    /// Resume into a new session file that copies the current line (2.0.x style).
+    Resume,
+}
+
+pub fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (1u8..4, 0u8..3, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(blocks, parallel, hook, duration, command)| Op::Turn { blocks, parallel, hook, duration, command }),
+        1 => (0u8..4).prop_map(|back| Op::Rewind { back }),
+        1 => Just(Op::Resume),
+    ]
+}
+
+/// A generated archive: lines per session file, and the forks it must have.
+pub struct Generated {
+    pub files: BTreeMap<String, Vec<String>>,
+    pub expected_forks: usize,
+    pub expected_branches: usize,
+}
+
+struct Gen {
+    files: BTreeMap<String, Vec<String>>,
+    session: String,
+    sessions: usize,
+    clock: u64,
+    next: u64,
+    /// The nodes of the current line, root first.
+    line: Vec<(String, Value)>,
+    /// End-of-turn anchors on the current line, and how many prompts hang from each.
+    ends: Vec<String>,
+    prompts_under: BTreeMap<String, usize>,
+}
+
+impl Gen {
+    fn uuid(&mut self) -> String {
+        self.next += 1;
+        format!("00000000-0000-4000-8000-{:012}", self.next)
+    }
+    fn ts(&mut self) -> String {
+        self.clock += 7;
+        format!(
+            "2025-07-01T{:02}:{:02}:{:02}.000Z",
+            (self.clock / 3600) % 24,
+            (self.clock / 60) % 60,
+            self.clock % 60
+        )
+    }
+    fn emit(&mut self, mut v: Value, on_line: bool) -> String {
+        let u = self.uuid();
+        v["uuid"] = json!(u);
+        v["sessionId"] = json!(self.session);
+        v["timestamp"] = json!(self.ts());
+        v["isSidechain"] = json!(false);
+        let s = serde_json::to_string(&v).unwrap();
+        self.files
+            .entry(format!("{}.jsonl", self.session))
+            .or_default()
+            .push(s);
+        if on_line {
+            self.line.push((u.clone(), v));
+        }
+        u
+    }
+    fn tip(&self) -> Option<String> {
+        self.line.last().map(|(u, _)| u.clone())
+    }
+}
+
+pub fn generate(ops: &[Op]) -> Generated {
+    // Every history starts with a turn.
+    let first = Op::Turn {
+        blocks: 1,
+        parallel: 0,
+        hook: false,
+        duration: false,
+        command: false,
+    };
+    let ops: Vec<Op> = std::iter::once(first).chain(ops.iter().cloned()).collect();
+    let mut g = Gen {
+        files: BTreeMap::new(),
+        session: "10000000-0000-4000-8000-000000000000".into(),
+        sessions: 0,
+        clock: 0,
+        next: 0,
+        line: Vec::new(),
+        ends: Vec::new(),
+        prompts_under: BTreeMap::new(),
+    };
+    let mut parent_override: Option<String> = None;
+    for (i, op) in ops.iter().enumerate() {
+        match op {
+            Op::Turn {
+                blocks,
+                parallel,
+                hook,
+                duration,
+                command,
+            } => {
+                let parent = parent_override.take().or_else(|| g.tip());
+                if let Some(p) = &parent {
+                    *g.prompts_under.entry(p.clone()).or_default() += 1;
+                }
+                g.emit(json!({"type":"user","parentUuid":parent,"message":{"role":"user","content":format!("prompt {i}")}}), true);
+                let msg = format!("msg_{i}");
+                // Parallel calls: tool_use blocks chained, each result under its block.
+                let mut uses = Vec::new();
+                for k in 0..*parallel {
+                    let id = format!("toolu_{i}_{k}");
+                    let p = g.tip();
+                    let u = g.emit(json!({"type":"assistant","parentUuid":p,"message":{"id":msg,"role":"assistant","model":"claude",
+                        "content":[{"type":"tool_use","id":id,"name":"Bash","input":{"command":"ls"}}]}}), true);
+                    uses.push((u, id));
+                }
+                let mut last_result = None;
+                for (u, id) in &uses {
+                    let r = g.emit(
+                        json!({"type":"user","parentUuid":u,"message":{"role":"user",
+                        "content":[{"type":"tool_result","tool_use_id":id,"content":"out"}]}}),
+                        false,
+                    );
+                    last_result = Some(r);
+                }
+                if let Some(r) = last_result {
+                    // The conversation goes on from the last result.
+                    let v = json!({});
+                    g.line.push((r, v));
+                }
+                let msg2 = if *parallel > 0 {
+                    format!("msg_{i}_b")
+                } else {
+                    msg.clone()
+                };
+                for b in 0..*blocks {
+                    let p = g.tip();
+                    if *hook && b == 0 {
+                        g.emit(json!({"type":"attachment","parentUuid":p,"attachment":{"type":"hook_success","stdout":""}}), false);
+                    }
+                    g.emit(json!({"type":"assistant","parentUuid":p,"message":{"id":msg2,"role":"assistant","model":"claude",
+                        "content":[{"type":"text","text":format!("answer {i}.{b}")}]}}), true);
+                }
+                let end = g.tip().unwrap();
+                if *duration {
+                    g.emit(json!({"type":"system","subtype":"turn_duration","parentUuid":end,"durationMs":5}), false);
+                }
+                if *command {
+                    let c = g.emit(json!({"type":"user","parentUuid":end,"message":{"role":"user","content":"<command-name>/cost</command-name>"}}), false);
+                    let _ = g.emit(json!({"type":"user","parentUuid":c,"message":{"role":"user","content":"<local-command-stdout>$0</local-command-stdout>"}}), false);
+                }
+                g.ends.push(end);
+            }
+            Op::Rewind { back } => {
+                if g.ends.len() >= 2 {
+                    let k = g.ends.len() - 2 - (*back as usize % (g.ends.len() - 1));
+                    let target = g.ends[k].clone();
+                    // Cut the line back to the target.
+                    let pos = g.line.iter().position(|(u, _)| *u == target).unwrap();
+                    g.line.truncate(pos + 1);
+                    g.ends.truncate(k + 1);
+                    parent_override = Some(target);
+                }
+            }
+            Op::Resume => {
+                if g.line.is_empty() || parent_override.is_some() {
+                    continue;
+                }
+                g.sessions += 1;
+                let new = format!("10000000-0000-4000-8000-{:012}", g.sessions);
+                let file = format!("{new}.jsonl");
+                for (_, v) in g.line.clone() {
+                    if v.get("uuid").is_none() {
+                        continue; // a result placeholder: copied below with its line
+                    }
+                    let mut c = v.clone();
+                    c["sessionId"] = json!(new);
+                    g.files
+                        .entry(file.clone())
+                        .or_default()
+                        .push(serde_json::to_string(&c).unwrap());
+                }
+                g.session = new;
+            }
+        }
+    }
+    let expected_forks = g.prompts_under.values().filter(|n| **n >= 2).count();
+    let expected_branches = 1 + g
+        .prompts_under
+        .values()
+        .map(|n| n.saturating_sub(1))
+        .sum::<usize>();
+    Generated {
+        files: g.files,
+        expected_forks,
+        expected_branches,
+    }
+}
+
+fn write(dir: &Path, files: &BTreeMap<String, Vec<String>>) {
+    std::fs::create_dir_all(dir).unwrap();
+    for (name, lines) in files {
+        let mut text = lines.join("\n");
+        text.push('\n');
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+}
+
+/// Shuffles lines within files and moves some between files, deterministically.
+fn scramble(files: &BTreeMap<String, Vec<String>>, seed: u64) -> BTreeMap<String, Vec<String>> {
+    let mut state = seed | 1;
+    let mut rnd = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let names: Vec<String> = files.keys().cloned().collect();
+    let mut out: BTreeMap<String, Vec<String>> =
+        names.iter().map(|n| (n.clone(), Vec::new())).collect();
+    for lines in files.values() {
+        for l in lines {
+            let to = if rnd() % 3 == 0 {
+                &names[(rnd() % names.len() as u64) as usize]
+            } else {
+                &names[0]
+            };
+            out.get_mut(to).unwrap().push(l.clone());
+        }
+    }
+    // Keep each original file's own lines mostly in it, but shuffled.
+    for (name, lines) in files {
+        out.get_mut(name)
+            .unwrap()
+            .extend(lines.iter().filter(|_| rnd() % 2 == 0).cloned());
+    }
+    for lines in out.values_mut() {
+        lines.sort();
+        lines.dedup();
+        for i in (1..lines.len()).rev() {
+            let j = (rnd() % (i as u64 + 1)) as usize;
+            lines.swap(i, j);
+        }
+    }
+    // Every line must still exist somewhere.
+    for lines in files.values() {
+        for l in lines {
+            if !out.values().any(|v| v.contains(l)) {
+                out.get_mut(&names[0]).unwrap().push(l.clone());
+            }
+        }
+    }
+    out
+}
+
+fn model_json(dir: &Path) -> Value {
+    let r = report(&[dir.to_path_buf()]);
+    let mut v = serde_json::to_value(r.projects_detail.unwrap()).unwrap();
+    for p in v.as_array_mut().unwrap() {
+        p["name"] = json!("");
+        p["dir"] = json!("");
+        // Line counts change when duplicate lines are spread over files.
+        for k in ["lines", "entries", "bytes", "duplicate_uuids"] {
+            p[k] = json!(0);
+        }
+    }
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn order_independent(ops in proptest::collection::vec(op(), 1..14), seed in any::<u64>()) {
+        let archive = generate(&ops);
+        let tmp = tempfile::tempdir().unwrap();
+        write(&tmp.path().join("a"), &archive.files);
+        write(&tmp.path().join("b"), &scramble(&archive.files, seed));
+        prop_assert_eq!(model_json(&tmp.path().join("a")), model_json(&tmp.path().join("b")));
+    }
+
+    #[test]
+    fn exactly_the_rewinds_are_forks(ops in proptest::collection::vec(op(), 1..16)) {
+        let archive = generate(&ops);
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), &archive.files);
+        let r = report(&[tmp.path().to_path_buf()]);
+        prop_assert_eq!(r.total.fork_points as usize, archive.expected_forks);
+        prop_assert_eq!(r.total.branches as usize, archive.expected_branches);
+        prop_assert_eq!(r.total.conversations, 1);
+    }
+
+    #[test]
+    fn parsing_preserves_p1_to_p3(ops in proptest::collection::vec(op(), 1..12)) {
+        let archive = generate(&ops);
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), &archive.files);
+        for p in load(&[tmp.path().to_path_buf()]) {
+            let findings = cctree::check::check_project(&p);
+            let bad: Vec<_> = findings.iter().filter(|f| f.kind.starts_with('P')).collect();
+            prop_assert!(bad.is_empty(), "{:?}", bad);
+        }
+    }
+}
+
+#[test]
+fn check_finds_a_removed_tool_result() {
+    let archive = generate(&[Op::Turn {
+        blocks: 1,
+        parallel: 2,
+        hook: false,
+        duration: false,
+        command: false,
+    }]);
+    let mut files = archive.files.clone();
+    let answers = |l: &str, id: &str| {
+        let v: Value = serde_json::from_str(l).unwrap();
+        v["message"]["content"][0]["tool_use_id"] == id
+    };
+    for lines in files.values_mut() {
+        lines.retain(|l| !answers(l, "toolu_1_0"));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    write(tmp.path(), &files);
+    let p = load(&[tmp.path().to_path_buf()]).remove(0);
+    let kinds: Vec<&str> = cctree::check::check_project(&p)
+        .iter()
+        .map(|f| f.kind)
+        .collect();
+    assert_eq!(kinds, ["P3-tool-use-without-result"]);
+}
