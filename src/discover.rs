@@ -360,3 +360,59 @@ mod tests {
         assert_eq!(classify("s/other.jsonl").0, FileClass::Other);
     }
 }
+
+#[cfg(test)]
+mod walk_tests {
+    use super::*;
+
+    #[test]
+    fn walks_layouts_and_survives_symlink_loops() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("-home-me-app");
+        std::fs::create_dir_all(p.join("s1/subagents/workflows/r1")).unwrap();
+        std::fs::create_dir_all(p.join("s1/tool-results")).unwrap();
+        for f in [
+            "s1.jsonl",
+            "agent-1234abcd.jsonl",
+            "s1/subagents/agent-a1.jsonl",
+            "s1/subagents/workflows/r1/journal.jsonl",
+        ] {
+            std::fs::write(p.join(f), "{}\n").unwrap();
+        }
+        std::fs::write(
+            p.join("s1/subagents/agent-a1.meta.json"),
+            r#"{"agentType":"Explore","description":"d"}"#,
+        )
+        .unwrap();
+        std::fs::write(p.join("s1/tool-results/toolu_1.txt"), "big").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&p, p.join("s1/loop")).unwrap();
+        let a = discover(&[tmp.path().to_path_buf()]).unwrap();
+        assert_eq!(a.projects.len(), 1);
+        let proj = &a.projects[0];
+        let rels: Vec<(&str, FileClass)> = proj
+            .files
+            .iter()
+            .map(|f| (f.rel.as_str(), f.class))
+            .collect();
+        assert_eq!(
+            rels,
+            [
+                ("agent-1234abcd.jsonl", FileClass::LegacyAgent),
+                ("s1.jsonl", FileClass::Main),
+                ("s1/subagents/agent-a1.jsonl", FileClass::Subagent),
+            ]
+        );
+        assert_eq!(proj.agent_meta["a1"].agent_type.as_deref(), Some("Explore"));
+        assert!(
+            proj.tool_results
+                .contains_key("s1/tool-results/toolu_1.txt")
+        );
+        #[cfg(unix)]
+        assert!(
+            proj.warnings.iter().any(|w| w.contains("loop")),
+            "{:?}",
+            proj.warnings
+        );
+    }
+}

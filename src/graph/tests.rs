@@ -478,3 +478,57 @@ fn node_ids_do_not_depend_on_line_order() {
         assert_eq!(e1[n1.entry as usize].uuid, e2[n2.entry as usize].uuid);
     }
 }
+
+#[test]
+fn main_thread_instance_wins_over_side_agent_copies() {
+    let mut t = T::new();
+    t.classes[2] = FileClass::SideAgent;
+    // The compaction summariser copies a main node (with another parent).
+    t.raw(2, json!({"type":"user","sessionId":"s","uuid":"u1","parentUuid":"elsewhere","isSidechain":true,
+        "agentId":"acompact-1","timestamp":ts(0),"message":{"role":"user","content":"start"}}));
+    t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
+    t.raw(
+        2,
+        json!({"type":"user","sessionId":"s","uuid":"q1","parentUuid":"a1","isSidechain":true,
+        "agentId":"acompact-1","timestamp":ts(5),"message":{"role":"user","content":"Summarize"}}),
+    );
+    let (e, g) = t.build();
+    let u1 = g.node(g.index["u1"]);
+    assert!(!u1.sidechain);
+    assert_eq!(
+        e[u1.entry as usize].loc.file, 0,
+        "the main file's instance is canonical"
+    );
+    assert_eq!(u1.parent, None);
+    assert_eq!(g.conversations.len(), 1);
+    assert_eq!(g.agents.len(), 1);
+    assert_eq!(g.agents[0].kind, AgentKind::SideAgent);
+    assert_eq!(g.agents[0].attached_to, Some(g.index["a1"]));
+}
+
+#[test]
+fn last_prompt_marks_the_active_branch() {
+    let mut t = T::new();
+    t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
+    t.user("s", "u2", Some("a1"), 10, "keep this one")
+        .text("s", "a2", "u2", 11);
+    t.user("s", "u3", Some("a1"), 100, "abandoned later")
+        .text("s", "a3", "u3", 101);
+    t.raw(
+        1,
+        json!({"type":"last-prompt","lastPrompt":"keep this one","sessionId":"s"}),
+    );
+    let (e, g) = t.build();
+    let c = &g.conversations[0];
+    assert_eq!(g.uuid(&e, g.branches[c.active_branch as usize].first), "u1");
+    // Without it, the latest leaf decides.
+    t.lines.pop();
+    let (e, g) = t.build();
+    assert_eq!(
+        g.uuid(
+            &e,
+            g.branches[g.conversations[0].active_branch as usize].first
+        ),
+        "u3"
+    );
+}

@@ -1,0 +1,120 @@
+//! Syntax highlighting of code blocks with syntect: one shared [`SyntaxSet`],
+//! classed spans (`hl-` prefix, styled by `assets/syntax.css`), and caps so
+//! that one huge file cannot make a page slow or heavy.
+
+use std::sync::LazyLock;
+
+use syntect::html::{ClassStyle, ClassedHTMLGenerator};
+use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::util::LinesWithEndings;
+
+use super::html::push_esc;
+
+static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
+
+/// Largest block that is highlighted; larger ones are shown plain.
+pub const BLOCK_CAP: usize = 64 * 1024;
+/// Highlighted source per page; beyond it blocks are shown plain.
+pub const PAGE_CAP: usize = 512 * 1024;
+/// A block with a longer line is shown plain (minified files, data dumps).
+pub const LINE_CAP: usize = 16 * 1024;
+
+/// What is left of a page's highlighting allowance.
+#[derive(Debug, Clone)]
+pub struct Budget {
+    left: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { left: PAGE_CAP }
+    }
+}
+
+/// The language token of a file path (its extension, or a known file name).
+pub fn lang_of_path(path: &str) -> Option<&str> {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    match name {
+        "Makefile" | "makefile" | "GNUmakefile" => return Some("make"),
+        "Dockerfile" => return Some("bash"),
+        _ => {}
+    }
+    let (stem, ext) = name.rsplit_once('.')?;
+    (!stem.is_empty()).then_some(ext)
+}
+
+fn syntax_for(token: &str) -> Option<&'static SyntaxReference> {
+    let t = token.trim().to_ascii_lowercase();
+    let t = match t.as_str() {
+        "ts" | "tsx" | "typescript" | "jsx" | "mjs" | "cjs" => "js",
+        "shell" | "zsh" | "console" | "shellscript" => "bash",
+        "jsonc" | "json5" => "json",
+        "yml" => "yaml",
+        "py3" | "python3" => "python",
+        "text" | "txt" | "plain" | "plaintext" | "" => return None,
+        other => other,
+    };
+    let ss = &*SYNTAXES;
+    ss.find_syntax_by_token(t)
+        .filter(|s| s.name != "Plain Text")
+}
+
+/// A `<pre>` block for `code`, highlighted when the language is known and the
+/// block fits the caps, else plain escaped text.
+pub fn code_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String {
+    let mut out = String::with_capacity(code.len() + 64);
+    let syntax = lang.and_then(syntax_for);
+    let fits = code.len() <= BLOCK_CAP
+        && code.len() <= budget.left
+        && code.split('\n').all(|l| l.len() <= LINE_CAP);
+    if let (Some(syntax), true) = (syntax, fits) {
+        if let Some(html) = classed(code, syntax) {
+            budget.left -= code.len();
+            out.push_str("<pre class=\"code hl\"><code>");
+            out.push_str(&html);
+            out.push_str("</code></pre>");
+            return out;
+        }
+    }
+    out.push_str("<pre class=\"code\"><code>");
+    push_esc(&mut out, code);
+    out.push_str("</code></pre>");
+    out
+}
+
+fn classed(code: &str, syntax: &SyntaxReference) -> Option<String> {
+    let mut gen = ClassedHTMLGenerator::new_with_class_style(
+        syntax,
+        &SYNTAXES,
+        ClassStyle::SpacedPrefixed { prefix: "hl-" },
+    );
+    for line in LinesWithEndings::from(code) {
+        gen.parse_html_for_line_which_includes_newline(line).ok()?;
+    }
+    Some(gen.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlights_known_languages_with_classes() {
+        let mut b = Budget::default();
+        let html = code_block("fn main() { let x = \"<b>\"; }\n", Some("rust"), &mut b);
+        assert!(html.contains("class=\"hl-"), "{html}");
+        assert!(html.contains("&lt;b&gt;"));
+        assert!(!html.contains("style="));
+    }
+
+    #[test]
+    fn unknown_language_and_caps_fall_back_to_plain() {
+        let mut b = Budget::default();
+        let plain = code_block("<x>", Some("no-such-lang"), &mut b);
+        assert_eq!(plain, "<pre class=\"code\"><code>&lt;x&gt;</code></pre>");
+        let long = "a".repeat(LINE_CAP + 1);
+        assert!(!code_block(&long, Some("rust"), &mut b).contains("hl-"));
+        assert_eq!(lang_of_path("/a/b/main.rs"), Some("rs"));
+        assert_eq!(lang_of_path("/a/.bashrc"), None);
+    }
+}

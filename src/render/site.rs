@@ -1,0 +1,200 @@
+//! The site's URL contract: slugs, path segments, page file names, pagination
+//! math and relative links. Nothing here touches the file system.
+//!
+//! ```text
+//! index.html, search-index.js, assets/{style.css,app.js,syntax.css,img/<blake3>.<ext>}
+//! <project>/index.html
+//! <project>/c/<root-uuid>/index.html, page-N.html          main branch (+ fork index)
+//! <project>/c/<root-uuid>/b/<first-uuid>/index.html, …    every other branch
+//! <project>/agents/<agent-id>/index.html, …               sub-agent transcripts
+//! ```
+//!
+//! Directories are written relative to the site root with a trailing `/`
+//! (`proj/c/abc/`); links are always relative, and always name a file
+//! (`index.html`), so the site works from `file://` and under any sub-path.
+
+use std::collections::BTreeSet;
+
+/// Longest slug or path segment.
+pub const MAX_SEGMENT: usize = 80;
+
+/// A short, stable hash of a string (hex, 8 characters).
+pub fn short_hash(s: &str) -> String {
+    blake3::hash(s.as_bytes()).to_hex()[..8].to_string()
+}
+
+/// `s` as one safe path segment: only `[A-Za-z0-9._-]`, at most [`MAX_SEGMENT`]
+/// bytes, never `.`/`..` or a leading dot. When anything had to change, a hash of
+/// the original is appended so distinct inputs stay distinct.
+pub fn sanitize_segment(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut changed = out != s;
+    if out.starts_with('.') {
+        out = out.replacen('.', "_", 1);
+        changed = true;
+    }
+    let hash_len = 9;
+    if out.len() > MAX_SEGMENT {
+        out.truncate(MAX_SEGMENT - hash_len);
+        changed = true;
+    }
+    if out.is_empty() {
+        out.push('_');
+        changed = true;
+    }
+    if changed {
+        out.push('-');
+        out.push_str(&short_hash(s));
+    }
+    out
+}
+
+/// Unique project slugs for the given directory names, in the same order.
+/// Collisions (compared case-insensitively, for case-insensitive file systems)
+/// get a hash suffix, then a counter.
+pub fn project_slugs<S: AsRef<str>>(names: &[S]) -> Vec<String> {
+    let mut taken: BTreeSet<String> = ["assets", "index.html", "search-index.js"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    names
+        .iter()
+        .map(|n| {
+            let n = n.as_ref();
+            let mut slug = sanitize_segment(n);
+            if taken.contains(&slug.to_ascii_lowercase()) {
+                slug = sanitize_segment(&format!("{}-{}", cut_to(&slug, 60), short_hash(n)));
+            }
+            let base = slug.clone();
+            let mut i = 2;
+            while taken.contains(&slug.to_ascii_lowercase()) {
+                slug = format!("{base}-{i}");
+                i += 1;
+            }
+            taken.insert(slug.to_ascii_lowercase());
+            slug
+        })
+        .collect()
+}
+
+fn cut_to(s: &str, n: usize) -> &str {
+    // Slugs are ASCII, so any byte index is a boundary.
+    &s[..s.len().min(n)]
+}
+
+/// File name of a page (0-based): `index.html`, `page-2.html`, …
+pub fn page_file(page: u32) -> String {
+    if page == 0 {
+        "index.html".into()
+    } else {
+        format!("page-{}.html", page + 1)
+    }
+}
+
+/// The page (0-based) of the `index`-th counted turn (0-based) of a line.
+pub fn page_of(index: u32, page_size: u32) -> u32 {
+    index / page_size.max(1)
+}
+
+/// How many pages a line of `turns` counted turns takes (at least one).
+pub fn page_count(turns: u32, page_size: u32) -> u32 {
+    turns.div_ceil(page_size.max(1)).max(1)
+}
+
+/// `../` repeated once per segment of `dir` (relative to the site root).
+pub fn up(dir: &str) -> String {
+    "../".repeat(dir.matches('/').count())
+}
+
+/// A link from a page in `from_dir` to `file` in `to_dir` (both relative to the
+/// site root, ending in `/` or empty), with an optional `#fragment`.
+pub fn href(from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> String {
+    let mut s = if from_dir == to_dir {
+        String::new()
+    } else {
+        let mut s = up(from_dir);
+        s.push_str(to_dir);
+        s
+    };
+    s.push_str(file);
+    if let Some(f) = frag {
+        s.push('#');
+        s.push_str(f);
+    }
+    s
+}
+
+/// The anchor id of a message: `m-<uuid>` (uuid sanitized like a segment).
+pub fn anchor(uuid: &str) -> String {
+    format!("m-{}", sanitize_segment(uuid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_segments_are_kept() {
+        assert_eq!(
+            sanitize_segment("a1000000-0000-4000-8000-000000000001"),
+            "a1000000-0000-4000-8000-000000000001"
+        );
+        assert_eq!(sanitize_segment("-home-alice-notes"), "-home-alice-notes");
+    }
+
+    #[test]
+    fn hostile_segments_are_neutralised() {
+        for bad in ["..", ".", "../etc", "a/b", "a\0b", "", "x\\y", ".hidden", "é"] {
+            let s = sanitize_segment(bad);
+            assert!(!s.contains('/') && !s.contains('\\') && !s.contains('\0'), "{s}");
+            assert!(!s.starts_with('.'), "{s}");
+            assert!(s.len() <= MAX_SEGMENT);
+            assert!(
+                s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+            );
+        }
+        assert_ne!(sanitize_segment("a/b"), sanitize_segment("a_b"));
+        let long = "x".repeat(200);
+        assert_eq!(sanitize_segment(&long).len(), MAX_SEGMENT);
+    }
+
+    #[test]
+    fn project_slugs_are_unique() {
+        let s = project_slugs(&["a/b", "a_b", "A_B", "assets", "x"]);
+        let set: BTreeSet<String> = s.iter().map(|x| x.to_lowercase()).collect();
+        assert_eq!(set.len(), 5);
+        assert_eq!(s[1], "a_b");
+        assert_ne!(s[3], "assets");
+        assert_eq!(s[4], "x");
+    }
+
+    #[test]
+    fn pagination_math() {
+        assert_eq!(page_count(0, 50), 1);
+        assert_eq!(page_count(50, 50), 1);
+        assert_eq!(page_count(51, 50), 2);
+        assert_eq!(page_of(0, 50), 0);
+        assert_eq!(page_of(49, 50), 0);
+        assert_eq!(page_of(50, 50), 1);
+        assert_eq!(page_file(0), "index.html");
+        assert_eq!(page_file(2), "page-3.html");
+    }
+
+    #[test]
+    fn relative_links() {
+        assert_eq!(href("p/c/x/", "p/c/x/", "page-2.html", Some("m-a")), "page-2.html#m-a");
+        assert_eq!(href("p/c/x/b/y/", "p/c/x/", "index.html", None), "../../../../../p/c/x/index.html");
+        assert_eq!(href("", "p/", "index.html", None), "p/index.html");
+        assert_eq!(up("p/c/x/"), "../../../");
+    }
+}
