@@ -98,6 +98,24 @@ fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) {
             });
         }
     }
+    // One warning per unknown entry type, at its first occurrence.
+    let mut unknown: std::collections::BTreeMap<&str, (crate::parse::Loc, usize)> =
+        Default::default();
+    for e in &p.entries {
+        if let crate::parse::Kind::Unknown(t) = &e.kind {
+            let slot = unknown.entry(t).or_insert((e.loc, 0));
+            slot.0 = slot.0.min(e.loc);
+            slot.1 += 1;
+        }
+    }
+    for (t, (loc, n)) in unknown {
+        progress.suspend(|| {
+            tracing::warn!(
+                "{}: unknown entry type {t:?} ({n} entries, kept and shown as they are)",
+                p.locate(loc)
+            )
+        });
+    }
     for s in p.file_stats.iter().filter_map(|s| s.read_error.as_deref()) {
         progress.suspend(|| tracing::warn!("{s}"));
     }

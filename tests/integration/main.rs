@@ -1,5 +1,6 @@
 //! The integration test binary: one module per feature.
 
+mod adversarial;
 mod cli;
 mod corpus;
 mod props;

@@ -1,0 +1,425 @@
+//! The adversarial suite: hostile and broken archives, generated here (add a
+//! case by adding a function to `cases()`), each with what must happen.
+//!
+//! For every case, every command: no panic, each expected problem reported
+//! with `file:line`, every readable entry still there (checked by content), and
+//! nothing written outside the output directory.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::cctree;
+
+/// One hostile archive.
+pub struct Case {
+    pub name: &'static str,
+    /// Files relative to the project directory, with their bytes.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// `(file, line)` where a warning must be reported.
+    pub warn_at: Vec<(String, u32)>,
+    /// Texts that must survive into the model (and the pages).
+    pub must_keep: Vec<String>,
+}
+
+fn line(v: Value) -> Vec<u8> {
+    let mut s = serde_json::to_vec(&v).unwrap();
+    s.push(b'\n');
+    s
+}
+
+fn ts(i: u64) -> String {
+    format!(
+        "2025-07-01T{:02}:{:02}:{:02}.000Z",
+        (i / 3600) % 24,
+        (i / 60) % 60,
+        i % 60
+    )
+}
+
+fn user(uuid: &str, parent: Option<&str>, i: u64, text: &str) -> Value {
+    json!({"type":"user","uuid":uuid,"parentUuid":parent,"sessionId":"s1","timestamp":ts(i),"cwd":"/tmp/x",
+        "message":{"role":"user","content":text}})
+}
+
+fn reply(uuid: &str, parent: &str, i: u64, text: &str) -> Value {
+    json!({"type":"assistant","uuid":uuid,"parentUuid":parent,"sessionId":"s1","timestamp":ts(i),
+        "message":{"id":format!("msg_{uuid}"),"role":"assistant","model":"claude","content":[{"type":"text","text":text}]}})
+}
+
+fn good_prefix() -> Vec<u8> {
+    let mut b = line(user("u1", None, 1, "The first prompt survives"));
+    b.extend(line(reply("a1", "u1", 2, "The first reply survives")));
+    b
+}
+
+pub fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+
+    let mut b = good_prefix();
+    b.extend(br#"{"type":"user","uuid":"u2","parentUuid":"a1","message":{"content":"torn"#);
+    out.push(Case {
+        name: "truncated_last_line",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![("s1.jsonl".into(), 3)],
+        must_keep: vec![
+            "The first prompt survives".into(),
+            "The first reply survives".into(),
+        ],
+    });
+
+    let mut b = good_prefix();
+    b.extend(b"this is not json at all }}}\n");
+    b.extend(line(user("u2", Some("a1"), 3, "After the garbage line")));
+    out.push(Case {
+        name: "invalid_json_line",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![("s1.jsonl".into(), 3)],
+        must_keep: vec!["After the garbage line".into()],
+    });
+
+    let mut b = good_prefix();
+    let mut bad = line(user("u2", Some("a1"), 3, "Bytes XX inside a string"));
+    let at = bad.windows(2).position(|w| w == b"XX").unwrap();
+    bad[at] = 0xff;
+    bad[at + 1] = 0xfe;
+    b.extend(bad);
+    out.push(Case {
+        name: "invalid_utf8",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![("s1.jsonl".into(), 3)],
+        must_keep: vec!["inside a string".into()],
+    });
+
+    let mut b = good_prefix();
+    b.extend(
+        br#"{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","message":{"content":"lone \udc80 low and \ud800 high surrogates"}}"#,
+    );
+    b.push(b'\n');
+    out.push(Case {
+        name: "lone_surrogates",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![("s1.jsonl".into(), 3)],
+        must_keep: vec!["low and".into(), "high surrogates".into()],
+    });
+
+    let mut b = b"\xEF\xBB\xBF".to_vec();
+    b.extend(good_prefix());
+    out.push(Case {
+        name: "bom",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![],
+        must_keep: vec!["The first prompt survives".into()],
+    });
+
+    // A 50 MB single line: a pasted base64 image.
+    let mut b = good_prefix();
+    let png = base64_png(50 * 1024 * 1024);
+    b.extend(line(
+        json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":ts(3),
+        "message":{"role":"user","content":[{"type":"text","text":"Look at this huge screenshot"},
+            {"type":"image","source":{"type":"base64","media_type":"image/png","data":png}}]}}),
+    ));
+    b.extend(line(reply("a2", "u2", 4, "That is a big image")));
+    out.push(Case {
+        name: "huge_line",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![],
+        must_keep: vec![
+            "Look at this huge screenshot".into(),
+            "That is a big image".into(),
+        ],
+    });
+
+    out.push(Case {
+        name: "empty_file",
+        files: vec![
+            ("s1.jsonl".into(), Vec::new()),
+            ("s2.jsonl".into(), good_prefix()),
+        ],
+        warn_at: vec![],
+        must_keep: vec!["The first reply survives".into()],
+    });
+
+    let mut b = Vec::new();
+    for i in 0..5 {
+        b.extend(line(json!({"type":"summary","summary":format!("Summary number {i}"),"leafUuid":format!("gone-{i}")})));
+    }
+    out.push(Case {
+        name: "only_summaries",
+        files: vec![("s1.jsonl".into(), b), ("s2.jsonl".into(), good_prefix())],
+        warn_at: vec![],
+        must_keep: vec!["The first prompt survives".into()],
+    });
+
+    let mut b = good_prefix();
+    b.extend(line(user("x", Some("y"), 5, "Cycle member x")));
+    b.extend(line(user("y", Some("x"), 6, "Cycle member y")));
+    b.extend(line(user("me", Some("me"), 7, "I am my own parent")));
+    out.push(Case {
+        name: "cycles",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![],
+        must_keep: vec![
+            "Cycle member x".into(),
+            "Cycle member y".into(),
+            "I am my own parent".into(),
+        ],
+    });
+
+    let mut b = good_prefix();
+    b.extend(line(user(
+        "d1",
+        Some("deleted-long-ago"),
+        5,
+        "My parent was deleted",
+    )));
+    out.push(Case {
+        name: "dangling_parent",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![],
+        must_keep: vec!["My parent was deleted".into()],
+    });
+
+    let mut b = good_prefix();
+    b.extend(line(user(
+        "u1",
+        None,
+        1,
+        "A different text under the same uuid",
+    )));
+    out.push(Case {
+        name: "conflicting_duplicate",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![],
+        must_keep: vec!["The first prompt survives".into()],
+    });
+
+    // Hostile names in every id field.
+    let evil = [
+        "../../../etc/passwd",
+        "a/b\\c",
+        "nul\u{0}byte",
+        "CON",
+        "NUL.txt",
+        "émoji-🦀-名前",
+    ];
+    let long = "x".repeat(300);
+    let mut b = Vec::new();
+    let mut parent: Option<String> = None;
+    for (i, name) in evil.iter().copied().chain([long.as_str()]).enumerate() {
+        let uuid = format!("{name}-{i}");
+        b.extend(line(json!({"type":"user","uuid":uuid,"parentUuid":parent,"sessionId":name,"agentId":name,
+            "timestamp":ts(i as u64),"cwd":name,"message":{"role":"user","content":format!("Prompt from hostile id {i}")}})));
+        parent = Some(uuid);
+    }
+    out.push(Case {
+        name: "hostile_names",
+        files: vec![(format!("{}.jsonl", "é🦀".repeat(20)), b)],
+        warn_at: vec![],
+        must_keep: (0..7)
+            .map(|i| format!("Prompt from hostile id {i}"))
+            .collect(),
+    });
+
+    let mut b = good_prefix();
+    b.extend(line(json!({"type":"brand-new-entry","uuid":"n1","parentUuid":"a1","sessionId":"s1","timestamp":ts(3),"payload":{"x":1}})));
+    b.extend(line(json!({"type":"assistant","uuid":"a2","parentUuid":"n1","sessionId":"s1","timestamp":ts(4),
+        "message":{"id":"m2","role":"assistant","content":[{"type":"hologram","data":"?"},{"type":"text","text":"Text after an unknown block"}]}})));
+    out.push(Case {
+        name: "unknown_types_and_blocks",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![("s1.jsonl".into(), 3)],
+        must_keep: vec!["Text after an unknown block".into()],
+    });
+
+    let mut b = line(user("u1", None, 1, "Run three tools"));
+    let mut prev = "u1".to_string();
+    for (i, tur) in [
+        json!({"stdout":"object result text","stderr":""}),
+        json!("Error: string result text"),
+        json!([{"type":"text","text":"array result text"}]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let a = format!("a{i}");
+        let r = format!("r{i}");
+        b.extend(line(json!({"type":"assistant","uuid":a,"parentUuid":prev,"sessionId":"s1","timestamp":ts(2 + 2 * i as u64),
+            "message":{"id":format!("m{i}"),"role":"assistant","content":[{"type":"tool_use","id":format!("t{i}"),"name":"Bash","input":{"command":"ls"}}]}})));
+        b.extend(line(json!({"type":"user","uuid":r,"parentUuid":a,"sessionId":"s1","timestamp":ts(3 + 2 * i as u64),"toolUseResult":tur,
+            "message":{"role":"user","content":[{"type":"tool_result","tool_use_id":format!("t{i}"),"content":format!("tool output {i}")}]}})));
+        prev = r;
+    }
+    out.push(Case {
+        name: "tool_use_result_shapes",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![],
+        must_keep: vec!["Run three tools".into(), "tool output 2".into()],
+    });
+
+    let mut b = line(user("u1", None, 1, "Search the web"));
+    b.extend(line(json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":ts(2),
+        "message":{"id":"x-1","role":"assistant","content":[
+            {"type":"server_tool_use","id":"srv1","name":"web_search","input":"a string input"},
+            {"type":"tool_result","tool_use_id":"srv1","content":"result inside an assistant message"},
+            {"type":"text","text":"Third-party backend reply"}]}})));
+    out.push(Case {
+        name: "third_party_blocks",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![],
+        must_keep: vec!["Third-party backend reply".into()],
+    });
+
+    out
+}
+
+/// A base64 PNG-looking payload of about `len` bytes (valid base64, not a valid image).
+fn base64_png(len: usize) -> String {
+    let mut s = String::with_capacity(len);
+    s.push_str("iVBORw0KGgo");
+    while s.len() < len {
+        s.push_str("AAAA");
+    }
+    s
+}
+
+/// The 1,000,000-deep linear chain, written straight to disk.
+pub fn deep_chain(dir: &Path, depth: usize) {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join("deep.jsonl")).unwrap());
+    for i in 0..depth {
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"n{}\"", i - 1)
+        };
+        let text = if i == 0 {
+            "Top of the deep chain"
+        } else if i == depth - 1 {
+            "Bottom of the deep chain"
+        } else {
+            "step"
+        };
+        writeln!(
+            w,
+            r#"{{"type":"{}","uuid":"n{i}","parentUuid":{parent},"sessionId":"deep","timestamp":"{}","message":{{"role":"user","content":"{text}"}}}}"#,
+            if i % 2 == 0 { "user" } else { "system" },
+            ts(i as u64 / 1000)
+        )
+        .unwrap();
+    }
+}
+
+pub fn write_case(root: &Path, case: &Case) -> PathBuf {
+    let project = root.join("projects").join("-tmp-x");
+    for (name, bytes) in &case.files {
+        let path = project.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    root.join("projects")
+}
+
+/// Every path under `dir` (to prove nothing was written outside the output).
+#[allow(dead_code, reason = "used once the render checks land")]
+pub fn listing(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(p.clone());
+            }
+            out.insert(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_case_is_survived_with_warnings_and_content() {
+    for case in cases() {
+        let tmp = tempfile::tempdir().unwrap();
+        let input = write_case(tmp.path(), &case);
+        for cmd in [
+            &["stats", "--json", "--detail"][..],
+            &["check", "--json"][..],
+        ] {
+            let out = cctree().args(cmd).arg(&input).output().unwrap();
+            let code = out.status.code();
+            assert!(
+                matches!(code, Some(0 | 1)),
+                "{} {:?}: exit {code:?}\n{}",
+                case.name,
+                cmd,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if cmd[0] == "check" {
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                for (file, line) in &case.warn_at {
+                    let hit = v["findings"].as_array().unwrap().iter().any(|f| {
+                        f["file"]
+                            .as_str()
+                            .is_some_and(|p| p.ends_with(file.as_str()))
+                            && f["line"] == *line
+                    });
+                    assert!(
+                        hit,
+                        "{}: no finding at {file}:{line}: {}",
+                        case.name, v["findings"]
+                    );
+                }
+            } else {
+                for (file, line) in &case.warn_at {
+                    assert!(
+                        stderr.contains(&format!("{file}:{line}")),
+                        "{}: stderr lacks {file}:{line}: {stderr}",
+                        case.name
+                    );
+                }
+            }
+        }
+        // Every readable text is in the model: the entries' excerpts are what
+        // titles and search use, the renderer re-reads the full lines.
+        let projects = crate::support::load(&[input.clone()]);
+        let all: String = projects
+            .iter()
+            .flat_map(|p| p.entries.iter().map(|e| e.raw.to_string()))
+            .collect();
+        for keep in &case.must_keep {
+            assert!(all.contains(keep.as_str()), "{}: lost {keep:?}", case.name);
+        }
+    }
+}
+
+#[test]
+fn a_million_deep_chain_needs_no_recursion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("-deep");
+    std::fs::create_dir_all(&dir).unwrap();
+    deep_chain(&dir, 1_000_000);
+    let out = cctree()
+        .args(["stats", "--json", "--detail"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"], 1_000_000);
+    assert_eq!(v["conversations"], 1);
+    assert_eq!(
+        v["projects_detail"][0]["conversations"][0]["branches"][0]["leaf"],
+        "n999999"
+    );
+}
