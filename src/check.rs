@@ -48,10 +48,7 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
     let at = |entry: u32| {
         let e = &p.entries[entry as usize];
         (
-            p.source.files[e.loc.file as usize]
-                .path
-                .display()
-                .to_string(),
+            p.source.files[e.loc.file as usize].path.display().to_string(),
             e.loc.line,
             e.uuid.as_deref().map(str::to_string),
         )
@@ -68,29 +65,13 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
         }
     }
     for w in &p.warnings {
-        let file = p.source.files[w.loc.file as usize]
-            .path
-            .display()
-            .to_string();
-        let kind = if w.problem.is_bad_line() {
-            "malformed-line"
-        } else {
-            "repaired-line"
-        };
-        out.push(Finding {
-            kind,
-            file,
-            line: w.loc.line,
-            uuid: None,
-            message: w.problem.to_string(),
-        });
+        let file = p.source.files[w.loc.file as usize].path.display().to_string();
+        let kind = if w.problem.is_bad_line() { "malformed-line" } else { "repaired-line" };
+        out.push(Finding { kind, file, line: w.loc.line, uuid: None, message: w.problem.to_string() });
     }
     for e in &p.entries {
         if let Kind::Unknown(t) = &e.kind {
-            let file = p.source.files[e.loc.file as usize]
-                .path
-                .display()
-                .to_string();
+            let file = p.source.files[e.loc.file as usize].path.display().to_string();
             out.push(Finding {
                 kind: "unknown-type",
                 file,
@@ -107,37 +88,20 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
                 "P1-conflicting-duplicate",
                 format!(
                     "uuid {uuid} has different content at {}",
-                    others
-                        .iter()
-                        .map(|o| p.locate(p.entries[*o as usize].loc))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    others.iter().map(|o| p.locate(p.entries[*o as usize].loc)).collect::<Vec<_>>().join(", ")
                 ),
             ),
             Problem::DanglingParent { parent } => (
                 "P2-dangling-parent",
-                format!(
-                    "parentUuid {parent} is not in any file of the project (treated as a root)"
-                ),
+                format!("parentUuid {parent} is not in any file of the project (treated as a root)"),
             ),
             Problem::DanglingLogicalParent { parent } => (
                 "unresolved-logical-parent",
-                format!(
-                    "compaction logicalParentUuid {parent} is not in the project (joined by time)"
-                ),
+                format!("compaction logicalParentUuid {parent} is not in the project (joined by time)"),
             ),
-            Problem::Cycle => (
-                "cycle",
-                "parent chain loops back here; the parent link was cut".to_string(),
-            ),
+            Problem::Cycle => ("cycle", "parent chain loops back here; the parent link was cut".to_string()),
         };
-        out.push(Finding {
-            kind,
-            file,
-            line,
-            uuid,
-            message,
-        });
+        out.push(Finding { kind, file, line, uuid, message });
     }
     tool_balance(p, &mut out);
     out.sort();
@@ -150,10 +114,7 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
     let mut reported: FxHashSet<(&str, &'static str)> = FxHashSet::default();
     let report = |node: NodeId, id: &str, kind: &'static str, out: &mut Vec<Finding>| {
         let e = g.entry(&p.entries, node);
-        let file = p.source.files[e.loc.file as usize]
-            .path
-            .display()
-            .to_string();
+        let file = p.source.files[e.loc.file as usize].path.display().to_string();
         let message = match kind {
             "P3-tool-use-without-result" => {
                 format!("tool_use {id} has no tool_result on the branch that holds it")
@@ -161,13 +122,7 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
             "P3-interrupted-tool-use" => format!("tool_use {id} was interrupted before its result"),
             _ => format!("tool_result for {id} has no tool_use before it on its branch"),
         };
-        out.push(Finding {
-            kind,
-            file,
-            line: e.loc.line,
-            uuid: e.uuid.as_deref().map(str::to_string),
-            message,
-        });
+        out.push(Finding { kind, file, line: e.loc.line, uuid: e.uuid.as_deref().map(str::to_string), message });
     };
     for c in g.conversations.iter() {
         for &b in &c.branches {
@@ -216,11 +171,7 @@ pub fn projection(g: &Graph, branch: u32) -> Vec<NodeId> {
 }
 
 /// Unbalanced tool calls on one ordered run of nodes.
-fn balance<'e>(
-    g: &Graph,
-    entries: &'e [Entry],
-    path: &[NodeId],
-) -> Vec<(NodeId, &'e str, &'static str)> {
+fn balance<'e>(g: &Graph, entries: &'e [Entry], path: &[NodeId]) -> Vec<(NodeId, &'e str, &'static str)> {
     let mut open: FxHashMap<&str, (NodeId, usize)> = FxHashMap::default();
     let mut out = Vec::new();
     let mut interrupts = Vec::new();
@@ -242,24 +193,12 @@ fn balance<'e>(
     rest.sort_by_key(|(id, (_, pos))| (*pos, *id));
     for (id, (n, pos)) in rest {
         let interrupted = interrupts.iter().any(|&i| i > pos);
-        out.push((
-            n,
-            id,
-            if interrupted {
-                "P3-interrupted-tool-use"
-            } else {
-                "P3-tool-use-without-result"
-            },
-        ));
+        out.push((n, id, if interrupted { "P3-interrupted-tool-use" } else { "P3-tool-use-without-result" }));
     }
     out
 }
 
 /// Counts per kind.
 pub fn summarize(findings: &[Finding]) -> Vec<(&'static str, usize)> {
-    KINDS
-        .iter()
-        .map(|k| (*k, findings.iter().filter(|f| f.kind == *k).count()))
-        .filter(|(_, n)| *n > 0)
-        .collect()
+    KINDS.iter().map(|k| (*k, findings.iter().filter(|f| f.kind == *k).count())).filter(|(_, n)| *n > 0).collect()
 }

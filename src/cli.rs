@@ -34,6 +34,10 @@ pub enum Command {
     /// Verify the archive's invariants (P1 unique uuids, P2 parents, P3 tool
     /// balance, cycles, bad lines). Exit 0 when clean, 1 with findings, 2 on error.
     Check(CheckArgs),
+    /// Time travel: copy a conversation up to a legal checkpoint into a new
+    /// session that `claude -r <new-id>` resumes. Existing files are never
+    /// modified. Exit 2 when the checkpoint is not legal.
+    Fork(ForkArgs),
 }
 
 #[derive(Debug, Args, Default)]
@@ -76,6 +80,41 @@ pub struct CheckArgs {
     /// Print findings as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct ForkArgs {
+    /// A session file (.jsonl), a session id, or a message uuid (the checkpoint).
+    pub target: String,
+
+    /// The checkpoint: a message uuid (or a unique prefix of one). Default: the
+    /// message uuid TARGET names, else the latest leaf of the session's active
+    /// branch (or the nearest legal checkpoint before it).
+    #[arg(long, value_name = "UUID")]
+    pub at: Option<String>,
+
+    /// Title of the new session (default: "Fork of <title> at <uuid>").
+    #[arg(long, value_name = "TEXT")]
+    pub title: Option<String>,
+
+    /// Write nothing; print what would be written.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print one JSON object (new_session_id, path, checkpoint, lines, command…).
+    #[arg(long)]
+    pub json: bool,
+
+    /// Projects directory to look ids up in (default: $CLAUDE_CONFIG_DIR/projects,
+    /// else ~/.claude/projects).
+    #[arg(long, value_name = "DIR")]
+    pub projects: Option<PathBuf>,
+
+    /// Add keys that entries of the newest Claude Code version carry and older
+    /// copied entries lack, with neutral defaults (appended before the closing
+    /// brace; every original byte stays).
+    #[arg(long)]
+    pub backfill: bool,
 }
 
 #[cfg(test)]

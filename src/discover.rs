@@ -29,10 +29,7 @@ pub enum FileClass {
 
 impl FileClass {
     pub fn is_agent(self) -> bool {
-        matches!(
-            self,
-            FileClass::LegacyAgent | FileClass::Subagent | FileClass::SideAgent
-        )
+        matches!(self, FileClass::LegacyAgent | FileClass::Subagent | FileClass::SideAgent)
     }
     pub fn name(self) -> &'static str {
         match self {
@@ -82,11 +79,7 @@ pub struct ProjectSource {
 
 impl ProjectSource {
     pub fn total_bytes(&self) -> u64 {
-        self.files
-            .iter()
-            .filter_map(|f| f.path.metadata().ok())
-            .map(|m| m.len())
-            .sum()
+        self.files.iter().filter_map(|f| f.path.metadata().ok()).map(|m| m.len()).sum()
     }
 }
 
@@ -102,9 +95,7 @@ pub fn default_projects_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir).join("projects"));
     }
-    std::env::var_os("HOME")
-        .filter(|d| !d.is_empty())
-        .map(|h| PathBuf::from(h).join(".claude").join("projects"))
+    std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".claude").join("projects"))
 }
 
 /// Resolves the inputs given on the command line (none: the default directory).
@@ -128,17 +119,10 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     let mut projects = Vec::new();
     let mut root = inputs[0].clone();
     for input in inputs {
-        let meta = std::fs::metadata(input).with_context(|| {
-            format!(
-                "cannot read input {}: check the path exists and is readable",
-                input.display()
-            )
-        })?;
+        let meta = std::fs::metadata(input)
+            .with_context(|| format!("cannot read input {}: check the path exists and is readable", input.display()))?;
         if meta.is_file() {
-            let parent = input
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from("."));
+            let parent = input.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
             loose.entry(parent).or_default().push(input.clone());
             continue;
         }
@@ -168,17 +152,9 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         let files = files
             .into_iter()
             .map(|path| {
-                let rel = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+                let rel = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                 let (class, agent_id_from_name) = classify(&rel);
-                SourceFile {
-                    path,
-                    rel,
-                    class,
-                    agent_id_from_name,
-                }
+                SourceFile { path, rel, class, agent_id_from_name }
             })
             .collect();
         projects.push(ProjectSource {
@@ -197,20 +173,14 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
 /// A directory with `*.jsonl` files directly inside is a project directory.
 fn is_project_dir(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|rd| {
-        rd.filter_map(|e| e.ok())
-            .any(|e| e.path().extension().is_some_and(|x| x == "jsonl") && e.path().is_file())
+        rd.filter_map(|e| e.ok()).any(|e| e.path().extension().is_some_and(|x| x == "jsonl") && e.path().is_file())
     })
 }
 
 fn dir_name(dir: &Path) -> String {
     dir.file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .or_else(|| {
-            std::fs::canonicalize(dir)
-                .ok()?
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-        })
+        .or_else(|| std::fs::canonicalize(dir).ok()?.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".into())
 }
 
@@ -220,9 +190,7 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
     let mut agent_meta = BTreeMap::new();
     let mut tool_results = BTreeMap::new();
     let mut warnings = Vec::new();
-    let walker = walkdir::WalkDir::new(dir)
-        .follow_links(true)
-        .sort_by_file_name();
+    let walker = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name();
     for item in walker {
         let entry = match item {
             Ok(e) => e,
@@ -238,11 +206,7 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
         let Ok(rel_path) = path.strip_prefix(dir) else {
             continue;
         };
-        let rel = rel_path
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/");
+        let rel = rel_path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
         let file_name = rel.rsplit('/').next().unwrap_or("").to_string();
         let comps: Vec<&str> = rel.split('/').collect();
         if comps.len() >= 2 && comps[comps.len() - 2] == "tool-results" {
@@ -250,18 +214,12 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
             tool_results.insert(key, path);
             continue;
         }
-        if let Some(id) = file_name
-            .strip_prefix("agent-")
-            .and_then(|n| n.strip_suffix(".meta.json"))
-        {
+        if let Some(id) = file_name.strip_prefix("agent-").and_then(|n| n.strip_suffix(".meta.json")) {
             match read_agent_meta(&path) {
                 Ok(meta) => {
                     agent_meta.insert(id.to_string(), meta);
                 }
-                Err(err) => warnings.push(format!(
-                    "{}: unreadable agent sidecar: {err}",
-                    path.display()
-                )),
+                Err(err) => warnings.push(format!("{}: unreadable agent sidecar: {err}", path.display())),
             }
             continue;
         }
@@ -272,45 +230,24 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
             continue;
         }
         let (class, agent_id_from_name) = classify(&rel);
-        files.push(SourceFile {
-            path,
-            rel,
-            class,
-            agent_id_from_name,
-        });
+        files.push(SourceFile { path, rel, class, agent_id_from_name });
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(ProjectSource {
-        name: dir_name(dir),
-        dir: dir.to_path_buf(),
-        files,
-        agent_meta,
-        tool_results,
-        warnings,
-    })
+    Ok(ProjectSource { name: dir_name(dir), dir: dir.to_path_buf(), files, agent_meta, tool_results, warnings })
 }
 
 /// Classifies a transcript by its path relative to the project directory.
 pub fn classify(rel: &str) -> (FileClass, Option<String>) {
     let comps: Vec<&str> = rel.split('/').collect();
     let file_name = comps.last().copied().unwrap_or("");
-    let agent_id = file_name
-        .strip_prefix("agent-")
-        .and_then(|n| n.strip_suffix(".jsonl"))
-        .map(str::to_string);
+    let agent_id = file_name.strip_prefix("agent-").and_then(|n| n.strip_suffix(".jsonl")).map(str::to_string);
     let class = if comps.contains(&"subagents") {
         match &agent_id {
-            Some(id) if id.starts_with("acompact") || id.starts_with("aside_question") => {
-                FileClass::SideAgent
-            }
+            Some(id) if id.starts_with("acompact") || id.starts_with("aside_question") => FileClass::SideAgent,
             _ => FileClass::Subagent,
         }
     } else if comps.len() == 1 {
-        if agent_id.is_some() {
-            FileClass::LegacyAgent
-        } else {
-            FileClass::Main
-        }
+        if agent_id.is_some() { FileClass::LegacyAgent } else { FileClass::Main }
     } else if agent_id.is_some() {
         FileClass::Subagent
     } else {
@@ -337,26 +274,11 @@ mod tests {
     #[test]
     fn classifies_paths() {
         assert_eq!(classify("0a1b.jsonl").0, FileClass::Main);
-        assert_eq!(
-            classify("agent-1234abcd.jsonl"),
-            (FileClass::LegacyAgent, Some("1234abcd".into()))
-        );
-        assert_eq!(
-            classify("s/subagents/agent-a12.jsonl"),
-            (FileClass::Subagent, Some("a12".into()))
-        );
-        assert_eq!(
-            classify("s/subagents/agent-acompact-9f.jsonl").0,
-            FileClass::SideAgent
-        );
-        assert_eq!(
-            classify("s/subagents/agent-aside_question-9f.jsonl").0,
-            FileClass::SideAgent
-        );
-        assert_eq!(
-            classify("s/subagents/workflows/r1/agent-x.jsonl").0,
-            FileClass::Subagent
-        );
+        assert_eq!(classify("agent-1234abcd.jsonl"), (FileClass::LegacyAgent, Some("1234abcd".into())));
+        assert_eq!(classify("s/subagents/agent-a12.jsonl"), (FileClass::Subagent, Some("a12".into())));
+        assert_eq!(classify("s/subagents/agent-acompact-9f.jsonl").0, FileClass::SideAgent);
+        assert_eq!(classify("s/subagents/agent-aside_question-9f.jsonl").0, FileClass::SideAgent);
+        assert_eq!(classify("s/subagents/workflows/r1/agent-x.jsonl").0, FileClass::Subagent);
         assert_eq!(classify("s/other.jsonl").0, FileClass::Other);
     }
 }
@@ -379,22 +301,15 @@ mod walk_tests {
         ] {
             std::fs::write(p.join(f), "{}\n").unwrap();
         }
-        std::fs::write(
-            p.join("s1/subagents/agent-a1.meta.json"),
-            r#"{"agentType":"Explore","description":"d"}"#,
-        )
-        .unwrap();
+        std::fs::write(p.join("s1/subagents/agent-a1.meta.json"), r#"{"agentType":"Explore","description":"d"}"#)
+            .unwrap();
         std::fs::write(p.join("s1/tool-results/toolu_1.txt"), "big").unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink(&p, p.join("s1/loop")).unwrap();
         let a = discover(&[tmp.path().to_path_buf()]).unwrap();
         assert_eq!(a.projects.len(), 1);
         let proj = &a.projects[0];
-        let rels: Vec<(&str, FileClass)> = proj
-            .files
-            .iter()
-            .map(|f| (f.rel.as_str(), f.class))
-            .collect();
+        let rels: Vec<(&str, FileClass)> = proj.files.iter().map(|f| (f.rel.as_str(), f.class)).collect();
         assert_eq!(
             rels,
             [
@@ -404,15 +319,8 @@ mod walk_tests {
             ]
         );
         assert_eq!(proj.agent_meta["a1"].agent_type.as_deref(), Some("Explore"));
-        assert!(
-            proj.tool_results
-                .contains_key("s1/tool-results/toolu_1.txt")
-        );
+        assert!(proj.tool_results.contains_key("s1/tool-results/toolu_1.txt"));
         #[cfg(unix)]
-        assert!(
-            proj.warnings.iter().any(|w| w.contains("loop")),
-            "{:?}",
-            proj.warnings
-        );
+        assert!(proj.warnings.iter().any(|w| w.contains("loop")), "{:?}", proj.warnings);
     }
 }

@@ -13,6 +13,7 @@ pub mod fork;
 pub mod graph;
 pub mod parse;
 pub mod project;
+pub mod redact;
 pub mod run;
 pub mod stats;
 

@@ -23,60 +23,58 @@ pub struct Project {
     pub file_stats: Vec<FileStats>,
     pub entries: Vec<Entry>,
     pub warnings: Vec<LineWarning>,
+    /// Lines where `--redact` replaced secrets.
+    pub redactions: Vec<(Loc, Vec<crate::redact::Redaction>)>,
     pub graph: Graph,
 }
 
 impl Project {
     /// Reads and parses every file of the project (in parallel), then builds the graph.
     pub fn load(source: ProjectSource) -> Project {
-        let parsed: Vec<(parse::ParsedFile, FileStats)> = source
-            .files
-            .par_iter()
-            .enumerate()
-            .map(|(i, f)| read_file(f, i as u32))
-            .collect();
+        Self::load_with(source, parse::ParseOptions::default())
+    }
+
+    /// [`Project::load`] with parse options (e.g. redaction).
+    pub fn load_with(mut source: ProjectSource, opts: parse::ParseOptions) -> Project {
+        if opts.redact {
+            for meta in source.agent_meta.values_mut() {
+                for field in [&mut meta.description, &mut meta.agent_type] {
+                    if let Some(text) = field.as_mut() {
+                        *text = crate::redact::redact(text).0.into_owned();
+                    }
+                }
+            }
+        }
+        let parsed: Vec<(parse::ParsedFile, FileStats)> =
+            source.files.par_iter().enumerate().map(|(i, f)| read_file(f, i as u32, opts)).collect();
         let total: usize = parsed.iter().map(|(p, _)| p.entries.len()).sum();
         let mut entries = Vec::with_capacity(total);
         let mut warnings = Vec::new();
         let mut file_stats = Vec::with_capacity(parsed.len());
+        let mut redactions = Vec::new();
         for (p, s) in parsed {
+            redactions.extend(p.redactions);
             entries.extend(p.entries);
             warnings.extend(p.warnings);
             file_stats.push(s);
         }
         let graph = Self::graph_of(&source, &entries);
-        Project {
-            source,
-            file_stats,
-            entries,
-            warnings,
-            graph,
-        }
+        Project { source, file_stats, entries, warnings, redactions, graph }
     }
 
     fn graph_of(source: &ProjectSource, entries: &[Entry]) -> Graph {
         let files: Vec<FileFacts> = source
             .files
             .iter()
-            .map(|f| FileFacts {
-                class: f.class,
-                agent_id_from_name: f.agent_id_from_name.clone(),
-            })
+            .map(|f| FileFacts { class: f.class, agent_id_from_name: f.agent_id_from_name.clone() })
             .collect();
-        Graph::build(&GraphInput {
-            entries,
-            files: &files,
-            agent_meta: &source.agent_meta,
-        })
+        Graph::build(&GraphInput { entries, files: &files, agent_meta: &source.agent_meta })
     }
 
     /// `path:line` of an entry location, for messages.
     pub fn locate(&self, loc: Loc) -> String {
-        let path = self
-            .source
-            .files
-            .get(loc.file as usize)
-            .map_or_else(|| "?".into(), |f| f.path.display().to_string());
+        let path =
+            self.source.files.get(loc.file as usize).map_or_else(|| "?".into(), |f| f.path.display().to_string());
         format!("{path}:{}", loc.line)
     }
 
@@ -90,34 +88,20 @@ impl Project {
                 }
             }
         }
-        counts
-            .into_iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
-            .map(|(c, _)| c)
+        counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))).map(|(c, _)| c)
     }
 }
 
-fn read_file(f: &SourceFile, index: u32) -> (parse::ParsedFile, FileStats) {
+fn read_file(f: &SourceFile, index: u32, opts: parse::ParseOptions) -> (parse::ParsedFile, FileStats) {
     match std::fs::read(&f.path) {
         Ok(bytes) => {
-            let p = parse::parse_bytes(&bytes, index);
-            let s = FileStats {
-                lines: p.lines,
-                bad_lines: p.bad_lines,
-                bytes: p.bytes,
-                read_error: None,
-            };
+            let p = parse::parse_bytes_with(&bytes, index, opts);
+            let s = FileStats { lines: p.lines, bad_lines: p.bad_lines, bytes: p.bytes, read_error: None };
             (p, s)
         }
         Err(err) => {
             let msg = format!("cannot read {}: {err}", f.path.display());
-            (
-                parse::ParsedFile::default(),
-                FileStats {
-                    read_error: Some(msg),
-                    ..FileStats::default()
-                },
-            )
+            (parse::ParsedFile::default(), FileStats { read_error: Some(msg), ..FileStats::default() })
         }
     }
 }

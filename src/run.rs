@@ -31,13 +31,12 @@ impl Outcome {
 pub fn run(cli: Cli) -> Result<Outcome> {
     if let Some(jobs) = cli.jobs {
         // Ignore the error if a pool already exists (tests call `run` repeatedly).
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.max(1))
-            .build_global();
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build_global();
     }
     match cli.command {
         Some(Command::Stats(args)) => stats(&args),
         Some(Command::Check(args)) => check(&args),
+        Some(Command::Fork(args)) => fork(&args),
         Some(Command::Render(_)) | None => {
             anyhow::bail!("render is not available in this build yet")
         }
@@ -62,16 +61,11 @@ pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<(
 }
 
 fn crate_progress(len: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(len),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
+    let bar = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr());
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} [{bar:30}] {pos}/{len} projects  {wide_msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-        .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} projects  {wide_msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
     );
     bar
 }
@@ -99,8 +93,7 @@ fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) {
         }
     }
     // One warning per unknown entry type, at its first occurrence.
-    let mut unknown: std::collections::BTreeMap<&str, (crate::parse::Loc, usize)> =
-        Default::default();
+    let mut unknown: std::collections::BTreeMap<&str, (crate::parse::Loc, usize)> = Default::default();
     for e in &p.entries {
         if let crate::parse::Kind::Unknown(t) = &e.kind {
             let slot = unknown.entry(t).or_insert((e.loc, 0));
@@ -110,10 +103,7 @@ fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) {
     }
     for (t, (loc, n)) in unknown {
         progress.suspend(|| {
-            tracing::warn!(
-                "{}: unknown entry type {t:?} ({n} entries, kept and shown as they are)",
-                p.locate(loc)
-            )
+            tracing::warn!("{}: unknown entry type {t:?} ({n} entries, kept and shown as they are)", p.locate(loc))
         });
     }
     for s in p.file_stats.iter().filter_map(|s| s.read_error.as_deref()) {
@@ -123,10 +113,8 @@ fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) {
 
 fn stats(args: &StatsArgs) -> Result<Outcome> {
     let archive = discover::discover(&args.input)?;
-    let mut builder = ReportBuilder::new(StatsOptions {
-        detail: args.detail,
-        exclude_own_forks: args.exclude_own_forks,
-    });
+    let mut builder =
+        ReportBuilder::new(StatsOptions { detail: args.detail, exclude_own_forks: args.exclude_own_forks });
     for_each_project(archive, |p| {
         builder.add(&p);
         Ok(())
@@ -142,6 +130,18 @@ fn stats(args: &StatsArgs) -> Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
+fn fork(args: &crate::cli::ForkArgs) -> Result<Outcome> {
+    let plan = crate::fork::cmd::run(args)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &plan).context("writing JSON")?;
+        writeln!(out)?;
+    } else {
+        out.write_all(crate::fork::cmd::text(&plan).as_bytes())?;
+    }
+    Ok(Outcome::Clean)
+}
+
 fn check(args: &CheckArgs) -> Result<Outcome> {
     let archive = discover::discover(&args.input)?;
     let mut findings = Vec::new();
@@ -151,14 +151,9 @@ fn check(args: &CheckArgs) -> Result<Outcome> {
     })?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        let counts: serde_json::Map<String, serde_json::Value> = crate::check::summarize(&findings)
-            .into_iter()
-            .map(|(k, n)| (k.to_string(), n.into()))
-            .collect();
-        serde_json::to_writer_pretty(
-            &mut out,
-            &serde_json::json!({ "findings": findings, "counts": counts }),
-        )?;
+        let counts: serde_json::Map<String, serde_json::Value> =
+            crate::check::summarize(&findings).into_iter().map(|(k, n)| (k.to_string(), n.into())).collect();
+        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "findings": findings, "counts": counts }))?;
         writeln!(out)?;
     } else {
         for f in &findings {
@@ -172,9 +167,5 @@ fn check(args: &CheckArgs) -> Result<Outcome> {
             writeln!(out, "{} findings ({})", findings.len(), parts.join(", "))?;
         }
     }
-    Ok(if findings.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Findings
-    })
+    Ok(if findings.is_empty() { Outcome::Clean } else { Outcome::Findings })
 }

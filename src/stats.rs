@@ -177,11 +177,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
     let g = &p.graph;
     let e = &p.entries;
     let uuid = |n: NodeId| g.uuid(e, n).to_string();
-    let own = if opts.exclude_own_forks {
-        crate::fork::own_fork_sessions(p)
-    } else {
-        Default::default()
-    };
+    let own = if opts.exclude_own_forks { crate::fork::own_fork_sessions(p) } else { Default::default() };
     let conversations = g
         .conversations
         .iter()
@@ -192,11 +188,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
             root: uuid(c.root),
             title: c.title.to_string(),
             messages: c.messages,
-            sessions: c
-                .sessions
-                .iter()
-                .map(|s| g.sessions[*s as usize].id.to_string())
-                .collect(),
+            sessions: c.sessions.iter().map(|s| g.sessions[*s as usize].id.to_string()).collect(),
             active_branch: uuid(g.branches[c.active_branch as usize].first),
             fork_points: c
                 .fork_points
@@ -237,10 +229,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
                 crate::graph::AgentKind::Inline => "inline",
             },
             nodes: a.nodes.len(),
-            spawn_tool_use: a
-                .spawn
-                .as_ref()
-                .and_then(|s| s.tool_use_id.as_deref().map(str::to_string)),
+            spawn_tool_use: a.spawn.as_ref().and_then(|s| s.tool_use_id.as_deref().map(str::to_string)),
             spawn_result: a.spawn.as_ref().and_then(|s| s.result_node.map(uuid)),
         })
         .collect();
@@ -265,10 +254,7 @@ pub struct ReportBuilder {
 
 impl ReportBuilder {
     pub fn new(opts: StatsOptions) -> Self {
-        ReportBuilder {
-            opts,
-            ..Default::default()
-        }
+        ReportBuilder { opts, ..Default::default() }
     }
 
     pub fn add(&mut self, p: &Project) {
@@ -277,8 +263,7 @@ impl ReportBuilder {
             exclude_own(p, &mut counts);
         }
         self.total.add(&counts);
-        self.per_project
-            .push((p.source.name.clone(), counts.clone()));
+        self.per_project.push((p.source.name.clone(), counts.clone()));
         if self.opts.detail {
             self.details.push(project_detail(p, counts, self.opts));
         }
@@ -297,11 +282,7 @@ impl ReportBuilder {
 fn exclude_own(p: &Project, counts: &mut Counts) {
     let own = crate::fork::own_fork_sessions(p);
     let g: &Graph = &p.graph;
-    for c in g
-        .conversations
-        .iter()
-        .filter(|c| !c.is_fragment && own.contains(&g.node(c.root).session))
-    {
+    for c in g.conversations.iter().filter(|c| !c.is_fragment && own.contains(&g.node(c.root).session)) {
         counts.conversations -= 1;
         counts.branches -= c.branches.len() as u64;
         counts.fork_points -= c.fork_points.len() as u64;
@@ -326,15 +307,9 @@ pub fn table(r: &Report) -> String {
         ("branches", |c| c.branches),
         ("sidechain", |c| c.sidechain_nodes),
     ];
-    let mut rows: Vec<(String, &Counts)> =
-        r.per_project.iter().map(|(n, c)| (n.clone(), c)).collect();
+    let mut rows: Vec<(String, &Counts)> = r.per_project.iter().map(|(n, c)| (n.clone(), c)).collect();
     rows.push(("TOTAL".into(), &r.total));
-    let name_w = rows
-        .iter()
-        .map(|(n, _)| n.chars().count())
-        .max()
-        .unwrap_or(7)
-        .clamp(7, 48);
+    let name_w = rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(7).clamp(7, 48);
     let mut out = format!("{:<name_w$}", "project");
     for (h, _) in &cols {
         out.push_str(&format!(" {h:>9}"));
@@ -342,14 +317,7 @@ pub fn table(r: &Report) -> String {
     out.push('\n');
     for (name, c) in rows {
         let name: String = if name.chars().count() > name_w {
-            let tail: String = name
-                .chars()
-                .rev()
-                .take(name_w - 1)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
+            let tail: String = name.chars().rev().take(name_w - 1).collect::<Vec<_>>().into_iter().rev().collect();
             format!("…{tail}")
         } else {
             name
@@ -362,11 +330,7 @@ pub fn table(r: &Report) -> String {
     }
     out.push_str(&format!(
         "summaries {} (attached {}), compactions {}, agents {}, {} bytes\n",
-        r.total.summaries,
-        r.total.summaries_attached,
-        r.total.compactions,
-        r.total.agents,
-        r.total.bytes
+        r.total.summaries, r.total.summaries_attached, r.total.compactions, r.total.agents, r.total.bytes
     ));
     out
 }

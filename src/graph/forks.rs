@@ -118,20 +118,14 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
         let own = g.node(id).session;
         if !prefix_conv[id.ix()] {
             for (k, r) in kids.iter().zip(roles.iter_mut()) {
-                if matches!(*r, ChildRole::Future | ChildRole::Continuation)
-                    && g.node(*k).session != own
-                {
+                if matches!(*r, ChildRole::Future | ChildRole::Continuation) && g.node(*k).session != own {
                     *r = ChildRole::NewConversation;
                     f.detached.push(*k);
                 }
             }
         }
-        let futures: Vec<NodeId> = kids
-            .iter()
-            .zip(&roles)
-            .filter(|(_, r)| **r == ChildRole::Future)
-            .map(|(k, _)| *k)
-            .collect();
+        let futures: Vec<NodeId> =
+            kids.iter().zip(&roles).filter(|(_, r)| **r == ChildRole::Future).map(|(k, _)| *k).collect();
         let mut is_artifact = true;
         if futures.len() >= 2 {
             let kind = if futures.iter().all(|c| g.node(*c).session == own) {
@@ -142,10 +136,7 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
             f.forks.insert(id, (kind, futures));
             g.multi_child.fork_points += 1;
             is_artifact = false;
-        } else if roles
-            .iter()
-            .any(|r| matches!(r, ChildRole::Continuation | ChildRole::NewConversation))
-        {
+        } else if roles.iter().any(|r| matches!(r, ChildRole::Continuation | ChildRole::NewConversation)) {
             g.multi_child.continuations += 1;
             is_artifact = false;
         }
@@ -156,9 +147,7 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
                 e.uuid.as_deref().unwrap_or(""),
                 e.loc.file,
                 e.loc.line,
-                kids.iter()
-                    .map(|k| g.entry(entries, *k).kind.name().to_string())
-                    .collect::<Vec<_>>()
+                kids.iter().map(|k| g.entry(entries, *k).kind.name().to_string()).collect::<Vec<_>>()
             );
         }
         if is_artifact {
@@ -171,13 +160,7 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
     f
 }
 
-fn classify_children(
-    g: &Graph,
-    entries: &[Entry],
-    f: &Facts,
-    p: NodeId,
-    kids: &[NodeId],
-) -> Vec<ChildRole> {
+fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &[NodeId]) -> Vec<ChildRole> {
     let mut roles = vec![ChildRole::Unclassified; kids.len()];
     let pe = g.entry(entries, p);
     let own = g.node(p).session;
@@ -187,22 +170,13 @@ fn classify_children(
     for (i, k) in kids.iter().enumerate() {
         let e = g.entry(entries, *k);
         if let Some(ts) = e.timestamp {
-            groups
-                .entry((ts, e.kind.name(), e.payload_hash))
-                .or_default()
-                .push(i);
+            groups.entry((ts, e.kind.name(), e.payload_hash)).or_default().push(i);
         }
     }
     for members in groups.values().filter(|m| m.len() > 1) {
         let keep = *members
             .iter()
-            .max_by_key(|&&i| {
-                (
-                    f.size[kids[i].ix()],
-                    f.max_ts[kids[i].ix()],
-                    std::cmp::Reverse(kids[i]),
-                )
-            })
+            .max_by_key(|&&i| (f.size[kids[i].ix()], f.max_ts[kids[i].ix()], std::cmp::Reverse(kids[i])))
             .unwrap_or(&members[0]);
         for &i in members {
             if i != keep {
@@ -212,25 +186,24 @@ fn classify_children(
     }
 
     // Rule 2 needs to know whether the parent's own session goes on from here.
-    let own_goes_on = kids.iter().enumerate().any(|(i, k)| {
-        roles[i] != ChildRole::Replay && g.node(*k).session == own && f.has_conv[k.ix()]
-    });
-    let own_user_initiated = kids.iter().enumerate().any(|(i, k)| {
-        roles[i] != ChildRole::Replay
-            && g.node(*k).session == own
-            && user_initiated(g, entries, f, *k)
-    });
-    let cross_live = kids.iter().enumerate().any(|(i, k)| {
-        roles[i] != ChildRole::Replay && g.node(*k).session != own && f.has_conv[k.ix()]
-    });
+    let own_goes_on = kids
+        .iter()
+        .enumerate()
+        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session == own && f.has_conv[k.ix()]);
+    let own_user_initiated = kids
+        .iter()
+        .enumerate()
+        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session == own && user_initiated(g, entries, f, *k));
+    let cross_live = kids
+        .iter()
+        .enumerate()
+        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session != own && f.has_conv[k.ix()]);
     // When another session branches mid-line, the own session's continuation
     // (the earliest live child) is a future too.
     let own_continuation: Option<usize> = if cross_live && own_goes_on && !own_user_initiated {
         kids.iter()
             .enumerate()
-            .filter(|(i, k)| {
-                roles[*i] != ChildRole::Replay && g.node(**k).session == own && f.has_conv[k.ix()]
-            })
+            .filter(|(i, k)| roles[*i] != ChildRole::Replay && g.node(**k).session == own && f.has_conv[k.ix()])
             .map(|(i, _)| i)
             .next()
     } else {
@@ -260,9 +233,7 @@ fn classify_children(
         } else if p_has_tool_use
             && (e.kind == Kind::Assistant
                 || (e.user_kind == UserKind::ToolResult
-                    && e.tool_results
-                        .iter()
-                        .all(|r| p_turn_ids.contains(&&*r.tool_use_id))))
+                    && e.tool_results.iter().all(|r| p_turn_ids.contains(&&*r.tool_use_id))))
         {
             ChildRole::ToolTurn
         } else if e.kind == Kind::Assistant && !f.has_prompt[ki] {
@@ -274,10 +245,7 @@ fn classify_children(
         };
     }
     // Several cross-session continuations of one leaf: each is a future.
-    let continuations = roles
-        .iter()
-        .filter(|r| **r == ChildRole::Continuation)
-        .count();
+    let continuations = roles.iter().filter(|r| **r == ChildRole::Continuation).count();
     if continuations > 1 || (continuations == 1 && roles.contains(&ChildRole::Future)) {
         for r in &mut roles {
             if *r == ChildRole::Continuation {

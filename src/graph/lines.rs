@@ -7,10 +7,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::forks::{Facts, main_roots};
-use super::{
-    Agent, AgentKind, Branch, Conversation, ForkPoint, Graph, GraphInput, NONE, NodeId, Spawn,
-    TitleSource,
-};
+use super::{Agent, AgentKind, Branch, Conversation, ForkPoint, Graph, GraphInput, NONE, NodeId, Spawn, TitleSource};
 use crate::discover::FileClass;
 use crate::parse::{Entry, Kind, UserKind};
 
@@ -38,10 +35,7 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
         sessions.insert(node.session);
         first_ts = first_ts.min(node.ts);
         last_ts = last_ts.max(node.ts);
-        let kids: Vec<NodeId> = g
-            .main_children(id)
-            .filter(|k| !facts.detached.contains(k))
-            .collect();
+        let kids: Vec<NodeId> = g.main_children(id).filter(|k| !facts.detached.contains(k)).collect();
         match facts.forks.get(&id) {
             Some((_, futures)) => {
                 for k in kids {
@@ -87,12 +81,7 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
         let mut nested = Vec::new();
         for &n in &g.branches[b as usize].nodes {
             if let Some((kind, futures)) = facts.forks.get(&n) {
-                fork_points.push(ForkPoint {
-                    node: n,
-                    kind: *kind,
-                    children: futures.clone(),
-                    branch: b,
-                });
+                fork_points.push(ForkPoint { node: n, kind: *kind, children: futures.clone(), branch: b });
                 for fut in futures.iter().skip(1) {
                     nested.push(g.node(*fut).branch);
                 }
@@ -103,10 +92,7 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
 
     let mut sessions: Vec<u32> = sessions.into_iter().collect();
     sessions.sort_by_key(|s| (g.sessions[*s as usize].first_ts, *s));
-    let messages = ordered
-        .iter()
-        .map(|b| g.branches[*b as usize].messages)
-        .sum();
+    let messages = ordered.iter().map(|b| g.branches[*b as usize].messages).sum();
     g.conversations.push(Conversation {
         root,
         branches: ordered,
@@ -123,14 +109,7 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
     });
 }
 
-fn new_branch(
-    g: &mut Graph,
-    c: u32,
-    first: NodeId,
-    fork: Option<NodeId>,
-    parent: Option<u32>,
-    depth: u32,
-) -> u32 {
+fn new_branch(g: &mut Graph, c: u32, first: NodeId, fork: Option<NodeId>, parent: Option<u32>, depth: u32) -> u32 {
     g.branches.push(Branch {
         conversation: c,
         first,
@@ -234,10 +213,7 @@ fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
                 (format!("inline-{}", g.uuid(entries, r)), AgentKind::Inline)
             }
         };
-        groups
-            .entry((key, kind as u8))
-            .or_default()
-            .push(NodeId(i as u32));
+        groups.entry((key, kind as u8)).or_default().push(NodeId(i as u32));
     }
 
     // Spawn links: results naming the agent, sidecar tool-use ids, prompts.
@@ -265,11 +241,8 @@ fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
 
     for ((key, _), members) in groups {
         let set: FxHashSet<NodeId> = members.iter().copied().collect();
-        let mut starts: Vec<NodeId> = members
-            .iter()
-            .copied()
-            .filter(|m| g.node(*m).parent.is_none_or(|p| !set.contains(&p)))
-            .collect();
+        let mut starts: Vec<NodeId> =
+            members.iter().copied().filter(|m| g.node(*m).parent.is_none_or(|p| !set.contains(&p))).collect();
         starts.sort_by_key(|s| (g.node(*s).ts, *s));
         let mut nodes = Vec::with_capacity(members.len());
         for s in &starts {
@@ -277,8 +250,7 @@ fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
         }
         let kind = if key.starts_with("inline-") {
             AgentKind::Inline
-        } else if input.files[g.entry(entries, members[0]).loc.file as usize].class
-            == FileClass::SideAgent
+        } else if input.files[g.entry(entries, members[0]).loc.file as usize].class == FileClass::SideAgent
             || key.starts_with("acompact")
             || key.starts_with("aside_question")
         {
@@ -286,10 +258,7 @@ fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
         } else {
             AgentKind::Subagent
         };
-        let attached_to = starts
-            .iter()
-            .filter_map(|s| g.node(*s).parent)
-            .find(|p| !g.node(*p).sidechain);
+        let attached_to = starts.iter().filter_map(|s| g.node(*s).parent).find(|p| !g.node(*p).sidechain);
         let meta = input.agent_meta.get(&key).cloned();
         let spawn = find_spawn(g, entries, &key, &meta, &by_result, &by_prompt, &nodes);
         let first_ts = nodes.first().map_or(0, |n| g.node(*n).ts);
@@ -298,16 +267,7 @@ fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
         for m in &nodes {
             g.nodes[m.ix()].agent = a;
         }
-        g.agents.push(Agent {
-            id: key.into(),
-            kind,
-            nodes,
-            spawn,
-            attached_to,
-            meta,
-            first_ts,
-            messages,
-        });
+        g.agents.push(Agent { id: key.into(), kind, nodes, spawn, attached_to, meta, first_ts, messages });
     }
 }
 
@@ -323,44 +283,18 @@ fn find_spawn(
     if let Some(&r) = by_result.get(key) {
         let re = g.entry(entries, r);
         let tool_use_id = re.tool_results.first().map(|t| t.tool_use_id.clone());
-        let use_node = tool_use_id
-            .as_deref()
-            .and_then(|t| g.tools.get(t))
-            .and_then(|l| l.use_node);
-        return Some(Spawn {
-            tool_use_id,
-            use_node,
-            result_node: Some(r),
-        });
+        let use_node = tool_use_id.as_deref().and_then(|t| g.tools.get(t)).and_then(|l| l.use_node);
+        return Some(Spawn { tool_use_id, use_node, result_node: Some(r) });
     }
     if let Some(t) = meta.as_ref().and_then(|m| m.tool_use_id.as_deref()) {
         if let Some(link) = g.tools.get(t) {
-            let result_node = link
-                .results
-                .iter()
-                .copied()
-                .min_by_key(|r| (g.node(*r).ts, *r));
-            return Some(Spawn {
-                tool_use_id: Some(t.into()),
-                use_node: link.use_node,
-                result_node,
-            });
+            let result_node = link.results.iter().copied().min_by_key(|r| (g.node(*r).ts, *r));
+            return Some(Spawn { tool_use_id: Some(t.into()), use_node: link.use_node, result_node });
         }
     }
-    let first_prompt = nodes
-        .iter()
-        .map(|n| g.entry(entries, *n))
-        .find(|e| e.user_kind == UserKind::Prompt)?;
+    let first_prompt = nodes.iter().map(|n| g.entry(entries, *n)).find(|e| e.user_kind == UserKind::Prompt)?;
     let (tool_use_id, use_node) = by_prompt.get(&first_prompt.text_hash)?;
-    let result_node = g.tools.get(&**tool_use_id).and_then(|l| {
-        l.results
-            .iter()
-            .copied()
-            .min_by_key(|r| (g.node(*r).ts, *r))
-    });
-    Some(Spawn {
-        tool_use_id: Some(tool_use_id.clone()),
-        use_node: Some(*use_node),
-        result_node,
-    })
+    let result_node =
+        g.tools.get(&**tool_use_id).and_then(|l| l.results.iter().copied().min_by_key(|r| (g.node(*r).ts, *r)));
+    Some(Spawn { tool_use_id: Some(tool_use_id.clone()), use_node: Some(*use_node), result_node })
 }

@@ -2,9 +2,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{
-    Graph, GraphFinding, GraphInput, Link, NONE, Node, NodeId, Problem, Session, ToolLink,
-};
+use super::{Graph, GraphFinding, GraphInput, Link, NONE, Node, NodeId, Problem, Session, ToolLink};
 use crate::parse::{Entry, Kind, UserKind};
 
 /// Builds nodes, parents and children. Conversations and branches come later.
@@ -13,24 +11,11 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     let mut g = Graph::default();
 
     // Sessions, interned in id order.
-    let mut session_ids: Vec<&str> = entries
-        .iter()
-        .map(|e| e.session_id.as_deref().unwrap_or(""))
-        .collect();
+    let mut session_ids: Vec<&str> = entries.iter().map(|e| e.session_id.as_deref().unwrap_or("")).collect();
     session_ids.sort_unstable();
     session_ids.dedup();
-    let session_ix: FxHashMap<&str, u32> = session_ids
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (*s, i as u32))
-        .collect();
-    g.sessions = session_ids
-        .iter()
-        .map(|s| Session {
-            id: (*s).into(),
-            ..Session::default()
-        })
-        .collect();
+    let session_ix: FxHashMap<&str, u32> = session_ids.iter().enumerate().map(|(i, s)| (*s, i as u32)).collect();
+    g.sessions = session_ids.iter().map(|s| Session { id: (*s).into(), ..Session::default() }).collect();
     for e in entries {
         if let Some(ts) = e.timestamp {
             let s = &mut g.sessions[session_ix[e.session_id.as_deref().unwrap_or("")] as usize];
@@ -64,10 +49,7 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     for (n, u) in uuids.iter().enumerate() {
         let id = NodeId(n as u32);
         let instances = &by_uuid[u];
-        let canonical = *instances
-            .iter()
-            .min_by(|a, b| canon_key(**a).cmp(&canon_key(**b)))
-            .unwrap_or(&instances[0]);
+        let canonical = *instances.iter().min_by(|a, b| canon_key(**a).cmp(&canon_key(**b))).unwrap_or(&instances[0]);
         let ce = &entries[canonical as usize];
         let mut conflicting: Vec<u32> = Vec::new();
         for &i in instances {
@@ -84,10 +66,7 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
             conflicting.sort_by_key(|i| entries[*i as usize].loc);
             g.findings.push(GraphFinding {
                 entry: canonical,
-                problem: Problem::ConflictingDuplicate {
-                    uuid: (*u).into(),
-                    others: conflicting,
-                },
+                problem: Problem::ConflictingDuplicate { uuid: (*u).into(), others: conflicting },
             });
         }
         g.nodes.push(Node {
@@ -130,10 +109,7 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     let mut by_session: FxHashMap<u32, Vec<(i64, NodeId)>> = FxHashMap::default();
     for (n, node) in g.nodes.iter().enumerate() {
         if !node.sidechain && node.ts != i64::MIN {
-            by_session
-                .entry(node.session)
-                .or_default()
-                .push((node.ts, NodeId(n as u32)));
+            by_session.entry(node.session).or_default().push((node.ts, NodeId(n as u32)));
         }
     }
     for v in by_session.values_mut() {
@@ -165,10 +141,8 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
             Some(_) => {}
             None => {
                 if let Some(l) = logical {
-                    g.findings.push(GraphFinding {
-                        entry,
-                        problem: Problem::DanglingLogicalParent { parent: l.into() },
-                    });
+                    g.findings
+                        .push(GraphFinding { entry, problem: Problem::DanglingLogicalParent { parent: l.into() } });
                 }
             }
         }
@@ -178,12 +152,7 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
         let list = &by_session[&session];
         // The latest node before this one in (ts, id) order that is not below it.
         let pos = list.partition_point(|&(t, i)| (t, i) < (ts, id));
-        let prev = list[..pos]
-            .iter()
-            .rev()
-            .take(64)
-            .map(|&(_, p)| p)
-            .find(|&p| !descends_from(&g, p, id));
+        let prev = list[..pos].iter().rev().take(64).map(|&(_, p)| p).find(|&p| !descends_from(&g, p, id));
         if let Some(prev) = prev {
             g.nodes[n].parent = Some(prev);
             g.nodes[n].link = Link::CompactionByTime;
@@ -208,21 +177,14 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     for (n, node) in g.nodes.iter().enumerate() {
         let e = &entries[node.entry as usize];
         for u in &e.tool_uses {
-            let link = g
-                .tools
-                .entry(u.id.clone())
-                .or_insert_with(ToolLink::default);
+            let link = g.tools.entry(u.id.clone()).or_insert_with(ToolLink::default);
             // Two nodes claiming one id: keep the first by node id (deterministic).
             if link.use_node.is_none() {
                 link.use_node = Some(NodeId(n as u32));
             }
         }
         for r in &e.tool_results {
-            g.tools
-                .entry(r.tool_use_id.clone())
-                .or_insert_with(ToolLink::default)
-                .results
-                .push(NodeId(n as u32));
+            g.tools.entry(r.tool_use_id.clone()).or_insert_with(ToolLink::default).results.push(NodeId(n as u32));
         }
     }
     g
@@ -277,10 +239,7 @@ fn break_cycles(g: &mut Graph) {
                     .unwrap_or(cur);
                 g.nodes[cut].parent = None;
                 g.nodes[cut].link = super::Link::CycleCut;
-                g.findings.push(GraphFinding {
-                    entry: g.nodes[cut].entry,
-                    problem: Problem::Cycle,
-                });
+                g.findings.push(GraphFinding { entry: g.nodes[cut].entry, problem: Problem::Cycle });
                 break;
             }
             state[cur] = start as u32;

@@ -330,10 +330,7 @@ impl Graph {
 
     /// The main-branch children of a node (non-sidechain).
     pub fn main_children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.children[id.ix()]
-            .iter()
-            .copied()
-            .filter(|c| !self.nodes[c.ix()].sidechain)
+        self.children[id.ix()].iter().copied().filter(|c| !self.nodes[c.ix()].sidechain)
     }
 
     /// The fork point at a node, if it is one.
@@ -342,10 +339,7 @@ impl Graph {
         if n.conversation == NONE {
             return None;
         }
-        self.conversations[n.conversation as usize]
-            .fork_points
-            .iter()
-            .find(|f| f.node == id)
+        self.conversations[n.conversation as usize].fork_points.iter().find(|f| f.node == id)
     }
 
     /// Root → node path of tree parents (iterative; guarded against cycles).
@@ -365,11 +359,7 @@ impl Graph {
 
     /// Roots: nodes without a tree parent.
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.parent.is_none())
-            .map(|(i, _)| NodeId(i as u32))
+        self.nodes.iter().enumerate().filter(|(_, n)| n.parent.is_none()).map(|(i, _)| NodeId(i as u32))
     }
 }
 

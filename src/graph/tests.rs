@@ -21,81 +21,40 @@ fn ts(sec: u32) -> String {
 
 impl T {
     fn new() -> T {
-        T {
-            lines: Vec::new(),
-            classes: vec![FileClass::Main, FileClass::Main, FileClass::Subagent],
-        }
+        T { lines: Vec::new(), classes: vec![FileClass::Main, FileClass::Main, FileClass::Subagent] }
     }
     fn raw(&mut self, file: u32, v: Value) -> &mut Self {
         self.lines.push((file, v));
         self
     }
-    fn user(
-        &mut self,
-        s: &str,
-        uuid: &str,
-        parent: Option<&str>,
-        sec: u32,
-        text: &str,
-    ) -> &mut Self {
+    fn user(&mut self, s: &str, uuid: &str, parent: Option<&str>, sec: u32, text: &str) -> &mut Self {
         self.raw(
             0,
             json!({"type":"user","sessionId":s,"uuid":uuid,"parentUuid":parent,"timestamp":ts(sec),
             "message":{"role":"user","content":text}}),
         )
     }
-    fn reply(
-        &mut self,
-        s: &str,
-        uuid: &str,
-        parent: &str,
-        sec: u32,
-        msg: &str,
-        block: Value,
-    ) -> &mut Self {
-        self.raw(0, json!({"type":"assistant","sessionId":s,"uuid":uuid,"parentUuid":parent,"timestamp":ts(sec),
-            "message":{"id":msg,"model":"claude","role":"assistant","content":[block]}}))
+    fn reply(&mut self, s: &str, uuid: &str, parent: &str, sec: u32, msg: &str, block: Value) -> &mut Self {
+        self.raw(
+            0,
+            json!({"type":"assistant","sessionId":s,"uuid":uuid,"parentUuid":parent,"timestamp":ts(sec),
+            "message":{"id":msg,"model":"claude","role":"assistant","content":[block]}}),
+        )
     }
     fn text(&mut self, s: &str, uuid: &str, parent: &str, sec: u32) -> &mut Self {
-        self.reply(
-            s,
-            uuid,
-            parent,
-            sec,
-            &format!("msg_{uuid}"),
-            json!({"type":"text","text":"ok"}),
-        )
+        self.reply(s, uuid, parent, sec, &format!("msg_{uuid}"), json!({"type":"text","text":"ok"}))
     }
-    fn tool_use(
-        &mut self,
-        s: &str,
-        uuid: &str,
-        parent: &str,
-        sec: u32,
-        msg: &str,
-        id: &str,
-    ) -> &mut Self {
-        self.reply(
-            s,
-            uuid,
-            parent,
-            sec,
-            msg,
-            json!({"type":"tool_use","id":id,"name":"Bash","input":{}}),
-        )
+    fn tool_use(&mut self, s: &str, uuid: &str, parent: &str, sec: u32, msg: &str, id: &str) -> &mut Self {
+        self.reply(s, uuid, parent, sec, msg, json!({"type":"tool_use","id":id,"name":"Bash","input":{}}))
     }
     fn result(&mut self, s: &str, uuid: &str, parent: &str, sec: u32, id: &str) -> &mut Self {
-        self.raw(0, json!({"type":"user","sessionId":s,"uuid":uuid,"parentUuid":parent,"timestamp":ts(sec),
-            "message":{"role":"user","content":[{"type":"tool_result","tool_use_id":id,"content":"done"}]}}))
+        self.raw(
+            0,
+            json!({"type":"user","sessionId":s,"uuid":uuid,"parentUuid":parent,"timestamp":ts(sec),
+            "message":{"role":"user","content":[{"type":"tool_result","tool_use_id":id,"content":"done"}]}}),
+        )
     }
-    fn system(
-        &mut self,
-        s: &str,
-        uuid: &str,
-        parent: Option<&str>,
-        sec: u32,
-        subtype: &str,
-    ) -> &mut Self {
+    fn system(&mut self, s: &str, uuid: &str, parent: Option<&str>, sec: u32, subtype: &str) -> &mut Self {
         self.raw(
             0,
             json!({"type":"system","subtype":subtype,"sessionId":s,"uuid":uuid,"parentUuid":parent,
@@ -110,31 +69,12 @@ impl T {
             .enumerate()
             .map(|(i, (f, v))| {
                 let line = serde_json::to_string(v).unwrap();
-                parse_line(
-                    line.as_bytes(),
-                    Loc {
-                        file: *f,
-                        line: i as u32 + 1,
-                    },
-                    0,
-                )
-                .0
-                .unwrap()
+                parse_line(line.as_bytes(), Loc { file: *f, line: i as u32 + 1 }, 0).0.unwrap()
             })
             .collect();
-        let files: Vec<FileFacts> = self
-            .classes
-            .iter()
-            .map(|c| FileFacts {
-                class: *c,
-                agent_id_from_name: None,
-            })
-            .collect();
-        let g = Graph::build(&GraphInput {
-            entries: &entries,
-            files: &files,
-            agent_meta: &BTreeMap::new(),
-        });
+        let files: Vec<FileFacts> =
+            self.classes.iter().map(|c| FileFacts { class: *c, agent_id_from_name: None }).collect();
+        let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new() });
         (entries, g)
     }
 }
@@ -143,15 +83,7 @@ fn forks(e: &[Entry], g: &Graph) -> Vec<(String, Vec<String>)> {
     g.conversations
         .iter()
         .flat_map(|c| &c.fork_points)
-        .map(|f| {
-            (
-                g.uuid(e, f.node).to_string(),
-                f.children
-                    .iter()
-                    .map(|c| g.uuid(e, *c).to_string())
-                    .collect(),
-            )
-        })
+        .map(|f| (g.uuid(e, f.node).to_string(), f.children.iter().map(|c| g.uuid(e, *c).to_string()).collect()))
         .collect()
 }
 
@@ -167,29 +99,14 @@ fn branch_ids(e: &[Entry], g: &Graph) -> Vec<String> {
 fn real_rewind_is_a_fork_and_the_first_child_continues() {
     let mut t = T::new();
     t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
-    t.user("s", "u2", Some("a1"), 10, "first try")
-        .text("s", "a2", "u2", 11);
-    t.user("s", "u3", Some("a1"), 100, "second try")
-        .text("s", "a3", "u3", 101);
+    t.user("s", "u2", Some("a1"), 10, "first try").text("s", "a2", "u2", 11);
+    t.user("s", "u3", Some("a1"), 100, "second try").text("s", "a3", "u3", 101);
     let (e, g) = t.build();
-    assert_eq!(
-        forks(&e, &g),
-        [("a1".to_string(), vec!["u2".to_string(), "u3".to_string()])]
-    );
+    assert_eq!(forks(&e, &g), [("a1".to_string(), vec!["u2".to_string(), "u3".to_string()])]);
     assert_eq!(branch_ids(&e, &g), ["u1", "u3"]);
     let main = &g.branches[g.conversations[0].branches[0] as usize];
-    assert_eq!(
-        g.uuid(&e, main.leaf),
-        "a2",
-        "the earlier child continues the main branch"
-    );
-    assert_eq!(
-        g.uuid(
-            &e,
-            g.branches[g.conversations[0].active_branch as usize].first
-        ),
-        "u3"
-    );
+    assert_eq!(g.uuid(&e, main.leaf), "a2", "the earlier child continues the main branch");
+    assert_eq!(g.uuid(&e, g.branches[g.conversations[0].active_branch as usize].first), "u3");
     assert_eq!(main.messages, 4);
 }
 
@@ -197,12 +114,8 @@ fn real_rewind_is_a_fork_and_the_first_child_continues() {
 fn parallel_tool_calls_are_not_forks() {
     // 2.1.1+: each result hangs off its own tool_use block.
     let mut t = T::new();
-    t.user("s", "u1", None, 0, "go")
-        .tool_use("s", "a1", "u1", 1, "m1", "t1")
-        .tool_use("s", "a2", "a1", 2, "m1", "t2");
-    t.result("s", "r1", "a1", 3, "t1")
-        .result("s", "r2", "a2", 4, "t2")
-        .text("s", "a3", "r2", 5);
+    t.user("s", "u1", None, 0, "go").tool_use("s", "a1", "u1", 1, "m1", "t1").tool_use("s", "a2", "a1", 2, "m1", "t2");
+    t.result("s", "r1", "a1", 3, "t1").result("s", "r2", "a2", 4, "t2").text("s", "a3", "r2", 5);
     let (e, g) = t.build();
     assert!(forks(&e, &g).is_empty());
     assert_eq!(g.multi_child.total, 1);
@@ -216,9 +129,7 @@ fn parallel_tool_calls_are_not_forks() {
 #[test]
 fn lagging_result_and_hooks_and_local_commands_are_artifacts() {
     let mut t = T::new();
-    t.user("s", "u1", None, 0, "go")
-        .tool_use("s", "a1", "u1", 1, "m1", "t1")
-        .tool_use("s", "a2", "a1", 2, "m1", "t2");
+    t.user("s", "u1", None, 0, "go").tool_use("s", "a1", "u1", 1, "m1", "t1").tool_use("s", "a2", "a1", 2, "m1", "t2");
     t.result("s", "r2", "a2", 3, "t2");
     t.result("s", "r1", "a1", 9, "t1").text("s", "a3", "r1", 10); // the slow result carries on
     t.system("s", "h1", Some("a3"), 11, "turn_duration");
@@ -232,8 +143,7 @@ fn lagging_result_and_hooks_and_local_commands_are_artifacts() {
         json!({"type":"user","sessionId":"s","uuid":"c2","parentUuid":"c1","timestamp":ts(21),
         "message":{"role":"user","content":"<local-command-stdout>$0.10</local-command-stdout>"}}),
     );
-    t.user("s", "u2", Some("a3"), 30, "next")
-        .text("s", "a4", "u2", 31);
+    t.user("s", "u2", Some("a3"), 30, "next").text("s", "a4", "u2", 31);
     let (e, g) = t.build();
     assert!(forks(&e, &g).is_empty(), "{:?}", forks(&e, &g));
     assert_eq!(g.child_roles[&g.index["h1"]], ChildRole::SideBranch);
@@ -245,16 +155,11 @@ fn lagging_result_and_hooks_and_local_commands_are_artifacts() {
 fn same_timestamp_replays_are_not_forks() {
     let mut t = T::new();
     t.user("s", "u1", None, 0, "go").text("s", "a1", "u1", 1);
-    t.user("s", "u2", Some("a1"), 5, "again")
-        .user("s", "u2b", Some("a1"), 5, "again");
+    t.user("s", "u2", Some("a1"), 5, "again").user("s", "u2b", Some("a1"), 5, "again");
     t.text("s", "a2", "u2b", 6);
     let (e, g) = t.build();
     assert!(forks(&e, &g).is_empty());
-    assert_eq!(
-        g.child_roles[&g.index["u2"]],
-        ChildRole::Replay,
-        "the dead copy is the replay"
-    );
+    assert_eq!(g.child_roles[&g.index["u2"]], ChildRole::Replay, "the dead copy is the replay");
     assert_eq!(g.child_roles[&g.index["u2b"]], ChildRole::Future);
 }
 
@@ -262,60 +167,37 @@ fn same_timestamp_replays_are_not_forks() {
 fn cross_session_continuation_and_fork() {
     // s2 continues s1's leaf; s3 branches from the middle of s1.
     let mut t = T::new();
-    t.user("s1", "u1", None, 0, "start")
-        .text("s1", "a1", "u1", 1);
-    t.user("s1", "u2", Some("a1"), 10, "more")
-        .text("s1", "a2", "u2", 11);
+    t.user("s1", "u1", None, 0, "start").text("s1", "a1", "u1", 1);
+    t.user("s1", "u2", Some("a1"), 10, "more").text("s1", "a2", "u2", 11);
     t.raw(1, json!({"type":"user","sessionId":"s2","uuid":"v1","parentUuid":"a2","timestamp":ts(50),"message":{"content":"resume"}}));
     t.raw(1, json!({"type":"user","sessionId":"s3","uuid":"w1","parentUuid":"a1","timestamp":ts(60),"message":{"content":"other way"}}));
     t.text("s3", "w2", "w1", 61);
     let (e, g) = t.build();
-    assert_eq!(
-        forks(&e, &g),
-        [("a1".to_string(), vec!["u2".to_string(), "w1".to_string()])]
-    );
-    assert_eq!(
-        g.conversations[0].fork_points[0].kind,
-        ForkKind::CrossSession
-    );
-    assert_eq!(
-        g.child_roles.get(&g.index["v1"]),
-        None,
-        "a single child is no multi-child node"
-    );
+    assert_eq!(forks(&e, &g), [("a1".to_string(), vec!["u2".to_string(), "w1".to_string()])]);
+    assert_eq!(g.conversations[0].fork_points[0].kind, ForkKind::CrossSession);
+    assert_eq!(g.child_roles.get(&g.index["v1"]), None, "a single child is no multi-child node");
     let main = &g.branches[g.conversations[0].branches[0] as usize];
-    assert_eq!(
-        g.uuid(&e, main.leaf),
-        "v1",
-        "the resume continues the main branch"
-    );
+    assert_eq!(g.uuid(&e, main.leaf), "v1", "the resume continues the main branch");
     assert_eq!(g.conversations.len(), 1);
 }
 
 #[test]
 fn resume_copies_dedupe_onto_the_first_session() {
     let mut t = T::new();
-    t.user("s1", "u1", None, 0, "start")
-        .text("s1", "a1", "u1", 1);
+    t.user("s1", "u1", None, 0, "start").text("s1", "a1", "u1", 1);
     // s2 copies s1 (same uuids, parents, timestamps) and goes on.
     t.raw(1, json!({"type":"user","sessionId":"s2","uuid":"u1","parentUuid":null,"timestamp":ts(0),"message":{"role":"user","content":"start"}}));
-    t.raw(1, json!({"type":"assistant","sessionId":"s2","uuid":"a1","parentUuid":"u1","timestamp":ts(1),
-        "message":{"id":"msg_a1","model":"claude","role":"assistant","content":[{"type":"text","text":"ok"}]}}));
+    t.raw(
+        1,
+        json!({"type":"assistant","sessionId":"s2","uuid":"a1","parentUuid":"u1","timestamp":ts(1),
+        "message":{"id":"msg_a1","model":"claude","role":"assistant","content":[{"type":"text","text":"ok"}]}}),
+    );
     t.raw(1, json!({"type":"user","sessionId":"s2","uuid":"u2","parentUuid":"a1","timestamp":ts(90),"message":{"content":"resumed"}}));
     let (e, g) = t.build();
     assert_eq!(g.nodes.len(), 3);
     assert_eq!(g.aliases.len(), 2);
-    assert!(
-        g.findings.is_empty(),
-        "identical copies are not conflicts: {:?}",
-        g.findings
-    );
-    assert_eq!(
-        g.sessions[g.node(g.index["a1"]).session as usize]
-            .id
-            .as_ref(),
-        "s1"
-    );
+    assert!(g.findings.is_empty(), "identical copies are not conflicts: {:?}", g.findings);
+    assert_eq!(g.sessions[g.node(g.index["a1"]).session as usize].id.as_ref(), "s1");
     assert!(forks(&e, &g).is_empty());
     assert_eq!(g.conversations[0].sessions.len(), 2);
 }
@@ -326,25 +208,13 @@ fn conflicting_duplicates_dangling_parents_and_cycles_are_findings() {
     t.user("s", "u1", None, 0, "start");
     t.raw(1, json!({"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"timestamp":ts(0),"message":{"content":"different"}}));
     t.user("s", "d1", Some("nowhere"), 5, "orphan");
-    t.user("s", "x", Some("y"), 7, "x")
-        .user("s", "y", Some("x"), 8, "y");
+    t.user("s", "x", Some("y"), 7, "x").user("s", "y", Some("x"), 8, "y");
     t.user("s", "self", Some("self"), 9, "me");
     let (_, g) = t.build();
     let kinds: Vec<&Problem> = g.findings.iter().map(|f| &f.problem).collect();
-    assert!(
-        kinds
-            .iter()
-            .any(|p| matches!(p, Problem::ConflictingDuplicate { .. }))
-    );
-    assert!(
-        kinds
-            .iter()
-            .any(|p| matches!(p, Problem::DanglingParent { parent } if &**parent == "nowhere"))
-    );
-    assert_eq!(
-        kinds.iter().filter(|p| matches!(p, Problem::Cycle)).count(),
-        2
-    );
+    assert!(kinds.iter().any(|p| matches!(p, Problem::ConflictingDuplicate { .. })));
+    assert!(kinds.iter().any(|p| matches!(p, Problem::DanglingParent { parent } if &**parent == "nowhere")));
+    assert_eq!(kinds.iter().filter(|p| matches!(p, Problem::Cycle)).count(), 2);
     // The earliest node of the x↔y cycle becomes the root.
     assert_eq!(g.node(g.index["x"]).link, Link::CycleCut);
     assert_eq!(g.node(g.index["y"]).parent, Some(g.index["x"]));
@@ -354,15 +224,23 @@ fn conflicting_duplicates_dangling_parents_and_cycles_are_findings() {
 fn compaction_joins_through_logical_parent_and_by_time() {
     let mut t = T::new();
     t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
-    t.raw(0, json!({"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"cb","parentUuid":null,
-        "logicalParentUuid":"a1","timestamp":ts(20)}));
-    t.raw(0, json!({"type":"user","sessionId":"s","uuid":"cs","parentUuid":"cb","timestamp":ts(21),"isCompactSummary":true,
-        "message":{"content":"This session is being continued"}}));
-    t.user("s", "u2", Some("cs"), 30, "after")
-        .text("s", "a2", "u2", 31);
+    t.raw(
+        0,
+        json!({"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"cb","parentUuid":null,
+        "logicalParentUuid":"a1","timestamp":ts(20)}),
+    );
+    t.raw(
+        0,
+        json!({"type":"user","sessionId":"s","uuid":"cs","parentUuid":"cb","timestamp":ts(21),"isCompactSummary":true,
+        "message":{"content":"This session is being continued"}}),
+    );
+    t.user("s", "u2", Some("cs"), 30, "after").text("s", "a2", "u2", 31);
     // A second boundary whose logical parent is gone: joined after the latest earlier node.
-    t.raw(0, json!({"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"cb2","parentUuid":null,
-        "logicalParentUuid":"gone","timestamp":ts(40)}));
+    t.raw(
+        0,
+        json!({"type":"system","subtype":"compact_boundary","sessionId":"s","uuid":"cb2","parentUuid":null,
+        "logicalParentUuid":"gone","timestamp":ts(40)}),
+    );
     t.user("s", "u3", Some("cb2"), 41, "later");
     let (e, g) = t.build();
     assert_eq!(g.conversations.len(), 1);
@@ -391,10 +269,16 @@ fn agents_are_linked_to_their_spawn() {
         "toolUseResult":{"agentId":"abc"},
         "message":{"content":[{"type":"tool_result","tool_use_id":"tk","content":"found it"}]}}),
     );
-    t.raw(2, json!({"type":"user","sessionId":"s","uuid":"g1","parentUuid":null,"isSidechain":true,"agentId":"abc",
-        "timestamp":ts(2),"message":{"content":"look around"}}));
-    t.raw(2, json!({"type":"assistant","sessionId":"s","uuid":"g2","parentUuid":"g1","isSidechain":true,"agentId":"abc",
-        "timestamp":ts(3),"message":{"id":"m9","content":[{"type":"text","text":"found it"}]}}));
+    t.raw(
+        2,
+        json!({"type":"user","sessionId":"s","uuid":"g1","parentUuid":null,"isSidechain":true,"agentId":"abc",
+        "timestamp":ts(2),"message":{"content":"look around"}}),
+    );
+    t.raw(
+        2,
+        json!({"type":"assistant","sessionId":"s","uuid":"g2","parentUuid":"g1","isSidechain":true,"agentId":"abc",
+        "timestamp":ts(3),"message":{"id":"m9","content":[{"type":"text","text":"found it"}]}}),
+    );
     let (e, g) = t.build();
     assert_eq!(g.conversations.len(), 1);
     assert_eq!(g.agents.len(), 1);
@@ -404,38 +288,20 @@ fn agents_are_linked_to_their_spawn() {
     assert_eq!(spawn.tool_use_id.as_deref(), Some("tk"));
     assert_eq!(spawn.use_node, Some(g.index["a1"]));
     assert_eq!(spawn.result_node, Some(g.index["r1"]));
-    assert_eq!(
-        a.nodes.iter().map(|n| g.uuid(&e, *n)).collect::<Vec<_>>(),
-        ["g1", "g2"]
-    );
+    assert_eq!(a.nodes.iter().map(|n| g.uuid(&e, *n)).collect::<Vec<_>>(), ["g1", "g2"]);
 }
 
 #[test]
 fn summaries_and_titles() {
     let mut t = T::new();
-    t.user("s1", "u1", None, 0, "start")
-        .text("s1", "a1", "u1", 1);
-    t.user("s1", "u2", Some("a1"), 10, "first")
-        .text("s1", "a2", "u2", 11);
-    t.user("s1", "u3", Some("a1"), 100, "second")
-        .text("s1", "a3", "u3", 101);
+    t.user("s1", "u1", None, 0, "start").text("s1", "a1", "u1", 1);
+    t.user("s1", "u2", Some("a1"), 10, "first").text("s1", "a2", "u2", 11);
+    t.user("s1", "u3", Some("a1"), 100, "second").text("s1", "a3", "u3", 101);
     // Written into another session's file, as Claude Code does.
-    t.raw(
-        1,
-        json!({"type":"summary","summary":"Abandoned idea","leafUuid":"a2"}),
-    );
-    t.raw(
-        1,
-        json!({"type":"summary","summary":"Nowhere","leafUuid":"missing"}),
-    );
-    t.raw(
-        1,
-        json!({"type":"ai-title","aiTitle":"Auto","sessionId":"s1"}),
-    );
-    t.raw(
-        1,
-        json!({"type":"custom-title","customTitle":"Mine","sessionId":"s1"}),
-    );
+    t.raw(1, json!({"type":"summary","summary":"Abandoned idea","leafUuid":"a2"}));
+    t.raw(1, json!({"type":"summary","summary":"Nowhere","leafUuid":"missing"}));
+    t.raw(1, json!({"type":"ai-title","aiTitle":"Auto","sessionId":"s1"}));
+    t.raw(1, json!({"type":"custom-title","customTitle":"Mine","sessionId":"s1"}));
     let (_, g) = t.build();
     assert_eq!(g.summaries.len(), 2);
     assert_eq!(g.summaries.iter().filter(|s| s.node.is_some()).count(), 1);
@@ -450,14 +316,18 @@ fn summaries_and_titles() {
 fn shared_meta_root_of_separate_sessions_is_not_a_fork() {
     // 1.0.x wrote one local-command caveat into each new session after /clear.
     let mut t = T::new();
-    t.raw(0, json!({"type":"user","sessionId":"s1","uuid":"cav","parentUuid":null,"isMeta":true,"timestamp":ts(0),
-        "message":{"content":"Caveat: The messages below were generated by the user"}}));
-    t.user("s1", "p1", Some("cav"), 10, "one")
-        .text("s1", "r1", "p1", 11);
-    t.raw(1, json!({"type":"user","sessionId":"s2","uuid":"cav","parentUuid":null,"isMeta":true,"timestamp":ts(0),
-        "message":{"content":"Caveat: The messages below were generated by the user"}}));
-    t.user("s2", "p2", Some("cav"), 500, "two")
-        .text("s2", "r2", "p2", 501);
+    t.raw(
+        0,
+        json!({"type":"user","sessionId":"s1","uuid":"cav","parentUuid":null,"isMeta":true,"timestamp":ts(0),
+        "message":{"content":"Caveat: The messages below were generated by the user"}}),
+    );
+    t.user("s1", "p1", Some("cav"), 10, "one").text("s1", "r1", "p1", 11);
+    t.raw(
+        1,
+        json!({"type":"user","sessionId":"s2","uuid":"cav","parentUuid":null,"isMeta":true,"timestamp":ts(0),
+        "message":{"content":"Caveat: The messages below were generated by the user"}}),
+    );
+    t.user("s2", "p2", Some("cav"), 500, "two").text("s2", "r2", "p2", 501);
     let (_, g) = t.build();
     assert_eq!(g.conversations.len(), 2);
     assert!(g.conversations.iter().all(|c| c.fork_points.is_empty()));
@@ -467,8 +337,7 @@ fn shared_meta_root_of_separate_sessions_is_not_a_fork() {
 fn node_ids_do_not_depend_on_line_order() {
     let mut t = T::new();
     t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
-    t.user("s", "u2", Some("a1"), 10, "x")
-        .user("s", "u3", Some("a1"), 20, "y");
+    t.user("s", "u2", Some("a1"), 10, "x").user("s", "u3", Some("a1"), 20, "y");
     let (e1, g1) = t.build();
     t.lines.reverse();
     let (e2, g2) = t.build();
@@ -484,8 +353,11 @@ fn main_thread_instance_wins_over_side_agent_copies() {
     let mut t = T::new();
     t.classes[2] = FileClass::SideAgent;
     // The compaction summariser copies a main node (with another parent).
-    t.raw(2, json!({"type":"user","sessionId":"s","uuid":"u1","parentUuid":"elsewhere","isSidechain":true,
-        "agentId":"acompact-1","timestamp":ts(0),"message":{"role":"user","content":"start"}}));
+    t.raw(
+        2,
+        json!({"type":"user","sessionId":"s","uuid":"u1","parentUuid":"elsewhere","isSidechain":true,
+        "agentId":"acompact-1","timestamp":ts(0),"message":{"role":"user","content":"start"}}),
+    );
     t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
     t.raw(
         2,
@@ -495,10 +367,7 @@ fn main_thread_instance_wins_over_side_agent_copies() {
     let (e, g) = t.build();
     let u1 = g.node(g.index["u1"]);
     assert!(!u1.sidechain);
-    assert_eq!(
-        e[u1.entry as usize].loc.file, 0,
-        "the main file's instance is canonical"
-    );
+    assert_eq!(e[u1.entry as usize].loc.file, 0, "the main file's instance is canonical");
     assert_eq!(u1.parent, None);
     assert_eq!(g.conversations.len(), 1);
     assert_eq!(g.agents.len(), 1);
@@ -510,25 +379,14 @@ fn main_thread_instance_wins_over_side_agent_copies() {
 fn last_prompt_marks_the_active_branch() {
     let mut t = T::new();
     t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
-    t.user("s", "u2", Some("a1"), 10, "keep this one")
-        .text("s", "a2", "u2", 11);
-    t.user("s", "u3", Some("a1"), 100, "abandoned later")
-        .text("s", "a3", "u3", 101);
-    t.raw(
-        1,
-        json!({"type":"last-prompt","lastPrompt":"keep this one","sessionId":"s"}),
-    );
+    t.user("s", "u2", Some("a1"), 10, "keep this one").text("s", "a2", "u2", 11);
+    t.user("s", "u3", Some("a1"), 100, "abandoned later").text("s", "a3", "u3", 101);
+    t.raw(1, json!({"type":"last-prompt","lastPrompt":"keep this one","sessionId":"s"}));
     let (e, g) = t.build();
     let c = &g.conversations[0];
     assert_eq!(g.uuid(&e, g.branches[c.active_branch as usize].first), "u1");
     // Without it, the latest leaf decides.
     t.lines.pop();
     let (e, g) = t.build();
-    assert_eq!(
-        g.uuid(
-            &e,
-            g.branches[g.conversations[0].active_branch as usize].first
-        ),
-        "u3"
-    );
+    assert_eq!(g.uuid(&e, g.branches[g.conversations[0].active_branch as usize].first), "u3");
 }

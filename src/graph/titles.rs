@@ -16,12 +16,7 @@ use crate::parse::{Entry, Kind, Meta, UserKind};
 
 pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
     // Per-session metadata.
-    let session_ix: FxHashMap<&str, usize> = g
-        .sessions
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (&*s.id, i))
-        .collect();
+    let session_ix: FxHashMap<&str, usize> = g.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i)).collect();
     let mut best: FxHashMap<(usize, u8), (Option<i64>, &str)> = FxHashMap::default();
     let mut by_leaf: FxHashMap<NodeId, &str> = FxHashMap::default();
     for (i, e) in entries.iter().enumerate() {
@@ -32,10 +27,7 @@ pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
             Meta::LastPrompt(t) => (2, &**t),
             Meta::Summary { summary, leaf_uuid } => {
                 let node = leaf_uuid.as_deref().and_then(|l| g.index.get(l)).copied();
-                g.summaries.push(SummaryRef {
-                    entry: i as u32,
-                    node,
-                });
+                g.summaries.push(SummaryRef { entry: i as u32, node });
                 if let Some(n) = node {
                     let cur = by_leaf.entry(n).or_insert(summary);
                     if **summary > **cur {
@@ -54,8 +46,7 @@ pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
             *cur = cand;
         }
     }
-    g.summaries
-        .sort_by_key(|s| (entries[s.entry as usize].loc, s.entry));
+    g.summaries.sort_by_key(|s| (entries[s.entry as usize].loc, s.entry));
     for ((s, slot), (_, text)) in best {
         let sess = &mut g.sessions[s];
         let v = Some(text.into());
@@ -69,16 +60,9 @@ pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
     // Branch summaries and titles.
     for b in 0..g.branches.len() {
         let br = &g.branches[b];
-        let summary = br
-            .nodes
-            .iter()
-            .rev()
-            .find_map(|n| by_leaf.get(n))
-            .map(|s| Box::<str>::from(*s));
-        let title = summary
-            .clone()
-            .or_else(|| first_prompt(g, entries, &br.nodes))
-            .unwrap_or_else(|| "(no prompt)".into());
+        let summary = br.nodes.iter().rev().find_map(|n| by_leaf.get(n)).map(|s| Box::<str>::from(*s));
+        let title =
+            summary.clone().or_else(|| first_prompt(g, entries, &br.nodes)).unwrap_or_else(|| "(no prompt)".into());
         let br = &mut g.branches[b];
         br.summary = summary;
         br.title = title;
@@ -90,16 +74,10 @@ pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
         let all_nodes: Vec<NodeId> = g.branches[conv.branches[0] as usize].nodes.clone();
         let first = first_prompt(g, entries, &all_nodes);
         // Sessions to take a title from: the active leaf's, the root's, then the rest.
-        let mut order = vec![
-            g.node(g.branches[active as usize].leaf).session,
-            g.node(conv.root).session,
-        ];
+        let mut order = vec![g.node(g.branches[active as usize].leaf).session, g.node(conv.root).session];
         order.extend(conv.sessions.iter().copied());
         let pick = |f: fn(&super::Session) -> Option<&Box<str>>| {
-            order
-                .iter()
-                .find_map(|s| f(&g.sessions[*s as usize]))
-                .cloned()
+            order.iter().find_map(|s| f(&g.sessions[*s as usize])).cloned()
         };
         let (title, source) = if let Some(t) = pick(|s| s.custom_title.as_ref()) {
             (t, TitleSource::CustomTitle)
@@ -146,11 +124,7 @@ fn active_branch(g: &Graph, entries: &[Entry], c: usize) -> u32 {
             (g.node(br.leaf).ts, br.leaf)
         })
         .unwrap_or(conv.branches[0]);
-    let latest_session = conv
-        .sessions
-        .iter()
-        .copied()
-        .max_by_key(|s| (g.sessions[*s as usize].last_ts, *s));
+    let latest_session = conv.sessions.iter().copied().max_by_key(|s| (g.sessions[*s as usize].last_ts, *s));
     let Some(s) = latest_session else {
         return latest_leaf_branch;
     };

@@ -160,10 +160,7 @@ pub struct Usage {
 /// Metadata payloads keyed by leaf or session.
 #[derive(Debug, Clone)]
 pub enum Meta {
-    Summary {
-        summary: Box<str>,
-        leaf_uuid: Option<Box<str>>,
-    },
+    Summary { summary: Box<str>, leaf_uuid: Option<Box<str>> },
     CustomTitle(Box<str>),
     AiTitle(Box<str>),
     LastPrompt(Box<str>),
@@ -249,10 +246,7 @@ impl Entry {
     pub fn is_message(&self) -> bool {
         match self.kind {
             Kind::Assistant => true,
-            Kind::User => matches!(
-                self.user_kind,
-                UserKind::Prompt | UserKind::Command | UserKind::Bash
-            ),
+            Kind::User => matches!(self.user_kind, UserKind::Prompt | UserKind::Command | UserKind::Bash),
             _ => false,
         }
     }
@@ -461,10 +455,9 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
         e.model = m.model.into_box();
         e.stop_reason = m.stop_reason.into_box();
         e.usage = m.usage.map(|u| {
-            let nested = u.cache_creation.map_or(0, |c| {
-                c.ephemeral_5m_input_tokens.0.unwrap_or(0)
-                    + c.ephemeral_1h_input_tokens.0.unwrap_or(0)
-            });
+            let nested = u
+                .cache_creation
+                .map_or(0, |c| c.ephemeral_5m_input_tokens.0.unwrap_or(0) + c.ephemeral_1h_input_tokens.0.unwrap_or(0));
             let cc = u.cache_creation_input_tokens.0.unwrap_or(0);
             Usage {
                 input: u.input_tokens.0.unwrap_or(0),
@@ -542,11 +535,7 @@ fn read_content(e: &mut Entry, content: &RawValue) {
                     None
                 };
                 if let Some(id) = b.id.into_box() {
-                    e.tool_uses.push(ToolUse {
-                        id,
-                        name,
-                        prompt_hash,
-                    });
+                    e.tool_uses.push(ToolUse { id, name, prompt_hash });
                 }
             }
             Some("tool_result") => {
@@ -554,10 +543,7 @@ fn read_content(e: &mut Entry, content: &RawValue) {
                     if e.spawned_agent.is_none() {
                         e.spawned_agent = b.content.and_then(agent_id_in_result_text);
                     }
-                    e.tool_results.push(ToolResult {
-                        tool_use_id: id,
-                        is_error: b.is_error.0,
-                    });
+                    e.tool_results.push(ToolResult { tool_use_id: id, is_error: b.is_error.0 });
                 }
             }
             _ => {}
@@ -574,10 +560,7 @@ fn agent_id_in_result_text(content: &RawValue) -> Option<Box<str>> {
     let s = content.get();
     let at = s.find("agentId: ")?;
     let rest = &s[at + "agentId: ".len()..];
-    let id: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-        .collect();
+    let id: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
     (!id.is_empty()).then(|| id.into_boxed_str())
 }
 
@@ -604,10 +587,7 @@ fn classify_user(e: &Entry) -> UserKind {
         UserKind::Interrupt
     } else if t.starts_with("<task-notification>") || t.starts_with("<bash-notification>") {
         UserKind::Notification
-    } else if t.starts_with("Caveat:")
-        || t.starts_with("<command-")
-        || (t.starts_with('<') && looks_like_tag(t))
-    {
+    } else if t.starts_with("Caveat:") || t.starts_with("<command-") || (t.starts_with('<') && looks_like_tag(t)) {
         UserKind::OtherMarker
     } else if t.is_empty() && !e.tool_results.is_empty() {
         UserKind::ToolResult
@@ -620,15 +600,10 @@ fn classify_user(e: &Entry) -> UserKind {
 /// not a person typing a `<` (like `<3` or `< 5`).
 fn looks_like_tag(t: &str) -> bool {
     let inner = &t[1..];
-    let name: &str = inner
-        .split(|c: char| c == '>' || c.is_whitespace())
-        .next()
-        .unwrap_or("");
+    let name: &str = inner.split(|c: char| c == '>' || c.is_whitespace()).next().unwrap_or("");
     !name.is_empty()
         && name.len() < 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && inner.contains('>')
 }
@@ -662,15 +637,7 @@ mod tests {
         assert_eq!(e.tool_uses.len(), 1);
         assert_eq!(&*e.tool_uses[0].name, "Task");
         assert_eq!(e.tool_uses[0].prompt_hash, Some(hash_bytes(b"go")));
-        assert_eq!(
-            e.usage,
-            Some(Usage {
-                input: 3,
-                output: 7,
-                cache_creation: 4,
-                cache_read: 0
-            })
-        );
+        assert_eq!(e.usage, Some(Usage { input: 3, output: 7, cache_creation: 4, cache_read: 0 }));
         let r = parse(
             r#"{"type":"user","uuid":"u2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"done\nagentId: a1b2c3 (for resuming)"}]}]}}"#,
         );
@@ -688,25 +655,17 @@ mod tests {
             .user_kind
         };
         assert_eq!(k("<command-name>/cost</command-name>"), UserKind::Command);
-        assert_eq!(
-            k("<local-command-stdout>x</local-command-stdout>"),
-            UserKind::CommandOutput
-        );
+        assert_eq!(k("<local-command-stdout>x</local-command-stdout>"), UserKind::CommandOutput);
         assert_eq!(k("<bash-input>ls</bash-input>"), UserKind::Bash);
         assert_eq!(k("[Request interrupted by user]"), UserKind::Interrupt);
-        assert_eq!(
-            k("<system-reminder>x</system-reminder>"),
-            UserKind::OtherMarker
-        );
+        assert_eq!(k("<system-reminder>x</system-reminder>"), UserKind::OtherMarker);
         assert_eq!(k("<3 this works"), UserKind::Prompt);
         assert_eq!(k("Caveat: The messages below"), UserKind::OtherMarker);
     }
 
     #[test]
     fn wrong_field_types_are_tolerated() {
-        let e = parse(
-            r#"{"type":"user","uuid":42,"isSidechain":"yes","sessionId":{"a":1},"message":[1,2]}"#,
-        );
+        let e = parse(r#"{"type":"user","uuid":42,"isSidechain":"yes","sessionId":{"a":1},"message":[1,2]}"#);
         assert_eq!(e.uuid, None);
         assert!(!e.is_sidechain);
         assert_eq!(e.session_id, None);
@@ -715,9 +674,7 @@ mod tests {
     #[test]
     fn metadata_entries() {
         let e = parse(r#"{"type":"summary","summary":"Fixing the build","leafUuid":"l1"}"#);
-        assert!(
-            matches!(e.meta, Some(Meta::Summary { ref leaf_uuid, .. }) if leaf_uuid.as_deref() == Some("l1"))
-        );
+        assert!(matches!(e.meta, Some(Meta::Summary { ref leaf_uuid, .. }) if leaf_uuid.as_deref() == Some("l1")));
         assert!(parse(r#"{"type":"brand-new","x":1}"#).kind.is_unknown());
         assert!(!parse(r#"{"type":"queue-operation"}"#).kind.is_unknown());
     }

@@ -73,10 +73,7 @@ pub struct MaybeBool(pub bool);
 
 impl<'de> serde::Deserialize<'de> for MaybeBool {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(MaybeBool(matches!(
-            serde_json::Value::deserialize(d),
-            Ok(serde_json::Value::Bool(true))
-        )))
+        Ok(MaybeBool(matches!(serde_json::Value::deserialize(d), Ok(serde_json::Value::Bool(true)))))
     }
 }
 

@@ -10,9 +10,7 @@ mod entry;
 mod lenient;
 pub mod time;
 
-pub use entry::{
-    EXCERPT_CHARS, Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry,
-};
+pub use entry::{EXCERPT_CHARS, Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry};
 
 use std::borrow::Cow;
 
@@ -40,9 +38,7 @@ impl std::fmt::Display for LineProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LineProblem::InvalidUtf8 => f.write_str("invalid UTF-8 (replaced with U+FFFD)"),
-            LineProblem::LoneSurrogate => {
-                f.write_str("lone UTF-16 surrogate escape (replaced with U+FFFD)")
-            }
+            LineProblem::LoneSurrogate => f.write_str("lone UTF-16 surrogate escape (replaced with U+FFFD)"),
             LineProblem::Malformed(e) => write!(f, "malformed JSON, line skipped: {e}"),
             LineProblem::NotAnObject => f.write_str("not a JSON object, line skipped"),
         }
@@ -56,9 +52,18 @@ pub struct LineWarning {
     pub problem: LineProblem,
 }
 
+/// How to parse.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParseOptions {
+    /// Replace secrets before anything is read from a line ([`crate::redact`]).
+    pub redact: bool,
+}
+
 /// The result of parsing one file.
 #[derive(Debug, Default)]
 pub struct ParsedFile {
+    /// Lines where secrets were replaced, and what.
+    pub redactions: Vec<(Loc, Vec<crate::redact::Redaction>)>,
     pub entries: Vec<Entry>,
     pub warnings: Vec<LineWarning>,
     /// Non-blank lines seen.
@@ -69,10 +74,12 @@ pub struct ParsedFile {
 
 /// Parses the bytes of a whole file. `file` is the file's index in its project.
 pub fn parse_bytes(bytes: &[u8], file: u32) -> ParsedFile {
-    let mut out = ParsedFile {
-        bytes: bytes.len() as u64,
-        ..ParsedFile::default()
-    };
+    parse_bytes_with(bytes, file, ParseOptions::default())
+}
+
+/// [`parse_bytes`] with options.
+pub fn parse_bytes_with(bytes: &[u8], file: u32, opts: ParseOptions) -> ParsedFile {
+    let mut out = ParsedFile { bytes: bytes.len() as u64, ..ParsedFile::default() };
     let mut start = 0usize;
     let mut line_no = 0u32;
     while start < bytes.len() {
@@ -92,29 +99,31 @@ pub fn parse_bytes(bytes: &[u8], file: u32) -> ParsedFile {
             continue;
         }
         out.lines += 1;
-        let loc = Loc {
-            file,
-            line: line_no,
+        let loc = Loc { file, line: line_no };
+        // The line as it is on disk (what `fork` copies), before any redaction.
+        let len_on_disk = line.len() as u32;
+        let redacted;
+        let line = if opts.redact {
+            match crate::redact::redact(&String::from_utf8_lossy(line)) {
+                (std::borrow::Cow::Owned(text), found) => {
+                    out.redactions.push((loc, found));
+                    redacted = text.into_bytes();
+                    &redacted[..]
+                }
+                (std::borrow::Cow::Borrowed(_), _) => line,
+            }
+        } else {
+            line
         };
-        match parse_line(line, loc, offset as u64) {
-            (Some(mut e), problems) => {
-                e.len = line.len() as u32;
+        let (entry, problems) = parse_line(line, loc, offset as u64);
+        match entry {
+            Some(mut e) => {
+                e.len = len_on_disk;
                 out.entries.push(e);
-                out.warnings.extend(
-                    problems
-                        .into_iter()
-                        .map(|problem| LineWarning { loc, problem }),
-                );
             }
-            (None, problems) => {
-                out.bad_lines += 1;
-                out.warnings.extend(
-                    problems
-                        .into_iter()
-                        .map(|problem| LineWarning { loc, problem }),
-                );
-            }
+            None => out.bad_lines += 1,
         }
+        out.warnings.extend(problems.into_iter().map(|problem| LineWarning { loc, problem }));
     }
     out
 }
@@ -144,11 +153,7 @@ pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<Lin
     // skips them inside raw values: repair them up front so no text is lost.
     let has_surrogate_escape = memchr::memmem::find(trimmed.as_bytes(), b"\\ud").is_some()
         || memchr::memmem::find(trimmed.as_bytes(), b"\\uD").is_some();
-    let fixed = if has_surrogate_escape {
-        scrub_lone_surrogates(trimmed)
-    } else {
-        None
-    };
+    let fixed = if has_surrogate_escape { scrub_lone_surrogates(trimmed) } else { None };
     if fixed.is_some() {
         problems.push(LineProblem::LoneSurrogate);
     }
@@ -226,28 +231,18 @@ mod tests {
 
     #[test]
     fn tolerates_each_line_on_its_own() {
-        let input =
-            b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"a\",\"message\":{\"content\":\"hi\"}}\r\n\
+        let input = b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"a\",\"message\":{\"content\":\"hi\"}}\r\n\
 \n\
 {\"type\":\"user\",\"uuid\":\"b\",\"message\":{\"content\":\"bad \xff byte\"}}\n\
 {\"type\":\"user\",\"uuid\":\"c\",\"message\":{\"content\":\"lone \\udc80 surrogate\"}}\n\
 [1,2]\n\
 {\"type\":\"user\",\"uuid\":\"d\",\"mess";
         let p = parse_bytes(input, 0);
-        let uuids: Vec<_> = p
-            .entries
-            .iter()
-            .map(|e| e.uuid.as_deref().unwrap())
-            .collect();
+        let uuids: Vec<_> = p.entries.iter().map(|e| e.uuid.as_deref().unwrap()).collect();
         assert_eq!(uuids, ["a", "b", "c"]);
         assert_eq!(p.lines, 5);
         assert_eq!(p.bad_lines, 2);
-        let at = |line: u32| {
-            p.warnings
-                .iter()
-                .filter(move |w| w.loc.line == line)
-                .map(|w| &w.problem)
-        };
+        let at = |line: u32| p.warnings.iter().filter(move |w| w.loc.line == line).map(|w| &w.problem);
         assert_eq!(at(3).collect::<Vec<_>>(), [&LineProblem::InvalidUtf8]);
         assert_eq!(at(4).collect::<Vec<_>>(), [&LineProblem::LoneSurrogate]);
         assert_eq!(at(5).collect::<Vec<_>>(), [&LineProblem::NotAnObject]);
@@ -263,18 +258,8 @@ mod tests {
     fn scrubs_only_lone_surrogates() {
         assert_eq!(scrub_lone_surrogates(r#""ok \u00e9""#), None);
         assert_eq!(scrub_lone_surrogates(r#""pair \ud83d\ude00""#), None);
-        assert_eq!(
-            scrub_lone_surrogates(r#""\ud83d x""#).unwrap(),
-            r#""\uFFFD x""#
-        );
-        assert_eq!(
-            scrub_lone_surrogates(r#""\\udc80""#),
-            None,
-            "an escaped backslash is not an escape"
-        );
-        assert_eq!(
-            scrub_lone_surrogates(r#""a\udc80\ud800""#).unwrap(),
-            r#""a\uFFFD\uFFFD""#
-        );
+        assert_eq!(scrub_lone_surrogates(r#""\ud83d x""#).unwrap(), r#""\uFFFD x""#);
+        assert_eq!(scrub_lone_surrogates(r#""\\udc80""#), None, "an escaped backslash is not an escape");
+        assert_eq!(scrub_lone_surrogates(r#""a\udc80\ud800""#).unwrap(), r#""a\uFFFD\uFFFD""#);
     }
 }

@@ -65,12 +65,7 @@ pub fn format_timestamp(ms: i64) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, (rem / 60) % 60, rem % 60)
 }
 
 /// Formats as `YYYY-MM-DD HH:MM UTC` for people.
@@ -109,11 +104,7 @@ mod tests {
 
     #[test]
     fn round_trips() {
-        for s in [
-            "2025-07-01T10:00:00.000Z",
-            "1999-12-31T23:59:59.999Z",
-            "2026-02-28T00:00:00.123Z",
-        ] {
+        for s in ["2025-07-01T10:00:00.000Z", "1999-12-31T23:59:59.999Z", "2026-02-28T00:00:00.123Z"] {
             assert_eq!(format_timestamp(parse_timestamp(s).unwrap()), s);
         }
     }
@@ -123,21 +114,12 @@ mod tests {
         assert_eq!(parse_timestamp("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(parse_timestamp("1970-01-01T00:00:01.5Z"), Some(1500));
         assert_eq!(parse_timestamp("1970-01-01T01:00:00+01:00"), Some(0));
-        assert_eq!(
-            parse_timestamp("2025-07-01T10:00:00.123456Z"),
-            parse_timestamp("2025-07-01T10:00:00.123Z")
-        );
+        assert_eq!(parse_timestamp("2025-07-01T10:00:00.123456Z"), parse_timestamp("2025-07-01T10:00:00.123Z"));
     }
 
     #[test]
     fn rejects_garbage() {
-        for s in [
-            "",
-            "yesterday",
-            "2025-13-01T00:00:00Z",
-            "2025-07-01T10:00:00.Z",
-            "2025-07-01T10:00:00Zjunk",
-        ] {
+        for s in ["", "yesterday", "2025-13-01T00:00:00Z", "2025-07-01T10:00:00.Z", "2025-07-01T10:00:00Zjunk"] {
             assert_eq!(parse_timestamp(s), None, "{s}");
         }
     }

@@ -30,12 +30,7 @@ fn line(v: Value) -> Vec<u8> {
 }
 
 fn ts(i: u64) -> String {
-    format!(
-        "2025-07-01T{:02}:{:02}:{:02}.000Z",
-        (i / 3600) % 24,
-        (i / 60) % 60,
-        i % 60
-    )
+    format!("2025-07-01T{:02}:{:02}:{:02}.000Z", (i / 3600) % 24, (i / 60) % 60, i % 60)
 }
 
 fn user(uuid: &str, parent: Option<&str>, i: u64, text: &str) -> Value {
@@ -63,10 +58,7 @@ pub fn cases() -> Vec<Case> {
         name: "truncated_last_line",
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![("s1.jsonl".into(), 3)],
-        must_keep: vec![
-            "The first prompt survives".into(),
-            "The first reply survives".into(),
-        ],
+        must_keep: vec!["The first prompt survives".into(), "The first reply survives".into()],
     });
 
     let mut b = good_prefix();
@@ -116,35 +108,29 @@ pub fn cases() -> Vec<Case> {
     // A 50 MB single line: a pasted base64 image.
     let mut b = good_prefix();
     let png = base64_png(50 * 1024 * 1024);
-    b.extend(line(
-        json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":ts(3),
+    b.extend(line(json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":ts(3),
         "message":{"role":"user","content":[{"type":"text","text":"Look at this huge screenshot"},
-            {"type":"image","source":{"type":"base64","media_type":"image/png","data":png}}]}}),
-    ));
+            {"type":"image","source":{"type":"base64","media_type":"image/png","data":png}}]}})));
     b.extend(line(reply("a2", "u2", 4, "That is a big image")));
     out.push(Case {
         name: "huge_line",
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
-        must_keep: vec![
-            "Look at this huge screenshot".into(),
-            "That is a big image".into(),
-        ],
+        must_keep: vec!["Look at this huge screenshot".into(), "That is a big image".into()],
     });
 
     out.push(Case {
         name: "empty_file",
-        files: vec![
-            ("s1.jsonl".into(), Vec::new()),
-            ("s2.jsonl".into(), good_prefix()),
-        ],
+        files: vec![("s1.jsonl".into(), Vec::new()), ("s2.jsonl".into(), good_prefix())],
         warn_at: vec![],
         must_keep: vec!["The first reply survives".into()],
     });
 
     let mut b = Vec::new();
     for i in 0..5 {
-        b.extend(line(json!({"type":"summary","summary":format!("Summary number {i}"),"leafUuid":format!("gone-{i}")})));
+        b.extend(line(
+            json!({"type":"summary","summary":format!("Summary number {i}"),"leafUuid":format!("gone-{i}")}),
+        ));
     }
     out.push(Case {
         name: "only_summaries",
@@ -161,20 +147,11 @@ pub fn cases() -> Vec<Case> {
         name: "cycles",
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
-        must_keep: vec![
-            "Cycle member x".into(),
-            "Cycle member y".into(),
-            "I am my own parent".into(),
-        ],
+        must_keep: vec!["Cycle member x".into(), "Cycle member y".into(), "I am my own parent".into()],
     });
 
     let mut b = good_prefix();
-    b.extend(line(user(
-        "d1",
-        Some("deleted-long-ago"),
-        5,
-        "My parent was deleted",
-    )));
+    b.extend(line(user("d1", Some("deleted-long-ago"), 5, "My parent was deleted")));
     out.push(Case {
         name: "dangling_parent",
         files: vec![("s1.jsonl".into(), b)],
@@ -183,12 +160,7 @@ pub fn cases() -> Vec<Case> {
     });
 
     let mut b = good_prefix();
-    b.extend(line(user(
-        "u1",
-        None,
-        1,
-        "A different text under the same uuid",
-    )));
+    b.extend(line(user("u1", None, 1, "A different text under the same uuid")));
     out.push(Case {
         name: "conflicting_duplicate",
         files: vec![("s1.jsonl".into(), b)],
@@ -197,14 +169,7 @@ pub fn cases() -> Vec<Case> {
     });
 
     // Hostile names in every id field.
-    let evil = [
-        "../../../etc/passwd",
-        "a/b\\c",
-        "nul\u{0}byte",
-        "CON",
-        "NUL.txt",
-        "émoji-🦀-名前",
-    ];
+    let evil = ["../../../etc/passwd", "a/b\\c", "nul\u{0}byte", "CON", "NUL.txt", "émoji-🦀-名前"];
     let long = "x".repeat(300);
     let mut b = Vec::new();
     let mut parent: Option<String> = None;
@@ -218,9 +183,7 @@ pub fn cases() -> Vec<Case> {
         name: "hostile_names",
         files: vec![(format!("{}.jsonl", "é🦀".repeat(20)), b)],
         warn_at: vec![],
-        must_keep: (0..7)
-            .map(|i| format!("Prompt from hostile id {i}"))
-            .collect(),
+        must_keep: (0..7).map(|i| format!("Prompt from hostile id {i}")).collect(),
     });
 
     let mut b = good_prefix();
@@ -290,11 +253,7 @@ pub fn deep_chain(dir: &Path, depth: usize) {
     use std::io::Write;
     let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join("deep.jsonl")).unwrap());
     for i in 0..depth {
-        let parent = if i == 0 {
-            "null".to_string()
-        } else {
-            format!("\"n{}\"", i - 1)
-        };
+        let parent = if i == 0 { "null".to_string() } else { format!("\"n{}\"", i - 1) };
         let text = if i == 0 {
             "Top of the deep chain"
         } else if i == depth - 1 {
@@ -347,10 +306,7 @@ fn every_case_is_survived_with_warnings_and_content() {
     for case in cases() {
         let tmp = tempfile::tempdir().unwrap();
         let input = write_case(tmp.path(), &case);
-        for cmd in [
-            &["stats", "--json", "--detail"][..],
-            &["check", "--json"][..],
-        ] {
+        for cmd in [&["stats", "--json", "--detail"][..], &["check", "--json"][..]] {
             let out = cctree().args(cmd).arg(&input).output().unwrap();
             let code = out.status.code();
             assert!(
@@ -364,17 +320,11 @@ fn every_case_is_survived_with_warnings_and_content() {
             if cmd[0] == "check" {
                 let v: Value = serde_json::from_slice(&out.stdout).unwrap();
                 for (file, line) in &case.warn_at {
-                    let hit = v["findings"].as_array().unwrap().iter().any(|f| {
-                        f["file"]
-                            .as_str()
-                            .is_some_and(|p| p.ends_with(file.as_str()))
-                            && f["line"] == *line
-                    });
-                    assert!(
-                        hit,
-                        "{}: no finding at {file}:{line}: {}",
-                        case.name, v["findings"]
-                    );
+                    let hit =
+                        v["findings"].as_array().unwrap().iter().any(|f| {
+                            f["file"].as_str().is_some_and(|p| p.ends_with(file.as_str())) && f["line"] == *line
+                        });
+                    assert!(hit, "{}: no finding at {file}:{line}: {}", case.name, v["findings"]);
                 }
             } else {
                 for (file, line) in &case.warn_at {
@@ -389,10 +339,7 @@ fn every_case_is_survived_with_warnings_and_content() {
         // Every readable text is in the model: the entries' excerpts are what
         // titles and search use, the renderer re-reads the full lines.
         let projects = crate::support::load(&[input.clone()]);
-        let all: String = projects
-            .iter()
-            .flat_map(|p| p.entries.iter().map(|e| e.raw.to_string()))
-            .collect();
+        let all: String = projects.iter().flat_map(|p| p.entries.iter().map(|e| e.raw.to_string())).collect();
         for keep in &case.must_keep {
             assert!(all.contains(keep.as_str()), "{}: lost {keep:?}", case.name);
         }
@@ -405,21 +352,10 @@ fn a_million_deep_chain_needs_no_recursion() {
     let dir = tmp.path().join("-deep");
     std::fs::create_dir_all(&dir).unwrap();
     deep_chain(&dir, 1_000_000);
-    let out = cctree()
-        .args(["stats", "--json", "--detail"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = cctree().args(["stats", "--json", "--detail"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["nodes"], 1_000_000);
     assert_eq!(v["conversations"], 1);
-    assert_eq!(
-        v["projects_detail"][0]["conversations"][0]["branches"][0]["leaf"],
-        "n999999"
-    );
+    assert_eq!(v["projects_detail"][0]["conversations"][0]["branches"][0]["leaf"], "n999999");
 }

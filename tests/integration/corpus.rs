@@ -26,34 +26,20 @@ fn outline(p: &ProjectDetail) -> String {
         conversation(&mut s, conv);
     }
     for a in &p.agents {
-        writeln!(
-            s,
-            "agent {} {} nodes {} spawn {:?}",
-            a.id, a.kind, a.nodes, a.spawn_tool_use
-        )
-        .unwrap();
+        writeln!(s, "agent {} {} nodes {} spawn {:?}", a.id, a.kind, a.nodes, a.spawn_tool_use).unwrap();
     }
     s
 }
 
 fn conversation(s: &mut String, c: &ConversationDetail) {
     let title: String = c.title.chars().take(50).collect();
-    writeln!(
-        s,
-        "conversation {} ({} messages) sessions {:?} title {title:?}",
-        c.root, c.messages, c.sessions
-    )
-    .unwrap();
+    writeln!(s, "conversation {} ({} messages) sessions {:?} title {title:?}", c.root, c.messages, c.sessions).unwrap();
     for f in &c.fork_points {
         writeln!(s, "  fork {} {} -> {:?}", f.uuid, f.kind, f.children).unwrap();
     }
     for b in &c.branches {
         let title: String = b.title.chars().take(40).collect();
-        let active = if b.id == c.active_branch {
-            " (active)"
-        } else {
-            ""
-        };
+        let active = if b.id == c.active_branch { " (active)" } else { "" };
         writeln!(
             s,
             "  branch {} leaf {} from {:?} messages {}{active} {title:?}",
@@ -65,11 +51,7 @@ fn conversation(s: &mut String, c: &ConversationDetail) {
 
 fn project(name: &str) -> ProjectDetail {
     let r = report(&[real_projects().join(name)]);
-    r.projects_detail
-        .unwrap()
-        .into_iter()
-        .next()
-        .expect("one project")
+    r.projects_detail.unwrap().into_iter().next().expect("one project")
 }
 
 #[test]
@@ -82,21 +64,11 @@ fn the_one_real_rewind_in_experiments_ideas() {
     // A stop_hook_summary with two opposite prompts 35 minutes apart.
     assert_eq!(f.uuid, "eb84e3ee-fc54-4fe4-ad76-badc5ebb4671");
     assert_eq!(f.kind, "rewind");
-    assert_eq!(
-        f.children,
-        [
-            "5270777a-1975-4e8a-9cad-b36280ae0ec5",
-            "9edc38e6-0ac0-42c0-b911-e24611af2a5b"
-        ]
-    );
+    assert_eq!(f.children, ["5270777a-1975-4e8a-9cad-b36280ae0ec5", "9edc38e6-0ac0-42c0-b911-e24611af2a5b"]);
     assert_eq!(c.branches.len(), 2);
     assert_eq!(c.branches[1].id, "9edc38e6-0ac0-42c0-b911-e24611af2a5b");
     assert_eq!(c.branches[1].fork_point.as_deref(), Some(f.uuid.as_str()));
-    assert!(
-        c.branches[1]
-            .title
-            .starts_with("I actually don't like much this idea")
-    );
+    assert!(c.branches[1].title.starts_with("I actually don't like much this idea"));
     // The later attempt is where the session ended.
     assert_eq!(c.active_branch, c.branches[1].id);
     // Parallel tool calls and hooks in the same session are not forks.
@@ -106,17 +78,11 @@ fn the_one_real_rewind_in_experiments_ideas() {
 #[test]
 fn artifacts_in_experiments_worktrees_are_not_forks() {
     let p = project("-experiments-worktrees");
-    assert!(
-        p.counts.multi_child_nodes >= 10,
-        "parallel tool calls, hooks and progress side chains"
-    );
+    assert!(p.counts.multi_child_nodes >= 10, "parallel tool calls, hooks and progress side chains");
     assert_eq!(p.counts.fork_points, 0);
     assert_eq!(p.conversations.len(), 1);
     assert_eq!(p.conversations[0].branches.len(), 1);
-    assert!(
-        p.counts.agents >= 6,
-        "sub-agents under <session>/subagents/"
-    );
+    assert!(p.counts.agents >= 6, "sub-agents under <session>/subagents/");
 }
 
 #[test]
@@ -127,9 +93,7 @@ fn cross_file_summaries_attach_to_their_leaves() {
     let titled: Vec<&str> = p
         .conversations
         .iter()
-        .filter(|c| {
-            c.branches[0].title == c.title && c.title.chars().next().is_some_and(char::is_uppercase)
-        })
+        .filter(|c| c.branches[0].title == c.title && c.title.chars().next().is_some_and(char::is_uppercase))
         .map(|c| c.title.as_str())
         .collect();
     for t in [
@@ -162,10 +126,7 @@ fn every_real_project_snapshot() {
     assert_eq!(names.len(), 8);
     for name in names {
         let p = project(&name);
-        insta::assert_snapshot!(
-            format!("real_{}", name.trim_start_matches('-')),
-            outline(&p)
-        );
+        insta::assert_snapshot!(format!("real_{}", name.trim_start_matches('-')), outline(&p));
     }
 }
 
@@ -178,30 +139,15 @@ fn dag_fixtures() {
         ("dag_within_fork", &["dag_within_fork.jsonl"]),
         ("dag_resume", &["dag_resume.jsonl"]),
         ("dag_cycle", &["dag_cycle.jsonl"]),
-        (
-            "dag_compact_after_rewind",
-            &["dag_compact_after_rewind.jsonl"],
-        ),
-        (
-            "dag_compact_after_rewind_preserved",
-            &["dag_compact_after_rewind_preserved.jsonl"],
-        ),
+        ("dag_compact_after_rewind", &["dag_compact_after_rewind.jsonl"]),
+        ("dag_compact_after_rewind_preserved", &["dag_compact_after_rewind_preserved.jsonl"]),
         ("dedup", &["dedup_main.jsonl", "dedup_agent.jsonl"]),
         ("sidechain", &["sidechain.jsonl"]),
-        (
-            "sidechain_pair",
-            &["sidechain_main.jsonl", "sidechain_agent.jsonl"],
-        ),
+        ("sidechain_pair", &["sidechain_main.jsonl", "sidechain_agent.jsonl"]),
         ("task_id_linking", &["task_id_linking.jsonl"]),
-        (
-            "task_id_linking_cross_session",
-            &["task_id_linking_cross_session.jsonl"],
-        ),
+        ("task_id_linking_cross_session", &["task_id_linking_cross_session.jsonl"]),
         ("task_id_linking_poison", &["task_id_linking_poison.jsonl"]),
-        (
-            "task_id_linking_real_world_bash",
-            &["task_id_linking_real_world_bash.jsonl"],
-        ),
+        ("task_id_linking_real_world_bash", &["task_id_linking_real_world_bash.jsonl"]),
     ];
     for (name, files) in cases {
         let inputs: Vec<PathBuf> = files.iter().map(|f| c.join(f)).collect();
@@ -228,10 +174,7 @@ fn fixture_shapes() {
     assert_eq!(p.conversations[0].sessions.len(), 2);
     // Compaction after a rewind continues the branch it was on, including when
     // the preserved tail was re-parented under the summary.
-    for f in [
-        "dag_compact_after_rewind.jsonl",
-        "dag_compact_after_rewind_preserved.jsonl",
-    ] {
+    for f in ["dag_compact_after_rewind.jsonl", "dag_compact_after_rewind_preserved.jsonl"] {
         let p = detail(&[f]);
         assert_eq!(p.conversations.len(), 1, "{f}");
         let b = &p.conversations[0].branches[1];
@@ -246,59 +189,32 @@ fn fixture_shapes() {
 fn example_archive_model() {
     let r = report(&[example_archive()]);
     let d = r.projects_detail.unwrap();
-    let weather = d
-        .iter()
-        .find(|p| p.name == "-home-alice-src-weather-cli")
-        .unwrap();
+    let weather = d.iter().find(|p| p.name == "-home-alice-src-weather-cli").unwrap();
     assert_eq!(weather.cwd.as_deref(), Some("/home/alice/src/weather-cli"));
-    assert_eq!(
-        weather.conversations.len(),
-        1,
-        "the resume continues the conversation"
-    );
+    assert_eq!(weather.conversations.len(), 1, "the resume continues the conversation");
     let c = &weather.conversations[0];
     assert_eq!(c.sessions.len(), 2);
-    let forks: Vec<(&str, Vec<&str>)> = c
-        .fork_points
-        .iter()
-        .map(|f| {
-            (
-                f.uuid.as_str(),
-                f.children.iter().map(String::as_str).collect(),
-            )
-        })
-        .collect();
+    let forks: Vec<(&str, Vec<&str>)> =
+        c.fork_points.iter().map(|f| (f.uuid.as_str(), f.children.iter().map(String::as_str).collect())).collect();
     assert_eq!(
         forks,
         [
             (
                 "a1000000-0000-4000-8000-000000000029",
-                vec![
-                    "a1f1b100-0000-4000-8000-000000000001",
-                    "a1f1b200-0000-4000-8000-000000000001"
-                ]
+                vec!["a1f1b100-0000-4000-8000-000000000001", "a1f1b200-0000-4000-8000-000000000001"]
             ),
             (
                 "a1f1b200-0000-4000-8000-000000000005",
-                vec![
-                    "a1f2b100-0000-4000-8000-000000000001",
-                    "a1f2b200-0000-4000-8000-000000000001"
-                ]
+                vec!["a1f2b100-0000-4000-8000-000000000001", "a1f2b200-0000-4000-8000-000000000001"]
             ),
         ]
     );
     assert_eq!(c.active_branch, "a1f2b200-0000-4000-8000-000000000001");
-    assert_eq!(
-        c.title, "weather-cli: retries + cache",
-        "custom-title of the active session wins"
-    );
+    assert_eq!(c.title, "weather-cli: retries + cache", "custom-title of the active session wins");
     assert_eq!(weather.counts.summaries_attached, 2);
     assert_eq!(weather.counts.compactions, 1);
     assert_eq!(weather.agents.len(), 1);
-    assert_eq!(
-        weather.agents[0].spawn_tool_use.as_deref(),
-        Some("toolu_01a1f1b20000000000000003")
-    );
+    assert_eq!(weather.agents[0].spawn_tool_use.as_deref(), Some("toolu_01a1f1b20000000000000003"));
     let notes = d.iter().find(|p| p.name == "-home-alice-notes").unwrap();
     assert_eq!(notes.counts.fork_points, 0);
     insta::assert_snapshot!("example_weather", outline(weather));

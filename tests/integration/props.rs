@@ -15,13 +15,7 @@ pub enum Op {
     /// A prompt and a reply streamed in `blocks` entries, with `parallel` tool
     /// calls (2.1.1 style: each result under its own tool_use block), and
     /// optional hook / turn-duration / local-command side entries.
-    Turn {
-        blocks: u8,
-        parallel: u8,
-        hook: bool,
-        duration: bool,
-        command: bool,
-    },
+    Turn { blocks: u8, parallel: u8, hook: bool, duration: bool, command: bool },
     /// The next prompt goes back to the end of an earlier turn (a rewind).
     Rewind { back: u8 },
     /// Resume into a new session file that copies the current line (2.0.x style).
@@ -63,12 +57,7 @@ impl Gen {
     }
     fn ts(&mut self) -> String {
         self.clock += 7;
-        format!(
-            "2025-07-01T{:02}:{:02}:{:02}.000Z",
-            (self.clock / 3600) % 24,
-            (self.clock / 60) % 60,
-            self.clock % 60
-        )
+        format!("2025-07-01T{:02}:{:02}:{:02}.000Z", (self.clock / 3600) % 24, (self.clock / 60) % 60, self.clock % 60)
     }
     fn emit(&mut self, mut v: Value, on_line: bool) -> String {
         let u = self.uuid();
@@ -77,10 +66,7 @@ impl Gen {
         v["timestamp"] = json!(self.ts());
         v["isSidechain"] = json!(false);
         let s = serde_json::to_string(&v).unwrap();
-        self.files
-            .entry(format!("{}.jsonl", self.session))
-            .or_default()
-            .push(s);
+        self.files.entry(format!("{}.jsonl", self.session)).or_default().push(s);
         if on_line {
             self.line.push((u.clone(), v));
         }
@@ -93,13 +79,7 @@ impl Gen {
 
 pub fn generate(ops: &[Op]) -> Generated {
     // Every history starts with a turn.
-    let first = Op::Turn {
-        blocks: 1,
-        parallel: 0,
-        hook: false,
-        duration: false,
-        command: false,
-    };
+    let first = Op::Turn { blocks: 1, parallel: 0, hook: false, duration: false, command: false };
     let ops: Vec<Op> = std::iter::once(first).chain(ops.iter().cloned()).collect();
     let mut g = Gen {
         files: BTreeMap::new(),
@@ -114,13 +94,7 @@ pub fn generate(ops: &[Op]) -> Generated {
     let mut parent_override: Option<String> = None;
     for (i, op) in ops.iter().enumerate() {
         match op {
-            Op::Turn {
-                blocks,
-                parallel,
-                hook,
-                duration,
-                command,
-            } => {
+            Op::Turn { blocks, parallel, hook, duration, command } => {
                 let parent = parent_override.take().or_else(|| g.tip());
                 if let Some(p) = &parent {
                     *g.prompts_under.entry(p.clone()).or_default() += 1;
@@ -150,11 +124,7 @@ pub fn generate(ops: &[Op]) -> Generated {
                     let v = json!({});
                     g.line.push((r, v));
                 }
-                let msg2 = if *parallel > 0 {
-                    format!("msg_{i}_b")
-                } else {
-                    msg.clone()
-                };
+                let msg2 = if *parallel > 0 { format!("msg_{i}_b") } else { msg.clone() };
                 for b in 0..*blocks {
                     let p = g.tip();
                     if *hook && b == 0 {
@@ -197,26 +167,15 @@ pub fn generate(ops: &[Op]) -> Generated {
                     }
                     let mut c = v.clone();
                     c["sessionId"] = json!(new);
-                    g.files
-                        .entry(file.clone())
-                        .or_default()
-                        .push(serde_json::to_string(&c).unwrap());
+                    g.files.entry(file.clone()).or_default().push(serde_json::to_string(&c).unwrap());
                 }
                 g.session = new;
             }
         }
     }
     let expected_forks = g.prompts_under.values().filter(|n| **n >= 2).count();
-    let expected_branches = 1 + g
-        .prompts_under
-        .values()
-        .map(|n| n.saturating_sub(1))
-        .sum::<usize>();
-    Generated {
-        files: g.files,
-        expected_forks,
-        expected_branches,
-    }
+    let expected_branches = 1 + g.prompts_under.values().map(|n| n.saturating_sub(1)).sum::<usize>();
+    Generated { files: g.files, expected_forks, expected_branches }
 }
 
 fn write(dir: &Path, files: &BTreeMap<String, Vec<String>>) {
@@ -238,23 +197,16 @@ fn scramble(files: &BTreeMap<String, Vec<String>>, seed: u64) -> BTreeMap<String
         state
     };
     let names: Vec<String> = files.keys().cloned().collect();
-    let mut out: BTreeMap<String, Vec<String>> =
-        names.iter().map(|n| (n.clone(), Vec::new())).collect();
+    let mut out: BTreeMap<String, Vec<String>> = names.iter().map(|n| (n.clone(), Vec::new())).collect();
     for lines in files.values() {
         for l in lines {
-            let to = if rnd() % 3 == 0 {
-                &names[(rnd() % names.len() as u64) as usize]
-            } else {
-                &names[0]
-            };
+            let to = if rnd() % 3 == 0 { &names[(rnd() % names.len() as u64) as usize] } else { &names[0] };
             out.get_mut(to).unwrap().push(l.clone());
         }
     }
     // Keep each original file's own lines mostly in it, but shuffled.
     for (name, lines) in files {
-        out.get_mut(name)
-            .unwrap()
-            .extend(lines.iter().filter(|_| rnd() % 2 == 0).cloned());
+        out.get_mut(name).unwrap().extend(lines.iter().filter(|_| rnd() % 2 == 0).cloned());
     }
     for lines in out.values_mut() {
         lines.sort();
@@ -327,13 +279,7 @@ proptest! {
 
 #[test]
 fn check_finds_a_removed_tool_result() {
-    let archive = generate(&[Op::Turn {
-        blocks: 1,
-        parallel: 2,
-        hook: false,
-        duration: false,
-        command: false,
-    }]);
+    let archive = generate(&[Op::Turn { blocks: 1, parallel: 2, hook: false, duration: false, command: false }]);
     let mut files = archive.files.clone();
     let answers = |l: &str, id: &str| {
         let v: Value = serde_json::from_str(l).unwrap();
@@ -345,9 +291,6 @@ fn check_finds_a_removed_tool_result() {
     let tmp = tempfile::tempdir().unwrap();
     write(tmp.path(), &files);
     let p = load(&[tmp.path().to_path_buf()]).remove(0);
-    let kinds: Vec<&str> = cctree::check::check_project(&p)
-        .iter()
-        .map(|f| f.kind)
-        .collect();
+    let kinds: Vec<&str> = cctree::check::check_project(&p).iter().map(|f| f.kind).collect();
     assert_eq!(kinds, ["P3-tool-use-without-result"]);
 }

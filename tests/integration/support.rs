@@ -9,17 +9,12 @@ use cctree::stats::{Report, ReportBuilder, StatsOptions};
 /// The shared corpus of real projects and DAG fixtures (MIT, see its LICENSE).
 pub fn corpus() -> PathBuf {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for base in [
-        here.join("../shared/corpus/claude-code-log"),
-        here.join("../../shared/corpus/claude-code-log"),
-    ] {
+    for base in [here.join("../shared/corpus/claude-code-log"), here.join("../../shared/corpus/claude-code-log")] {
         if base.is_dir() {
             return base;
         }
     }
-    panic!(
-        "the shared corpus is missing: expected ../shared/corpus/claude-code-log next to the repository"
-    );
+    panic!("the shared corpus is missing: expected ../shared/corpus/claude-code-log next to the repository");
 }
 
 pub fn real_projects() -> PathBuf {
@@ -32,20 +27,12 @@ pub fn example_archive() -> PathBuf {
 
 /// Loads every project of the inputs.
 pub fn load(inputs: &[PathBuf]) -> Vec<Project> {
-    discover::discover(inputs)
-        .expect("discover")
-        .projects
-        .into_iter()
-        .map(Project::load)
-        .collect()
+    discover::discover(inputs).expect("discover").projects.into_iter().map(Project::load).collect()
 }
 
 /// `stats --detail` of the inputs.
 pub fn report(inputs: &[PathBuf]) -> Report {
-    let mut b = ReportBuilder::new(StatsOptions {
-        detail: true,
-        exclude_own_forks: false,
-    });
+    let mut b = ReportBuilder::new(StatsOptions { detail: true, exclude_own_forks: false });
     for p in load(inputs) {
         b.add(&p);
     }

@@ -1,0 +1,86 @@
+//! The graph builder on arbitrary line sets: bytes decode into small entries
+//! over a tiny uuid alphabet (so parents connect, collide and loop), and the
+//! graph's invariants must hold.
+#![no_main]
+
+use std::collections::BTreeMap;
+
+use cctree::graph::{FileFacts, Graph, GraphInput, NONE};
+use cctree::discover::FileClass;
+use cctree::parse::{Loc, parse_line};
+use libfuzzer_sys::fuzz_target;
+
+fn line(c: &[u8]) -> String {
+    let id = |b: u8| format!("n{}", b % 24);
+    let ty = ["user", "assistant", "system", "attachment", "progress", "summary"][c[0] as usize % 6];
+    let parent = if c[2] % 5 == 0 { "null".to_string() } else { format!("\"{}\"", id(c[2])) };
+    let session = format!("s{}", c[3] % 3);
+    let ts = format!("2025-07-01T10:{:02}:{:02}.000Z", (c[4] / 60) % 60, c[4] % 60);
+    let flags = c[5];
+    let content = match flags % 6 {
+        0 => "\"typed prompt\"".to_string(),
+        1 => format!(r#"[{{"type":"tool_use","id":"t{}","name":"Bash","input":{{}}}}]"#, c[6] % 4),
+        2 => format!(r#"[{{"type":"tool_result","tool_use_id":"t{}","content":"x"}}]"#, c[6] % 4),
+        3 => "\"<command-name>/cost</command-name>\"".to_string(),
+        4 => r#"[{"type":"text","text":"reply"}]"#.to_string(),
+        _ => "\"[Request interrupted by user]\"".to_string(),
+    };
+    if ty == "summary" {
+        return format!(r#"{{"type":"summary","summary":"s","leafUuid":"{}"}}"#, id(c[1]));
+    }
+    let subtype = if ty == "system" {
+        if flags & 0x40 != 0 { r#","subtype":"compact_boundary","logicalParentUuid":"n3""# } else { r#","subtype":"turn_duration""# }
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"type":"{ty}","uuid":"{}","parentUuid":{parent},"sessionId":"{session}","timestamp":"{ts}","isSidechain":{},"isCompactSummary":{},"agentId":"a{}"{subtype},"message":{{"id":"m{}","role":"x","content":{content}}}}}"#,
+        id(c[1]),
+        flags & 0x80 != 0,
+        flags & 0x20 != 0,
+        c[6] % 2,
+        c[7] % 8,
+    )
+}
+
+fuzz_target!(|data: &[u8]| {
+    let entries: Vec<_> = data
+        .chunks_exact(8)
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let l = line(c);
+            parse_line(l.as_bytes(), Loc { file: (c[3] % 2) as u32, line: i as u32 + 1 }, 0).0
+        })
+        .collect();
+    let files = vec![
+        FileFacts { class: FileClass::Main, agent_id_from_name: None },
+        FileFacts { class: FileClass::Subagent, agent_id_from_name: Some("a1".into()) },
+    ];
+    let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new() });
+    // Every node is on exactly one line: a branch of a conversation, or an agent.
+    let mut seen = vec![0u32; g.nodes.len()];
+    for b in &g.branches {
+        for n in &b.nodes {
+            seen[n.ix()] += 1;
+        }
+    }
+    for a in &g.agents {
+        for n in &a.nodes {
+            seen[n.ix()] += 1;
+        }
+    }
+    for (i, n) in g.nodes.iter().enumerate() {
+        assert_eq!(seen[i], 1, "node {i} on {} lines", seen[i]);
+        assert_eq!(n.sidechain, n.branch == NONE);
+    }
+    // No cycles: every ancestry ends.
+    for i in 0..g.nodes.len() {
+        assert!(g.ancestry(cctree::graph::NodeId(i as u32)).len() <= g.nodes.len());
+    }
+    // Fork points have at least two children, each starting a branch but the first.
+    for c in &g.conversations {
+        for f in &c.fork_points {
+            assert!(f.children.len() >= 2);
+        }
+    }
+});

@@ -1,0 +1,15 @@
+//! The line parser on arbitrary bytes: never panics, every non-blank line is
+//! either an entry or a warning, offsets point inside the input.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let p = cctree::parse::parse_bytes(data, 0);
+    let bad_or_read = p.entries.len() as u64 + p.bad_lines;
+    assert_eq!(bad_or_read, p.lines);
+    for e in &p.entries {
+        assert!(e.offset as usize + e.len as usize <= data.len());
+        assert!(serde_json::from_str::<serde_json::Value>(&e.raw).is_ok(), "raw must stay valid JSON");
+    }
+});

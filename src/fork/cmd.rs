@@ -1,0 +1,438 @@
+//! `cctree fork`: plan the new file, write it append-only, report.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+
+use super::drift::{EntryDrift, Reference, backfill_line, entry_drift};
+use super::prefix::{Illegal, Scan, prefix};
+use super::target::{Resolved, default_checkpoint, resolve, resolve_at};
+use crate::check::projection;
+use crate::cli::ForkArgs;
+use crate::graph::{NONE, NodeId};
+use crate::project::Project;
+
+/// An illegal `--at`: the reason and the nearest legal checkpoints on its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IllegalCheckpoint {
+    pub uuid: String,
+    pub reason: Illegal,
+    pub before: Option<String>,
+    pub after: Option<String>,
+}
+
+impl std::fmt::Display for IllegalCheckpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is not a legal checkpoint: {}.\n  nearest legal checkpoint before it: {}\n  nearest legal checkpoint after it:  {}",
+            self.uuid,
+            self.reason,
+            self.before.as_deref().unwrap_or("none"),
+            self.after.as_deref().unwrap_or("none"),
+        )
+    }
+}
+
+impl std::error::Error for IllegalCheckpoint {}
+
+/// One line of the new file.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedLine {
+    /// Source file (relative to the project directory) and 1-based line.
+    pub file: String,
+    pub line: u32,
+    pub uuid: String,
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+    /// Keys appended by `--backfill` (empty: byte-identical copy).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub backfilled: Vec<String>,
+}
+
+/// The drift of the prefix against the newest version in the archive.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DriftReport {
+    pub newest_version: Option<String>,
+    /// Versions that wrote the copied entries.
+    pub prefix_versions: Vec<String>,
+    pub entries: Vec<EntryDrift>,
+}
+
+/// Everything a fork writes, before it is written.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub new_session_id: String,
+    pub path: PathBuf,
+    pub checkpoint: String,
+    pub chain_root: String,
+    pub source_session: String,
+    pub source_file: Option<String>,
+    pub title: String,
+    pub cwd: Option<String>,
+    /// `claude -r <new id>`.
+    pub command: String,
+    /// `cd <cwd> && claude -r <new id>`.
+    pub shell: String,
+    pub dry_run: bool,
+    pub backfill: bool,
+    /// Number of copied lines (the metadata line not counted).
+    pub lines: usize,
+    /// Copied lines that are not on the chain (results of parallel calls).
+    pub parallel_results: usize,
+    pub sources: Vec<PlannedLine>,
+    /// The appended `custom-title` line with the `cctreeFork` provenance record.
+    pub metadata: String,
+    pub drift: DriftReport,
+    pub notes: Vec<String>,
+}
+
+/// Quotes a word for a POSIX shell when needed.
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+    if plain { s.to_string() } else { format!("'{}'", s.replace('\'', r"'\''")) }
+}
+
+/// Runs `cctree fork`.
+pub fn run(args: &ForkArgs) -> Result<Plan> {
+    let resolved = resolve(&args.target, args.projects.as_deref())?;
+    let plan = plan(&resolved, args)?;
+    if !args.dry_run {
+        write(&plan)?;
+    }
+    Ok(plan)
+}
+
+/// Nearest legal checkpoints before and after `k` on the display path of its branch.
+pub fn nearest_legal(p: &Project, k: NodeId) -> (Option<NodeId>, Option<NodeId>) {
+    let g = &p.graph;
+    let b = g.node(k).branch;
+    if b == NONE || g.node(k).sidechain {
+        return (None, None);
+    }
+    let path = projection(g, b);
+    let Some(pos) = path.iter().position(|n| *n == k) else {
+        return (None, None);
+    };
+    let mut scan = Scan::new(p);
+    let before = path[..pos].iter().rev().copied().find(|n| scan.judge(*n).is_ok());
+    let after = path[pos + 1..].iter().copied().find(|n| scan.judge(*n).is_ok());
+    (before, after)
+}
+
+/// Builds the plan: checkpoint, prefix, lines, metadata, drift.
+pub fn plan(r: &Resolved, args: &ForkArgs) -> Result<Plan> {
+    let p = &r.project;
+    let g = &p.graph;
+    let mut notes = Vec::new();
+    let uuid_of = |n: NodeId| g.uuid(&p.entries, n).to_string();
+
+    // The checkpoint.
+    let k = match (&args.at, r.message) {
+        (Some(at), _) => resolve_at(p, at)?,
+        (None, Some(m)) => m,
+        (None, None) => {
+            let Some(leaf) = default_checkpoint(p, &r.session, r.session_file) else {
+                bail!("session {} has no conversation to fork", r.session);
+            };
+            leaf
+        }
+    };
+    let explicit = args.at.is_some() || r.message.is_some();
+    let mut pre = prefix(p, k);
+    if let Err(reason) = pre.legal.clone() {
+        let (before, after) = nearest_legal(p, k);
+        if explicit {
+            return Err(IllegalCheckpoint {
+                uuid: uuid_of(k),
+                reason,
+                before: before.map(uuid_of),
+                after: after.map(uuid_of),
+            }
+            .into());
+        }
+        let Some(b) = before else {
+            bail!(
+                "the session's latest point {} is not a legal checkpoint ({reason}) and none precedes it",
+                uuid_of(k)
+            );
+        };
+        notes.push(format!(
+            "the session's latest point {} is not a legal checkpoint ({reason}); using the nearest legal checkpoint before it",
+            uuid_of(k)
+        ));
+        pre = prefix(p, b);
+        if let Err(e) = &pre.legal {
+            bail!("internal error: nearest legal checkpoint is illegal: {e}");
+        }
+    }
+    let k = pre.checkpoint;
+    if pre.orphan_results > 0 {
+        notes.push(format!(
+            "the prefix copies {} tool_result(s) whose tool_use is not on it (as in the source)",
+            pre.orphan_results
+        ));
+    }
+    let root = pre.chain[0];
+    let root_entry = g.entry(&p.entries, root);
+    if root_entry.is_compact_boundary() {
+        notes.push(format!(
+            "the prefix starts at the compaction boundary {} (Claude Code loads from there)",
+            uuid_of(root)
+        ));
+    } else if root_entry.parent_uuid.is_some() {
+        notes.push(format!("the prefix starts at {}, whose parentUuid is not in the project", uuid_of(root)));
+    }
+
+    // Version-drift reference.
+    let reference = Reference::scan(&r.archive);
+
+    // The lines, byte for byte.
+    let mut cache: Vec<Option<Vec<u8>>> = vec![None; p.source.files.len()];
+    let mut sources = Vec::with_capacity(pre.nodes.len());
+    let mut drift = DriftReport {
+        newest_version: reference.newest.as_ref().map(|v| v.as_str().to_string()),
+        ..DriftReport::default()
+    };
+    let mut versions = std::collections::BTreeSet::new();
+    for &n in &pre.nodes {
+        let e = g.entry(&p.entries, n);
+        let f = e.loc.file as usize;
+        if cache[f].is_none() {
+            let path = &p.source.files[f].path;
+            cache[f] = Some(std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?);
+        }
+        let bytes = cache[f].as_deref().unwrap_or(&[]);
+        let (start, end) = (e.offset as usize, e.offset as usize + e.len as usize);
+        let Some(line) = bytes.get(start..end) else {
+            bail!("{} changed while forking (line {} is gone)", p.source.files[f].path.display(), e.loc.line);
+        };
+        let uuid = uuid_of(n);
+        if memchr::memmem::find(line, uuid.as_bytes()).is_none() {
+            bail!(
+                "{} changed while forking (line {} no longer holds {uuid})",
+                p.source.files[f].path.display(),
+                e.loc.line
+            );
+        }
+        if let Some(v) = &e.version {
+            versions.insert(v.to_string());
+        }
+        let mut out = PlannedLine {
+            file: p.source.files[f].rel.clone(),
+            line: e.loc.line,
+            uuid: uuid.clone(),
+            bytes: line.to_vec(),
+            backfilled: Vec::new(),
+        };
+        if let Some(d) = entry_drift(&reference, &uuid, line) {
+            if args.backfill && !d.added.is_empty() {
+                if let Some(b) = backfill_line(line, &d.ty, &d.added) {
+                    out.bytes = b;
+                    out.backfilled = d.added.clone();
+                }
+            }
+            drift.entries.push(d);
+        }
+        sources.push(out);
+    }
+    drift.prefix_versions = versions.into_iter().collect();
+
+    // Metadata and the command.
+    let new_id = uuid::Uuid::new_v4().to_string();
+    let path = p.source.dir.join(format!("{new_id}.jsonl"));
+    let src_session = if r.message.is_some() || args.at.is_some() {
+        g.sessions[g.node(k).session as usize].id.to_string()
+    } else {
+        r.session.clone()
+    };
+    let short: String = uuid_of(k).chars().take(8).collect();
+    let title = match &args.title {
+        Some(t) => t.clone(),
+        None => format!("Fork of {} at {short}", source_title(p, k, &src_session)),
+    };
+    let source_file = match r.session_file {
+        Some(f) => Some(p.source.files[f as usize].rel.clone()),
+        None => {
+            let f = g.entry(&p.entries, k).loc.file as usize;
+            Some(p.source.files[f].rel.clone())
+        }
+    };
+    let created = crate::parse::time::format_timestamp(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64),
+    );
+    let provenance = serde_json::json!({
+        "sourceSessionId": src_session,
+        "sourceFile": source_file,
+        "checkpoint": uuid_of(k),
+        "chainRoot": uuid_of(root),
+        "lines": sources.len(),
+        "backfilled": sources.iter().filter(|s| !s.backfilled.is_empty()).count(),
+        "cctreeVersion": env!("CARGO_PKG_VERSION"),
+        "created": created,
+    });
+    let metadata = format!(
+        r#"{{"type":"custom-title","customTitle":{},"sessionId":{},"cctreeFork":{}}}"#,
+        serde_json::to_string(&title)?,
+        serde_json::to_string(&new_id)?,
+        provenance
+    );
+    let cwd = g.entry(&p.entries, k).cwd.as_deref().or_else(|| p.cwd()).map(str::to_string);
+    let command = format!("claude -r {new_id}");
+    let shell = match &cwd {
+        Some(c) => format!("cd {} && {command}", shell_quote(c)),
+        None => command.clone(),
+    };
+    let parallel_results = pre.nodes.len() - pre.chain.len();
+    Ok(Plan {
+        new_session_id: new_id,
+        path,
+        checkpoint: uuid_of(k),
+        chain_root: uuid_of(root),
+        source_session: src_session,
+        source_file,
+        title,
+        cwd,
+        command,
+        shell,
+        dry_run: args.dry_run,
+        backfill: args.backfill,
+        lines: sources.len(),
+        parallel_results,
+        sources,
+        metadata,
+        drift,
+        notes,
+    })
+}
+
+/// The title of the source: the session's custom or AI title, else its conversation's.
+fn source_title(p: &Project, k: NodeId, session: &str) -> String {
+    let g = &p.graph;
+    let s = g.sessions.iter().find(|s| &*s.id == session);
+    let t = s
+        .and_then(|s| s.custom_title.as_deref().or(s.ai_title.as_deref()))
+        .map(str::to_string)
+        .or_else(|| {
+            let c = g.node(k).conversation;
+            (c != NONE).then(|| g.conversations[c as usize].title.to_string())
+        })
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or_else(|| format!("session {}", session.chars().take(8).collect::<String>()));
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    match t.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &t[..i]),
+        None => t,
+    }
+}
+
+/// Writes the plan: a temp file in the project directory, then a no-clobber
+/// link to the final name. Never touches an existing file.
+pub fn write(plan: &Plan) -> Result<()> {
+    let dir = plan.path.parent().context("the new session path has no directory")?;
+    if plan.path.exists() {
+        bail!("{} already exists; refusing to overwrite", plan.path.display());
+    }
+    let tmp = dir.join(format!(".{}.jsonl.cctree-tmp", plan.new_session_id));
+    let result = write_tmp(&tmp, plan).and_then(|()| publish(&tmp, &plan.path));
+    if tmp.exists() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn write_tmp(tmp: &Path, plan: &Plan) -> Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(tmp)
+        .with_context(|| format!("cannot create {}", tmp.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    for l in &plan.sources {
+        w.write_all(&l.bytes)?;
+        w.write_all(b"\n")?;
+    }
+    w.write_all(plan.metadata.as_bytes())?;
+    w.write_all(b"\n")?;
+    let file = w.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()?;
+    Ok(())
+}
+
+/// Moves the temp file to its final name without ever replacing a file: a
+/// hard link fails if the name exists; where links are unsupported, rename
+/// after checking the name is free.
+fn publish(tmp: &Path, path: &Path) -> Result<()> {
+    match std::fs::hard_link(tmp, path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            bail!("{} already exists; refusing to overwrite", path.display())
+        }
+        Err(_) => {
+            if path.exists() {
+                bail!("{} already exists; refusing to overwrite", path.display());
+            }
+            std::fs::rename(tmp, path).with_context(|| format!("cannot create {}", path.display()))
+        }
+    }
+}
+
+/// The human-readable report.
+pub fn text(plan: &Plan) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let verb = if plan.dry_run { "would write" } else { "wrote" };
+    let _ = writeln!(s, "fork of session {} at {}", plan.source_session, plan.checkpoint);
+    let _ = writeln!(
+        s,
+        "  prefix: {} lines from {} ({} on the chain, {} results of parallel calls)",
+        plan.lines,
+        plan.chain_root,
+        plan.lines - plan.parallel_results,
+        plan.parallel_results
+    );
+    for n in &plan.notes {
+        let _ = writeln!(s, "  note: {n}");
+    }
+    if !plan.drift.entries.is_empty() {
+        let _ = writeln!(
+            s,
+            "  version drift: prefix by {} vs newest {}; {} entries lack keys{}",
+            plan.drift.prefix_versions.join(", "),
+            plan.drift.newest_version.as_deref().unwrap_or("?"),
+            plan.drift.entries.len(),
+            if plan.backfill {
+                " (backfilled where a neutral default is known)"
+            } else {
+                " (add neutral defaults with --backfill)"
+            }
+        );
+        const SHOWN: usize = 10;
+        for d in plan.drift.entries.iter().take(SHOWN) {
+            let _ = writeln!(
+                s,
+                "    {} {} {}: lacks {}",
+                d.uuid,
+                d.ty,
+                d.version.as_deref().unwrap_or("?"),
+                d.lacking.join(", ")
+            );
+        }
+        if plan.drift.entries.len() > SHOWN {
+            let _ = writeln!(s, "    … and {} more", plan.drift.entries.len() - SHOWN);
+        }
+    }
+    let _ = writeln!(s, "  {verb} {}", plan.path.display());
+    if plan.dry_run {
+        for l in &plan.sources {
+            let extra = if l.backfilled.is_empty() { String::new() } else { format!(" + {}", l.backfilled.join(", ")) };
+            let _ = writeln!(s, "    {}:{} {}{extra}", l.file, l.line, l.uuid);
+        }
+        let _ = writeln!(s, "    + {}", plan.metadata);
+    }
+    let _ = writeln!(s, "new session: {}", plan.new_session_id);
+    let _ = writeln!(s, "resume it with:\n  {}", plan.shell);
+    s
+}

@@ -1,0 +1,102 @@
+//! `cctree fork`: time travel. Copy a conversation up to a *legal checkpoint*
+//! into a new session file that `claude -r <new-id>` resumes, leaving every
+//! existing file untouched.
+//!
+//! # What is copied: the prefix
+//!
+//! Claude Code loads a session by walking `parentUuid` from a leaf up to a
+//! root, and stops at the last compaction boundary (a `system`/`compact_boundary`
+//! with a null parent; 1.0.x: the `isCompactSummary` root) — transcript-format
+//! §5.7. The fork copies exactly that **chain** (root→checkpoint), following
+//! physical `parentUuid` links only, never the graph's compaction joins.
+//!
+//! Since 2.1.1 every tool_result hangs off the entry holding its own
+//! `tool_use` (§4.6), so the results of earlier parallel calls are sibling
+//! leaves *beside* the chain, not on it; Claude Code restores them on resume
+//! (changelog 2.1.80). Likewise a lagging result can carry the conversation
+//! while the other streamed blocks of the same response hang beside it (§6.3
+//! rule 7). So the **prefix** is the chain plus, for each chain node other than
+//! the checkpoint, the off-chain children that belong to its turn:
+//!
+//! - a streamed block of the same response (`message.id` of the latest
+//!   assistant entry on the prefix), unless the graph marked it a replay or
+//!   aborted output;
+//! - a `tool_result` entry whose results all answer calls still open on the
+//!   prefix (so a result is never copied twice),
+//!
+//! and recursively the same kinds below them. Each extra is placed right after
+//! the chain node it hangs from (path order). Inert side entries (hooks,
+//! progress, `turn_duration`…) beside the chain are not copied: Claude Code
+//! does not load them either.
+//!
+//! # Legal checkpoints
+//!
+//! A node is a legal checkpoint when (see [`Illegal`]):
+//! - it is a main-thread `user`, `assistant` or `system` entry (not a
+//!   sidechain, `progress` or `attachment`), and the prefix holds a message;
+//! - the assistant turn is complete: no streamed block of the prefix's latest
+//!   response hangs below the checkpoint;
+//! - no call is open: every `tool_use` on the prefix whose result exists
+//!   anywhere in the project has its result inside the prefix. A call that
+//!   never got a result anywhere (an aborted call, changelog 2.1.218) only
+//!   blocks checkpoints until the next user entry.
+//!
+//! Inherited defects (orphan tool_results of the source) do not make a
+//! checkpoint illegal; they are reported as notes.
+//!
+//! # The new file
+//!
+//! `<new-uuid-v4>.jsonl` in the source's project directory: every prefix line
+//! **byte-identical** to its source line (read at `offset..offset+len`), one
+//! per line, `\n`-terminated, then one `custom-title` entry (a type Claude Code
+//! writes itself) whose extra `cctreeFork` key is the provenance record
+//! (source session and file, checkpoint, chain root, line count, cctree
+//! version, creation time). Claude Code ignores unknown keys;
+//! [`own_fork_sessions`] finds the record through `Entry::cctree_fork`.
+//!
+//! Trade-off: the copies keep their original `sessionId` (the lines must stay
+//! byte-identical, and so they dedupe onto the originals in cctree's graph);
+//! Claude Code's own resume/fork copies rewrite `sessionId`. Claude Code
+//! resumes a file by its name and the parent chain of its entries, and writes
+//! new entries under the new id, so the copies resume as the new session.
+//!
+//! Writing is append-only: a temp file in the project directory, `create_new`,
+//! fsync, then a hard link to the final name (fails if it exists), falling back
+//! to rename after an existence check. No existing file is opened for writing.
+//!
+//! # Version drift
+//!
+//! With entries older than the newest `version` of the archive, each copied
+//! entry is compared with the key set every newest-version entry of its `type`
+//! carries ([`drift`]); `--backfill` appends the lacking keys that have a
+//! neutral default ([`drift::BACKFILL_KEYS`]) before the closing brace, keeping
+//! every existing byte in order.
+
+pub mod cmd;
+pub mod drift;
+pub mod prefix;
+pub mod target;
+
+use rustc_hash::FxHashSet;
+
+use crate::project::Project;
+
+pub use cmd::{IllegalCheckpoint, Plan, nearest_legal, shell_quote};
+pub use prefix::{Illegal, Prefix, chain, legal_checkpoints, prefix};
+
+/// Sessions that carry a `cctree fork` provenance record.
+pub fn own_fork_sessions(p: &Project) -> FxHashSet<u32> {
+    let g = &p.graph;
+    let ix: rustc_hash::FxHashMap<&str, u32> = g.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i as u32)).collect();
+    p.entries
+        .iter()
+        .filter(|e| e.cctree_fork)
+        .filter_map(|e| e.session_id.as_deref().and_then(|s| ix.get(s)).copied())
+        .collect()
+}
+
+/// The `cctree fork` command that forks session `session_id` at message `at`
+/// (for the site's copy buttons).
+pub fn fork_command(session_id: &str, at: &str) -> String {
+    format!("cctree fork {} --at {}", shell_quote(session_id), shell_quote(at))
+}

@@ -1,0 +1,364 @@
+//! The prefix of a checkpoint (what a fork copies) and whether the checkpoint
+//! is legal. One fold, [`Folder`], serves both the exact prefix of one
+//! checkpoint and [`legal_checkpoints`] over a whole display path (memoized,
+//! so linear in the path).
+
+use rustc_hash::FxHashMap;
+
+use crate::graph::{ChildRole, Graph, Link, NodeId};
+use crate::parse::{Entry, Kind, UserKind};
+use crate::project::Project;
+
+/// How far [`turn_continues_after`] looks below a checkpoint for the rest of
+/// its assistant turn (nodes visited). Streamed blocks of one response sit a
+/// few nodes apart; 64 is far more than the corpus needs.
+const TURN_LOOKAHEAD: usize = 64;
+
+/// What the prefix of a checkpoint holds, as far as legality is concerned.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct State<'e> {
+    /// tool_use ids on the prefix without a result yet, whose result exists
+    /// somewhere in the project.
+    open: Vec<&'e str>,
+    /// tool_use ids without a result anywhere in the project (interrupted or
+    /// aborted calls), not yet followed by a user entry.
+    dead: Vec<&'e str>,
+    /// The prefix holds a user or assistant entry.
+    has_message: bool,
+    /// `message.id` of the latest assistant entry on the prefix.
+    turn: Option<&'e str>,
+    /// tool_results on the prefix whose call was not open (inherited orphans
+    /// or duplicates of the source).
+    orphans: u32,
+}
+
+/// Why a checkpoint is not legal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Illegal {
+    /// A sidechain (sub-agent, side agent) node: not part of the conversation.
+    Sidechain,
+    /// A `progress` or `attachment` node, or an unknown type: structural, not a turn.
+    Structural(String),
+    /// The prefix holds no user or assistant entry.
+    NoMessage,
+    /// More streamed blocks of this assistant response come after the checkpoint.
+    TurnIncomplete(String),
+    /// These tool calls get their results after the checkpoint.
+    OpenToolUse(Vec<String>),
+    /// The prefix ends on tool calls that never got a result.
+    UnansweredToolUse(Vec<String>),
+}
+
+impl std::fmt::Display for Illegal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Illegal::Sidechain => f.write_str("it is inside an agent transcript (sidechain)"),
+            Illegal::Structural(t) => {
+                write!(f, "it is a `{t}` entry, not the end of a user or assistant turn")
+            }
+            Illegal::NoMessage => f.write_str("the prefix would hold no user or assistant message"),
+            Illegal::TurnIncomplete(m) => {
+                write!(f, "it is in the middle of a streamed assistant response ({m}): more blocks follow")
+            }
+            Illegal::OpenToolUse(ids) => {
+                write!(f, "it lies between a tool_use and its tool_result ({})", ids.join(", "))
+            }
+            Illegal::UnansweredToolUse(ids) => {
+                write!(f, "it ends on tool calls that never got a result ({})", ids.join(", "))
+            }
+        }
+    }
+}
+
+/// The physical chain of a checkpoint: `parentUuid` links up to the root, or
+/// up to the compaction boundary Claude Code loads from (a compaction join is
+/// not followed). Root first.
+pub fn chain(g: &Graph, k: NodeId) -> Vec<NodeId> {
+    let mut out = vec![k];
+    let mut cur = k;
+    while let Some(p) = chain_parent(g, cur) {
+        if out.len() > g.nodes.len() {
+            break;
+        }
+        out.push(p);
+        cur = p;
+    }
+    out.reverse();
+    out
+}
+
+fn chain_parent(g: &Graph, n: NodeId) -> Option<NodeId> {
+    let node = g.node(n);
+    match (node.link, node.parent) {
+        (Link::Physical, Some(p)) if !g.node(p).sidechain => Some(p),
+        _ => None,
+    }
+}
+
+/// The fold over a chain, shared by the exact prefix and the memoized scan.
+pub(crate) struct Folder<'p> {
+    g: &'p Graph,
+    entries: &'p [Entry],
+}
+
+impl<'p> Folder<'p> {
+    pub(crate) fn new(p: &'p Project) -> Self {
+        Folder { g: &p.graph, entries: &p.entries }
+    }
+
+    fn entry(&self, n: NodeId) -> &'p Entry {
+        self.g.entry(self.entries, n)
+    }
+
+    fn has_main_result(&self, id: &str) -> bool {
+        self.g.tools.get(id).is_some_and(|l| l.results.iter().any(|r| !self.g.node(*r).sidechain))
+    }
+
+    /// Appends one node to the prefix state.
+    fn apply(&self, s: &mut State<'p>, n: NodeId) {
+        let e = self.entry(n);
+        for r in &e.tool_results {
+            let id = &*r.tool_use_id;
+            if let Some(i) = s.open.iter().position(|o| *o == id) {
+                s.open.swap_remove(i);
+            } else if let Some(i) = s.dead.iter().position(|o| *o == id) {
+                s.dead.swap_remove(i);
+            } else {
+                s.orphans += 1;
+            }
+        }
+        if e.kind == Kind::User && e.tool_results.is_empty() {
+            // A prompt, marker or interrupt after an unanswered call: Claude
+            // Code moved on, so the call no longer blocks a checkpoint.
+            s.dead.clear();
+        }
+        for u in &e.tool_uses {
+            if self.has_main_result(&u.id) {
+                s.open.push(&u.id);
+            } else {
+                s.dead.push(&u.id);
+            }
+        }
+        if matches!(e.kind, Kind::User | Kind::Assistant) {
+            s.has_message = true;
+        }
+        if e.kind == Kind::Assistant {
+            s.turn = e.message_id.as_deref();
+        }
+    }
+
+    /// Whether an off-chain node belongs to the turn of the chain: a streamed
+    /// block of the same response, or a tool_result answering only open calls.
+    fn accepts(&self, s: &State<'p>, n: NodeId) -> bool {
+        let g = self.g;
+        if g.node(n).sidechain {
+            return false;
+        }
+        let role = g.child_roles.get(&n).copied();
+        if role == Some(ChildRole::Replay) {
+            return false;
+        }
+        let e = self.entry(n);
+        match e.kind {
+            Kind::Assistant => {
+                role != Some(ChildRole::Aborted) && e.message_id.is_some() && e.message_id.as_deref() == s.turn
+            }
+            Kind::User => {
+                e.user_kind != UserKind::Prompt
+                    && !e.tool_results.is_empty()
+                    && e.tool_results
+                        .iter()
+                        .all(|r| s.open.contains(&&*r.tool_use_id) || s.dead.contains(&&*r.tool_use_id))
+            }
+            _ => false,
+        }
+    }
+
+    /// Adds the off-chain children of chain node `x` that belong to its turn
+    /// (all children except `next`, the chain's continuation), depth first.
+    fn extras(&self, s: &mut State<'p>, x: NodeId, next: NodeId, out: Option<&mut Vec<NodeId>>) {
+        let g = self.g;
+        let mut out = out;
+        let mut stack: Vec<NodeId> =
+            g.main_children(x).filter(|c| *c != next).collect::<Vec<_>>().into_iter().rev().collect();
+        let mut guard = 0usize;
+        while let Some(n) = stack.pop() {
+            guard += 1;
+            if guard > g.nodes.len() {
+                break;
+            }
+            if !self.accepts(s, n) {
+                continue;
+            }
+            self.apply(s, n);
+            if let Some(o) = out.as_deref_mut() {
+                o.push(n);
+            }
+            let kids: Vec<NodeId> = g.main_children(n).collect();
+            stack.extend(kids.into_iter().rev());
+        }
+    }
+
+    /// Folds a chain (root first) into its prefix state, collecting the
+    /// prefix's nodes in path order when `out` is given.
+    pub(crate) fn fold(&self, mut s: State<'p>, chain: &[NodeId], mut out: Option<&mut Vec<NodeId>>) -> State<'p> {
+        for (i, &x) in chain.iter().enumerate() {
+            self.apply(&mut s, x);
+            if let Some(o) = out.as_deref_mut() {
+                o.push(x);
+            }
+            if let Some(&next) = chain.get(i + 1) {
+                self.extras(&mut s, x, next, out.as_deref_mut());
+            }
+        }
+        s
+    }
+
+    /// The state after extending the prefix of `x` (state `sx`) to its chain child `k`.
+    fn step(&self, sx: &State<'p>, x: NodeId, k: NodeId) -> State<'p> {
+        let mut s = sx.clone();
+        self.extras(&mut s, x, k, None);
+        self.apply(&mut s, k);
+        s
+    }
+
+    /// Whether a checkpoint with prefix state `s` is legal.
+    pub(crate) fn judge(&self, s: &State<'p>, k: NodeId) -> Result<(), Illegal> {
+        let g = self.g;
+        let e = self.entry(k);
+        if g.node(k).sidechain {
+            return Err(Illegal::Sidechain);
+        }
+        if !matches!(e.kind, Kind::User | Kind::Assistant | Kind::System) {
+            return Err(Illegal::Structural(e.kind.name().to_string()));
+        }
+        if !s.has_message {
+            return Err(Illegal::NoMessage);
+        }
+        if let Some(m) = s.turn {
+            if self.turn_continues_after(k, m) {
+                return Err(Illegal::TurnIncomplete(m.to_string()));
+            }
+        }
+        if !s.open.is_empty() {
+            let mut ids: Vec<String> = s.open.iter().map(|s| s.to_string()).collect();
+            ids.sort();
+            return Err(Illegal::OpenToolUse(ids));
+        }
+        if !s.dead.is_empty() {
+            let mut ids: Vec<String> = s.dead.iter().map(|s| s.to_string()).collect();
+            ids.sort();
+            return Err(Illegal::UnansweredToolUse(ids));
+        }
+        Ok(())
+    }
+
+    /// Whether a streamed block of response `m` hangs below `k` (within the turn).
+    fn turn_continues_after(&self, k: NodeId, m: &str) -> bool {
+        let g = self.g;
+        let mut stack: Vec<NodeId> = g.main_children(k).collect();
+        let mut seen = 0usize;
+        while let Some(n) = stack.pop() {
+            seen += 1;
+            if seen > TURN_LOOKAHEAD {
+                break;
+            }
+            if g.child_roles.get(&n) == Some(&ChildRole::Replay) {
+                continue;
+            }
+            let e = self.entry(n);
+            match e.kind {
+                Kind::Assistant => {
+                    if e.message_id.as_deref() == Some(m) && g.child_roles.get(&n) != Some(&ChildRole::Aborted) {
+                        return true;
+                    }
+                }
+                Kind::User if e.user_kind == UserKind::Prompt => {}
+                _ => stack.extend(g.main_children(n)),
+            }
+        }
+        false
+    }
+}
+
+/// The prefix a fork at `k` copies, in path order.
+#[derive(Debug, Clone)]
+pub struct Prefix {
+    pub checkpoint: NodeId,
+    /// The chain root→checkpoint (from the last compaction boundary).
+    pub chain: Vec<NodeId>,
+    /// The chain plus the off-chain results and blocks of its turns, in path
+    /// order: each extra right after the chain node it hangs from.
+    pub nodes: Vec<NodeId>,
+    /// tool_results copied whose call is not on the prefix (inherited from the source).
+    pub orphan_results: u32,
+    pub legal: Result<(), Illegal>,
+}
+
+/// Computes the prefix of checkpoint `k` and judges it.
+pub fn prefix(p: &Project, k: NodeId) -> Prefix {
+    let f = Folder::new(p);
+    let chain = chain(&p.graph, k);
+    let mut nodes = Vec::with_capacity(chain.len());
+    let s = f.fold(State::default(), &chain, Some(&mut nodes));
+    Prefix { checkpoint: k, legal: f.judge(&s, k), orphan_results: s.orphans, chain, nodes }
+}
+
+/// Memoized prefix states, for judging many checkpoints of one path.
+pub(crate) struct Scan<'p> {
+    f: Folder<'p>,
+    memo: FxHashMap<NodeId, State<'p>>,
+}
+
+impl<'p> Scan<'p> {
+    pub(crate) fn new(p: &'p Project) -> Self {
+        Scan { f: Folder::new(p), memo: FxHashMap::default() }
+    }
+
+    /// The prefix state of `k`, computing (and memoizing) missing ancestors.
+    fn state(&mut self, k: NodeId) -> State<'p> {
+        if let Some(s) = self.memo.get(&k) {
+            return s.clone();
+        }
+        // Walk up to a memoized ancestor or the chain root, then fold down.
+        let g = self.f.g;
+        let mut up = vec![k];
+        let mut cur = k;
+        while let Some(p) = chain_parent(g, cur) {
+            if self.memo.contains_key(&p) || up.len() > g.nodes.len() {
+                up.push(p);
+                break;
+            }
+            up.push(p);
+            cur = p;
+        }
+        up.reverse();
+        let mut s = match self.memo.get(&up[0]) {
+            Some(s) => s.clone(),
+            None => {
+                let mut s = State::default();
+                self.f.apply(&mut s, up[0]);
+                self.memo.insert(up[0], s.clone());
+                s
+            }
+        };
+        for w in up.windows(2) {
+            s = self.f.step(&s, w[0], w[1]);
+            self.memo.insert(w[1], s.clone());
+        }
+        s
+    }
+
+    pub(crate) fn judge(&mut self, k: NodeId) -> Result<(), Illegal> {
+        let s = self.state(k);
+        self.f.judge(&s, k)
+    }
+}
+
+/// For each node of a display path (e.g. a branch's `nodes`, or
+/// [`crate::check::projection`]), whether forking there is legal. Linear in
+/// the path (prefix states are memoized along parent links).
+pub fn legal_checkpoints(project: &Project, nodes: &[NodeId]) -> Vec<bool> {
+    let mut scan = Scan::new(project);
+    nodes.iter().map(|&n| scan.judge(n).is_ok()).collect()
+}

@@ -1,0 +1,208 @@
+//! Resolving `cctree fork TARGET`: a session file, a session id or a message uuid.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use rustc_hash::FxHashSet;
+
+use crate::discover;
+use crate::graph::{NONE, NodeId};
+use crate::project::Project;
+
+/// What TARGET named, with its project loaded.
+#[derive(Debug)]
+pub struct Resolved {
+    pub project: Project,
+    /// The session TARGET named (or the session of the message it named).
+    pub session: String,
+    /// Index (in the project) of the session's own file, when it has one.
+    pub session_file: Option<u32>,
+    /// The message TARGET named, if it was a message uuid.
+    pub message: Option<NodeId>,
+    /// Project directories of the archive (for the version-drift reference).
+    pub archive: Vec<PathBuf>,
+}
+
+/// The project directories of a projects directory (or the directory itself
+/// if it is one project).
+pub fn list_projects(dir: &Path) -> Result<Vec<PathBuf>> {
+    let has_jsonl = |d: &Path| {
+        std::fs::read_dir(d).is_ok_and(|rd| {
+            rd.flatten().any(|e| e.path().extension().is_some_and(|x| x == "jsonl") && e.path().is_file())
+        })
+    };
+    if has_jsonl(dir) {
+        return Ok(vec![dir.to_path_buf()]);
+    }
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list projects directory {}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn projects_dir(given: Option<&Path>) -> Result<PathBuf> {
+    match given {
+        Some(d) => Ok(d.to_path_buf()),
+        None => {
+            let Some(d) = discover::default_projects_dir() else {
+                bail!("neither CLAUDE_CONFIG_DIR nor HOME is set: pass --projects DIR");
+            };
+            if !d.is_dir() {
+                bail!("the default projects directory {} does not exist: pass --projects DIR", d.display());
+            }
+            Ok(d)
+        }
+    }
+}
+
+fn load(dir: &Path) -> Result<Project> {
+    Ok(Project::load(discover::scan_project(dir)?))
+}
+
+/// Resolves TARGET (see [`Resolved`]).
+pub fn resolve(target: &str, projects: Option<&Path>) -> Result<Resolved> {
+    let as_path = Path::new(target);
+    if as_path.is_file() {
+        return resolve_file(as_path, projects);
+    }
+    if target.ends_with(".jsonl") || target.contains('/') || target.contains('\\') {
+        bail!("no such session file: {target}");
+    }
+    if target.is_empty() {
+        bail!("empty TARGET: give a session file, a session id or a message uuid");
+    }
+    let dir = projects_dir(projects)?;
+    let dirs = list_projects(&dir)?;
+    // A session id names its file.
+    let file_name = format!("{target}.jsonl");
+    for d in &dirs {
+        if d.join(&file_name).is_file() {
+            let project = load(d)?;
+            let session_file = file_index(&project, &d.join(&file_name));
+            return Ok(Resolved {
+                project,
+                session: target.to_string(),
+                session_file,
+                message: None,
+                archive: dirs.clone(),
+            });
+        }
+    }
+    // Otherwise look for the id in the files' text, then ask the graph.
+    let finder = memchr::memmem::Finder::new(target.as_bytes());
+    for d in &dirs {
+        let src = discover::scan_project(d)?;
+        let hit = src.files.iter().any(|f| std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some()));
+        if !hit {
+            continue;
+        }
+        let project = Project::load(src);
+        if let Some(&n) = project.graph.index.get(target) {
+            let session = project.graph.sessions[project.graph.node(n).session as usize].id.to_string();
+            return Ok(Resolved { project, session, session_file: None, message: Some(n), archive: dirs.clone() });
+        }
+        if project.graph.sessions.iter().any(|s| &*s.id == target) {
+            return Ok(Resolved {
+                project,
+                session: target.to_string(),
+                session_file: None,
+                message: None,
+                archive: dirs.clone(),
+            });
+        }
+    }
+    bail!("{target} is neither a session id nor a message uuid in {}", dir.display())
+}
+
+fn file_index(p: &Project, path: &Path) -> Option<u32> {
+    let want = std::fs::canonicalize(path).ok()?;
+    p.source.files.iter().position(|f| std::fs::canonicalize(&f.path).ok().as_ref() == Some(&want)).map(|i| i as u32)
+}
+
+fn resolve_file(path: &Path, projects: Option<&Path>) -> Result<Resolved> {
+    let path = std::fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let in_subagents = path.components().any(|c| c.as_os_str() == "subagents");
+    if name.starts_with("agent-") || in_subagents {
+        bail!("{} is an agent transcript: give its session file, session id or a message uuid", path.display());
+    }
+    let Some(dir) = path.parent() else {
+        bail!("{} has no project directory", path.display());
+    };
+    let project = load(dir)?;
+    let session_file = file_index(&project, &path);
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name).to_string();
+    let session = if project.entries.iter().any(|e| e.session_id.as_deref() == Some(&stem) && e.is_node()) {
+        stem
+    } else {
+        // sessionId ≠ file name (§3.1): the session most of its nodes carry.
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for e in project.entries.iter().filter(|e| Some(e.loc.file) == session_file && e.is_node()) {
+            *counts.entry(e.session_id.as_deref().unwrap_or("")).or_default() += 1;
+        }
+        match counts.into_iter().max_by_key(|(s, n)| (*n, std::cmp::Reverse(*s))) {
+            Some((s, _)) => s.to_string(),
+            None => bail!("{} holds no messages to fork", path.display()),
+        }
+    };
+    let archive = match projects {
+        Some(d) => list_projects(d)?,
+        None => match discover::default_projects_dir()
+            .and_then(|d| std::fs::canonicalize(d).ok())
+            .filter(|d| dir.starts_with(d))
+        {
+            Some(d) => list_projects(&d)?,
+            None => vec![dir.to_path_buf()],
+        },
+    };
+    Ok(Resolved { project, session, session_file, message: None, archive })
+}
+
+/// The default checkpoint of a session: the leaf of the branch holding the
+/// session's latest node (its active branch), if that leaf is the session's;
+/// else the session's latest node. `None` if it has no main node.
+pub fn default_checkpoint(p: &Project, session: &str, file: Option<u32>) -> Option<NodeId> {
+    let g = &p.graph;
+    let s = g.sessions.iter().position(|x| &*x.id == session).map(|i| i as u32);
+    let mut mine: FxHashSet<NodeId> = FxHashSet::default();
+    for (i, n) in g.nodes.iter().enumerate() {
+        let id = NodeId(i as u32);
+        let in_file = file.is_some_and(|f| p.entries[n.entry as usize].loc.file == f);
+        if (Some(n.session) == s || in_file) && !n.sidechain && n.conversation != NONE {
+            mine.insert(id);
+        }
+    }
+    if let Some(f) = file {
+        for &(id, e) in &g.aliases {
+            let n = g.node(id);
+            if p.entries[e as usize].loc.file == f && !n.sidechain && n.conversation != NONE {
+                mine.insert(id);
+            }
+        }
+    }
+    let latest = mine.iter().copied().max_by_key(|n| (g.node(*n).ts, *n))?;
+    let b = g.node(latest).branch;
+    let leaf = g.branches.get(b as usize).map(|b| b.leaf);
+    Some(leaf.filter(|l| mine.contains(l)).unwrap_or(latest))
+}
+
+/// Resolves `--at`: an exact uuid, else a unique prefix (4+ characters).
+pub fn resolve_at(p: &Project, at: &str) -> Result<NodeId> {
+    let g = &p.graph;
+    if let Some(&n) = g.index.get(at) {
+        return Ok(n);
+    }
+    if at.len() >= 4 {
+        let hits: Vec<NodeId> = g.index.iter().filter(|(u, _)| u.starts_with(at)).map(|(_, n)| *n).collect();
+        match hits.len() {
+            1 => return Ok(hits[0]),
+            0 => {}
+            n => bail!("--at {at} is ambiguous: {n} messages start with it"),
+        }
+    }
+    bail!("--at {at}: no message with this uuid in project {}", p.source.dir.display())
+}

@@ -1,0 +1,200 @@
+//! What every page of a project needs to know about the others: where each
+//! line (branch or agent transcript) is written, how its nodes are laid out,
+//! the label of each branch, and on which line/item/page every node sits, so
+//! that links across pages (fork index → branch, branch → parent message,
+//! tool call ↔ sub-agent) are computed, never guessed.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rustc_hash::FxHashMap;
+
+use crate::graph::{AgentKind, Graph, NodeId};
+use crate::parse::Entry;
+use crate::project::Project;
+
+use super::images::ImageStore;
+use super::layout::{LineLayout, layout};
+use super::site::{anchor, href, page_file, sanitize_segment};
+
+/// A line with its own pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineId {
+    Branch(u32),
+    Agent(u32),
+}
+
+/// Where a node is shown.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeLoc {
+    pub line: LineId,
+    pub item: u32,
+}
+
+/// Shared, read-only facts about one project's pages.
+pub struct ProjectCtx<'a> {
+    pub project: &'a Project,
+    /// The project's directory in the site (`<slug>/`).
+    pub dir: String,
+    /// What the project is called on pages (its working directory).
+    pub name: String,
+    pub page_size: u32,
+    pub conv_dirs: Vec<String>,
+    pub branch_dirs: Vec<String>,
+    pub agent_dirs: Vec<String>,
+    pub branch_layouts: Vec<LineLayout>,
+    pub agent_layouts: Vec<LineLayout>,
+    /// `23.2`-style label of each branch (`main` for main branches).
+    pub labels: Vec<String>,
+    /// Message number of each fork point node.
+    pub fork_numbers: FxHashMap<NodeId, u32>,
+    pub loc: Vec<Option<NodeLoc>>,
+    /// tool_use id → agent it spawned.
+    pub agent_by_tool: FxHashMap<&'a str, u32>,
+    pub images: &'a ImageStore,
+    pub warnings: &'a AtomicUsize,
+}
+
+impl<'a> ProjectCtx<'a> {
+    pub fn new(
+        project: &'a Project,
+        slug: &str,
+        page_size: u32,
+        images: &'a ImageStore,
+        warnings: &'a AtomicUsize,
+    ) -> ProjectCtx<'a> {
+        let g = &project.graph;
+        let e = &project.entries;
+        let dir = format!("{slug}/");
+        let seg = |n: NodeId| sanitize_segment(g.uuid(e, n));
+        let conv_dirs: Vec<String> = g
+            .conversations
+            .iter()
+            .map(|c| format!("{dir}c/{}/", seg(c.root)))
+            .collect();
+        let branch_dirs = g
+            .branches
+            .iter()
+            .map(|b| {
+                let cd = &conv_dirs[b.conversation as usize];
+                match b.fork_point {
+                    None => cd.clone(),
+                    Some(_) => format!("{cd}b/{}/", seg(b.first)),
+                }
+            })
+            .collect();
+        let agent_dirs = g
+            .agents
+            .iter()
+            .map(|a| format!("{dir}agents/{}/", sanitize_segment(&a.id)))
+            .collect();
+        let mut ctx = ProjectCtx {
+            project,
+            name: project
+                .cwd()
+                .map_or_else(|| project.source.name.clone(), str::to_string),
+            dir,
+            page_size,
+            conv_dirs,
+            branch_dirs,
+            agent_dirs,
+            branch_layouts: vec![LineLayout::default(); g.branches.len()],
+            agent_layouts: Vec::new(),
+            labels: vec!["main".to_string(); g.branches.len()],
+            fork_numbers: FxHashMap::default(),
+            loc: vec![None; g.nodes.len()],
+            agent_by_tool: FxHashMap::default(),
+            images,
+            warnings,
+        };
+        ctx.lay_out(g, e);
+        ctx
+    }
+
+    fn lay_out(&mut self, g: &'a Graph, e: &[Entry]) {
+        for c in &g.conversations {
+            // Parents come before their children in `c.branches`.
+            for &b in &c.branches {
+                let br = &g.branches[b as usize];
+                let first_number = match (br.fork_point, br.parent_branch) {
+                    (Some(f), Some(_)) => *self.fork_numbers.get(&f).unwrap_or(&0),
+                    _ => 0,
+                };
+                let lay = layout(g, e, &br.nodes, first_number, self.page_size);
+                self.index(LineId::Branch(b), &lay);
+                for fp in c.fork_points.iter().filter(|f| f.branch == b) {
+                    let n = self.loc[fp.node.ix()].map_or(0, |l| lay.items[l.item as usize].number);
+                    self.fork_numbers.insert(fp.node, n);
+                    for (k, child) in fp.children.iter().enumerate().skip(1) {
+                        let cb = g.node(*child).branch;
+                        if let Some(label) = self.labels.get_mut(cb as usize) {
+                            *label = format!("{n}.{}", k + 1);
+                        }
+                    }
+                }
+                self.branch_layouts[b as usize] = lay;
+            }
+        }
+        for (i, a) in g.agents.iter().enumerate() {
+            let lay = layout(g, e, &a.nodes, 0, self.page_size);
+            self.index(LineId::Agent(i as u32), &lay);
+            self.agent_layouts.push(lay);
+            if let Some(t) = a.spawn.as_ref().and_then(|s| s.tool_use_id.as_deref()) {
+                if a.kind == AgentKind::Subagent || !self.agent_by_tool.contains_key(t) {
+                    self.agent_by_tool.insert(t, i as u32);
+                }
+            }
+        }
+    }
+
+    fn index(&mut self, line: LineId, lay: &LineLayout) {
+        for (i, item) in lay.items.iter().enumerate() {
+            for n in item.nodes.iter().chain(&item.absorbed) {
+                self.loc[n.ix()] = Some(NodeLoc {
+                    line,
+                    item: i as u32,
+                });
+            }
+        }
+    }
+
+    pub fn graph(&self) -> &'a Graph {
+        &self.project.graph
+    }
+
+    pub fn entries(&self) -> &'a [Entry] {
+        &self.project.entries
+    }
+
+    pub fn line_dir(&self, line: LineId) -> &str {
+        match line {
+            LineId::Branch(b) => &self.branch_dirs[b as usize],
+            LineId::Agent(a) => &self.agent_dirs[a as usize],
+        }
+    }
+
+    pub fn line_layout(&self, line: LineId) -> &LineLayout {
+        match line {
+            LineId::Branch(b) => &self.branch_layouts[b as usize],
+            LineId::Agent(a) => &self.agent_layouts[a as usize],
+        }
+    }
+
+    /// The page (0-based) a node is shown on.
+    pub fn page_of(&self, node: NodeId) -> Option<(LineId, u32)> {
+        let l = self.loc[node.ix()]?;
+        Some((l.line, self.line_layout(l.line).items[l.item as usize].page))
+    }
+
+    /// A link from a page in `from_dir` to the anchor of `node`.
+    pub fn node_href(&self, from_dir: &str, node: NodeId) -> Option<String> {
+        let (line, page) = self.page_of(node)?;
+        let a = anchor(self.graph().uuid(self.entries(), node));
+        Some(href(from_dir, self.line_dir(line), &page_file(page), Some(&a)))
+    }
+
+    /// Counts a problem met while rendering (details at debug level).
+    pub fn warn(&self, what: std::fmt::Arguments<'_>) {
+        self.warnings.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!("{}: {what}", self.project.source.name);
+    }
+}

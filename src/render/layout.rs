@@ -1,0 +1,128 @@
+//! How a line of nodes (a branch or an agent transcript) is laid out on pages:
+//! nodes grouped into display items (an assistant turn is every streamed entry
+//! sharing a `message.id`; tool results are absorbed into the call they answer),
+//! items numbered and paginated by counted turns from the line's start.
+//!
+//! Works on entry headers only (no JSON), so every line of a project can be
+//! laid out up front and any message's page is known before pages are written.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::graph::{Graph, NodeId};
+use crate::parse::{Entry, Kind, UserKind};
+
+use super::site::page_of;
+
+/// A display unit: one prompt, one assistant turn, one system entry…
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// Its nodes in display order (several for a streamed turn).
+    pub nodes: Vec<NodeId>,
+    /// Tool-result nodes shown inside this item's tool calls.
+    pub absorbed: Vec<NodeId>,
+    /// A message a person reads (prompt, command, assistant turn): counted
+    /// for numbering and pagination.
+    pub counted: bool,
+    /// Message number in the conversation (counted items; others carry the
+    /// number of the message before them).
+    pub number: u32,
+    pub page: u32,
+}
+
+/// The layout of one line.
+#[derive(Debug, Clone, Default)]
+pub struct LineLayout {
+    pub items: Vec<Item>,
+    pub pages: u32,
+    /// Counted items on the line.
+    pub turns: u32,
+}
+
+impl LineLayout {
+    /// Items on page `p`, as an index range.
+    pub fn page_range(&self, p: u32) -> std::ops::Range<usize> {
+        let start = self.items.partition_point(|i| i.page < p);
+        let end = self.items.partition_point(|i| i.page <= p);
+        start..end
+    }
+}
+
+/// Lays out `nodes` (in display order); numbering starts after `first_number`.
+pub fn layout(
+    g: &Graph,
+    entries: &[Entry],
+    nodes: &[NodeId],
+    first_number: u32,
+    page_size: u32,
+) -> LineLayout {
+    let on_line: FxHashSet<NodeId> = nodes.iter().copied().collect();
+    let mut items: Vec<Item> = Vec::new();
+    // message.id → item, for the streamed entries of the current exchange.
+    let mut turns: FxHashMap<&str, usize> = FxHashMap::default();
+    // tool_use id → item holding the call.
+    let mut calls: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut counted = 0u32;
+    for &id in nodes {
+        let e = g.entry(entries, id);
+        if e.kind == Kind::Assistant {
+            if let Some(&ix) = e.message_id.as_deref().and_then(|m| turns.get(m)) {
+                items[ix].nodes.push(id);
+                for u in &e.tool_uses {
+                    calls.insert(&u.id, ix);
+                }
+                continue;
+            }
+        }
+        if e.kind == Kind::User && absorbable(g, e, &on_line) {
+            let target = e
+                .tool_results
+                .iter()
+                .find_map(|r| calls.get(&*r.tool_use_id).copied());
+            if let Some(ix) = target {
+                items[ix].absorbed.push(id);
+                continue;
+            }
+        }
+        let is_counted = e.is_message();
+        if is_counted {
+            counted += 1;
+        }
+        if e.kind == Kind::User && e.user_kind == UserKind::Prompt {
+            turns.clear();
+        }
+        let ix = items.len();
+        if e.kind == Kind::Assistant {
+            if let Some(m) = e.message_id.as_deref() {
+                turns.insert(m, ix);
+            }
+            for u in &e.tool_uses {
+                calls.insert(&u.id, ix);
+            }
+        }
+        let page = page_of(counted.saturating_sub(1), page_size);
+        items.push(Item {
+            nodes: vec![id],
+            absorbed: Vec::new(),
+            counted: is_counted,
+            number: first_number + counted,
+            page,
+        });
+    }
+    LineLayout {
+        pages: items.last().map_or(1, |i| i.page + 1),
+        items,
+        turns: counted,
+    }
+}
+
+/// A tool-result-only user entry whose calls are all on this line.
+fn absorbable(g: &Graph, e: &Entry, on_line: &FxHashSet<NodeId>) -> bool {
+    e.user_kind == UserKind::ToolResult
+        && !e.tool_results.is_empty()
+        && e.tool_results.iter().all(|r| {
+            g.tools
+                .get(&*r.tool_use_id)
+                .and_then(|l| l.use_node)
+                .is_some_and(|u| on_line.contains(&u))
+        })
+}

@@ -1,0 +1,358 @@
+//! One display item → one message view: prompts, assistant turns (streamed
+//! entries merged, thinking collapsed, tool calls with their results), and the
+//! de-emphasised rest (meta, commands, hooks, system entries) marked `aux`.
+//! Reads each entry's JSON here, for the page being rendered only.
+
+use serde_json::Value;
+
+use crate::graph::NodeId;
+use crate::parse::{Entry, Kind, UserKind};
+
+use super::blocks::{
+    PageCtx, at, json_details, output, placeholder, str_at, strip_tags, tag_text, text_of,
+};
+use super::html::{compact_num, esc, excerpt, time_html};
+use super::layout::Item;
+use super::tools;
+
+/// What the `_message.html` partial shows.
+#[derive(Debug, Clone, Default)]
+pub struct MessageView {
+    /// `m-<uuid>`, or empty.
+    pub id: String,
+    /// CSS classes: `user`, `assistant`, `aux`, `notice`, `landmark`…
+    pub class: String,
+    pub role: String,
+    /// Message number (counted items only).
+    pub number: Option<u32>,
+    /// `<time>` element (generated HTML).
+    pub time: String,
+    /// Model and usage (plain text).
+    pub meta: String,
+    /// The body (generated HTML).
+    pub body: String,
+}
+
+fn parse(e: &Entry) -> Value {
+    serde_json::from_str(&e.raw).unwrap_or(Value::Null)
+}
+
+/// Renders one item.
+pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
+    let g = cx.p.graph();
+    let first = item.nodes[0];
+    let e = g.entry(cx.p.entries(), first);
+    let mut v = MessageView {
+        id: cx.take_anchor(first).unwrap_or_default(),
+        number: item.counted.then_some(item.number),
+        time: time_html(e.timestamp.unwrap_or(g.node(first).ts)),
+        ..MessageView::default()
+    };
+    match e.kind {
+        Kind::Assistant => assistant(cx, item, &mut v),
+        Kind::User => user(cx, e, &parse(e), &mut v),
+        Kind::System => system(cx, e, &parse(e), &mut v),
+        Kind::Attachment => attachment(e, &parse(e), &mut v),
+        _ => {
+            let json = parse(e);
+            let what = match (e.kind.name(), str_at(Some(&json), &["data", "type"])) {
+                (k, Some(t)) => format!("{k} · {t}"),
+                (k, None) => k.to_string(),
+            };
+            aux(&mut v, &what);
+            v.body = json_details("entry", &json);
+        }
+    }
+    // Anchors of absorbed nodes not placed by a tool block.
+    for n in item.nodes.iter().chain(&item.absorbed) {
+        if let Some(a) = cx.take_anchor(*n) {
+            v.body.push_str(&format!("<span class=\"anchor\" id=\"{a}\"></span>"));
+        }
+    }
+    v
+}
+
+fn aux(v: &mut MessageView, role: &str) {
+    v.class = "aux".into();
+    v.role = role.into();
+}
+
+fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
+    let g = cx.p.graph();
+    let entries = cx.p.entries();
+    let es: Vec<(NodeId, &Entry)> = item.nodes.iter().map(|n| (*n, g.entry(entries, *n))).collect();
+    let synthetic = es
+        .iter()
+        .any(|(_, e)| e.is_api_error || e.model.as_deref() == Some("<synthetic>"));
+    v.class = if synthetic { "notice" } else { "assistant" }.into();
+    v.role = if synthetic { "Notice" } else { "Claude" }.into();
+    v.meta = turn_meta(&es);
+    let mut body = String::new();
+    for (i, (node, e)) in es.iter().enumerate() {
+        if i > 0 {
+            if let Some(a) = cx.take_anchor(*node) {
+                body.push_str(&format!("<span class=\"anchor\" id=\"{a}\"></span>"));
+            }
+        }
+        let json = parse(e);
+        let blocks = match at(Some(&json), &["message", "content"]) {
+            Some(Value::Array(b)) => b.as_slice(),
+            Some(other @ Value::String(_)) => std::slice::from_ref(other),
+            _ => &[],
+        };
+        for b in blocks {
+            body.push_str(&assistant_block(cx, b, item, synthetic));
+        }
+    }
+    v.body = body;
+}
+
+fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool) -> String {
+    if let Value::String(s) = b {
+        return cx.markdown(s);
+    }
+    match str_at(Some(b), &["type"]).unwrap_or("") {
+        "text" if synthetic => format!(
+            "<p class=\"notice-text\">{}</p>",
+            esc(str_at(Some(b), &["text"]).unwrap_or(""))
+        ),
+        "text" => cx.markdown(str_at(Some(b), &["text"]).unwrap_or("")),
+        "thinking" => {
+            let t = str_at(Some(b), &["thinking"]).unwrap_or("");
+            if t.trim().is_empty() {
+                "<p class=\"note\">Thinking (not recorded)</p>".into()
+            } else {
+                format!(
+                    "<details class=\"thinking\"><summary>Thinking <span class=\"hint\">{}</span></summary>{}</details>",
+                    esc(&excerpt(t, 80)),
+                    cx.markdown(t)
+                )
+            }
+        }
+        "redacted_thinking" => "<p class=\"note\">Thinking (redacted)</p>".into(),
+        "tool_use" => tools::render_call(cx, b, item),
+        "tool_result" => tools::render_inline_result(cx, b, None),
+        "image" => cx.image(b.get("source")),
+        other => json_details(&format!("{other} block"), b),
+    }
+}
+
+/// `model · 12.3k in (10k cached) · 345 out`, usage from the block with the
+/// largest `output_tokens` (streamed blocks repeat or under-report it).
+fn turn_meta(es: &[(NodeId, &Entry)]) -> String {
+    let model = es
+        .iter()
+        .find_map(|(_, e)| e.model.as_deref())
+        .filter(|m| *m != "<synthetic>")
+        .unwrap_or("");
+    let usage = es
+        .iter()
+        .filter_map(|(_, e)| e.usage)
+        .max_by_key(|u| u.output);
+    let mut parts = Vec::new();
+    if !model.is_empty() {
+        parts.push(model.trim_start_matches("claude-").to_string());
+    }
+    if let Some(u) = usage {
+        let input = u.input + u.cache_creation + u.cache_read;
+        if input > 0 {
+            if u.cache_read > 0 {
+                parts.push(format!("{} in ({} cached)", compact_num(input), compact_num(u.cache_read)));
+            } else {
+                parts.push(format!("{} in", compact_num(input)));
+            }
+        }
+        if u.output > 0 {
+            parts.push(format!("{} out", compact_num(u.output)));
+        }
+    }
+    parts.join(" · ")
+}
+
+fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
+    let content = at(Some(json), &["message", "content"]);
+    let text = text_of(content);
+    match e.user_kind {
+        UserKind::Prompt | UserKind::None => {
+            v.class = "user".into();
+            v.role = "You".into();
+            v.body = user_content(cx, content);
+        }
+        UserKind::Command => {
+            aux(v, "command");
+            let name = tag_text(&text, "command-name").unwrap_or("").trim();
+            let args = tag_text(&text, "command-args").unwrap_or("").trim();
+            v.body = format!(
+                "<code class=\"cmd\">{}{}{}</code>",
+                esc(name),
+                if args.is_empty() { "" } else { " " },
+                esc(args)
+            );
+        }
+        UserKind::CommandOutput => {
+            aux(v, "command output");
+            let t = strip_tags(&text, &["local-command-stdout", "local-command-stderr"]);
+            v.body = output(&t, "Output", "");
+        }
+        UserKind::Bash => {
+            v.class = "user shell".into();
+            v.role = "You · shell".into();
+            let cmd = tag_text(&text, "bash-input").unwrap_or(&text);
+            v.body = format!("<pre class=\"out term\"><span class=\"prompt\">$ </span>{}</pre>", esc(cmd));
+        }
+        UserKind::BashOutput => {
+            v.class = "shell-out".into();
+            v.role = "shell output".into();
+            let out = tag_text(&text, "bash-stdout").unwrap_or("");
+            let err = tag_text(&text, "bash-stderr").unwrap_or("");
+            v.body = output(&format!("{out}{err}"), "Output", "term");
+        }
+        UserKind::Interrupt => {
+            v.class = "notice".into();
+            v.role = "Interrupted".into();
+            v.body = format!("<p class=\"notice-text\">{}</p>", esc(text.trim()));
+        }
+        UserKind::CompactSummary => {
+            v.class = "landmark".into();
+            v.role = "Compaction summary".into();
+            v.body = format!(
+                "<details class=\"summary\"><summary>Summary of the conversation so far</summary>{}</details>",
+                cx.markdown(&text)
+            );
+        }
+        UserKind::ToolResult => {
+            v.class = "result".into();
+            v.role = "Tool result".into();
+            let blocks = content.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+            let tur = json.get("toolUseResult");
+            v.body = blocks
+                .iter()
+                .map(|b| tools::render_inline_result(cx, b, tur))
+                .collect();
+        }
+        UserKind::Meta | UserKind::Notification | UserKind::OtherMarker => {
+            let what = match e.user_kind {
+                UserKind::Meta => "meta",
+                UserKind::Notification => "notification",
+                _ => "injected context",
+            };
+            aux(v, what);
+            v.body = format!(
+                "<details class=\"auxbody\"><summary>{}</summary>{}</details>",
+                esc(&excerpt(&text, 100)),
+                output(&text, "Text", "wrap")
+            );
+        }
+    }
+}
+
+/// A user message's content: a string, or text/image/tool_result blocks.
+fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => cx.markdown(s),
+        Some(Value::Array(blocks)) => {
+            let mut out = String::new();
+            for b in blocks {
+                out.push_str(&match str_at(Some(b), &["type"]).unwrap_or("") {
+                    "text" => cx.markdown(str_at(Some(b), &["text"]).unwrap_or("")),
+                    "image" => cx.image(b.get("source")),
+                    "tool_result" => tools::render_inline_result(cx, b, None),
+                    "document" => placeholder(&format!(
+                        "document: {}",
+                        str_at(Some(b), &["title"]).unwrap_or("attached")
+                    )),
+                    other => json_details(&format!("{other} block"), b),
+                });
+            }
+            out
+        }
+        Some(other) => json_details("content", other),
+        None => placeholder("no content"),
+    }
+}
+
+fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
+    let sub = e.subtype.as_deref().unwrap_or("");
+    let content = str_at(Some(json), &["content"]).unwrap_or("");
+    match sub {
+        "compact_boundary" => {
+            v.class = "landmark".into();
+            v.role = "Conversation compacted".into();
+            let trigger = str_at(Some(json), &["compactMetadata", "trigger"]).unwrap_or("");
+            let pre = at(Some(json), &["compactMetadata", "preTokens"]).and_then(Value::as_u64);
+            let mut s = String::from("<p class=\"landmark-text\">");
+            if !trigger.is_empty() {
+                s.push_str(&format!("{} compaction", esc(trigger)));
+            }
+            if let Some(p) = pre {
+                s.push_str(&format!(" · {} tokens before", compact_num(p)));
+            }
+            s.push_str("</p>");
+            v.body = s;
+        }
+        "local_command" => {
+            aux(v, "command");
+            let name = tag_text(content, "command-name");
+            v.body = match name {
+                Some(n) => format!(
+                    "<code class=\"cmd\">{} {}</code>",
+                    esc(n.trim()),
+                    esc(tag_text(content, "command-args").unwrap_or("").trim())
+                ),
+                None => output(
+                    &strip_tags(content, &["local-command-stdout", "local-command-stderr"]),
+                    "Output",
+                    "",
+                ),
+            };
+        }
+        "turn_duration" => {
+            aux(v, "turn duration");
+            let ms = json.get("durationMs").and_then(Value::as_f64).unwrap_or(0.0);
+            v.body = format!("<span class=\"auxline\">{:.1} s</span>", ms / 1000.0);
+        }
+        _ => {
+            aux(v, &format!("system · {sub}"));
+            let level = str_at(Some(json), &["level"]).unwrap_or("");
+            if level == "error" {
+                v.class.push_str(" error");
+            }
+            let mut s = String::new();
+            if !content.is_empty() {
+                s.push_str(&format!("<span class=\"auxline\">{}</span>", esc(&excerpt(content, 300))));
+            }
+            s.push_str(&json_details("details", json));
+            v.body = s;
+            let _ = cx;
+        }
+    }
+}
+
+fn attachment(e: &Entry, json: &Value, v: &mut MessageView) {
+    let a = json.get("attachment");
+    let ty = str_at(a, &["type"]).unwrap_or("attachment");
+    aux(v, &format!("attachment · {ty}"));
+    let mut s = String::new();
+    if ty == "hook_success" || ty.starts_with("hook") {
+        let name = str_at(a, &["hookName"]).unwrap_or("");
+        let cmd = str_at(a, &["command"]).unwrap_or("");
+        let code = at(a, &["exitCode"]).map(|c| c.to_string()).unwrap_or_default();
+        s.push_str(&format!(
+            "<span class=\"auxline\">{} <code>{}</code>{}</span>",
+            esc(name),
+            esc(cmd),
+            if code.is_empty() { String::new() } else { format!(" → exit {}", esc(&code)) }
+        ));
+        let out = format!(
+            "{}{}",
+            str_at(a, &["stdout"]).unwrap_or(""),
+            str_at(a, &["stderr"]).unwrap_or("")
+        );
+        if !out.trim().is_empty() {
+            s.push_str(&output(&out, "Output", ""));
+        }
+    }
+    s.push_str(&json_details("details", a.unwrap_or(json)));
+    v.body = s;
+    let _ = e;
+}

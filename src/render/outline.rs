@@ -1,0 +1,147 @@
+//! The fork-point index at the top of a conversation page: the conversation
+//! as an outline tree. First the first message; then every fork point on the
+//! main branch with its message number and an excerpt; under each, its
+//! branches (`23.1` continues the line the fork is on, `23.2`… start new
+//! branches), each with first words, length, title, last activity and a link;
+//! the forks of a branch are nested under it. The active path is marked.
+
+use rustc_hash::FxHashSet;
+
+use crate::graph::{Conversation, NodeId};
+
+use super::context::{LineId, ProjectCtx};
+use super::html::{excerpt, time_html};
+use super::site::{href, page_file};
+
+/// One row of the outline (flattened; `depth` gives the nesting).
+#[derive(Debug, Clone)]
+pub struct OutlineRow {
+    /// `first`, `fork` or `branch`.
+    pub kind: &'static str,
+    pub depth: u32,
+    pub label: String,
+    pub text: String,
+    pub href: String,
+    /// The branch's summary, if it has one.
+    pub title: String,
+    pub messages: u32,
+    /// `<time>` of the last activity (generated HTML).
+    pub last: String,
+    pub active: bool,
+    /// A `.1` row: the line the fork is on, continuing.
+    pub continues: bool,
+}
+
+/// Deepest indentation class used by the stylesheet.
+const MAX_DEPTH: u32 = 8;
+
+/// The outline of a conversation, for a page in `from_dir`.
+pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<OutlineRow> {
+    let g = p.graph();
+    let e = p.entries();
+    let active: FxHashSet<NodeId> = g
+        .ancestry(g.branches[c.active_branch as usize].leaf)
+        .into_iter()
+        .collect();
+    let mut rows = vec![OutlineRow {
+        kind: "first",
+        depth: 0,
+        label: "1".into(),
+        text: excerpt(
+            c.first_prompt.as_deref().unwrap_or(&g.entry(e, c.root).excerpt),
+            160,
+        ),
+        href: p.node_href(from_dir, c.root).unwrap_or_default(),
+        title: String::new(),
+        messages: c.messages,
+        last: time_html(c.first_ts),
+        active: false,
+        continues: false,
+    }];
+    walk(p, c, c.branches[0], 0, from_dir, &active, &mut rows);
+    rows
+}
+
+fn walk(
+    p: &ProjectCtx<'_>,
+    c: &Conversation,
+    b: u32,
+    depth: u32,
+    from_dir: &str,
+    active: &FxHashSet<NodeId>,
+    rows: &mut Vec<OutlineRow>,
+) {
+    let g = p.graph();
+    let e = p.entries();
+    let lay = &p.branch_layouts[b as usize];
+    let br = &g.branches[b as usize];
+    for fp in c.fork_points.iter().filter(|f| f.branch == b) {
+        let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
+        let item_ix = p.loc[fp.node.ix()].map_or(0, |l| l.item as usize);
+        rows.push(OutlineRow {
+            kind: "fork",
+            depth: depth.min(MAX_DEPTH),
+            label: n.to_string(),
+            text: excerpt(&turn_text(p, lay, item_ix), 140),
+            href: p.node_href(from_dir, fp.node).unwrap_or_default(),
+            title: String::new(),
+            messages: 0,
+            last: time_html(g.node(fp.node).ts),
+            active: active.contains(&fp.node),
+            continues: false,
+        });
+        for (k, &child) in fp.children.iter().enumerate() {
+            let first_words = excerpt(&g.entry(e, child).excerpt, 120);
+            if k == 0 {
+                let after = lay.items[item_ix + 1..].iter().filter(|i| i.counted).count();
+                rows.push(OutlineRow {
+                    kind: "branch",
+                    depth: (depth + 1).min(MAX_DEPTH),
+                    label: format!("{n}.1"),
+                    text: first_words,
+                    href: p.node_href(from_dir, child).unwrap_or_default(),
+                    title: br.summary.as_deref().unwrap_or("").to_string(),
+                    messages: after as u32,
+                    last: time_html(br.last_ts),
+                    active: active.contains(&child),
+                    continues: true,
+                });
+                continue;
+            }
+            let cb = g.node(child).branch;
+            let Some(cbr) = g.branches.get(cb as usize) else {
+                continue;
+            };
+            rows.push(OutlineRow {
+                kind: "branch",
+                depth: (depth + 1).min(MAX_DEPTH),
+                label: p.labels[cb as usize].clone(),
+                text: first_words,
+                href: href(from_dir, p.line_dir(LineId::Branch(cb)), &page_file(0), None),
+                title: cbr.summary.as_deref().unwrap_or("").to_string(),
+                messages: cbr.messages,
+                last: time_html(cbr.last_ts),
+                active: active.contains(&child),
+                continues: false,
+            });
+            walk(p, c, cb, depth + 2, from_dir, active, rows);
+        }
+    }
+}
+
+/// The text of the message a fork point belongs to: the last counted item
+/// at or before item `ix` that has any text.
+pub fn turn_text(p: &ProjectCtx<'_>, lay: &super::layout::LineLayout, ix: usize) -> String {
+    let g = p.graph();
+    let e = p.entries();
+    let end = (ix + 1).min(lay.items.len());
+    lay.items[..end]
+        .iter()
+        .rev()
+        .filter(|i| i.counted)
+        .flat_map(|i| i.nodes.iter())
+        .map(|n| &g.entry(e, *n).excerpt)
+        .find(|x| !x.trim().is_empty())
+        .map(|x| x.to_string())
+        .unwrap_or_default()
+}
