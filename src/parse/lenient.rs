@@ -67,13 +67,66 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for MaybeStr<'a> {
     }
 }
 
+/// A visitor that accepts any JSON value, keeping what `pick` extracts from
+/// scalars. Errors in the input always propagate (swallowing one would leave
+/// the parser in the middle of a value).
+struct Scalar<T>(fn(Lit) -> Option<T>);
+
+/// A scalar literal.
+enum Lit {
+    Bool(bool),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
+impl<'de, T> Visitor<'de> for Scalar<T> {
+    type Value = Option<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok((self.0)(Lit::Bool(v)))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok((self.0)(Lit::U64(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok((self.0)(Lit::I64(v)))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok((self.0)(Lit::F64(v)))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
 /// A boolean field that tolerates any other JSON type (read as `false`).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct MaybeBool(pub bool);
 
 impl<'de> serde::Deserialize<'de> for MaybeBool {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(MaybeBool(matches!(serde_json::Value::deserialize(d), Ok(serde_json::Value::Bool(true)))))
+        let v = d.deserialize_any(Scalar(|l| match l {
+            Lit::Bool(b) => Some(b),
+            _ => None,
+        }))?;
+        Ok(MaybeBool(v.unwrap_or(false)))
     }
 }
 
@@ -83,9 +136,33 @@ pub struct MaybeU64(pub Option<u64>);
 
 impl<'de> serde::Deserialize<'de> for MaybeU64 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(MaybeU64(match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => n.as_u64().or_else(|| n.as_f64().map(|f| f as u64)),
+        let v = d.deserialize_any(Scalar(|l| match l {
+            Lit::U64(n) => Some(n),
+            Lit::I64(n) => u64::try_from(n).ok(),
+            Lit::F64(f) if f >= 0.0 && f.is_finite() => Some(f as u64),
             _ => None,
-        }))
+        }))?;
+        Ok(MaybeU64(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize)]
+    struct S {
+        b: MaybeBool,
+        n: MaybeU64,
+    }
+
+    #[test]
+    fn wrong_types_are_absent_but_broken_json_is_an_error() {
+        let s: S = serde_json::from_str(r#"{"b":"yes","n":[1]}"#).unwrap();
+        assert!(!s.b.0 && s.n.0.is_none());
+        let s: S = serde_json::from_str(r#"{"b":true,"n":-3}"#).unwrap();
+        assert!(s.b.0 && s.n.0.is_none());
+        assert!(serde_json::from_str::<S>(r#"{"b":falsd,"n":1}"#).is_err());
+        assert!(serde_json::from_str::<S>(r#"{"b":true,"n":1x}"#).is_err());
     }
 }

@@ -3,5 +3,8 @@
 mod adversarial;
 mod cli;
 mod corpus;
+mod fork;
 mod props;
+mod regression;
+mod render;
 mod support;

@@ -1,0 +1,397 @@
+//! `cctree render`: the site is complete (every branch reachable from its
+//! conversation page), consistent (every internal link and anchor resolves),
+//! faithful (every prompt and assistant text appears), safe (CSP, no inline
+//! scripts or styles) and deterministic (same bytes across runs and thread counts).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use cctree::discover;
+use cctree::parse::{Kind, UserKind};
+use cctree::project::Project;
+use cctree::render::site::{project_slugs, sanitize_segment};
+use cctree::render::{RenderOptions, RenderSummary, render_archive};
+use serde_json::Value;
+
+use crate::support::{cctree, example_archive, load, real_projects};
+
+fn render(input: &Path, out: &Path, page_size: u32) -> RenderSummary {
+    let archive = discover::discover(&[input.to_path_buf()]).expect("discover");
+    render_archive(archive, &RenderOptions { output: out.to_path_buf(), page_size }).expect("render")
+}
+
+/// Every file under `dir`, relative, with its bytes.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+}
+
+/// The start tags of an HTML text (`<a href="…">` without the brackets);
+/// text content never holds a raw `<`, so this sees markup only.
+fn tags(html: &str) -> Vec<&str> {
+    let b = html.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(off) = html[i..].find('<') {
+        let start = i + off + 1;
+        let mut j = start;
+        let mut quote = false;
+        while j < b.len() && (quote || b[j] != b'>') {
+            if b[j] == b'"' {
+                quote = !quote;
+            }
+            j += 1;
+        }
+        out.push(&html[start..j]);
+        i = j.min(b.len());
+    }
+    out
+}
+
+/// Values of `attr="…"` in the tags of an HTML text.
+fn attr_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
+    let pat = format!(" {attr}=\"");
+    let mut out = Vec::new();
+    for tag in tags(html) {
+        let mut rest = tag;
+        while let Some(i) = rest.find(&pat) {
+            let start = i + pat.len();
+            let end = rest[start..].find('"').map_or(rest.len(), |e| start + e);
+            out.push(&rest[start..end]);
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+/// ` onxyz=` outside quoted values.
+fn has_handler(tag: &str) -> bool {
+    let mut quote = false;
+    let b = tag.as_bytes();
+    for i in 0..b.len() {
+        if b[i] == b'"' {
+            quote = !quote;
+        }
+        if !quote && b[i] == b' ' && tag[i + 1..].starts_with("on") {
+            let rest = &tag[i + 3..];
+            let name_len = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+            if name_len > 0 && rest[name_len..].starts_with('=') {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                assert!(out.pop(), "link escapes the site: {}", p.display());
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Resolves an internal link of the page at `page` (relative to the site).
+fn resolve(page: &Path, link: &str) -> (PathBuf, Option<String>) {
+    let link = unescape(link);
+    let (path, frag) = match link.split_once('#') {
+        Some((p, f)) => (p.to_string(), Some(f.to_string())),
+        None => (link, None),
+    };
+    let target = if path.is_empty() { page.to_path_buf() } else { normalize(&page.parent().unwrap().join(path)) };
+    (target, frag)
+}
+
+fn is_external(link: &str) -> bool {
+    link.starts_with("https://") || link.starts_with("http://") || link.starts_with("mailto:")
+}
+
+/// Checks every page: CSP present, no inline script or style, every internal
+/// href/src resolves to a file and every fragment to an id.
+fn check_links(site: &BTreeMap<PathBuf, Vec<u8>>) {
+    let mut ids: BTreeMap<&Path, BTreeSet<String>> = BTreeMap::new();
+    for (path, bytes) in site {
+        if path.extension().is_some_and(|e| e == "html") {
+            let html = std::str::from_utf8(bytes).unwrap();
+            let set: BTreeSet<String> = attr_values(html, "id").into_iter().map(unescape).collect();
+            ids.insert(path, set);
+        }
+    }
+    let mut links = 0;
+    for (path, bytes) in site {
+        if path.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let html = std::str::from_utf8(bytes).unwrap();
+        assert!(html.contains("Content-Security-Policy"), "{}: no CSP", path.display());
+        for tag in tags(html) {
+            assert!(!tag.contains(" style="), "{}: inline style in <{tag}>", path.display());
+            assert!(!has_handler(tag), "{}: event handler in <{tag}>", path.display());
+            assert!(tag != "script", "{}: inline script", path.display());
+        }
+        for link in attr_values(html, "href").into_iter().chain(attr_values(html, "src")) {
+            assert!(!link.trim_start().to_ascii_lowercase().starts_with("javascript"), "{}: {link}", path.display());
+            if is_external(link) {
+                continue;
+            }
+            links += 1;
+            let (target, frag) = resolve(path, link);
+            assert!(site.contains_key(&target), "{}: broken link {link}", path.display());
+            if let Some(f) = frag {
+                let known = ids.get(target.as_path()).is_some_and(|s| s.contains(&f));
+                assert!(known, "{}: no #{f} in {}", path.display(), target.display());
+            }
+        }
+    }
+    assert!(links > 0);
+}
+
+/// Every non-main branch page is linked from its conversation's page.
+fn check_branches_reachable(input: &Path, site: &BTreeMap<PathBuf, Vec<u8>>) {
+    let projects = load(&[input.to_path_buf()]);
+    let names: Vec<&str> = projects.iter().map(|p| p.source.name.as_str()).collect();
+    let slugs = project_slugs(&names);
+    let mut branches = 0;
+    for (p, slug) in projects.iter().zip(&slugs) {
+        let g = &p.graph;
+        for c in &g.conversations {
+            let conv_dir = PathBuf::from(slug).join("c").join(sanitize_segment(g.uuid(&p.entries, c.root)));
+            let page = conv_dir.join("index.html");
+            let html = std::str::from_utf8(site.get(&page).unwrap_or_else(|| panic!("missing {}", page.display())))
+                .unwrap()
+                .to_string();
+            let targets: BTreeSet<PathBuf> =
+                attr_values(&html, "href").into_iter().map(|l| resolve(&page, l).0).collect();
+            for &b in c.branches.iter().skip(1) {
+                let first = g.uuid(&p.entries, g.branches[b as usize].first);
+                let bpage = conv_dir.join("b").join(sanitize_segment(first)).join("index.html");
+                assert!(site.contains_key(&bpage), "missing branch page {}", bpage.display());
+                assert!(targets.contains(&bpage), "{} not linked from {}", bpage.display(), page.display());
+                branches += 1;
+            }
+        }
+    }
+    let _ = branches;
+}
+
+/// The text a Markdown source shows, as lowercase letters and digits only.
+fn shown_text(md: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser};
+    let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let mut s = String::new();
+    for ev in Parser::new_ext(md, opts) {
+        if let Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) = ev {
+            s.push_str(&t);
+        }
+    }
+    alnum(&s)
+}
+
+fn alnum(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+/// The text of every page, tags stripped and entities decoded, letters and digits only.
+fn site_text(site: &BTreeMap<PathBuf, Vec<u8>>) -> String {
+    let mut all = String::new();
+    for (path, bytes) in site {
+        if path.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let html = std::str::from_utf8(bytes).unwrap();
+        let mut text = String::with_capacity(html.len());
+        let mut in_tag = false;
+        for c in html.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        all.push_str(&alnum(&unescape(&text)));
+        all.push('\n');
+    }
+    all
+}
+
+/// Prompt texts and assistant text blocks of every node.
+fn message_texts(p: &Project) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in &p.graph.nodes {
+        let e = &p.entries[n.entry as usize];
+        let wanted =
+            (e.kind == Kind::User && e.user_kind == UserKind::Prompt) || (e.kind == Kind::Assistant && e.is_reply());
+        if !wanted {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&e.raw).unwrap();
+        match &v["message"]["content"] {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(blocks) => {
+                for b in blocks {
+                    if b["type"] == "text" {
+                        out.push(b["text"].as_str().unwrap_or("").to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn check_content(input: &Path, site: &BTreeMap<PathBuf, Vec<u8>>) {
+    let text = site_text(site);
+    let mut checked = 0;
+    for p in load(&[input.to_path_buf()]) {
+        for t in message_texts(&p) {
+            let shown = shown_text(&t);
+            let head: String = shown.chars().take(80).collect();
+            if head.is_empty() {
+                continue;
+            }
+            assert!(
+                text.contains(&head),
+                "{}: text not on any page: {:?}",
+                p.source.name,
+                t.chars().take(120).collect::<String>()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
+fn check_site(input: &Path, page_size: u32) -> BTreeMap<PathBuf, Vec<u8>> {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let summary = render(input, &out, page_size);
+    assert!(summary.pages > 0);
+    let site = files(&out);
+    check_links(&site);
+    check_branches_reachable(input, &site);
+    check_content(input, &site);
+    site
+}
+
+#[test]
+fn example_archive_renders_completely() {
+    let site = check_site(&example_archive(), 50);
+    let conv = site
+        .get(Path::new("-home-alice-src-weather-cli/c/a1000000-0000-4000-8000-000000000001/index.html"))
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .expect("conversation page");
+    assert!(conv.contains("Fork-point index"));
+    assert!(conv.contains(">12.2<") && conv.contains(">15.2<"), "branch labels");
+    assert!(site.keys().any(|k| k.starts_with("assets/img") && k.extension().is_some_and(|e| e == "png")));
+    let agent = Path::new("-home-alice-src-weather-cli/agents/a3f9c2e1b7d40a6f5/index.html");
+    assert!(site.contains_key(agent));
+}
+
+#[test]
+fn small_pages_paginate_and_links_still_resolve() {
+    let site = check_site(&example_archive(), 2);
+    assert!(site.keys().any(|k| k.ends_with("page-2.html")));
+}
+
+#[test]
+fn real_projects_render_completely() {
+    check_site(&real_projects(), 50);
+}
+
+#[test]
+fn output_is_byte_identical_across_runs_and_thread_counts() {
+    let input = example_archive();
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    render(&input, &a, 50);
+    let b = tmp.path().join("b");
+    render(&input, &b, 50);
+    assert_eq!(files(&a), files(&b));
+    let inputs = [example_archive(), real_projects()];
+    for input in inputs {
+        let mut sites = Vec::new();
+        for jobs in ["1", "2"] {
+            let out = tmp.path().join(format!("j{jobs}-{}", sites.len()));
+            let st = cctree().args(["-q", "-j", jobs, "render"]).arg(&input).arg("-o").arg(&out).status().unwrap();
+            assert!(st.success());
+            sites.push(files(&out));
+        }
+        assert_eq!(sites[0], sites[1], "{}", input.display());
+    }
+}
+
+#[test]
+fn refuses_output_inside_input_and_foreign_directories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("projects");
+    copy_dir(&example_archive(), &input);
+    let out = cctree().args(["render"]).arg(&input).arg("-o").arg(input.join("site")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("inside the input"));
+    assert!(!input.join("site").exists());
+    let foreign = tmp.path().join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    let out = cctree().args(["render"]).arg(&input).arg("-o").arg(&foreign).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!foreign.join("index.html").exists());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).into_iter().filter_map(Result::ok) {
+        let rel = e.path().strip_prefix(from).unwrap();
+        let dst = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn hostile_transcripts_are_escaped_and_stay_inside_the_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("projects").join("-tmp-evil");
+    std::fs::create_dir_all(&project).unwrap();
+    let lines = [
+        serde_json::json!({"type":"user","uuid":"../../../../etc/x","parentUuid":null,"sessionId":"s/../..","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3))"}}),
+        serde_json::json!({"type":"assistant","uuid":"a/../b\u{0}","parentUuid":"../../../../etc/x","sessionId":"s/../..","timestamp":"2026-01-01T00:00:01.000Z","message":{"id":"m1","model":"claude","role":"assistant","content":[{"type":"text","text":"<iframe src=\"https://evil.example\"></iframe>\n\n![p](https://evil.example/p.png)"},{"type":"tool_use","id":"t1","name":"mcp__x__y","input":{"html":"<script>alert(4)</script>"}}]}}),
+        serde_json::json!({"type":"user","uuid":"r1","parentUuid":"a/../b\u{0}","sessionId":"s/../..","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"<b onmouseover=alert(5)>x</b>"},{"type":"image","source":{"type":"base64","media_type":"image/svg+xml","data":"PHN2Zz48c2NyaXB0PmFsZXJ0KDYpPC9zY3JpcHQ+PC9zdmc+"}}]}]}}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(project.join("s.jsonl"), body).unwrap();
+    let out = tmp.path().join("out");
+    render(&tmp.path().join("projects"), &out, 50);
+    let site = files(&out);
+    check_links(&site);
+    for (path, bytes) in &site {
+        let s = String::from_utf8_lossy(bytes);
+        if path.extension().is_some_and(|e| e == "html") {
+            for bad in ["<script>alert", "<img src=x", "<iframe", "<b onmouseover"] {
+                assert!(!s.contains(bad), "{}: {bad}", path.display());
+            }
+        }
+        assert!(!path.to_string_lossy().contains(".."), "{}", path.display());
+    }
+    assert!(!site.keys().any(|k| k.extension().is_some_and(|e| e == "svg")));
+    let listing = crate::adversarial::listing(tmp.path());
+    assert!(listing.iter().all(|p| p.starts_with(&out) || p.starts_with(tmp.path().join("projects"))));
+}
