@@ -54,6 +54,13 @@ pub struct RenderArgs {
     pub page_size: u32,
 }
 
+impl RenderArgs {
+    /// The settings of plain `cctree` (no subcommand): the clap defaults.
+    pub fn default_args() -> RenderArgs {
+        RenderArgs { input: Vec::new(), output: PathBuf::from("cctree-site"), page_size: 50 }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// Projects directory, project directory or JSONL files.

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{CheckArgs, Cli, Command, StatsArgs};
+use crate::cli::{CheckArgs, Cli, Command, RenderArgs, StatsArgs};
 use crate::discover::{self, Archive};
 use crate::project::Project;
 use crate::stats::{ReportBuilder, StatsOptions};
@@ -37,9 +37,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Some(Command::Stats(args)) => stats(&args),
         Some(Command::Check(args)) => check(&args),
         Some(Command::Fork(args)) => fork(&args),
-        Some(Command::Render(_)) | None => {
-            anyhow::bail!("render is not available in this build yet")
-        }
+        Some(Command::Render(args)) => crate::render::run(&args, cli.quiet),
+        None => crate::render::run(&RenderArgs::default_args(), cli.quiet),
     }
 }
 

@@ -78,6 +78,15 @@ pub struct BranchDetail {
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct JunctionDetail {
+    pub session: String,
+    /// The node the session joins at.
+    pub at: String,
+    /// `continues`, `branches` or `cctree-fork`.
+    pub kind: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct ConversationDetail {
     pub id: String,
     pub root: String,
@@ -87,6 +96,7 @@ pub struct ConversationDetail {
     pub active_branch: String,
     pub fork_points: Vec<ForkDetail>,
     pub branches: Vec<BranchDetail>,
+    pub junctions: Vec<JunctionDetail>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -128,8 +138,33 @@ pub struct StatsOptions {
     pub exclude_own_forks: bool,
 }
 
+/// What `--exclude-own-forks` leaves out: sessions written by `cctree fork`
+/// (and what Claude Code appended to them after a resume).
+#[derive(Debug, Default)]
+struct OwnForks(rustc_hash::FxHashSet<u32>);
+
+impl OwnForks {
+    fn of(p: &Project, exclude: bool) -> OwnForks {
+        OwnForks(if exclude { crate::fork::own_fork_sessions(p) } else { Default::default() })
+    }
+    fn keeps_conversation(&self, g: &Graph, c: &crate::graph::Conversation) -> bool {
+        !c.is_fragment && !self.0.contains(&g.node(c.root).session)
+    }
+    fn keeps_branch(&self, g: &Graph, b: u32) -> bool {
+        !self.0.contains(&g.branches[b as usize].session)
+    }
+    /// The children of a fork that stay; a fork with fewer than two is no fork.
+    fn fork_children(&self, g: &Graph, f: &crate::graph::ForkPoint) -> Vec<NodeId> {
+        f.children.iter().copied().filter(|c| !self.0.contains(&g.node(*c).session)).collect()
+    }
+}
+
 /// Counts of one project.
 pub fn project_counts(p: &Project) -> Counts {
+    counts_with(p, &OwnForks::default())
+}
+
+fn counts_with(p: &Project, own: &OwnForks) -> Counts {
     let g = &p.graph;
     let mut by_uuid = 0u64;
     let mut last = None;
@@ -141,12 +176,11 @@ pub fn project_counts(p: &Project) -> Counts {
             last = Some(n);
         }
     }
-    let convs = g.conversations.iter().filter(|c| !c.is_fragment);
     let (mut conversations, mut branches, mut fork_points) = (0, 0, 0);
-    for c in convs {
+    for c in g.conversations.iter().filter(|c| own.keeps_conversation(g, c)) {
         conversations += 1;
-        branches += c.branches.len() as u64;
-        fork_points += c.fork_points.len() as u64;
+        branches += c.branches.iter().filter(|b| own.keeps_branch(g, **b)).count() as u64;
+        fork_points += c.fork_points.iter().filter(|f| own.fork_children(g, f).len() >= 2).count() as u64;
     }
     Counts {
         projects: 1,
@@ -168,7 +202,7 @@ pub fn project_counts(p: &Project) -> Counts {
         summaries_attached: g.summaries.iter().filter(|s| s.node.is_some()).count() as u64,
         compactions: u64::from(g.compactions),
         bytes: p.file_stats.iter().map(|f| f.bytes).sum(),
-        own_forks: crate::fork::own_fork_sessions(p).len() as u64,
+        own_forks: if own.0.is_empty() { crate::fork::own_fork_sessions(p).len() as u64 } else { 0 },
     }
 }
 
@@ -177,12 +211,11 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
     let g = &p.graph;
     let e = &p.entries;
     let uuid = |n: NodeId| g.uuid(e, n).to_string();
-    let own = if opts.exclude_own_forks { crate::fork::own_fork_sessions(p) } else { Default::default() };
+    let own = OwnForks::of(p, opts.exclude_own_forks);
     let conversations = g
         .conversations
         .iter()
-        .filter(|c| !c.is_fragment)
-        .filter(|c| !own.contains(&g.node(c.root).session))
+        .filter(|c| own.keeps_conversation(g, c))
         .map(|c| ConversationDetail {
             id: uuid(c.root),
             root: uuid(c.root),
@@ -193,18 +226,20 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
             fork_points: c
                 .fork_points
                 .iter()
+                .filter(|f| own.fork_children(g, f).len() >= 2)
                 .map(|f| ForkDetail {
                     uuid: uuid(f.node),
                     kind: match f.kind {
                         crate::graph::ForkKind::Rewind => "rewind",
                         crate::graph::ForkKind::CrossSession => "cross-session",
                     },
-                    children: f.children.iter().map(|n| uuid(*n)).collect(),
+                    children: own.fork_children(g, f).into_iter().map(uuid).collect(),
                 })
                 .collect(),
             branches: c
                 .branches
                 .iter()
+                .filter(|b| own.keeps_branch(g, **b))
                 .map(|b| {
                     let br = &g.branches[*b as usize];
                     BranchDetail {
@@ -214,6 +249,20 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
                         title: br.title.to_string(),
                         messages: br.messages,
                     }
+                })
+                .collect(),
+            junctions: c
+                .junctions
+                .iter()
+                .filter(|j| !own.0.contains(&j.session))
+                .map(|j| JunctionDetail {
+                    session: g.sessions[j.session as usize].id.to_string(),
+                    at: uuid(j.at),
+                    kind: match j.kind {
+                        crate::graph::JunctionKind::Continues => "continues",
+                        crate::graph::JunctionKind::Branches => "branches",
+                        crate::graph::JunctionKind::CctreeFork => "cctree-fork",
+                    },
                 })
                 .collect(),
         })
@@ -258,10 +307,7 @@ impl ReportBuilder {
     }
 
     pub fn add(&mut self, p: &Project) {
-        let mut counts = project_counts(p);
-        if self.opts.exclude_own_forks {
-            exclude_own(p, &mut counts);
-        }
+        let counts = counts_with(p, &OwnForks::of(p, self.opts.exclude_own_forks));
         self.total.add(&counts);
         self.per_project.push((p.source.name.clone(), counts.clone()));
         if self.opts.detail {
@@ -276,18 +322,6 @@ impl ReportBuilder {
             per_project: self.per_project,
         }
     }
-}
-
-/// Removes the conversations rooted in own-fork sessions from the counts.
-fn exclude_own(p: &Project, counts: &mut Counts) {
-    let own = crate::fork::own_fork_sessions(p);
-    let g: &Graph = &p.graph;
-    for c in g.conversations.iter().filter(|c| !c.is_fragment && own.contains(&g.node(c.root).session)) {
-        counts.conversations -= 1;
-        counts.branches -= c.branches.len() as u64;
-        counts.fork_points -= c.fork_points.len() as u64;
-    }
-    counts.own_forks = 0;
 }
 
 /// A fixed-width table for terminals.

@@ -387,7 +387,7 @@ pub fn text(plan: &Plan) -> String {
     let _ = writeln!(s, "fork of session {} at {}", plan.source_session, plan.checkpoint);
     let _ = writeln!(
         s,
-        "  prefix: {} lines from {} ({} on the chain, {} results of parallel calls)",
+        "  prefix: {} lines from {} ({} on the chain + {} beside it: parallel tool results and blocks)",
         plan.lines,
         plan.chain_root,
         plan.lines - plan.parallel_results,

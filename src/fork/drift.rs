@@ -114,6 +114,7 @@ impl Version {
 pub struct Head {
     pub keys: Vec<String>,
     pub ty: Option<String>,
+    pub subtype: Option<String>,
     pub version: Option<String>,
 }
 
@@ -129,13 +130,14 @@ impl<'de> serde::Deserialize<'de> for Head {
                 let mut h = Head::default();
                 while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
                     match &*k {
-                        "type" | "version" => {
+                        "type" | "version" | "subtype" => {
                             let v: serde_json::Value = m.next_value()?;
                             if let Some(s) = v.as_str() {
-                                if k == "type" {
-                                    h.ty = Some(s.to_string());
-                                } else {
-                                    h.version = Some(s.to_string());
+                                let s = Some(s.to_string());
+                                match &*k {
+                                    "type" => h.ty = s,
+                                    "version" => h.version = s,
+                                    _ => h.subtype = s,
                                 }
                             }
                         }
@@ -156,13 +158,30 @@ impl Head {
     pub fn of(line: &[u8]) -> Option<Head> {
         serde_json::from_slice(line).ok()
     }
+
+    /// The group whose key sets are compared: the `type`, and for `system`
+    /// entries the subtype too (`system/turn_duration` carries `durationMs`,
+    /// `system/compact_boundary` does not).
+    pub fn group(&self) -> Option<String> {
+        let ty = self.ty.as_deref()?;
+        Some(match (ty, self.subtype.as_deref()) {
+            ("system", Some(st)) => format!("system/{st}"),
+            _ => ty.to_string(),
+        })
+    }
+}
+
+/// The entry type of a group (`system/turn_duration` → `system`).
+fn base_type(group: &str) -> &str {
+    group.split('/').next().unwrap_or(group)
 }
 
 /// What the newest Claude Code version of an archive writes.
 #[derive(Debug, Clone, Default)]
 pub struct Reference {
     pub newest: Option<Version>,
-    /// Entry type → the keys every entry of that type by the newest version carries.
+    /// Entry group ([`Head::group`]) → the keys every entry of that group by the
+    /// newest version carries.
     pub keys: BTreeMap<String, BTreeSet<String>>,
     /// Main transcript files read.
     pub files: usize,
@@ -192,7 +211,7 @@ impl Reference {
 
     /// Adds the entries of one line.
     pub fn add(&mut self, h: &Head) {
-        let (Some(ty), Some(v)) = (&h.ty, h.version.as_deref().and_then(Version::parse)) else {
+        let (Some(ty), Some(v)) = (h.group(), h.version.as_deref().and_then(Version::parse)) else {
             return;
         };
         match self.newest.as_ref().map(|n| v.cmp(n)) {
@@ -204,10 +223,10 @@ impl Reference {
             Some(std::cmp::Ordering::Equal) => {}
         }
         let keys: BTreeSet<String> = h.keys.iter().cloned().collect();
-        match self.keys.get_mut(ty) {
+        match self.keys.get_mut(&ty) {
             Some(set) => set.retain(|k| keys.contains(k)),
             None => {
-                self.keys.insert(ty.clone(), keys);
+                self.keys.insert(ty, keys);
             }
         }
     }
@@ -233,11 +252,11 @@ impl Reference {
         }
     }
 
-    /// The keys an entry of type `ty` must carry after `--backfill`: the
-    /// reference keys that have a neutral default.
-    pub fn target_keys(&self, ty: &str) -> Vec<&str> {
-        self.keys.get(ty).map_or_else(Vec::new, |ks| {
-            ks.iter().filter(|k| backfill_default(ty, k).is_some()).map(String::as_str).collect()
+    /// The keys an entry of group `group` (see [`Head::group`]) must carry
+    /// after `--backfill`: the reference keys that have a neutral default.
+    pub fn target_keys(&self, group: &str) -> Vec<&str> {
+        self.keys.get(group).map_or_else(Vec::new, |ks| {
+            ks.iter().filter(|k| backfill_default(base_type(group), k).is_some()).map(String::as_str).collect()
         })
     }
 }
@@ -277,12 +296,13 @@ pub struct EntryDrift {
 pub fn entry_drift(reference: &Reference, uuid: &str, line: &[u8]) -> Option<EntryDrift> {
     let newest = reference.newest.as_ref()?;
     let h = Head::of(line)?;
+    let group = h.group()?;
     let ty = h.ty.clone()?;
     let v = h.version.as_deref().and_then(Version::parse);
     if v.as_ref().is_some_and(|v| v >= newest) {
         return None;
     }
-    let want = reference.keys.get(&ty)?;
+    let want = reference.keys.get(&group)?;
     let have: BTreeSet<&str> = h.keys.iter().map(String::as_str).collect();
     let lacking: Vec<String> = want.iter().filter(|k| !have.contains(k.as_str())).cloned().collect();
     if lacking.is_empty() {

@@ -90,7 +90,7 @@ pub fn own_fork_sessions(p: &Project) -> FxHashSet<u32> {
     let ix: rustc_hash::FxHashMap<&str, u32> = g.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i as u32)).collect();
     p.entries
         .iter()
-        .filter(|e| e.cctree_fork)
+        .filter(|e| e.cctree_fork.is_some())
         .filter_map(|e| e.session_id.as_deref().and_then(|s| ix.get(s)).copied())
         .collect()
 }

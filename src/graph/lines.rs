@@ -7,7 +7,10 @@ use std::collections::{BTreeMap, BinaryHeap};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::forks::{Facts, main_roots};
-use super::{Agent, AgentKind, Branch, Conversation, ForkPoint, Graph, GraphInput, NONE, NodeId, Spawn, TitleSource};
+use super::{
+    Agent, AgentKind, Branch, Conversation, ForkPoint, Graph, GraphInput, Junction, JunctionKind, NONE, NodeId, Spawn,
+    TitleSource,
+};
 use crate::discover::FileClass;
 use crate::parse::{Entry, Kind, UserKind};
 
@@ -106,7 +109,43 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
         last_ts,
         messages,
         is_fragment: !facts.has_conv[root.ix()],
+        junctions: Vec::new(),
     });
+    let junctions = junctions_of(g, c);
+    g.conversations[c as usize].junctions = junctions;
+}
+
+/// Sessions joining conversation `c` at another session's node, and
+/// `cctree fork` copies whose checkpoint lies in it.
+fn junctions_of(g: &Graph, c: u32) -> Vec<Junction> {
+    let conv = &g.conversations[c as usize];
+    let mut out = Vec::new();
+    for &b in &conv.branches {
+        for &n in &g.branches[b as usize].nodes {
+            let Some(p) = g.node(n).parent else { continue };
+            let session = g.node(n).session;
+            if session == g.node(p).session || g.node(p).sidechain {
+                continue;
+            }
+            let kind = if g.sessions[session as usize].fork_of.is_some() {
+                JunctionKind::CctreeFork
+            } else if g.child_roles.get(&n) == Some(&super::ChildRole::Future) {
+                JunctionKind::Branches
+            } else {
+                JunctionKind::Continues
+            };
+            out.push(Junction { session, at: p, first: Some(n), kind });
+        }
+    }
+    for (s, sess) in g.sessions.iter().enumerate() {
+        if let Some(at) = sess.fork_of.filter(|at| g.node(*at).conversation == c) {
+            if !out.iter().any(|j| j.session == s as u32) {
+                out.push(Junction { session: s as u32, at, first: None, kind: JunctionKind::CctreeFork });
+            }
+        }
+    }
+    out.sort_by_key(|j| (g.node(j.first.unwrap_or(j.at)).ts, j.first.unwrap_or(j.at), j.session));
+    out
 }
 
 fn new_branch(g: &mut Graph, c: u32, first: NodeId, fork: Option<NodeId>, parent: Option<u32>, depth: u32) -> u32 {

@@ -36,12 +36,20 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     uuids.sort_unstable();
 
     let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file as usize].class.is_agent();
+    // Files written by `cctree fork` hold byte-identical copies: never canonical.
+    let mut fork_files = vec![false; input.files.len()];
+    for e in entries.iter().filter(|e| e.cctree_fork.is_some()) {
+        if let Some(f) = fork_files.get_mut(e.loc.file as usize) {
+            *f = true;
+        }
+    }
+    let in_fork_file = |e: &Entry| fork_files.get(e.loc.file as usize).copied().unwrap_or(false);
     // Canonical instance (§5.4): main thread first, then the session that
     // started first, then the session id, then the line's own bytes.
     let canon_key = |i: u32| {
         let e = &entries[i as usize];
         let s = &g.sessions[session_of(e) as usize];
-        (is_side(e), s.first_ts.unwrap_or(i64::MAX), &s.id, &e.raw)
+        (is_side(e), in_fork_file(e), s.first_ts.unwrap_or(i64::MAX), &s.id, &e.raw)
     };
 
     g.nodes.reserve(uuids.len());
@@ -81,6 +89,15 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
             agent: NONE,
         });
         g.index.insert((*u).into(), id);
+    }
+
+    // Checkpoints of `cctree fork` sessions.
+    for e in entries {
+        if let (Some(cp), Some(sid)) = (e.cctree_fork.as_deref(), e.session_id.as_deref()) {
+            if let (Some(&node), Some(&s)) = (g.index.get(cp), session_ix.get(sid)) {
+                g.sessions[s as usize].fork_of = Some(node);
+            }
+        }
     }
 
     // Physical parents.

@@ -100,6 +100,8 @@ pub struct Session {
     pub custom_title: Option<Box<str>>,
     pub ai_title: Option<Box<str>>,
     pub last_prompt: Option<Box<str>>,
+    /// For a session written by `cctree fork`: the checkpoint it copies up to.
+    pub fork_of: Option<NodeId>,
 }
 
 /// Why a fork point is one.
@@ -175,6 +177,30 @@ pub struct Conversation {
     pub messages: u32,
     /// No prompt or reply at all (only hooks, commands, metadata).
     pub is_fragment: bool,
+    /// Where other sessions join this conversation, by time.
+    pub junctions: Vec<Junction>,
+}
+
+/// How another session joins a conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JunctionKind {
+    /// It continues from the end of the line it joins (a resume).
+    Continues,
+    /// It branches off from the middle (a cross-session fork).
+    Branches,
+    /// A `cctree fork` copy up to `at`, not resumed yet (it owns no node).
+    CctreeFork,
+}
+
+/// A session joining a conversation at a node of another session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Junction {
+    pub session: u32,
+    /// The node it continues from.
+    pub at: NodeId,
+    /// Its first own node (none for a `cctree fork` copy not resumed yet).
+    pub first: Option<NodeId>,
+    pub kind: JunctionKind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -206,8 +206,9 @@ pub struct Entry {
     /// equal payloads are equivalent copies (§6.2), different ones conflict (P1).
     pub payload_hash: u64,
     pub meta: Option<Meta>,
-    /// Carries the provenance record of a fork written by `cctree fork`.
-    pub cctree_fork: bool,
+    /// The provenance record of a fork written by `cctree fork`: its
+    /// checkpoint uuid (empty when the record names none).
+    pub cctree_fork: Option<Box<str>>,
     /// The line's JSON text (after repairs such as lone-surrogate scrubbing).
     pub raw: Box<str>,
 }
@@ -370,6 +371,13 @@ struct RawAgentResult<'a> {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
+struct RawProvenance<'a> {
+    #[serde(borrow)]
+    checkpoint: MaybeStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
 struct RawTaskInput<'a> {
     #[serde(borrow)]
     prompt: MaybeStr<'a>,
@@ -426,7 +434,13 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
         excerpt: "".into(),
         payload_hash: 0,
         meta: None,
-        cctree_fork: r.cctree_fork.is_some(),
+        cctree_fork: r.cctree_fork.map(|raw| {
+            serde_json::from_str::<RawProvenance<'_>>(raw.get())
+                .unwrap_or_default()
+                .checkpoint
+                .into_box()
+                .unwrap_or_default()
+        }),
         raw: "".into(),
     };
 

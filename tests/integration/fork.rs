@@ -300,9 +300,29 @@ fn stats_after_a_fork_share_the_prefix() {
     assert_eq!(s1.total.fork_points, s0.total.fork_points);
     assert_eq!(s1.total.duplicate_uuids, s0.total.duplicate_uuids + plan.lines as u64);
     assert_eq!(s1.total.own_forks, 1);
+    // The originals stay canonical: locations never point into the fork's copy.
+    let q = load_dir(&root.join(name));
+    let fork_file = format!("{}.jsonl", plan.new_session_id);
+    assert!(
+        q.graph
+            .nodes
+            .iter()
+            .all(|n| !q.source.files[q.entries[n.entry as usize].loc.file as usize].rel.ends_with(&fork_file))
+    );
+    // It shows as a junction at its checkpoint.
+    let junctions = &s1.projects_detail.as_ref().unwrap()[0].conversations[0].junctions;
+    assert!(
+        junctions
+            .iter()
+            .any(|j| j.kind == "cctree-fork" && j.at == plan.checkpoint && j.session == plan.new_session_id),
+        "{junctions:?}"
+    );
     let s1x = stats(&root, true);
     assert_eq!(s1x.total.own_forks, 0);
     assert_eq!(s1x.total.conversations, s0.total.conversations);
+    assert!(
+        s1x.projects_detail.as_ref().unwrap()[0].conversations[0].junctions.iter().all(|j| j.kind != "cctree-fork")
+    );
 
     // `claude -r <new id>` appends under the new session id: the checkpoint
     // becomes a junction where the fork's session continues the prefix.
@@ -325,6 +345,33 @@ fn stats_after_a_fork_share_the_prefix() {
     let s2x = stats(&root, true);
     assert_eq!(s2x.total.own_forks, 0);
     assert_eq!(s2x.total.conversations, s0.total.conversations);
+
+    // A second, earlier-checkpoint fork that is resumed makes a fork point;
+    // `--exclude-own-forks` leaves that fork (and its branch) out again.
+    let q = load_dir(&root.join(name));
+    let path = cctree::check::projection(&q.graph, q.graph.conversations[0].branches[0]);
+    let legal = cctree::fork::legal_checkpoints(&q, &path);
+    let early = path.iter().zip(&legal).filter(|(_, ok)| **ok).map(|(n, _)| *n).nth(2).unwrap();
+    let plan2 = cmd::run(&ForkArgs {
+        target: "ef958aa1-0e93-49f0-bb71-150f63befcd1".into(),
+        at: Some(uuid(&q, early)),
+        projects: Some(root.clone()),
+        ..ForkArgs::default()
+    })
+    .unwrap();
+    let line = json!({"parentUuid": plan2.checkpoint, "isSidechain": false, "sessionId": plan2.new_session_id,
+        "type": "user", "uuid": "f0000000-0000-4000-8000-000000000002", "timestamp": "2030-01-02T00:00:00.000Z",
+        "message": {"role": "user", "content": "another way from earlier"}});
+    let mut bytes = std::fs::read(&plan2.path).unwrap();
+    bytes.extend_from_slice(serde_json::to_string(&line).unwrap().as_bytes());
+    bytes.push(b'\n');
+    std::fs::write(&plan2.path, bytes).unwrap();
+    let s3 = stats(&root, false);
+    assert_eq!(s3.total.fork_points, s0.total.fork_points + 1);
+    assert_eq!(s3.total.branches, s0.total.branches + 1);
+    let s3x = stats(&root, true);
+    assert_eq!(s3x.total.fork_points, s0.total.fork_points);
+    assert_eq!(s3x.total.branches, s0.total.branches);
 }
 
 #[test]
