@@ -14,6 +14,7 @@ pub mod graph;
 pub mod parse;
 pub mod project;
 pub mod redact;
+pub mod render;
 pub mod run;
 pub mod stats;
 

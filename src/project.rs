@@ -23,6 +23,8 @@ pub struct Project {
     pub file_stats: Vec<FileStats>,
     pub entries: Vec<Entry>,
     pub warnings: Vec<LineWarning>,
+    /// The bytes of each file, by file index (entries' text is read from here).
+    pub texts: Vec<Box<[u8]>>,
     /// Lines where `--redact` replaced secrets.
     pub redactions: Vec<(Loc, Vec<crate::redact::Redaction>)>,
     pub graph: Graph,
@@ -45,21 +47,23 @@ impl Project {
                 }
             }
         }
-        let parsed: Vec<(parse::ParsedFile, FileStats)> =
+        let parsed: Vec<(parse::ParsedFile, FileStats, Box<[u8]>)> =
             source.files.par_iter().enumerate().map(|(i, f)| read_file(f, i as u32, opts)).collect();
-        let total: usize = parsed.iter().map(|(p, _)| p.entries.len()).sum();
+        let total: usize = parsed.iter().map(|(p, _, _)| p.entries.len()).sum();
         let mut entries = Vec::with_capacity(total);
         let mut warnings = Vec::new();
         let mut file_stats = Vec::with_capacity(parsed.len());
         let mut redactions = Vec::new();
-        for (p, s) in parsed {
+        let mut texts = Vec::with_capacity(parsed.len());
+        for (p, s, bytes) in parsed {
+            texts.push(bytes);
             redactions.extend(p.redactions);
             entries.extend(p.entries);
             warnings.extend(p.warnings);
             file_stats.push(s);
         }
         let graph = Self::graph_of(&source, &entries);
-        Project { source, file_stats, entries, warnings, redactions, graph }
+        Project { source, file_stats, entries, warnings, texts, redactions, graph }
     }
 
     fn graph_of(source: &ProjectSource, entries: &[Entry]) -> Graph {
@@ -69,6 +73,18 @@ impl Project {
             .map(|f| FileFacts { class: f.class, agent_id_from_name: f.agent_id_from_name.clone() })
             .collect();
         Graph::build(&GraphInput { entries, files: &files, agent_meta: &source.agent_meta })
+    }
+
+    /// The JSON text of an entry's line.
+    pub fn raw<'a>(&'a self, e: &'a Entry) -> &'a str {
+        if let Some(r) = &e.repaired {
+            return r;
+        }
+        let bytes = self.texts.get(e.loc.file as usize).map_or(&[][..], |t| &t[..]);
+        let start = (e.offset as usize).min(bytes.len());
+        let end = (start + e.len as usize).min(bytes.len());
+        // Lines that were not valid UTF-8 carry their repaired text instead.
+        std::str::from_utf8(&bytes[start..end]).unwrap_or("")
     }
 
     /// `path:line` of an entry location, for messages.
@@ -92,16 +108,17 @@ impl Project {
     }
 }
 
-fn read_file(f: &SourceFile, index: u32, opts: parse::ParseOptions) -> (parse::ParsedFile, FileStats) {
+fn read_file(f: &SourceFile, index: u32, opts: parse::ParseOptions) -> (parse::ParsedFile, FileStats, Box<[u8]>) {
     match std::fs::read(&f.path) {
         Ok(bytes) => {
             let p = parse::parse_bytes_with(&bytes, index, opts);
             let s = FileStats { lines: p.lines, bad_lines: p.bad_lines, bytes: p.bytes, read_error: None };
-            (p, s)
+            (p, s, bytes.into_boxed_slice())
         }
         Err(err) => {
             let msg = format!("cannot read {}: {err}", f.path.display());
-            (parse::ParsedFile::default(), FileStats { read_error: Some(msg), ..FileStats::default() })
+            let s = FileStats { read_error: Some(msg), ..FileStats::default() };
+            (parse::ParsedFile::default(), s, Box::default())
         }
     }
 }

@@ -49,7 +49,7 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     let canon_key = |i: u32| {
         let e = &entries[i as usize];
         let s = &g.sessions[session_of(e) as usize];
-        (is_side(e), in_fork_file(e), s.first_ts.unwrap_or(i64::MAX), &s.id, &e.raw)
+        (is_side(e), in_fork_file(e), s.first_ts.unwrap_or(i64::MAX), &s.id, e.line_hash, e.payload_hash)
     };
 
     g.nodes.reserve(uuids.len());

@@ -209,8 +209,12 @@ pub struct Entry {
     /// The provenance record of a fork written by `cctree fork`: its
     /// checkpoint uuid (empty when the record names none).
     pub cctree_fork: Option<Box<str>>,
-    /// The line's JSON text (after repairs such as lone-surrogate scrubbing).
-    pub raw: Box<str>,
+    /// The line's JSON text when it differs from the bytes on disk (invalid
+    /// UTF-8, lone surrogates or secrets replaced); otherwise the text is read
+    /// from the file at `offset..offset + len` (see `Project::raw`).
+    pub repaired: Option<Box<str>>,
+    /// Hash of the line's text: a position-free tie-breaker between copies.
+    pub line_hash: u64,
 }
 
 impl Entry {
@@ -434,6 +438,7 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
         excerpt: "".into(),
         payload_hash: 0,
         meta: None,
+        line_hash: hash_bytes(raw.as_bytes()),
         cctree_fork: r.cctree_fork.map(|raw| {
             serde_json::from_str::<RawProvenance<'_>>(raw.get())
                 .unwrap_or_default()
@@ -441,7 +446,7 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
                 .into_box()
                 .unwrap_or_default()
         }),
-        raw: "".into(),
+        repaired: None,
     };
 
     // Payload fingerprint: the message if any, else the other payload fields.

@@ -102,23 +102,21 @@ pub fn parse_bytes_with(bytes: &[u8], file: u32, opts: ParseOptions) -> ParsedFi
         let loc = Loc { file, line: line_no };
         // The line as it is on disk (what `fork` copies), before any redaction.
         let len_on_disk = line.len() as u32;
-        let redacted;
-        let line = if opts.redact {
-            match crate::redact::redact(&String::from_utf8_lossy(line)) {
-                (std::borrow::Cow::Owned(text), found) => {
-                    out.redactions.push((loc, found));
-                    redacted = text.into_bytes();
-                    &redacted[..]
-                }
-                (std::borrow::Cow::Borrowed(_), _) => line,
+        let mut redacted: Option<Vec<u8>> = None;
+        if opts.redact {
+            if let (Cow::Owned(text), found) = crate::redact::redact(&String::from_utf8_lossy(line)) {
+                out.redactions.push((loc, found));
+                redacted = Some(text.into_bytes());
             }
-        } else {
-            line
-        };
+        }
+        let line = redacted.as_deref().unwrap_or(line);
         let (entry, problems) = parse_line(line, loc, offset as u64);
         match entry {
             Some(mut e) => {
                 e.len = len_on_disk;
+                if redacted.is_some() && e.repaired.is_none() {
+                    e.repaired = Some(String::from_utf8_lossy(line).into());
+                }
                 out.entries.push(e);
             }
             None => out.bad_lines += 1,
@@ -157,10 +155,13 @@ pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<Lin
     if fixed.is_some() {
         problems.push(LineProblem::LoneSurrogate);
     }
+    let repaired = fixed.is_some() || matches!(text, Cow::Owned(_));
     let text = fixed.as_deref().unwrap_or(trimmed);
     match parse_entry(text, loc, offset) {
         Ok(mut e) => {
-            e.raw = text.into();
+            if repaired {
+                e.repaired = Some(text.into());
+            }
             (Some(e), problems)
         }
         Err(err) => {

@@ -23,12 +23,9 @@ impl Style {
         if let Some(b) = self.bg {
             c.push(format!("ansi-bg{b}"));
         }
-        for (on, name) in [
-            (self.bold, "ansi-b"),
-            (self.dim, "ansi-d"),
-            (self.italic, "ansi-i"),
-            (self.underline, "ansi-u"),
-        ] {
+        for (on, name) in
+            [(self.bold, "ansi-b"), (self.dim, "ansi-d"), (self.italic, "ansi-i"), (self.underline, "ansi-u")]
+        {
             if on {
                 c.push(name.to_string());
             }
@@ -37,9 +34,7 @@ impl Style {
     }
 
     fn apply(&mut self, params: &str) {
-        let mut nums = params
-            .split([';', ':'])
-            .map(|p| p.parse::<u16>().unwrap_or(0));
+        let mut nums = params.split([';', ':']).map(|p| p.parse::<u16>().unwrap_or(0));
         let mut any = false;
         while let Some(n) = nums.next() {
             any = true;
@@ -174,10 +169,7 @@ mod tests {
     #[test]
     fn colours_become_classes() {
         let h = to_html("\u{1b}[1m\u{1b}[32m   Compiling\u{1b}[0m x <y>");
-        assert_eq!(
-            h,
-            "<span class=\"ansi-fg2 ansi-b\">   Compiling</span> x &lt;y&gt;"
-        );
+        assert_eq!(h, "<span class=\"ansi-fg2 ansi-b\">   Compiling</span> x &lt;y&gt;");
     }
 
     #[test]

@@ -18,6 +18,11 @@ use super::site::{anchor, up};
 pub const OUTPUT_FOLD: usize = 20_000;
 /// Outputs are cut at this size, with a note.
 pub const OUTPUT_CAP: usize = 256 * 1024;
+/// Text (outputs, Markdown, files) one page shows at full caps; past it each
+/// further block is cut to [`SMALL_CAP`], so no page grows past a few MB.
+pub const PAGE_TEXT: usize = 3 * 1024 * 1024;
+/// The cap of a block once a page's [`PAGE_TEXT`] is spent.
+pub const SMALL_CAP: usize = 16 * 1024;
 
 /// Per-page rendering state.
 pub struct PageCtx<'a> {
@@ -31,6 +36,8 @@ pub struct PageCtx<'a> {
     pub anchors: bool,
     /// Nodes whose anchor is already on the page.
     pub emitted: FxHashSet<NodeId>,
+    /// What is left of [`PAGE_TEXT`].
+    pub text_left: usize,
 }
 
 impl<'a> PageCtx<'a> {
@@ -42,7 +49,35 @@ impl<'a> PageCtx<'a> {
             budget: Budget::default(),
             anchors: line.is_some(),
             emitted: FxHashSet::default(),
+            text_left: PAGE_TEXT,
         }
+    }
+
+    /// The cap for the next block of text on this page.
+    pub fn cap(&self) -> usize {
+        OUTPUT_CAP.min(self.text_left.max(SMALL_CAP))
+    }
+
+    fn spend(&mut self, n: usize) {
+        self.text_left = self.text_left.saturating_sub(n);
+    }
+
+    /// [`output`] within the page's text allowance.
+    pub fn output(&mut self, text: &str, label: &str, class: &str) -> String {
+        let cap = self.cap();
+        self.spend(text.len().min(cap));
+        output_capped(text, label, class, cap)
+    }
+
+    /// Pretty JSON, escaped, in a `<pre>` (cut and folded like outputs).
+    pub fn json_pre(&mut self, v: &Value) -> String {
+        let s = serde_json::to_string_pretty(v).unwrap_or_default();
+        self.output(&s, "JSON", "json")
+    }
+
+    /// A collapsed generic view of any JSON value.
+    pub fn json_details(&mut self, summary: &str, v: &Value) -> String {
+        format!("<details class=\"raw\"><summary>{}</summary>{}</details>", esc(summary), self.json_pre(v))
     }
 
     /// `../…/` from this page to the site root.
@@ -64,14 +99,15 @@ impl<'a> PageCtx<'a> {
 
     /// ` id="…"` for `node`, or nothing.
     pub fn id_attr(&mut self, node: NodeId) -> String {
-        self.take_anchor(node)
-            .map(|a| format!(" id=\"{a}\""))
-            .unwrap_or_default()
+        self.take_anchor(node).map(|a| format!(" id=\"{a}\"")).unwrap_or_default()
     }
 
+    /// Markdown, within the page's text allowance.
     pub fn markdown(&mut self, text: &str) -> String {
+        let cap = markdown::TEXT_CAP.min(self.text_left.max(4 * SMALL_CAP));
+        self.spend(text.len().min(cap));
         let mut s = String::from("<div class=\"md\">");
-        s.push_str(&markdown::to_html(text, &mut self.budget));
+        s.push_str(&markdown::to_html_capped(text, &mut self.budget, cap));
         s.push_str("</div>");
         s
     }
@@ -129,11 +165,9 @@ pub fn at<'v>(v: Option<&'v Value>, path: &[&str]) -> Option<&'v Value> {
 pub fn text_of(content: Option<&Value>) -> String {
     match content {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Some(Value::Array(blocks)) => {
+            blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+        }
         _ => String::new(),
     }
 }
@@ -146,7 +180,12 @@ pub fn placeholder(what: &str) -> String {
 /// A `<pre>` of tool or command output: ANSI colours converted, cut at
 /// [`OUTPUT_CAP`], folded when over [`OUTPUT_FOLD`].
 pub fn output(text: &str, label: &str, class: &str) -> String {
-    let shown = cut(text, OUTPUT_CAP);
+    output_capped(text, label, class, OUTPUT_CAP)
+}
+
+/// [`output`] cut at `cap` bytes.
+pub fn output_capped(text: &str, label: &str, class: &str, cap: usize) -> String {
+    let shown = cut(text, cap);
     let mut inner = format!("<pre class=\"out {class}\">");
     if ansi::has_escapes(shown) {
         inner.push_str(&ansi::to_html(shown));
@@ -169,26 +208,7 @@ pub fn fold(inner: String, label: &str, size: usize) -> String {
     if size <= OUTPUT_FOLD {
         return inner;
     }
-    format!(
-        "<details class=\"big\"><summary>{} ({})</summary>{inner}</details>",
-        esc(label),
-        human_size(size)
-    )
-}
-
-/// Pretty JSON, escaped, in a `<pre>` (cut and folded like outputs).
-pub fn json_pre(v: &Value) -> String {
-    let s = serde_json::to_string_pretty(v).unwrap_or_default();
-    output(&s, "JSON", "json")
-}
-
-/// A collapsed generic view of any JSON value.
-pub fn json_details(summary: &str, v: &Value) -> String {
-    format!(
-        "<details class=\"raw\"><summary>{}</summary>{}</details>",
-        esc(summary),
-        json_pre(v)
-    )
+    format!("<details class=\"big\"><summary>{} ({})</summary>{inner}</details>", esc(label), human_size(size))
 }
 
 /// The text between `<tag>` and `</tag>` (the first occurrence).

@@ -66,11 +66,7 @@ impl<'a> ProjectCtx<'a> {
         let e = &project.entries;
         let dir = format!("{slug}/");
         let seg = |n: NodeId| sanitize_segment(g.uuid(e, n));
-        let conv_dirs: Vec<String> = g
-            .conversations
-            .iter()
-            .map(|c| format!("{dir}c/{}/", seg(c.root)))
-            .collect();
+        let conv_dirs: Vec<String> = g.conversations.iter().map(|c| format!("{dir}c/{}/", seg(c.root))).collect();
         let branch_dirs = g
             .branches
             .iter()
@@ -82,16 +78,10 @@ impl<'a> ProjectCtx<'a> {
                 }
             })
             .collect();
-        let agent_dirs = g
-            .agents
-            .iter()
-            .map(|a| format!("{dir}agents/{}/", sanitize_segment(&a.id)))
-            .collect();
+        let agent_dirs = g.agents.iter().map(|a| format!("{dir}agents/{}/", sanitize_segment(&a.id))).collect();
         let mut ctx = ProjectCtx {
             project,
-            name: project
-                .cwd()
-                .map_or_else(|| project.source.name.clone(), str::to_string),
+            name: project.cwd().map_or_else(|| project.source.name.clone(), str::to_string),
             dir,
             page_size,
             conv_dirs,
@@ -149,10 +139,7 @@ impl<'a> ProjectCtx<'a> {
     fn index(&mut self, line: LineId, lay: &LineLayout) {
         for (i, item) in lay.items.iter().enumerate() {
             for n in item.nodes.iter().chain(&item.absorbed) {
-                self.loc[n.ix()] = Some(NodeLoc {
-                    line,
-                    item: i as u32,
-                });
+                self.loc[n.ix()] = Some(NodeLoc { line, item: i as u32 });
             }
         }
     }

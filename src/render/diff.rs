@@ -1,6 +1,6 @@
 //! Edit diffs: `old_string`/`new_string` (or the `structuredPatch` Claude Code
 //! recorded) → a unified-style `<pre class="diff">` with one classed span per
-//! line (`d-add`, `d-del`, `d-ctx`, `d-hunk`).
+//! line (`d-add`, `d-del`, `d-ctx`, `d-hunk`; block-level, so no newlines between).
 
 use serde_json::Value;
 
@@ -36,7 +36,7 @@ pub fn patch_html(patch: &Value) -> Option<String> {
     for h in hunks {
         let n = |k: &str| h.get(k).and_then(Value::as_u64).unwrap_or(0);
         out.push_str(&format!(
-            "<span class=\"d-hunk\">@@ -{},{} +{},{} @@</span>\n",
+            "<span class=\"d-hunk\">@@ -{},{} +{},{} @@</span>",
             n("oldStart"),
             n("oldLines"),
             n("newStart"),
@@ -68,18 +68,13 @@ fn push_line(out: &mut String, op: Op, line: &str) {
     out.push_str("\">");
     out.push(sign);
     push_esc(out, line);
-    out.push_str("</span>\n");
+    out.push_str("</span>");
 }
 
 fn line_diff<'s>(a: &[&'s str], b: &[&'s str]) -> Vec<(Op, &'s str)> {
     // Common prefix and suffix first: edits are usually small.
     let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suf = a[pre..]
-        .iter()
-        .rev()
-        .zip(b[pre..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let suf = a[pre..].iter().rev().zip(b[pre..].iter().rev()).take_while(|(x, y)| x == y).count();
     let (am, bm) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
     let mut ops: Vec<(Op, &str)> = a[..pre].iter().map(|l| (Op::Ctx, *l)).collect();
     if am.len().saturating_mul(bm.len()) <= LCS_CAP {
@@ -133,8 +128,8 @@ mod tests {
         let h = diff_html("a\nb\nc", "a\nB\nc\n<d>");
         assert_eq!(
             h,
-            "<pre class=\"diff\"><span class=\"d-ctx\"> a</span>\n<span class=\"d-del\">-b</span>\n\
-             <span class=\"d-add\">+B</span>\n<span class=\"d-ctx\"> c</span>\n<span class=\"d-add\">+&lt;d&gt;</span>\n</pre>"
+            "<pre class=\"diff\"><span class=\"d-ctx\"> a</span><span class=\"d-del\">-b</span>\
+             <span class=\"d-add\">+B</span><span class=\"d-ctx\"> c</span><span class=\"d-add\">+&lt;d&gt;</span></pre>"
         );
     }
 

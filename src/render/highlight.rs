@@ -13,9 +13,10 @@ use super::html::push_esc;
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
 
 /// Largest block that is highlighted; larger ones are shown plain.
-pub const BLOCK_CAP: usize = 64 * 1024;
-/// Highlighted source per page; beyond it blocks are shown plain.
-pub const PAGE_CAP: usize = 512 * 1024;
+pub const BLOCK_CAP: usize = 32 * 1024;
+/// Highlighted source per page; beyond it blocks are shown plain (classed
+/// HTML is ~9× its source, so this keeps pages to a few MB at most).
+pub const PAGE_CAP: usize = 256 * 1024;
 /// A block with a longer line is shown plain (minified files, data dumps).
 pub const LINE_CAP: usize = 16 * 1024;
 
@@ -55,8 +56,7 @@ fn syntax_for(token: &str) -> Option<&'static SyntaxReference> {
         other => other,
     };
     let ss = &*SYNTAXES;
-    ss.find_syntax_by_token(t)
-        .filter(|s| s.name != "Plain Text")
+    ss.find_syntax_by_token(t).filter(|s| s.name != "Plain Text")
 }
 
 /// A `<pre>` block for `code`, highlighted when the language is known and the
@@ -64,9 +64,7 @@ fn syntax_for(token: &str) -> Option<&'static SyntaxReference> {
 pub fn code_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String {
     let mut out = String::with_capacity(code.len() + 64);
     let syntax = lang.and_then(syntax_for);
-    let fits = code.len() <= BLOCK_CAP
-        && code.len() <= budget.left
-        && code.split('\n').all(|l| l.len() <= LINE_CAP);
+    let fits = code.len() <= BLOCK_CAP && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= LINE_CAP);
     if let (Some(syntax), true) = (syntax, fits) {
         if let Some(html) = classed(code, syntax) {
             budget.left -= code.len();
@@ -83,15 +81,12 @@ pub fn code_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String
 }
 
 fn classed(code: &str, syntax: &SyntaxReference) -> Option<String> {
-    let mut gen = ClassedHTMLGenerator::new_with_class_style(
-        syntax,
-        &SYNTAXES,
-        ClassStyle::SpacedPrefixed { prefix: "hl-" },
-    );
+    let mut html_gen =
+        ClassedHTMLGenerator::new_with_class_style(syntax, &SYNTAXES, ClassStyle::SpacedPrefixed { prefix: "hl-" });
     for line in LinesWithEndings::from(code) {
-        gen.parse_html_for_line_which_includes_newline(line).ok()?;
+        html_gen.parse_html_for_line_which_includes_newline(line).ok()?;
     }
-    Some(gen.finalize())
+    Some(html_gen.finalize())
 }
 
 #[cfg(test)]

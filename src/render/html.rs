@@ -65,6 +65,16 @@ pub fn excerpt(s: &str, chars: usize) -> String {
     out
 }
 
+/// The fork icon (inline SVG, no styles), as in `templates/_fork_icon.html`.
+pub const FORK_ICON: &str = include_str!("../../templates/_fork_icon.html");
+
+/// Like [`excerpt`], with the commonest Markdown marks (`` ` ``, `**`, `__`,
+/// leading `#`) removed: for one-line previews of Markdown text.
+pub fn plain_excerpt(s: &str, chars: usize) -> String {
+    let cleaned = s.replace("**", "").replace("__", "").replace('`', "");
+    excerpt(cleaned.trim_start_matches(['#', ' ']), chars)
+}
+
 /// `1.2 KB`, `3.4 MB` (decimal units, like the transcripts' own notes).
 pub fn human_size(bytes: usize) -> String {
     let b = bytes as f64;
@@ -94,11 +104,7 @@ pub fn time_html(ms: i64) -> String {
     if ms == 0 {
         return "<span class=\"notime\">—</span>".into();
     }
-    format!(
-        "<time datetime=\"{}\">{}</time>",
-        format_timestamp(ms),
-        format_human(ms)
-    )
+    format!("<time datetime=\"{}\">{}</time>", format_timestamp(ms), format_human(ms))
 }
 
 #[cfg(test)]
@@ -107,10 +113,7 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_quotes() {
-        assert_eq!(
-            esc("<a href='x'>\"&\0"),
-            "&lt;a href=&#39;x&#39;&gt;&quot;&amp;\u{FFFD}"
-        );
+        assert_eq!(esc("<a href='x'>\"&\0"), "&lt;a href=&#39;x&#39;&gt;&quot;&amp;\u{FFFD}");
     }
 
     #[test]

@@ -63,10 +63,7 @@ fn magic_ok(ext: &str, b: &[u8]) -> bool {
 impl ImageStore {
     /// A store writing into `site/assets/img`.
     pub fn new(site: &std::path::Path) -> ImageStore {
-        ImageStore {
-            dir: site.join("assets").join("img"),
-            written: Mutex::new(FxHashSet::default()),
-        }
+        ImageStore { dir: site.join("assets").join("img"), written: Mutex::new(FxHashSet::default()) }
     }
 
     /// Decodes and writes an image; returns its file name under `assets/img/`.
@@ -91,14 +88,9 @@ impl ImageStore {
             return Ok(Err(Rejected::Mismatch));
         }
         let name = format!("{}.{ext}", blake3::hash(&bytes).to_hex());
-        let fresh = self
-            .written
-            .lock()
-            .map(|mut w| w.insert(name.clone()))
-            .unwrap_or(true);
+        let fresh = self.written.lock().map(|mut w| w.insert(name.clone())).unwrap_or(true);
         if fresh {
-            std::fs::create_dir_all(&self.dir)
-                .with_context(|| format!("creating {}", self.dir.display()))?;
+            std::fs::create_dir_all(&self.dir).with_context(|| format!("creating {}", self.dir.display()))?;
             let path = self.dir.join(&name);
             std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
         }
@@ -115,7 +107,8 @@ impl ImageStore {
 mod tests {
     use super::*;
 
-    const PNG_1PX: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const PNG_1PX: &str =
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
     #[test]
     fn writes_valid_images_once_and_rejects_others() {
@@ -127,10 +120,7 @@ mod tests {
         assert!(a.ends_with(".png"));
         assert!(dir.path().join("assets/img").join(&a).is_file());
         assert_eq!(store.count(), 1);
-        assert!(matches!(
-            store.store("image/svg+xml", PNG_1PX).unwrap(),
-            Err(Rejected::MediaType(_))
-        ));
+        assert!(matches!(store.store("image/svg+xml", PNG_1PX).unwrap(), Err(Rejected::MediaType(_))));
         assert_eq!(store.store("image/jpeg", PNG_1PX).unwrap(), Err(Rejected::Mismatch));
         assert_eq!(store.store("image/png", "!!!").unwrap(), Err(Rejected::Decode));
     }

@@ -48,13 +48,7 @@ impl LineLayout {
 }
 
 /// Lays out `nodes` (in display order); numbering starts after `first_number`.
-pub fn layout(
-    g: &Graph,
-    entries: &[Entry],
-    nodes: &[NodeId],
-    first_number: u32,
-    page_size: u32,
-) -> LineLayout {
+pub fn layout(g: &Graph, entries: &[Entry], nodes: &[NodeId], first_number: u32, page_size: u32) -> LineLayout {
     let on_line: FxHashSet<NodeId> = nodes.iter().copied().collect();
     let mut items: Vec<Item> = Vec::new();
     // message.id → item, for the streamed entries of the current exchange.
@@ -74,10 +68,7 @@ pub fn layout(
             }
         }
         if e.kind == Kind::User && absorbable(g, e, &on_line) {
-            let target = e
-                .tool_results
-                .iter()
-                .find_map(|r| calls.get(&*r.tool_use_id).copied());
+            let target = e.tool_results.iter().find_map(|r| calls.get(&*r.tool_use_id).copied());
             if let Some(ix) = target {
                 items[ix].absorbed.push(id);
                 continue;
@@ -108,21 +99,14 @@ pub fn layout(
             page,
         });
     }
-    LineLayout {
-        pages: items.last().map_or(1, |i| i.page + 1),
-        items,
-        turns: counted,
-    }
+    LineLayout { pages: items.last().map_or(1, |i| i.page + 1), items, turns: counted }
 }
 
 /// A tool-result-only user entry whose calls are all on this line.
 fn absorbable(g: &Graph, e: &Entry, on_line: &FxHashSet<NodeId>) -> bool {
     e.user_kind == UserKind::ToolResult
         && !e.tool_results.is_empty()
-        && e.tool_results.iter().all(|r| {
-            g.tools
-                .get(&*r.tool_use_id)
-                .and_then(|l| l.use_node)
-                .is_some_and(|u| on_line.contains(&u))
-        })
+        && e.tool_results
+            .iter()
+            .all(|r| g.tools.get(&*r.tool_use_id).and_then(|l| l.use_node).is_some_and(|u| on_line.contains(&u)))
 }

@@ -30,15 +30,17 @@ pub fn is_safe_url(url: &str) -> bool {
 
 /// An `<a>` start tag for a safe external URL.
 pub fn link_open(url: &str) -> String {
-    format!(
-        "<a href=\"{}\" rel=\"nofollow noopener noreferrer\">",
-        esc(url.trim())
-    )
+    format!("<a href=\"{}\" rel=\"nofollow noopener noreferrer\">", esc(url.trim()))
 }
 
 /// Markdown → HTML (see the module doc for what is rewritten).
 pub fn to_html(text: &str, budget: &mut Budget) -> String {
-    let body = cut(text, TEXT_CAP);
+    to_html_capped(text, budget, TEXT_CAP)
+}
+
+/// [`to_html`] of at most `cap` bytes of `text`.
+pub fn to_html_capped(text: &str, budget: &mut Budget, cap: usize) -> String {
+    let body = cut(text, cap);
     let mut events: Vec<Event<'_>> = Vec::new();
     let mut code: Option<(Option<String>, String)> = None;
     let mut links: Vec<bool> = Vec::new();
@@ -127,10 +129,7 @@ pub fn to_html(text: &str, budget: &mut Budget) -> String {
     let mut out = String::with_capacity(body.len() * 3 / 2 + 16);
     pulldown_cmark::html::push_html(&mut out, events.into_iter());
     if body.len() < text.len() {
-        out.push_str(&format!(
-            "<p class=\"note\">… {} more bytes not shown.</p>",
-            text.len() - body.len()
-        ));
+        out.push_str(&format!("<p class=\"note\">… {} more bytes not shown.</p>", text.len() - body.len()));
     }
     out
 }

@@ -8,9 +8,7 @@ use serde_json::Value;
 use crate::graph::NodeId;
 use crate::parse::{Entry, Kind, UserKind};
 
-use super::blocks::{
-    PageCtx, at, json_details, output, placeholder, str_at, strip_tags, tag_text, text_of,
-};
+use super::blocks::{PageCtx, at, placeholder, str_at, strip_tags, tag_text, text_of};
 use super::html::{compact_num, esc, excerpt, time_html};
 use super::layout::Item;
 use super::tools;
@@ -33,8 +31,8 @@ pub struct MessageView {
     pub body: String,
 }
 
-fn parse(e: &Entry) -> Value {
-    serde_json::from_str(&e.raw).unwrap_or(Value::Null)
+fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
+    serde_json::from_str(cx.p.project.raw(e)).unwrap_or(Value::Null)
 }
 
 /// Renders one item.
@@ -50,17 +48,17 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
     };
     match e.kind {
         Kind::Assistant => assistant(cx, item, &mut v),
-        Kind::User => user(cx, e, &parse(e), &mut v),
-        Kind::System => system(cx, e, &parse(e), &mut v),
-        Kind::Attachment => attachment(e, &parse(e), &mut v),
+        Kind::User => user(cx, e, &parse(cx, e), &mut v),
+        Kind::System => system(cx, e, &parse(cx, e), &mut v),
+        Kind::Attachment => attachment(cx, &parse(cx, e), &mut v),
         _ => {
-            let json = parse(e);
+            let json = parse(cx, e);
             let what = match (e.kind.name(), str_at(Some(&json), &["data", "type"])) {
                 (k, Some(t)) => format!("{k} · {t}"),
                 (k, None) => k.to_string(),
             };
             aux(&mut v, &what);
-            v.body = json_details("entry", &json);
+            v.body = cx.json_details("entry", &json);
         }
     }
     // Anchors of absorbed nodes not placed by a tool block.
@@ -81,9 +79,7 @@ fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
     let g = cx.p.graph();
     let entries = cx.p.entries();
     let es: Vec<(NodeId, &Entry)> = item.nodes.iter().map(|n| (*n, g.entry(entries, *n))).collect();
-    let synthetic = es
-        .iter()
-        .any(|(_, e)| e.is_api_error || e.model.as_deref() == Some("<synthetic>"));
+    let synthetic = es.iter().any(|(_, e)| e.is_api_error || e.model.as_deref() == Some("<synthetic>"));
     v.class = if synthetic { "notice" } else { "assistant" }.into();
     v.role = if synthetic { "Notice" } else { "Claude" }.into();
     v.meta = turn_meta(&es);
@@ -94,7 +90,7 @@ fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
                 body.push_str(&format!("<span class=\"anchor\" id=\"{a}\"></span>"));
             }
         }
-        let json = parse(e);
+        let json = parse(cx, e);
         let blocks = match at(Some(&json), &["message", "content"]) {
             Some(Value::Array(b)) => b.as_slice(),
             Some(other @ Value::String(_)) => std::slice::from_ref(other),
@@ -112,10 +108,9 @@ fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool
         return cx.markdown(s);
     }
     match str_at(Some(b), &["type"]).unwrap_or("") {
-        "text" if synthetic => format!(
-            "<p class=\"notice-text\">{}</p>",
-            esc(str_at(Some(b), &["text"]).unwrap_or(""))
-        ),
+        "text" if synthetic => {
+            format!("<p class=\"notice-text\">{}</p>", esc(str_at(Some(b), &["text"]).unwrap_or("")))
+        }
         "text" => cx.markdown(str_at(Some(b), &["text"]).unwrap_or("")),
         "thinking" => {
             let t = str_at(Some(b), &["thinking"]).unwrap_or("");
@@ -133,22 +128,15 @@ fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool
         "tool_use" => tools::render_call(cx, b, item),
         "tool_result" => tools::render_inline_result(cx, b, None),
         "image" => cx.image(b.get("source")),
-        other => json_details(&format!("{other} block"), b),
+        other => cx.json_details(&format!("{other} block"), b),
     }
 }
 
 /// `model · 12.3k in (10k cached) · 345 out`, usage from the block with the
 /// largest `output_tokens` (streamed blocks repeat or under-report it).
 fn turn_meta(es: &[(NodeId, &Entry)]) -> String {
-    let model = es
-        .iter()
-        .find_map(|(_, e)| e.model.as_deref())
-        .filter(|m| *m != "<synthetic>")
-        .unwrap_or("");
-    let usage = es
-        .iter()
-        .filter_map(|(_, e)| e.usage)
-        .max_by_key(|u| u.output);
+    let model = es.iter().find_map(|(_, e)| e.model.as_deref()).filter(|m| *m != "<synthetic>").unwrap_or("");
+    let usage = es.iter().filter_map(|(_, e)| e.usage).max_by_key(|u| u.output);
     let mut parts = Vec::new();
     if !model.is_empty() {
         parts.push(model.trim_start_matches("claude-").to_string());
@@ -192,7 +180,7 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
         UserKind::CommandOutput => {
             aux(v, "command output");
             let t = strip_tags(&text, &["local-command-stdout", "local-command-stderr"]);
-            v.body = output(&t, "Output", "");
+            v.body = cx.output(&t, "Output", "");
         }
         UserKind::Bash => {
             v.class = "user shell".into();
@@ -205,7 +193,7 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             v.role = "shell output".into();
             let out = tag_text(&text, "bash-stdout").unwrap_or("");
             let err = tag_text(&text, "bash-stderr").unwrap_or("");
-            v.body = output(&format!("{out}{err}"), "Output", "term");
+            v.body = cx.output(&format!("{out}{err}"), "Output", "term");
         }
         UserKind::Interrupt => {
             v.class = "notice".into();
@@ -225,10 +213,7 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             v.role = "Tool result".into();
             let blocks = content.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
             let tur = json.get("toolUseResult");
-            v.body = blocks
-                .iter()
-                .map(|b| tools::render_inline_result(cx, b, tur))
-                .collect();
+            v.body = blocks.iter().map(|b| tools::render_inline_result(cx, b, tur)).collect();
         }
         UserKind::Meta | UserKind::Notification | UserKind::OtherMarker => {
             let what = match e.user_kind {
@@ -240,7 +225,7 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             v.body = format!(
                 "<details class=\"auxbody\"><summary>{}</summary>{}</details>",
                 esc(&excerpt(&text, 100)),
-                output(&text, "Text", "wrap")
+                cx.output(&text, "Text", "wrap")
             );
         }
     }
@@ -257,16 +242,15 @@ fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> String {
                     "text" => cx.markdown(str_at(Some(b), &["text"]).unwrap_or("")),
                     "image" => cx.image(b.get("source")),
                     "tool_result" => tools::render_inline_result(cx, b, None),
-                    "document" => placeholder(&format!(
-                        "document: {}",
-                        str_at(Some(b), &["title"]).unwrap_or("attached")
-                    )),
-                    other => json_details(&format!("{other} block"), b),
+                    "document" => {
+                        placeholder(&format!("document: {}", str_at(Some(b), &["title"]).unwrap_or("attached")))
+                    }
+                    other => cx.json_details(&format!("{other} block"), b),
                 });
             }
             out
         }
-        Some(other) => json_details("content", other),
+        Some(other) => cx.json_details("content", other),
         None => placeholder("no content"),
     }
 }
@@ -299,11 +283,9 @@ fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
                     esc(n.trim()),
                     esc(tag_text(content, "command-args").unwrap_or("").trim())
                 ),
-                None => output(
-                    &strip_tags(content, &["local-command-stdout", "local-command-stderr"]),
-                    "Output",
-                    "",
-                ),
+                None => {
+                    cx.output(&strip_tags(content, &["local-command-stdout", "local-command-stderr"]), "Output", "")
+                }
             };
         }
         "turn_duration" => {
@@ -321,14 +303,13 @@ fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             if !content.is_empty() {
                 s.push_str(&format!("<span class=\"auxline\">{}</span>", esc(&excerpt(content, 300))));
             }
-            s.push_str(&json_details("details", json));
+            s.push_str(&cx.json_details("details", json));
             v.body = s;
-            let _ = cx;
         }
     }
 }
 
-fn attachment(e: &Entry, json: &Value, v: &mut MessageView) {
+fn attachment(cx: &mut PageCtx<'_>, json: &Value, v: &mut MessageView) {
     let a = json.get("attachment");
     let ty = str_at(a, &["type"]).unwrap_or("attachment");
     aux(v, &format!("attachment · {ty}"));
@@ -343,16 +324,11 @@ fn attachment(e: &Entry, json: &Value, v: &mut MessageView) {
             esc(cmd),
             if code.is_empty() { String::new() } else { format!(" → exit {}", esc(&code)) }
         ));
-        let out = format!(
-            "{}{}",
-            str_at(a, &["stdout"]).unwrap_or(""),
-            str_at(a, &["stderr"]).unwrap_or("")
-        );
+        let out = format!("{}{}", str_at(a, &["stdout"]).unwrap_or(""), str_at(a, &["stderr"]).unwrap_or(""));
         if !out.trim().is_empty() {
-            s.push_str(&output(&out, "Output", ""));
+            s.push_str(&cx.output(&out, "Output", ""));
         }
     }
-    s.push_str(&json_details("details", a.unwrap_or(json)));
+    s.push_str(&cx.json_details("details", a.unwrap_or(json)));
     v.body = s;
-    let _ = e;
 }

@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 use crate::graph::{Conversation, NodeId};
 
 use super::context::{LineId, ProjectCtx};
-use super::html::{excerpt, time_html};
+use super::html::{plain_excerpt as excerpt, time_html};
 use super::site::{href, page_file};
 
 /// One row of the outline (flattened; `depth` gives the nesting).
@@ -39,18 +39,12 @@ const MAX_DEPTH: u32 = 8;
 pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<OutlineRow> {
     let g = p.graph();
     let e = p.entries();
-    let active: FxHashSet<NodeId> = g
-        .ancestry(g.branches[c.active_branch as usize].leaf)
-        .into_iter()
-        .collect();
+    let active: FxHashSet<NodeId> = g.ancestry(g.branches[c.active_branch as usize].leaf).into_iter().collect();
     let mut rows = vec![OutlineRow {
         kind: "first",
         depth: 0,
         label: "1".into(),
-        text: excerpt(
-            c.first_prompt.as_deref().unwrap_or(&g.entry(e, c.root).excerpt),
-            160,
-        ),
+        text: excerpt(c.first_prompt.as_deref().unwrap_or(&g.entry(e, c.root).excerpt), 160),
         href: p.node_href(from_dir, c.root).unwrap_or_default(),
         title: String::new(),
         messages: c.messages,

@@ -98,6 +98,8 @@ pub struct ProjectPage {
     pub fragments: Vec<ConvRow>,
     pub agents: Vec<AgentRow>,
     pub others: Vec<AgentRow>,
+    /// Generated HTML: metadata entries of unknown types, as JSON.
+    pub unknown_html: String,
 }
 
 /// A page of a line: the main branch (with the fork index on page 1), another

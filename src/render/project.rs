@@ -13,13 +13,13 @@ use crate::project::Project;
 
 use super::blocks::PageCtx;
 use super::context::{LineId, ProjectCtx};
-use super::html::{compact_num, esc, excerpt, time_html};
+use super::html::{FORK_ICON, esc, excerpt, time_html};
 use super::message::{MessageView, render_item};
-use super::outline::{outline, turn_text};
-use super::pages::{AgentRow, ConvRow, Crumb, Fact, LinePage, PageLink, Pager, ProjectPage};
+use super::outline::outline;
+use super::pages::{Crumb, Fact, LinePage, PageLink, Pager};
 use super::search::SearchEntry;
 use super::site::{href, page_file};
-use super::{Site, write_file};
+use super::{Site, listing, write_file};
 
 /// What a rendered project contributes to the archive.
 pub struct ProjectOutput {
@@ -55,7 +55,7 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
             write_file(&site.out, &path, html.as_bytes())
         })
         .collect::<Result<Vec<()>>>()?;
-    let (page, search) = project_page(&ctx);
+    let (page, search) = listing::project_page(&ctx);
     write_file(&site.out, &format!("{}index.html", ctx.dir), page.render()?.as_bytes())?;
     let real: Vec<&Conversation> = g.conversations.iter().filter(|c| !c.is_fragment).collect();
     Ok(ProjectOutput {
@@ -71,17 +71,11 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
     })
 }
 
-fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversation>) -> Vec<Crumb> {
-    let mut v = vec![Crumb {
-        label: excerpt(&ctx.name, 60),
-        href: href(from, &ctx.dir, "index.html", None),
-    }];
+pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversation>) -> Vec<Crumb> {
+    let mut v = vec![Crumb { label: excerpt(&ctx.name, 60), href: href(from, &ctx.dir, "index.html", None) }];
     if let Some(c) = conv {
         let i = ctx.graph().node(c.root).conversation as usize;
-        v.push(Crumb {
-            label: excerpt(&c.title, 60),
-            href: href(from, &ctx.conv_dirs[i], "index.html", None),
-        });
+        v.push(Crumb { label: excerpt(&c.title, 60), href: href(from, &ctx.conv_dirs[i], "index.html", None) });
     }
     v
 }
@@ -96,7 +90,10 @@ fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
     for ix in range {
         let item = &lay.items[ix];
         let session = g.node(item.nodes[0]).session;
-        if ix > 0 && g.node(lay.items[ix - 1].nodes[0]).session != session && g.entry(ctx.entries(), item.nodes[0]).kind != Kind::Assistant {
+        if ix > 0
+            && g.node(lay.items[ix - 1].nodes[0]).session != session
+            && g.entry(ctx.entries(), item.nodes[0]).kind != Kind::Assistant
+        {
             messages.push(session_marker(&g.sessions[session as usize].id));
         }
         messages.push(render_item(&mut pcx, item));
@@ -153,13 +150,7 @@ fn session_marker(id: &str) -> MessageView {
 fn pager(pages: u32, cur: u32) -> Pager {
     let link = |p: u32| page_file(p);
     Pager {
-        pages: (0..pages)
-            .map(|p| PageLink {
-                n: p + 1,
-                href: link(p),
-                current: p == cur,
-            })
-            .collect(),
+        pages: (0..pages).map(|p| PageLink { n: p + 1, href: link(p), current: p == cur }).collect(),
         prev: if cur > 0 { link(cur - 1) } else { String::new() },
         next: if cur + 1 < pages { link(cur + 1) } else { String::new() },
     }
@@ -174,13 +165,10 @@ fn conv_facts(ctx: &ProjectCtx<'_>, c: &Conversation) -> Vec<Fact> {
         fact("messages", c.messages.to_string()),
         fact("branches", c.branches.len().to_string()),
     ];
-    let sessions: Vec<String> = c
-        .sessions
-        .iter()
-        .map(|s| format!("<code>{}</code>", esc(&g.sessions[*s as usize].id)))
-        .collect();
+    let sessions: Vec<String> =
+        c.sessions.iter().map(|s| format!("<code>{}</code>", esc(&g.sessions[*s as usize].id))).collect();
     v.push(fact(if sessions.len() == 1 { "session" } else { "sessions" }, sessions.join(" → ")));
-    let t = tokens(ctx, c);
+    let t = listing::tokens(ctx, c);
     if !t.is_empty() {
         v.push(fact("tokens", esc(&t)));
     }
@@ -189,7 +177,6 @@ fn conv_facts(ctx: &ProjectCtx<'_>, c: &Conversation) -> Vec<Fact> {
 
 fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
     let g = ctx.graph();
-    let e = ctx.entries();
     let br = &g.branches[b as usize];
     let label = &ctx.labels[b as usize];
     p.kind = "branch";
@@ -206,7 +193,8 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
     };
     let active = g.conversations[br.conversation as usize].active_branch == b;
     p.intro_html = format!(
-        "<p class=\"forked\"><span class=\"forkmark\">⑂</span> Forked from <a href=\"{}\">message #{n}</a> on {}{}.</p>",
+        "<p class=\"forked\"><span class=\"forkmark\">{}</span> Forked from <a href=\"{}\">message #{n}</a> on {}{}.</p>",
+        FORK_ICON.trim(),
         esc(&link),
         esc(&parent_label),
         if active { " · <span class=\"badge active\">active</span>" } else { "" }
@@ -214,40 +202,54 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
     p.facts = vec![
         Fact { label: "messages".into(), value_html: br.messages.to_string() },
         Fact { label: "last active".into(), value_html: time_html(br.last_ts) },
-        Fact { label: "session".into(), value_html: format!("<code>{}</code>", esc(&g.sessions[br.session as usize].id)) },
+        Fact {
+            label: "session".into(),
+            value_html: format!("<code>{}</code>", esc(&g.sessions[br.session as usize].id)),
+        },
     ];
     if page == 0 {
-        p.context = fork_context(ctx, fork, 3);
+        p.context = fork_context(ctx, &ctx.branch_dirs[b as usize], fork, 3);
     }
-    let _ = e;
 }
 
-/// The last `n` messages up to and including the fork point, rendered
-/// without anchors (they live on the parent branch's pages).
-fn fork_context(ctx: &ProjectCtx<'_>, fork: NodeId, n: usize) -> Vec<MessageView> {
+/// The messages just before the fork point (back to the last prompt, at
+/// most `n`, plus that prompt), rendered without anchors: they live on the
+/// parent branch's pages.
+fn fork_context<'a>(ctx: &'a ProjectCtx<'a>, dir: &'a str, fork: NodeId, n: usize) -> Vec<MessageView> {
     let g = ctx.graph();
+    let e = ctx.entries();
     let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
     let mut picked = Vec::new();
+    let mut prompt = None;
+    let mut scanned = 0;
     for node in g.ancestry(fork).into_iter().rev() {
         let Some(l) = ctx.loc[node.ix()] else { continue };
         let item = &ctx.line_layout(l.line).items[l.item as usize];
-        let key = (match l.line { LineId::Branch(b) => b, LineId::Agent(a) => a | 1 << 31 }, l.item);
-        if item.counted && seen.insert(key) {
+        let key = (
+            match l.line {
+                LineId::Branch(b) => b,
+                LineId::Agent(a) => a | 1 << 31,
+            },
+            l.item,
+        );
+        if !item.counted || !seen.insert(key) {
+            continue;
+        }
+        if g.entry(e, item.nodes[0]).user_kind == crate::parse::UserKind::Prompt {
+            prompt = Some(item);
+            break;
+        }
+        scanned += 1;
+        if picked.len() < n {
             picked.push(item);
-            if picked.len() == n {
-                break;
-            }
+        } else if scanned > 4 * n {
+            break;
         }
     }
-    let mut pcx = PageCtx::new(ctx, "", None);
+    picked.extend(prompt);
+    let mut pcx = PageCtx::new(ctx, dir, None);
     picked.reverse();
-    picked
-        .into_iter()
-        .map(|item| {
-            // Context copies live at the branch page's depth for image links.
-            render_item(&mut pcx, item)
-        })
-        .collect()
+    picked.into_iter().map(|item| render_item(&mut pcx, item)).collect()
 }
 
 fn agent_header(ctx: &ProjectCtx<'_>, a: u32, p: &mut LinePage) {
@@ -275,117 +277,4 @@ fn agent_header(ctx: &ProjectCtx<'_>, a: u32, p: &mut LinePage) {
         Fact { label: "messages".into(), value_html: agent.messages.to_string() },
         Fact { label: "started".into(), value_html: time_html(agent.first_ts) },
     ];
-}
-
-/// Token totals of a conversation: per assistant turn (`message.id`), the
-/// block with the largest `output_tokens`; summed over turns.
-pub fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> String {
-    let g = ctx.graph();
-    let e = ctx.entries();
-    let mut best: rustc_hash::FxHashMap<&str, crate::parse::Usage> = Default::default();
-    let mut loose = (0u64, 0u64);
-    for &b in &c.branches {
-        for &n in &g.branches[b as usize].nodes {
-            let en = g.entry(e, n);
-            let (Kind::Assistant, Some(u)) = (&en.kind, en.usage) else { continue };
-            match en.message_id.as_deref() {
-                Some(m) => {
-                    let slot = best.entry(m).or_default();
-                    if u.output >= slot.output {
-                        *slot = u;
-                    }
-                }
-                None => {
-                    loose.0 += u.input + u.cache_creation + u.cache_read;
-                    loose.1 += u.output;
-                }
-            }
-        }
-    }
-    let (mut input, mut output) = loose;
-    for u in best.values() {
-        input += u.input + u.cache_creation + u.cache_read;
-        output += u.output;
-    }
-    if input + output == 0 {
-        return String::new();
-    }
-    format!("{} tokens in · {} out", compact_num(input), compact_num(output))
-}
-
-fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
-    let g = ctx.graph();
-    let e = ctx.entries();
-    let dir = ctx.dir.as_str();
-    let mut convs = Vec::new();
-    let mut fragments = Vec::new();
-    let mut search = vec![SearchEntry::new("project", &ctx.name, &ctx.name, "", format!("{dir}index.html"))];
-    for (i, c) in g.conversations.iter().enumerate() {
-        let cdir = &ctx.conv_dirs[i];
-        let row = ConvRow {
-            title: excerpt(&c.title, 200),
-            href: href(dir, cdir, "index.html", None),
-            first_prompt: excerpt(c.first_prompt.as_deref().unwrap_or(""), 240),
-            started_html: time_html(c.first_ts),
-            last_html: time_html(c.last_ts),
-            messages: c.messages,
-            branches: c.branches.len(),
-            forks: c.fork_points.len(),
-            tokens: tokens(ctx, c),
-            last_ts: c.last_ts,
-        };
-        if c.is_fragment {
-            fragments.push(row);
-            continue;
-        }
-        search.push(SearchEntry::new("conversation", &ctx.name, &c.title, c.first_prompt.as_deref().unwrap_or(""), format!("{cdir}index.html")));
-        for fp in &c.fork_points {
-            let n = ctx.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-            let lay = &ctx.branch_layouts[fp.branch as usize];
-            let ix = ctx.loc[fp.node.ix()].map_or(0, |l| l.item as usize);
-            let url = ctx.node_href("", fp.node).unwrap_or_default();
-            search.push(SearchEntry::new("fork", &ctx.name, &format!("Fork at #{n} · {}", c.title), &turn_text(ctx, lay, ix), url));
-        }
-        for &b in c.branches.iter().skip(1) {
-            let br = &g.branches[b as usize];
-            let url = format!("{}index.html", ctx.branch_dirs[b as usize]);
-            search.push(SearchEntry::new(
-                "branch",
-                &ctx.name,
-                &format!("Branch {} · {}", ctx.labels[b as usize], br.title),
-                &g.entry(e, br.first).excerpt,
-                url,
-            ));
-        }
-        convs.push(row);
-    }
-    convs.sort_by(|a, b| b.last_ts.cmp(&a.last_ts).then_with(|| a.href.cmp(&b.href)));
-    let mut agents = Vec::new();
-    let mut others = Vec::new();
-    for (i, a) in g.agents.iter().enumerate() {
-        let desc = a.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("");
-        let row = AgentRow {
-            title: if desc.is_empty() { a.id.to_string() } else { desc.to_string() },
-            href: href(dir, &ctx.agent_dirs[i], "index.html", None),
-            kind: match a.kind {
-                AgentKind::Subagent => a.meta.as_ref().and_then(|m| m.agent_type.clone()).unwrap_or_else(|| "sub-agent".into()),
-                AgentKind::SideAgent => "side agent".into(),
-                AgentKind::Inline => "side exchange".into(),
-            },
-            messages: a.messages,
-            started_html: time_html(a.first_ts),
-            spawn_href: a.spawn.as_ref().and_then(|s| s.use_node).and_then(|n| ctx.node_href(dir, n)).unwrap_or_default(),
-        };
-        if a.kind == AgentKind::Subagent { agents.push(row) } else { others.push(row) }
-    }
-    let page = ProjectPage {
-        root: "../".into(),
-        title: ctx.name.clone(),
-        crumbs: crumbs(ctx, dir, None),
-        convs,
-        fragments,
-        agents,
-        others,
-    };
-    (page, search)
 }

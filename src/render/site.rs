@@ -24,19 +24,17 @@ pub fn short_hash(s: &str) -> String {
 }
 
 /// `s` as one safe path segment: only `[A-Za-z0-9._-]`, at most [`MAX_SEGMENT`]
-/// bytes, never `.`/`..` or a leading dot. When anything had to change, a hash of
+/// bytes, no leading dot and no `..`. When anything had to change, a hash of
 /// the original is appended so distinct inputs stay distinct.
 pub fn sanitize_segment(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out = String::with_capacity(s.len());
+    let mut prev = ' ';
+    for c in s.chars() {
+        let keep = c.is_ascii_alphanumeric() || matches!(c, '_' | '-') || (c == '.' && prev != '.');
+        let c = if keep { c } else { '_' };
+        out.push(c);
+        prev = c;
+    }
     let mut changed = out != s;
     if out.starts_with('.') {
         out = out.replacen('.', "_", 1);
@@ -62,10 +60,8 @@ pub fn sanitize_segment(s: &str) -> String {
 /// Collisions (compared case-insensitively, for case-insensitive file systems)
 /// get a hash suffix, then a counter.
 pub fn project_slugs<S: AsRef<str>>(names: &[S]) -> Vec<String> {
-    let mut taken: BTreeSet<String> = ["assets", "index.html", "search-index.js"]
-        .into_iter()
-        .map(String::from)
-        .collect();
+    let mut taken: BTreeSet<String> =
+        ["assets", "index.html", "search-index.js"].into_iter().map(String::from).collect();
     names
         .iter()
         .map(|n| {
@@ -93,11 +89,7 @@ fn cut_to(s: &str, n: usize) -> &str {
 
 /// File name of a page (0-based): `index.html`, `page-2.html`, …
 pub fn page_file(page: u32) -> String {
-    if page == 0 {
-        "index.html".into()
-    } else {
-        format!("page-{}.html", page + 1)
-    }
+    if page == 0 { "index.html".into() } else { format!("page-{}.html", page + 1) }
 }
 
 /// The page (0-based) of the `index`-th counted turn (0-based) of a line.
@@ -116,15 +108,17 @@ pub fn up(dir: &str) -> String {
 }
 
 /// A link from a page in `from_dir` to `file` in `to_dir` (both relative to the
-/// site root, ending in `/` or empty), with an optional `#fragment`.
+/// site root, ending in `/` or empty), with an optional `#fragment`. Goes up
+/// only as far as the directories' common prefix.
 pub fn href(from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> String {
-    let mut s = if from_dir == to_dir {
-        String::new()
-    } else {
-        let mut s = up(from_dir);
-        s.push_str(to_dir);
-        s
-    };
+    let from: Vec<&str> = from_dir.split_terminator('/').collect();
+    let to: Vec<&str> = to_dir.split_terminator('/').collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut s = "../".repeat(from.len() - common);
+    for seg in &to[common..] {
+        s.push_str(seg);
+        s.push('/');
+    }
     s.push_str(file);
     if let Some(f) = frag {
         s.push('#');
@@ -144,10 +138,7 @@ mod tests {
 
     #[test]
     fn plain_segments_are_kept() {
-        assert_eq!(
-            sanitize_segment("a1000000-0000-4000-8000-000000000001"),
-            "a1000000-0000-4000-8000-000000000001"
-        );
+        assert_eq!(sanitize_segment("a1000000-0000-4000-8000-000000000001"), "a1000000-0000-4000-8000-000000000001");
         assert_eq!(sanitize_segment("-home-alice-notes"), "-home-alice-notes");
     }
 
@@ -156,12 +147,9 @@ mod tests {
         for bad in ["..", ".", "../etc", "a/b", "a\0b", "", "x\\y", ".hidden", "é"] {
             let s = sanitize_segment(bad);
             assert!(!s.contains('/') && !s.contains('\\') && !s.contains('\0'), "{s}");
-            assert!(!s.starts_with('.'), "{s}");
+            assert!(!s.starts_with('.') && !s.contains(".."), "{s}");
             assert!(s.len() <= MAX_SEGMENT);
-            assert!(
-                s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-            );
+            assert!(s.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)));
         }
         assert_ne!(sanitize_segment("a/b"), sanitize_segment("a_b"));
         let long = "x".repeat(200);
@@ -193,7 +181,9 @@ mod tests {
     #[test]
     fn relative_links() {
         assert_eq!(href("p/c/x/", "p/c/x/", "page-2.html", Some("m-a")), "page-2.html#m-a");
-        assert_eq!(href("p/c/x/b/y/", "p/c/x/", "index.html", None), "../../../../../p/c/x/index.html");
+        assert_eq!(href("p/c/x/b/y/", "p/c/x/", "index.html", None), "../../index.html");
+        assert_eq!(href("p/c/x/", "p/c/x/b/y/", "index.html", None), "b/y/index.html");
+        assert_eq!(href("p/c/x/", "q/", "index.html", None), "../../../q/index.html");
         assert_eq!(href("", "p/", "index.html", None), "p/index.html");
         assert_eq!(up("p/c/x/"), "../../../");
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::graph::NodeId;
 
-use super::blocks::{PageCtx, at, fold, json_pre, output, placeholder, str_at, strip_tags, tag_text};
+use super::blocks::{PageCtx, at, fold, placeholder, str_at, strip_tags, tag_text};
 use super::diff::{diff_html, patch_html};
 use super::highlight::{code_block, lang_of_path};
 use super::html::{cut, esc, excerpt, human_size};
@@ -68,7 +68,7 @@ pub fn render_call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> String {
         }
         "Write" => {
             let content = s("content");
-            let code = code_block(cut(content, 256 * 1024), lang_of_path(s("file_path")), &mut cx.budget);
+            let code = code_block(cut(content, cx.cap()), lang_of_path(s("file_path")), &mut cx.budget);
             (s("file_path").into(), fold(code, "File", content.len()), false)
         }
         "Read" => (read_arg(input), String::new(), true),
@@ -95,7 +95,7 @@ pub fn render_call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> String {
             }
             (arg, body, true)
         }
-        _ => (mcp_arg(name), json_pre(input), true),
+        _ => (mcp_arg(name), cx.json_pre(input), true),
     };
     let mut html = String::new();
     let err = res.as_ref().is_some_and(|r| r.is_error);
@@ -159,7 +159,7 @@ fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<Outcome> {
         .or_else(|| link.results.first())
         .copied()?;
     let e = g.entry(cx.p.entries(), node);
-    let json: Value = serde_json::from_str(&e.raw).ok()?;
+    let json: Value = serde_json::from_str(cx.p.project.raw(e)).ok()?;
     let blocks = at(Some(&json), &["message", "content"])?.as_array()?;
     let b = blocks.iter().find(|b| str_at(Some(b), &["tool_use_id"]) == Some(id))?;
     let mut r = outcome_of(b);
@@ -172,10 +172,7 @@ fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<Outcome> {
 }
 
 fn outcome_of(b: &Value) -> Outcome {
-    let mut r = Outcome {
-        is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false),
-        ..Outcome::default()
-    };
+    let mut r = Outcome { is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false), ..Outcome::default() };
     match b.get("content") {
         Some(Value::String(s)) => r.text = s.clone(),
         Some(Value::Array(parts)) => {
@@ -203,27 +200,31 @@ fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &Outcome) -> String {
         "Read" if !r.is_error => {
             if let Some(content) = str_at(tur, &["file", "content"]) {
                 let path = str_at(tur, &["file", "filePath"]).unwrap_or("");
-                let code = code_block(cut(content, 256 * 1024), lang_of_path(path), &mut cx.budget);
+                let code = code_block(cut(content, cx.cap()), lang_of_path(path), &mut cx.budget);
                 s.push_str(&fold(code, "File", content.len()));
             } else if r.images.is_empty() {
-                s.push_str(&output(&r.text, "Output", ""));
+                s.push_str(&cx.output(&r.text, "Output", ""));
             }
         }
         "Task" | "Agent" | "WebFetch" | "WebSearch" if !r.is_error => {
-            let md = cx.markdown(cut(&r.text, 256 * 1024));
+            let md = cx.markdown(cut(&r.text, cx.cap()));
             s.push_str(&fold(md, "Result", r.text.len()));
         }
         "Bash" => {
             let out = match (str_at(tur, &["stdout"]), str_at(tur, &["stderr"])) {
-                (Some(o), e) if !r.is_error => format!("{o}{}{}", if e.unwrap_or("").is_empty() || o.is_empty() { "" } else { "\n" }, e.unwrap_or("")),
+                (Some(o), e) if !r.is_error => format!(
+                    "{o}{}{}",
+                    if e.unwrap_or("").is_empty() || o.is_empty() { "" } else { "\n" },
+                    e.unwrap_or("")
+                ),
                 _ => r.text.clone(),
             };
-            s.push_str(&persisted_or(cx, &out, &r.session));
+            s.push_str(&persisted_or(cx, &out, &r.session, "term"));
             if at(tur, &["interrupted"]).and_then(Value::as_bool) == Some(true) {
                 s.push_str("<p class=\"note\">Interrupted.</p>");
             }
         }
-        _ => s.push_str(&persisted_or(cx, &r.text, &r.session)),
+        _ => s.push_str(&persisted_or(cx, &r.text, &r.session, "")),
     }
     for img in &r.images {
         s.push_str(&cx.image(Some(img)));
@@ -233,7 +234,7 @@ fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &Outcome) -> String {
 
 /// The output, or for a `<persisted-output>` preview the full spilled file
 /// from `<session>/tool-results/` when it is in the archive (capped).
-fn persisted_or(cx: &PageCtx<'_>, text: &str, session: &str) -> String {
+fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &str) -> String {
     if let Some(inner) = tag_text(text, "persisted-output") {
         let file = inner
             .split_once("Full output saved to:")
@@ -246,12 +247,18 @@ fn persisted_or(cx: &PageCtx<'_>, text: &str, session: &str) -> String {
         let key = file.map(|f| format!("{session}/tool-results/{f}"));
         let path = key.as_ref().and_then(|k| cx.p.project.source.tool_results.get(k));
         if let Some(full) = path.and_then(|p| read_capped(p)) {
-            let note = format!("<p class=\"note\">Full output from <code>tool-results/{}</code>.</p>", esc(file.unwrap_or("")));
-            return note + &output(&full, "Output", "");
+            let note = format!(
+                "<p class=\"note\">Full output from <code>tool-results/{}</code>.</p>",
+                esc(file.unwrap_or(""))
+            );
+            return note + &cx.output(&full, "Output", class);
         }
-        return format!("<p class=\"note\">Output was saved to a separate file; preview:</p>{}", output(inner.trim(), "Preview", ""));
+        return format!(
+            "<p class=\"note\">Output was saved to a separate file; preview:</p>{}",
+            cx.output(inner.trim(), "Preview", class)
+        );
     }
-    output(text, "Output", "")
+    cx.output(text, "Output", class)
 }
 
 fn read_capped(p: &std::path::Path) -> Option<String> {

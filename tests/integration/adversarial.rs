@@ -339,7 +339,7 @@ fn every_case_is_survived_with_warnings_and_content() {
         // Every readable text is in the model: the entries' excerpts are what
         // titles and search use, the renderer re-reads the full lines.
         let projects = crate::support::load(&[input.clone()]);
-        let all: String = projects.iter().flat_map(|p| p.entries.iter().map(|e| e.raw.to_string())).collect();
+        let all: String = projects.iter().flat_map(|p| p.entries.iter().map(|e| p.raw(e).to_string())).collect();
         for keep in &case.must_keep {
             assert!(all.contains(keep.as_str()), "{}: lost {keep:?}", case.name);
         }

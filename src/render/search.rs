@@ -1,0 +1,50 @@
+//! The archive-wide search index: `search-index.js`, a script that sets
+//! `window.CCTREE_SEARCH` to an array of entries (project names, conversation
+//! titles and first prompts, branch titles and first words, fork points), each
+//! with a URL relative to the site root. A script rather than JSON so that it
+//! loads from `file://`, where `fetch()` of local files is refused.
+
+use serde::Serialize;
+
+use super::html::excerpt;
+
+/// One searchable thing.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchEntry {
+    /// `project`, `conversation`, `branch` or `fork`.
+    pub k: &'static str,
+    /// Project name.
+    pub p: String,
+    /// Title.
+    pub t: String,
+    /// Text: first prompt, first words, excerpt.
+    pub x: String,
+    /// URL relative to the site root.
+    pub u: String,
+}
+
+impl SearchEntry {
+    pub fn new(kind: &'static str, project: &str, title: &str, text: &str, url: String) -> SearchEntry {
+        SearchEntry { k: kind, p: excerpt(project, 120), t: excerpt(title, 200), x: excerpt(text, 240), u: url }
+    }
+}
+
+/// The `search-index.js` file.
+pub fn script(entries: &[SearchEntry]) -> String {
+    let json = serde_json::to_string(entries).unwrap_or_else(|_| "[]".into());
+    // `</` cannot end a script element that is fetched by src, but keep the
+    // file inert should anyone inline it.
+    format!("window.CCTREE_SEARCH = {};\n", json.replace("</", "<\\/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_is_a_js_assignment() {
+        let s = script(&[SearchEntry::new("conversation", "p", "</script><b>", "x", "p/c/1/index.html".into())]);
+        assert!(s.starts_with("window.CCTREE_SEARCH = [{"));
+        assert!(!s.contains("</script>"));
+    }
+}
