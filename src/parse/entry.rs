@@ -6,21 +6,21 @@ use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHasher;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::lenient::{MaybeBool, MaybeStr, MaybeU64};
 use super::time::parse_timestamp;
 
 /// Where a line came from: index of the file in its project, 1-based line number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Loc {
     pub file: u32,
     pub line: u32,
 }
 
 /// The entry's `type`, with the kinds the graph and renderer know by name.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Kind {
     User,
     Assistant,
@@ -92,7 +92,7 @@ impl Kind {
 }
 
 /// What a `user` entry is, from its content (transcript-format §4.2, §6.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum UserKind {
     /// Not a user entry.
     #[default]
@@ -133,7 +133,7 @@ impl UserKind {
 }
 
 /// One `tool_use` block of an assistant entry.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolUse {
     pub id: Box<str>,
     pub name: Box<str>,
@@ -142,14 +142,14 @@ pub struct ToolUse {
 }
 
 /// One `tool_result` block of a user entry.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolResult {
     pub tool_use_id: Box<str>,
     pub is_error: bool,
 }
 
 /// Token usage of an assistant entry.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub input: u64,
     pub output: u64,
@@ -158,7 +158,7 @@ pub struct Usage {
 }
 
 /// Metadata payloads keyed by leaf or session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Meta {
     Summary { summary: Box<str>, leaf_uuid: Option<Box<str>> },
     CustomTitle(Box<str>),
@@ -167,7 +167,7 @@ pub enum Meta {
 }
 
 /// A parsed transcript line.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
     pub loc: Loc,
     /// Byte offset of the line in its file, and its length without the newline
@@ -325,8 +325,108 @@ struct RawMessage<'a> {
     #[serde(borrow)]
     stop_reason: MaybeStr<'a>,
     #[serde(borrow)]
-    content: Option<&'a RawValue>,
+    content: RawContent<'a>,
     usage: Option<RawUsage>,
+}
+
+/// `message.content`: a string or an array of blocks, read in the same pass
+/// as the message (anything else is ignored).
+#[derive(Default)]
+enum RawContent<'a> {
+    #[default]
+    None,
+    Text(Cow<'a, str>),
+    Blocks(Vec<RawBlock<'a>>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawContent<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawContent<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(RawContent::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(RawContent::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::with_capacity(a.size_hint().unwrap_or(1));
+                while let Some(b) = a.next_element::<LenientBlock<'de>>()? {
+                    if let Some(b) = b.0 {
+                        blocks.push(b);
+                    }
+                }
+                Ok(RawContent::Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(RawContent::None)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(RawContent::None)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(RawContent::None)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(RawContent::None)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(RawContent::None)
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(RawContent::None)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A block, or nothing when the array element is not an object.
+struct LenientBlock<'a>(Option<RawBlock<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for LenientBlock<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor, value::MapAccessDeserializer};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LenientBlock<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+                RawBlock::deserialize(MapAccessDeserializer::new(a)).map(|b| LenientBlock(Some(b)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(LenientBlock(None))
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(LenientBlock(None))
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(LenientBlock(None))
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(LenientBlock(None))
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(LenientBlock(None))
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(LenientBlock(None))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(LenientBlock(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -485,9 +585,7 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
                 cache_read: u.cache_read_input_tokens.0.unwrap_or(0),
             }
         });
-        if let Some(content) = m.content {
-            read_content(&mut e, content);
-        }
+        read_content(&mut e, m.content);
     } else if e.kind == Kind::System {
         if let Some(c) = r.content {
             if let Ok(MaybeStr(Some(s))) = serde_json::from_str::<MaybeStr<'_>>(c.get()) {
@@ -498,7 +596,9 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
 
     if e.kind == Kind::User {
         e.user_kind = classify_user(&e);
-        if let Some(tur) = r.tool_use_result {
+        // Only Task/Agent results name an agent: skip parsing the others.
+        if let Some(tur) = r.tool_use_result.filter(|t| memchr::memmem::find(t.get().as_bytes(), b"agentId").is_some())
+        {
             if let Ok(a) = serde_json::from_str::<RawAgentResult<'_>>(tur.get()) {
                 e.spawned_agent = a.agent_id.into_box().filter(|s| !s.is_empty());
             }
@@ -508,17 +608,15 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
 }
 
 /// Reads the content of a message: string, or array of blocks.
-fn read_content(e: &mut Entry, content: &RawValue) {
-    let text = content.get();
-    if text.starts_with('"') {
-        if let Ok(MaybeStr(Some(s))) = serde_json::from_str::<MaybeStr<'_>>(text) {
+fn read_content(e: &mut Entry, content: RawContent<'_>) {
+    let blocks = match content {
+        RawContent::None => return,
+        RawContent::Text(s) => {
             e.text_hash = hash_bytes(s.as_bytes());
             e.excerpt = excerpt_of(&s);
+            return;
         }
-        return;
-    }
-    let Ok(blocks) = serde_json::from_str::<Vec<RawBlock<'_>>>(text) else {
-        return;
+        RawContent::Blocks(blocks) => blocks,
     };
     let mut first_text: Option<Cow<'_, str>> = None;
     // The hash of the text blocks joined by newlines (equal to the hash of the
@@ -577,7 +675,7 @@ fn read_content(e: &mut Entry, content: &RawValue) {
 /// Finds the `agentId: <id>` tail Claude Code appends to Task results (2.0.74–2.1.87).
 fn agent_id_in_result_text(content: &RawValue) -> Option<Box<str>> {
     let s = content.get();
-    let at = s.find("agentId: ")?;
+    let at = memchr::memmem::find(s.as_bytes(), b"agentId: ")?;
     let rest = &s[at + "agentId: ".len()..];
     let id: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
     (!id.is_empty()).then(|| id.into_boxed_str())

@@ -15,7 +15,7 @@ pub use entry::{EXCERPT_CHARS, Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usag
 use std::borrow::Cow;
 
 /// What went wrong with one line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LineProblem {
     /// Invalid UTF-8, decoded lossily; the entry was still read.
     InvalidUtf8,
@@ -46,7 +46,7 @@ impl std::fmt::Display for LineProblem {
 }
 
 /// A problem at a line of a file of the project.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineWarning {
     pub loc: Loc,
     pub problem: LineProblem,
@@ -77,17 +77,63 @@ pub fn parse_bytes(bytes: &[u8], file: u32) -> ParsedFile {
     parse_bytes_with(bytes, file, ParseOptions::default())
 }
 
+/// Files larger than this are cut into pieces of about this size, at line
+/// ends, and the pieces parsed in parallel.
+const PIECE: usize = 8 << 20;
+
 /// [`parse_bytes`] with options.
 pub fn parse_bytes_with(bytes: &[u8], file: u32, opts: ParseOptions) -> ParsedFile {
-    let mut out = ParsedFile { bytes: bytes.len() as u64, ..ParsedFile::default() };
-    let mut start = 0usize;
-    let mut line_no = 0u32;
+    if bytes.len() <= PIECE {
+        return parse_range(bytes, 0..bytes.len(), 0, file, opts);
+    }
+    // Piece boundaries just after a newline, with the newlines before each.
+    let mut pieces = Vec::new();
+    let (mut start, mut lines) = (0usize, 0u32);
     while start < bytes.len() {
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+        let mut end = (start + PIECE).min(bytes.len());
+        if end < bytes.len() {
+            end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
+        }
+        pieces.push((start..end, lines));
+        lines = lines.saturating_add(memchr::memchr_iter(b'\n', &bytes[start..end]).count() as u32);
+        start = end;
+    }
+    use rayon::prelude::*;
+    let parts: Vec<ParsedFile> =
+        pieces.into_par_iter().map(|(range, before)| parse_range(bytes, range, before, file, opts)).collect();
+    let mut out = ParsedFile { bytes: bytes.len() as u64, ..ParsedFile::default() };
+    for p in parts {
+        out.entries.extend(p.entries);
+        out.warnings.extend(p.warnings);
+        out.redactions.extend(p.redactions);
+        out.lines += p.lines;
+        out.bad_lines += p.bad_lines;
+    }
+    out
+}
+
+/// Parses the lines of `bytes[range]`, where `bytes` is a whole file, `range`
+/// starts at a line start and `lines_before` newlines precede it: offsets and
+/// line numbers are those of the whole file, so parsing a file in pieces cut
+/// after newlines gives the same entries as parsing it at once (the
+/// incremental render resumes an appended file this way).
+pub fn parse_range(
+    bytes: &[u8],
+    range: std::ops::Range<usize>,
+    lines_before: u32,
+    file: u32,
+    opts: ParseOptions,
+) -> ParsedFile {
+    let to = range.end.min(bytes.len());
+    let mut out = ParsedFile { bytes: to.saturating_sub(range.start) as u64, ..ParsedFile::default() };
+    let mut start = range.start;
+    let mut line_no = lines_before;
+    while start < to {
+        let end = memchr::memchr(b'\n', &bytes[start..to]).map_or(to, |i| start + i);
         line_no = line_no.saturating_add(1);
         let mut line = &bytes[start..end];
         let mut offset = start;
-        if line_no == 1 && line.starts_with(b"\xEF\xBB\xBF") {
+        if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
             line = &line[3..];
             offset += 3;
         }
@@ -253,6 +299,33 @@ mod tests {
         // Offsets point at the line's first byte, after the BOM.
         assert_eq!(p.entries[0].offset, 3);
         assert_eq!(&input[p.entries[0].offset as usize..][..1], b"{");
+    }
+
+    #[test]
+    fn big_files_parse_in_pieces_like_at_once() {
+        let mut big = Vec::new();
+        let mut i = 0;
+        while big.len() < 2 * PIECE + 1000 {
+            if i % 1000 == 7 {
+                big.extend_from_slice(b"not json\n");
+            }
+            big.extend_from_slice(
+                format!(
+                    "{{\"type\":\"user\",\"uuid\":\"u{i}\",\"message\":{{\"content\":\"{}\"}}}}\n",
+                    "x".repeat(i % 300)
+                )
+                .as_bytes(),
+            );
+            i += 1;
+        }
+        let whole = parse_range(&big, 0..big.len(), 0, 0, ParseOptions::default());
+        let pieces = parse_bytes(&big, 0);
+        assert_eq!(pieces.lines, whole.lines);
+        assert_eq!(pieces.bad_lines, whole.bad_lines);
+        assert_eq!(pieces.warnings, whole.warnings);
+        let key =
+            |p: &ParsedFile| p.entries.iter().map(|e| (e.loc, e.offset, e.len, e.uuid.clone())).collect::<Vec<_>>();
+        assert_eq!(key(&pieces), key(&whole));
     }
 
     #[test]
