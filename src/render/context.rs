@@ -6,14 +6,16 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rustc_hash::FxHashMap;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::{AgentKind, Graph, NodeId};
 use crate::parse::Entry;
 use crate::project::Project;
 
 use super::images::ImageStore;
-use super::layout::{LineLayout, layout};
+use super::layout::{Item, LineLayout, layout};
+use super::redaction::Redactor;
 use super::site::{anchor, href, page_file, sanitize_segment};
 
 /// A line with its own pages.
@@ -52,6 +54,18 @@ pub struct ProjectCtx<'a> {
     pub agent_by_tool: FxHashMap<&'a str, u32>,
     pub images: &'a ImageStore,
     pub warnings: &'a AtomicUsize,
+    /// `--redact` for strings that are not entry lines (side files, paths).
+    pub redactor: &'a Redactor,
+    /// Legal `cctree fork` checkpoints, by node (judged on each branch's
+    /// projection; agent nodes are never legal).
+    pub legal: Vec<bool>,
+    /// Position of each node in its branch's run (for the end of an item).
+    pub pos: Vec<u32>,
+    /// Sessions written by `cctree fork`.
+    pub own_forks: FxHashSet<u32>,
+    /// Copies of a node's uuid whose content differs (P1): shown with the node,
+    /// so nothing readable is lost.
+    pub conflicts: FxHashMap<NodeId, Vec<u32>>,
 }
 
 impl<'a> ProjectCtx<'a> {
@@ -61,6 +75,7 @@ impl<'a> ProjectCtx<'a> {
         page_size: u32,
         images: &'a ImageStore,
         warnings: &'a AtomicUsize,
+        redactor: &'a Redactor,
     ) -> ProjectCtx<'a> {
         let g = &project.graph;
         let e = &project.entries;
@@ -81,7 +96,10 @@ impl<'a> ProjectCtx<'a> {
         let agent_dirs = g.agents.iter().map(|a| format!("{dir}agents/{}/", sanitize_segment(&a.id))).collect();
         let mut ctx = ProjectCtx {
             project,
-            name: project.cwd().map_or_else(|| project.source.name.clone(), str::to_string),
+            name: project.cwd().map_or_else(
+                || redactor.text(|| project.source.dir.display().to_string(), &project.source.name).into_owned(),
+                str::to_string,
+            ),
             dir,
             page_size,
             conv_dirs,
@@ -95,9 +113,73 @@ impl<'a> ProjectCtx<'a> {
             agent_by_tool: FxHashMap::default(),
             images,
             warnings,
+            redactor,
+            legal: Vec::new(),
+            pos: vec![0; g.nodes.len()],
+            own_forks: crate::fork::own_fork_sessions(project),
+            conflicts: g
+                .findings
+                .iter()
+                .filter_map(|f| match &f.problem {
+                    crate::graph::Problem::ConflictingDuplicate { uuid, others } => {
+                        g.index.get(&**uuid).map(|n| (*n, others.clone()))
+                    }
+                    _ => None,
+                })
+                .collect(),
         };
         ctx.lay_out(g, e);
+        ctx.judge_checkpoints(g);
         ctx
+    }
+
+    /// Legal checkpoints of every branch, judged once per branch over its
+    /// whole projection (ancestors' runs up to the fork, then its own run);
+    /// only the flags of the branch's own nodes are kept.
+    fn judge_checkpoints(&mut self, g: &Graph) {
+        let project = self.project;
+        let branches: Vec<u32> = g.conversations.iter().flat_map(|c| c.branches.iter().copied()).collect();
+        let flags: Vec<(u32, Vec<bool>)> = branches
+            .par_iter()
+            .map(|&b| {
+                let path = crate::check::projection(g, b);
+                let own = g.branches[b as usize].nodes.len().min(path.len());
+                let mut legal = crate::fork::legal_checkpoints(project, &path);
+                (b, legal.split_off(legal.len() - own))
+            })
+            .collect();
+        self.legal = vec![false; g.nodes.len()];
+        for (b, own) in flags {
+            let nodes = &g.branches[b as usize].nodes;
+            for (i, (&n, ok)) in nodes.iter().zip(own).enumerate() {
+                self.legal[n.ix()] = ok;
+                self.pos[n.ix()] = i as u32;
+            }
+        }
+    }
+
+    /// The checkpoint a message stands for, when it is legal: the last of
+    /// its entries (for a streamed assistant turn, its last block), or, when
+    /// the tool results it shows come later on the line, the last of those.
+    pub fn checkpoint(&self, line: LineId, item: &Item) -> Option<NodeId> {
+        let LineId::Branch(b) = line else { return None };
+        let g = self.graph();
+        let last = item
+            .nodes
+            .iter()
+            .chain(&item.absorbed)
+            .filter(|n| g.node(**n).branch == b)
+            .max_by_key(|n| self.pos[n.ix()])
+            .copied()?;
+        self.legal[last.ix()].then_some(last)
+    }
+
+    /// The `cctree fork` command for a legal checkpoint.
+    pub fn fork_command(&self, node: NodeId) -> String {
+        let g = self.graph();
+        let e = g.entry(self.entries(), node);
+        let session = e.session_id.as_deref().unwrap_or_else(|| &g.sessions[g.node(node).session as usize].id);
+        crate::fork::fork_command(session, g.uuid(self.entries(), node))
     }
 
     fn lay_out(&mut self, g: &'a Graph, e: &[Entry]) {

@@ -29,6 +29,9 @@ pub struct MessageView {
     pub meta: String,
     /// The body (generated HTML).
     pub body: String,
+    /// The `cctree fork` command that forks right after this message (plain
+    /// text), when that is a legal checkpoint; else empty.
+    pub fork: String,
 }
 
 fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
@@ -65,6 +68,17 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
     for n in item.nodes.iter().chain(&item.absorbed) {
         if let Some(a) = cx.take_anchor(*n) {
             v.body.push_str(&format!("<span class=\"anchor\" id=\"{a}\"></span>"));
+        }
+    }
+    // Other copies of the same uuid with different content (P1): shown too.
+    for n in item.nodes.iter().chain(&item.absorbed) {
+        let Some(others) = cx.p.conflicts.get(n).cloned() else { continue };
+        for o in others {
+            let other = &cx.p.entries()[o as usize];
+            let label = format!("A different copy of this entry ({})", cx.p.project.locate(other.loc));
+            let json = parse(cx, other);
+            let html = cx.json_details(&cx.p.redactor.text(|| label.clone(), &label), &json);
+            v.body.push_str(&format!("<div class=\"conflict\">{html}</div>"));
         }
     }
     v

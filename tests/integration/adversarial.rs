@@ -281,8 +281,12 @@ pub fn write_case(root: &Path, case: &Case) -> PathBuf {
     root.join("projects")
 }
 
+/// HTML text with the entities the renderer writes turned back into characters.
+fn unescape(html: &str) -> String {
+    html.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+}
+
 /// Every path under `dir` (to prove nothing was written outside the output).
-#[allow(dead_code, reason = "used once the render checks land")]
 pub fn listing(dir: &Path) -> BTreeSet<PathBuf> {
     let mut out = BTreeSet::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -336,12 +340,27 @@ fn every_case_is_survived_with_warnings_and_content() {
                 }
             }
         }
-        // Every readable text is in the model: the entries' excerpts are what
-        // titles and search use, the renderer re-reads the full lines.
-        let projects = crate::support::load(&[input.clone()]);
+        // Every readable text is in the model…
+        let projects = crate::support::load(std::slice::from_ref(&input));
         let all: String = projects.iter().flat_map(|p| p.entries.iter().map(|e| p.raw(e).to_string())).collect();
         for keep in &case.must_keep {
             assert!(all.contains(keep.as_str()), "{}: lost {keep:?}", case.name);
+        }
+        // …and on some page, and nothing is written outside the output.
+        let before = listing(tmp.path());
+        let site = tmp.path().join("site");
+        let out = cctree().args(["render", "-o"]).arg(&site).arg(&input).output().unwrap();
+        assert!(out.status.success(), "{}: render failed: {}", case.name, String::from_utf8_lossy(&out.stderr));
+        let after = listing(tmp.path());
+        let outside: Vec<_> = after.difference(&before).filter(|p| !p.starts_with(&site)).collect();
+        assert!(outside.is_empty(), "{}: wrote outside the output: {outside:?}", case.name);
+        let pages: String = after
+            .iter()
+            .filter(|p| p.starts_with(&site) && p.extension().is_some_and(|x| x == "html"))
+            .map(|p| unescape(&std::fs::read_to_string(p).unwrap()))
+            .collect();
+        for keep in &case.must_keep {
+            assert!(pages.contains(keep.as_str()), "{}: {keep:?} is on no page", case.name);
         }
     }
 }
