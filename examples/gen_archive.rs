@@ -31,7 +31,7 @@
 //!   attachments after edits, `stop_hook_summary` and `turn_duration` at turn
 //!   ends, `queue-operation`, `ai-title`, `last-prompt`, `custom-title`.
 //! * Rewinds: 5% of prompts are re-parented to an earlier turn end, minutes later.
-//! * Compactions every 3–10 MB of a session: `compact_boundary` (parentUuid null,
+//! * Compactions every 1.5–5 MB of a session: `compact_boundary` (parentUuid null,
 //!   `logicalParentUuid`) then an `isCompactSummary` user entry.
 //! * Resume copies (2.0.x–2.1.19 style): 20% of new sessions start with a copy of
 //!   a prior session's chain (same uuids, parents, timestamps; `sessionId`
@@ -39,8 +39,8 @@
 //! * `summary` entries for other sessions' leaves at the top of new sessions.
 //! * Sub-agents: `Task` calls write `<session>/subagents/agent-a<16 hex>.jsonl`
 //!   (+ `.meta.json`) with their own tool rounds.
-//! * Images: small valid PNGs (base64) in 2% of prompts and some `Read`
-//!   results; one image in ten is a ~200 KB PNG.
+//! * Images: small valid PNGs (base64) in 4% of prompts and some `Read`
+//!   results; about one image in seven is a ~200 KB PNG (256×256, stored).
 //! * Most lines are 1–20 KB; some are several MB.
 
 use std::fmt::Write as _;
@@ -745,10 +745,14 @@ fn expand(tpl: &str, rng: &mut Rng, out: &mut String) {
                             if j > 0 {
                                 out.push(' ');
                             }
-                            out.push_str(rng.pick(PROSE));
+                            let w: &str = PROSE[rng.below_usize(PROSE.len())];
+                            out.push_str(w);
                         }
                     }
-                    _ => out.push_str(rng.pick(WORDS)),
+                    _ => {
+                        let w: &str = WORDS[rng.below_usize(WORDS.len())];
+                        out.push_str(w)
+                    }
                 }
                 i += 3;
                 start = i;
@@ -794,15 +798,18 @@ struct Pool {
 
 fn gen_source(rng: &mut Rng, lang: &Lang, lines: usize, out: &mut String) {
     for _ in 0..rng.range(1, lang.head.len() as u64) {
-        expand(rng.pick(lang.head), rng, out);
+        let t = *rng.pick(lang.head);
+        expand(t, rng, out);
         out.push('\n');
     }
     out.push('\n');
     while out.bytes().filter(|&c| c == b'\n').count() < lines {
-        expand(rng.pick(lang.open), rng, out);
+        let t = *rng.pick(lang.open);
+        expand(t, rng, out);
         out.push('\n');
         for _ in 0..rng.range(2, 14) {
-            expand(rng.pick(lang.body), rng, out);
+            let t = *rng.pick(lang.body);
+            expand(t, rng, out);
             out.push('\n');
         }
         if !lang.close.is_empty() {
@@ -1329,7 +1336,7 @@ impl Gen {
             let k = self.rng.range(3, 60) as usize;
             let _ = write!(t, "\n\n```{}\n{}\n```", LANGS[lang].fence, f.slice(from, k));
         }
-        let image = ctx.agent.is_none() && self.rng.chance(0.02);
+        let image = ctx.agent.is_none() && self.rng.chance(0.04);
         self.env(ctx, parent);
         raw(&mut self.buf, "\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":");
         if image {
@@ -1339,7 +1346,7 @@ impl Gen {
                 &mut self.buf,
                 "},{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"",
             );
-            let data = if self.rng.chance(0.1) {
+            let data = if self.rng.chance(0.15) {
                 &self.pool.large_png[self.rng.below_usize(self.pool.large_png.len())]
             } else {
                 &self.pool.small_png[self.rng.below_usize(self.pool.small_png.len())]
@@ -1386,6 +1393,7 @@ impl Gen {
     }
 
     /// Thinking and/or text blocks opening a response. Returns the last uuid.
+    #[allow(clippy::too_many_arguments)]
     fn asst_preamble(
         &mut self,
         out: &mut Out,
@@ -1416,7 +1424,8 @@ impl Gen {
             raw(&mut self.buf, &self.pool.sig[s..s + n]);
             raw(&mut self.buf, "\"}");
             self.t1 = t;
-            self.asst_end(None, self.rng.range(1, 8), req, &uuid);
+            let ot = self.rng.range(1, 8);
+            self.asst_end(None, ot, req, &uuid);
             self.emit(out, Cat::Assistant)?;
             self.tick(300, 4000);
             last = uuid;
@@ -1432,7 +1441,8 @@ impl Gen {
             esc(&mut self.buf, &t);
             raw(&mut self.buf, "}");
             self.t1 = t;
-            self.asst_end(None, self.rng.range(1, 8), req, &uuid);
+            let ot = self.rng.range(1, 8);
+            self.asst_end(None, ot, req, &uuid);
             self.emit(out, Cat::Assistant)?;
             self.tick(100, 1500);
             last = uuid;
@@ -1594,7 +1604,8 @@ impl Gen {
             raw(&mut self.buf, "}");
             let last_block = i + 1 == ntools;
             let uuid = c.uuid.clone();
-            self.asst_end(last_block.then_some("tool_use"), self.rng.range(40, 900), &req, &uuid);
+            let ot = self.rng.range(40, 900);
+            self.asst_end(last_block.then_some("tool_use"), ot, &req, &uuid);
             self.emit(out, Cat::Assistant)?;
             self.tick(200, 3000);
             last = uuid;
@@ -1722,10 +1733,10 @@ impl Gen {
             }
             ToolKind::ReadImage => {
                 cat = Cat::Image;
-                let data = if self.rng.chance(0.1) {
-                    &self.pool.large_png[c.aux % self.pool.large_png.len()]
+                let data = if self.rng.chance(0.15) {
+                    &pool.large_png[c.aux % pool.large_png.len()]
                 } else {
-                    &self.pool.small_png[c.aux % self.pool.small_png.len()]
+                    &pool.small_png[c.aux % pool.small_png.len()]
                 };
                 self.result_start(ctx, c, false);
                 raw(&mut self.buf, "[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"data\":\"");
@@ -1810,9 +1821,9 @@ impl Gen {
                 raw(&mut self.buf, "\"truncated\":false}");
             }
             ToolKind::Edit => {
-                let _ = write!(
+                let _ = writeln!(
                     t1,
-                    "The file {path} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n"
+                    "The file {path} has been updated. Here's the result of running `cat -n` on a snippet of the edited file:"
                 );
                 let from = c.from.saturating_sub(3);
                 Self::numbered(f.slice(from, c.n + 6), from + 1, &mut t1);
@@ -1943,7 +1954,8 @@ impl Gen {
             k.push_str(&t);
         }
         self.t1 = t;
-        self.asst_end(Some("end_turn"), self.rng.range(100, 3000), &req, &uuid);
+        let ot = self.rng.range(100, 3000);
+        self.asst_end(Some("end_turn"), ot, &req, &uuid);
         self.emit(out, Cat::Assistant)?;
         Ok(uuid)
     }
@@ -2153,7 +2165,7 @@ fn gen_session(g: &mut Gen, dir: &Path, cwd: &str, prior: &[SessionInfo], target
     let sub_dir = dir.join(&sid).join("subagents");
     let mut turn_ends: Vec<String> = Vec::new();
     let mut since_compact = 0u64;
-    let compact_every = g.rng.range(3_000_000, 10_000_000);
+    let compact_every = g.rng.range(1_500_000, 5_000_000);
     let mut sub_total = 0u64;
     while out.bytes + sub_total < target {
         let before = out.bytes;
@@ -2229,7 +2241,7 @@ fn generate(args: &Args, out_dir: &Path) -> io::Result<()> {
             let left = budget - pbytes;
             let cap = (budget / 3).max(1_000_000);
             let target = g.rng.log_range(64_000, cap).min(left).max(1);
-            let s = gen_session(&mut g, &dir, &format!("{cwd}"), &sessions, target)?;
+            let s = gen_session(&mut g, &dir, &cwd, &sessions, target)?;
             pbytes += s.bytes;
             sessions.push(s);
         }

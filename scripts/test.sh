@@ -23,7 +23,14 @@ if [ -f tests/browser/package.json ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
   fi
-  (cd tests/browser && npm ci --no-audit --no-fund --silent)
+  # `npm ci` (network, and it deletes node_modules first) only when the
+  # installed driver is not the locked one.
+  (
+    cd tests/browser
+    want=$(node -p "require('./package-lock.json').packages['node_modules/playwright-core'].version")
+    have=$(node -p "require('./node_modules/playwright-core/package.json').version" 2>/dev/null || true)
+    if [ "$want" != "$have" ]; then npm ci --no-audit --no-fund --silent; fi
+  )
 fi
 
 export CCTREE_CHROMIUM="${CCTREE_CHROMIUM:-$(command -v chromium)}"

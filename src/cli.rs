@@ -52,12 +52,31 @@ pub struct RenderArgs {
     /// Turns per page on conversation, branch and agent pages.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
     pub page_size: u32,
+
+    /// Rebuild every page, ignoring the cache a previous render left in the
+    /// output directory (by default only what changed is parsed and written).
+    #[arg(long)]
+    pub force: bool,
+
+    /// Replace secrets (API keys and tokens of Anthropic, OpenAI, AWS, GitHub,
+    /// Slack, Google; private key blocks; `Authorization:` headers; `.env`-style
+    /// TOKEN/SECRET/PASSWORD=value) with `[REDACTED:<kind>]` in every page and
+    /// the search index, and list where on stderr. Use it before publishing the
+    /// site; it is a safety net, not a guarantee.
+    #[arg(long)]
+    pub redact: bool,
 }
 
 impl RenderArgs {
     /// The settings of plain `cctree` (no subcommand): the clap defaults.
     pub fn default_args() -> RenderArgs {
-        RenderArgs { input: Vec::new(), output: PathBuf::from("cctree-site"), page_size: 50 }
+        RenderArgs {
+            input: Vec::new(),
+            output: PathBuf::from("cctree-site"),
+            page_size: 50,
+            force: false,
+            redact: false,
+        }
     }
 }
 

@@ -17,24 +17,35 @@ struct Pattern {
     re: Regex,
 }
 
+/// The start of a secret: the start of the text, a non-word character, or a
+/// JSON escape (`\n`, `\t`, `\r`): patterns run over JSON text, where a secret
+/// at the start of a line follows `\n`, so `\b` alone would miss it.
+const START: &str = r"(?:^|[^A-Za-z0-9_]|\\[nrt])";
+
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     let p = |kind, re: &str| Pattern { kind, re: Regex::new(re).expect("valid redaction pattern") };
+    // A pattern whose start must not be inside a word: what precedes it stays.
+    let w = |kind, re: &str| p(kind, &format!("(?P<keep>{START}){re}"));
     vec![
         p("private-key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)-----END [A-Z0-9 ]*PRIVATE KEY-----"),
-        p("anthropic-key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
-        p("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-        p("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-        p("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-        p("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
+        w("anthropic-key", r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+        w("openai-key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+        w("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+        w("github-token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+        w("slack-token", r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
         p("slack-webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+"),
-        p("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+        w("google-api-key", r"AIza[0-9A-Za-z_\-]{35}"),
         p(
             "authorization-header",
-            r"(?i)(?P<keep>\bauthorization\\?\x22?\s*:\s*\\?\x22?(?:bearer|basic|token|bot)?\s*)[A-Za-z0-9._~+/=\-]{8,}",
+            &format!(
+                r"(?i)(?P<keep>{START}authorization\\?\x22?\s*:\s*\\?\x22?(?:bearer|basic|token|bot)?\s*)[A-Za-z0-9._~+/=\-]{{8,}}"
+            ),
         ),
         p(
             "env-secret",
-            r"(?i)(?P<keep>\b[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CLIENT_SECRET)[A-Z0-9_]*\s*=\s*(?:\\\x22|')?)[^\s\x22'\\]{4,}",
+            &format!(
+                r"(?i)(?P<keep>{START}[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CLIENT_SECRET)[A-Z0-9_]*\s*=\s*(?:\\\x22|')?)[^\s\x22'\\]{{4,}}"
+            ),
         ),
     ]
 });
@@ -101,6 +112,19 @@ mod tests {
         assert!(text.contains("Authorization: Bearer [REDACTED:authorization-header]"), "{text}");
         assert!(text.contains("[REDACTED:private-key]") && !text.contains("MIIEow"), "{text}");
         assert_eq!(found.iter().map(|f| f.count).sum::<usize>(), 4);
+    }
+
+    #[test]
+    fn finds_secrets_at_the_start_of_a_json_line() {
+        let text = "a\nAKIAIOSFODNN7EXAMPLE\nsk-ant-api03-abcdefghijklmnopqrstuvwxyz\nghp_abcdefghijklmnopqrstuvwxyz0123456789\nAIzaSyA1234567890abcdefghijklmnopqrstuv\nxoxb-1234567890-abcdefghij\nsk-proj-abcdefghijklmnopqrstuvwxyz0123\nAuthorization: Bearer abcdef123456789\nDB_PASSWORD=hunter22";
+        let line = serde_json::json!({ "text": text.replace("\\n", "\n") }).to_string();
+        let (out, found) = redact(&line);
+        assert_eq!(found.len(), 8, "{out}");
+        assert!(out.starts_with("{\"text\":\"a\\n[REDACTED:aws-access-key]\\n"), "{out}");
+        assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok());
+        for (s, kind) in [("xsk-ant-api03-abcdefghijklmnopqrstuvwxyz", "anthropic"), ("XAKIAIOSFODNN7EXAMPLE", "aws")] {
+            assert!(matches!(redact(s).0, Cow::Borrowed(_)), "{kind} inside a word");
+        }
     }
 
     #[test]

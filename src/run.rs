@@ -59,7 +59,7 @@ pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<(
     Ok(())
 }
 
-fn crate_progress(len: u64) -> indicatif::ProgressBar {
+pub(crate) fn crate_progress(len: u64) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr());
     bar.set_style(
         indicatif::ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} projects  {wide_msg}")
@@ -70,7 +70,7 @@ fn crate_progress(len: u64) -> indicatif::ProgressBar {
 }
 
 /// Prints line warnings (a few per file, then a count), with `path:line`.
-fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) {
+pub(crate) fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) {
     const PER_FILE: usize = 5;
     let mut per_file = vec![0usize; p.source.files.len()];
     for w in &p.warnings {

@@ -18,17 +18,53 @@
       " " + pad(d.getHours()) + ":" + pad(d.getMinutes());
   }
 
-  // Expand / collapse all <details> in the page body.
+  // Expand / collapse all <details> in the page body (not the fork controls).
   var expand = document.getElementById("expand-all");
   var main = document.querySelector("main");
-  if (expand && main && main.querySelector("details")) {
+  var folds = "details:not(.fork-cmd)";
+  if (expand && main && main.querySelector(folds)) {
     expand.hidden = false;
     expand.addEventListener("click", function () {
-      var all = main.querySelectorAll("details");
+      var all = main.querySelectorAll(folds);
       var open = expand.getAttribute("data-open") !== "1";
       for (var j = 0; j < all.length; j++) all[j].open = open;
       expand.setAttribute("data-open", open ? "1" : "0");
       expand.textContent = open ? "collapse all" : "expand all";
+    });
+  }
+
+  // Copy buttons of the fork controls: the command is in data-copy. Uses the
+  // clipboard API when the page may (https, file:// in most browsers), else
+  // selects the command so that Ctrl+C copies it.
+  function selectText(node) {
+    var sel = window.getSelection && window.getSelection();
+    if (!sel || !document.createRange) return;
+    var range = document.createRange();
+    range.selectNodeContents(node);
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  function copied(button, label) {
+    button.textContent = label;
+    button.classList.add("done");
+    setTimeout(function () { button.textContent = "copy"; button.classList.remove("done"); }, 1600);
+  }
+  var copies = document.querySelectorAll("button.copy[data-copy]");
+  for (var c = 0; c < copies.length; c++) {
+    copies[c].hidden = false;
+    copies[c].addEventListener("click", function (ev) {
+      var button = ev.currentTarget;
+      var text = button.getAttribute("data-copy") || "";
+      var code = button.parentNode && button.parentNode.querySelector("code");
+      var fallback = function () {
+        if (code) selectText(code);
+        copied(button, "selected");
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(text).then(function () { copied(button, "copied"); }, fallback);
+      } else {
+        fallback();
+      }
     });
   }
 

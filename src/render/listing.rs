@@ -28,7 +28,8 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> String {
     let mut s = String::from("<li>Entries of unknown types:<ul class=\"rows\">");
     for e in unknown.iter().take(MAX) {
         let json: serde_json::Value = serde_json::from_str(ctx.project.raw(e)).unwrap_or(serde_json::Value::Null);
-        let label = format!("{} ({})", e.kind.name(), ctx.project.locate(e.loc));
+        let place = ctx.project.locate(e.loc);
+        let label = format!("{} ({})", e.kind.name(), ctx.redactor.text(|| place.clone(), &place));
         s.push_str(&format!("<li>{}</li>", pcx.json_details(&label, &json)));
     }
     if unknown.len() > MAX {
@@ -94,6 +95,7 @@ pub fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
             forks: c.fork_points.len(),
             tokens: tokens(ctx, c),
             last_ts: c.last_ts,
+            cctree_forks: c.junctions.iter().filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork).count(),
         };
         if c.is_fragment {
             fragments.push(row);

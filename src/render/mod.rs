@@ -10,8 +10,10 @@
 pub mod ansi;
 pub mod assets;
 pub mod blocks;
+pub mod cache;
 pub mod context;
 pub mod diff;
+pub mod groups;
 pub mod highlight;
 pub mod html;
 pub mod images;
@@ -22,33 +24,54 @@ pub mod message;
 pub mod outline;
 pub mod pages;
 pub mod project;
+pub mod redaction;
 pub mod search;
 pub mod site;
 pub mod tools;
+pub mod write;
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use askama::Template;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::cli::RenderArgs;
 use crate::discover::{self, Archive};
-use crate::run::{Outcome, for_each_project};
+use crate::project::{LoadCounts, Project};
+use crate::run::Outcome;
 
+use cache::{FileRecord, Manifest, OutputRecord, ProjectRecord, SearchRecord};
 use images::ImageStore;
 use pages::{IndexPage, ProjectRow};
+use redaction::{RedactionSite, Redactor};
 
-/// Marks a directory as written by cctree (so it may be written again).
-const MARKER: &str = ".cctree-site";
+pub use write::MARKER;
 
 /// Settings of one render.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
     pub output: PathBuf,
     /// Counted turns per page.
     pub page_size: u32,
+    /// Ignore the cache of the previous render: parse and write everything.
+    pub force: bool,
+    /// `--redact`: replace secrets in everything written ([`crate::redact`], [`redaction`]).
+    pub redact: bool,
+}
+
+impl RenderOptions {
+    /// What shapes the pages besides the input (the cache is valid only for
+    /// the same settings): every option but the output and `force`.
+    fn settings(&self) -> String {
+        format!("{:?}", RenderOptions { output: PathBuf::new(), force: false, ..self.clone() })
+    }
+
+    fn parse_options(&self) -> crate::parse::ParseOptions {
+        crate::parse::ParseOptions { redact: self.redact }
+    }
 }
 
 /// What a render produced.
@@ -61,7 +84,28 @@ pub struct RenderSummary {
     pub images: usize,
     /// Line warnings while reading plus problems met while rendering.
     pub warnings: usize,
+    /// Files of the site written, and files linked unchanged from the previous
+    /// render (all files: pages, images, assets, indexes, cache).
+    pub files_written: usize,
+    pub files_reused: usize,
+    /// Projects re-used whole (not even read).
+    pub projects_reused: usize,
+    /// Branch and agent pages rendered (the others were linked unrendered).
+    pub pages_rendered: usize,
+    /// Transcript files: parsed in full, parsed past their old end, unchanged.
+    pub load: LoadCounts,
     pub elapsed: Duration,
+    /// `--redact` was on.
+    pub redact: bool,
+    /// Where secrets were replaced in what this render read, in report order.
+    pub redactions: Vec<RedactionSite>,
+}
+
+impl RenderSummary {
+    /// Secrets replaced in all.
+    pub fn redacted(&self) -> usize {
+        self.redactions.iter().map(RedactionSite::count).sum()
+    }
 }
 
 impl std::fmt::Display for RenderSummary {
@@ -76,71 +120,279 @@ impl std::fmt::Display for RenderSummary {
             self.images,
             self.warnings,
             self.elapsed.as_secs_f64()
-        )
+        )?;
+        if self.files_reused > 0 || self.projects_reused > 0 {
+            write!(
+                f,
+                " ({} files written, {} unchanged; {} of {} projects unchanged)",
+                self.files_written, self.files_reused, self.projects_reused, self.projects
+            )?;
+        }
+        if self.redact {
+            write!(f, ", {} secrets redacted", self.redacted())?;
+        }
+        Ok(())
     }
 }
 
 /// Shared state of one render.
 pub struct Site {
+    /// The directory the site is built in (a temporary sibling of the output).
     pub out: PathBuf,
     pub page_size: u32,
     pub images: ImageStore,
     pub warnings: AtomicUsize,
+    stage: write::Stage,
+    /// Files of the previous site by path.
+    prev: FxHashMap<String, FileRecord>,
+    /// Renderer fingerprint and settings (for page-group keys).
+    code: &'static str,
+    settings: String,
+    rendered: AtomicUsize,
+    /// `--redact` for strings that are not entry lines.
+    pub redactor: Redactor,
+}
+
+impl Site {
+    /// Puts a file into the site: linked from the previous site when its
+    /// bytes are the same, written otherwise.
+    pub fn emit(&self, rel: &str, bytes: &[u8]) -> Result<FileRecord> {
+        self.emit_keyed(rel, bytes, "")
+    }
+
+    /// [`Site::emit`] for a page of a page group with `key` ([`groups`]).
+    pub fn emit_keyed(&self, rel: &str, bytes: &[u8], key: &str) -> Result<FileRecord> {
+        if !key.is_empty() {
+            self.rendered.fetch_add(1, Ordering::Relaxed);
+        }
+        let hash = cache::content_hash(bytes);
+        let same = self.prev.get(rel).is_some_and(|r| r.hash == hash);
+        if !(same && self.stage.reuse(rel)?) {
+            self.stage.write(rel, bytes)?;
+        }
+        Ok(FileRecord { path: rel.to_string(), hash, images: cache::images_in(bytes), key: key.to_string() })
+    }
+
+    /// The previous render's page at `rel`, linked without rendering, when
+    /// its page group had the same key.
+    pub fn reuse_page(&self, rel: &str, key: &str) -> Result<Option<FileRecord>> {
+        match self.prev.get(rel) {
+            Some(r) if !key.is_empty() && r.key == key && self.stage.reuse(rel)? => Ok(Some(r.clone())),
+            _ => Ok(None),
+        }
+    }
+
+    /// The base of the page-group keys of a project.
+    pub fn pages_base(&self, source: &crate::discover::ProjectSource, slug: &str) -> String {
+        cache::pages_base(source, slug, self.code, &self.settings)
+    }
 }
 
 /// `cctree render` (and plain `cctree`): renders, prints the summary line.
 pub fn run(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
     let archive = discover::discover(&args.input)?;
-    let summary = render_archive(archive, &RenderOptions { output: args.output.clone(), page_size: args.page_size })?;
+    let opts = RenderOptions {
+        output: args.output.clone(),
+        page_size: args.page_size,
+        force: args.force,
+        redact: args.redact,
+    };
+    let summary = render_archive(archive, &opts)?;
     if !quiet {
+        redaction::report(&summary.redactions);
         eprintln!("{summary} → {}", args.output.join("index.html").display());
+        if !args.redact {
+            eprintln!(
+                "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords"
+            );
+        }
     }
     Ok(Outcome::Clean)
 }
 
-/// Renders a discovered archive into `opts.output`.
+/// Renders a discovered archive into `opts.output`: built beside it and
+/// swapped in ([`write`]), re-using what the previous render left there when
+/// it is still valid ([`cache`]). The result is the same as a fresh render.
 pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSummary> {
     let start = Instant::now();
     check_paths(&archive, &opts.output)?;
-    prepare_output(&opts.output)?;
-    let site = Site {
-        out: opts.output.clone(),
-        page_size: opts.page_size.max(1),
-        images: ImageStore::new(&opts.output),
-        warnings: AtomicUsize::new(0),
-    };
-    for (path, body) in assets::ASSETS {
-        write_file(&site.out, path, body.as_bytes())?;
-    }
-    let names: Vec<&str> = archive.projects.iter().map(|p| p.name.as_str()).collect();
+    let output = write::Output::prepare(&opts.output)?;
+    let code = cache::code_fingerprint();
+    let settings = opts.settings();
+    let old = if opts.force || !output.has_site { None } else { Manifest::load(&opts.output, code, &settings) };
+    // Directory names are not entry lines: redacted before they become slugs.
+    let redactor = Redactor::new(opts.redact);
+    let names: Vec<String> =
+        archive.projects.iter().map(|p| redactor.text(|| p.dir.display().to_string(), &p.name).into_owned()).collect();
     let slugs = site::project_slugs(&names);
-    let mut outputs = Vec::new();
-    let mut line_warnings = 0;
-    let mut i = 0;
-    for_each_project(archive, |p| {
-        line_warnings += p.warnings.len();
-        outputs.push(project::render_project(&p, &slugs[i], &site)?);
-        i += 1;
-        Ok(())
-    })?;
-    let mut summary = RenderSummary {
-        projects: outputs.len(),
-        conversations: outputs.iter().map(|o| o.conversations).sum(),
-        branches: outputs.iter().map(|o| o.branches).sum(),
-        pages: outputs.iter().map(|o| o.pages).sum::<usize>() + 1,
-        images: site.images.count(),
-        warnings: line_warnings + site.warnings.load(Ordering::Relaxed),
-        elapsed: Duration::ZERO,
+    let mut redactions = redactor.take();
+    let sources: Vec<String> = archive.projects.iter().map(cache::source_id).collect();
+    let keys: Vec<String> =
+        archive.projects.iter().zip(&slugs).map(|(p, s)| cache::project_key(p, s, code, &settings)).collect();
+    let prev_projects: FxHashMap<&str, &ProjectRecord> =
+        old.iter().flat_map(|m| &m.projects).map(|r| (r.source.as_str(), r)).collect();
+    let unchanged =
+        |i: usize| prev_projects.get(sources[i].as_str()).filter(|r| r.key == keys[i] && r.slug == slugs[i]);
+
+    // Nothing changed: the previous site stands as it is.
+    if let Some(m) = &old {
+        let all =
+            m.projects.len() == archive.projects.len() && (0..archive.projects.len()).all(|i| unchanged(i).is_some());
+        if all && opts.output.join("index.html").is_file() {
+            let mut summary = summarize(m);
+            summary.files_reused = m.files.len() + m.projects.iter().map(|p| p.pages.len()).sum::<usize>();
+            summary.projects_reused = m.projects.len();
+            summary.load.files_reused = m.projects.iter().map(|p| p.files).sum();
+            summary.elapsed = start.elapsed();
+            return Ok(summary);
+        }
+    }
+
+    let stage = output.begin()?;
+    let prev: FxHashMap<String, FileRecord> = old
+        .iter()
+        .flat_map(|m| m.files.iter().chain(m.projects.iter().flat_map(|p| &p.pages)))
+        .map(|f| (f.path.clone(), f.clone()))
+        .collect();
+    let site = Site {
+        out: stage.dir.clone(),
+        page_size: opts.page_size.max(1),
+        images: ImageStore::new(&stage.dir),
+        warnings: AtomicUsize::new(0),
+        stage,
+        prev,
+        code,
+        settings: settings.clone(),
+        rendered: AtomicUsize::new(0),
+        redactor,
     };
-    let search: Vec<&search::SearchEntry> = outputs.iter().flat_map(|o| &o.search).collect();
-    let search_owned: Vec<search::SearchEntry> = search.into_iter().cloned().collect();
-    write_file(&site.out, "search-index.js", search::script(&search_owned).as_bytes())?;
-    write_file(&site.out, "index.html", index_page(&outputs, &summary).render()?.as_bytes())?;
+    let mut manifest = Manifest::new(code, &settings);
+    for (path, body) in assets::ASSETS {
+        manifest.files.push(site.emit(path, body.as_bytes())?);
+    }
+    let mut load = LoadCounts::default();
+    let mut projects_reused = 0;
+    let progress = crate::run::crate_progress(archive.projects.len() as u64);
+    for (i, source) in archive.projects.into_iter().enumerate() {
+        for w in &source.warnings {
+            progress.suspend(|| tracing::warn!("{w}"));
+        }
+        progress.set_message(source.name.clone());
+        if let Some(r) = unchanged(i) {
+            if reuse_project(&site, r)? {
+                manifest.projects.push((*r).clone());
+                load.files_reused += r.files;
+                projects_reused += 1;
+                progress.inc(1);
+                continue;
+            }
+        }
+        let parse_rel = cache::parse_cache_path(&sources[i]);
+        let resume = match prev_projects.get(sources[i].as_str()) {
+            Some(r) if !r.parse.is_empty() => cache::load_parse_cache(&opts.output, &r.parse, code, &settings, &source),
+            _ => Vec::new(),
+        };
+        if opts.redact {
+            redactions.extend(redaction::agent_meta(&source));
+        }
+        let t0 = Instant::now();
+        let (p, heads, counts) = Project::load_resuming(source, opts.parse_options(), resume);
+        tracing::debug!("{}: loaded in {:.3} s ({counts:?})", p.source.name, t0.elapsed().as_secs_f64());
+        redactions.extend(redaction::entry_lines(&p));
+        load.add(counts);
+        crate::run::report_line_warnings(&p, &progress);
+        let before = site.warnings.load(Ordering::Relaxed);
+        let out = project::render_project(&p, &slugs[i], &site)?;
+        let render_warnings = site.warnings.load(Ordering::Relaxed) - before;
+        let t0 = Instant::now();
+        cache::save_parse_cache(&site.stage, &parse_rel, code, &settings, &p, &heads)?;
+        tracing::debug!("{}: parse cache saved in {:.3} s", p.source.name, t0.elapsed().as_secs_f64());
+        manifest.projects.push(ProjectRecord {
+            source: sources[i].clone(),
+            slug: slugs[i].clone(),
+            key: keys[i].clone(),
+            parse: parse_rel,
+            warnings: p.warnings.len() + render_warnings,
+            files: p.source.files.len(),
+            output: OutputRecord {
+                name: out.name,
+                dir: out.dir,
+                conversations: out.conversations,
+                branches: out.branches,
+                forks: out.forks,
+                messages: out.messages,
+                last_ts: out.last_ts,
+                pages: out.pages,
+                search: out.search.iter().map(SearchRecord::from_entry).collect(),
+            },
+            pages: out.files,
+        });
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    // Images shown by pages linked from the previous site (written ones are there).
+    let images: FxHashSet<&str> =
+        manifest.projects.iter().flat_map(|p| &p.pages).flat_map(|f| &f.images).map(String::as_str).collect();
+    let mut images: Vec<&str> = images.into_iter().collect();
+    images.sort_unstable();
+    for name in &images {
+        let rel = format!("assets/img/{name}");
+        if !site.stage.has(&rel) && !site.stage.reuse(&rel)? {
+            tracing::warn!("image {rel} is missing from the previous site; render with --force to rebuild it");
+        }
+    }
+    let mut summary = summarize(&manifest);
+    let search: Vec<search::SearchEntry> =
+        manifest.projects.iter().flat_map(|p| &p.output.search).map(SearchRecord::to_entry).collect();
+    manifest.files.push(site.emit("search-index.js", search::script(&search).as_bytes())?);
+    let outputs: Vec<&OutputRecord> = manifest.projects.iter().map(|p| &p.output).collect();
+    manifest.files.push(site.emit("index.html", index_page(&outputs, &summary).render()?.as_bytes())?);
+    manifest.save(&site.stage)?;
+    let (written, reused) = site.stage.counts();
+    output.commit(site.stage)?;
+    summary.files_written = written;
+    summary.files_reused = reused;
+    summary.projects_reused = projects_reused;
+    summary.pages_rendered = site.rendered.load(Ordering::Relaxed);
+    summary.load = load;
+    summary.redact = opts.redact;
+    redactions.extend(site.redactor.take());
+    summary.redactions = redactions;
     summary.elapsed = start.elapsed();
     Ok(summary)
 }
 
-fn index_page(outputs: &[project::ProjectOutput], s: &RenderSummary) -> IndexPage {
+/// Links every file of an unchanged project from the previous site. `false`
+/// (and the project is rendered) when one is missing there.
+fn reuse_project(site: &Site, r: &ProjectRecord) -> Result<bool> {
+    use rayon::prelude::*;
+    let parse = (!r.parse.is_empty()).then_some(&r.parse);
+    let all = r
+        .pages
+        .par_iter()
+        .map(|f| &f.path)
+        .chain(parse.into_par_iter())
+        .map(|p| site.stage.reuse(p))
+        .collect::<Result<Vec<bool>>>()?;
+    Ok(all.into_iter().all(|ok| ok))
+}
+
+/// The totals of a site from its manifest.
+fn summarize(m: &Manifest) -> RenderSummary {
+    let images: FxHashSet<&str> =
+        m.projects.iter().flat_map(|p| &p.pages).flat_map(|f| &f.images).map(String::as_str).collect();
+    RenderSummary {
+        projects: m.projects.len(),
+        conversations: m.projects.iter().map(|p| p.output.conversations).sum(),
+        branches: m.projects.iter().map(|p| p.output.branches).sum(),
+        pages: m.projects.iter().map(|p| p.output.pages).sum::<usize>() + 1,
+        images: images.len(),
+        warnings: m.projects.iter().map(|p| p.warnings).sum(),
+        ..RenderSummary::default()
+    }
+}
+
+fn index_page(outputs: &[&OutputRecord], s: &RenderSummary) -> IndexPage {
     let mut projects: Vec<ProjectRow> = outputs
         .iter()
         .map(|o| ProjectRow {
@@ -165,19 +417,6 @@ fn index_page(outputs: &[project::ProjectOutput], s: &RenderSummary) -> IndexPag
         ),
         projects,
     }
-}
-
-/// Writes `rel` (a `/`-separated path of sanitized segments) under `out`.
-pub fn write_file(out: &Path, rel: &str, bytes: &[u8]) -> Result<()> {
-    let rel_path = Path::new(rel);
-    if rel_path.components().any(|c| !matches!(c, Component::Normal(_))) {
-        bail!("refusing to write outside the output directory: {rel}");
-    }
-    let path = out.join(rel_path);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    }
-    std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 /// An absolute, symlink-resolved form of `p`, even if it does not exist yet.
@@ -225,23 +464,4 @@ fn check_paths(archive: &Archive, output: &Path) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Creates the output directory; refuses a non-empty one that cctree did not write.
-fn prepare_output(out: &Path) -> Result<()> {
-    if out.exists() {
-        if !out.is_dir() {
-            bail!("the output {} exists and is not a directory", out.display());
-        }
-        let mut items = std::fs::read_dir(out).with_context(|| format!("reading {}", out.display()))?;
-        if items.next().is_some() && !out.join(MARKER).exists() {
-            bail!(
-                "the output directory {} is not empty and was not written by cctree; choose another -o or empty it",
-                out.display()
-            );
-        }
-    }
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    std::fs::write(out.join(MARKER), "This directory was generated by cctree and may be overwritten by it.\n")
-        .with_context(|| format!("writing {}", out.join(MARKER).display()))
 }

@@ -4,6 +4,11 @@
 //! branches (`23.1` continues the line the fork is on, `23.2`… start new
 //! branches), each with first words, length, title, last activity and a link;
 //! the forks of a branch are nested under it. The active path is marked.
+//!
+//! A branch's summary names its leaf, so it titles only the row that ends
+//! there: the row of a branch without nested forks, or the `.1` row of the
+//! last fork on a branch. A branch with nested forks shows its first words;
+//! its summary appears on its last nested `.1` row.
 
 use rustc_hash::FxHashSet;
 
@@ -30,6 +35,8 @@ pub struct OutlineRow {
     pub active: bool,
     /// A `.1` row: the line the fork is on, continuing.
     pub continues: bool,
+    /// A branch in a session written by `cctree fork`.
+    pub own_fork: bool,
 }
 
 /// Deepest indentation class used by the stylesheet.
@@ -51,6 +58,7 @@ pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<Outl
         last: time_html(c.first_ts),
         active: false,
         continues: false,
+        own_fork: false,
     }];
     walk(p, c, c.branches[0], 0, from_dir, &active, &mut rows);
     rows
@@ -69,9 +77,13 @@ fn walk(
     let e = p.entries();
     let lay = &p.branch_layouts[b as usize];
     let br = &g.branches[b as usize];
+    let item_of = |n: NodeId| p.loc[n.ix()].map_or(0, |l| l.item as usize);
+    let last_fork = c.fork_points.iter().filter(|f| f.branch == b).map(|f| item_of(f.node)).max();
+    let has_forks = |cb: u32| c.fork_points.iter().any(|f| f.branch == cb);
+    let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
     for fp in c.fork_points.iter().filter(|f| f.branch == b) {
         let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-        let item_ix = p.loc[fp.node.ix()].map_or(0, |l| l.item as usize);
+        let item_ix = item_of(fp.node);
         rows.push(OutlineRow {
             kind: "fork",
             depth: depth.min(MAX_DEPTH),
@@ -83,6 +95,7 @@ fn walk(
             last: time_html(g.node(fp.node).ts),
             active: active.contains(&fp.node),
             continues: false,
+            own_fork: false,
         });
         for (k, &child) in fp.children.iter().enumerate() {
             let first_words = excerpt(&g.entry(e, child).excerpt, 120);
@@ -94,11 +107,12 @@ fn walk(
                     label: format!("{n}.1"),
                     text: first_words,
                     href: p.node_href(from_dir, child).unwrap_or_default(),
-                    title: br.summary.as_deref().unwrap_or("").to_string(),
+                    title: if Some(item_ix) == last_fork { summary(br) } else { String::new() },
                     messages: after as u32,
                     last: time_html(br.last_ts),
                     active: active.contains(&child),
                     continues: true,
+                    own_fork: false,
                 });
                 continue;
             }
@@ -112,11 +126,12 @@ fn walk(
                 label: p.labels[cb as usize].clone(),
                 text: first_words,
                 href: href(from_dir, p.line_dir(LineId::Branch(cb)), &page_file(0), None),
-                title: cbr.summary.as_deref().unwrap_or("").to_string(),
+                title: if has_forks(cb) { String::new() } else { summary(cbr) },
                 messages: cbr.messages,
                 last: time_html(cbr.last_ts),
                 active: active.contains(&child),
                 continues: false,
+                own_fork: p.own_forks.contains(&cbr.session),
             });
             walk(p, c, cb, depth + 2, from_dir, active, rows);
         }

@@ -40,6 +40,8 @@ pub struct ConvRow {
     pub forks: usize,
     pub tokens: String,
     pub last_ts: i64,
+    /// Sessions written by `cctree fork` from this conversation.
+    pub cctree_forks: usize,
 }
 
 /// An agent transcript on a project page.

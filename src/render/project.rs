@@ -12,6 +12,7 @@ use crate::parse::Kind;
 use crate::project::Project;
 
 use super::blocks::PageCtx;
+use super::cache::FileRecord;
 use super::context::{LineId, ProjectCtx};
 use super::html::{FORK_ICON, esc, excerpt, time_html};
 use super::message::{MessageView, render_item};
@@ -19,7 +20,7 @@ use super::outline::outline;
 use super::pages::{Crumb, Fact, LinePage, PageLink, Pager};
 use super::search::SearchEntry;
 use super::site::{href, page_file};
-use super::{Site, listing, write_file};
+use super::{Site, listing};
 
 /// What a rendered project contributes to the archive.
 pub struct ProjectOutput {
@@ -32,11 +33,15 @@ pub struct ProjectOutput {
     pub last_ts: i64,
     pub pages: usize,
     pub search: Vec<SearchEntry>,
+    /// Every file written for the project, with its hash (for the next render).
+    pub files: Vec<FileRecord>,
 }
 
 /// Renders every page of a project.
 pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<ProjectOutput> {
-    let ctx = ProjectCtx::new(project, slug, site.page_size, &site.images, &site.warnings);
+    let t0 = std::time::Instant::now();
+    let ctx = ProjectCtx::new(project, slug, site.page_size, &site.images, &site.warnings, &site.redactor);
+    tracing::debug!("{}: page context in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
     let g = &project.graph;
     let mut jobs: Vec<(LineId, u32)> = Vec::new();
     for c in &g.conversations {
@@ -48,15 +53,27 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
     for (i, lay) in ctx.agent_layouts.iter().enumerate() {
         jobs.extend((0..lay.pages).map(|p| (LineId::Agent(i as u32), p)));
     }
-    jobs.par_iter()
+    // Pages of a group whose key is unchanged are linked, not rendered.
+    let t0 = std::time::Instant::now();
+    let groups = super::groups::groups(&ctx, &(site.pages_base(&project.source, slug) + &ctx.name));
+    tracing::debug!("{}: page groups in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
+    let mut files = jobs
+        .par_iter()
         .map(|&(line, page)| {
-            let html = line_page(&ctx, line, page).render().context("rendering a page")?;
             let path = format!("{}{}", ctx.line_dir(line), page_file(page));
-            write_file(&site.out, &path, html.as_bytes())
+            let key = groups.key(line);
+            if let Some(r) = site.reuse_page(&path, key)? {
+                return Ok(r);
+            }
+            let html = line_page(&ctx, line, page).render().context("rendering a page")?;
+            site.emit_keyed(&path, html.as_bytes(), key)
         })
-        .collect::<Result<Vec<()>>>()?;
+        .collect::<Result<Vec<FileRecord>>>()?;
+    tracing::debug!("{}: pages in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
     let (page, search) = listing::project_page(&ctx);
-    write_file(&site.out, &format!("{}index.html", ctx.dir), page.render()?.as_bytes())?;
+    files.push(site.emit(&format!("{}index.html", ctx.dir), page.render()?.as_bytes())?);
+    tracing::debug!("{}: project index in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
     let real: Vec<&Conversation> = g.conversations.iter().filter(|c| !c.is_fragment).collect();
     Ok(ProjectOutput {
         name: ctx.name.clone(),
@@ -68,6 +85,7 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
         last_ts: real.iter().map(|c| c.last_ts).max().unwrap_or(0),
         pages: jobs.len() + 1,
         search,
+        files,
     })
 }
 
@@ -94,9 +112,13 @@ fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
             && g.node(lay.items[ix - 1].nodes[0]).session != session
             && g.entry(ctx.entries(), item.nodes[0]).kind != Kind::Assistant
         {
-            messages.push(session_marker(&g.sessions[session as usize].id));
+            messages.push(session_marker(&g.sessions[session as usize].id, ctx.own_forks.contains(&session)));
         }
-        messages.push(render_item(&mut pcx, item));
+        let mut view = render_item(&mut pcx, item);
+        if let Some(k) = ctx.checkpoint(line, item) {
+            view.fork = ctx.fork_command(k);
+        }
+        messages.push(view);
     }
     let pager = pager(lay.pages, page);
     let root = pcx.root();
@@ -138,12 +160,31 @@ fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
     p
 }
 
-fn session_marker(id: &str) -> MessageView {
+fn session_marker(id: &str, own_fork: bool) -> MessageView {
+    let (role, badge) = if own_fork {
+        ("Continued in a cctree fork", format!(" {OWN_FORK_BADGE}"))
+    } else {
+        ("Continued in session", String::new())
+    };
     MessageView {
         class: "landmark session".into(),
-        role: "Continued in session".into(),
-        body: format!("<code>{}</code>", esc(id)),
+        role: role.into(),
+        body: format!("<code>{}</code>{badge}", esc(id)),
         ..MessageView::default()
+    }
+}
+
+/// Marks a session written by `cctree fork` (generated HTML).
+pub(super) const OWN_FORK_BADGE: &str =
+    "<span class=\"badge own-fork\" title=\"a session written by cctree fork\">cctree fork</span>";
+
+/// `<code>session</code>`, with the cctree-fork badge when it is one.
+fn session_html(ctx: &ProjectCtx<'_>, s: u32) -> String {
+    let id = esc(&ctx.graph().sessions[s as usize].id);
+    if ctx.own_forks.contains(&s) {
+        format!("<code>{id}</code> {OWN_FORK_BADGE}")
+    } else {
+        format!("<code>{id}</code>")
     }
 }
 
@@ -165,9 +206,26 @@ fn conv_facts(ctx: &ProjectCtx<'_>, c: &Conversation) -> Vec<Fact> {
         fact("messages", c.messages.to_string()),
         fact("branches", c.branches.len().to_string()),
     ];
-    let sessions: Vec<String> =
-        c.sessions.iter().map(|s| format!("<code>{}</code>", esc(&g.sessions[*s as usize].id))).collect();
+    let sessions: Vec<String> = c.sessions.iter().map(|s| session_html(ctx, *s)).collect();
     v.push(fact(if sessions.len() == 1 { "session" } else { "sessions" }, sessions.join(" → ")));
+    let forks: Vec<String> = c
+        .junctions
+        .iter()
+        .filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork)
+        .map(|j| {
+            let n = ctx.loc[j.at.ix()]
+                .map(|l| ctx.line_layout(l.line).items[l.item as usize].number)
+                .map_or_else(|| "a message".to_string(), |n| format!("#{n}"));
+            let at = match ctx.node_href(&ctx.conv_dirs[g.node(c.root).conversation as usize], j.at) {
+                Some(h) => format!("<a href=\"{}\">{n}</a>", esc(&h)),
+                None => n,
+            };
+            format!("<code>{}</code> at {at}", esc(&g.sessions[j.session as usize].id))
+        })
+        .collect();
+    if !forks.is_empty() {
+        v.push(fact(if forks.len() == 1 { "cctree fork" } else { "cctree forks" }, forks.join(", ")));
+    }
     let t = listing::tokens(ctx, c);
     if !t.is_empty() {
         v.push(fact("tokens", esc(&t)));
@@ -192,20 +250,24 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
         format!("branch {}", ctx.labels[parent as usize])
     };
     let active = g.conversations[br.conversation as usize].active_branch == b;
+    let mut badges = String::new();
+    if active {
+        badges.push_str(" <span class=\"badge active\">active</span>");
+    }
+    if ctx.own_forks.contains(&br.session) {
+        badges.push(' ');
+        badges.push_str(OWN_FORK_BADGE);
+    }
     p.intro_html = format!(
-        "<p class=\"forked\"><span class=\"forkmark\">{}</span> Forked from <a href=\"{}\">message #{n}</a> on {}{}.</p>",
+        "<p class=\"forked\"><span class=\"forkmark\">{}</span> Forked from <a href=\"{}\">message #{n}</a> on {}.{badges}</p>",
         FORK_ICON.trim(),
         esc(&link),
         esc(&parent_label),
-        if active { " · <span class=\"badge active\">active</span>" } else { "" }
     );
     p.facts = vec![
         Fact { label: "messages".into(), value_html: br.messages.to_string() },
         Fact { label: "last active".into(), value_html: time_html(br.last_ts) },
-        Fact {
-            label: "session".into(),
-            value_html: format!("<code>{}</code>", esc(&g.sessions[br.session as usize].id)),
-        },
+        Fact { label: "session".into(), value_html: session_html(ctx, br.session) },
     ];
     if page == 0 {
         p.context = fork_context(ctx, &ctx.branch_dirs[b as usize], fork, 3);

@@ -246,7 +246,9 @@ fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &str) ->
             });
         let key = file.map(|f| format!("{session}/tool-results/{f}"));
         let path = key.as_ref().and_then(|k| cx.p.project.source.tool_results.get(k));
-        if let Some(full) = path.and_then(|p| read_capped(p)) {
+        if let Some((p, full)) = path.and_then(|p| read_capped(p).map(|t| (p, t))) {
+            // Not an entry line: `--redact` has not seen it yet.
+            let full = cx.p.redactor.text(|| p.display().to_string(), &full);
             let note = format!(
                 "<p class=\"note\">Full output from <code>tool-results/{}</code>.</p>",
                 esc(file.unwrap_or(""))

@@ -1,14 +1,27 @@
 // Browser checks of a rendered cctree site, in Debian's chromium (playwright-core).
 //
-//   node run.mjs --site DIR --pages a.html,b/index.html --search QUERY --expect HREF_PART
-//                [--shots DIR] [--xss-site DIR]
+//   node run.mjs --site DIR --pages [name=]a.html,[name=]b/index.html
+//                [--search QUERY --expect HREF_PART] [--shots DIR] [--xss-site DIR]
+//                [--viewport 1200x1400]
 //
-// For each page, over file:// and over http (served under a sub-path): no console
-// errors or warnings, no page errors, no request leaves the site. Screenshots in
-// light and dark. Search on the archive index must find QUERY with a link whose
-// href contains HREF_PART. With --xss-site, every page of that site is loaded with
-// traps on dialogs, console and network: nothing may run, nothing may be fetched.
-// Prints a JSON report; exits 1 on any failure.
+// For each page, over file:// and over http (served under a sub-path): HTTP 200
+// for the page and everything it loads, no console errors or warnings (a CSP
+// violation is one), no page errors, no request leaving the site, app.js ran
+// (so `script-src 'self'` works there), and the DOM holds nothing active
+// (no handlers, no foreign scripts, no javascript: links…). Screenshots in
+// light and dark (named after the page's name). Search on the archive index,
+// over file:// and http, must find QUERY with a link whose href contains
+// HREF_PART, and the link must lead there.
+//
+// With --xss-site, every page of that site is loaded twice, with the page's CSP
+// and with the CSP bypassed (so escaping is tested, not only the CSP), with
+// traps on alert/confirm/prompt/print, dialogs, console and network; every
+// <details> is opened; the archive search is run with hostile queries. Nothing
+// may run, nothing may be fetched from outside, nothing may be logged, and the
+// page must not navigate away.
+//
+// Prints a JSON report on stdout; exits 0 if all is well, 1 on any failure,
+// 2 if the browser could not run, 3 on timeout.
 
 import { chromium } from "playwright-core";
 import http from "node:http";
@@ -19,147 +32,297 @@ import { pathToFileURL } from "node:url";
 function args() {
   const out = {};
   const a = process.argv.slice(2);
-  for (let i = 0; i < a.length; i += 2) out[a[i].replace(/^--/, "")] = a[i + 1];
+  for (let i = 0; i < a.length; i += 2) {
+    if (!a[i].startsWith("--") || a[i + 1] === undefined) throw new Error(`bad arguments near ${a[i]}`);
+    out[a[i].slice(2)] = a[i + 1];
+  }
   return out;
 }
 
 const opt = args();
 const failures = [];
-const report = { pages: [], search: null, xss: null, screenshots: [] };
-const fail = (m) => failures.push(m);
+const report = { pages: [], search: [], xss: null, screenshots: [] };
+const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
+const [vw, vh] = (opt.viewport || "1200x1400").split("x").map(Number);
 
 const SUBPATH = "/published/under/a/sub-path/";
+const TIMEOUT_MS = Number(process.env.CCTREE_BROWSER_TIMEOUT_MS || 300000);
+setTimeout(() => {
+  report.failures = [...failures, `timed out after ${TIMEOUT_MS} ms`];
+  console.log(JSON.stringify(report, null, 2));
+  process.exit(3);
+}, TIMEOUT_MS).unref();
 
 function serve(root) {
-  const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css", ".png": "image/png",
-    ".jpg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp", ".svg": "image/svg+xml" };
+  const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+    ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp" };
+  const rootAbs = path.resolve(root) + path.sep;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://x");
     if (!url.pathname.startsWith(SUBPATH)) { res.writeHead(404); res.end(); return; }
-    const rel = decodeURIComponent(url.pathname.slice(SUBPATH.length)) || "index.html";
-    const file = path.join(root, rel);
-    if (!file.startsWith(path.resolve(root))) { res.writeHead(403); res.end(); return; }
+    let rel;
+    try { rel = decodeURIComponent(url.pathname.slice(SUBPATH.length)) || "index.html"; } catch { res.writeHead(400); res.end(); return; }
+    if (rel.endsWith("/")) rel += "index.html";
+    const file = path.resolve(rootAbs, rel);
+    if (!file.startsWith(rootAbs)) { res.writeHead(403); res.end(); return; }
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404); res.end(); return; }
-      res.writeHead(200, { "content-type": types[path.extname(file)] || "application/octet-stream" });
+      // Served like a static host would, with no CSP header: the page's own meta CSP must do.
+      res.writeHead(200, { "content-type": types[path.extname(file)] || "application/octet-stream", "x-content-type-options": "nosniff" });
       res.end(data);
     });
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
+// Origins of our own servers.
+const locals = [];
+
 async function newPage(context, label, sink) {
   const page = await context.newPage();
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") sink.push(`${label}: console ${m.type()}: ${m.text()}`);
-    if (m.text().includes("XSS-EXECUTED")) sink.push(`${label}: payload ran: ${m.text()}`);
+    else if (m.text().includes("XSS-EXECUTED")) sink.push(`${label}: payload ran: ${m.text()}`);
   });
   page.on("pageerror", (e) => sink.push(`${label}: page error: ${e.message}`));
-  page.on("dialog", async (d) => { sink.push(`${label}: dialog opened: ${d.message()}`); await d.dismiss(); });
+  page.on("dialog", async (d) => { sink.push(`${label}: dialog opened: ${d.type()} ${d.message()}`); await d.dismiss().catch(() => {}); });
+  page.on("popup", (p) => sink.push(`${label}: popup opened: ${p.url()}`));
+  page.on("requestfailed", (r) => {
+    const u = r.url();
+    if (!isLocal(u)) return; // already reported by the route below
+    sink.push(`${label}: request failed: ${u} (${r.failure() && r.failure().errorText})`);
+  });
+  page.on("response", (r) => {
+    if (r.status() >= 400) sink.push(`${label}: HTTP ${r.status()} for ${r.url()}`);
+  });
   await page.route("**/*", (route) => {
     const u = route.request().url();
-    if (u.startsWith("file:") || u.startsWith("http://127.0.0.1:") || u.startsWith("data:")) return route.continue();
+    if (isLocal(u)) return route.continue();
     sink.push(`${label}: request leaving the site: ${u}`);
     return route.abort();
   });
   return page;
 }
 
-async function main() {
-  const executablePath = process.env.CCTREE_CHROMIUM || "/usr/bin/chromium";
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--disable-quic", "--allow-file-access-from-files"],
+function isLocal(u) {
+  return u.startsWith("file:") || u.startsWith("data:image/") || locals.some((o) => u.startsWith(o));
+}
+
+// Runs in the page: everything active or foreign in the DOM.
+function domProblems() {
+  const bad = [];
+  const own = /(^|\/)(assets\/app\.js|search-index\.js)$/;
+  const urlAttrs = ["href", "src", "xlink:href", "action", "formaction", "poster", "data", "srcset", "background", "ping", "cite"];
+  const describe = (el) => el.outerHTML.slice(0, 160);
+  for (const el of document.querySelectorAll("*")) {
+    for (const a of el.attributes) {
+      const n = a.name.toLowerCase();
+      if (n.startsWith("on")) bad.push(`event handler ${n} on ${describe(el)}`);
+      if (n === "style" || n === "srcdoc" || n === "formaction") bad.push(`${n} on ${describe(el)}`);
+      if (urlAttrs.includes(n)) {
+        const v = a.value.replace(/[\s\x00-\x1f]/g, "").toLowerCase();
+        const rasterImg = n === "src" && el.tagName === "IMG" && /^data:image\/(png|gif|jpeg|webp)[;,]/.test(v);
+        if (/^[a-z][a-z0-9+.-]*:/.test(v) && !/^(https?|mailto|file):/.test(v) && !rasterImg) bad.push(`${n}=${a.value} on ${describe(el)}`);
+        if (n !== "href" && n !== "cite" && /^(https?:|\/\/)/.test(v)) bad.push(`${n} loads from elsewhere: ${describe(el)}`);
+      }
+    }
+  }
+  const forbidden = ["iframe", "frame", "object", "embed", "base", "form", "style", "math", "template", "noscript", "textarea",
+    "video", "audio", "source", "foreignObject", "animate", "set", "meta[http-equiv=refresh i]"];
+  for (const sel of forbidden) for (const el of document.querySelectorAll(sel)) bad.push(`<${el.tagName.toLowerCase()}>: ${describe(el)}`);
+  for (const s of document.querySelectorAll("script")) {
+    const src = s.getAttribute("src");
+    if (!src || !own.test(new URL(src, document.baseURI).pathname)) bad.push(`foreign script: ${describe(s)}`);
+  }
+  for (const l of document.querySelectorAll("link")) {
+    if (l.rel !== "stylesheet" || !/\/assets\/[a-z]+\.css$/.test(new URL(l.getAttribute("href"), document.baseURI).pathname)) bad.push(`foreign link: ${describe(l)}`);
+  }
+  for (const a of document.querySelectorAll("a[href], area[href]")) {
+    const p = new URL(a.getAttribute("href"), document.baseURI).protocol;
+    if (!["file:", "http:", "https:", "mailto:"].includes(p)) bad.push(`link with ${p}: ${describe(a)}`);
+  }
+  if (document.querySelectorAll("title").length !== 1) bad.push(`${document.querySelectorAll("title").length} <title> elements`);
+  return bad;
+}
+
+async function check(page, label, sink) {
+  for (const b of await page.evaluate(domProblems)) sink.push(`${label}: ${b}`);
+}
+
+function pageList() {
+  return (opt.pages || "index.html").split(",").map((spec) => {
+    const i = spec.indexOf("=");
+    return i > 0 ? { name: spec.slice(0, i), rel: spec.slice(i + 1) } : { name: spec.replace(/[^A-Za-z0-9]+/g, "_"), rel: spec };
   });
-  const site = path.resolve(opt.site);
-  const server = await serve(site);
-  const base = `http://127.0.0.1:${server.address().port}${SUBPATH}`;
-  const shots = opt.shots ? path.resolve(opt.shots) : null;
-  if (shots) fs.mkdirSync(shots, { recursive: true });
-  try {
-    for (const scheme of ["light", "dark"]) {
-      const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1200, height: 1400 } });
-      for (const rel of (opt.pages || "index.html").split(",")) {
-        for (const [how, url] of [["file", pathToFileURL(path.join(site, rel)).href], ["http", base + rel]]) {
-          if (how === "http" && scheme === "dark") continue;
-          const problems = [];
-          const page = await newPage(context, `${how} ${rel}`, problems);
-          const resp = await page.goto(url, { waitUntil: "load" });
-          if (how === "http" && (!resp || resp.status() !== 200)) problems.push(`${how} ${rel}: HTTP ${resp && resp.status()}`);
-          await page.waitForTimeout(150);
-          const title = await page.title();
-          if (shots && how === "file") {
-            const name = `${rel.replace(/[^A-Za-z0-9]+/g, "_").slice(-80)}-${scheme}.png`;
-            await page.screenshot({ path: path.join(shots, name), fullPage: false });
-            report.screenshots.push(name);
-          }
-          report.pages.push({ rel, how, scheme, title, problems: problems.length });
-          problems.forEach(fail);
-          await page.close();
-        }
-      }
-      await context.close();
-    }
+}
 
-    if (opt.search) {
-      const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-      const problems = [];
-      const page = await newPage(context, "search", problems);
-      await page.goto(pathToFileURL(path.join(site, "index.html")).href);
-      await page.waitForSelector("#search-input", { state: "visible", timeout: 5000 });
-      await page.fill("#search-input", opt.search);
-      await page.waitForSelector("#search-results a", { timeout: 5000 }).catch(() => {});
-      const hrefs = await page.$$eval("#search-results a", (as) => as.map((a) => a.getAttribute("href")));
-      report.search = { query: opt.search, hrefs };
-      const hit = hrefs.find((h) => h && h.includes(opt.expect || ""));
-      if (!hit) problems.push(`search for ${JSON.stringify(opt.search)} found no link containing ${opt.expect}: ${hrefs}`);
-      else {
-        if (shots) await page.screenshot({ path: path.join(shots, "search.png") });
-        await page.click(`#search-results a[href="${hit}"]`);
-        await page.waitForLoadState("load");
-        if (!page.url().includes(opt.expect.split("#")[0])) problems.push(`clicking the result went to ${page.url()}`);
-      }
-      problems.forEach(fail);
-      await context.close();
-    }
+function htmlFiles(dir) {
+  const files = [];
+  const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => {
+    const p = path.join(d, e.name);
+    if (e.isDirectory()) walk(p); else if (p.endsWith(".html")) files.push(p);
+  });
+  walk(dir);
+  return files.sort();
+}
 
-    if (opt["xss-site"]) {
-      const xss = path.resolve(opt["xss-site"]);
-      const files = [];
-      const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => {
-        const p = path.join(d, e.name);
-        if (e.isDirectory()) walk(p); else if (p.endsWith(".html")) files.push(p);
-      });
-      walk(xss);
-      const context = await browser.newContext();
-      await context.addInitScript(() => {
-        for (const f of ["alert", "confirm", "prompt", "print"]) {
-          window[f] = (...a) => console.error("XSS-EXECUTED " + f + " " + a.join(" "));
-        }
-      });
-      const problems = [];
-      for (const f of files) {
-        const page = await newPage(context, `xss ${path.relative(xss, f)}`, problems);
-        await page.goto(pathToFileURL(f).href, { waitUntil: "load" });
-        // Open every collapsed block so lazy content is in the page too.
-        await page.$$eval("details", (ds) => ds.forEach((d) => (d.open = true)));
-        await page.waitForTimeout(50);
+async function pages(browser, site, base, shots) {
+  for (const scheme of ["light", "dark"]) {
+    const context = await browser.newContext({ colorScheme: scheme, viewport: { width: vw, height: vh } });
+    for (const { name, rel } of pageList()) {
+      for (const [how, url] of [["file", pathToFileURL(path.join(site, rel)).href], ["http", base + rel]]) {
+        if (how === "http" && scheme === "dark") continue;
+        const problems = [];
+        const label = `${how} ${rel}`;
+        const page = await newPage(context, label, problems);
+        const resp = await page.goto(url, { waitUntil: "load" }).catch((e) => { problems.push(`${label}: ${e.message}`); return null; });
+        if (how === "http" && (!resp || resp.status() !== 200)) problems.push(`${label}: HTTP ${resp && resp.status()}`);
+        await page.waitForTimeout(100);
+        // app.js unhides the search box: it ran, so the CSP lets our own script in.
+        if (!(await page.isVisible("#search"))) problems.push(`${label}: app.js did not run (search box hidden)`);
+        await check(page, label, problems);
         const title = await page.title();
-        if (/pwned|XSS-EXECUTED/.test(title)) problems.push(`xss ${f}: title changed to ${title}`);
+        if (shots && how === "file") {
+          const file = `${name}-${scheme}.png`;
+          await page.screenshot({ path: path.join(shots, file), fullPage: false });
+          report.screenshots.push(file);
+        }
+        report.pages.push({ rel, how, scheme, title, problems: problems.length });
+        problems.forEach(fail);
         await page.close();
       }
-      report.xss = { pages: files.length, problems: problems.length };
-      problems.forEach(fail);
-      await context.close();
+    }
+    await context.close();
+  }
+}
+
+async function search(browser, site, base, shots) {
+  for (const [how, url] of [["file", pathToFileURL(path.join(site, "index.html")).href], ["http", base + "index.html"]]) {
+    const context = await browser.newContext({ viewport: { width: vw, height: 900 } });
+    const problems = [];
+    const label = `search ${how}`;
+    const page = await newPage(context, label, problems);
+    await page.goto(url);
+    await page.waitForSelector("#search-input", { state: "visible", timeout: 5000 });
+    await page.fill("#search-input", opt.search);
+    await page.waitForSelector("#search-results a", { timeout: 5000 }).catch(() => {});
+    const hrefs = await page.$$eval("#search-results a", (as) => as.map((a) => a.getAttribute("href")));
+    report.search.push({ how, query: opt.search, hrefs });
+    const hit = hrefs.find((h) => h && h.includes(opt.expect || ""));
+    if (!hit) problems.push(`${label}: ${JSON.stringify(opt.search)} found no link containing ${opt.expect}: ${hrefs}`);
+    else {
+      if (shots && how === "file") { await page.screenshot({ path: path.join(shots, "search.png") }); report.screenshots.push("search.png"); }
+      await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(`#search-results a[href="${hit}"]`)]);
+      const want = (opt.expect || "").split("#")[0];
+      if (!page.url().includes(want)) problems.push(`${label}: clicking the result went to ${page.url()}`);
+    }
+    problems.forEach(fail);
+    await context.close();
+  }
+}
+
+async function xss(browser, dir, base) {
+  const files = htmlFiles(dir);
+  const problems = [];
+  const trap = () => {
+    for (const f of ["alert", "confirm", "prompt", "print", "open"]) {
+      window[f] = (...a) => { console.error("XSS-EXECUTED " + f + " " + a.join(" ")); };
+    }
+  };
+  let loads = 0;
+  for (const bypassCSP of [false, true]) {
+    const context = await browser.newContext({ bypassCSP, viewport: { width: 1000, height: 800 } });
+    await context.addInitScript(trap);
+    const mode = bypassCSP ? "no-csp" : "csp";
+    for (const f of files) {
+      const rel = path.relative(dir, f);
+      const label = `xss ${mode} ${rel}`;
+      const page = await newPage(context, label, problems);
+      const url = pathToFileURL(f).href;
+      await page.goto(url, { waitUntil: "load" }).catch((e) => problems.push(`${label}: ${e.message}`));
+      loads++;
+      const title0 = await page.title();
+      // Open every collapsed block and scroll through, so lazy content is live too.
+      await page.$$eval("details", (ds) => ds.forEach((d) => { d.open = true; }));
+      await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      await page.waitForTimeout(60);
+      if (page.url() !== url) problems.push(`${label}: navigated to ${page.url()}`);
+      await check(page, label, problems);
+      if ((await page.title()) !== title0) problems.push(`${label}: the title changed after load`);
+      await page.close();
+    }
+    // The search renders index entries (hostile titles and prompts) into the page.
+    for (const q of ["script", "onerror", "ZQ", "<img src=x onerror=alert(1)>"]) {
+      const label = `xss ${mode} search ${JSON.stringify(q)}`;
+      const page = await newPage(context, label, problems);
+      await page.goto(pathToFileURL(path.join(dir, "index.html")).href + "?q=" + encodeURIComponent(q), { waitUntil: "load" });
+      await page.waitForSelector("#search-results:not([hidden])", { timeout: 5000 }).catch(() => problems.push(`${label}: no results shown`));
+      await page.waitForTimeout(60);
+      await check(page, label, problems);
+      await page.close();
+      loads++;
+    }
+    await context.close();
+  }
+  // And over http, under the sub-path, with the CSP.
+  const context = await browser.newContext();
+  await context.addInitScript(trap);
+  for (const f of files) {
+    const rel = path.relative(dir, f).split(path.sep).map(encodeURIComponent).join("/");
+    const label = `xss http ${rel}`;
+    const page = await newPage(context, label, problems);
+    const resp = await page.goto(base + rel, { waitUntil: "load" }).catch((e) => { problems.push(`${label}: ${e.message}`); return null; });
+    if (!resp || resp.status() !== 200) problems.push(`${label}: HTTP ${resp && resp.status()}`);
+    await page.$$eval("details", (ds) => ds.forEach((d) => { d.open = true; }));
+    await page.waitForTimeout(40);
+    await page.close();
+    loads++;
+  }
+  await context.close();
+  report.xss = { pages: files.length, loads, problems: problems.length };
+  problems.forEach(fail);
+}
+
+async function main() {
+  const executablePath = process.env.CCTREE_CHROMIUM || "/usr/bin/chromium";
+  if (!fs.existsSync(executablePath)) throw new Error(`no chromium at ${executablePath}: run scripts/test.sh (it installs chromium and the browser driver)`);
+  const browser = await chromium.launch({
+    executablePath,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-dev-shm-usage",
+      "--disable-component-update", "--disable-sync", "--disable-quic", "--allow-file-access-from-files"],
+  });
+  const servers = [];
+  try {
+    const shots = opt.shots ? path.resolve(opt.shots) : null;
+    if (shots) fs.mkdirSync(shots, { recursive: true });
+    if (opt.site) {
+      const site = path.resolve(opt.site);
+      const server = await serve(site);
+      servers.push(server);
+      locals.push(`http://127.0.0.1:${server.address().port}/`);
+      const base = `http://127.0.0.1:${server.address().port}${SUBPATH}`;
+      await pages(browser, site, base, shots);
+      if (opt.search) await search(browser, site, base, shots);
+    }
+    if (opt["xss-site"]) {
+      const dir = path.resolve(opt["xss-site"]);
+      const server = await serve(dir);
+      servers.push(server);
+      const port = server.address().port;
+      locals.push(`http://127.0.0.1:${port}/`);
+      await xss(browser, dir, `http://127.0.0.1:${port}${SUBPATH}`);
     }
   } finally {
     await browser.close();
-    server.close();
+    servers.forEach((s) => s.close());
   }
   report.failures = failures;
   console.log(JSON.stringify(report, null, 2));
   process.exit(failures.length ? 1 : 0);
 }
 
-main().catch((e) => { console.error(e); process.exit(2); });
+main().catch((e) => {
+  report.failures = [...failures, `the browser run failed: ${e && e.stack ? e.stack : e}`];
+  console.log(JSON.stringify(report, null, 2));
+  process.exit(2);
+});

@@ -1,10 +1,14 @@
 //! The integration test binary: one module per feature.
 
 mod adversarial;
+mod browser;
 mod cli;
 mod corpus;
 mod fork;
+mod incremental;
 mod props;
+mod redact;
 mod regression;
 mod render;
 mod support;
+mod xss;

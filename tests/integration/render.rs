@@ -17,7 +17,8 @@ use crate::support::{cctree, example_archive, load, real_projects};
 
 fn render(input: &Path, out: &Path, page_size: u32) -> RenderSummary {
     let archive = discover::discover(&[input.to_path_buf()]).expect("discover");
-    render_archive(archive, &RenderOptions { output: out.to_path_buf(), page_size }).expect("render")
+    render_archive(archive, &RenderOptions { output: out.to_path_buf(), page_size, ..RenderOptions::default() })
+        .expect("render")
 }
 
 /// Every file under `dir`, relative, with its bytes.
@@ -394,4 +395,147 @@ fn hostile_transcripts_are_escaped_and_stay_inside_the_output() {
     assert!(!site.keys().any(|k| k.extension().is_some_and(|e| e == "svg")));
     let listing = crate::adversarial::listing(tmp.path());
     assert!(listing.iter().all(|p| p.starts_with(&out) || p.starts_with(tmp.path().join("projects"))));
+}
+
+/// `uuid → (legal, session of its canonical entry)` for every node on a
+/// conversation branch, judged like the site does: on each branch's projection.
+fn checkpoints(p: &Project) -> BTreeMap<String, (bool, String)> {
+    let g = &p.graph;
+    let mut out = BTreeMap::new();
+    for c in &g.conversations {
+        for &b in &c.branches {
+            let path = cctree::check::projection(g, b);
+            let legal = cctree::fork::legal_checkpoints(p, &path);
+            let own = g.branches[b as usize].nodes.len();
+            for (&n, ok) in path.iter().zip(legal).skip(path.len() - own) {
+                let e = g.entry(&p.entries, n);
+                out.insert(g.uuid(&p.entries, n).to_string(), (ok, e.session_id.as_deref().unwrap_or("").to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Every page of a site as text, by path.
+fn pages(site: &BTreeMap<PathBuf, Vec<u8>>) -> Vec<(&PathBuf, String)> {
+    site.iter()
+        .filter(|(k, _)| k.extension().is_some_and(|e| e == "html"))
+        .map(|(k, v)| (k, String::from_utf8_lossy(v).into_owned()))
+        .collect()
+}
+
+#[test]
+fn fork_commands_stand_at_legal_checkpoints_only() {
+    let judged: BTreeMap<String, (bool, String)> = load(&[example_archive()]).iter().flat_map(checkpoints).collect();
+    // A known illegal checkpoint (between a tool_use and its result) and a known legal one (the first prompt).
+    let illegal = "a1000000-0000-4000-8000-000000000004";
+    let legal = "a1000000-0000-4000-8000-000000000001";
+    assert_eq!(judged.get(illegal).map(|j| j.0), Some(false), "the example's tool call is not legal to fork at");
+    let (ok, session) = judged.get(legal).cloned().expect("first prompt");
+    assert!(ok, "the first prompt is a legal checkpoint");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    render(&example_archive(), &out, 50);
+    let site = files(&out);
+    let pages = pages(&site);
+    let all: String = pages.iter().map(|(_, t)| t.as_str()).collect();
+    let want = cctree::fork::fork_command(&session, legal);
+    assert!(all.contains(&format!("<code class=\"cmd\">{want}</code>")), "no fork command for {legal}");
+    assert!(all.contains(&format!("data-copy=\"{want}\"")), "no copy button for {legal}");
+    assert!(!all.contains(&format!("--at {illegal}")), "a fork command at the illegal {illegal}");
+
+    // Every command on the site names a legal checkpoint and its own session,
+    // and sits in a collapsed control in a message header.
+    let mut seen = BTreeSet::new();
+    for (path, text) in &pages {
+        for v in attr_values(text, "data-copy") {
+            let cmd = unescape(v);
+            let rest = cmd.strip_prefix("cctree fork ").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
+            let (s, at) = rest.split_once(" --at ").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
+            let (ok, session) = judged.get(at).unwrap_or_else(|| panic!("{path:?}: unknown node in {cmd}"));
+            assert!(ok, "{path:?}: fork command at an illegal checkpoint: {cmd}");
+            assert_eq!(s, session, "{path:?}: {cmd}");
+            assert!(seen.insert(at.to_string()), "{path:?}: two commands for {at}");
+        }
+        assert_eq!(
+            text.matches("<details class=\"fork-cmd\">").count(),
+            attr_values(text, "data-copy").len(),
+            "{path:?}"
+        );
+    }
+    // Each branch page offers some, and most legal checkpoints get one.
+    for (path, text) in &pages {
+        if path.to_string_lossy().contains("/c/") {
+            assert!(text.contains("class=\"fork-cmd\""), "{path:?} offers no fork command");
+        }
+    }
+    assert!(seen.len() >= 20, "only {} fork commands", seen.len());
+    // No inline script: the copy button is wired by app.js.
+    assert!(!all.contains("onclick"));
+    let app = String::from_utf8_lossy(&site[Path::new("assets/app.js")]).into_owned();
+    assert!(app.contains("navigator.clipboard") && app.contains("data-copy"));
+}
+
+#[test]
+fn fork_index_titles_belong_to_the_rows_that_end_at_the_leaf() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    render(&example_archive(), &out, 50);
+    let conv = std::fs::read_to_string(
+        out.join("-home-alice-src-weather-cli/c/a1000000-0000-4000-8000-000000000001/index.html"),
+    )
+    .unwrap();
+    let row = |label: &str| -> String {
+        conv.split("<li class=\"row ")
+            .find(|r| r.contains(&format!(">{label}</a>")))
+            .unwrap_or_else(|| panic!("no row {label}"))
+            .split("</li>")
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    // 12.2 goes on to fork at #15: its leaf's summary belongs to 15.1.
+    let r122 = row("12.2");
+    assert!(!r122.contains("class=\"title\""), "12.2 shows a title: {r122}");
+    assert!(!r122.contains("Retry via backoff crate"), "{r122}");
+    assert!(r122.contains("Scratch the units idea"), "12.2 shows its first words: {r122}");
+    assert!(row("15.1").contains("Retry via backoff crate"));
+    assert!(row("12.1").contains("class=\"title\""), "12.1 ends at the main branch's leaf");
+    // The branch header: no stray " ." after the badge.
+    let branch = std::fs::read_to_string(
+        out.join("-home-alice-src-weather-cli/c/a1000000-0000-4000-8000-000000000001/b/a1f2b200-0000-4000-8000-000000000001/index.html"),
+    )
+    .unwrap();
+    assert!(branch.contains("on branch 12.2. <span class=\"badge active\">active</span></p>"), "branch header");
+    assert!(!branch.contains("</span>.</p>"));
+}
+
+#[test]
+fn sessions_written_by_cctree_fork_are_marked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("projects");
+    copy_dir(&example_archive(), &root);
+    let before = files(&root);
+    let p = load(&[root.join("-home-alice-src-weather-cli")]).pop().unwrap();
+    let judged = checkpoints(&p);
+    let at = "a1000000-0000-4000-8000-000000000001";
+    let session = &judged[at].1;
+    let out = cctree().args(["fork", session, "--at", at, "--projects"]).arg(&root).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let after = files(&root);
+    let new: Vec<&PathBuf> = after.keys().filter(|k| !before.contains_key(*k)).collect();
+    assert_eq!(new.len(), 1, "{new:?}");
+    let fork_id = new[0].file_stem().unwrap().to_string_lossy().into_owned();
+
+    let site = tmp.path().join("site");
+    render(&root, &site, 50);
+    let conv = std::fs::read_to_string(
+        site.join("-home-alice-src-weather-cli/c/a1000000-0000-4000-8000-000000000001/index.html"),
+    )
+    .unwrap();
+    assert!(conv.contains("<dt>cctree fork</dt>"), "no cctree fork fact");
+    assert!(conv.contains(&format!("<code>{fork_id}</code> at <a href=")), "the fork and its checkpoint");
+    let project = std::fs::read_to_string(site.join("-home-alice-src-weather-cli/index.html")).unwrap();
+    assert!(project.contains("1 cctree fork</span>"), "no badge on the conversation row");
 }

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# Benchmark cctree on synthetic archives (issue 5) and compare with claude-code-log.
+#
+#   scripts/bench.sh                       # 10 MB, 100 MB, 1 GB; 1 and 2 threads; claude-code-log on 100 MB
+#   scripts/bench.sh --quick               # 10 MB and 100 MB, one run each
+#   scripts/bench.sh --sizes "10 100" --threads "2" --runs 5 --no-ccl --stats-only
+#
+# Options:
+#   --sizes "A B …"   archive sizes in MB (10^6 bytes), default "10 100 1000"
+#   --threads "A B…"  values for `cctree -j`, default "1 2"
+#   --runs N          repetitions per measurement (median time, max RSS), default 3;
+#                     archives of 1000 MB and more are always measured once
+#   --seed N          generator seed, default 1
+#   --single MB       also measure `stats` on a one-project archive of MB (issue 2's
+#                     memory bound), default 100; 0 to skip
+#   --quick           --sizes "10 100" --runs 1
+#   --stats-only      skip `render`
+#   --no-ccl          skip claude-code-log
+#   --dir DIR         scratch directory, default target/bench (archives are kept
+#                     there and reused when seed, size and generator are unchanged)
+#
+# Needs: cargo, /usr/bin/time (GNU time; installed with apt-get if missing),
+# python3 with venv (for claude-code-log 1.7.0, installed into DIR/venv).
+# Times are wall-clock seconds with a warm page cache; MB/s is archive bytes
+# (10^6) over wall time; RSS is the peak resident set of the process.
+# The script prints figures only: it never fails on a missed target, but any
+# failing command stops it with its error output.
+set -euo pipefail
+
+SIZES="10 100 1000"
+THREADS="1 2"
+RUNS=3
+SEED=1
+SINGLE=100
+RENDER=1
+CCL=1
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DIR="$ROOT/target/bench"
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --sizes) SIZES="$2"; shift 2 ;;
+    --threads) THREADS="$2"; shift 2 ;;
+    --runs) RUNS="$2"; shift 2 ;;
+    --seed) SEED="$2"; shift 2 ;;
+    --single) SINGLE="$2"; shift 2 ;;
+    --quick) SIZES="10 100"; RUNS=1; shift ;;
+    --stats-only) RENDER=0; shift ;;
+    --no-ccl) CCL=0; shift ;;
+    --dir) DIR="$2"; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+die() { echo "bench.sh: $*" >&2; exit 1; }
+log() { echo "== $*" >&2; }
+
+cd "$ROOT"
+mkdir -p "$DIR"
+DIR="$(cd "$DIR" && pwd)"
+
+# --- tools -------------------------------------------------------------------
+if ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+  log "installing GNU time"
+  if [[ $(id -u) -eq 0 ]]; then apt-get install -y time >/dev/null; else sudo apt-get install -y time >/dev/null; fi
+fi
+
+log "building (release)"
+cargo build --release --quiet --bin cctree --example gen_archive
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+CCTREE="${CCTREE_BIN:-$TARGET/release/cctree}"  # CCTREE_BIN: benchmark another build
+GEN="$TARGET/release/examples/gen_archive"
+[[ -x "$CCTREE" && -x "$GEN" ]] || die "built binaries not found under $TARGET/release"
+GEN_HASH="$(sha256sum "$ROOT/examples/gen_archive.rs" | cut -c1-16)"
+
+# --- helpers -----------------------------------------------------------------
+# archive SIZE [PROJECTS] -> prints the path of a generated (or reused) archive.
+archive() {
+  local size="$1" projects="${2:-}" name
+  name="archive-s${SEED}-${size}mb${projects:+-p$projects}"
+  local path="$DIR/$name" stamp="$DIR/$name.ok"
+  if [[ -d "$path" && -f "$stamp" && "$(cat "$stamp")" == "$GEN_HASH" ]]; then
+    echo "$path"; return
+  fi
+  log "generating $name"
+  rm -rf "$path" "$path.tmp" "$stamp"
+  "$GEN" --size-mb "$size" --seed "$SEED" --out "$path.tmp" ${projects:+--projects "$projects"} >&2
+  mv "$path.tmp" "$path"
+  echo "$GEN_HASH" > "$stamp"
+  echo "$path"
+}
+
+jsonl_bytes() { find "$1" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s+0}'; }
+largest_project() {
+  local best=0 b p
+  for p in "$1"/*/; do
+    b=$(jsonl_bytes "$p"); (( b > best )) && best=$b
+  done
+  echo "$best"
+}
+
+# measure OUTVAR CMD… : runs CMD once under GNU time; sets OUTVAR to "wall_s cpu_s rss_kb".
+measure() {
+  local __out="$1"; shift
+  local tf ef
+  tf="$(mktemp)"; ef="$(mktemp)"
+  local t0 t1
+  t0=$(date +%s%N)
+  if ! /usr/bin/time -f '%e %U %S %M' -o "$tf" "$@" >/dev/null 2>"$ef"; then
+    echo "bench.sh: command failed: $*" >&2
+    tail -n 20 "$ef" >&2
+    rm -f "$tf" "$ef"
+    exit 1
+  fi
+  t1=$(date +%s%N)
+  # Wall time from date (ms resolution); CPU (user + sys) and peak RSS from GNU time.
+  printf -v "$__out" '%s' "$(awk -v ns=$((t1 - t0)) 'END {printf "%.3f %.2f %s", ns / 1e9, $2 + $3, $4}' "$tf")"
+  rm -f "$tf" "$ef"
+}
+
+# repeat N OUTVAR CMD… : median wall, median CPU, max RSS over N runs.
+# When FRESH is set, that directory is removed before each run.
+FRESH=""
+repeat() {
+  local _n="$1" _var="$2"; shift 2
+  local _i _one _all=""
+  for ((_i = 0; _i < _n; _i++)); do
+    [[ -z "$FRESH" ]] || rm -rf "$FRESH"
+    measure _one "$@"
+    _all+="$_one"$'\n'
+  done
+  local _w _c _m
+  _w=$(printf '%s' "$_all" | awk '{print $1}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  _c=$(printf '%s' "$_all" | awk '{print $2}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  _m=$(printf '%s' "$_all" | awk '$3 > m {m = $3} END {print m}')
+  printf -v "$_var" '%s %s %s' "$_w" "$_c" "$_m"
+}
+
+mbps() { awk -v b="$1" -v t="$2" 'BEGIN { if (t <= 0) t = 0.005; printf "%.0f", b / 1e6 / t }'; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+kb2mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k * 1024 / 1e6 }'; }
+
+# --- render availability -----------------------------------------------------
+RENDER_NOTE=""
+if (( RENDER )); then
+  probe="$DIR/render-probe"
+  rm -rf "$probe"
+  if ! "$CCTREE" -q render "$ROOT/examples/archive/projects" -o "$probe" >/dev/null 2>"$DIR/render-probe.err"; then
+    RENDER=0
+    RENDER_NOTE="render skipped: \`cctree render\` failed on examples/archive ($(head -n1 "$DIR/render-probe.err"))"
+  fi
+  rm -rf "$probe" "$DIR/render-probe.err"
+else
+  RENDER_NOTE="render skipped (--stats-only)"
+fi
+
+# --- main table --------------------------------------------------------------
+ROWS=()
+NOTES=()
+declare -A STATS_WALL
+
+run_size() {
+  local size="$1" projects="${2:-}" label="$1"
+  [[ -n "$projects" ]] && label="$1 (${projects}p)"
+  local arch bytes largest runs j r s_wall s_cpu s_rss
+  arch="$(archive "$size" "$projects")"
+  bytes=$(jsonl_bytes "$arch")
+  largest=$(largest_project "$arch")
+  NOTES+=("$label MB archive: $(mb "$bytes") MB of JSONL, $(find "$arch" -name '*.jsonl' | wc -l) files, $(find "$arch" -mindepth 1 -maxdepth 1 -type d | wc -l) projects, largest project $(mb "$largest") MB")
+  runs=$RUNS
+  (( size >= 1000 )) && runs=1
+  find "$arch" -name '*.jsonl' -exec cat {} + >/dev/null  # warm the page cache
+  for j in $THREADS; do
+    log "stats $label MB, -j $j"
+    repeat "$runs" r "$CCTREE" -q -j "$j" stats "$arch"
+    read -r s_wall s_cpu s_rss <<<"$r"
+    STATS_WALL["$label/$j"]=$s_wall
+    local rd="-" rmb="-" rrss="-" out_mb="-" nc="-" app="-"
+    if (( RENDER )); then
+      local work="$DIR/work" out="$DIR/out" f_wall f_cpu f_rss session
+      rm -rf "$work" "$out"
+      cp -al "$arch" "$work"
+      log "render $label MB, -j $j"
+      FRESH="$out" repeat "$runs" r "$CCTREE" -q -j "$j" render "$work" -o "$out"
+      read -r f_wall f_cpu f_rss <<<"$r"
+      rd=$f_wall
+      rmb=$(mbps "$bytes" "$rd")
+      out_mb=$(mb "$(du -sb "$out" | cut -f1)")
+      rrss=$(kb2mb "$f_rss")
+      repeat "$runs" r "$CCTREE" -q -j "$j" render "$work" -o "$out"
+      nc=${r%% *}
+      # One appended turn: break the hard link of the largest main session, append, re-render.
+      session="$(find "$work" -maxdepth 2 -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)"
+      cp "$session" "$session.tmp" && mv "$session.tmp" "$session"
+      "$GEN" --append-turn "$session" --seed 7
+      measure r "$CCTREE" -q -j "$j" render "$work" -o "$out"
+      app=${r%% *}
+      rm -rf "$work" "$out"
+    fi
+    ROWS+=("$label|$j|$s_wall|$(mbps "$bytes" "$s_wall")|$s_cpu|$(kb2mb "$s_rss")|$rd|$rmb|$rrss|$out_mb|$nc|$app")
+  done
+}
+
+for s in $SIZES; do run_size "$s"; done
+if (( SINGLE > 0 )); then run_size "$SINGLE" 1; fi
+
+# --- claude-code-log ---------------------------------------------------------
+CCL_LINE=""
+if (( CCL )); then
+  VENV="$DIR/venv"
+  if [[ ! -x "$VENV/bin/claude-code-log" ]]; then
+    log "installing claude-code-log 1.7.0 into $VENV"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet claude-code-log==1.7.0
+  fi
+  "$VENV/bin/claude-code-log" --version >&2
+  arch="$(archive 100)"
+  bytes=$(jsonl_bytes "$arch")
+  work="$DIR/ccl-work"; out="$DIR/ccl-out"
+  rm -rf "$work" "$out"
+  cp -al "$arch" "$work"
+  log "claude-code-log on the 100 MB archive (HTML, all projects, no cache, default jobs)"
+  measure r "$VENV/bin/claude-code-log" "$work" --all-projects -o "$out" --no-cache
+  read -r c_wall c_cpu c_rss <<<"$r"
+  c_out=$(du -sb "$out" | cut -f1)
+  rm -rf "$work" "$out"
+  if (( RENDER )); then
+    work="$DIR/work"; out="$DIR/out"
+    rm -rf "$work" "$out"; cp -al "$arch" "$work"
+    log "cctree render on the same archive (default threads)"
+    measure r "$CCTREE" -q render "$work" -o "$out"
+    what="render"
+    rm -rf "$work" "$out"
+  else
+    measure r "$CCTREE" -q stats "$arch"
+    what="stats (render unavailable)"
+  fi
+  read -r t_wall t_cpu t_rss <<<"$r"
+  CCL_LINE=$(awk -v cw="$c_wall" -v cc="$c_cpu" -v cr="$c_rss" -v co="$c_out" -v tw="$t_wall" -v tc="$t_cpu" \
+    -v tr="$t_rss" -v b="$bytes" -v what="$what" 'BEGIN {
+      if (tw <= 0) tw = 0.005; if (tc <= 0) tc = 0.005
+      printf "claude-code-log 1.7.0: %.1f s wall, %.1f CPU-s (%.2f CPU-s/MiB), peak RSS %.0f MB, output %.1f MB\n", cw, cc, cc / (b / 1048576), cr * 1024 / 1e6, co / 1e6
+      printf "cctree %s: %.2f s wall, %.2f CPU-s, peak RSS %.0f MB\n", what, tw, tc, tr * 1024 / 1e6
+      printf "ratio (claude-code-log / cctree %s): %.0fx wall, %.0fx CPU\n", what, cw / tw, cc / tc
+    }')
+fi
+
+# --- print -------------------------------------------------------------------
+echo
+echo "cctree $("$CCTREE" --version | awk '{print $2}') on $(nproc) cores; seed $SEED; runs per measurement: $RUNS (1 for >= 1000 MB)"
+{
+  echo "archive MB|-j|stats s|stats MB/s|stats CPU-s|stats RSS MB|render s|render MB/s|render RSS MB|output MB|no-change s|+1 turn s"
+  printf '%s\n' "${ROWS[@]}"
+} | column -t -s'|' -o '  '
+echo
+for n in "${NOTES[@]}"; do echo "$n"; done
+for s in $SIZES "$SINGLE (1p)"; do
+  if [[ -n "${STATS_WALL[$s/1]:-}" && -n "${STATS_WALL[$s/2]:-}" ]]; then
+    awk -v s="$s" -v a="${STATS_WALL[$s/1]}" -v b="${STATS_WALL[$s/2]}" \
+      'BEGIN { if (b <= 0) b = 0.005; printf "stats speed-up -j 2 vs -j 1 on %s MB: %.2fx\n", s, a / b }'
+  fi
+done
+[[ -n "$RENDER_NOTE" ]] && echo "$RENDER_NOTE"
+[[ -n "$CCL_LINE" ]] && { echo; echo "$CCL_LINE"; }
+exit 0

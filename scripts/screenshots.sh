@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The README's screenshots: renders examples/archive/projects and photographs
+# (in Debian's chromium, through tests/browser/run.mjs) the conversation page
+# with the fork-point index (light) and one of its branch pages (dark), into
+# docs/screenshots/. Needs what scripts/test.sh installs (chromium, node,
+# tests/browser/node_modules).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d tests/browser/node_modules/playwright-core ]; then
+  (cd tests/browser && npm ci --no-audit --no-fund --silent)
+fi
+export CCTREE_CHROMIUM="${CCTREE_CHROMIUM:-$(command -v chromium)}"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+# CCTREE_BIN: an already built cctree (default: build and run the release one).
+if [ -n "${CCTREE_BIN:-}" ]; then
+  "$CCTREE_BIN" -q render examples/archive/projects -o "$tmp/site"
+else
+  cargo run --quiet --release -- -q render examples/archive/projects -o "$tmp/site"
+fi
+
+# The conversation with the most branch pages, and the first of them.
+conv=""
+best=-1
+for d in "$tmp"/site/*/c/*/; do
+  n=$(find "$d" -path '*/b/*/index.html' | wc -l)
+  if [ "$n" -gt "$best" ]; then best=$n; conv=$d; fi
+done
+[ "$best" -gt 0 ] || { echo "error: no conversation with forks in the example" >&2; exit 1; }
+branch="$(find "$conv" -path '*/b/*/index.html' | sort | head -n 1)"
+conv="${conv#"$tmp/site/"}index.html"
+branch="${branch#"$tmp/site/"}"
+
+node tests/browser/run.mjs --site "$tmp/site" --viewport 1100x1200 \
+  --pages "conversation=$conv,branch=$branch" --shots "$tmp/shots" >"$tmp/report.json" ||
+  { cat "$tmp/report.json" >&2; exit 1; }
+
+mkdir -p docs/screenshots
+cp "$tmp/shots/conversation-light.png" docs/screenshots/conversation-light.png
+cp "$tmp/shots/branch-dark.png" docs/screenshots/branch-dark.png
+ls -l docs/screenshots/

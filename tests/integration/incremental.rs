@@ -1,0 +1,438 @@
+//! Incremental rendering and safe output (issues 5 and 6): a re-render after
+//! appends, new files, deleted and rewritten files gives the same bytes as a
+//! fresh render; unchanged projects are not read and unchanged pages are not
+//! written; `--force` rewrites everything; a failed or killed render leaves
+//! the previous site byte-identical, and the next run tidies up.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use cctree::discover;
+use cctree::render::write::FAULT_ENV;
+use cctree::render::{RenderOptions, RenderSummary, render_archive};
+use serde_json::{Value, json};
+
+use crate::support::{cctree, example_archive, real_projects};
+
+fn render_with(input: &Path, out: &Path, force: bool) -> RenderSummary {
+    let archive = discover::discover(&[input.to_path_buf()]).expect("discover");
+    let opts = RenderOptions { output: out.to_path_buf(), page_size: 4, force, ..RenderOptions::default() };
+    render_archive(archive, &opts).expect("render")
+}
+
+fn render(input: &Path, out: &Path) -> RenderSummary {
+    render_with(input, out, false)
+}
+
+/// Every file of a site but its cache, relative, with its bytes.
+fn site_files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.path().strip_prefix(dir).unwrap().to_path_buf())
+        .filter(|rel| !rel.starts_with(".cctree-cache"))
+        .map(|rel| {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (rel, bytes)
+        })
+        .collect()
+}
+
+/// Asserts the incrementally rendered `site` equals a fresh render of `input`.
+fn assert_same_as_fresh(input: &Path, site: &Path) {
+    let fresh = tempfile::tempdir().unwrap();
+    let fresh_site = fresh.path().join("site");
+    render_with(input, &fresh_site, true);
+    let (a, b) = (site_files(site), site_files(&fresh_site));
+    let only_a: Vec<_> = a.keys().filter(|k| !b.contains_key(*k)).collect();
+    let only_b: Vec<_> = b.keys().filter(|k| !a.contains_key(*k)).collect();
+    assert!(only_a.is_empty() && only_b.is_empty(), "only incremental: {only_a:?}\nonly fresh: {only_b:?}");
+    let differ: Vec<_> = a.iter().filter(|(k, v)| b[*k] != **v).map(|(k, _)| k).collect();
+    assert!(differ.is_empty(), "files differ from a fresh render: {differ:?}");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).into_iter().filter_map(Result::ok) {
+        let dest = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// An archive to modify: the example archive plus two real projects.
+fn archive() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    copy_tree(&example_archive(), &projects);
+    for name in ["-experiments-ideas", "-src-experiments-claude_p"] {
+        copy_tree(&real_projects().join(name), &projects.join(name));
+    }
+    dir
+}
+
+fn session(projects: &Path) -> PathBuf {
+    projects.join("-home-alice-notes/5e5510b1-0000-4000-8000-0000000000b1.jsonl")
+}
+
+/// The last main-thread message of a session file: (uuid, sessionId, cwd).
+fn last_message(file: &Path) -> (String, String, String) {
+    let text = std::fs::read_to_string(file).unwrap();
+    text.lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["uuid"].is_string() && v["isSidechain"] != json!(true))
+        .filter(|v| matches!(v["type"].as_str(), Some("user" | "assistant")))
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            (s("uuid"), s("sessionId"), s("cwd"))
+        })
+        .next()
+        .expect("a message")
+}
+
+/// The lines of one more turn (a prompt and its answer) after the session's last message.
+fn turn_lines(file: &Path, n: u32) -> Vec<String> {
+    let (parent, session, cwd) = last_message(file);
+    let prompt = format!("a0000000-0000-4000-8000-{n:012}");
+    let answer = format!("a1000000-0000-4000-8000-{n:012}");
+    let user = json!({
+        "parentUuid": parent, "isSidechain": false, "type": "user", "sessionId": session, "cwd": cwd,
+        "version": "2.1.42", "uuid": prompt, "timestamp": format!("2030-01-01T00:00:{:02}.000Z", n % 60),
+        "message": {"role": "user", "content": format!("Appended question number {n}")}
+    });
+    let assistant = json!({
+        "parentUuid": prompt, "isSidechain": false, "type": "assistant", "sessionId": session, "cwd": cwd,
+        "version": "2.1.42", "uuid": answer, "timestamp": format!("2030-01-01T00:00:{:02}.500Z", n % 60),
+        "message": {"model": "claude-sonnet-4-5-20250929", "id": format!("msg_appended_{n}"), "type": "message",
+            "role": "assistant", "content": [{"type": "text", "text": format!("Appended answer number {n}")}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}}
+    });
+    vec![user.to_string(), assistant.to_string()]
+}
+
+fn append(file: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(file).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+fn append_turn(file: &Path, n: u32) {
+    append(file, &(turn_lines(file, n).join("\n") + "\n"));
+}
+
+#[test]
+fn appended_turn_is_parsed_alone_and_matches_a_fresh_render() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    let first = render(&projects, &site);
+    assert_eq!(first.files_reused, 0);
+    assert_eq!((first.load.files_resumed, first.load.files_reused), (0, 0));
+
+    append_turn(&session(&projects), 1);
+    let s = render(&projects, &site);
+    assert_eq!(s.load.files_resumed, 1, "{s:?}");
+    assert_eq!(s.load.files_parsed, 0, "{s:?}");
+    assert_eq!(s.projects_reused, s.projects - 1, "only the changed project is read");
+    assert!(s.load.bytes_parsed < 2000, "only the appended bytes are parsed: {s:?}");
+    assert!(s.files_reused > s.files_written, "{s:?}");
+    assert!(s.pages_rendered < first.pages_rendered, "other conversations' pages are not rendered: {s:?}");
+    assert!(site.join("-home-alice-notes").is_dir());
+    let page =
+        std::fs::read_to_string(site.join("-home-alice-notes/c/b0000000-0000-4000-8000-000000000001/index.html"));
+    let all: String = site_files(&site).values().map(|b| String::from_utf8_lossy(b).into_owned()).collect();
+    assert!(all.contains("Appended answer number 1"), "{page:?}");
+    assert_same_as_fresh(&projects, &site);
+
+    // Twice more, so that the cache written by an incremental render is used too.
+    append_turn(&session(&projects), 2);
+    let s = render(&projects, &site);
+    assert_eq!((s.load.files_resumed, s.load.files_parsed), (1, 0), "{s:?}");
+    assert_same_as_fresh(&projects, &site);
+}
+
+#[test]
+fn a_torn_last_line_is_parsed_again_once_completed() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    let file = session(&projects);
+    let lines = turn_lines(&file, 7);
+    let text = lines.join("\n") + "\n";
+    let cut = lines[0].len() + 1 + lines[1].len() / 2;
+    append(&file, &text[..cut]);
+    let s = render(&projects, &site);
+    assert!(s.warnings > 0, "the torn line is a warning");
+    assert_same_as_fresh(&projects, &site);
+    append(&file, &text[cut..]);
+    let s = render(&projects, &site);
+    assert_eq!(s.load.files_resumed, 1);
+    assert_same_as_fresh(&projects, &site);
+}
+
+#[test]
+fn new_deleted_and_rewritten_files_match_a_fresh_render() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+
+    // A new session in an existing project, continuing an existing one.
+    let file = session(&projects);
+    let (parent, _, cwd) = last_message(&file);
+    let new = projects.join("-home-alice-notes/5e5510b2-0000-4000-8000-0000000000b2.jsonl");
+    let line = json!({
+        "parentUuid": parent, "type": "user", "sessionId": "5e5510b2-0000-4000-8000-0000000000b2", "cwd": cwd,
+        "uuid": "c0000000-0000-4000-8000-000000000001", "timestamp": "2030-02-01T00:00:00.000Z",
+        "message": {"role": "user", "content": "A new session goes on"}
+    });
+    std::fs::write(&new, format!("{line}\n")).unwrap();
+    let s = render(&projects, &site);
+    assert_eq!(s.load.files_parsed, 1, "{s:?}");
+    assert_same_as_fresh(&projects, &site);
+
+    // A new project.
+    copy_tree(&real_projects().join("-experiments-worktrees"), &projects.join("-experiments-worktrees"));
+    let s = render(&projects, &site);
+    assert_eq!(s.projects_reused, s.projects - 1);
+    assert_same_as_fresh(&projects, &site);
+
+    // A deleted file, then a deleted project.
+    std::fs::remove_file(&new).unwrap();
+    render(&projects, &site);
+    assert_same_as_fresh(&projects, &site);
+    std::fs::remove_dir_all(projects.join("-experiments-ideas")).unwrap();
+    render(&projects, &site);
+    assert_same_as_fresh(&projects, &site);
+    assert!(!site.join("-experiments-ideas").exists());
+
+    // A rewritten file (its old bytes are no longer its first bytes).
+    let text = std::fs::read_to_string(&file).unwrap();
+    let kept: Vec<&str> = text.lines().take(text.lines().count() - 4).collect();
+    std::fs::write(&file, kept.join("\n") + "\n").unwrap();
+    append_turn(&file, 3);
+    let s = render(&projects, &site);
+    assert_eq!((s.load.files_parsed, s.load.files_resumed), (1, 0), "{s:?}");
+    assert_same_as_fresh(&projects, &site);
+}
+
+fn mtimes(dir: &Path) -> BTreeMap<PathBuf, std::time::SystemTime> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_path_buf(), e.metadata().unwrap().modified().unwrap()))
+        .collect()
+}
+
+#[test]
+fn no_change_rewrites_nothing_and_force_rewrites_everything() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    let first = render(&projects, &site);
+    let before = mtimes(&site);
+    let s = render(&projects, &site);
+    assert_eq!(s.files_written, 0);
+    assert_eq!(s.projects_reused, s.projects);
+    assert_eq!(s.load.files_parsed + s.load.files_resumed, 0);
+    assert_eq!((s.pages, s.images, s.conversations), (first.pages, first.images, first.conversations));
+    assert_eq!(mtimes(&site), before, "no file was touched");
+
+    let s = render_with(&projects, &site, true);
+    assert_eq!(s.files_reused, 0, "--force links nothing: {s:?}");
+    assert_eq!(s.load.files_resumed + s.load.files_reused, 0, "--force parses everything: {s:?}");
+    assert!(s.files_written >= s.pages);
+    assert_same_as_fresh(&projects, &site);
+
+    // Another page size is another site: everything is rendered again.
+    let archive = discover::discover(std::slice::from_ref(&projects)).unwrap();
+    let opts = RenderOptions { output: site.clone(), page_size: 50, ..RenderOptions::default() };
+    let s = render_archive(archive, &opts).unwrap();
+    assert_eq!(s.projects_reused, 0);
+}
+
+#[test]
+fn a_corrupt_cache_is_ignored() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    for e in walkdir::WalkDir::new(site.join(".cctree-cache")).into_iter().filter_map(Result::ok) {
+        if e.file_type().is_file() {
+            std::fs::write(e.path(), "{ not json").unwrap();
+        }
+    }
+    append_turn(&session(&projects), 4);
+    let s = render(&projects, &site);
+    assert_eq!(s.files_reused, 0);
+    assert_same_as_fresh(&projects, &site);
+    append_turn(&session(&projects), 5);
+    render(&projects, &site);
+    assert_same_as_fresh(&projects, &site);
+}
+
+fn siblings(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_failed_render_leaves_the_previous_site_byte_identical() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    let before = site_files(&site);
+    append_turn(&session(&projects), 6);
+    for n in [1, 3, 10, 40] {
+        let out = cctree()
+            .args(["render", "-q", "--page-size", "4", "-o"])
+            .arg(&site)
+            .arg(&projects)
+            .env(FAULT_ENV, format!("fail:{n}"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("injected write failure"));
+        assert_eq!(site_files(&site), before, "failure at write {n}");
+        assert_eq!(siblings(dir.path()), ["projects", "site"], "the temporary directory is removed");
+    }
+    // A failure in the swap itself (after everything was written).
+    let out = cctree()
+        .args(["render", "-q", "--page-size", "4", "-o"])
+        .arg(&site)
+        .arg(&projects)
+        .env(FAULT_ENV, "fail:100000")
+        .output();
+    assert!(out.unwrap().status.success(), "fewer operations than that");
+    assert_same_as_fresh(&projects, &site);
+}
+
+#[test]
+fn a_killed_render_leaves_the_previous_site_and_is_tidied_next_time() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    let before = site_files(&site);
+    append_turn(&session(&projects), 8);
+    let mut child = cctree()
+        .args(["render", "-q", "--page-size", "4", "-o"])
+        .arg(&site)
+        .arg(&projects)
+        .env(FAULT_ENV, "stall:5")
+        .spawn()
+        .unwrap();
+    let tmp = dir.path().join(format!(".site.cctree-tmp-{}", child.id()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !tmp.join(".cctree-site").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(tmp.exists(), "the killed run left its temporary directory");
+    assert_eq!(site_files(&site), before, "the previous site is complete");
+
+    let out = cctree().args(["render", "-q", "--page-size", "4", "-o"]).arg(&site).arg(&projects).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(siblings(dir.path()), ["projects", "site"], "leftovers are removed");
+    assert_same_as_fresh(&projects, &site);
+}
+
+#[test]
+fn output_errors_have_exit_code_2_and_say_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+
+    // An output under a regular file (root ignores permissions, not this).
+    let out = cctree().args(["render", "-q", "-o"]).arg(file.join("site")).arg(example_archive()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot write the output directory") && err.contains("a-file/site"), "{err}");
+    assert!(err.contains("choose another -o"), "{err}");
+
+    // The output is a file.
+    let out = cctree().args(["render", "-q", "-o"]).arg(&file).arg(example_archive()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a directory"));
+
+    // A directory cctree did not write.
+    let foreign = dir.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("keep.txt"), "mine").unwrap();
+    let out = cctree().args(["render", "-q", "-o"]).arg(&foreign).arg(example_archive()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not written by cctree"));
+    assert_eq!(std::fs::read_to_string(foreign.join("keep.txt")).unwrap(), "mine");
+
+    // A missing input.
+    let out = cctree().args(["render", "-q", "-o"]).arg(dir.path().join("s")).arg(dir.path().join("nope")).output();
+    assert_eq!(out.unwrap().status.code(), Some(2));
+}
+
+#[test]
+fn an_unreadable_file_is_a_warning_and_the_rest_is_rendered() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let broken = projects.join("-home-alice-notes/5e5510b9-0000-4000-8000-0000000000b9.jsonl");
+    std::os::unix::fs::symlink(dir.path().join("gone.jsonl"), &broken).unwrap();
+    let site = dir.path().join("site");
+    let out = cctree().args(["render", "-o"]).arg(&site).arg(&projects).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("5e5510b9"), "the warning names the file: {err}");
+    assert!(site.join("-home-alice-notes/index.html").is_file());
+}
+
+/// Every real project: a turn appended to each main session, a line to each
+/// agent transcript, and a new session resuming one: the same as a fresh render.
+#[test]
+fn real_corpus_appends_match_a_fresh_render() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    copy_tree(&real_projects(), &projects);
+    let site = dir.path().join("site");
+    let first = render(&projects, &site);
+    let mut n = 100;
+    let mut agents = 0;
+    for e in walkdir::WalkDir::new(&projects).sort_by_file_name().into_iter().filter_map(Result::ok) {
+        let path = e.path();
+        if path.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let is_agent = path.file_name().is_some_and(|f| f.to_string_lossy().starts_with("agent-"));
+        if is_agent {
+            if agents < 3 {
+                // Repeat its last line with a new uuid: a sidechain node.
+                let text = std::fs::read_to_string(path).unwrap();
+                if let Some(mut v) = text.lines().rev().find_map(|l| serde_json::from_str::<Value>(l).ok()) {
+                    if v["uuid"].is_string() {
+                        v["parentUuid"] = v["uuid"].clone();
+                        v["uuid"] = json!(format!("ag000000-0000-4000-8000-{n:012}"));
+                        append(path, &format!("{v}\n"));
+                        agents += 1;
+                        n += 1;
+                    }
+                }
+            }
+        } else if std::fs::read_to_string(path).unwrap().contains("\"isSidechain\":false") {
+            append_turn(path, n);
+            n += 1;
+        }
+    }
+    let s = render(&projects, &site);
+    assert!(s.load.files_resumed > 0 && s.load.files_parsed == 0, "{s:?}");
+    assert!(s.pages_rendered <= first.pages_rendered, "{s:?}");
+    assert_same_as_fresh(&projects, &site);
+}
