@@ -322,7 +322,12 @@ fn read_file_resuming(f: &SourceFile, index: u32, opts: parse::ParseOptions, pre
     counts.bytes_parsed = (len - start) as u64;
     // Complete lines (cached next time), then the unterminated tail (parsed every time).
     let done = memchr::memrchr(b'\n', &bytes[start..]).map_or(start, |i| start + i + 1);
-    let mid = parse::parse_range(&bytes, start..done, lines_before, index, opts);
+    let mid = if start == 0 {
+        // A whole file: parsed in parallel pieces when it is big.
+        parse::parse_bytes_with(&bytes[..done], index, opts)
+    } else {
+        parse::parse_range(&bytes, start..done, lines_before, index, opts)
+    };
     let done_lines = lines_before + memchr::memchr_iter(b'\n', &bytes[start..done]).count() as u32;
     let head_lines = out.lines + mid.lines;
     let head_bad = out.bad_lines + mid.bad_lines;

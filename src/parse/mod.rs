@@ -329,6 +329,27 @@ mod tests {
     }
 
     #[test]
+    fn parsing_in_pieces_cut_after_newlines_is_parsing_at_once() {
+        let input = b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"a\"}\n\n{bad\n{\"type\":\"user\",\"uuid\":\"b\"}\n{\"type\":\"user\",\"uu";
+        let whole = parse_bytes(input, 3);
+        for cut in input.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1) {
+            let before = input[..cut].iter().filter(|b| **b == b'\n').count() as u32;
+            let a = parse_range(input, 0..cut, 0, 3, ParseOptions::default());
+            let b = parse_range(input, cut..input.len(), before, 3, ParseOptions::default());
+            let offsets: Vec<(u64, u32, Loc)> =
+                a.entries.iter().chain(&b.entries).map(|e| (e.offset, e.len, e.loc)).collect();
+            let expected: Vec<(u64, u32, Loc)> = whole.entries.iter().map(|e| (e.offset, e.len, e.loc)).collect();
+            assert_eq!(offsets, expected, "cut at {cut}");
+            let warnings: Vec<LineWarning> = a.warnings.iter().chain(&b.warnings).cloned().collect();
+            assert_eq!(warnings, whole.warnings);
+            assert_eq!(
+                (a.lines + b.lines, a.bad_lines + b.bad_lines, a.bytes + b.bytes),
+                (whole.lines, whole.bad_lines, whole.bytes)
+            );
+        }
+    }
+
+    #[test]
     fn scrubs_only_lone_surrogates() {
         assert_eq!(scrub_lone_surrogates(r#""ok \u00e9""#), None);
         assert_eq!(scrub_lone_surrogates(r#""pair \ud83d\ude00""#), None);

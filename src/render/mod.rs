@@ -349,7 +349,9 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
     manifest.files.push(site.emit("index.html", index_page(&outputs, &summary).render()?.as_bytes())?);
     manifest.save(&site.stage)?;
     let (written, reused) = site.stage.counts();
+    tracing::debug!("site built in {:.3} s", start.elapsed().as_secs_f64());
     output.commit(site.stage)?;
+    tracing::debug!("swapped in (previous site removed) after {:.3} s", start.elapsed().as_secs_f64());
     summary.files_written = written;
     summary.files_reused = reused;
     summary.projects_reused = projects_reused;

@@ -142,7 +142,7 @@ fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
             let c = &g.conversations[br.conversation as usize];
             p.crumbs = crumbs(ctx, dir, Some(c));
             if br.fork_point.is_none() {
-                p.title = c.title.to_string();
+                p.title = excerpt(&c.title, 120);
                 p.heading = c.title.to_string();
                 p.facts = conv_facts(ctx, c);
                 if page == 0 && !c.fork_points.is_empty() {
@@ -238,8 +238,21 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
     let br = &g.branches[b as usize];
     let label = &ctx.labels[b as usize];
     p.kind = "branch";
-    p.title = format!("{label} · {}", br.title);
-    p.heading = format!("Branch {label}: {}", excerpt(&br.title, 120));
+    // A branch with nested forks ends in one of their continuations: its
+    // summary names that leaf, not the branch (as in the fork-point index).
+    let has_nested = g.conversations[br.conversation as usize].fork_points.iter().any(|f| f.branch == b);
+    let first_words = br
+        .nodes
+        .iter()
+        .map(|n| g.entry(ctx.entries(), *n))
+        .find(|e| e.user_kind == crate::parse::UserKind::Prompt && !e.excerpt.is_empty())
+        .map(|e| e.excerpt.to_string());
+    let title = match (has_nested, first_words) {
+        (true, Some(words)) => words,
+        _ => br.title.to_string(),
+    };
+    p.title = format!("{label} · {}", excerpt(&title, 120));
+    p.heading = format!("Branch {label}: {}", excerpt(&title, 120));
     let Some(fork) = br.fork_point else { return };
     let parent = br.parent_branch.unwrap_or(0);
     let n = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
