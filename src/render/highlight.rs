@@ -12,11 +12,18 @@ use super::html::push_esc;
 
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
 
-/// Largest block that is highlighted; larger ones are shown plain.
-pub const BLOCK_CAP: usize = 32 * 1024;
+// syntect runs near 1 MB/s per core, the rest of the renderer near 100 MB/s:
+// highlighting is spent where a reader looks, and capped.
+
+/// Largest code block of prose (a fenced block in a prompt or reply) that is
+/// highlighted; larger ones are shown plain.
+pub const BLOCK_CAP: usize = 16 * 1024;
+/// Largest file view (Read results, written files) that is highlighted: these
+/// are most of an archive's bytes and usually sit collapsed.
+pub const FILE_CAP: usize = 4 * 1024;
 /// Highlighted source per page; beyond it blocks are shown plain (classed
-/// HTML is ~9× its source, so this keeps pages to a few MB at most).
-pub const PAGE_CAP: usize = 256 * 1024;
+/// HTML is ~9× its source, so this also keeps pages light).
+pub const PAGE_CAP: usize = 12 * 1024;
 /// A block with a longer line is shown plain (minified files, data dumps).
 pub const LINE_CAP: usize = 16 * 1024;
 
@@ -59,12 +66,22 @@ fn syntax_for(token: &str) -> Option<&'static SyntaxReference> {
     ss.find_syntax_by_token(t).filter(|s| s.name != "Plain Text")
 }
 
-/// A `<pre>` block for `code`, highlighted when the language is known and the
-/// block fits the caps, else plain escaped text.
+/// A `<pre>` block for prose `code`, highlighted when the language is known
+/// and the block fits the caps, else plain escaped text.
 pub fn code_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String {
+    block(code, lang, budget, BLOCK_CAP)
+}
+
+/// A `<pre>` block for the contents of a file (Read, Write): highlighted only
+/// when small ([`FILE_CAP`]).
+pub fn file_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String {
+    block(code, lang, budget, FILE_CAP)
+}
+
+fn block(code: &str, lang: Option<&str>, budget: &mut Budget, cap: usize) -> String {
     let mut out = String::with_capacity(code.len() + 64);
     let syntax = lang.and_then(syntax_for);
-    let fits = code.len() <= BLOCK_CAP && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= LINE_CAP);
+    let fits = code.len() <= cap && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= LINE_CAP);
     if let (Some(syntax), true) = (syntax, fits) {
         if let Some(html) = classed(code, syntax) {
             budget.left -= code.len();

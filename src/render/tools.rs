@@ -10,7 +10,7 @@ use crate::graph::NodeId;
 
 use super::blocks::{PageCtx, at, fold, placeholder, str_at, strip_tags, tag_text};
 use super::diff::{diff_html, patch_html};
-use super::highlight::{code_block, lang_of_path};
+use super::highlight::{file_block, lang_of_path};
 use super::html::{cut, esc, excerpt, human_size};
 use super::layout::Item;
 use super::site::{href, page_file};
@@ -68,7 +68,7 @@ pub fn render_call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> String {
         }
         "Write" => {
             let content = s("content");
-            let code = code_block(cut(content, cx.cap()), lang_of_path(s("file_path")), &mut cx.budget);
+            let code = file_block(cut(content, cx.cap()), lang_of_path(s("file_path")), &mut cx.budget);
             (s("file_path").into(), fold(code, "File", content.len()), false)
         }
         "Read" => (read_arg(input), String::new(), true),
@@ -200,7 +200,7 @@ fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &Outcome) -> String {
         "Read" if !r.is_error => {
             if let Some(content) = str_at(tur, &["file", "content"]) {
                 let path = str_at(tur, &["file", "filePath"]).unwrap_or("");
-                let code = code_block(cut(content, cx.cap()), lang_of_path(path), &mut cx.budget);
+                let code = file_block(cut(content, cx.cap()), lang_of_path(path), &mut cx.budget);
                 s.push_str(&fold(code, "File", content.len()));
             } else if r.images.is_empty() {
                 s.push_str(&cx.output(&r.text, "Output", ""));
