@@ -294,3 +294,32 @@ fn check_finds_a_removed_tool_result() {
     let kinds: Vec<&str> = cctree::check::check_project(&p).iter().map(|f| f.kind).collect();
     assert_eq!(kinds, ["P3-tool-use-without-result"]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Arbitrary bytes, and arbitrary bytes spliced into valid lines, never
+    /// make the parser, the graph or the markdown renderer panic.
+    #[test]
+    fn arbitrary_bytes_never_panic(noise in proptest::collection::vec(any::<u8>(), 0..2048), cut in any::<usize>()) {
+        let archive = generate(&[Op::Turn { blocks: 2, parallel: 2, hook: true, duration: true, command: true }, Op::Rewind { back: 0 }]);
+        let mut bytes: Vec<u8> = archive.files.values().flatten().flat_map(|l| l.bytes().chain([b'\n'])).collect();
+        let at = cut % (bytes.len() + 1);
+        bytes.splice(at..at, noise.iter().copied());
+        for input in [&noise[..], &bytes[..]] {
+            let parsed = cctree::parse::parse_bytes(input, 0);
+            prop_assert_eq!(parsed.entries.len() as u64 + parsed.bad_lines, parsed.lines);
+            let files = vec![cctree::graph::FileFacts { class: cctree::discover::FileClass::Main, agent_id_from_name: None }];
+            let g = cctree::graph::Graph::build(&cctree::graph::GraphInput {
+                entries: &parsed.entries,
+                files: &files,
+                agent_meta: &Default::default(),
+            });
+            let on_lines: usize = g.branches.iter().map(|b| b.nodes.len()).sum::<usize>() + g.agents.iter().map(|a| a.nodes.len()).sum::<usize>();
+            prop_assert_eq!(on_lines, g.nodes.len(), "every node on exactly one line");
+            let text = String::from_utf8_lossy(input);
+            let html = cctree::render::markdown::to_html(&text, &mut cctree::render::highlight::Budget::default());
+            prop_assert!(!html.to_ascii_lowercase().contains("<script"));
+        }
+    }
+}
