@@ -23,7 +23,7 @@ pub const BLOCK_CAP: usize = 16 * 1024;
 pub const FILE_CAP: usize = 4 * 1024;
 /// Highlighted source per page; beyond it blocks are shown plain (classed
 /// HTML is ~9× its source, so this also keeps pages light).
-pub const PAGE_CAP: usize = 12 * 1024;
+pub const PAGE_CAP: usize = 8 * 1024;
 /// A block with a longer line is shown plain (minified files, data dumps).
 pub const LINE_CAP: usize = 16 * 1024;
 
