@@ -18,8 +18,7 @@
 
 use std::fmt::Write as _;
 
-use crate::graph::{Graph, NONE, NodeId};
-use crate::parse::Entry;
+use crate::graph::{NONE, NodeId};
 
 use super::context::{LineId, ProjectCtx};
 
@@ -124,7 +123,7 @@ pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
         conversation_sig(&mut s, ctx, i);
         for &b in &c.branches {
             for n in &g.branches[b as usize].nodes {
-                node_sig(&mut s, g, e, *n);
+                node_sig(&mut s, ctx, *n);
             }
         }
         sigs[i].update(s.as_bytes());
@@ -149,13 +148,13 @@ pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
             ctx.agent_layouts[i].pages,
         );
         for n in &a.nodes {
-            node_sig(&mut s, g, e, *n);
+            node_sig(&mut s, ctx, *n);
         }
         sigs[nc as usize + i].update(s.as_bytes());
     }
     let mut s = String::new();
     for n in &rest_nodes {
-        node_sig(&mut s, g, e, *n);
+        node_sig(&mut s, ctx, *n);
     }
     sigs[rest as usize].update(s.as_bytes());
 
@@ -265,7 +264,8 @@ fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: u32) {
     );
 }
 
-fn node_sig(s: &mut String, g: &Graph, e: &[Entry], n: NodeId) {
+fn node_sig(s: &mut String, ctx: &ProjectCtx<'_>, n: NodeId) {
+    let (g, e) = (ctx.graph(), ctx.entries());
     let node = g.node(n);
     let en = g.entry(e, n);
     let sess = g.sessions.get(node.session as usize).map_or("", |x| &x.id);
@@ -290,6 +290,11 @@ fn node_sig(s: &mut String, g: &Graph, e: &[Entry], n: NodeId) {
                 let _ = write!(s, " {}", g.uuid(e, *r));
             }
         }
+    }
+    // Differing copies of the uuid are shown with the message, with their place.
+    for o in ctx.conflicts.get(&n).into_iter().flatten() {
+        let other = &e[*o as usize];
+        let _ = write!(s, " conflict {:x} {}", other.line_hash, ctx.project.locate(other.loc));
     }
     s.push('\n');
 }

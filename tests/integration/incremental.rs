@@ -436,3 +436,30 @@ fn real_corpus_appends_match_a_fresh_render() {
     assert!(s.pages_rendered <= first.pages_rendered, "{s:?}");
     assert_same_as_fresh(&projects, &site);
 }
+
+/// A new file holding a different copy of an existing uuid (a P1 conflict)
+/// changes the page that shows the message: the incremental render must see it.
+#[test]
+fn a_new_conflicting_copy_is_shown_after_a_re_render() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    let file = session(&projects);
+    let first =
+        std::fs::read_to_string(&file).unwrap().lines().find(|l| l.contains("\"type\":\"user\"")).unwrap().to_string();
+    let mut v: Value = serde_json::from_str(&first).unwrap();
+    v["message"]["content"] = json!("A conflicting copy of the first prompt");
+    // A later session: the original stays canonical, the copy is an alias.
+    v["sessionId"] = json!("zz-later-session");
+    let other = file.with_file_name("0c0c0c0c-0000-4000-8000-000000000000.jsonl");
+    std::fs::write(&other, format!("{}\n", serde_json::to_string(&v).unwrap())).unwrap();
+    render(&projects, &site);
+    assert_same_as_fresh(&projects, &site);
+    let pages: String = site_files(&site)
+        .into_iter()
+        .filter(|(p, _)| p.extension().is_some_and(|x| x == "html"))
+        .map(|(_, b)| String::from_utf8_lossy(&b).into_owned())
+        .collect();
+    assert!(pages.contains("A conflicting copy of the first prompt"));
+}
