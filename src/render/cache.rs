@@ -319,9 +319,8 @@ pub fn save_parse_cache(
             })
         })
         .collect();
-    let json = serde_json::to_vec(&ParseCacheOut { format: FORMAT, code, settings, files })
-        .context("serializing the parse cache")?;
-    stage.write(rel, &json)
+    let cache = ParseCacheOut { format: FORMAT, code, settings, files };
+    stage.write_with(rel, |w| serde_json::to_writer(w, &cache).context("writing the parse cache"))
 }
 
 /// Reads a project's parse cache from the previous site: what to resume each

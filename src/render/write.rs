@@ -283,6 +283,19 @@ impl Stage {
         Ok(())
     }
 
+    /// Writes `rel` by streaming into it (large files such as the parse cache
+    /// are never held whole in memory).
+    pub fn write_with(&self, rel: &str, fill: impl FnOnce(&mut dyn std::io::Write) -> Result<()>) -> Result<()> {
+        self.fault_point()?;
+        let path = self.path_of(rel)?;
+        create_parent(&path)?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, open_new(&path)?);
+        fill(&mut w)?;
+        std::io::Write::flush(&mut w).with_context(|| format!("writing {}", path.display()))?;
+        self.written.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
     /// Hard-links (or copies) `rel` from the previous site. `Ok(false)` when
     /// there is no previous site or it lacks the file.
     pub fn reuse(&self, rel: &str) -> Result<bool> {
@@ -324,18 +337,22 @@ fn create_parent(path: &Path) -> Result<()> {
 
 /// Writes a new file at `path`, unlinking whatever is there first (never
 /// writing through a hard link into the previous site).
-fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
+/// A new file at `path` (an existing one is unlinked first, never written through).
+fn open_new(path: &Path) -> Result<std::fs::File> {
     let open = || std::fs::OpenOptions::new().write(true).create_new(true).open(path);
-    let mut f = match open() {
+    match open() {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             std::fs::remove_file(path).with_context(|| format!("replacing {}", path.display()))?;
             open()
         }
         r => r,
     }
-    .with_context(|| format!("writing {}", path.display()))?;
-    f.write_all(bytes).with_context(|| format!("writing {}", path.display()))
+    .with_context(|| format!("writing {}", path.display()))
+}
+
+fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    open_new(path)?.write_all(bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]
