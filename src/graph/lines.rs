@@ -231,28 +231,19 @@ fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
         }
     }
 
-    let mut groups: BTreeMap<(String, u8), Vec<NodeId>> = BTreeMap::new();
+    // Agents by id (the kind is decided per agent below).
+    let mut groups: BTreeMap<String, Vec<NodeId>> = BTreeMap::new();
     for i in 0..n {
         if !g.nodes[i].sidechain {
             continue;
         }
         let e = &entries[g.nodes[i].entry as usize];
         let file = &input.files[e.loc.file as usize];
-        let (key, kind) = match e.agent_id.as_deref().or(file.agent_id_from_name.as_deref()) {
-            Some(a)
-                if file.class == FileClass::SideAgent
-                    || a.starts_with("acompact")
-                    || a.starts_with("aside_question") =>
-            {
-                (a.to_string(), AgentKind::SideAgent)
-            }
-            Some(a) => (a.to_string(), AgentKind::Subagent),
-            None => {
-                let r = NodeId(top[i]);
-                (format!("inline-{}", g.uuid(entries, r)), AgentKind::Inline)
-            }
+        let key = match e.agent_id.as_deref().or(file.agent_id_from_name.as_deref()) {
+            Some(a) => a.to_string(),
+            None => format!("inline-{}", g.uuid(entries, NodeId(top[i]))),
         };
-        groups.entry((key, kind as u8)).or_default().push(NodeId(i as u32));
+        groups.entry(key).or_default().push(NodeId(i as u32));
     }
 
     // Spawn links: results naming the agent, sidecar tool-use ids, prompts.
@@ -278,7 +269,7 @@ fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
         }
     }
 
-    for ((key, _), members) in groups {
+    for (key, members) in groups {
         let set: FxHashSet<NodeId> = members.iter().copied().collect();
         let mut starts: Vec<NodeId> =
             members.iter().copied().filter(|m| g.node(*m).parent.is_none_or(|p| !set.contains(&p))).collect();
