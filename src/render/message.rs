@@ -9,8 +9,10 @@ use crate::graph::NodeId;
 use crate::parse::{Entry, Kind, UserKind};
 
 use super::blocks::{PageCtx, at, placeholder, str_at, strip_tags, tag_text, text_of};
+use super::context::LineId;
 use super::html::{compact_num, esc, excerpt, time_html};
 use super::layout::Item;
+use super::site::{href, page_file};
 use super::tools;
 
 /// What the `_message.html` partial shows.
@@ -70,6 +72,13 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
             v.body.push_str(&format!("<span class=\"anchor\" id=\"{a}\"></span>"));
         }
     }
+    // At a fork point: where each future goes from here (not on copies shown
+    // out of place, such as the context before a branch).
+    for n in item.nodes.iter().chain(&item.absorbed).filter(|_| cx.anchors) {
+        if let Some(note) = fork_note(cx, *n) {
+            v.body.push_str(&note);
+        }
+    }
     // Other copies of the same uuid with different content (P1): shown too.
     for n in item.nodes.iter().chain(&item.absorbed) {
         let Some(others) = cx.p.conflicts.get(n).cloned() else { continue };
@@ -82,6 +91,32 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
         }
     }
     v
+}
+
+/// The fork-point landmark after a message: `12.1` continues below (or on its
+/// page), `12.2`… each link to their branch page.
+fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<String> {
+    let g = cx.p.graph();
+    let fp = g.fork_at(node)?;
+    let n = cx.p.fork_numbers.get(&node).copied().unwrap_or(0);
+    let mut s = format!(
+        "<nav class=\"forknote\" aria-label=\"Fork point\"><span class=\"forkmark\">{}</span> Fork at #{n}:",
+        include_str!("../../templates/_fork_icon.html").trim()
+    );
+    for (k, &child) in fp.children.iter().enumerate() {
+        let words = esc(&excerpt(&g.entry(cx.p.entries(), child).excerpt, 60));
+        if k == 0 {
+            let target = cx.p.node_href(cx.dir, child).unwrap_or_default();
+            s.push_str(&format!(" <a href=\"{target}\">{n}.1</a> continues <span class=\"txt\">{words}</span>"));
+        } else {
+            let cb = g.node(child).branch;
+            let label = cx.p.labels.get(cb as usize).cloned().unwrap_or_default();
+            let target = href(cx.dir, cx.p.line_dir(LineId::Branch(cb)), &page_file(0), None);
+            s.push_str(&format!(" · <a href=\"{target}\">{}</a> <span class=\"txt\">{words}</span>", esc(&label)));
+        }
+    }
+    s.push_str("</nav>");
+    Some(s)
 }
 
 fn aux(v: &mut MessageView, role: &str) {

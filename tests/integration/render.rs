@@ -539,3 +539,31 @@ fn sessions_written_by_cctree_fork_are_marked() {
     let project = std::fs::read_to_string(site.join("-home-alice-src-weather-cli/index.html")).unwrap();
     assert!(project.contains("1 cctree fork</span>"), "no badge on the conversation row");
 }
+
+/// The message at a fork point carries a landmark linking every later future
+/// to its branch page (readers of a long page see where the line forked).
+#[test]
+fn fork_points_are_marked_where_they_happen() {
+    let tmp = tempfile::tempdir().unwrap();
+    render(&example_archive(), tmp.path(), 50);
+    let site = files(tmp.path());
+    let notes: Vec<String> = site
+        .iter()
+        .filter(|(p, _)| p.extension().is_some_and(|x| x == "html"))
+        .flat_map(|(_, b)| {
+            let html = String::from_utf8_lossy(b).into_owned();
+            html.split("<nav class=\"forknote\"")
+                .skip(1)
+                .map(|n| n.split("</nav>").next().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // Two fork points in the example, each marked once, each linking its new branch.
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    for branch in ["a1f1b200-0000-4000-8000-000000000001", "a1f2b200-0000-4000-8000-000000000001"] {
+        let linked = |n: &String| {
+            n.contains(&format!("b/{branch}/index.html")) || n.contains(&format!("../{branch}/index.html"))
+        };
+        assert_eq!(notes.iter().filter(|n| linked(n)).count(), 1, "{branch}: {notes:?}");
+    }
+}
