@@ -314,17 +314,7 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
             parse: parse_rel,
             warnings: p.warnings.len() + render_warnings,
             files: p.source.files.len(),
-            output: OutputRecord {
-                name: out.name,
-                dir: out.dir,
-                conversations: out.conversations,
-                branches: out.branches,
-                forks: out.forks,
-                messages: out.messages,
-                last_ts: out.last_ts,
-                pages: out.pages,
-                search: out.search.iter().map(SearchRecord::from_entry).collect(),
-            },
+            output: out.record,
             pages: out.files,
         });
         progress.inc(1);

@@ -12,27 +12,19 @@ use crate::parse::Kind;
 use crate::project::Project;
 
 use super::blocks::PageCtx;
-use super::cache::FileRecord;
+use super::cache::{FileRecord, OutputRecord, SearchRecord};
 use super::context::{LineId, ProjectCtx};
 use super::html::{FORK_ICON, esc, excerpt, time_html};
 use super::message::{MessageView, render_item};
 use super::outline::outline;
 use super::pages::{Crumb, Fact, LinePage, PageLink, Pager};
-use super::search::SearchEntry;
 use super::site::{href, page_file};
 use super::{Site, listing};
 
-/// What a rendered project contributes to the archive.
+/// What a rendered project contributes: its part of the archive index (the
+/// same record the cache keeps) and every file written for it.
 pub struct ProjectOutput {
-    pub name: String,
-    pub dir: String,
-    pub conversations: usize,
-    pub branches: usize,
-    pub forks: usize,
-    pub messages: u64,
-    pub last_ts: i64,
-    pub pages: usize,
-    pub search: Vec<SearchEntry>,
+    pub record: OutputRecord,
     /// Every file written for the project, with its hash (for the next render).
     pub files: Vec<FileRecord>,
 }
@@ -75,7 +67,7 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
     files.push(site.emit(&format!("{}index.html", ctx.dir), page.render()?.as_bytes())?);
     tracing::debug!("{}: project index in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
     let real: Vec<&Conversation> = g.conversations.iter().filter(|c| !c.is_fragment).collect();
-    Ok(ProjectOutput {
+    let record = OutputRecord {
         name: ctx.name.clone(),
         dir: ctx.dir.clone(),
         conversations: real.len(),
@@ -84,9 +76,9 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
         messages: real.iter().map(|c| u64::from(c.messages)).sum(),
         last_ts: real.iter().map(|c| c.last_ts).max().unwrap_or(0),
         pages: jobs.len() + 1,
-        search,
-        files,
-    })
+        search: search.iter().map(SearchRecord::from_entry).collect(),
+    };
+    Ok(ProjectOutput { record, files })
 }
 
 pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversation>) -> Vec<Crumb> {
