@@ -6,6 +6,13 @@
 //! order the file system lists them in. Symlinks are followed with loop
 //! detection. Nothing is read here beyond directory listings and `.meta.json`
 //! sidecars.
+//!
+//! An archive kept by `cctree sync` has the same layout, plus the previous
+//! versions of files that were rewritten at the source, named
+//! `<stem>.cctree-kept-<hash>.<ext>` beside the live file ([`kept_name`]).
+//! A kept version is classified by its live name (so `agent-x.cctree-kept-….jsonl`
+//! is still agent `x`) and flagged [`SourceFile::kept_version`], so that the
+//! live file wins where the newest version should (titles, canonical copies).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -51,6 +58,9 @@ pub struct SourceFile {
     pub class: FileClass,
     /// `<id>` of an `agent-<id>.jsonl` file name.
     pub agent_id_from_name: Option<String>,
+    /// A previous version of a file rewritten at the source, kept by
+    /// `cctree sync` under [`kept_name`].
+    pub kept_version: bool,
 }
 
 /// A `agent-<id>.meta.json` sidecar.
@@ -154,7 +164,8 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
             .map(|path| {
                 let rel = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                 let (class, agent_id_from_name) = classify(&rel);
-                SourceFile { path, rel, class, agent_id_from_name }
+                let kept_version = split_kept(&rel).is_some();
+                SourceFile { path, rel, class, agent_id_from_name, kept_version }
             })
             .collect();
         projects.push(ProjectSource {
@@ -171,7 +182,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
 }
 
 /// A directory with `*.jsonl` files directly inside is a project directory.
-fn is_project_dir(dir: &Path) -> bool {
+pub fn is_project_dir(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|rd| {
         rd.filter_map(|e| e.ok()).any(|e| e.path().extension().is_some_and(|x| x == "jsonl") && e.path().is_file())
     })
@@ -230,15 +241,50 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
             continue;
         }
         let (class, agent_id_from_name) = classify(&rel);
-        files.push(SourceFile { path, rel, class, agent_id_from_name });
+        let kept_version = split_kept(&file_name).is_some();
+        files.push(SourceFile { path, rel, class, agent_id_from_name, kept_version });
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(ProjectSource { name: dir_name(dir), dir: dir.to_path_buf(), files, agent_meta, tool_results, warnings })
 }
 
-/// Classifies a transcript by its path relative to the project directory.
+/// Marks a previous version kept by `cctree sync`: `<stem>.cctree-kept-<hash>.<ext>`.
+pub const KEPT_MARK: &str = ".cctree-kept-";
+
+/// Hex digits of the content hash in a kept version's name.
+pub const KEPT_HASH_LEN: usize = 16;
+
+/// The name under which `cctree sync` keeps a previous version of the file
+/// `name` whose bytes hash (blake3, hex) to `hash`: the mark goes before the
+/// last extension, so a kept transcript still ends in `.jsonl` (and is read
+/// as one) while a kept `agent-<id>.meta.json` sidecar no longer ends in
+/// `.meta.json` (the live sidecar is the one read).
+pub fn kept_name(name: &str, hash: &str) -> String {
+    let tag = &hash[..hash.len().min(KEPT_HASH_LEN)];
+    match name.rfind('.').filter(|i| *i > 0) {
+        Some(dot) => format!("{}{KEPT_MARK}{tag}{}", &name[..dot], &name[dot..]),
+        None => format!("{name}{KEPT_MARK}{tag}"),
+    }
+}
+
+/// The live name of a kept version (see [`kept_name`]), or `None` for a live file.
+pub fn split_kept(name: &str) -> Option<String> {
+    let at = name.rfind(KEPT_MARK)?;
+    let rest = &name[at + KEPT_MARK.len()..];
+    let hex_len = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
+    let after = &rest[hex_len..];
+    (hex_len == KEPT_HASH_LEN && (after.is_empty() || after.starts_with('.')))
+        .then(|| format!("{}{after}", &name[..at]))
+}
+
+/// Classifies a transcript by its path relative to the project directory
+/// (a kept version as its live file).
 pub fn classify(rel: &str) -> (FileClass, Option<String>) {
-    let comps: Vec<&str> = rel.split('/').collect();
+    let mut comps: Vec<&str> = rel.split('/').collect();
+    let live = comps.last().and_then(|n| split_kept(n));
+    if let (Some(last), Some(live)) = (comps.last_mut(), live.as_deref()) {
+        *last = live;
+    }
     let file_name = comps.last().copied().unwrap_or("");
     let agent_id = file_name.strip_prefix("agent-").and_then(|n| n.strip_suffix(".jsonl")).map(str::to_string);
     let class = if comps.contains(&"subagents") {
@@ -281,6 +327,29 @@ mod tests {
         assert_eq!(classify("s/subagents/workflows/r1/agent-x.jsonl").0, FileClass::Subagent);
         assert_eq!(classify("s/other.jsonl").0, FileClass::Other);
     }
+
+    #[test]
+    fn kept_versions_are_read_as_their_live_file() {
+        let h = "0123456789abcdef0123456789abcdef";
+        let main = kept_name("5e55.jsonl", h);
+        assert_eq!(main, "5e55.cctree-kept-0123456789abcdef.jsonl");
+        assert_eq!(split_kept(&main).as_deref(), Some("5e55.jsonl"));
+        assert_eq!(classify(&main), (FileClass::Main, None));
+        let legacy = kept_name("agent-1234abcd.jsonl", h);
+        assert_eq!(classify(&legacy), (FileClass::LegacyAgent, Some("1234abcd".into())));
+        let sub = format!("s/subagents/{}", kept_name("agent-a12.jsonl", h));
+        assert_eq!(classify(&sub), (FileClass::Subagent, Some("a12".into())));
+        let side = format!("s/subagents/{}", kept_name("agent-acompact-9f.jsonl", h));
+        assert_eq!(classify(&side).0, FileClass::SideAgent);
+        // A kept sidecar is not read as a sidecar; a name without extension keeps working.
+        assert_eq!(kept_name("agent-a1.meta.json", h), "agent-a1.meta.cctree-kept-0123456789abcdef.json");
+        assert_eq!(kept_name("abc@v2", h), "abc@v2.cctree-kept-0123456789abcdef");
+        assert_eq!(split_kept("abc@v2.cctree-kept-0123456789abcdef").as_deref(), Some("abc@v2"));
+        // Not a kept version: a short tag, no tag, another word.
+        assert_eq!(split_kept("x.cctree-kept-0123.jsonl"), None);
+        assert_eq!(split_kept("x.jsonl"), None);
+        assert_eq!(split_kept("x.cctree-kept-0123456789abcdefg.jsonl"), None);
+    }
 }
 
 #[cfg(test)]
@@ -295,6 +364,7 @@ mod walk_tests {
         std::fs::create_dir_all(p.join("s1/tool-results")).unwrap();
         for f in [
             "s1.jsonl",
+            "s1.cctree-kept-0123456789abcdef.jsonl",
             "agent-1234abcd.jsonl",
             "s1/subagents/agent-a1.jsonl",
             "s1/subagents/workflows/r1/journal.jsonl",
@@ -309,13 +379,15 @@ mod walk_tests {
         let a = discover(&[tmp.path().to_path_buf()]).unwrap();
         assert_eq!(a.projects.len(), 1);
         let proj = &a.projects[0];
-        let rels: Vec<(&str, FileClass)> = proj.files.iter().map(|f| (f.rel.as_str(), f.class)).collect();
+        let rels: Vec<(&str, FileClass, bool)> =
+            proj.files.iter().map(|f| (f.rel.as_str(), f.class, f.kept_version)).collect();
         assert_eq!(
             rels,
             [
-                ("agent-1234abcd.jsonl", FileClass::LegacyAgent),
-                ("s1.jsonl", FileClass::Main),
-                ("s1/subagents/agent-a1.jsonl", FileClass::Subagent),
+                ("agent-1234abcd.jsonl", FileClass::LegacyAgent, false),
+                ("s1.cctree-kept-0123456789abcdef.jsonl", FileClass::Main, true),
+                ("s1.jsonl", FileClass::Main, false),
+                ("s1/subagents/agent-a1.jsonl", FileClass::Subagent, false),
             ]
         );
         assert_eq!(proj.agent_meta["a1"].agent_type.as_deref(), Some("Explore"));

@@ -126,7 +126,11 @@ impl Project {
         let files: Vec<FileFacts> = source
             .files
             .iter()
-            .map(|f| FileFacts { class: f.class, agent_id_from_name: f.agent_id_from_name.clone() })
+            .map(|f| FileFacts {
+                class: f.class,
+                agent_id_from_name: f.agent_id_from_name.clone(),
+                kept_version: f.kept_version,
+            })
             .collect();
         Graph::build(&GraphInput { entries, files: &files, agent_meta: &source.agent_meta })
     }

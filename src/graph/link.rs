@@ -44,12 +44,16 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
         }
     }
     let in_fork_file = |e: &Entry| fork_files.get(e.loc.file as usize).copied().unwrap_or(false);
-    // Canonical instance (§5.4): main thread first, then the session that
-    // started first, then the session id, then the line's own bytes.
+    // A previous version kept by `cctree sync`: the live file is newer.
+    let in_kept_version = |e: &Entry| input.files.get(e.loc.file as usize).is_some_and(|f| f.kept_version);
+    // Canonical instance (§5.4): main thread first, then the live file over a
+    // kept previous version, then the session that started first, then the
+    // session id, then the line's own bytes.
     let canon_key = |i: u32| {
         let e = &entries[i as usize];
         let s = &g.sessions[session_of(e) as usize];
-        (is_side(e), in_fork_file(e), s.first_ts.unwrap_or(i64::MAX), &s.id, e.line_hash, e.payload_hash)
+        let first = s.first_ts.unwrap_or(i64::MAX);
+        (is_side(e), in_fork_file(e), in_kept_version(e), first, &s.id, e.line_hash, e.payload_hash)
     };
 
     g.nodes.reserve(uuids.len());

@@ -290,6 +290,8 @@ pub struct MultiChildCounts {
 pub struct FileFacts {
     pub class: FileClass,
     pub agent_id_from_name: Option<String>,
+    /// A previous version kept by `cctree sync` (the live file is newer).
+    pub kept_version: bool,
 }
 
 /// Everything the graph is built from.
@@ -337,7 +339,7 @@ impl Graph {
         let mut g = link::link(input);
         let facts = forks::classify(&mut g, input.entries);
         lines::assign(&mut g, input, &facts);
-        titles::attach(&mut g, input.entries);
+        titles::attach(&mut g, input);
         g
     }
 

@@ -13,6 +13,8 @@ use crate::parse::{Loc, parse_line};
 struct T {
     lines: Vec<(u32, Value)>,
     classes: Vec<FileClass>,
+    /// Files that are previous versions kept by `cctree sync`.
+    kept: Vec<u32>,
 }
 
 fn ts(sec: u32) -> String {
@@ -21,7 +23,7 @@ fn ts(sec: u32) -> String {
 
 impl T {
     fn new() -> T {
-        T { lines: Vec::new(), classes: vec![FileClass::Main, FileClass::Main, FileClass::Subagent] }
+        T { lines: Vec::new(), classes: vec![FileClass::Main, FileClass::Main, FileClass::Subagent], kept: Vec::new() }
     }
     fn raw(&mut self, file: u32, v: Value) -> &mut Self {
         self.lines.push((file, v));
@@ -72,8 +74,10 @@ impl T {
                 parse_line(line.as_bytes(), Loc { file: *f, line: i as u32 + 1 }, 0).0.unwrap()
             })
             .collect();
-        let files: Vec<FileFacts> =
-            self.classes.iter().map(|c| FileFacts { class: *c, agent_id_from_name: None }).collect();
+        let files: Vec<FileFacts> = (0u32..)
+            .zip(&self.classes)
+            .map(|(i, c)| FileFacts { class: *c, agent_id_from_name: None, kept_version: self.kept.contains(&i) })
+            .collect();
         let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new() });
         (entries, g)
     }
@@ -389,4 +393,43 @@ fn last_prompt_marks_the_active_branch() {
     t.lines.pop();
     let (e, g) = t.build();
     assert_eq!(g.uuid(&e, g.branches[g.conversations[0].active_branch as usize].first), "u3");
+}
+
+#[test]
+fn the_live_file_wins_over_a_kept_previous_version() {
+    // File 0 is a previous version kept by `cctree sync`, file 1 the live file
+    // of the same session after the client rewrote it.
+    let mut t = T::new();
+    t.kept = vec![0];
+    for f in [0, 1] {
+        t.raw(
+            f,
+            json!({"type":"user","sessionId":"s","uuid":"u1","parentUuid":null,"timestamp":ts(0),
+            "message":{"role":"user","content":"hello"}}),
+        );
+    }
+    t.raw(
+        0,
+        json!({"type":"assistant","sessionId":"s","uuid":"a1","parentUuid":"u1","timestamp":ts(1),
+        "message":{"id":"m1","model":"claude","role":"assistant","content":[{"type":"text","text":"long old reply"}]}}),
+    );
+    t.raw(
+        1,
+        json!({"type":"assistant","sessionId":"s","uuid":"a1","parentUuid":"u1","timestamp":ts(1),
+        "message":{"id":"m1","model":"claude","role":"assistant","content":[{"type":"text","text":"new"}]}}),
+    );
+    t.raw(0, json!({"type":"custom-title","customTitle":"Zzz old name","sessionId":"s"}));
+    t.raw(1, json!({"type":"custom-title","customTitle":"Aaa new name","sessionId":"s"}));
+    t.raw(0, json!({"type":"summary","summary":"Zzz old summary","leafUuid":"a1"}));
+    t.raw(1, json!({"type":"summary","summary":"Aaa new summary","leafUuid":"a1"}));
+    let (e, g) = t.build();
+    assert_eq!(&*g.conversations[0].title, "Aaa new name");
+    let a1 = g.index["a1"];
+    assert_eq!(g.entry(&e, a1).loc.file, 1, "the live file's copy is canonical");
+    let b = &g.branches[g.conversations[0].branches[0] as usize];
+    assert_eq!(b.summary.as_deref(), Some("Aaa new summary"));
+    // Without the flag, the greater text would win: the test can fail.
+    t.kept.clear();
+    let (_, g) = t.build();
+    assert_eq!(&*g.conversations[0].title, "Zzz old name");
 }

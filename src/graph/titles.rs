@@ -8,17 +8,22 @@
 //! - several summaries for one leaf (summaries carry no timestamp): the
 //!   greatest text wins;
 //! - several summarised nodes on one branch: the one latest on the branch wins.
+//!
+//! Before all of these, an entry of a live file wins over one of a previous
+//! version kept by `cctree sync` (the newest version of a rewritten file).
 
 use rustc_hash::FxHashMap;
 
-use super::{Graph, NodeId, SummaryRef, TitleSource};
+use super::{Graph, GraphInput, NodeId, SummaryRef, TitleSource};
 use crate::parse::{Entry, Kind, Meta, UserKind};
 
-pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
+pub(super) fn attach(g: &mut Graph, input: &GraphInput<'_>) {
+    let entries = input.entries;
+    let live = |e: &Entry| !input.files.get(e.loc.file as usize).is_some_and(|f| f.kept_version);
     // Per-session metadata.
     let session_ix: FxHashMap<&str, usize> = g.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i)).collect();
-    let mut best: FxHashMap<(usize, u8), (Option<i64>, &str)> = FxHashMap::default();
-    let mut by_leaf: FxHashMap<NodeId, &str> = FxHashMap::default();
+    let mut best: FxHashMap<(usize, u8), (bool, Option<i64>, &str)> = FxHashMap::default();
+    let mut by_leaf: FxHashMap<NodeId, (bool, &str)> = FxHashMap::default();
     for (i, e) in entries.iter().enumerate() {
         let Some(meta) = &e.meta else { continue };
         let (slot, text) = match meta {
@@ -29,9 +34,10 @@ pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
                 let node = leaf_uuid.as_deref().and_then(|l| g.index.get(l)).copied();
                 g.summaries.push(SummaryRef { entry: i as u32, node });
                 if let Some(n) = node {
-                    let cur = by_leaf.entry(n).or_insert(summary);
-                    if **summary > **cur {
-                        *cur = summary;
+                    let cand = (live(e), &**summary);
+                    let cur = by_leaf.entry(n).or_insert(cand);
+                    if cand > *cur {
+                        *cur = cand;
                     }
                 }
                 continue;
@@ -40,14 +46,14 @@ pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
         let Some(&s) = e.session_id.as_deref().and_then(|s| session_ix.get(s)) else {
             continue;
         };
-        let cand = (e.timestamp, text);
+        let cand = (live(e), e.timestamp, text);
         let cur = best.entry((s, slot)).or_insert(cand);
         if cand > *cur {
             *cur = cand;
         }
     }
     g.summaries.sort_by_key(|s| (entries[s.entry as usize].loc, s.entry));
-    for ((s, slot), (_, text)) in best {
+    for ((s, slot), (_, _, text)) in best {
         let sess = &mut g.sessions[s];
         let v = Some(text.into());
         match slot {
@@ -60,7 +66,7 @@ pub(super) fn attach(g: &mut Graph, entries: &[Entry]) {
     // Branch summaries and titles.
     for b in 0..g.branches.len() {
         let br = &g.branches[b];
-        let summary = br.nodes.iter().rev().find_map(|n| by_leaf.get(n)).map(|s| Box::<str>::from(*s));
+        let summary = br.nodes.iter().rev().find_map(|n| by_leaf.get(n)).map(|(_, s)| Box::<str>::from(*s));
         let title =
             summary.clone().or_else(|| first_prompt(g, entries, &br.nodes)).unwrap_or_else(|| "(no prompt)".into());
         let br = &mut g.branches[b];
