@@ -38,9 +38,14 @@ pub enum Command {
     /// session that `claude -r <new-id>` resumes. Existing files are never
     /// modified. Exit 2 when the checkpoint is not legal.
     Fork(ForkArgs),
+    /// Keep every conversation: copy new transcripts and new lines from the
+    /// projects directory into an append-only archive that every cctree command
+    /// reads. Files the client deletes stay; a rewritten file keeps its previous
+    /// version beside the new one.
+    Sync(SyncArgs),
 }
 
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args, Default, Clone)]
 pub struct RenderArgs {
     /// Projects directory, project directory or JSONL files.
     pub input: Vec<PathBuf>,
@@ -65,6 +70,12 @@ pub struct RenderArgs {
     /// site; it is a safety net, not a guarantee.
     #[arg(long)]
     pub redact: bool,
+
+    /// Sync INPUT (default: the client's projects directory) into the archive
+    /// first (see `cctree sync`), then render the archive. Plain `cctree` does
+    /// this when the archive exists.
+    #[arg(long)]
+    pub sync: bool,
 }
 
 impl RenderArgs {
@@ -76,6 +87,7 @@ impl RenderArgs {
             page_size: 50,
             force: false,
             redact: false,
+            sync: false,
         }
     }
 }
@@ -104,6 +116,27 @@ pub struct CheckArgs {
     pub input: Vec<PathBuf>,
 
     /// Print findings as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// Projects directory or one project directory (default:
+    /// $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects). Never written to.
+    pub input: Option<PathBuf>,
+
+    /// The archive: a projects directory (default: $CCTREE_ARCHIVE, else
+    /// $XDG_DATA_HOME/cctree/projects, else ~/.local/share/cctree/projects).
+    /// The client's file-history/ is mirrored beside it, in DIR/../file-history.
+    #[arg(long, value_name = "DIR")]
+    pub to: Option<PathBuf>,
+
+    /// Show what would be copied, appended and kept; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
 }

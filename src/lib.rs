@@ -4,7 +4,8 @@
 //! The pipeline is a chain of plain-data stages:
 //! [`discover`] (paths) → [`parse`] (entries) → [`graph`] (nodes, conversations,
 //! branches, agents) → `render` (HTML) → write. Only `render` knows HTML; only
-//! [`run`] knows the command line.
+//! [`run`] knows the command line. [`sync`] keeps an append-only archive of
+//! the transcripts that every command reads like `~/.claude/projects`.
 
 pub mod check;
 pub mod cli;
@@ -17,5 +18,6 @@ pub mod redact;
 pub mod render;
 pub mod run;
 pub mod stats;
+pub mod sync;
 
 pub use run::{Outcome, run};

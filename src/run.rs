@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{CheckArgs, Cli, Command, RenderArgs, StatsArgs};
+use crate::cli::{CheckArgs, Cli, Command, RenderArgs, StatsArgs, SyncArgs};
 use crate::discover::{self, Archive};
 use crate::project::Project;
 use crate::stats::{ReportBuilder, StatsOptions};
@@ -37,9 +37,77 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Some(Command::Stats(args)) => stats(&args),
         Some(Command::Check(args)) => check(&args),
         Some(Command::Fork(args)) => fork(&args),
-        Some(Command::Render(args)) => crate::render::run(&args, cli.quiet),
-        None => crate::render::run(&RenderArgs::default_args(), cli.quiet),
+        Some(Command::Sync(args)) => sync(&args, cli.quiet),
+        Some(Command::Render(args)) => render(&args, cli.quiet),
+        None => plain(cli.quiet),
     }
+}
+
+/// Plain `cctree`: renders the default input, or, when an archive exists,
+/// syncs into it and renders the archive.
+fn plain(quiet: bool) -> Result<Outcome> {
+    let mut args = RenderArgs::default_args();
+    if let Some(archive) = crate::sync::existing_archive() {
+        if discover::default_projects_dir().is_some_and(|d| d.is_dir()) {
+            args.sync = true;
+        } else {
+            tracing::warn!("no projects directory to sync from: rendering the archive {} as it is", archive.display());
+            args.input = vec![archive];
+        }
+    }
+    render(&args, quiet)
+}
+
+/// `cctree render`, after a sync with `--sync`.
+fn render(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
+    if !args.sync {
+        return crate::render::run(args, quiet);
+    }
+    if args.input.len() > 1 {
+        anyhow::bail!("--sync takes one INPUT: a projects directory or one project directory");
+    }
+    let archive = crate::sync::default_archive_dir()
+        .context("set CCTREE_ARCHIVE (or HOME) to say where the archive is, or render without --sync")?;
+    let opts = crate::sync::SyncOptions {
+        input: args.input.first().cloned(),
+        archive: archive.clone(),
+        dry_run: false,
+        progress: !quiet,
+    };
+    let report = crate::sync::sync(&opts)?;
+    if !quiet {
+        eprint!("{}", report.text());
+    }
+    if !report.errors.is_empty() {
+        anyhow::bail!("{}", report.error_text());
+    }
+    crate::render::run(&RenderArgs { input: vec![archive], ..args.clone() }, quiet)
+}
+
+/// `cctree sync`.
+fn sync(args: &SyncArgs, quiet: bool) -> Result<Outcome> {
+    let archive = match &args.to {
+        Some(dir) => dir.clone(),
+        None => crate::sync::default_archive_dir().context("neither CCTREE_ARCHIVE nor HOME is set: pass --to DIR")?,
+    };
+    let opts = crate::sync::SyncOptions {
+        input: args.input.clone(),
+        archive,
+        dry_run: args.dry_run,
+        progress: !quiet && !args.json,
+    };
+    let report = crate::sync::sync(&opts)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report).context("writing JSON")?;
+        writeln!(out)?;
+    } else if !quiet {
+        out.write_all(report.text().as_bytes())?;
+    }
+    if !report.errors.is_empty() {
+        anyhow::bail!("{}", report.error_text());
+    }
+    Ok(Outcome::Clean)
 }
 
 /// Loads each project in turn and hands it to `f`; one project is in memory at a time.
@@ -112,8 +180,10 @@ pub(crate) fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBa
 
 fn stats(args: &StatsArgs) -> Result<Outcome> {
     let archive = discover::discover(&args.input)?;
+    let record = crate::sync::record::find(&archive.root).map(|(_, r)| r);
     let mut builder =
-        ReportBuilder::new(StatsOptions { detail: args.detail, exclude_own_forks: args.exclude_own_forks });
+        ReportBuilder::new(StatsOptions { detail: args.detail, exclude_own_forks: args.exclude_own_forks })
+            .with_archive(record);
     for_each_project(archive, |p| {
         builder.add(&p);
         Ok(())

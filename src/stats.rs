@@ -6,6 +6,8 @@ use serde::Serialize;
 
 use crate::graph::{Graph, NodeId};
 use crate::project::Project;
+use crate::sync::only_here::{self, OnlyHere, ProjectOnlyHere};
+use crate::sync::record::Record;
 
 /// Counts for one project or the whole archive.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -97,6 +99,9 @@ pub struct ConversationDetail {
     pub fork_points: Vec<ForkDetail>,
     pub branches: Vec<BranchDetail>,
     pub junctions: Vec<JunctionDetail>,
+    /// On a `cctree sync` archive: no node of it is in a file the source still has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub only_in_archive: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -117,6 +122,20 @@ pub struct ProjectDetail {
     pub counts: Counts,
     pub conversations: Vec<ConversationDetail>,
     pub agents: Vec<AgentDetail>,
+    /// On a `cctree sync` archive: what of the project exists only there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub only_in_archive: Option<OnlyHere>,
+}
+
+/// What a `cctree sync` archive holds that its source no longer has.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ArchiveDetail {
+    /// The directory the archive was last synced from.
+    pub source: String,
+    /// Kept after the source deleted it.
+    pub only_in_archive: OnlyHere,
+    /// Files the source moved to another project (`relocated`), kept in their old place too.
+    pub moved_at_source: u64,
 }
 
 /// The whole report.
@@ -126,6 +145,9 @@ pub struct Report {
     pub total: Counts,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub projects_detail: Option<Vec<ProjectDetail>>,
+    /// Present when the input is a `cctree sync` archive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archive: Option<ArchiveDetail>,
     #[serde(skip)]
     pub per_project: Vec<(String, Counts)>,
 }
@@ -265,6 +287,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
                     },
                 })
                 .collect(),
+            only_in_archive: None,
         })
         .collect();
     let agents = g
@@ -289,7 +312,22 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
         counts,
         conversations,
         agents,
+        only_in_archive: None,
     }
+}
+
+/// [`project_detail`] of a project of a `cctree sync` archive: with what exists only there.
+fn project_detail_in(p: &Project, counts: Counts, opts: StatsOptions, here: Option<&ProjectOnlyHere>) -> ProjectDetail {
+    let mut detail = project_detail(p, counts, opts);
+    if let Some(h) = here {
+        let roots: rustc_hash::FxHashSet<&str> =
+            h.conversation_roots.iter().map(|n| p.graph.uuid(&p.entries, *n)).collect();
+        for c in &mut detail.conversations {
+            c.only_in_archive = Some(roots.contains(c.root.as_str()));
+        }
+        detail.only_in_archive = Some(h.counts.clone());
+    }
+    detail
 }
 
 /// Accumulates a report project by project (projects are dropped after each).
@@ -299,6 +337,8 @@ pub struct ReportBuilder {
     total: Counts,
     per_project: Vec<(String, Counts)>,
     details: Vec<ProjectDetail>,
+    /// The record of a `cctree sync` archive, and what exists only there so far.
+    archive: Option<(Record, OnlyHere)>,
 }
 
 impl ReportBuilder {
@@ -306,19 +346,36 @@ impl ReportBuilder {
         ReportBuilder { opts, ..Default::default() }
     }
 
+    /// The input is a `cctree sync` archive with this record.
+    pub fn with_archive(mut self, record: Option<Record>) -> Self {
+        self.archive = record.map(|r| (r, OnlyHere::default()));
+        self
+    }
+
     pub fn add(&mut self, p: &Project) {
         let counts = counts_with(p, &OwnForks::of(p, self.opts.exclude_own_forks));
         self.total.add(&counts);
         self.per_project.push((p.source.name.clone(), counts.clone()));
+        let here = self.archive.as_mut().map(|(record, total)| {
+            let here = only_here::of_project(p, record);
+            total.add(&here.counts);
+            here
+        });
         if self.opts.detail {
-            self.details.push(project_detail(p, counts, self.opts));
+            self.details.push(project_detail_in(p, counts, self.opts, here.as_ref()));
         }
     }
 
     pub fn finish(self) -> Report {
+        let archive = self.archive.map(|(record, only_in_archive)| ArchiveDetail {
+            moved_at_source: record.gone.iter().filter(|g| g.moved_to.is_some()).count() as u64,
+            source: record.source,
+            only_in_archive,
+        });
         Report {
             total: self.total,
             projects_detail: self.opts.detail.then_some(self.details),
+            archive,
             per_project: self.per_project,
         }
     }
@@ -366,5 +423,14 @@ pub fn table(r: &Report) -> String {
         "summaries {} (attached {}), compactions {}, agents {}, {} bytes\n",
         r.total.summaries, r.total.summaries_attached, r.total.compactions, r.total.agents, r.total.bytes
     ));
+    if let Some(a) = &r.archive {
+        let o = &a.only_in_archive;
+        out.push_str(&format!(
+            "archive of {}: kept after the source deleted it: {} files ({} lines, {} bytes), \
+             {} nodes in {} conversations found nowhere else; {} previous versions of rewritten files; \
+             {} files moved at the source\n",
+            a.source, o.files, o.lines, o.bytes, o.nodes, o.conversations, o.kept_versions, a.moved_at_source
+        ));
+    }
     out
 }

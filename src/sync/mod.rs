@@ -1,0 +1,367 @@
+//! `cctree sync`: keep every conversation in an append-only archive.
+//!
+//! Claude Code deletes transcripts after `cleanupPeriodDays` and rewrites or
+//! prunes some files; the archive keeps everything it ever saw, with the
+//! layout of `~/.claude/projects`, so every cctree command reads it:
+//!
+//! ```text
+//! ~/.local/share/cctree/            ($XDG_DATA_HOME/cctree, or --to DIR's parent)
+//! ├── projects/                     the archive (--to DIR, $CCTREE_ARCHIVE)
+//! │   ├── .cctree-sync/             lock + record of what the source no longer has
+//! │   └── <project>/<session>.jsonl …                  as in ~/.claude/projects
+//! │       <project>/<session>.cctree-kept-<hash>.jsonl  a previous version, kept
+//! └── file-history/<session>/…      the client's file backups (code restore)
+//! ```
+//!
+//! Stages: [`scan`] lists both sides; for each source file the file system
+//! part ([`fsops`]) observes it and its archived copy, [`plan::decide`]
+//! (pure) says what to do, [`fsops`] does it; then [`record`] is updated with
+//! what the source no longer has. A lock file keeps two syncs apart (the
+//! second waits). Nothing is written into the source.
+
+pub mod fsops;
+pub mod only_here;
+pub mod plan;
+pub mod record;
+pub mod report;
+pub mod scan;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context, Result, bail};
+use rayon::prelude::*;
+
+use plan::{Action, Content, Observation, SourceState};
+use record::{Record, STATE_DIR, Tree};
+use report::{FileChange, SyncReport};
+use scan::{Listing, Root};
+
+/// A transcript whose last line has had no newline for this long was left
+/// torn by a writer that died: that line is copied as it is.
+pub const TORN_TAIL_GRACE: Duration = Duration::from_secs(3600);
+
+/// Settings of one sync.
+#[derive(Debug, Clone)]
+pub struct SyncOptions {
+    /// A projects directory or one project directory (default: the client's).
+    pub input: Option<PathBuf>,
+    /// The archive's projects directory.
+    pub archive: PathBuf,
+    pub dry_run: bool,
+    /// Show a progress bar (on a terminal).
+    pub progress: bool,
+}
+
+/// The archive directory: `$CCTREE_ARCHIVE`, else `$XDG_DATA_HOME/cctree/projects`,
+/// else `~/.local/share/cctree/projects`.
+pub fn default_archive_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(dir) = var("CCTREE_ARCHIVE") {
+        return Some(dir);
+    }
+    if let Some(data) = var("XDG_DATA_HOME").filter(|d| d.is_absolute()) {
+        return Some(data.join("cctree").join("projects"));
+    }
+    var("HOME").map(|h| h.join(".local/share/cctree/projects"))
+}
+
+/// The default archive, when a sync made it.
+pub fn existing_archive() -> Option<PathBuf> {
+    default_archive_dir().filter(|d| d.join(STATE_DIR).is_dir())
+}
+
+/// The source directory: the input, else the client's projects directory.
+fn resolve_source(input: Option<&Path>) -> Result<PathBuf> {
+    let dir = match input {
+        Some(p) => p.to_path_buf(),
+        None => crate::discover::default_projects_dir().ok_or_else(|| {
+            anyhow::anyhow!("neither CLAUDE_CONFIG_DIR nor HOME is set: pass the projects directory to sync")
+        })?,
+    };
+    let meta = std::fs::metadata(&dir).with_context(|| {
+        format!(
+            "cannot read the source {}: check the path (a projects directory or one project directory)",
+            dir.display()
+        )
+    })?;
+    if !meta.is_dir() {
+        bail!(
+            "{} is a file; `cctree sync` mirrors a projects directory (~/.claude/projects) or one project directory",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// Holds the archive's lock; a second sync waits for it.
+fn lock(archive: &Path) -> Result<File> {
+    let dir = archive.join(STATE_DIR);
+    fsops::create_dir_private(&dir)?;
+    let path = dir.join("lock");
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("cannot open the lock {}: check the archive is writable", path.display()))?;
+    wait_for_lock(&f, archive).with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(f)
+}
+
+/// Takes the lock on `f` (`flock`, released when the process ends, even
+/// when killed); when another sync holds it, says so and waits.
+#[cfg(unix)]
+fn wait_for_lock(f: &File, archive: &Path) -> std::io::Result<()> {
+    use rustix::fs::{FlockOperation, flock};
+    match flock(f, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(()),
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
+            eprintln!("another cctree sync is writing {}; waiting for it to finish…", archive.display());
+            flock(f, FlockOperation::LockExclusive).map_err(std::io::Error::from)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Without `flock` (not Unix), two syncs are not kept apart.
+#[cfg(not(unix))]
+fn wait_for_lock(_f: &File, _archive: &Path) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Runs a sync (see the module documentation). Files that could not be
+/// synced are listed in [`SyncReport::errors`] (the rest is done).
+pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
+    let start = Instant::now();
+    let source = resolve_source(opts.input.as_deref())?;
+    let archive = scan::resolve(&opts.archive);
+    let roots = scan::roots(&source, &archive)?;
+    let _lock = if opts.dry_run { None } else { Some(lock(&archive)?) };
+    let loaded = Record::load(&archive)?;
+    let first = loaded.is_none();
+    let previous = loaded.unwrap_or_default();
+    let listings: Vec<Listing> = roots.iter().map(scan::list).collect();
+    if !opts.dry_run {
+        for path in listings.iter().flat_map(|l| &l.leftovers) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    let mut report = SyncReport::new(&source, &archive, &roots, opts.dry_run);
+    report.warnings.extend(listings.iter().flat_map(|l| l.warnings.iter().cloned()));
+    let changes = copy_all(&roots, &listings, opts, &mut report);
+    let now = crate::parse::time::format_timestamp(now_ms());
+    let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
+    report.finish(&previous, &record, changes);
+    if !opts.dry_run && (first || record != previous) {
+        record.save(&archive)?;
+    }
+    report.elapsed = start.elapsed();
+    Ok(report)
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// One source file to bring into the archive.
+struct Job<'a> {
+    tree: Tree,
+    rel: &'a str,
+    src: &'a Path,
+    dst: PathBuf,
+}
+
+/// Syncs every source file of every root (in parallel), with a progress bar.
+fn copy_all(roots: &[Root], listings: &[Listing], opts: &SyncOptions, report: &mut SyncReport) -> Vec<FileChange> {
+    let mut jobs = Vec::new();
+    for (root, l) in roots.iter().zip(listings) {
+        for (rel, src) in &l.source {
+            let under = src.strip_prefix(&root.source).unwrap_or(src);
+            jobs.push(Job { tree: root.tree, rel, src, dst: root.archive.join(under) });
+        }
+    }
+    let total: u64 = jobs.iter().filter_map(|j| j.src.metadata().ok()).map(|m| m.len()).sum();
+    let bar = report::progress(total, opts.progress);
+    let now = SystemTime::now();
+    let results: Vec<(u64, Result<FileChange>)> = jobs
+        .par_iter()
+        .map(|job| {
+            let r = sync_file(job, opts.dry_run, now);
+            let len = r.as_ref().map_or(0, |c| c.source_len);
+            bar.inc(len);
+            (len, r)
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut changes = Vec::with_capacity(results.len());
+    for (len, r) in results {
+        report.checked_bytes += len;
+        match r {
+            Ok(c) => changes.push(c),
+            Err(e) if e.downcast_ref::<fsops::SourceError>().is_some() => {
+                report.warnings.push(format!("{e:#}; it is synced by a later run"));
+            }
+            Err(e) => report.errors.push(format!("{e:#}")),
+        }
+    }
+    if !opts.dry_run {
+        let mut dirs: Vec<&Path> = changes.iter().filter(|c| c.wrote()).filter_map(|c| c.dst.parent()).collect();
+        dirs.sort_unstable();
+        dirs.dedup();
+        dirs.into_iter().for_each(fsops::sync_dir);
+    }
+    changes
+}
+
+/// Observes one file and its archived copy, decides, and (unless a dry run) acts.
+fn sync_file(job: &Job<'_>, dry_run: bool, now: SystemTime) -> Result<FileChange> {
+    let mut change = FileChange::new(job.tree, job.rel, &job.dst);
+    let file = match File::open(job.src) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            change.vanished = true;
+            return Ok(change);
+        }
+        Err(err) => return Err(fsops::SourceError { path: job.src.to_path_buf(), err }.into()),
+    };
+    let mut src = fsops::Source { file, path: job.src };
+    let meta = src.file.metadata().map_err(|e| src.err(e))?;
+    let len = meta.len();
+    change.source_len = len;
+    let content = Content::of(job.rel);
+    let complete = match content {
+        Content::Transcript => fsops::complete_end(&mut src.file, len).map_err(|e| src.err(e))?,
+        Content::Side => len,
+    };
+    let idle = meta.modified().ok().and_then(|m| now.duration_since(m).ok()).is_some_and(|d| d >= TORN_TAIL_GRACE);
+    let archived = match fsops::hash_file(&job.dst)? {
+        None => None,
+        Some((alen, hash)) => {
+            let prefix =
+                if len >= alen { fsops::hash_prefix(&mut src.file, alen).map_err(|e| src.err(e))? } else { None };
+            Some(plan::ArchivedState { len: alen, source_prefix_matches: prefix.as_ref() == Some(&hash), hash })
+        }
+    };
+    let obs = Observation { content, source: SourceState { len, complete, idle }, archived };
+    let name = job.dst.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    change.action = plan::decide(&name, &obs);
+    apply(&mut change, &mut src, dry_run)?;
+    Ok(change)
+}
+
+/// Carries out `change.action`, filling in what it copied.
+fn apply(change: &mut FileChange, src: &mut fsops::Source<'_>, dry_run: bool) -> Result<()> {
+    let (from, upto) = match &change.action {
+        Action::UpToDate | Action::Wait { .. } => return Ok(()),
+        Action::Copy { upto } | Action::Replace { upto, .. } => (0, *upto),
+        Action::Append { from, upto } => (*from, *upto),
+    };
+    change.bytes = upto - from;
+    if dry_run {
+        change.lines = fsops::count_lines(&mut src.file, from, upto).map_err(|e| src.err(e))?;
+        return Ok(());
+    }
+    change.lines = match &change.action {
+        Action::Append { from, upto } => fsops::append(src, *from, *upto, &change.dst)?,
+        Action::Replace { keep_as, .. } => {
+            fsops::keep(&change.dst, keep_as)?;
+            fsops::copy_new(src, upto, &change.dst)?
+        }
+        _ => fsops::copy_new(src, upto, &change.dst)?,
+    };
+    Ok(())
+}
+
+/// The record after this sync: what the source no longer has (dates carried
+/// over), and the kept versions (this run's with their reason).
+fn record_after(
+    previous: &Record,
+    source: &Path,
+    roots: &[Root],
+    listings: &[Listing],
+    changes: &[FileChange],
+    now: &str,
+) -> Record {
+    let mut r =
+        Record { format: previous.format, source: source.display().to_string(), gone: Vec::new(), kept: Vec::new() };
+    for (root, l) in roots.iter().zip(listings) {
+        let source_set = l.source.keys().cloned().collect();
+        let live_set = l.live.keys().cloned().collect();
+        let gone = plan::gone(&source_set, &live_set);
+        let moved =
+            if root.tree == Tree::Projects { plan::relocations(&gone, &source_set) } else { Default::default() };
+        for path in gone {
+            let before = previous.gone.iter().find(|g| g.tree == root.tree && &g.path == path);
+            let (lines, bytes) = match before {
+                Some(g) => (g.lines, g.bytes),
+                None => count_file(&l.live[path]),
+            };
+            r.gone.push(record::Gone {
+                tree: root.tree,
+                path: path.clone(),
+                since: before.map_or_else(|| now.to_string(), |g| g.since.clone()),
+                lines,
+                bytes,
+                moved_to: moved.get(path.as_str()).map(|s| s.to_string()),
+            });
+        }
+        for path in &l.kept {
+            let before = previous.kept.iter().find(|k| k.tree == root.tree && &k.path == path);
+            r.kept.push(before.cloned().unwrap_or_else(|| record::Kept {
+                tree: root.tree,
+                path: path.clone(),
+                of: live_of(path),
+                reason: "found".into(),
+                since: now.to_string(),
+            }));
+        }
+    }
+    for c in changes {
+        if let Action::Replace { keep_as, why, .. } = &c.action {
+            let path = match c.rel.rsplit_once('/') {
+                Some((dir, _)) => format!("{dir}/{keep_as}"),
+                None => keep_as.clone(),
+            };
+            r.kept.retain(|k| !(k.tree == c.tree && k.path == path));
+            r.kept.push(record::Kept {
+                tree: c.tree,
+                path,
+                of: c.rel.clone(),
+                reason: why.describe().into(),
+                since: now.to_string(),
+            });
+        }
+    }
+    if r.gone == previous.gone && same_kept(&r.kept, &previous.kept) {
+        // Nothing the record says changed: keep it byte for byte (a no-op sync writes nothing).
+        return previous.clone();
+    }
+    r.gone.sort_by(|a, b| (a.tree, &a.path).cmp(&(b.tree, &b.path)));
+    r.kept.sort_by(|a, b| (a.tree, &a.path).cmp(&(b.tree, &b.path)));
+    r
+}
+
+fn same_kept(a: &[record::Kept], b: &[record::Kept]) -> bool {
+    let mut a: Vec<_> = a.iter().collect();
+    let mut b: Vec<_> = b.iter().collect();
+    a.sort_by(|x, y| (x.tree, &x.path).cmp(&(y.tree, &y.path)));
+    b.sort_by(|x, y| (x.tree, &x.path).cmp(&(y.tree, &y.path)));
+    a == b
+}
+
+fn live_of(kept: &str) -> String {
+    match kept.rsplit_once('/') {
+        Some((dir, name)) => format!("{dir}/{}", crate::discover::split_kept(name).unwrap_or_else(|| name.into())),
+        None => crate::discover::split_kept(kept).unwrap_or_else(|| kept.into()),
+    }
+}
+
+/// Newlines and bytes of an archived file (0, 0 when unreadable).
+fn count_file(path: &Path) -> (u64, u64) {
+    let Ok(mut f) = File::open(path) else { return (0, 0) };
+    let len = f.metadata().map_or(0, |m| m.len());
+    (fsops::count_lines(&mut f, 0, len).unwrap_or(0), len)
+}

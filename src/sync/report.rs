@@ -1,0 +1,356 @@
+//! What a sync did, for people (text) and programs (`--json`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::plan::{Action, Amount, Tally};
+use super::record::{Record, Tree};
+use super::scan::Root;
+
+/// Paths listed per kind of change before "… and N more".
+const LISTED: usize = 10;
+
+/// One source file, what was decided for it and what was copied.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileChange {
+    pub tree: Tree,
+    /// Path relative to the tree.
+    #[serde(rename = "path")]
+    pub rel: String,
+    #[serde(skip)]
+    pub dst: PathBuf,
+    #[serde(flatten)]
+    pub action: Action,
+    /// Newlines and bytes copied (or that a dry run would copy).
+    pub lines: u64,
+    pub bytes: u64,
+    #[serde(skip)]
+    pub source_len: u64,
+    /// The source file disappeared between the listing and the copy.
+    #[serde(skip)]
+    pub vanished: bool,
+}
+
+impl FileChange {
+    pub fn new(tree: Tree, rel: &str, dst: &Path) -> FileChange {
+        FileChange {
+            tree,
+            rel: rel.to_string(),
+            dst: dst.to_path_buf(),
+            action: Action::UpToDate,
+            lines: 0,
+            bytes: 0,
+            source_len: 0,
+            vanished: false,
+        }
+    }
+
+    /// Something was (or would be) written for it.
+    pub fn wrote(&self) -> bool {
+        matches!(self.action, Action::Copy { .. } | Action::Append { .. } | Action::Replace { .. })
+    }
+
+    fn shown(&self) -> String {
+        format!("{}{}", self.tree.label(), self.rel)
+    }
+}
+
+/// The result of `cctree sync`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SyncReport {
+    pub source: PathBuf,
+    pub archive: PathBuf,
+    /// Where the client's `file-history/` is mirrored, when the source has one.
+    pub file_history: Option<PathBuf>,
+    pub dry_run: bool,
+    pub files_checked: u64,
+    pub bytes_checked: u64,
+    #[serde(flatten)]
+    pub tally: Tally,
+    /// Files copied, extended or rewritten, by tree and path.
+    pub changes: Vec<FileChange>,
+    /// Files whose only news is an incomplete last line.
+    pub waiting: Vec<String>,
+    /// Files the archive keeps that the source deleted (moved ones excluded).
+    pub only_in_archive: Amount,
+    /// Of those, the ones this sync found deleted.
+    pub newly_deleted: Vec<String>,
+    /// Files the source moved to another project (`relocated`): old → new path.
+    pub moved: Vec<(String, String)>,
+    /// Previous versions of rewritten files the archive keeps.
+    pub kept_versions: usize,
+    pub warnings: Vec<String>,
+    pub errors: Vec<String>,
+    #[serde(rename = "seconds", serialize_with = "secs")]
+    pub elapsed: Duration,
+    #[serde(skip)]
+    pub(super) checked_bytes: u64,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64((d.as_secs_f64() * 1000.0).round() / 1000.0)
+}
+
+impl SyncReport {
+    pub(super) fn new(source: &Path, archive: &Path, roots: &[Root], dry_run: bool) -> SyncReport {
+        SyncReport {
+            source: source.to_path_buf(),
+            archive: archive.to_path_buf(),
+            file_history: roots.iter().find(|r| r.tree == Tree::FileHistory).map(|r| r.archive.clone()),
+            dry_run,
+            files_checked: 0,
+            bytes_checked: 0,
+            tally: Tally::default(),
+            changes: Vec::new(),
+            waiting: Vec::new(),
+            only_in_archive: Amount::default(),
+            newly_deleted: Vec::new(),
+            moved: Vec::new(),
+            kept_versions: 0,
+            warnings: Vec::new(),
+            errors: Vec::new(),
+            elapsed: Duration::ZERO,
+            checked_bytes: 0,
+        }
+    }
+
+    /// Sums the changes and what the record says the source no longer has.
+    pub(super) fn finish(&mut self, previous: &Record, record: &Record, mut changes: Vec<FileChange>) {
+        changes.sort_by(|a, b| (a.tree, &a.rel).cmp(&(b.tree, &b.rel)));
+        self.files_checked = changes.iter().filter(|c| !c.vanished).count() as u64;
+        self.bytes_checked = self.checked_bytes;
+        for c in &changes {
+            match c.action {
+                Action::UpToDate if !c.vanished => self.tally.unchanged += 1,
+                Action::UpToDate => {}
+                Action::Wait { .. } => {
+                    self.tally.waiting += 1;
+                    self.waiting.push(c.shown());
+                }
+                Action::Copy { .. } => self.tally.new.add(c.lines, c.bytes),
+                Action::Append { .. } => self.tally.grown.add(c.lines, c.bytes),
+                Action::Replace { .. } => self.tally.rewritten.add(c.lines, c.bytes),
+            }
+        }
+        self.changes = changes.into_iter().filter(FileChange::wrote).collect();
+        for g in &record.gone {
+            let shown = format!("{}{}", g.tree.label(), g.path);
+            if let Some(to) = &g.moved_to {
+                self.moved.push((shown, to.clone()));
+                continue;
+            }
+            self.only_in_archive.add(g.lines, g.bytes);
+            let known = previous.gone.iter().any(|p| p.tree == g.tree && p.path == g.path && p.moved_to.is_none());
+            if !known {
+                self.newly_deleted.push(shown);
+            }
+        }
+        self.kept_versions = record.kept.len();
+    }
+
+    /// The errors as one message, for the exit status.
+    pub fn error_text(&self) -> String {
+        let mut s = format!("{} could not be synced (the rest was):", files(self.errors.len() as u64));
+        for e in self.errors.iter().take(LISTED) {
+            let _ = write!(s, "\n  {e}");
+        }
+        if self.errors.len() > LISTED {
+            let _ = write!(s, "\n  … and {} more", self.errors.len() - LISTED);
+        }
+        s.push_str(
+            "\nfix the cause (space, permissions) and run `cctree sync` again: it goes on where this one stopped",
+        );
+        s
+    }
+
+    /// The report for people.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let would = |done: &'static str, dry: &'static str| if self.dry_run { dry } else { done };
+        let checked = format!("{}, {}", files(self.files_checked), size(self.bytes_checked));
+        if self.tally.is_noop() {
+            let _ = writeln!(
+                s,
+                "nothing to do: the archive {} is up to date with {} (checked {checked} in {:.2} s)",
+                self.archive.display(),
+                self.source.display(),
+                self.elapsed.as_secs_f64()
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "{} {} → {} (checked {checked} in {:.2} s)",
+                would("synced", "dry run, nothing written:"),
+                self.source.display(),
+                self.archive.display(),
+                self.elapsed.as_secs_f64()
+            );
+        }
+        self.text_changes(&mut s, would);
+        self.text_kept(&mut s);
+        for w in &self.warnings {
+            let _ = writeln!(s, "warning: {w}");
+        }
+        s
+    }
+
+    fn text_changes(&self, s: &mut String, would: impl Fn(&'static str, &'static str) -> &'static str) {
+        let t = &self.tally;
+        if t.new.files > 0 {
+            let _ = writeln!(
+                s,
+                "{} {}: {} lines, {}",
+                would("added", "would add"),
+                files(t.new.files).replacen(' ', " new ", 1),
+                num(t.new.lines),
+                size(t.new.bytes)
+            );
+            list(s, self.changes.iter().filter(|c| matches!(c.action, Action::Copy { .. })).map(|c| c.shown()));
+        }
+        if t.grown.files > 0 {
+            let _ = writeln!(
+                s,
+                "{} {} lines ({}) to {}",
+                would("appended", "would append"),
+                num(t.grown.lines),
+                size(t.grown.bytes),
+                files(t.grown.files)
+            );
+            list(s, self.changes.iter().filter(|c| matches!(c.action, Action::Append { .. })).map(|c| c.shown()));
+        }
+        if t.rewritten.files > 0 {
+            let _ = writeln!(
+                s,
+                "{} the previous version of {} rewritten at the source, and copied the new one ({} lines, {}):",
+                would("kept", "would keep"),
+                files(t.rewritten.files),
+                num(t.rewritten.lines),
+                size(t.rewritten.bytes)
+            );
+            list(
+                s,
+                self.changes.iter().filter_map(|c| match &c.action {
+                    Action::Replace { keep_as, why, .. } => {
+                        Some(format!("{} ({}) → {keep_as}", c.shown(), why.describe()))
+                    }
+                    _ => None,
+                }),
+            );
+        }
+        if t.waiting > 0 {
+            let _ = writeln!(s, "waiting for the end of an incomplete last line in {} (next run)", files(t.waiting));
+            list(s, self.waiting.iter().cloned());
+        }
+    }
+
+    fn text_kept(&self, s: &mut String) {
+        let o = &self.only_in_archive;
+        if o.files > 0 {
+            let _ = writeln!(
+                s,
+                "the archive keeps {} the source no longer has ({} lines, {}){}",
+                files(o.files),
+                num(o.lines),
+                size(o.bytes),
+                if self.newly_deleted.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {} deleted since the last sync:", self.newly_deleted.len())
+                }
+            );
+            list(s, self.newly_deleted.iter().cloned());
+        }
+        if !self.moved.is_empty() {
+            let _ = writeln!(
+                s,
+                "{} moved at the source to another project (kept in the old place too):",
+                files(self.moved.len() as u64)
+            );
+            list(s, self.moved.iter().map(|(a, b)| format!("{a} → {b}")));
+        }
+        if self.kept_versions > 0 {
+            let _ = writeln!(
+                s,
+                "the archive keeps {} of rewritten files",
+                plural(self.kept_versions as u64, "previous version")
+            );
+        }
+    }
+}
+
+fn list(s: &mut String, items: impl Iterator<Item = String>) {
+    let mut n = 0;
+    for item in items {
+        if n < LISTED {
+            let _ = writeln!(s, "  {item}");
+        }
+        n += 1;
+    }
+    if n > LISTED {
+        let _ = writeln!(s, "  … and {} more", n - LISTED);
+    }
+}
+
+/// `1 file`, `12,345 files`.
+fn files(n: u64) -> String {
+    plural(n, "file")
+}
+
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{} {what}s", num(n)) }
+}
+
+/// `12,345`.
+fn num(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `1.2 MB`.
+fn size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KB", "MB", "GB", "TB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1000.0 && u + 1 < UNITS.len() {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 { format!("{bytes} bytes") } else { format!("{v:.1} {}", UNITS[u]) }
+}
+
+/// A progress bar over the bytes to check, drawn only on a terminal.
+pub fn progress(total: u64, show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} syncing [{bar:30}] {bytes}/{total_bytes}  {wide_msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(num(0), "0");
+        assert_eq!(num(1234567), "1,234,567");
+        assert_eq!(size(999), "999 bytes");
+        assert_eq!(size(1_500_000), "1.5 MB");
+    }
+}

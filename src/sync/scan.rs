@@ -1,0 +1,201 @@
+//! Listing the source and the archive: which trees are mirrored where, and
+//! what files each holds.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use super::fsops;
+use super::record::{STATE_DIR, Tree};
+use crate::discover;
+
+/// One tree mirrored into the archive.
+#[derive(Debug, Clone)]
+pub struct Root {
+    pub tree: Tree,
+    pub source: PathBuf,
+    pub archive: PathBuf,
+    /// Prepended to paths under `source` to make them relative to the tree
+    /// (`<project>/` when the input is one project directory).
+    pub prefix: String,
+    /// Only these first path components (the project's sessions, when the
+    /// input is one project directory and the tree is `file-history/`).
+    pub only: Option<BTreeSet<String>>,
+}
+
+/// What one tree holds, by path relative to the tree.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub source: BTreeMap<String, PathBuf>,
+    /// Archived files under their live names.
+    pub live: BTreeMap<String, PathBuf>,
+    /// Kept previous versions (`*.cctree-kept-*`).
+    pub kept: BTreeSet<String>,
+    /// Temporary files of a killed sync.
+    pub leftovers: Vec<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+/// The trees a sync of `source` (a projects directory or one project
+/// directory) into the archive `archive` mirrors. Refuses an archive inside
+/// the source or the reverse.
+pub fn roots(source: &Path, archive: &Path) -> Result<Vec<Root>> {
+    let archive_fh = archive.parent().map(|p| p.join("file-history"));
+    let mut roots = Vec::new();
+    if discover::is_project_dir(source) {
+        let name = dir_name(source);
+        roots.push(Root {
+            tree: Tree::Projects,
+            source: source.to_path_buf(),
+            archive: archive.join(&name),
+            prefix: format!("{name}/"),
+            only: None,
+        });
+        let fh = source.parent().and_then(Path::parent).map(|p| p.join("file-history"));
+        if let (Some(fh), Some(to)) = (fh.filter(|d| d.is_dir()), archive_fh) {
+            roots.push(Root {
+                tree: Tree::FileHistory,
+                source: fh,
+                archive: to,
+                prefix: String::new(),
+                only: Some(sessions_of(source)),
+            });
+        }
+    } else {
+        roots.push(Root {
+            tree: Tree::Projects,
+            source: source.to_path_buf(),
+            archive: archive.to_path_buf(),
+            prefix: String::new(),
+            only: None,
+        });
+        let fh = source.parent().map(|p| p.join("file-history"));
+        if let (Some(fh), Some(to)) = (fh.filter(|d| d.is_dir()), archive_fh) {
+            roots.push(Root { tree: Tree::FileHistory, source: fh, archive: to, prefix: String::new(), only: None });
+        }
+    }
+    check_apart(&roots, archive)?;
+    Ok(roots)
+}
+
+fn dir_name(dir: &Path) -> String {
+    let abs = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    abs.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "project".into())
+}
+
+/// Session ids of a project directory: `<id>.jsonl` files and `<id>/` directories.
+fn sessions_of(project: &Path) -> BTreeSet<String> {
+    let Ok(rd) = std::fs::read_dir(project) else { return BTreeSet::new() };
+    rd.flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            match name.strip_suffix(".jsonl") {
+                Some(stem) => Some(stem.to_string()),
+                None => e.path().is_dir().then_some(name),
+            }
+        })
+        .collect()
+}
+
+/// An absolute, symlink-resolved form of `p`, even if it does not exist yet.
+pub fn resolve(p: &Path) -> PathBuf {
+    let abs = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(c) = existing.canonicalize() {
+            let mut out = c;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return abs,
+        }
+    }
+}
+
+fn check_apart(roots: &[Root], archive: &Path) -> Result<()> {
+    let mut targets = vec![resolve(archive)];
+    targets.extend(roots.iter().map(|r| resolve(&r.archive)));
+    for r in roots {
+        let src = resolve(&r.source);
+        for t in &targets {
+            if t.starts_with(&src) || src.starts_with(t) {
+                bail!(
+                    "the archive {} and the source {} overlap (one would be written inside the other); \
+                     choose another --to (its parent also receives file-history/)",
+                    t.display(),
+                    src.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Lists a root's source and archive.
+pub fn list(root: &Root) -> Listing {
+    let mut l = Listing::default();
+    list_source(root, &mut l);
+    list_archive(root, &mut l);
+    l
+}
+
+fn rel_of(base: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(base).ok()?;
+    Some(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+}
+
+fn wanted(root: &Root, rel: &str, top: bool) -> bool {
+    let first = rel.split('/').next().unwrap_or("");
+    if top && root.tree == Tree::Projects && root.prefix.is_empty() && first == STATE_DIR {
+        return false;
+    }
+    root.only.as_ref().is_none_or(|only| only.contains(first))
+}
+
+fn list_source(root: &Root, l: &mut Listing) {
+    for item in walkdir::WalkDir::new(&root.source).follow_links(true).sort_by_file_name() {
+        let entry = match item {
+            Ok(e) => e,
+            Err(err) => {
+                l.warnings.push(format!("skipped while reading the source {}: {err}", root.source.display()));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Some(rel) = rel_of(&root.source, entry.path()) else { continue };
+        if wanted(root, &rel, true) {
+            l.source.insert(format!("{}{rel}", root.prefix), entry.into_path());
+        }
+    }
+}
+
+fn list_archive(root: &Root, l: &mut Listing) {
+    for item in walkdir::WalkDir::new(&root.archive).sort_by_file_name() {
+        let Ok(entry) = item else { continue };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Some(rel) = rel_of(&root.archive, entry.path()) else { continue };
+        if !wanted(root, &rel, true) {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        let key = format!("{}{rel}", root.prefix);
+        if fsops::is_temp(&name) {
+            l.leftovers.push(entry.into_path());
+        } else if discover::split_kept(&name).is_some() {
+            l.kept.insert(key);
+        } else {
+            l.live.insert(key, entry.into_path());
+        }
+    }
+}
