@@ -95,8 +95,9 @@ fn resolve_source(input: Option<&Path>) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Holds the archive's lock; a second sync waits for it.
-fn lock(archive: &Path) -> Result<File> {
+/// Takes the archive's lock (`<archive>/.cctree-sync/lock`), waiting while
+/// another sync holds it; held until the file is dropped.
+pub fn lock_archive(archive: &Path) -> Result<File> {
     let dir = archive.join(STATE_DIR);
     fsops::create_dir_private(&dir)?;
     let path = dir.join("lock");
@@ -139,13 +140,14 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let source = resolve_source(opts.input.as_deref())?;
     let archive = scan::resolve(&opts.archive);
     let roots = scan::roots(&source, &archive)?;
-    let _lock = if opts.dry_run { None } else { Some(lock(&archive)?) };
+    let _lock = if opts.dry_run { None } else { Some(lock_archive(&archive)?) };
     let loaded = Record::load(&archive)?;
     let first = loaded.is_none();
     let previous = loaded.unwrap_or_default();
     let listings: Vec<Listing> = roots.iter().map(scan::list).collect();
     if !opts.dry_run {
-        for path in listings.iter().flat_map(|l| &l.leftovers) {
+        // Temporary files of a killed sync (none is running: we hold the lock).
+        for path in listings.iter().flat_map(|l| &l.leftovers).chain(&scan::leftovers(&archive.join(STATE_DIR))) {
             let _ = std::fs::remove_file(path);
         }
     }

@@ -77,14 +77,14 @@ pub enum Rewrite {
     /// The source is shorter than the archived copy.
     Shrank,
     /// The source's first bytes differ from the archived copy (same size included).
-    Changed,
+    Rewritten,
 }
 
 impl Rewrite {
     pub fn describe(self) -> &'static str {
         match self {
             Rewrite::Shrank => "shrank",
-            Rewrite::Changed => "rewritten",
+            Rewrite::Rewritten => "rewritten",
         }
     }
 }
@@ -135,7 +135,7 @@ pub fn decide(name: &str, obs: &Observation) -> Action {
             Action::UpToDate
         };
     }
-    let why = if obs.source.len < a.len { Rewrite::Shrank } else { Rewrite::Changed };
+    let why = if obs.source.len < a.len { Rewrite::Shrank } else { Rewrite::Rewritten };
     Action::Replace { keep_as: crate::discover::kept_name(name, &a.hash), why, upto }
 }
 
@@ -253,12 +253,12 @@ mod tests {
         );
         assert_eq!(
             decide("s.jsonl", &obs(T, 20, 20, Some((20, false)))),
-            Action::Replace { keep_as: keep.clone(), why: Rewrite::Changed, upto: 20 },
+            Action::Replace { keep_as: keep.clone(), why: Rewrite::Rewritten, upto: 20 },
             "same size, other bytes"
         );
         assert_eq!(
             decide("s.jsonl", &obs(T, 90, 80, Some((20, false)))),
-            Action::Replace { keep_as: keep, why: Rewrite::Changed, upto: 80 }
+            Action::Replace { keep_as: keep, why: Rewrite::Rewritten, upto: 80 }
         );
     }
 

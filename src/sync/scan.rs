@@ -199,3 +199,9 @@ fn list_archive(root: &Root, l: &mut Listing) {
         }
     }
 }
+
+/// Temporary files a killed sync left directly in `dir`.
+pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+    rd.flatten().filter(|e| fsops::is_temp(&e.file_name().to_string_lossy())).map(|e| e.path()).collect()
+}

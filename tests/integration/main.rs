@@ -11,4 +11,5 @@ mod redact;
 mod regression;
 mod render;
 mod support;
+mod sync;
 mod xss;
