@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark cctree on synthetic archives (issue 5) and compare with claude-code-log.
+# Benchmark cctree on synthetic archives (issue 5) and compare with claude-code-log;
+# also `cctree sync` into a fresh archive, again with no change, and after one turn.
 #
 #   scripts/bench.sh                       # 10 MB, 100 MB, 1 GB; 1 and 2 threads; claude-code-log on 100 MB
 #   scripts/bench.sh --quick               # 10 MB and 100 MB, one run each
@@ -205,6 +206,30 @@ run_size() {
 for s in $SIZES; do run_size "$s"; done
 if (( SINGLE > 0 )); then run_size "$SINGLE" 1; fi
 
+# --- sync --------------------------------------------------------------------
+SYNC_LINES=()
+sync_size() {
+  local size="$1" arch bytes src to r f_wall f_rss n_wall a_wall session
+  arch="$(archive "$size")"
+  bytes=$(jsonl_bytes "$arch")
+  src="$DIR/sync-src"; to="$DIR/sync-archive/projects"
+  rm -rf "$src" "$DIR/sync-archive"
+  cp -al "$arch" "$src"
+  log "sync $size MB: into a new archive, again, after one appended turn"
+  measure r "$CCTREE" -q sync "$src" --to "$to"
+  read -r f_wall _ f_rss <<<"$r"
+  measure r "$CCTREE" -q sync "$src" --to "$to"
+  n_wall=${r%% *}
+  session="$(find "$src" -maxdepth 2 -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)"
+  cp "$session" "$session.tmp" && mv "$session.tmp" "$session"
+  "$GEN" --append-turn "$session" --seed 7
+  measure r "$CCTREE" -q sync "$src" --to "$to"
+  a_wall=${r%% *}
+  SYNC_LINES+=("sync $size MB: new archive $f_wall s ($(mbps "$bytes" "$f_wall") MB/s, peak RSS $(kb2mb "$f_rss") MB), no change $n_wall s, +1 turn $a_wall s")
+  rm -rf "$src" "$DIR/sync-archive"
+}
+for s in $SIZES; do sync_size "$s"; done
+
 # --- claude-code-log ---------------------------------------------------------
 CCL_LINE=""
 if (( CCL )); then
@@ -261,6 +286,7 @@ for s in $SIZES "$SINGLE (1p)"; do
       'BEGIN { if (b <= 0) b = 0.005; printf "stats speed-up -j 2 vs -j 1 on %s MB: %.2fx\n", s, a / b }'
   fi
 done
+printf '%s\n' "${SYNC_LINES[@]}"
 [[ -n "$RENDER_NOTE" ]] && echo "$RENDER_NOTE"
 [[ -n "$CCL_LINE" ]] && { echo; echo "$CCL_LINE"; }
 exit 0

@@ -290,21 +290,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
             only_in_archive: None,
         })
         .collect();
-    let agents = g
-        .agents
-        .iter()
-        .map(|a| AgentDetail {
-            id: a.id.to_string(),
-            kind: match a.kind {
-                crate::graph::AgentKind::Subagent => "subagent",
-                crate::graph::AgentKind::SideAgent => "side-agent",
-                crate::graph::AgentKind::Inline => "inline",
-            },
-            nodes: a.nodes.len(),
-            spawn_tool_use: a.spawn.as_ref().and_then(|s| s.tool_use_id.as_deref().map(str::to_string)),
-            spawn_result: a.spawn.as_ref().and_then(|s| s.result_node.map(uuid)),
-        })
-        .collect();
+    let agents = g.agents.iter().map(|a| agent_detail(a, &uuid)).collect();
     ProjectDetail {
         name: p.source.name.clone(),
         dir: p.source.dir.display().to_string(),
@@ -313,6 +299,20 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
         conversations,
         agents,
         only_in_archive: None,
+    }
+}
+
+fn agent_detail(a: &crate::graph::Agent, uuid: &impl Fn(NodeId) -> String) -> AgentDetail {
+    AgentDetail {
+        id: a.id.to_string(),
+        kind: match a.kind {
+            crate::graph::AgentKind::Subagent => "subagent",
+            crate::graph::AgentKind::SideAgent => "side-agent",
+            crate::graph::AgentKind::Inline => "inline",
+        },
+        nodes: a.nodes.len(),
+        spawn_tool_use: a.spawn.as_ref().and_then(|s| s.tool_use_id.as_deref().map(str::to_string)),
+        spawn_result: a.spawn.as_ref().and_then(|s| s.result_node.map(uuid)),
     }
 }
 
