@@ -9,7 +9,9 @@ use clap::{Args, Parser, Subcommand};
 ///
 /// INPUT is a projects directory (default: $CLAUDE_CONFIG_DIR/projects, else
 /// ~/.claude/projects), one project directory, or JSONL files.
-/// With no subcommand, `cctree` renders the default input into ./cctree-site.
+/// With no subcommand, `cctree` renders the default input into ./cctree-site
+/// (or, when the archive of `cctree sync` exists, syncs into it and renders the
+/// archive).
 #[derive(Debug, Parser)]
 #[command(name = "cctree", version, propagate_version = true)]
 pub struct Cli {
@@ -38,10 +40,12 @@ pub enum Command {
     /// session that `claude -r <new-id>` resumes. Existing files are never
     /// modified. Exit 2 when the checkpoint is not legal.
     Fork(ForkArgs),
-    /// Keep every conversation: copy new transcripts and new lines from the
-    /// projects directory into an append-only archive that every cctree command
-    /// reads. Files the client deletes stay; a rewritten file keeps its previous
-    /// version beside the new one.
+    /// Keep every conversation: mirror the projects directory into an append-only archive.
+    ///
+    /// New files are copied and grown files get their new complete lines; files
+    /// the client deletes stay in the archive, and a rewritten file keeps its
+    /// previous version beside the new one. Every cctree command reads the
+    /// archive like ~/.claude/projects. A second sync waits for the first.
     Sync(SyncArgs),
 }
 
