@@ -120,8 +120,10 @@ impl Record {
 pub fn find(root: &Path) -> Option<(PathBuf, Record)> {
     let dir = if root.is_file() { root.parent()?.parent()? } else { root };
     for cand in [Some(dir), dir.parent()].into_iter().flatten() {
-        if let Ok(Some(r)) = Record::load(cand) {
-            return Some((cand.to_path_buf(), r));
+        match Record::load(cand) {
+            Ok(Some(r)) => return Some((cand.to_path_buf(), r)),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("{e:#}"),
         }
     }
     None
