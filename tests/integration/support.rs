@@ -1,4 +1,4 @@
-//! Shared helpers: loading inputs through the library, the corpus location.
+//! Shared helpers: loading inputs through the library, where the fixtures are.
 
 use std::path::{Path, PathBuf};
 
@@ -6,15 +6,10 @@ use cctree::discover;
 use cctree::project::Project;
 use cctree::stats::{Report, ReportBuilder, StatsOptions};
 
-/// The shared corpus of real projects and DAG fixtures (MIT, see its LICENSE).
+/// Real projects and DAG fixtures of claude-code-log (MIT), vendored under
+/// `tests/fixtures/claude-code-log` (see its README).
 pub fn corpus() -> PathBuf {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for base in [here.join("../shared/corpus/claude-code-log"), here.join("../../shared/corpus/claude-code-log")] {
-        if base.is_dir() {
-            return base;
-        }
-    }
-    panic!("the shared corpus is missing: expected ../shared/corpus/claude-code-log next to the repository");
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code-log")
 }
 
 pub fn real_projects() -> PathBuf {
