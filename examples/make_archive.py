@@ -425,7 +425,7 @@ def project_a():
         "| integration (`tests/cli.rs`) | 3 | 0 |\n\n"
         "I also added `empty_hourly_is_an_error` to the unit tests so this stays fixed."), stop="end_turn"))
 
-    # ai-title (metadata) and an unknown metadata type
+    # ai-title (metadata)
     s1.append({"type": "ai-title", "aiTitle": "Fix forecast panic on empty hourly data", "sessionId": S1})
 
     # ---- local slash command side chain (/cost) off A(18) ----------------
@@ -438,8 +438,7 @@ def project_a():
                         "Total code changes:    4 lines added, 1 line removed\n"
                         "Usage by model:\n"
                         "    claude-sonnet-4-5:  97.2k input, 1.3k output, 81.5k cache read, 6.5k cache write ($0.0912)</local-command-stdout>"))
-    s1.append({"type": "future-thing", "sessionId": S1, "timestamp": clk.adv(3.0),
-               "payload": {"note": "an entry type this renderer has never seen; it has no uuid, so it is metadata"}})
+    clk.adv(3.0)  # (an entry of an unknown type stood here; it moved to tests/fixtures/odd)
 
     # ---- prompt 2 with a pasted image ----------------------------------
     ts = clk.adv(52.6)  # 09:17:xx

@@ -19,5 +19,6 @@ pub mod render;
 pub mod run;
 pub mod stats;
 pub mod sync;
+pub mod warnings;
 
 pub use run::{Outcome, run};

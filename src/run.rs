@@ -137,44 +137,22 @@ pub(crate) fn crate_progress(len: u64) -> indicatif::ProgressBar {
     bar
 }
 
-/// Prints line warnings (a few per file, then a count), with `path:line`.
-pub(crate) fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) {
-    const PER_FILE: usize = 5;
-    let mut per_file = vec![0usize; p.source.files.len()];
-    for w in &p.warnings {
-        let n = &mut per_file[w.loc.file as usize];
-        *n += 1;
-        if *n <= PER_FILE {
-            progress.suspend(|| tracing::warn!("{}: {}", p.locate(w.loc), w.problem));
-        }
-    }
-    for (i, n) in per_file.iter().enumerate() {
-        if *n > PER_FILE {
-            progress.suspend(|| {
-                tracing::warn!(
-                    "{}: {} more line problems (see `cctree check`)",
-                    p.source.files[i].path.display(),
-                    n - PER_FILE
-                )
-            });
-        }
-    }
-    // One warning per unknown entry type, at its first occurrence.
-    let mut unknown: std::collections::BTreeMap<&str, (crate::parse::Loc, usize)> = Default::default();
-    for e in &p.entries {
-        if let crate::parse::Kind::Unknown(t) = &e.kind {
-            let slot = unknown.entry(t).or_insert((e.loc, 0));
-            slot.0 = slot.0.min(e.loc);
-            slot.1 += 1;
-        }
-    }
-    for (t, (loc, n)) in unknown {
-        progress.suspend(|| {
-            tracing::warn!("{}: unknown entry type {t:?} ({n} entries, kept and shown as they are)", p.locate(loc))
-        });
-    }
-    for s in p.file_stats.iter().filter_map(|s| s.read_error.as_deref()) {
-        progress.suspend(|| tracing::warn!("{s}"));
+/// Prints every warning about a project's files ([`crate::warnings`]), with
+/// `path:line`, and returns them.
+pub(crate) fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) -> Vec<crate::warnings::Warning> {
+    let warnings = crate::warnings::of_project(p);
+    print_warnings(&p.source.dir, &warnings, progress);
+    warnings
+}
+
+/// Prints warnings of the project in `dir`.
+pub(crate) fn print_warnings(
+    dir: &std::path::Path,
+    warnings: &[crate::warnings::Warning],
+    progress: &indicatif::ProgressBar,
+) {
+    for w in warnings {
+        progress.suspend(|| tracing::warn!("{}", w.show(dir)));
     }
 }
 

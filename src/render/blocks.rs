@@ -38,6 +38,8 @@ pub struct PageCtx<'a> {
     pub emitted: FxHashSet<NodeId>,
     /// What is left of [`PAGE_TEXT`].
     pub text_left: usize,
+    /// The page's number on its line (0: `index.html`), for warnings.
+    pub page: u32,
 }
 
 impl<'a> PageCtx<'a> {
@@ -50,7 +52,13 @@ impl<'a> PageCtx<'a> {
             anchors: line.is_some(),
             emitted: FxHashSet::default(),
             text_left: PAGE_TEXT,
+            page: 0,
         }
+    }
+
+    /// Records a problem met rendering this page.
+    pub fn warn(&self, what: std::fmt::Arguments<'_>) {
+        self.p.warn(&format!("{}{}", self.dir, super::site::page_file(self.page)), what);
     }
 
     /// The cap for the next block of text on this page.
@@ -127,11 +135,13 @@ impl<'a> PageCtx<'a> {
                     )
                 }
                 Ok(Err(why)) => {
-                    self.p.warn(format_args!("image not written: {why}"));
+                    if why != super::images::Rejected::Empty {
+                        self.warn(format_args!("image not written: {why}"));
+                    }
                     placeholder(&format!("image not shown: {why}"))
                 }
                 Err(err) => {
-                    self.p.warn(format_args!("{err:#}"));
+                    self.warn(format_args!("{err:#}"));
                     placeholder("image could not be written")
                 }
             },

@@ -139,6 +139,9 @@ pub struct FileRecord {
     /// For a branch or agent page: the key of its page group.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub key: String,
+    /// Problems met while rendering the page (printed again when it is reused).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A search entry as stored.
@@ -197,8 +200,8 @@ pub struct ProjectRecord {
     pub key: String,
     /// Its parse cache, relative to the site root (empty: none).
     pub parse: String,
-    /// Warnings met reading and rendering it.
-    pub warnings: usize,
+    /// Warnings about its files (those met rendering a page are in `pages`).
+    pub warnings: Vec<crate::warnings::Warning>,
     /// Transcript files.
     pub files: usize,
     pub output: OutputRecord,
@@ -233,7 +236,7 @@ impl Manifest {
         let m: Manifest = match serde_json::from_slice(&bytes) {
             Ok(m) => m,
             Err(e) => {
-                tracing::warn!("ignoring the render cache in {}: {e}", site.display());
+                tracing::info!("ignoring the render cache in {} (rebuilding it): {e}", site.display());
                 return None;
             }
         };
@@ -338,7 +341,7 @@ pub fn load_parse_cache(
     let cache: ParseCacheIn = match serde_json::from_slice(&bytes) {
         Ok(c) => c,
         Err(e) => {
-            tracing::warn!("ignoring the parse cache {}: {e}", site.join(rel).display());
+            tracing::info!("ignoring the parse cache {} (parsing again): {e}", site.join(rel).display());
             return out;
         }
     };

@@ -4,8 +4,6 @@
 //! that links across pages (fork index → branch, branch → parent message,
 //! tool call ↔ sub-agent) are computed, never guessed.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -53,7 +51,7 @@ pub struct ProjectCtx<'a> {
     /// tool_use id → agent it spawned.
     pub agent_by_tool: FxHashMap<&'a str, u32>,
     pub images: &'a ImageStore,
-    pub warnings: &'a AtomicUsize,
+    pub warnings: &'a PageWarnings,
     /// `--redact` for strings that are not entry lines (side files, paths).
     pub redactor: &'a Redactor,
     /// Legal `cctree fork` checkpoints, by node (judged on each branch's
@@ -74,7 +72,7 @@ impl<'a> ProjectCtx<'a> {
         slug: &str,
         page_size: u32,
         images: &'a ImageStore,
-        warnings: &'a AtomicUsize,
+        warnings: &'a PageWarnings,
         redactor: &'a Redactor,
     ) -> ProjectCtx<'a> {
         let g = &project.graph;
@@ -261,9 +259,31 @@ impl<'a> ProjectCtx<'a> {
         Some(href(from_dir, self.line_dir(line), &page_file(page), Some(&a)))
     }
 
-    /// Counts a problem met while rendering (details at debug level).
-    pub fn warn(&self, what: std::fmt::Arguments<'_>) {
-        self.warnings.fetch_add(1, Ordering::Relaxed);
-        tracing::debug!("{}: {what}", self.project.source.name);
+    /// Records a problem met while rendering `page` (a path in the site).
+    pub fn warn(&self, page: &str, what: std::fmt::Arguments<'_>) {
+        self.warnings.push(page, what.to_string());
+    }
+}
+
+/// Problems met while rendering pages (in parallel), by page.
+#[derive(Debug, Default)]
+pub struct PageWarnings(std::sync::Mutex<Vec<(String, String)>>);
+
+impl PageWarnings {
+    pub fn push(&self, page: &str, why: String) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push((page.to_string(), why));
+        }
+    }
+
+    /// Takes every warning recorded so far, by page (each page's in the order met).
+    pub fn take_all(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+        let mut out: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        if let Ok(mut v) = self.0.lock() {
+            for (page, why) in v.drain(..) {
+                out.entry(page).or_default().push(why);
+            }
+        }
+        out
     }
 }

@@ -22,6 +22,8 @@ pub struct ImageStore {
 /// Why an image was not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rejected {
+    /// No data at all: odd but harmless, shown as a placeholder and not a warning.
+    Empty,
     MediaType(String),
     Decode,
     Mismatch,
@@ -31,6 +33,7 @@ pub enum Rejected {
 impl std::fmt::Display for Rejected {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Rejected::Empty => f.write_str("empty image"),
             Rejected::MediaType(t) => write!(f, "unsupported image type {t:?}"),
             Rejected::Decode => f.write_str("image data is not valid base64"),
             Rejected::Mismatch => f.write_str("image data does not match its media type"),
@@ -81,6 +84,9 @@ impl ImageStore {
         } else {
             b64
         };
+        if data.is_empty() {
+            return Ok(Err(Rejected::Empty));
+        }
         let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data) else {
             return Ok(Err(Rejected::Decode));
         };
@@ -123,5 +129,6 @@ mod tests {
         assert!(matches!(store.store("image/svg+xml", PNG_1PX).unwrap(), Err(Rejected::MediaType(_))));
         assert_eq!(store.store("image/jpeg", PNG_1PX).unwrap(), Err(Rejected::Mismatch));
         assert_eq!(store.store("image/png", "!!!").unwrap(), Err(Rejected::Decode));
+        assert_eq!(store.store("image/png", " \n").unwrap(), Err(Rejected::Empty));
     }
 }

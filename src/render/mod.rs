@@ -32,6 +32,8 @@ pub mod write;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+use context::PageWarnings;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
@@ -82,7 +84,9 @@ pub struct RenderSummary {
     pub branches: usize,
     pub pages: usize,
     pub images: usize,
-    /// Line warnings while reading plus problems met while rendering.
+    /// Warnings printed: about the input (unreadable files and lines,
+    /// unknown entry types, problems walking directories), problems met
+    /// rendering pages, and images missing from a previous site.
     pub warnings: usize,
     /// Files of the site written, and files linked unchanged from the previous
     /// render (all files: pages, images, assets, indexes, cache).
@@ -141,7 +145,7 @@ pub struct Site {
     pub out: PathBuf,
     pub page_size: u32,
     pub images: ImageStore,
-    pub warnings: AtomicUsize,
+    pub warnings: PageWarnings,
     stage: write::Stage,
     /// Files of the previous site by path.
     prev: FxHashMap<String, FileRecord>,
@@ -170,7 +174,13 @@ impl Site {
         if !(same && self.stage.reuse(rel)?) {
             self.stage.write(rel, bytes)?;
         }
-        Ok(FileRecord { path: rel.to_string(), hash, images: cache::images_in(bytes), key: key.to_string() })
+        Ok(FileRecord {
+            path: rel.to_string(),
+            hash,
+            images: cache::images_in(bytes),
+            key: key.to_string(),
+            warnings: Vec::new(),
+        })
     }
 
     /// The previous render's page at `rel`, linked without rendering, when
@@ -239,7 +249,12 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
         let all =
             m.projects.len() == archive.projects.len() && (0..archive.projects.len()).all(|i| unchanged(i).is_some());
         if all && opts.output.join("index.html").is_file() {
+            let hidden = indicatif::ProgressBar::hidden();
+            for (source, r) in archive.projects.iter().zip(&m.projects) {
+                print_warnings(source, Some(r), &opts.output, &hidden);
+            }
             let mut summary = summarize(m);
+            summary.warnings += archive.projects.iter().map(|p| p.warnings.len()).sum::<usize>();
             summary.files_reused = m.files.len() + m.projects.iter().map(|p| p.pages.len()).sum::<usize>();
             summary.projects_reused = m.projects.len();
             summary.load.files_reused = m.projects.iter().map(|p| p.files).sum();
@@ -258,7 +273,7 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
         out: stage.dir.clone(),
         page_size: opts.page_size.max(1),
         images: ImageStore::new(&stage.dir),
-        warnings: AtomicUsize::new(0),
+        warnings: PageWarnings::default(),
         stage,
         prev,
         code,
@@ -272,14 +287,14 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
     }
     let mut load = LoadCounts::default();
     let mut projects_reused = 0;
+    let mut site_warnings = 0;
     let progress = crate::run::crate_progress(archive.projects.len() as u64);
     for (i, source) in archive.projects.into_iter().enumerate() {
-        for w in &source.warnings {
-            progress.suspend(|| tracing::warn!("{w}"));
-        }
+        site_warnings += print_warnings(&source, None, &opts.output, &progress);
         progress.set_message(source.name.clone());
         if let Some(r) = unchanged(i) {
             if reuse_project(&site, r)? {
+                print_warnings(&source, Some(r), &opts.output, &progress);
                 manifest.projects.push((*r).clone());
                 load.files_reused += r.files;
                 projects_reused += 1;
@@ -300,10 +315,9 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
         tracing::debug!("{}: loaded in {:.3} s ({counts:?})", p.source.name, t0.elapsed().as_secs_f64());
         redactions.extend(redaction::entry_lines(&p));
         load.add(counts);
-        crate::run::report_line_warnings(&p, &progress);
-        let before = site.warnings.load(Ordering::Relaxed);
+        let warnings = crate::run::report_line_warnings(&p, &progress);
         let out = project::render_project(&p, &slugs[i], &site)?;
-        let render_warnings = site.warnings.load(Ordering::Relaxed) - before;
+        print_page_warnings(&out.files, &opts.output, &progress);
         let t0 = Instant::now();
         cache::save_parse_cache(&site.stage, &parse_rel, code, &settings, &p, &heads)?;
         tracing::debug!("{}: parse cache saved in {:.3} s", p.source.name, t0.elapsed().as_secs_f64());
@@ -312,7 +326,7 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
             slug: slugs[i].clone(),
             key: keys[i].clone(),
             parse: parse_rel,
-            warnings: p.warnings.len() + render_warnings,
+            warnings,
             files: p.source.files.len(),
             output: out.record,
             pages: out.files,
@@ -328,10 +342,12 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
     for name in &images {
         let rel = format!("assets/img/{name}");
         if !site.stage.has(&rel) && !site.stage.reuse(&rel)? {
+            site_warnings += 1;
             tracing::warn!("image {rel} is missing from the previous site; render with --force to rebuild it");
         }
     }
     let mut summary = summarize(&manifest);
+    summary.warnings += site_warnings;
     let search: Vec<search::SearchEntry> =
         manifest.projects.iter().flat_map(|p| &p.output.search).map(SearchRecord::to_entry).collect();
     manifest.files.push(site.emit("search-index.js", search::script(&search).as_bytes())?);
@@ -369,6 +385,37 @@ fn reuse_project(site: &Site, r: &ProjectRecord) -> Result<bool> {
     Ok(all.into_iter().all(|ok| ok))
 }
 
+/// Prints the warnings of a project: with no record, those met walking its
+/// directory (found afresh every run); with the record of a project re-used
+/// from the previous site, those its render met. Returns how many.
+fn print_warnings(
+    source: &crate::discover::ProjectSource,
+    record: Option<&ProjectRecord>,
+    output: &Path,
+    progress: &indicatif::ProgressBar,
+) -> usize {
+    let Some(r) = record else {
+        for w in &source.warnings {
+            progress.suspend(|| tracing::warn!("{w}"));
+        }
+        return source.warnings.len();
+    };
+    crate::run::print_warnings(&source.dir, &r.warnings, progress);
+    r.warnings.len() + print_page_warnings(&r.pages, output, progress)
+}
+
+/// Prints the problems met rendering pages, each with the page's path.
+fn print_page_warnings(pages: &[FileRecord], output: &Path, progress: &indicatif::ProgressBar) -> usize {
+    let mut n = 0;
+    for f in pages {
+        for w in &f.warnings {
+            progress.suspend(|| tracing::warn!("{}: {w}", output.join(&f.path).display()));
+            n += 1;
+        }
+    }
+    n
+}
+
 /// The totals of a site from its manifest.
 fn summarize(m: &Manifest) -> RenderSummary {
     let images: FxHashSet<&str> =
@@ -379,7 +426,11 @@ fn summarize(m: &Manifest) -> RenderSummary {
         branches: m.projects.iter().map(|p| p.output.branches).sum(),
         pages: m.projects.iter().map(|p| p.output.pages).sum::<usize>() + 1,
         images: images.len(),
-        warnings: m.projects.iter().map(|p| p.warnings).sum(),
+        warnings: m
+            .projects
+            .iter()
+            .map(|p| p.warnings.len() + p.pages.iter().map(|f| f.warnings.len()).sum::<usize>())
+            .sum(),
         ..RenderSummary::default()
     }
 }

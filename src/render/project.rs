@@ -65,6 +65,7 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
     let t0 = std::time::Instant::now();
     let (page, search) = listing::project_page(&ctx);
     files.push(site.emit(&format!("{}index.html", ctx.dir), page.render()?.as_bytes())?);
+    attach_warnings(&mut files, site.warnings.take_all());
     tracing::debug!("{}: project index in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
     let real: Vec<&Conversation> = g.conversations.iter().filter(|c| !c.is_fragment).collect();
     let record = OutputRecord {
@@ -81,6 +82,21 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
     Ok(ProjectOutput { record, files })
 }
 
+/// Gives each page written the warnings met rendering it (a reused page keeps
+/// those of the render that wrote it). None is dropped: any page the records
+/// do not name goes with the project index (the last record).
+fn attach_warnings(files: &mut [FileRecord], mut by_page: std::collections::BTreeMap<String, Vec<String>>) {
+    for f in files.iter_mut() {
+        if let Some(w) = by_page.remove(&f.path) {
+            f.warnings = w;
+        }
+    }
+    if let Some(last) = files.last_mut() {
+        last.warnings
+            .extend(by_page.into_iter().flat_map(|(page, ws)| ws.into_iter().map(move |w| format!("{page}: {w}"))));
+    }
+}
+
 pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversation>) -> Vec<Crumb> {
     let mut v = vec![Crumb { label: excerpt(&ctx.name, 60), href: href(from, &ctx.dir, "index.html", None) }];
     if let Some(c) = conv {
@@ -95,6 +111,7 @@ fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
     let dir = ctx.line_dir(line);
     let lay = ctx.line_layout(line);
     let mut pcx = PageCtx::new(ctx, dir, Some(line));
+    pcx.page = page;
     let mut messages = Vec::new();
     let range = lay.page_range(page);
     for ix in range {

@@ -1,6 +1,6 @@
 //! The command line: output shapes and exit codes.
 
-use crate::support::{cctree, corpus, example_archive};
+use crate::support::{cctree, corpus, example_archive, odd_archive};
 
 #[test]
 fn stats_json_has_the_documented_keys() {
@@ -52,11 +52,16 @@ fn stats_table_on_a_terminal_or_pipe() {
 
 #[test]
 fn check_exit_codes() {
-    // The bundled example is clean but for one entry of a type from the future.
-    let out = cctree().args(["check", "--json"]).arg(example_archive()).output().unwrap();
+    // The bundled example is clean.
+    let out = cctree().args(["check"]).arg(example_archive()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "no findings\n");
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Its odd entries live in their own fixture.
+    let out = cctree().args(["check", "--json"]).arg(odd_archive()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["counts"], serde_json::json!({"unknown-type": 1}));
+    assert_eq!(v["counts"], serde_json::json!({"malformed-line": 1, "unknown-type": 1}));
     // A broken file has findings, each with file:line.
     let tmp = tempfile::tempdir().unwrap();
     let f = tmp.path().join("s.jsonl");
@@ -96,4 +101,45 @@ fn real_corpus_checks_without_errors() {
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["findings"].as_array().unwrap().iter().all(|f| f["file"].is_string() && f["line"].is_u64()));
+}
+
+/// The `WARN` lines of a run's stderr, and the count its summary line gives.
+fn warnings_of(stderr: &str) -> (Vec<String>, usize) {
+    let lines: Vec<String> =
+        stderr.lines().filter_map(|l| l.trim_start().strip_prefix("WARN ")).map(str::to_string).collect();
+    let summary = stderr.lines().find(|l| l.starts_with("rendered ")).unwrap_or_else(|| panic!("no summary: {stderr}"));
+    let n = summary.split(" warnings in ").next().and_then(|head| head.rsplit(' ').next()).and_then(|n| n.parse().ok());
+    (lines, n.unwrap_or_else(|| panic!("no warning count in {summary:?}")))
+}
+
+#[test]
+fn render_prints_every_warning_it_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let render = || {
+        let out = cctree().arg("render").arg(odd_archive()).arg("-o").arg(&site).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        warnings_of(&String::from_utf8_lossy(&out.stderr))
+    };
+    let file = odd_archive().join("-home-alice-odd/0dd00000-0000-4000-8000-0000000000d1.jsonl");
+    let page = site.join("-home-alice-odd/c/0dd00000-0000-4000-8000-000000000001/index.html");
+    let expected = [
+        format!("{}:3: unknown entry type \"future-thing\" (1 entry, kept and shown as it is)", file.display()),
+        format!("{}:4: malformed JSON, line skipped: EOF while parsing a string at line 1 column 108", file.display()),
+        format!("{}: image not written: image data is not valid base64", page.display()),
+    ];
+    // A fresh render, then one that re-uses everything: the same warnings,
+    // each printed, and the summary counts exactly those.
+    for run in ["fresh", "unchanged"] {
+        let (lines, n) = render();
+        assert_eq!(lines, expected, "{run}");
+        assert_eq!(n, expected.len(), "{run}");
+    }
+    // The empty image is odd but not a warning: a placeholder on the page.
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("image not shown: empty image"), "no placeholder for the empty image");
+    // A clean archive: no warning printed, "0 warnings".
+    let out = cctree().arg("render").arg(example_archive()).arg("-o").arg(tmp.path().join("ex")).output().unwrap();
+    let (lines, n) = warnings_of(&String::from_utf8_lossy(&out.stderr));
+    assert_eq!((lines, n), (Vec::<String>::new(), 0));
 }

@@ -16,6 +16,12 @@ pub fn real_projects() -> PathBuf {
     corpus().join("real_projects")
 }
 
+/// A small project of entries that are odd (an unknown type, a torn line,
+/// images that cannot be shown), kept out of the bundled example.
+pub fn odd_archive() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/odd/projects")
+}
+
 pub fn example_archive() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive/projects")
 }
