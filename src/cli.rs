@@ -80,6 +80,14 @@ pub struct RenderArgs {
     /// this when the archive exists.
     #[arg(long)]
     pub sync: bool,
+
+    /// Show the full path of the input on pages (in fork commands, places of
+    /// odd entries). By default pages name files from the project directory
+    /// and fork commands name the projects directory as given, from ~ or from
+    /// the current directory, so a published site does not reveal where the
+    /// archive lives.
+    #[arg(long)]
+    pub show_paths: bool,
 }
 
 impl RenderArgs {
@@ -92,6 +100,7 @@ impl RenderArgs {
             force: false,
             redact: false,
             sync: false,
+            show_paths: false,
         }
     }
 }

@@ -74,6 +74,7 @@
 
 pub mod cmd;
 pub mod drift;
+pub mod lookup;
 pub mod prefix;
 pub mod target;
 
@@ -96,7 +97,13 @@ pub fn own_fork_sessions(p: &Project) -> FxHashSet<u32> {
 }
 
 /// The `cctree fork` command that forks session `session_id` at message `at`
-/// (for the site's copy buttons).
-pub fn fork_command(session_id: &str, at: &str) -> String {
-    format!("cctree fork {} --at {}", shell_quote(session_id), shell_quote(at))
+/// (for the site's copy buttons), with `--projects` (already quoted, see
+/// [`lookup::projects_arg`]) when the session is not in the default directory.
+pub fn fork_command(session_id: &str, at: &str, projects: Option<&str>) -> String {
+    let mut cmd = format!("cctree fork {} --at {}", shell_quote(session_id), shell_quote(at));
+    if let Some(dir) = projects {
+        cmd.push_str(" --projects ");
+        cmd.push_str(dir);
+    }
+    cmd
 }

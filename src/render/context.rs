@@ -64,6 +64,16 @@ pub struct ProjectCtx<'a> {
     /// Copies of a node's uuid whose content differs (P1): shown with the node,
     /// so nothing readable is lost.
     pub conflicts: FxHashMap<NodeId, Vec<u32>>,
+    pub paths: InputPaths,
+}
+
+/// How the pages of a project name places on the publisher's disk.
+#[derive(Debug, Clone, Default)]
+pub struct InputPaths {
+    /// `--show-paths`: input files by their full path (else from the project directory).
+    pub show: bool,
+    /// The `--projects` argument of fork commands ([`crate::fork::lookup`]).
+    pub fork_projects: Option<String>,
 }
 
 impl<'a> ProjectCtx<'a> {
@@ -74,6 +84,7 @@ impl<'a> ProjectCtx<'a> {
         images: &'a ImageStore,
         warnings: &'a PageWarnings,
         redactor: &'a Redactor,
+        paths: InputPaths,
     ) -> ProjectCtx<'a> {
         let g = &project.graph;
         let e = &project.entries;
@@ -95,7 +106,11 @@ impl<'a> ProjectCtx<'a> {
         let mut ctx = ProjectCtx {
             project,
             name: project.cwd().map_or_else(
-                || redactor.text(|| project.source.dir.display().to_string(), &project.source.name).into_owned(),
+                || {
+                    let dir =
+                        if paths.show { project.source.dir.display().to_string() } else { project.source.name.clone() };
+                    redactor.text(|| dir.clone(), &dir).into_owned()
+                },
                 str::to_string,
             ),
             dir,
@@ -125,6 +140,7 @@ impl<'a> ProjectCtx<'a> {
                     _ => None,
                 })
                 .collect(),
+            paths,
         };
         ctx.lay_out(g, e);
         ctx.judge_checkpoints(g);
@@ -177,7 +193,17 @@ impl<'a> ProjectCtx<'a> {
         let g = self.graph();
         let e = g.entry(self.entries(), node);
         let session = e.session_id.as_deref().unwrap_or_else(|| &g.sessions[g.node(node).session as usize].id);
-        crate::fork::fork_command(session, g.uuid(self.entries(), node))
+        crate::fork::fork_command(session, g.uuid(self.entries(), node), self.paths.fork_projects.as_deref())
+    }
+
+    /// `path:line` of an entry for a page: from the project directory
+    /// (`<project>/<file>:<line>`), or the full path with `--show-paths`.
+    pub fn place(&self, loc: crate::parse::Loc) -> String {
+        let p = self.project;
+        match p.source.files.get(loc.file as usize) {
+            Some(f) if !self.paths.show => format!("{}/{}:{}", p.source.name, f.rel, loc.line),
+            _ => p.locate(loc),
+        }
     }
 
     fn lay_out(&mut self, g: &'a Graph, e: &[Entry]) {

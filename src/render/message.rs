@@ -84,7 +84,7 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
         let Some(others) = cx.p.conflicts.get(n).cloned() else { continue };
         for o in others {
             let other = &cx.p.entries()[o as usize];
-            let label = format!("A different copy of this entry ({})", cx.p.project.locate(other.loc));
+            let label = format!("A different copy of this entry ({})", cx.p.place(other.loc));
             let json = parse(cx, other);
             let html = cx.json_details(&cx.p.redactor.text(|| label.clone(), &label), &json);
             v.body.push_str(&format!("<div class=\"conflict\">{html}</div>"));

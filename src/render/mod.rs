@@ -62,6 +62,8 @@ pub struct RenderOptions {
     pub force: bool,
     /// `--redact`: replace secrets in everything written ([`crate::redact`], [`redaction`]).
     pub redact: bool,
+    /// `--show-paths`: absolute input paths on pages ([`context::InputPaths`]).
+    pub show_paths: bool,
 }
 
 impl RenderOptions {
@@ -206,6 +208,7 @@ pub fn run(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
         page_size: args.page_size,
         force: args.force,
         redact: args.redact,
+        show_paths: args.show_paths,
     };
     let summary = render_archive(archive, &opts)?;
     if !quiet {
@@ -237,8 +240,19 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
     let slugs = site::project_slugs(&names);
     let mut redactions = redactor.take();
     let sources: Vec<String> = archive.projects.iter().map(cache::source_id).collect();
-    let keys: Vec<String> =
-        archive.projects.iter().zip(&slugs).map(|(p, s)| cache::project_key(p, s, code, &settings)).collect();
+    // How fork commands on its pages name where a project is (a page depends on it).
+    let fork_args: Vec<Option<String>> = archive
+        .projects
+        .iter()
+        .map(|p| crate::fork::lookup::projects_arg(&p.dir, &archive.root, opts.show_paths))
+        .collect();
+    let keys: Vec<String> = archive
+        .projects
+        .iter()
+        .zip(&slugs)
+        .zip(&fork_args)
+        .map(|((p, s), f)| cache::project_key(p, s, code, &format!("{settings}\0{}", f.as_deref().unwrap_or(""))))
+        .collect();
     let prev_projects: FxHashMap<&str, &ProjectRecord> =
         old.iter().flat_map(|m| &m.projects).map(|r| (r.source.as_str(), r)).collect();
     let unchanged =
@@ -316,7 +330,8 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
         redactions.extend(redaction::entry_lines(&p));
         load.add(counts);
         let warnings = crate::run::report_line_warnings(&p, &progress);
-        let out = project::render_project(&p, &slugs[i], &site)?;
+        let paths = context::InputPaths { show: opts.show_paths, fork_projects: fork_args[i].clone() };
+        let out = project::render_project(&p, &slugs[i], &site, paths)?;
         print_page_warnings(&out.files, &opts.output, &progress);
         let t0 = Instant::now();
         cache::save_parse_cache(&site.stage, &parse_rel, code, &settings, &p, &heads)?;

@@ -13,7 +13,7 @@ use crate::project::Project;
 
 use super::blocks::PageCtx;
 use super::cache::{FileRecord, OutputRecord, SearchRecord};
-use super::context::{LineId, ProjectCtx};
+use super::context::{InputPaths, LineId, ProjectCtx};
 use super::html::{FORK_ICON, esc, excerpt, time_html};
 use super::message::{MessageView, render_item};
 use super::outline::outline;
@@ -30,9 +30,10 @@ pub struct ProjectOutput {
 }
 
 /// Renders every page of a project.
-pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<ProjectOutput> {
+pub fn render_project(project: &Project, slug: &str, site: &Site, paths: InputPaths) -> Result<ProjectOutput> {
     let t0 = std::time::Instant::now();
-    let ctx = ProjectCtx::new(project, slug, site.page_size, &site.images, &site.warnings, &site.redactor);
+    let fork_key = paths.fork_projects.clone().unwrap_or_default();
+    let ctx = ProjectCtx::new(project, slug, site.page_size, &site.images, &site.warnings, &site.redactor, paths);
     tracing::debug!("{}: page context in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
     let g = &project.graph;
     let mut jobs: Vec<(LineId, u32)> = Vec::new();
@@ -47,7 +48,7 @@ pub fn render_project(project: &Project, slug: &str, site: &Site) -> Result<Proj
     }
     // Pages of a group whose key is unchanged are linked, not rendered.
     let t0 = std::time::Instant::now();
-    let groups = super::groups::groups(&ctx, &(site.pages_base(&project.source, slug) + &ctx.name));
+    let groups = super::groups::groups(&ctx, &(site.pages_base(&project.source, slug) + &ctx.name + &fork_key));
     tracing::debug!("{}: page groups in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
     let mut files = jobs
         .par_iter()

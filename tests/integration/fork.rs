@@ -755,5 +755,5 @@ fn parallel_and_lagging_results_beside_the_chain_are_copied() {
     assert!(matches!(pre(3).legal, Err(cctree::fork::Illegal::TurnIncomplete(_))));
     assert!(matches!(pre(2).legal, Err(cctree::fork::Illegal::TurnIncomplete(_))));
     assert!(pre(1).legal.is_ok());
-    assert_eq!(cctree::fork::fork_command(SESSION, &u(7)), format!("cctree fork {SESSION} --at {}", u(7)));
+    assert_eq!(cctree::fork::fork_command(SESSION, &u(7), None), format!("cctree fork {SESSION} --at {}", u(7)));
 }

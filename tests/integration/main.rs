@@ -6,6 +6,7 @@ mod cli;
 mod corpus;
 mod fork;
 mod incremental;
+mod paths;
 mod props;
 mod redact;
 mod regression;

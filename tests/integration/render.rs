@@ -22,7 +22,7 @@ fn render(input: &Path, out: &Path, page_size: u32) -> RenderSummary {
 }
 
 /// Every file under `dir`, relative, with its bytes.
-fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
@@ -32,8 +32,13 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         .collect()
 }
 
-fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+pub fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#34;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }
 
 /// The start tags of an HTML text (`<a href="…">` without the brackets);
@@ -59,7 +64,7 @@ fn tags(html: &str) -> Vec<&str> {
 }
 
 /// Values of `attr="…"` in the tags of an HTML text.
-fn attr_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
+pub fn attr_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
     let pat = format!(" {attr}=\"");
     let mut out = Vec::new();
     for tag in tags(html) {
@@ -440,7 +445,10 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
     let site = files(&out);
     let pages = pages(&site);
     let all: String = pages.iter().map(|(_, t)| t.as_str()).collect();
-    let want = cctree::fork::fork_command(&session, legal);
+    let dir = example_archive().join("-home-alice-src-weather-cli");
+    let projects = cctree::fork::lookup::projects_arg(&dir, &example_archive(), false);
+    assert!(projects.is_some(), "the example is not in the default projects directory");
+    let want = cctree::fork::fork_command(&session, legal, projects.as_deref());
     assert!(all.contains(&format!("<code class=\"cmd\">{want}</code>")), "no fork command for {legal}");
     assert!(all.contains(&format!("data-copy=\"{want}\"")), "no copy button for {legal}");
     assert!(!all.contains(&format!("--at {illegal}")), "a fork command at the illegal {illegal}");
@@ -453,6 +461,7 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
             let cmd = unescape(v);
             let rest = cmd.strip_prefix("cctree fork ").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
             let (s, at) = rest.split_once(" --at ").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
+            let at = at.split_once(" --projects ").map_or(at, |(at, _)| at);
             let (ok, session) = judged.get(at).unwrap_or_else(|| panic!("{path:?}: unknown node in {cmd}"));
             assert!(ok, "{path:?}: fork command at an illegal checkpoint: {cmd}");
             assert_eq!(s, session, "{path:?}: {cmd}");
