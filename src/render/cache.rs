@@ -192,6 +192,30 @@ pub struct OutputRecord {
     pub search: Vec<SearchRecord>,
 }
 
+/// The files a previous render wrote, from its manifest whatever its format,
+/// renderer or settings; `None` when there is no readable manifest.
+pub fn written_files(site: &Path) -> Option<rustc_hash::FxHashSet<String>> {
+    #[derive(Deserialize)]
+    struct File {
+        path: String,
+    }
+    #[derive(Deserialize)]
+    struct Project {
+        #[serde(default)]
+        pages: Vec<File>,
+    }
+    #[derive(Deserialize)]
+    struct Written {
+        #[serde(default)]
+        files: Vec<File>,
+        #[serde(default)]
+        projects: Vec<Project>,
+    }
+    let m: Written = serde_json::from_slice(&std::fs::read(site.join(MANIFEST)).ok()?).ok()?;
+    let pages = m.projects.into_iter().flat_map(|p| p.pages);
+    Some(m.files.into_iter().chain(pages).map(|f| f.path).collect())
+}
+
 /// One project of the site.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProjectRecord {

@@ -368,6 +368,8 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
     manifest.files.push(site.emit("search-index.js", search::script(&search).as_bytes())?);
     let outputs: Vec<&OutputRecord> = manifest.projects.iter().map(|p| &p.output).collect();
     manifest.files.push(site.emit("index.html", index_page(&outputs, &summary).render()?.as_bytes())?);
+    let ownership = write::Ownership { written: cache::written_files(&opts.output) };
+    site.stage.carry_over(&ownership)?;
     manifest.save(&site.stage)?;
     let (written, reused) = site.stage.counts();
     tracing::debug!("site built in {:.3} s", start.elapsed().as_secs_f64());

@@ -19,6 +19,11 @@
 //! hard-linked (copied where links fail) instead. A file is never written
 //! through an existing path: a path in the temporary directory may be a link
 //! to a file of the previous site, so it is unlinked first.
+//!
+//! Files the user put into the output (a `CNAME`, `.nojekyll`, `robots.txt`)
+//! are not cctree's: they are carried into the new site as they are
+//! ([`Stage::carry_over`]), on every render and with `--force`. cctree owns
+//! only what [`Ownership`] says.
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -186,6 +191,30 @@ impl Output {
     }
 }
 
+/// Which files of a previous site cctree wrote: the marker, `.cctree-cache/`,
+/// `assets/`, and every file its manifest lists (or, without a readable
+/// manifest, `index.html`, `search-index.js` and every top-level directory not
+/// starting with `.`, where project pages live). Everything else is the user's.
+#[derive(Debug, Default)]
+pub struct Ownership {
+    /// Files the previous render wrote, from its manifest.
+    pub written: Option<rustc_hash::FxHashSet<String>>,
+}
+
+impl Ownership {
+    /// Whether cctree wrote `rel` (a `/`-separated path in the site).
+    pub fn owns(&self, rel: &str) -> bool {
+        let top = rel.split('/').next().unwrap_or(rel);
+        if [MARKER, super::cache::CACHE_DIR, "assets"].contains(&top) {
+            return true;
+        }
+        match &self.written {
+            Some(w) => w.contains(rel),
+            None => ["index.html", "search-index.js"].contains(&rel) || (top != rel && !top.starts_with('.')),
+        }
+    }
+}
+
 /// The error for an output that cannot be written, naming it and what to do.
 fn unwritable(target: &Path, err: &anyhow::Error) -> anyhow::Error {
     anyhow::anyhow!(
@@ -317,6 +346,36 @@ impl Stage {
         Ok(true)
     }
 
+    /// Carries the files of the previous site that cctree did not write into
+    /// the new one, as they are (hard links; symbolic links stay links).
+    /// Refuses, naming the file, when the new site needs its path: cctree
+    /// never deletes a file it did not write. Returns how many were carried.
+    pub fn carry_over(&self, ownership: &Ownership) -> Result<usize> {
+        let Some(old) = &self.old else { return Ok(0) };
+        let mut carried = 0;
+        for item in walkdir::WalkDir::new(old).min_depth(1).sort_by_file_name() {
+            let item = item.with_context(|| format!("reading the previous site {}", old.display()))?;
+            let rel = item.path().strip_prefix(old).unwrap_or(item.path());
+            let rel = rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
+            let kind = item.file_type();
+            if ownership.owns(&rel) || (kind.is_dir() && !is_empty_dir(item.path())) {
+                continue;
+            }
+            let path = self.path_of(&rel)?;
+            if std::fs::symlink_metadata(&path).is_ok() && !kind.is_dir() {
+                bail!(
+                    "{} in the output directory was not written by cctree, and the new site needs that path; \
+                     move it out of the way and render again (cctree never deletes a file it did not write)",
+                    old.join(&rel).display()
+                );
+            }
+            self.fault_point()?;
+            carry(item.path(), &path, kind)?;
+            carried += 1;
+        }
+        Ok(carried)
+    }
+
     /// Whether `rel` exists in the site being built.
     pub fn has(&self, rel: &str) -> bool {
         self.path_of(rel).is_ok_and(|p| p.exists())
@@ -326,6 +385,30 @@ impl Stage {
     pub fn counts(&self) -> (usize, usize) {
         (self.written.load(Ordering::Relaxed), self.reused.load(Ordering::Relaxed))
     }
+}
+
+fn is_empty_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_none())
+}
+
+/// Puts the user's file (or empty directory, or symbolic link) `from` at `to`.
+fn carry(from: &Path, to: &Path, kind: std::fs::FileType) -> Result<()> {
+    let what = || format!("carrying {} into the new site", from.display());
+    if kind.is_dir() {
+        return std::fs::create_dir_all(to).with_context(what);
+    }
+    create_parent(to)?;
+    if kind.is_symlink() {
+        let target = std::fs::read_link(from).with_context(what)?;
+        #[cfg(unix)]
+        return std::os::unix::fs::symlink(target, to).with_context(what);
+        #[cfg(not(unix))]
+        return std::fs::copy(from, to).map(drop).with_context(what);
+    }
+    if std::fs::hard_link(from, to).is_err() {
+        std::fs::copy(from, to).with_context(what)?;
+    }
+    Ok(())
 }
 
 fn create_parent(path: &Path) -> Result<()> {
@@ -391,6 +474,32 @@ mod tests {
         let stage = out.begin().unwrap();
         assert!(stage.write("../escape", b"").is_err());
         assert!(stage.write("/abs", b"").is_err());
+    }
+
+    #[test]
+    fn cctree_owns_what_it_wrote_and_its_own_names() {
+        let written: rustc_hash::FxHashSet<String> =
+            ["index.html", "-p/index.html"].into_iter().map(String::from).collect();
+        let by_manifest = Ownership { written: Some(written) };
+        let by_name = Ownership { written: None };
+        for o in [&by_manifest, &by_name] {
+            for rel in [
+                MARKER,
+                ".cctree-cache/manifest.json",
+                "assets/app.js",
+                "assets/img/x.png",
+                "index.html",
+                "-p/index.html",
+            ] {
+                assert!(o.owns(rel), "{rel}");
+            }
+            for rel in ["CNAME", ".nojekyll", "robots.txt", ".well-known/security.txt"] {
+                assert!(!o.owns(rel), "{rel}");
+            }
+        }
+        // With a manifest, a file beside the project's pages is the user's.
+        assert!(!by_manifest.owns("-p/notes.txt"));
+        assert!(by_name.owns("-p/notes.txt"));
     }
 
     #[test]

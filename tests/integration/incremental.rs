@@ -463,3 +463,73 @@ fn a_new_conflicting_copy_is_shown_after_a_re_render() {
         .collect();
     assert!(pages.contains("A conflicting copy of the first prompt"));
 }
+
+/// Files a user adds to the output (for a static host) with their bytes.
+const USER_FILES: [(&str, &str); 5] = [
+    ("CNAME", "cctree.example.org\n"),
+    (".nojekyll", ""),
+    ("robots.txt", "User-agent: *\nDisallow:\n"),
+    (".well-known/security.txt", "Contact: mailto:alice@example.org\n"),
+    ("-home-alice-notes/notes-about-this-project.txt", "kept beside the project's pages\n"),
+];
+
+fn assert_user_files(site: &Path, when: &str) {
+    for (rel, text) in USER_FILES {
+        let got = std::fs::read_to_string(site.join(rel)).unwrap_or_else(|e| panic!("{when}: {rel}: {e}"));
+        assert_eq!(got, text, "{when}: {rel}");
+    }
+    assert!(site.join("drafts").is_dir(), "{when}: the empty directory drafts/");
+    #[cfg(unix)]
+    assert_eq!(std::fs::read_link(site.join("latest")).unwrap(), Path::new("index.html"), "{when}: the link");
+}
+
+#[test]
+fn user_files_in_the_output_survive_renders_and_force() {
+    let a = archive();
+    let projects = a.path().join("projects");
+    let site = a.path().join("site");
+    render(&projects, &site);
+    for (rel, text) in USER_FILES {
+        std::fs::create_dir_all(site.join(rel).parent().unwrap()).unwrap();
+        std::fs::write(site.join(rel), text).unwrap();
+    }
+    std::fs::create_dir(site.join("drafts")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("index.html", site.join("latest")).unwrap();
+
+    render(&projects, &site);
+    assert_user_files(&site, "nothing changed");
+    append_turn(&session(&projects), 1);
+    render(&projects, &site);
+    assert_user_files(&site, "a project changed");
+    render_with(&projects, &site, true);
+    assert_user_files(&site, "--force");
+    // A project gone: its pages go, the user's file in its directory stays.
+    std::fs::remove_dir_all(projects.join("-home-alice-notes")).unwrap();
+    render(&projects, &site);
+    assert_user_files(&site, "a project removed");
+    assert!(!site.join("-home-alice-notes/index.html").exists(), "the removed project's pages are still there");
+    // A page cctree wrote and the user edited is cctree's: --force restores it.
+    std::fs::write(site.join("index.html"), "edited by hand").unwrap();
+    render_with(&projects, &site, true);
+    assert_ne!(std::fs::read_to_string(site.join("index.html")).unwrap(), "edited by hand");
+}
+
+#[test]
+fn a_user_file_where_the_new_site_needs_a_page_stops_the_render() {
+    let a = archive();
+    let projects = a.path().join("projects");
+    let notes = a.path().join("notes-aside");
+    std::fs::rename(projects.join("-home-alice-notes"), &notes).unwrap();
+    let site = a.path().join("site");
+    render(&projects, &site);
+    std::fs::create_dir(site.join("-home-alice-notes")).unwrap();
+    std::fs::write(site.join("-home-alice-notes/index.html"), "mine").unwrap();
+    let before = site_files(&site);
+    std::fs::rename(&notes, projects.join("-home-alice-notes")).unwrap();
+    let out = cctree().args(["-q", "render"]).arg(&projects).arg("-o").arg(&site).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("-home-alice-notes/index.html") && err.contains("not written by cctree"), "{err}");
+    assert_eq!(site_files(&site), before, "the previous site and the user's file are untouched");
+}
