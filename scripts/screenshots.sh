@@ -2,15 +2,12 @@
 # The README's screenshots: renders examples/archive/projects and photographs
 # (in Debian's chromium, through tests/browser/run.mjs) the conversation page
 # with the fork-point index (light) and one of its branch pages (dark), into
-# docs/screenshots/. Needs what scripts/test.sh installs (chromium, node,
-# tests/browser/node_modules).
+# docs/screenshots/. Installs what it needs like scripts/test.sh (chromium,
+# the pinned Node, the driver: scripts/browser-env.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -d tests/browser/node_modules/playwright-core ]; then
-  (cd tests/browser && npm ci --no-audit --no-fund --silent)
-fi
-export CCTREE_CHROMIUM="${CCTREE_CHROMIUM:-$(command -v chromium)}"
+. scripts/browser-env.sh
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -33,7 +30,7 @@ branch="$(find "$conv" -path '*/b/*/index.html' | sort | head -n 1)"
 conv="${conv#"$tmp/site/"}index.html"
 branch="${branch#"$tmp/site/"}"
 
-node tests/browser/run.mjs --site "$tmp/site" --viewport 1100x1200 \
+"$CCTREE_NODE" tests/browser/run.mjs --site "$tmp/site" --viewport 1100x1200 \
   --pages "conversation=$conv,branch=$branch" --shots "$tmp/shots" >"$tmp/report.json" ||
   { cat "$tmp/report.json" >&2; exit 1; }
 

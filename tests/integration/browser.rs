@@ -9,19 +9,127 @@
 //! light and dark screenshots to `target/screenshots/`, and loads every page
 //! of the hostile site with traps on alert/console/network.
 //!
-//! Needs `node`, `tests/browser/node_modules` and chromium: `scripts/test.sh`
-//! installs them. Without them this test fails; it never skips. Set
+//! Runs through [`Driver`]: `scripts/test.sh` installs chromium, the pinned
+//! Node and the driver, and requires the browser tests (a driver that cannot
+//! run fails them). A plain `cargo test` runs them when all is installed, and
+//! otherwise says loudly, on the terminal, that they did not run. Set
 //! `CCTREE_BROWSER_KEEP=1` to keep the rendered sites for a look.
 
+use std::ffi::OsStr;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use cctree::graph::AgentKind;
 use cctree::render::site::{project_slugs, sanitize_segment};
 
 use crate::support::{cctree, example_archive, load};
 
-const SETUP: &str = "run scripts/test.sh (it installs chromium and the browser driver)";
+const SETUP: &str = "run scripts/test.sh (it installs chromium, the pinned Node and the driver)";
+
+/// The browser driver: `tests/browser/run.mjs` (playwright-core) on Node 20
+/// or later, driving Debian's chromium. Tests take it with [`Driver::get`]
+/// and run it with [`Driver::run`].
+pub struct Driver {
+    pub node: PathBuf,
+    pub script: PathBuf,
+    pub chromium: PathBuf,
+}
+
+impl Driver {
+    /// The driver, when everything it needs is installed. When it is not: a
+    /// failure if the browser tests are required (`CCTREE_REQUIRE_BROWSER=1`,
+    /// as `scripts/test.sh` sets, or `CI`), else `None` after a notice written
+    /// straight to the terminal (past the test harness's capture), once.
+    pub fn get() -> Option<&'static Driver> {
+        static DRIVER: OnceLock<Result<Driver, String>> = OnceLock::new();
+        static NOTICE: std::sync::Once = std::sync::Once::new();
+        match DRIVER.get_or_init(Driver::find) {
+            Ok(d) => Some(d),
+            Err(why) if required() => panic!("the browser tests cannot run: {why}"),
+            Err(why) => {
+                NOTICE.call_once(|| {
+                    let banner = format!(
+                        "\n*** BROWSER TESTS NOT RUN: {why}\n*** {SETUP}; scripts/test.sh and CI require them.\n\n"
+                    );
+                    let _ = std::io::stderr().write_all(banner.as_bytes());
+                });
+                None
+            }
+        }
+    }
+
+    fn find() -> Result<Driver, String> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+        let node = std::env::var_os("CCTREE_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from);
+        let version = Command::new(&node)
+            .arg("--version")
+            .output()
+            .map_err(|e| format!("cannot run node ({}, from CCTREE_NODE or PATH): {e}", node.display()))?;
+        let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
+        let major: u32 = version.trim_start_matches('v').split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);
+        if major < 20 {
+            return Err(format!("{} is Node {version:?}; the driver needs Node >= 20", node.display()));
+        }
+        if !dir.join("node_modules/playwright-core/package.json").is_file() {
+            return Err("the driver (tests/browser/node_modules/playwright-core) is not installed".into());
+        }
+        let on_path = || {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            std::env::split_paths(&path).map(|d| d.join("chromium")).find(|p| p.is_file())
+        };
+        let chromium = std::env::var_os("CCTREE_CHROMIUM")
+            .map(PathBuf::from)
+            .or_else(on_path)
+            .unwrap_or_else(|| "/usr/bin/chromium".into());
+        if !chromium.is_file() {
+            return Err(format!("chromium is missing (looked for {})", chromium.display()));
+        }
+        Ok(Driver { node, script: dir.join("run.mjs"), chromium })
+    }
+
+    /// Runs the driver with `args` (see `run.mjs`) and returns its JSON
+    /// report; fails with the report when a check failed or the browser could
+    /// not run.
+    pub fn run<I, S>(&self, args: I) -> serde_json::Value
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.try_run(args).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Driver::run`], with the failure as an error (to keep what a test
+    /// rendered for a look before failing).
+    pub fn try_run<I, S>(&self, args: I) -> Result<serde_json::Value, String>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let out = Command::new(&self.node)
+            .arg(&self.script)
+            .args(args)
+            .env("CCTREE_CHROMIUM", &self.chromium)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", self.node.display()))?;
+        let report = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            return Err(format!(
+                "the browser checks failed (exit {:?}; 2: the browser could not run)\nreport:\n{report}\nstderr:\n{}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        serde_json::from_str(&report).map_err(|e| format!("not a JSON report ({e}): {report}"))
+    }
+}
+
+/// Whether the browser tests must run (`scripts/test.sh`, CI).
+fn required() -> bool {
+    let set = |k: &str| std::env::var(k).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    set("CCTREE_REQUIRE_BROWSER") || set("CI")
+}
 
 /// The pages the test opens, relative to the site root.
 pub struct ExamplePages {
@@ -67,27 +175,6 @@ pub fn example_pages() -> ExamplePages {
     best.expect("the example archive has a conversation with forks and a sub-agent").1
 }
 
-/// `node`, the driver script and chromium, or a loud failure saying how to get them.
-pub fn driver() -> (PathBuf, String) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(node_ok, "node is missing: {SETUP}");
-    assert!(
-        dir.join("node_modules/playwright-core/package.json").is_file(),
-        "tests/browser/node_modules is missing: {SETUP}"
-    );
-    let on_path = || {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        std::env::split_paths(&path).map(|d| d.join("chromium")).find(|p| p.is_file())
-    };
-    let chromium = std::env::var("CCTREE_CHROMIUM")
-        .ok()
-        .or_else(|| on_path().map(|p| p.display().to_string()))
-        .unwrap_or_else(|| "/usr/bin/chromium".into());
-    assert!(Path::new(&chromium).is_file(), "chromium is missing (looked for {chromium}): {SETUP}");
-    (dir.join("run.mjs"), chromium)
-}
-
 /// `target/screenshots` (next to the test binary's profile directory).
 pub fn screenshots_dir() -> PathBuf {
     let exe = Path::new(env!("CARGO_BIN_EXE_cctree"));
@@ -101,7 +188,7 @@ fn render(input: &Path, out: &Path) {
 
 #[test]
 fn pages_search_and_payloads_in_chromium() {
-    let (script, chromium) = driver();
+    let Some(driver) = Driver::get() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let site = tmp.path().join("site");
     render(&example_archive(), &site);
@@ -114,29 +201,41 @@ fn pages_search_and_payloads_in_chromium() {
     }
     let pages = format!("archive=index.html,conversation={},branch={},agent={}", p.conversation, p.branch, p.agent);
     let shots = screenshots_dir();
-    let out = Command::new("node")
-        .arg(&script)
-        .args(["--site"])
-        .arg(&site)
-        .args(["--pages", &pages, "--search", &p.phrase, "--expect", &p.conversation, "--shots"])
-        .arg(&shots)
-        .arg("--xss-site")
-        .arg(&xss_site)
-        .env("CCTREE_CHROMIUM", &chromium)
-        .output()
-        .expect("run node");
-    let report = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() || std::env::var_os("CCTREE_BROWSER_KEEP").is_some() {
-        let kept = tmp.keep();
-        eprintln!("the rendered sites are kept in {} for a look", kept.display());
+    let args: Vec<&OsStr> = vec![
+        "--site".as_ref(),
+        site.as_os_str(),
+        "--pages".as_ref(),
+        pages.as_ref(),
+        "--search".as_ref(),
+        p.phrase.as_ref(),
+        "--expect".as_ref(),
+        p.conversation.as_ref(),
+        "--shots".as_ref(),
+        shots.as_os_str(),
+        "--xss-site".as_ref(),
+        xss_site.as_os_str(),
+    ];
+    let result = driver.try_run(args);
+    if result.is_err() || std::env::var_os("CCTREE_BROWSER_KEEP").is_some() {
+        eprintln!("the rendered sites are kept in {} for a look", tmp.keep().display());
     }
-    assert!(
-        out.status.success(),
-        "the browser checks failed (exit {:?})\nreport:\n{report}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_str(&report).expect("a JSON report");
+    let v = result.unwrap_or_else(|e| panic!("{e}"));
+    let report = v.to_string();
     assert!(v["xss"]["pages"].as_u64().unwrap_or(0) >= 5, "the hostile site has too few pages: {report}");
     assert!(shots.join("conversation-light.png").is_file() && shots.join("branch-dark.png").is_file());
+}
+
+#[test]
+fn odd_entries_render_cleanly_in_chromium() {
+    // Pages holding an unknown entry type and images that cannot be shown
+    // (placeholders, no broken requests), over file:// and http.
+    let Some(driver) = Driver::get() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    render(&crate::support::odd_archive(), &site);
+    let conv = "-home-alice-odd/c/0dd00000-0000-4000-8000-000000000001/index.html";
+    let pages = format!("project=-home-alice-odd/index.html,odd-conversation={conv}");
+    let v = driver.run([OsStr::new("--site"), site.as_os_str(), OsStr::new("--pages"), OsStr::new(&pages)]);
+    let opened = v["pages"].as_array().map_or(0, Vec::len);
+    assert_eq!(opened, 6, "two pages, over file:// (light, dark) and http: {v}");
 }
