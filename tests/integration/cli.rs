@@ -1,5 +1,7 @@
 //! The command line: output shapes and exit codes.
 
+use std::path::Path;
+
 use crate::support::{cctree, corpus, example_archive, odd_archive};
 
 #[test]
@@ -142,4 +144,24 @@ fn render_prints_every_warning_it_counts() {
     let out = cctree().arg("render").arg(example_archive()).arg("-o").arg(tmp.path().join("ex")).output().unwrap();
     let (lines, n) = warnings_of(&String::from_utf8_lossy(&out.stderr));
     assert_eq!((lines, n), (Vec::<String>::new(), 0));
+}
+
+#[test]
+fn readme_usage_is_the_programs() {
+    let usage = |cmd: &[&str]| {
+        let out = cctree().args(cmd).arg("--help").output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout).into_owned();
+        help.lines().find_map(|l| l.strip_prefix("Usage: ")).map(str::to_string).expect("a usage line")
+    };
+    let mut want = vec![usage(&[])];
+    want.extend(["render", "stats", "check", "fork"].map(|c| usage(&[c])));
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = readme.split("\n## Usage\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("## Usage");
+    let listed: Vec<&str> = section.lines().filter(|l| l.starts_with("cctree ")).collect();
+    assert_eq!(listed, want, "the README's usage lines are not the program's");
+    // Each command's heading is its usage line.
+    for l in readme.lines().filter(|l| l.starts_with('#') && l.contains("`cctree ")) {
+        let inner = l.split('`').nth(1).unwrap();
+        assert!(want.iter().any(|w| w == inner), "README heading {l:?} is no usage line of the program");
+    }
 }
