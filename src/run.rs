@@ -51,7 +51,12 @@ fn plain(quiet: bool) -> Result<Outcome> {
         if discover::default_projects_dir().is_some_and(|d| d.is_dir()) {
             args.sync = true;
         } else {
-            tracing::warn!("no projects directory to sync from: rendering the archive {} as it is", archive.display());
+            if !quiet {
+                eprintln!(
+                    "note: no projects directory to sync from: rendering the archive {} as it is",
+                    archive.display()
+                );
+            }
             args.input = vec![archive];
         }
     }

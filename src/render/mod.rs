@@ -264,11 +264,13 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
             m.projects.len() == archive.projects.len() && (0..archive.projects.len()).all(|i| unchanged(i).is_some());
         if all && opts.output.join("index.html").is_file() {
             let hidden = indicatif::ProgressBar::hidden();
+            let mut walk_warnings = output.warned();
             for (source, r) in archive.projects.iter().zip(&m.projects) {
+                walk_warnings += print_warnings(source, None, &opts.output, &hidden);
                 print_warnings(source, Some(r), &opts.output, &hidden);
             }
             let mut summary = summarize(m);
-            summary.warnings += archive.projects.iter().map(|p| p.warnings.len()).sum::<usize>();
+            summary.warnings += walk_warnings;
             summary.files_reused = m.files.len() + m.projects.iter().map(|p| p.pages.len()).sum::<usize>();
             summary.projects_reused = m.projects.len();
             summary.load.files_reused = m.projects.iter().map(|p| p.files).sum();
@@ -375,6 +377,7 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
     tracing::debug!("site built in {:.3} s", start.elapsed().as_secs_f64());
     output.commit(site.stage)?;
     tracing::debug!("swapped in (previous site removed) after {:.3} s", start.elapsed().as_secs_f64());
+    summary.warnings += output.warned();
     summary.files_written = written;
     summary.files_reused = reused;
     summary.projects_reused = projects_reused;

@@ -47,6 +47,8 @@ pub struct Output {
     name: String,
     /// The target holds a previous site.
     pub has_site: bool,
+    /// Warnings printed about the output (a restored or unremovable previous site).
+    warned: AtomicUsize,
 }
 
 impl Output {
@@ -60,7 +62,7 @@ impl Output {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let out = Output { target: target.to_path_buf(), parent, name, has_site: false };
+        let out = Output { target: target.to_path_buf(), parent, name, has_site: false, warned: AtomicUsize::new(0) };
         out.tidy_leftovers()?;
         let has_site = match std::fs::symlink_metadata(target) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
@@ -93,6 +95,11 @@ impl Output {
             }
         };
         Ok(Output { has_site, ..out })
+    }
+
+    /// How many warnings about the output were printed (for the summary).
+    pub fn warned(&self) -> usize {
+        self.warned.load(Ordering::Relaxed)
     }
 
     fn sibling(&self, what: &str, pid: u32) -> PathBuf {
@@ -128,6 +135,7 @@ impl Output {
             }
             if what == "old" && !self.target.exists() {
                 tracing::warn!("restoring the previous site from {} (an earlier run was interrupted)", path.display());
+                self.warned.fetch_add(1, Ordering::Relaxed);
                 std::fs::rename(&path, &self.target)
                     .with_context(|| format!("restoring {} to {}", path.display(), self.target.display()))?;
             } else {
@@ -182,6 +190,7 @@ impl Output {
             stage.guard.dir = None;
             if let Err(e) = std::fs::remove_dir_all(&old) {
                 tracing::warn!("could not remove the previous site at {}: {e}", old.display());
+                self.warned.fetch_add(1, Ordering::Relaxed);
             }
         } else {
             std::fs::rename(&tmp, &self.target).map_err(|e| unwritable(&self.target, &e.into()))?;
@@ -513,5 +522,6 @@ mod tests {
         let out = Output::prepare(&dir.path().join("site")).unwrap();
         assert!(out.has_site);
         assert!(!old.exists() && !tmp.exists());
+        assert_eq!(out.warned(), 1, "the restore is a warning the summary counts");
     }
 }
