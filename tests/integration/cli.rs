@@ -140,6 +140,26 @@ fn render_prints_every_warning_it_counts() {
     // The empty image is odd but not a warning: a placeholder on the page.
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("image not shown: empty image"), "no placeholder for the empty image");
+    // Problems met walking the directories (a symbolic link loop) are found
+    // afresh each run: printed and counted each time, also when nothing changed.
+    #[cfg(unix)]
+    {
+        let input = tmp.path().join("odd");
+        let project = input.join("-home-alice-odd");
+        std::fs::create_dir_all(project.join("sub")).unwrap();
+        for f in std::fs::read_dir(odd_archive().join("-home-alice-odd")).unwrap() {
+            let f = f.unwrap();
+            std::fs::copy(f.path(), project.join(f.file_name())).unwrap();
+        }
+        std::os::unix::fs::symlink(&project, project.join("sub/loop")).unwrap();
+        let site = tmp.path().join("looped");
+        for run in ["fresh", "unchanged"] {
+            let out = cctree().arg("render").arg(&input).arg("-o").arg(&site).output().unwrap();
+            let (lines, n) = warnings_of(&String::from_utf8_lossy(&out.stderr));
+            assert_eq!((lines.len(), n), (expected.len() + 1, expected.len() + 1), "{run}: {lines:#?}");
+            assert!(lines.iter().any(|l| l.contains("loop")), "{run}: {lines:#?}");
+        }
+    }
     // A clean archive: no warning printed, "0 warnings".
     let out = cctree().arg("render").arg(example_archive()).arg("-o").arg(tmp.path().join("ex")).output().unwrap();
     let (lines, n) = warnings_of(&String::from_utf8_lossy(&out.stderr));
@@ -148,13 +168,24 @@ fn render_prints_every_warning_it_counts() {
 
 #[test]
 fn readme_usage_is_the_programs() {
-    let usage = |cmd: &[&str]| {
+    let help = |cmd: &[&str]| {
         let out = cctree().args(cmd).arg("--help").output().unwrap();
-        let help = String::from_utf8_lossy(&out.stdout).into_owned();
-        help.lines().find_map(|l| l.strip_prefix("Usage: ")).map(str::to_string).expect("a usage line")
+        String::from_utf8_lossy(&out.stdout).into_owned()
     };
-    let mut want = vec![usage(&[])];
-    want.extend(["render", "stats", "check", "fork"].map(|c| usage(&[c])));
+    let usage = |h: &str| h.lines().find_map(|l| l.strip_prefix("Usage: ")).map(str::to_string).expect("a usage line");
+    let top = help(&[]);
+    let commands: Vec<&str> = top
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a command list")
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 4, "{commands:?}");
+    let mut want = vec![usage(&top)];
+    want.extend(commands.iter().map(|c| usage(&help(&[c]))));
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let section = readme.split("\n## Usage\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("## Usage");
     let listed: Vec<&str> = section.lines().filter(|l| l.starts_with("cctree ")).collect();
