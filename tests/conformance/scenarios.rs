@@ -1,0 +1,144 @@
+//! The archives the suite makes with the real client. Each function drives
+//! one sandbox and returns what the assertions need to know about it.
+
+use crate::client::{Sandbox, Tui};
+
+/// A session id that sorts before any random one.
+pub const FIRST_ID: &str = "00000000-0000-4000-8000-000000000001";
+
+/// What a `-p` history made.
+pub struct PrintSession {
+    /// The session every `-p`/`-c`/`-r` step continued.
+    pub main: String,
+    /// The `--fork-session` copy.
+    pub fork: String,
+    pub prompts: Vec<String>,
+}
+
+/// `-p` with a Bash call, `-c` with parallel calls, `-r` with a Write,
+/// `-r --fork-session`, `/rename` twice (`Zeta title`, then `Alpha title`),
+/// `-c` again.
+pub fn print_session(s: &Sandbox) -> PrintSession {
+    let w = s.work.display().to_string();
+    let prompts = vec![
+        "first: run [[bash: echo one]]".to_string(),
+        "second: parallel [[bash: sleep 1; echo a]] [[bash: echo b]]".to_string(),
+        format!("third: write [[write: {w}/notes.txt hello]]"),
+        "fourth: in the fork".to_string(),
+        "fifth: after the renames".to_string(),
+    ];
+    s.print(&[], &prompts[0]);
+    s.print(&["-c"], &prompts[1]);
+    let main = s.sessions()[0].clone();
+    s.print(&["-r", &main], &prompts[2]);
+    // The copy gets the smallest session id, so a tie on "the session that
+    // started first" cannot favour the original by luck.
+    s.print(&["-r", &main, "--fork-session", "--session-id", FIRST_ID], &prompts[3]);
+    let fork = s.sessions().into_iter().find(|x| *x != main).expect("--fork-session wrote a new session");
+    s.print(&["-r", &main], "/rename Zeta title");
+    s.print(&["-r", &main], "/rename Alpha title");
+    s.print(&["-r", &main], &prompts[4]);
+    PrintSession { main, fork, prompts }
+}
+
+/// Opens the rewind menu (Esc Esc), selects the message whose line shows
+/// `text`, picks "Restore conversation", clears the restored prompt.
+pub fn rewind_to(t: &Tui, text: &str) {
+    t.keys(&["Escape", "Escape"]);
+    t.wait_for("Restore the code and/or conversation", 20);
+    for _ in 0..20 {
+        let screen = t.screen();
+        let menu = screen.split("Restore the code and/or conversation").nth(1).unwrap_or("");
+        if menu.lines().any(|l| l.trim_start().starts_with('❯') && l.contains(text)) {
+            break;
+        }
+        t.keys(&["Up"]);
+    }
+    t.keys(&["Enter"]);
+    let screen = t.wait_for("Restore to the point before you sent this message", 20);
+    assert!(screen.contains(text), "the rewind menu did not select {text:?}:\n{screen}");
+    let options: Vec<&str> = screen.lines().filter(|l| l.contains(". ")).collect();
+    let pos = options.iter().position(|l| l.contains("Restore conversation")).expect("a Restore conversation option");
+    let first = options.iter().position(|l| l.contains("1. ")).unwrap_or(0);
+    for _ in first..pos {
+        t.keys(&["Down"]);
+    }
+    t.keys(&["Enter"]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    t.keys(&["C-u"]);
+}
+
+/// What the TUI history made.
+pub struct TuiSession {
+    pub main: String,
+    pub branch: String,
+    /// Prompts typed (all must appear on the site).
+    pub prompts: Vec<String>,
+}
+
+/// A TUI session: a Bash call, two Writes, a rewind to the second prompt
+/// with a new prompt, a `!` command, a message typed while a slow call runs,
+/// `/rename` twice, a rewind to the message after the `!` command, `/branch`
+/// and a prompt in the branch; then the original resumed with `-p`.
+pub fn tui_session(s: &Sandbox) -> TuiSession {
+    let w = s.work.display().to_string();
+    let t = Tui::start(s, &[], &[]);
+    let turn = |p: &str, reply: &str| {
+        t.type_line(p);
+        t.wait_idle(reply, 60);
+    };
+    turn("first tui prompt [[bash: echo hi]]", "Done with: first tui prompt");
+    turn(&format!("second: write [[write: {w}/a.txt version-one]]"), "Done with: second: write");
+    turn(&format!("third: overwrite [[write: {w}/a.txt version-two]]"), "Done with: third: overwrite");
+    rewind_to(&t, "second: write");
+    turn("second again: a different path", "Reply to: second again");
+    turn("!echo bang-output", "Reply to: <bash-stdout>bang-output");
+    t.type_line("slow one [[bash: sleep 4]]");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    t.type_line("queued while working");
+    t.wait_idle("Done with: slow one", 60);
+    turn("/rename Zeta title", "Session renamed to: Zeta title");
+    turn("/rename Alpha title", "Session renamed to: Alpha title");
+    rewind_to(&t, "slow one");
+    turn("after the bash rewind", "Reply to: after the bash rewind");
+    let main = s.sessions()[0].clone();
+    turn("/branch", "Branched session");
+    turn("in the branch copy", "Reply to: in the branch copy");
+    t.exit();
+    let branch = s.sessions().into_iter().find(|x| *x != main).expect("/branch wrote a new session");
+    s.print(&["-r", &main], "resumed the original");
+    let prompts = [
+        "first tui prompt",
+        "second: write",
+        "third: overwrite",
+        "second again: a different path",
+        "echo bang-output",
+        "slow one",
+        "queued while working",
+        "after the bash rewind",
+        "in the branch copy",
+        "resumed the original",
+    ];
+    TuiSession { main, branch, prompts: prompts.iter().map(|p| p.to_string()).collect() }
+}
+
+/// A TUI session with `respondToBashCommands: false` (a `!` command's output
+/// is not sent to the model) that starts with a `!` command, then a prompt, a
+/// rewind to that prompt and another prompt; then resumed with `-p` and
+/// copied with `--fork-session` (the copy's id sorts first).
+pub fn bash_rewind_session(s: &Sandbox) -> String {
+    std::fs::write(s.config.join("settings.json"), r#"{"respondToBashCommands": false}"#).unwrap();
+    let t = Tui::start(s, &[], &[]);
+    t.type_line("!echo first-thing");
+    t.wait_idle("first-thing", 60);
+    t.type_line("prompt A");
+    t.wait_idle("Reply to: prompt A", 60);
+    rewind_to(&t, "prompt A");
+    t.type_line("prompt B");
+    t.wait_idle("Reply to: prompt B", 60);
+    t.exit();
+    let main = s.sessions()[0].clone();
+    s.print(&["-r", &main], "resumed after the rewind");
+    s.print(&["-r", &main, "--fork-session", "--session-id", FIRST_ID], "forked after the rewind");
+    main
+}
