@@ -20,9 +20,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 /// How a transcript file takes part in the graph.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum FileClass {
     /// `<session>.jsonl` at the top of a project.
+    #[default]
     Main,
     /// `agent-*.jsonl` at the top of a project (2.0.57–2.1.1).
     LegacyAgent,

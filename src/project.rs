@@ -130,6 +130,12 @@ impl Project {
                 class: f.class,
                 agent_id_from_name: f.agent_id_from_name.clone(),
                 kept_version: f.kept_version,
+                session_from_name: (f.class == crate::discover::FileClass::Main)
+                    .then(|| {
+                        let live = crate::discover::split_kept(&f.rel).unwrap_or_else(|| f.rel.clone());
+                        live.strip_suffix(".jsonl").filter(|s| !s.contains('/')).map(str::to_string)
+                    })
+                    .flatten(),
             })
             .collect();
         Graph::build(&GraphInput { entries, files: &files, agent_meta: &source.agent_meta })

@@ -84,11 +84,13 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
         forks: FxHashMap::default(),
         detached: Vec::new(),
     };
-    // Whether the path root → node holds a prompt, tool result or reply.
+    // Whether the path root → node holds a prompt, tool result or reply, or
+    // a `!` command a person typed (its output may get no reply).
     let mut prefix_conv = vec![false; n];
     for &id in &order {
         let parent_conv = g.node(id).parent.is_some_and(|p| prefix_conv[p.ix()]);
-        prefix_conv[id.ix()] = parent_conv || g.entry(entries, id).is_conversational();
+        let e = g.entry(entries, id);
+        prefix_conv[id.ix()] = parent_conv || e.is_conversational() || e.user_kind == UserKind::Bash;
     }
     for &id in order.iter().rev() {
         let e = g.entry(entries, id);
@@ -124,8 +126,11 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
                 }
             }
         }
-        let futures: Vec<NodeId> =
+        let mut futures: Vec<NodeId> =
             kids.iter().zip(&roles).filter(|(_, r)| **r == ChildRole::Future).map(|(k, _)| *k).collect();
+        // The node's own session goes on on its line; other sessions branch
+        // off (each group by time).
+        futures.sort_by_key(|k| g.node(*k).session != own);
         let mut is_artifact = true;
         if futures.len() >= 2 {
             let kind = if futures.iter().all(|c| g.node(*c).session == own) {

@@ -1,6 +1,6 @@
 //! Dedupe, parent resolution, compaction joins and cycle breaking (§5.2 steps 1–6).
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Graph, GraphFinding, GraphInput, Link, NONE, Node, NodeId, Problem, Session, ToolLink};
 use crate::parse::{Entry, Kind, UserKind};
@@ -36,24 +36,32 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     uuids.sort_unstable();
 
     let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file as usize].class.is_agent();
-    // Files written by `cctree fork` hold byte-identical copies: never canonical.
-    let mut fork_files = vec![false; input.files.len()];
-    for e in entries.iter().filter(|e| e.cctree_fork.is_some()) {
-        if let Some(f) = fork_files.get_mut(e.loc.file as usize) {
-            *f = true;
-        }
+    let copies = Copies::new(entries, input.files.len(), &session_ix);
+    for (s, src) in copies.direct.iter().enumerate() {
+        g.sessions[s].copied_from = src.clone();
     }
-    let in_fork_file = |e: &Entry| fork_files.get(e.loc.file as usize).copied().unwrap_or(false);
     // A previous version kept by `cctree sync`: the live file is newer.
     let in_kept_version = |e: &Entry| input.files.get(e.loc.file as usize).is_some_and(|f| f.kept_version);
-    // Canonical instance (§5.4): main thread first, then the live file over a
-    // kept previous version, then the session that started first, then the
-    // session id, then the line's own bytes.
-    let canon_key = |i: u32| {
+    // Canonical instance (§5.4): main thread first; then not a copy (an
+    // instance whose session copied from the session of another instance,
+    // or a line `cctree fork` copied); then the live file over a previous
+    // version kept by `cctree sync`; then the session that started first,
+    // the session id, the line's own bytes.
+    let canon_key = |i: u32, instances: &[u32]| {
         let e = &entries[i as usize];
-        let s = &g.sessions[session_of(e) as usize];
-        let first = s.first_ts.unwrap_or(i64::MAX);
-        (is_side(e), in_fork_file(e), in_kept_version(e), first, &s.id, e.line_hash, e.payload_hash)
+        let s = session_of(e);
+        let copied = instances.iter().any(|&j| copies.copies(s, session_of(&entries[j as usize])));
+        let sess = &g.sessions[s as usize];
+        (
+            is_side(e),
+            copied,
+            copies.cctree_copy(e, s),
+            in_kept_version(e),
+            sess.first_ts.unwrap_or(i64::MAX),
+            &sess.id,
+            e.line_hash,
+            e.payload_hash,
+        )
     };
 
     g.nodes.reserve(uuids.len());
@@ -61,7 +69,10 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     for (n, u) in uuids.iter().enumerate() {
         let id = NodeId(n as u32);
         let instances = &by_uuid[u];
-        let canonical = *instances.iter().min_by(|a, b| canon_key(**a).cmp(&canon_key(**b))).unwrap_or(&instances[0]);
+        let canonical = *instances
+            .iter()
+            .min_by(|a, b| canon_key(**a, instances).cmp(&canon_key(**b, instances)))
+            .unwrap_or(&instances[0]);
         let ce = &entries[canonical as usize];
         let mut conflicting: Vec<u32> = Vec::new();
         for &i in instances {
@@ -70,7 +81,9 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
             }
             g.aliases.push((id, i));
             let e = &entries[i as usize];
-            if e.kind != ce.kind || e.payload_hash != ce.payload_hash {
+            // Copies may differ in envelope keys and in how a text is stored
+            // (a string or one text block): only what a reader sees counts.
+            if e.kind != ce.kind || e.content_hash != ce.content_hash {
                 conflicting.push(i);
             }
         }
@@ -209,6 +222,62 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
         }
     }
     g
+}
+
+/// Which sessions copied entries from which (transcript-format §5.4,
+/// appendix B): a session with an entry whose `forkedFrom.sessionId` or
+/// `requestSessionId` names another session copied from it (`--fork-session`,
+/// `/branch`); and which lines `cctree fork` copied (in a file holding a
+/// `cctreeFork` record, under another session id than the fork's own).
+struct Copies {
+    /// Sources of each session, sorted.
+    direct: Vec<Vec<u32>>,
+    /// Everything each session copied from, directly or through other copies.
+    reach: Vec<FxHashSet<u32>>,
+    /// The fork session of each file `cctree fork` wrote.
+    fork_file: Vec<Option<u32>>,
+}
+
+impl Copies {
+    fn new(entries: &[Entry], files: usize, session_ix: &FxHashMap<&str, u32>) -> Copies {
+        let mut direct = vec![Vec::new(); session_ix.len()];
+        let mut fork_file = vec![None; files];
+        for e in entries {
+            let Some(&s) = session_ix.get(e.session_id.as_deref().unwrap_or("")) else { continue };
+            if let Some(&src) = e.copied_from.as_deref().and_then(|c| session_ix.get(c)) {
+                direct[s as usize].push(src);
+            }
+            if e.cctree_fork.is_some() {
+                if let Some(f) = fork_file.get_mut(e.loc.file as usize) {
+                    *f = Some(s);
+                }
+            }
+        }
+        for d in &mut direct {
+            d.sort_unstable();
+            d.dedup();
+        }
+        let mut reach = vec![FxHashSet::default(); direct.len()];
+        for (s, r) in reach.iter_mut().enumerate() {
+            let mut stack = direct[s].clone();
+            while let Some(t) = stack.pop() {
+                if r.insert(t) {
+                    stack.extend_from_slice(&direct[t as usize]);
+                }
+            }
+        }
+        Copies { direct, reach, fork_file }
+    }
+
+    /// Session `s` copied from session `t` (and not the other way round).
+    fn copies(&self, s: u32, t: u32) -> bool {
+        s != t && self.reach[s as usize].contains(&t) && !self.reach[t as usize].contains(&s)
+    }
+
+    /// A line `cctree fork` copied byte for byte (it keeps its source's session).
+    fn cctree_copy(&self, e: &Entry, session: u32) -> bool {
+        self.fork_file.get(e.loc.file as usize).copied().flatten().is_some_and(|f| f != session)
+    }
 }
 
 /// Whether `node` is `ancestor` or lies below it (walks parents; bounded).

@@ -102,6 +102,17 @@ pub struct Session {
     pub last_prompt: Option<Box<str>>,
     /// For a session written by `cctree fork`: the checkpoint it copies up to.
     pub fork_of: Option<NodeId>,
+    /// The sessions it copied entries from (`--fork-session`, `/branch`).
+    pub copied_from: Vec<u32>,
+    /// The leaf its `last-prompt` names (`leafUuid`, the last one in its file).
+    pub leaf: Option<NodeId>,
+}
+
+impl Session {
+    /// A copy of another session's conversation (by the client or by `cctree fork`).
+    pub fn is_copy(&self) -> bool {
+        !self.copied_from.is_empty() || self.fork_of.is_some()
+    }
 }
 
 /// Why a fork point is one.
@@ -121,6 +132,10 @@ pub struct ForkPoint {
     /// The children that start a future, by time: the first continues the
     /// parent's branch, each later one starts a branch.
     pub children: Vec<NodeId>,
+    /// For each child, the first words a person reads on its way: the first
+    /// prompt, command or queued message from it on (else the first reply),
+    /// never context attachments or the client's synthetic notices.
+    pub labels: Vec<Box<str>>,
     /// The branch holding `node`.
     pub branch: u32,
 }
@@ -286,12 +301,14 @@ pub struct MultiChildCounts {
 }
 
 /// Per-file facts the graph needs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct FileFacts {
     pub class: FileClass,
     pub agent_id_from_name: Option<String>,
     /// A previous version kept by `cctree sync` (the live file is newer).
     pub kept_version: bool,
+    /// `<id>` of a main `<id>.jsonl` file: the session whose own file it is.
+    pub session_from_name: Option<String>,
 }
 
 /// Everything the graph is built from.

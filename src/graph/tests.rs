@@ -76,7 +76,7 @@ impl T {
             .collect();
         let files: Vec<FileFacts> = (0u32..)
             .zip(&self.classes)
-            .map(|(i, c)| FileFacts { class: *c, agent_id_from_name: None, kept_version: self.kept.contains(&i) })
+            .map(|(i, c)| FileFacts { class: *c, kept_version: self.kept.contains(&i), ..FileFacts::default() })
             .collect();
         let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new() });
         (entries, g)
@@ -313,7 +313,8 @@ fn summaries_and_titles() {
     assert_eq!(&*c.title, "Mine");
     assert_eq!(c.title_source, TitleSource::CustomTitle);
     assert_eq!(&*g.branches[c.branches[0] as usize].title, "Abandoned idea");
-    assert_eq!(&*g.branches[c.branches[1] as usize].title, "second");
+    // The renamed session ends on the second branch: it carries the name.
+    assert_eq!(&*g.branches[c.branches[1] as usize].title, "Mine");
 }
 
 #[test]
@@ -397,10 +398,11 @@ fn last_prompt_marks_the_active_branch() {
 
 #[test]
 fn the_live_file_wins_over_a_kept_previous_version() {
-    // File 0 is a previous version kept by `cctree sync`, file 1 the live file
-    // of the same session after the client rewrote it.
+    // File 1 is a previous version kept by `cctree sync`, file 0 the live file
+    // of the same session after the client rewrote it (its lines come first:
+    // without the flag, "the last line wins" would pick the old ones).
     let mut t = T::new();
-    t.kept = vec![0];
+    t.kept = vec![1];
     for f in [0, 1] {
         t.raw(
             f,
@@ -409,27 +411,176 @@ fn the_live_file_wins_over_a_kept_previous_version() {
         );
     }
     t.raw(
-        0,
+        1,
         json!({"type":"assistant","sessionId":"s","uuid":"a1","parentUuid":"u1","timestamp":ts(1),
         "message":{"id":"m1","model":"claude","role":"assistant","content":[{"type":"text","text":"long old reply"}]}}),
     );
     t.raw(
-        1,
+        0,
         json!({"type":"assistant","sessionId":"s","uuid":"a1","parentUuid":"u1","timestamp":ts(1),
         "message":{"id":"m1","model":"claude","role":"assistant","content":[{"type":"text","text":"new"}]}}),
     );
-    t.raw(0, json!({"type":"custom-title","customTitle":"Zzz old name","sessionId":"s"}));
-    t.raw(1, json!({"type":"custom-title","customTitle":"Aaa new name","sessionId":"s"}));
-    t.raw(0, json!({"type":"summary","summary":"Zzz old summary","leafUuid":"a1"}));
-    t.raw(1, json!({"type":"summary","summary":"Aaa new summary","leafUuid":"a1"}));
+    t.raw(0, json!({"type":"custom-title","customTitle":"Aaa new name","sessionId":"s"}));
+    t.raw(1, json!({"type":"custom-title","customTitle":"Zzz old name","sessionId":"s"}));
+    t.raw(1, json!({"type":"summary","summary":"Zzz old summary","leafUuid":"a1"}));
+    t.raw(0, json!({"type":"summary","summary":"Aaa new summary","leafUuid":"a1"}));
     let (e, g) = t.build();
     assert_eq!(&*g.conversations[0].title, "Aaa new name");
     let a1 = g.index["a1"];
-    assert_eq!(g.entry(&e, a1).loc.file, 1, "the live file's copy is canonical");
+    assert_eq!(g.entry(&e, a1).loc.file, 0, "the live file's copy is canonical");
     let b = &g.branches[g.conversations[0].branches[0] as usize];
     assert_eq!(b.summary.as_deref(), Some("Aaa new summary"));
-    // Without the flag, the greater text would win: the test can fail.
+    // Without the flag, the old file's later line would win: the test can fail.
     t.kept.clear();
     let (_, g) = t.build();
     assert_eq!(&*g.conversations[0].title, "Zzz old name");
+}
+
+/// A client copy (`--fork-session`, `/branch`, 2.1.330) of a TUI session: the
+/// same uuids and first timestamps, a session id that sorts first, and
+/// `requestSessionId` on its copied assistant entries.
+fn tui_session_and_copy(t: &mut T) {
+    t.user("b-orig", "u1", None, 0, "start").text("b-orig", "a1", "u1", 1);
+    t.user("b-orig", "u2", Some("a1"), 10, "first try").text("b-orig", "a2", "u2", 11);
+    t.user("b-orig", "u3", Some("a1"), 100, "second try").text("b-orig", "a3", "u3", 101);
+    let copied = |v: &Value| {
+        let mut c = v.clone();
+        c["sessionId"] = json!("a-copy");
+        if c["type"] == "assistant" {
+            c["requestSessionId"] = json!("b-orig");
+        }
+        c
+    };
+    let originals: Vec<Value> = t
+        .lines
+        .iter()
+        .map(|(_, v)| v.clone())
+        .filter(|v| ["u1", "a1", "u3", "a3"].contains(&v["uuid"].as_str().unwrap()))
+        .collect();
+    for v in originals {
+        t.raw(1, copied(&v));
+    }
+    t.raw(
+        1,
+        json!({"type":"user","sessionId":"a-copy","uuid":"u5","parentUuid":"a3","timestamp":ts(200),
+        "message":{"role":"user","content":"in the copy"}}),
+    );
+}
+
+#[test]
+fn a_client_copy_never_takes_over_the_original() {
+    let mut t = T::new();
+    tui_session_and_copy(&mut t);
+    let (e, g) = t.build();
+    let c = &g.conversations[0];
+    assert_eq!(g.conversations.len(), 1);
+    let s = |u: &str| &*g.sessions[g.node(g.index[u]).session as usize].id;
+    assert_eq!((s("u1"), s("a1"), s("a3")), ("b-orig", "b-orig", "b-orig"), "the original instances are canonical");
+    assert_eq!(s("u5"), "a-copy");
+    let kinds: Vec<ForkKind> = c.fork_points.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [ForkKind::Rewind], "the in-file rewind stays a rewind");
+    assert_eq!(forks(&e, &g), [("a1".to_string(), vec!["u2".to_string(), "u3".to_string()])]);
+    let j: Vec<(&str, &str, JunctionKind)> =
+        c.junctions.iter().map(|j| (&*g.sessions[j.session as usize].id, g.uuid(&e, j.at), j.kind)).collect();
+    assert_eq!(j, [("a-copy", "a3", JunctionKind::Continues)], "only the copy joins, where it goes on");
+}
+
+#[test]
+fn a_branch_copy_named_by_forked_from_is_a_copy() {
+    let mut t = T::new();
+    t.user("b-orig", "u1", None, 0, "start").text("b-orig", "a1", "u1", 1);
+    t.user("b-orig", "u2", Some("a1"), 10, "go on").text("b-orig", "a2", "u2", 11);
+    // `/branch` stamps `forkedFrom` on every entry it copies.
+    for (u, p) in [("u1", None), ("a1", Some("u1"))] {
+        let mut v = t.lines.iter().find(|(_, v)| v["uuid"] == u).unwrap().1.clone();
+        v["sessionId"] = json!("a-copy");
+        v["parentUuid"] = json!(p);
+        v["forkedFrom"] = json!({"sessionId": "b-orig", "messageUuid": u});
+        t.raw(1, v);
+    }
+    t.user("a-copy", "u9", Some("a1"), 50, "in the branch");
+    let (_, g) = t.build();
+    let s = |u: &str| &*g.sessions[g.node(g.index[u]).session as usize].id;
+    assert_eq!((s("u1"), s("a1")), ("b-orig", "b-orig"));
+    let f = &g.conversations[0].fork_points;
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].kind, ForkKind::CrossSession);
+    assert_eq!(s_of(&g, f[0].children[0]), "b-orig", "the original goes on on its line, the copy branches off");
+}
+
+fn s_of(g: &Graph, n: NodeId) -> &str {
+    &g.sessions[g.node(n).session as usize].id
+}
+
+#[test]
+fn the_last_title_line_in_the_file_wins() {
+    // `custom-title` carries no timestamp; the client reads the file's tail.
+    let mut t = T::new();
+    t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
+    t.raw(0, json!({"type":"custom-title","customTitle":"Zeta title","sessionId":"s"}));
+    t.raw(0, json!({"type":"custom-title","customTitle":"Alpha title","sessionId":"s"}));
+    let (_, g) = t.build();
+    assert_eq!(&*g.conversations[0].title, "Alpha title");
+    t.lines.swap(2, 3);
+    let (_, g) = t.build();
+    assert_eq!(&*g.conversations[0].title, "Zeta title");
+}
+
+#[test]
+fn stale_last_prompt_text_does_not_flip_the_active_branch() {
+    let mut t = T::new();
+    t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
+    t.user("s", "u2", Some("a1"), 10, "old idea").text("s", "a2", "u2", 11);
+    t.user("s", "u3", Some("a1"), 100, "new idea").text("s", "a3", "u3", 101);
+    // A rewind's marker names no leaf; a fork copy's text is stale but its leaf is right.
+    t.raw(
+        0,
+        json!({"type":"last-prompt","leafUuid":"00000000-0000-0000-0000-000000000000","explicit":true,"sessionId":"s"}),
+    );
+    t.raw(0, json!({"type":"last-prompt","lastPrompt":"old idea","leafUuid":"a3","sessionId":"s"}));
+    let (e, g) = t.build();
+    let c = &g.conversations[0];
+    assert_eq!(g.uuid(&e, g.branches[c.active_branch as usize].first), "u3");
+}
+
+#[test]
+fn string_and_text_block_copies_are_not_a_conflict() {
+    let mut t = T::new();
+    t.user("s", "u1", None, 0, "hello there").text("s", "a1", "u1", 1);
+    t.raw(
+        1,
+        json!({"type":"user","sessionId":"s2","uuid":"u1","parentUuid":null,"timestamp":ts(0),
+        "message":{"role":"user","content":[{"type":"text","text":"hello there"}]}}),
+    );
+    let (_, g) = t.build();
+    assert!(g.findings.is_empty(), "{:?}", g.findings);
+    t.raw(
+        1,
+        json!({"type":"user","sessionId":"s3","uuid":"u1","parentUuid":null,"timestamp":ts(0),
+        "message":{"role":"user","content":[{"type":"text","text":"something else"}]}}),
+    );
+    let (_, g) = t.build();
+    assert!(matches!(g.findings[..], [GraphFinding { problem: Problem::ConflictingDuplicate { .. }, .. }]));
+}
+
+#[test]
+fn a_copy_made_right_after_a_bash_command_branches_instead_of_splitting_off() {
+    // `!cmd` output without a reply (respondToBashCommands: false), then a
+    // prompt; a copy made right after the command goes on with its own prompt.
+    let mut t = T::new();
+    t.raw(
+        0,
+        json!({"type":"user","sessionId":"o","uuid":"b1","parentUuid":null,"timestamp":ts(0),
+        "message":{"role":"user","content":"<bash-input>ls</bash-input>"}}),
+    );
+    t.raw(
+        0,
+        json!({"type":"user","sessionId":"o","uuid":"b2","parentUuid":"b1","timestamp":ts(1),
+        "message":{"role":"user","content":"<bash-stdout>a b</bash-stdout><bash-stderr></bash-stderr>"}}),
+    );
+    t.user("o", "p1", Some("b2"), 10, "prompt A").text("o", "r1", "p1", 11);
+    t.user("c", "p2", Some("b2"), 20, "prompt in the copy").text("c", "r2", "p2", 21);
+    let (e, g) = t.build();
+    assert_eq!(g.conversations.len(), 1, "not a separate conversation");
+    assert_eq!(forks(&e, &g), [("b2".to_string(), vec!["p1".to_string(), "p2".to_string()])]);
 }

@@ -1,12 +1,14 @@
-//! Titles, summaries and the active branch (§5.6).
+//! Titles, summaries, session leaves and the active branch (transcript-format
+//! §5.6, appendix B).
 //!
-//! Choices that the format leaves open are made without looking at line or
-//! file positions, so shuffled input gives the same result:
-//! - several `custom-title` / `ai-title` / `last-prompt` entries for one
-//!   session: the one with the latest timestamp wins, ties (and entries without
-//!   a timestamp, which lose to any timestamp) go to the greatest text;
+//! `custom-title`, `ai-title` and `last-prompt` carry no timestamp: Claude
+//! Code reads them from the tail of the session's own file, so the **last
+//! line of that file wins** [OBS 2.1.330]. cctree follows file order within a
+//! file and prefers the session's own file (`<sessionId>.jsonl`); lines of
+//! one session spread over other files are ranked by file path, then line, so
+//! the order in which files are listed never matters.
 //! - several summaries for one leaf (summaries carry no timestamp): the
-//!   greatest text wins;
+//!   greatest text wins (position-free; they were written into other files);
 //! - several summarised nodes on one branch: the one latest on the branch wins.
 //!
 //! Before all of these, an entry of a live file wins over one of a previous
@@ -14,46 +16,81 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{Graph, GraphInput, NodeId, SummaryRef, TitleSource};
-use crate::parse::{Entry, Kind, Meta, UserKind};
+use super::{Graph, GraphInput, NONE, NodeId, SummaryRef, TitleSource};
+use crate::parse::{Entry, Kind, Loc, Meta, UserKind};
 
 pub(super) fn attach(g: &mut Graph, input: &GraphInput<'_>) {
     let entries = input.entries;
-    let live = |e: &Entry| !input.files.get(e.loc.file as usize).is_some_and(|f| f.kept_version);
-    // Per-session metadata.
+    session_meta(g, input);
+    let by_leaf = summaries(g, input);
+    branch_titles(g, entries, &by_leaf);
+    fork_labels(g, entries);
+    for c in 0..g.conversations.len() {
+        let active = active_branch(g, entries, c);
+        let (title, source) = conversation_title(g, c, active);
+        let first = first_prompt(g, entries, &g.branches[g.conversations[c].branches[0] as usize].nodes);
+        let conv = &mut g.conversations[c];
+        conv.title = title.unwrap_or_else(|| first.clone().unwrap_or_else(|| "(untitled)".into()));
+        conv.title_source = match (source, &first) {
+            (Some(s), _) => s,
+            (None, Some(_)) => TitleSource::FirstPrompt,
+            (None, None) => TitleSource::None,
+        };
+        conv.first_prompt = first;
+        conv.active_branch = active;
+    }
+}
+
+/// Where a metadata line sits, for "the last line wins": a live file over a
+/// version kept by `cctree sync`, then lines in the session's own file, then
+/// by file and line.
+type Rank = (bool, bool, Loc);
+
+fn rank(input: &GraphInput<'_>, e: &Entry) -> Rank {
+    let own = input.files.get(e.loc.file as usize).and_then(|f| f.session_from_name.as_deref());
+    (live(input, e), own.is_some() && own == e.session_id.as_deref(), e.loc)
+}
+
+/// Not in a previous version kept by `cctree sync`.
+fn live(input: &GraphInput<'_>, e: &Entry) -> bool {
+    !input.files.get(e.loc.file as usize).is_some_and(|f| f.kept_version)
+}
+
+/// Per session: its custom and AI titles, last prompt and leaf.
+fn session_meta(g: &mut Graph, input: &GraphInput<'_>) {
+    let entries = input.entries;
     let session_ix: FxHashMap<&str, usize> = g.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i)).collect();
-    let mut best: FxHashMap<(usize, u8), (bool, Option<i64>, &str)> = FxHashMap::default();
-    let mut by_leaf: FxHashMap<NodeId, (bool, &str)> = FxHashMap::default();
-    for (i, e) in entries.iter().enumerate() {
+    // (session, slot) → (rank, text): 0 custom title, 1 AI title, 2 prompt text.
+    let mut best: FxHashMap<(usize, u8), (Rank, &str)> = FxHashMap::default();
+    // session → (rank, leaf) of every `leafUuid` that names a node.
+    let mut leaves: FxHashMap<usize, (Rank, NodeId)> = FxHashMap::default();
+    for e in entries {
         let Some(meta) = &e.meta else { continue };
+        let Some(&s) = e.session_id.as_deref().and_then(|s| session_ix.get(s)) else { continue };
+        let r = rank(input, e);
         let (slot, text) = match meta {
             Meta::CustomTitle(t) => (0u8, &**t),
             Meta::AiTitle(t) => (1, &**t),
-            Meta::LastPrompt(t) => (2, &**t),
-            Meta::Summary { summary, leaf_uuid } => {
-                let node = leaf_uuid.as_deref().and_then(|l| g.index.get(l)).copied();
-                g.summaries.push(SummaryRef { entry: i as u32, node });
-                if let Some(n) = node {
-                    let cand = (live(e), &**summary);
-                    let cur = by_leaf.entry(n).or_insert(cand);
-                    if cand > *cur {
-                        *cur = cand;
+            Meta::LastPrompt { text, leaf } => {
+                if let Some(&n) = leaf.as_deref().and_then(|l| g.index.get(l)) {
+                    let cur = leaves.entry(s).or_insert((r, n));
+                    if r > cur.0 {
+                        *cur = (r, n);
                     }
                 }
-                continue;
+                match text {
+                    Some(t) => (2, &**t),
+                    None => continue,
+                }
             }
+            _ => continue,
         };
-        let Some(&s) = e.session_id.as_deref().and_then(|s| session_ix.get(s)) else {
-            continue;
-        };
-        let cand = (live(e), e.timestamp, text);
-        let cur = best.entry((s, slot)).or_insert(cand);
-        if cand > *cur {
-            *cur = cand;
+        let cur = best.entry((s, slot)).or_insert((r, text));
+        if r > cur.0 {
+            *cur = (r, text);
         }
     }
-    g.summaries.sort_by_key(|s| (entries[s.entry as usize].loc, s.entry));
-    for ((s, slot), (_, _, text)) in best {
+    for ((s, slot), (_, text)) in best {
         let sess = &mut g.sessions[s];
         let v = Some(text.into());
         match slot {
@@ -62,50 +99,136 @@ pub(super) fn attach(g: &mut Graph, input: &GraphInput<'_>) {
             _ => sess.last_prompt = v,
         }
     }
+    for (s, (_, n)) in leaves {
+        g.sessions[s].leaf = Some(n);
+    }
+}
 
-    // Branch summaries and titles.
+/// Summaries by the node their `leafUuid` names (a live file's first, then
+/// the greatest text per node).
+fn summaries<'e>(g: &mut Graph, input: &GraphInput<'e>) -> FxHashMap<NodeId, &'e str> {
+    let entries = input.entries;
+    let mut by_leaf: FxHashMap<NodeId, (bool, &str)> = FxHashMap::default();
+    for (i, e) in entries.iter().enumerate() {
+        let Some(Meta::Summary { summary, leaf_uuid }) = &e.meta else { continue };
+        let node = leaf_uuid.as_deref().and_then(|l| g.index.get(l)).copied();
+        g.summaries.push(SummaryRef { entry: i as u32, node });
+        if let Some(n) = node {
+            let cand = (live(input, e), &**summary);
+            let cur = by_leaf.entry(n).or_insert(cand);
+            if cand > *cur {
+                *cur = cand;
+            }
+        }
+    }
+    g.summaries.sort_by_key(|s| (entries[s.entry as usize].loc, s.entry));
+    by_leaf.into_iter().map(|(n, (_, s))| (n, s)).collect()
+}
+
+/// Each session's leaf: the one its `last-prompt` names, else its latest main node.
+fn session_leaves(g: &Graph) -> Vec<Option<NodeId>> {
+    let mut latest: Vec<Option<NodeId>> = vec![None; g.sessions.len()];
+    for (i, n) in g.nodes.iter().enumerate().filter(|(_, n)| !n.sidechain) {
+        let slot = &mut latest[n.session as usize];
+        if slot.is_none_or(|l| (g.node(l).ts, l) < (n.ts, NodeId(i as u32))) {
+            *slot = Some(NodeId(i as u32));
+        }
+    }
+    g.sessions.iter().zip(latest).map(|(s, l)| s.leaf.or(l)).collect()
+}
+
+/// Branch titles: the summary of one of its nodes, else the name of the
+/// renamed session whose leaf it holds (as the client's resume list shows
+/// it), else its first typed prompt.
+fn branch_titles(g: &mut Graph, entries: &[Entry], by_leaf: &FxHashMap<NodeId, &str>) {
+    // Branch → (last activity, session) of the latest renamed session ending on it.
+    let mut renamed: FxHashMap<u32, (Option<i64>, u32)> = FxHashMap::default();
+    let leaves = session_leaves(g);
+    for s in 0..g.sessions.len() as u32 {
+        if g.sessions[s as usize].custom_title.is_none() {
+            continue;
+        }
+        let Some(leaf) = leaves[s as usize] else { continue };
+        let b = g.node(leaf).branch;
+        if b == NONE || g.node(leaf).sidechain {
+            continue;
+        }
+        let key = (g.sessions[s as usize].last_ts, s);
+        let cur = renamed.entry(b).or_insert(key);
+        if key > *cur {
+            *cur = key;
+        }
+    }
     for b in 0..g.branches.len() {
         let br = &g.branches[b];
-        let summary = br.nodes.iter().rev().find_map(|n| by_leaf.get(n)).map(|(_, s)| Box::<str>::from(*s));
-        let title =
-            summary.clone().or_else(|| first_prompt(g, entries, &br.nodes)).unwrap_or_else(|| "(no prompt)".into());
+        let summary = br.nodes.iter().rev().find_map(|n| by_leaf.get(n)).map(|s| Box::<str>::from(*s));
+        let name = renamed.get(&(b as u32)).and_then(|(_, s)| g.sessions[*s as usize].custom_title.clone());
+        let title = summary
+            .clone()
+            .or(name)
+            .or_else(|| first_prompt(g, entries, &br.nodes))
+            .unwrap_or_else(|| "(no prompt)".into());
         let br = &mut g.branches[b];
         br.summary = summary;
         br.title = title;
     }
+}
 
-    for c in 0..g.conversations.len() {
-        let active = active_branch(g, entries, c);
-        let conv = &g.conversations[c];
-        let all_nodes: Vec<NodeId> = g.branches[conv.branches[0] as usize].nodes.clone();
-        let first = first_prompt(g, entries, &all_nodes);
-        // Sessions to take a title from: the active leaf's, the root's, then the rest.
-        let mut order = vec![g.node(g.branches[active as usize].leaf).session, g.node(conv.root).session];
-        order.extend(conv.sessions.iter().copied());
-        let pick = |f: fn(&super::Session) -> Option<&Box<str>>| {
-            order.iter().find_map(|s| f(&g.sessions[*s as usize])).cloned()
-        };
-        let (title, source) = if let Some(t) = pick(|s| s.custom_title.as_ref()) {
-            (t, TitleSource::CustomTitle)
-        } else if let Some(t) = pick(|s| s.ai_title.as_ref()) {
-            (t, TitleSource::AiTitle)
-        } else if let Some(t) = g.branches[active as usize]
-            .summary
-            .clone()
-            .or_else(|| g.branches[conv.branches[0] as usize].summary.clone())
-        {
-            (t, TitleSource::Summary)
-        } else if let Some(t) = first.clone() {
-            (t, TitleSource::FirstPrompt)
-        } else {
-            ("(untitled)".into(), TitleSource::None)
-        };
-        let conv = &mut g.conversations[c];
-        conv.title = title;
-        conv.title_source = source;
-        conv.first_prompt = first;
-        conv.active_branch = active;
+/// The conversation's title: a custom title, else an AI title, of the root's
+/// session, then of the other sessions that are not copies (a fork's title
+/// never renames its source); else the summary of the active or main branch.
+fn conversation_title(g: &Graph, c: usize, active: u32) -> (Option<Box<str>>, Option<TitleSource>) {
+    let conv = &g.conversations[c];
+    let root_session = g.node(conv.root).session;
+    let mut order = vec![root_session];
+    let mut others: Vec<u32> =
+        conv.sessions.iter().copied().filter(|s| *s != root_session && !g.sessions[*s as usize].is_copy()).collect();
+    others.sort_by_key(|s| (g.sessions[*s as usize].first_ts, *s));
+    order.extend(others);
+    let pick =
+        |f: fn(&super::Session) -> Option<&Box<str>>| order.iter().find_map(|s| f(&g.sessions[*s as usize])).cloned();
+    if let Some(t) = pick(|s| s.custom_title.as_ref()) {
+        return (Some(t), Some(TitleSource::CustomTitle));
     }
+    if let Some(t) = pick(|s| s.ai_title.as_ref()) {
+        return (Some(t), Some(TitleSource::AiTitle));
+    }
+    let summary =
+        g.branches[active as usize].summary.clone().or_else(|| g.branches[conv.branches[0] as usize].summary.clone());
+    match summary {
+        Some(t) => (Some(t), Some(TitleSource::Summary)),
+        None => (None, None),
+    }
+}
+
+/// How far a fork child's label is looked for along its line.
+const LABEL_LOOKAHEAD: usize = 64;
+
+/// The labels of every fork point's children (see [`super::ForkPoint::labels`]).
+fn fork_labels(g: &mut Graph, entries: &[Entry]) {
+    for c in 0..g.conversations.len() {
+        for f in 0..g.conversations[c].fork_points.len() {
+            let fp = &g.conversations[c].fork_points[f];
+            let labels: Vec<Box<str>> = fp.children.iter().map(|k| label_of(g, entries, *k)).collect();
+            g.conversations[c].fork_points[f].labels = labels;
+        }
+    }
+}
+
+/// The first words a person reads from `child` on, along its branch.
+fn label_of(g: &Graph, entries: &[Entry], child: NodeId) -> Box<str> {
+    let b = g.node(child).branch;
+    let Some(nodes) = g.branches.get(b as usize).map(|br| &br.nodes) else { return "".into() };
+    let start = nodes.iter().position(|n| *n == child).unwrap_or(0);
+    let run = || nodes[start..].iter().take(LABEL_LOOKAHEAD).map(|n| g.entry(entries, *n));
+    let typed = run().find(|e| {
+        !e.excerpt.is_empty()
+            && (matches!(e.user_kind, UserKind::Prompt | UserKind::Command | UserKind::Bash)
+                || e.attachment_type.as_deref() == Some("queued_command"))
+    });
+    typed
+        .or_else(|| run().find(|e| e.is_reply() && !e.excerpt.is_empty()))
+        .map_or_else(|| "".into(), |e| e.excerpt.clone())
 }
 
 /// The first meaningful prompt (§4.2): typed, not meta, not a marker.
@@ -117,8 +240,9 @@ fn first_prompt(g: &Graph, entries: &[Entry], nodes: &[NodeId]) -> Option<Box<st
         .map(|e| e.excerpt.clone())
 }
 
-/// The branch holding the active leaf: the latest prompt matching the
-/// `last-prompt` of the most recent session, else the latest leaf.
+/// The branch holding the active leaf: the leaf the most recent session's
+/// `last-prompt` names (`leafUuid`, 2.1.330); for older archives the latest
+/// prompt matching its `lastPrompt` text; else the latest leaf.
 fn active_branch(g: &Graph, entries: &[Entry], c: usize) -> u32 {
     let conv = &g.conversations[c];
     let latest_leaf_branch = conv
@@ -134,13 +258,16 @@ fn active_branch(g: &Graph, entries: &[Entry], c: usize) -> u32 {
     let Some(s) = latest_session else {
         return latest_leaf_branch;
     };
-    let Some(lp) = g.sessions[s as usize].last_prompt.as_deref() else {
+    let sess = &g.sessions[s as usize];
+    if let Some(leaf) = sess.leaf {
+        let n = g.node(leaf);
+        if n.conversation == c as u32 && !n.sidechain && n.branch != NONE {
+            return n.branch;
+        }
+    }
+    let Some(lp) = sess.last_prompt.as_deref().map(str::trim).filter(|l| !l.is_empty()) else {
         return latest_leaf_branch;
     };
-    let lp = lp.trim();
-    if lp.is_empty() {
-        return latest_leaf_branch;
-    }
     let mut hit: Option<(i64, NodeId, u32)> = None;
     for &b in &conv.branches {
         for &n in &g.branches[b as usize].nodes {

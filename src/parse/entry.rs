@@ -38,19 +38,35 @@ pub enum Kind {
     Unknown(Box<str>),
 }
 
-/// Metadata types Claude Code writes that carry no uuid and need no special handling.
-const KNOWN_META: &[&str] = &[
+/// Metadata types Claude Code writes that carry no uuid (transcript-format
+/// §2.4 and appendix B: seen from 2.1.330 with the conformance suite, or
+/// named by the client's changelog and others' notes).
+pub const KNOWN_META: &[&str] = &[
     "file-history-snapshot",
+    "file-history-delta",
     "queue-operation",
     "agent-name",
-    "permission-mode",
-    "pr-link",
-    "teleported-from",
-    "mode",
     "agent-color",
     "agent-setting",
-    "frame-link",
+    "permission-mode",
+    "mode",
+    "pr-link",
     "tag",
+    "teleported-from",
+    "frame-link",
+    "atis-latch",
+    "tools-used",
+    "api-request",
+    "api-request-blob",
+    "api-request-shape",
+    "cost-state",
+    "content-replacement",
+    "relocated",
+    "worktree-state",
+    "task-summary",
+    "attribution-snapshot",
+    "bridge-session",
+    "continued-in",
 ];
 
 impl Kind {
@@ -157,14 +173,36 @@ pub struct Usage {
     pub cache_read: u64,
 }
 
-/// Metadata payloads keyed by leaf or session.
+/// Metadata payloads keyed by leaf, session or message.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Meta {
-    Summary { summary: Box<str>, leaf_uuid: Option<Box<str>> },
+    Summary {
+        summary: Box<str>,
+        leaf_uuid: Option<Box<str>>,
+    },
     CustomTitle(Box<str>),
     AiTitle(Box<str>),
-    LastPrompt(Box<str>),
+    /// `last-prompt`: the prompt's text (stale in client fork copies) and,
+    /// since 2.1.330, the session's leaf (`leafUuid`; the all-zero uuid a
+    /// rewind writes is dropped here: it names no leaf).
+    LastPrompt {
+        text: Option<Box<str>>,
+        leaf: Option<Box<str>>,
+    },
+    /// `queue-operation`: `enqueue`, `dequeue`, `remove`, `popAll`; the
+    /// queued text is the entry's excerpt (`text_hash` is its hash).
+    Queue {
+        operation: Box<str>,
+    },
+    /// `file-history-snapshot` (`messageId`) or `file-history-delta`
+    /// (`snapshotMessageId`): the prompt whose code checkpoint it records.
+    FileHistory {
+        message: Box<str>,
+    },
 }
+
+/// The `leafUuid` a rewind writes into `last-prompt`: not a node.
+pub const ZERO_UUID: &str = "00000000-0000-0000-0000-000000000000";
 
 /// A parsed transcript line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -203,8 +241,18 @@ pub struct Entry {
     /// The first characters of the entry's text (titles, excerpts).
     pub excerpt: Box<str>,
     /// Hash of the entry's payload (`message`, or `content`/`data`/`attachment`):
-    /// equal payloads are equivalent copies (§6.2), different ones conflict (P1).
+    /// equal payloads are equivalent copies (§6.2).
     pub payload_hash: u64,
+    /// Hash of what a reader sees of the payload: the message's content with
+    /// a plain string and one text block hashing alike, its id and model
+    /// (else `payload_hash`). Copies that differ here conflict (P1).
+    pub content_hash: u64,
+    /// The session this entry was copied from, when the entry says so:
+    /// `forkedFrom.sessionId` (`/branch`) or an assistant's
+    /// `requestSessionId` naming another session (`--fork-session`, `/branch`).
+    pub copied_from: Option<Box<str>>,
+    /// `attachment.type` of an `attachment` entry.
+    pub attachment_type: Option<Box<str>>,
     pub meta: Option<Meta>,
     /// The provenance record of a fork written by `cctree fork`: its
     /// checkpoint uuid (empty when the record names none).
@@ -313,6 +361,33 @@ struct RawEntry<'a> {
     last_prompt: MaybeStr<'a>,
     #[serde(rename = "cctreeFork", borrow)]
     cctree_fork: Option<&'a RawValue>,
+    #[serde(rename = "requestSessionId", borrow)]
+    request_session_id: MaybeStr<'a>,
+    #[serde(rename = "forkedFrom", borrow)]
+    forked_from: Option<&'a RawValue>,
+    #[serde(borrow)]
+    operation: MaybeStr<'a>,
+    #[serde(rename = "messageId", borrow)]
+    message_id: MaybeStr<'a>,
+    #[serde(rename = "snapshotMessageId", borrow)]
+    snapshot_message_id: MaybeStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawForkedFrom<'a> {
+    #[serde(rename = "sessionId", borrow)]
+    session_id: MaybeStr<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RawAttachment<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: MaybeStr<'a>,
+    /// The text of a `queued_command`.
+    #[serde(borrow)]
+    prompt: MaybeStr<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -506,91 +581,31 @@ fn excerpt_of(s: &str) -> Box<str> {
 
 /// Parses one JSON line into an [`Entry`]. `raw` is the full, valid UTF-8 line.
 pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
-    let r: RawEntry<'_> = serde_json::from_str(raw)?;
-    let kind = Kind::from_type(r.ty.as_deref());
-    let mut e = Entry {
-        loc,
-        offset,
-        len: raw.len() as u32,
-        kind,
-        uuid: r.uuid.into_box().filter(|u| !u.is_empty()),
-        parent_uuid: r.parent_uuid.into_box().filter(|u| !u.is_empty()),
-        logical_parent_uuid: r.logical_parent_uuid.into_box().filter(|u| !u.is_empty()),
-        session_id: r.session_id.into_box(),
-        agent_id: r.agent_id.into_box(),
-        timestamp: r.timestamp.as_deref().and_then(parse_timestamp),
-        is_sidechain: r.is_sidechain.0,
-        is_meta: r.is_meta.0,
-        is_compact_summary: r.is_compact_summary.0,
-        is_api_error: r.is_api_error.0,
-        subtype: r.subtype.into_box(),
-        cwd: r.cwd.into_box(),
-        version: r.version.into_box(),
-        message_id: None,
-        model: None,
-        stop_reason: None,
-        usage: None,
-        user_kind: UserKind::None,
-        tool_uses: Vec::new(),
-        tool_results: Vec::new(),
-        spawned_agent: None,
-        text_hash: 0,
-        excerpt: "".into(),
-        payload_hash: 0,
-        meta: None,
-        line_hash: hash_bytes(raw.as_bytes()),
-        cctree_fork: r.cctree_fork.map(|raw| {
-            serde_json::from_str::<RawProvenance<'_>>(raw.get())
-                .unwrap_or_default()
-                .checkpoint
-                .into_box()
-                .unwrap_or_default()
-        }),
-        repaired: None,
-    };
+    let mut r: RawEntry<'_> = serde_json::from_str(raw)?;
+    let mut e = header(&mut r, raw, loc, offset);
 
     // Payload fingerprint: the message if any, else the other payload fields.
     let payload = r.message.or(r.content).or(r.data).or(r.attachment);
     e.payload_hash = hash_bytes(payload.map_or(&[][..], |p| p.get().as_bytes()))
         ^ hash_bytes(e.subtype.as_deref().unwrap_or("").as_bytes()).rotate_left(1);
-
-    match e.kind {
-        Kind::Summary => {
-            e.meta = Some(Meta::Summary {
-                summary: r.summary.into_box().unwrap_or_default(),
-                leaf_uuid: r.leaf_uuid.into_box(),
-            })
-        }
-        Kind::CustomTitle => e.meta = r.custom_title.into_box().map(Meta::CustomTitle),
-        Kind::AiTitle => e.meta = r.ai_title.into_box().map(Meta::AiTitle),
-        Kind::LastPrompt => e.meta = r.last_prompt.into_box().map(Meta::LastPrompt),
-        _ => {}
-    }
+    e.content_hash = e.payload_hash;
+    read_meta(&mut e, &mut r);
 
     if let Some(msg) = r.message {
-        // A message that is not an object (hostile input) is ignored, not fatal.
-        let m: RawMessage<'_> = serde_json::from_str(msg.get()).unwrap_or_default();
-        e.message_id = m.id.into_box();
-        e.model = m.model.into_box();
-        e.stop_reason = m.stop_reason.into_box();
-        e.usage = m.usage.map(|u| {
-            let nested = u
-                .cache_creation
-                .map_or(0, |c| c.ephemeral_5m_input_tokens.0.unwrap_or(0) + c.ephemeral_1h_input_tokens.0.unwrap_or(0));
-            let cc = u.cache_creation_input_tokens.0.unwrap_or(0);
-            Usage {
-                input: u.input_tokens.0.unwrap_or(0),
-                output: u.output_tokens.0.unwrap_or(0),
-                cache_creation: if cc == 0 { nested } else { cc },
-                cache_read: u.cache_read_input_tokens.0.unwrap_or(0),
-            }
-        });
-        read_content(&mut e, m.content);
+        read_message(&mut e, msg);
     } else if e.kind == Kind::System {
         if let Some(c) = r.content {
             if let Ok(MaybeStr(Some(s))) = serde_json::from_str::<MaybeStr<'_>>(c.get()) {
                 e.excerpt = excerpt_of(&s);
             }
+        }
+    }
+    if let (Kind::Attachment, Some(a)) = (&e.kind, r.attachment) {
+        let a: RawAttachment<'_> = serde_json::from_str(a.get()).unwrap_or_default();
+        e.attachment_type = a.ty.into_box();
+        if let Some(p) = a.prompt.0 {
+            e.text_hash = hash_bytes(p.as_bytes());
+            e.excerpt = excerpt_of(&p);
         }
     }
 
@@ -607,14 +622,132 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
     Ok(e)
 }
 
-/// Reads the content of a message: string, or array of blocks.
-fn read_content(e: &mut Entry, content: RawContent<'_>) {
+/// The envelope fields of an entry (everything but its payload).
+fn header(r: &mut RawEntry<'_>, raw: &str, loc: Loc, offset: u64) -> Entry {
+    let session_id = std::mem::take(&mut r.session_id).into_box();
+    let forked_from = r
+        .forked_from
+        .and_then(|f| serde_json::from_str::<RawForkedFrom<'_>>(f.get()).ok())
+        .and_then(|f| f.session_id.into_box());
+    let copied_from = forked_from
+        .or_else(|| std::mem::take(&mut r.request_session_id).into_box())
+        .filter(|s| !s.is_empty() && Some(s) != session_id.as_ref());
+    Entry {
+        loc,
+        offset,
+        len: raw.len() as u32,
+        kind: Kind::from_type(r.ty.as_deref()),
+        uuid: std::mem::take(&mut r.uuid).into_box().filter(|u| !u.is_empty()),
+        parent_uuid: std::mem::take(&mut r.parent_uuid).into_box().filter(|u| !u.is_empty()),
+        logical_parent_uuid: std::mem::take(&mut r.logical_parent_uuid).into_box().filter(|u| !u.is_empty()),
+        session_id,
+        agent_id: std::mem::take(&mut r.agent_id).into_box(),
+        timestamp: r.timestamp.as_deref().and_then(parse_timestamp),
+        is_sidechain: r.is_sidechain.0,
+        is_meta: r.is_meta.0,
+        is_compact_summary: r.is_compact_summary.0,
+        is_api_error: r.is_api_error.0,
+        subtype: std::mem::take(&mut r.subtype).into_box(),
+        cwd: std::mem::take(&mut r.cwd).into_box(),
+        version: std::mem::take(&mut r.version).into_box(),
+        message_id: None,
+        model: None,
+        stop_reason: None,
+        usage: None,
+        user_kind: UserKind::None,
+        tool_uses: Vec::new(),
+        tool_results: Vec::new(),
+        spawned_agent: None,
+        text_hash: 0,
+        excerpt: "".into(),
+        payload_hash: 0,
+        content_hash: 0,
+        copied_from,
+        attachment_type: None,
+        meta: None,
+        line_hash: hash_bytes(raw.as_bytes()),
+        cctree_fork: r.cctree_fork.map(|raw| {
+            serde_json::from_str::<RawProvenance<'_>>(raw.get())
+                .unwrap_or_default()
+                .checkpoint
+                .into_box()
+                .unwrap_or_default()
+        }),
+        repaired: None,
+    }
+}
+
+/// The payload of a metadata entry (titles, summaries, queue operations,
+/// file-history records).
+fn read_meta(e: &mut Entry, r: &mut RawEntry<'_>) {
+    let take = |m: &mut MaybeStr<'_>| std::mem::take(m).into_box();
+    e.meta = match &e.kind {
+        Kind::Summary => {
+            Some(Meta::Summary { summary: take(&mut r.summary).unwrap_or_default(), leaf_uuid: take(&mut r.leaf_uuid) })
+        }
+        Kind::CustomTitle => take(&mut r.custom_title).map(Meta::CustomTitle),
+        Kind::AiTitle => take(&mut r.ai_title).map(Meta::AiTitle),
+        Kind::LastPrompt => {
+            let leaf = take(&mut r.leaf_uuid).filter(|l| !l.is_empty() && &**l != ZERO_UUID);
+            let text = take(&mut r.last_prompt);
+            (leaf.is_some() || text.is_some()).then_some(Meta::LastPrompt { text, leaf })
+        }
+        Kind::KnownMeta(t) if &**t == "queue-operation" => {
+            if let Some(c) = r.content {
+                if let Ok(MaybeStr(Some(s))) = serde_json::from_str::<MaybeStr<'_>>(c.get()) {
+                    e.text_hash = hash_bytes(s.as_bytes());
+                    e.excerpt = excerpt_of(&s);
+                }
+            }
+            Some(Meta::Queue { operation: take(&mut r.operation).unwrap_or_default() })
+        }
+        Kind::KnownMeta(t) if &**t == "file-history-snapshot" => {
+            take(&mut r.message_id).map(|message| Meta::FileHistory { message })
+        }
+        Kind::KnownMeta(t) if &**t == "file-history-delta" => {
+            take(&mut r.snapshot_message_id).map(|message| Meta::FileHistory { message })
+        }
+        _ => None,
+    };
+}
+
+/// The `message` of a user or assistant entry.
+fn read_message(e: &mut Entry, msg: &RawValue) {
+    // A message that is not an object (hostile input) is ignored, not fatal.
+    let m: RawMessage<'_> = serde_json::from_str(msg.get()).unwrap_or_default();
+    e.message_id = m.id.into_box();
+    e.model = m.model.into_box();
+    e.stop_reason = m.stop_reason.into_box();
+    e.usage = m.usage.map(|u| {
+        let nested = u
+            .cache_creation
+            .map_or(0, |c| c.ephemeral_5m_input_tokens.0.unwrap_or(0) + c.ephemeral_1h_input_tokens.0.unwrap_or(0));
+        let cc = u.cache_creation_input_tokens.0.unwrap_or(0);
+        Usage {
+            input: u.input_tokens.0.unwrap_or(0),
+            output: u.output_tokens.0.unwrap_or(0),
+            cache_creation: if cc == 0 { nested } else { cc },
+            cache_read: u.cache_read_input_tokens.0.unwrap_or(0),
+        }
+    });
+    let blocks = read_content(e, m.content);
+    let mut h = FxHasher::default();
+    (blocks, e.message_id.as_deref(), e.model.as_deref()).hash(&mut h);
+    e.content_hash = h.finish();
+}
+
+/// Reads the content of a message: string, or array of blocks. Returns the
+/// hash of its blocks in a canonical form, a plain string hashing like one
+/// text block holding it.
+fn read_content(e: &mut Entry, content: RawContent<'_>) -> u64 {
+    let mut canon = FxHasher::default();
     let blocks = match content {
-        RawContent::None => return,
+        RawContent::None => return 0,
         RawContent::Text(s) => {
             e.text_hash = hash_bytes(s.as_bytes());
             e.excerpt = excerpt_of(&s);
-            return;
+            ("text", e.text_hash).hash(&mut canon);
+            return canon.finish();
         }
         RawContent::Blocks(blocks) => blocks,
     };
@@ -624,9 +757,15 @@ fn read_content(e: &mut Entry, content: RawContent<'_>) {
     let mut all_text: Option<String> = None;
     let mut texts = 0usize;
     for b in blocks {
+        let raw = |v: Option<&RawValue>| hash_bytes(v.map_or(&[][..], |v| v.get().as_bytes()));
+        if b.ty.as_deref() != Some("text") {
+            (b.ty.as_deref().unwrap_or(""), raw(b.input), raw(b.content), b.id.as_deref(), b.tool_use_id.as_deref())
+                .hash(&mut canon);
+        }
         match b.ty.as_deref() {
             Some("text") => {
                 if let Some(t) = b.text.0 {
+                    ("text", hash_bytes(t.as_bytes())).hash(&mut canon);
                     let acc = all_text.get_or_insert_with(String::new);
                     if texts > 0 {
                         acc.push('\n');
@@ -641,20 +780,7 @@ fn read_content(e: &mut Entry, content: RawContent<'_>) {
                     }
                 }
             }
-            Some("tool_use") | Some("server_tool_use") => {
-                let name: Box<str> = b.name.into_box().unwrap_or_default();
-                let prompt_hash = if matches!(&*name, "Task" | "Agent") {
-                    b.input
-                        .and_then(|i| serde_json::from_str::<RawTaskInput<'_>>(i.get()).ok())
-                        .and_then(|i| i.prompt.0)
-                        .map(|p| hash_bytes(p.as_bytes()))
-                } else {
-                    None
-                };
-                if let Some(id) = b.id.into_box() {
-                    e.tool_uses.push(ToolUse { id, name, prompt_hash });
-                }
-            }
+            Some("tool_use") | Some("server_tool_use") => read_tool_use(e, b),
             Some("tool_result") => {
                 if let Some(id) = b.tool_use_id.into_box() {
                     if e.spawned_agent.is_none() {
@@ -669,6 +795,22 @@ fn read_content(e: &mut Entry, content: RawContent<'_>) {
     e.text_hash = all_text.map_or(0, |t| hash_bytes(t.as_bytes()));
     if let Some(t) = first_text {
         e.excerpt = excerpt_of(&t);
+    }
+    canon.finish()
+}
+
+fn read_tool_use(e: &mut Entry, b: RawBlock<'_>) {
+    let name: Box<str> = b.name.into_box().unwrap_or_default();
+    let prompt_hash = if matches!(&*name, "Task" | "Agent") {
+        b.input
+            .and_then(|i| serde_json::from_str::<RawTaskInput<'_>>(i.get()).ok())
+            .and_then(|i| i.prompt.0)
+            .map(|p| hash_bytes(p.as_bytes()))
+    } else {
+        None
+    };
+    if let Some(id) = b.id.into_box() {
+        e.tool_uses.push(ToolUse { id, name, prompt_hash });
     }
 }
 

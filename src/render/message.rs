@@ -104,7 +104,7 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<String> {
         include_str!("../../templates/_fork_icon.html").trim()
     );
     for (k, &child) in fp.children.iter().enumerate() {
-        let words = esc(&excerpt(&g.entry(cx.p.entries(), child).excerpt, 60));
+        let words = esc(&excerpt(fp.labels.get(k).map_or("", |l| &**l), 60));
         if k == 0 {
             let target = cx.p.node_href(cx.dir, child).unwrap_or_default();
             s.push_str(&format!(" <a href=\"{target}\">{n}.1</a> continues <span class=\"txt\">{words}</span>"));

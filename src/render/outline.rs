@@ -74,7 +74,6 @@ fn walk(
     rows: &mut Vec<OutlineRow>,
 ) {
     let g = p.graph();
-    let e = p.entries();
     let lay = &p.branch_layouts[b as usize];
     let br = &g.branches[b as usize];
     let item_of = |n: NodeId| p.loc[n.ix()].map_or(0, |l| l.item as usize);
@@ -98,7 +97,7 @@ fn walk(
             own_fork: false,
         });
         for (k, &child) in fp.children.iter().enumerate() {
-            let first_words = excerpt(&g.entry(e, child).excerpt, 120);
+            let first_words = excerpt(fp.labels.get(k).map_or("", |l| &**l), 120);
             if k == 0 {
                 let after = lay.items[item_ix + 1..].iter().filter(|i| i.counted).count();
                 rows.push(OutlineRow {

@@ -309,11 +309,7 @@ proptest! {
         for input in [&noise[..], &bytes[..]] {
             let parsed = cctree::parse::parse_bytes(input, 0);
             prop_assert_eq!(parsed.entries.len() as u64 + parsed.bad_lines, parsed.lines);
-            let files = vec![cctree::graph::FileFacts {
-                class: cctree::discover::FileClass::Main,
-                agent_id_from_name: None,
-                kept_version: false,
-            }];
+            let files = vec![cctree::graph::FileFacts::default()];
             let g = cctree::graph::Graph::build(&cctree::graph::GraphInput {
                 entries: &parsed.entries,
                 files: &files,
