@@ -23,8 +23,63 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
             s.last_ts = Some(s.last_ts.map_or(ts, |f| f.max(ts)));
         }
     }
-    let session_of = |e: &Entry| session_ix[e.session_id.as_deref().unwrap_or("")];
 
+    dedupe(&mut g, input, &session_ix);
+    // Checkpoints of `cctree fork` sessions.
+    for e in entries {
+        if let (Some(cp), Some(sid)) = (e.cctree_fork.as_deref(), e.session_id.as_deref()) {
+            if let (Some(&node), Some(&s)) = (g.index.get(cp), session_ix.get(sid)) {
+                g.sessions[s as usize].fork_of = Some(node);
+            }
+        }
+    }
+
+    // Physical parents.
+    for n in 0..g.nodes.len() {
+        let e = &entries[g.nodes[n].entry as usize];
+        if let Some(p) = e.parent_uuid.as_deref() {
+            match g.index.get(p) {
+                Some(&pid) => {
+                    g.nodes[n].parent = Some(pid);
+                    g.nodes[n].link = Link::Physical;
+                }
+                None => {
+                    g.nodes[n].link = Link::Dangling;
+                    g.findings.push(GraphFinding {
+                        entry: g.nodes[n].entry,
+                        problem: Problem::DanglingParent { parent: p.into() },
+                    });
+                }
+            }
+        }
+    }
+    break_cycles(&mut g);
+
+    break_cycles(&mut g);
+    join_compactions(&mut g, entries);
+    break_cycles(&mut g);
+    // Effective timestamps and children.
+    g.children = vec![Vec::new(); g.nodes.len()];
+    for n in 0..g.nodes.len() {
+        if let Some(p) = g.nodes[n].parent {
+            g.children[p.ix()].push(NodeId(n as u32));
+        }
+    }
+    inherit_timestamps(&mut g);
+    let nodes = &g.nodes;
+    for c in &mut g.children {
+        c.sort_unstable_by_key(|id| (nodes[id.ix()].ts, *id));
+    }
+
+    index_tools(&mut g, entries);
+    g
+}
+
+/// One node per uuid, its canonical instance chosen among the copies (§5.4);
+/// other instances are aliases, differing ones P1 findings.
+fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, u32>) {
+    let entries = input.entries;
+    let session_of = |e: &Entry| session_ix[e.session_id.as_deref().unwrap_or("")];
     // Group instances by uuid; uuids in sorted order give order-free node ids.
     let mut by_uuid: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
     for (i, e) in entries.iter().enumerate() {
@@ -64,36 +119,23 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
         )
     };
 
+    let canonical: Vec<u32> = uuids
+        .iter()
+        .map(|u| {
+            let instances = &by_uuid[u];
+            *instances
+                .iter()
+                .min_by(|a, b| canon_key(**a, instances).cmp(&canon_key(**b, instances)))
+                .unwrap_or(&instances[0])
+        })
+        .collect();
     g.nodes.reserve(uuids.len());
     g.index.reserve(uuids.len());
-    for (n, u) in uuids.iter().enumerate() {
+    for (n, (u, &canonical)) in uuids.iter().zip(&canonical).enumerate() {
         let id = NodeId(n as u32);
         let instances = &by_uuid[u];
-        let canonical = *instances
-            .iter()
-            .min_by(|a, b| canon_key(**a, instances).cmp(&canon_key(**b, instances)))
-            .unwrap_or(&instances[0]);
         let ce = &entries[canonical as usize];
-        let mut conflicting: Vec<u32> = Vec::new();
-        for &i in instances {
-            if i == canonical {
-                continue;
-            }
-            g.aliases.push((id, i));
-            let e = &entries[i as usize];
-            // Copies may differ in envelope keys and in how a text is stored
-            // (a string or one text block): only what a reader sees counts.
-            if e.kind != ce.kind || e.content_hash != ce.content_hash {
-                conflicting.push(i);
-            }
-        }
-        if !conflicting.is_empty() {
-            conflicting.sort_by_key(|i| entries[*i as usize].loc);
-            g.findings.push(GraphFinding {
-                entry: canonical,
-                problem: Problem::ConflictingDuplicate { uuid: (*u).into(), others: conflicting },
-            });
-        }
+        add_aliases(g, entries, (id, u, canonical), instances);
         g.nodes.push(Node {
             entry: canonical,
             parent: None,
@@ -107,39 +149,37 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
         });
         g.index.insert((*u).into(), id);
     }
+}
 
-    // Checkpoints of `cctree fork` sessions.
-    for e in entries {
-        if let (Some(cp), Some(sid)) = (e.cctree_fork.as_deref(), e.session_id.as_deref()) {
-            if let (Some(&node), Some(&s)) = (g.index.get(cp), session_ix.get(sid)) {
-                g.sessions[s as usize].fork_of = Some(node);
-            }
+/// The other instances of a uuid become aliases; those a reader would see
+/// differently are a P1 finding.
+fn add_aliases(g: &mut Graph, entries: &[Entry], (id, u, canonical): (NodeId, &str, u32), instances: &[u32]) {
+    let ce = &entries[canonical as usize];
+    let mut conflicting: Vec<u32> = Vec::new();
+    for &i in instances {
+        if i == canonical {
+            continue;
+        }
+        g.aliases.push((id, i));
+        let e = &entries[i as usize];
+        // Copies may differ in envelope keys and in how a text is stored
+        // (a string or one text block): only what a reader sees counts.
+        if e.kind != ce.kind || e.content_hash != ce.content_hash {
+            conflicting.push(i);
         }
     }
-
-    // Physical parents.
-    for n in 0..g.nodes.len() {
-        let e = &entries[g.nodes[n].entry as usize];
-        if let Some(p) = e.parent_uuid.as_deref() {
-            match g.index.get(p) {
-                Some(&pid) => {
-                    g.nodes[n].parent = Some(pid);
-                    g.nodes[n].link = Link::Physical;
-                }
-                None => {
-                    g.nodes[n].link = Link::Dangling;
-                    g.findings.push(GraphFinding {
-                        entry: g.nodes[n].entry,
-                        problem: Problem::DanglingParent { parent: p.into() },
-                    });
-                }
-            }
-        }
+    if !conflicting.is_empty() {
+        conflicting.sort_by_key(|i| entries[*i as usize].loc);
+        g.findings.push(GraphFinding {
+            entry: canonical,
+            problem: Problem::ConflictingDuplicate { uuid: u.into(), others: conflicting },
+        });
     }
-    break_cycles(&mut g);
+}
 
-    // Compaction joins (§5.7): boundaries to their logical parent, else after
-    // the preceding node of the session in time; 1.0.x summary roots likewise.
+/// Compaction joins (§5.7): boundaries to their logical parent, else after
+/// the preceding node of the session in time; 1.0.x summary roots likewise.
+fn join_compactions(g: &mut Graph, entries: &[Entry]) {
     let mut by_session: FxHashMap<u32, Vec<(i64, NodeId)>> = FxHashMap::default();
     for (n, node) in g.nodes.iter().enumerate() {
         if !node.sidechain && node.ts != i64::MIN {
@@ -192,22 +232,10 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
             g.nodes[n].link = Link::CompactionByTime;
         }
     }
-    break_cycles(&mut g);
+}
 
-    // Effective timestamps and children.
-    g.children = vec![Vec::new(); g.nodes.len()];
-    for n in 0..g.nodes.len() {
-        if let Some(p) = g.nodes[n].parent {
-            g.children[p.ix()].push(NodeId(n as u32));
-        }
-    }
-    inherit_timestamps(&mut g);
-    let nodes = &g.nodes;
-    for c in &mut g.children {
-        c.sort_unstable_by_key(|id| (nodes[id.ix()].ts, *id));
-    }
-
-    // Tool calls and results, project-wide by id (§4.6).
+/// Tool calls and results, project-wide by id (§4.6).
+fn index_tools(g: &mut Graph, entries: &[Entry]) {
     for (n, node) in g.nodes.iter().enumerate() {
         let e = &entries[node.entry as usize];
         for u in &e.tool_uses {
@@ -221,7 +249,6 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
             g.tools.entry(r.tool_use_id.clone()).or_insert_with(ToolLink::default).results.push(NodeId(n as u32));
         }
     }
-    g
 }
 
 /// Which sessions copied entries from which (transcript-format §5.4,

@@ -25,6 +25,7 @@
 mod forks;
 mod lines;
 mod link;
+mod queue;
 mod titles;
 
 use rustc_hash::FxHashMap;
@@ -341,6 +342,12 @@ pub struct Graph {
     pub tools: FxHashMap<Box<str>, ToolLink>,
     /// Compaction roots (boundaries and 1.0.x summary roots).
     pub compactions: u32,
+    /// Messages typed while Claude worked that never became a prompt or a
+    /// `queued_command` (their `queue-operation` entries), by the node they
+    /// follow: the last node of their session written before them.
+    pub queued: FxHashMap<NodeId, Vec<u32>>,
+    /// Such messages of a session without any node.
+    pub unplaced_queued: Vec<u32>,
 }
 
 /// Where a tool call and its results are.
@@ -357,6 +364,7 @@ impl Graph {
         let facts = forks::classify(&mut g, input.entries);
         lines::assign(&mut g, input, &facts);
         titles::attach(&mut g, input);
+        queue::place(&mut g, input.entries);
         g
     }
 

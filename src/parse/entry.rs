@@ -300,8 +300,15 @@ impl Entry {
         match self.kind {
             Kind::Assistant => true,
             Kind::User => matches!(self.user_kind, UserKind::Prompt | UserKind::Command | UserKind::Bash),
+            Kind::Attachment => self.is_queued_command(),
             _ => false,
         }
+    }
+
+    /// A `queued_command` attachment: a message typed while Claude worked,
+    /// delivered inside the running turn (2.1.330).
+    pub fn is_queued_command(&self) -> bool {
+        self.kind == Kind::Attachment && self.attachment_type.as_deref() == Some("queued_command")
     }
 }
 

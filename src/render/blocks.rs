@@ -23,6 +23,9 @@ pub const OUTPUT_CAP: usize = 256 * 1024;
 pub const PAGE_TEXT: usize = 3 * 1024 * 1024;
 /// The cap of a block once a page's [`PAGE_TEXT`] is spent.
 pub const SMALL_CAP: usize = 16 * 1024;
+/// Hidden metadata (collapsed raw JSON of entries) one page carries at most:
+/// 2.1.330 writes ~60 KB system-prompt snapshots and ~40 KB request shapes.
+pub const META_CAP: usize = 64 * 1024;
 
 /// Per-page rendering state.
 pub struct PageCtx<'a> {
@@ -40,6 +43,8 @@ pub struct PageCtx<'a> {
     pub text_left: usize,
     /// The page's number on its line (0: `index.html`), for warnings.
     pub page: u32,
+    /// What is left of [`META_CAP`].
+    pub meta_left: usize,
 }
 
 impl<'a> PageCtx<'a> {
@@ -53,6 +58,7 @@ impl<'a> PageCtx<'a> {
             emitted: FxHashSet::default(),
             text_left: PAGE_TEXT,
             page: 0,
+            meta_left: META_CAP,
         }
     }
 
@@ -83,9 +89,28 @@ impl<'a> PageCtx<'a> {
         self.output(&s, "JSON", "json")
     }
 
-    /// A collapsed generic view of any JSON value.
+    /// A collapsed generic view of any JSON value, within the page's
+    /// [`META_CAP`] of hidden metadata (past it, a note with the size).
     pub fn json_details(&mut self, summary: &str, v: &Value) -> String {
-        format!("<details class=\"raw\"><summary>{}</summary>{}</details>", esc(summary), self.json_pre(v))
+        let s = serde_json::to_string_pretty(v).unwrap_or_default();
+        // Escaping can double the text: cut it to half of what is left.
+        let cap = self.cap().min(self.meta_left.saturating_sub(512) / 2);
+        if cap >= 1024 {
+            let html = format!(
+                "<details class=\"raw\"><summary>{}</summary>{}</details>",
+                esc(summary),
+                output_capped(&s, "JSON", "json", cap)
+            );
+            if html.len() <= self.meta_left {
+                self.meta_left -= html.len();
+                self.spend(s.len().min(cap));
+                return html;
+            }
+        }
+        placeholder(&format!(
+            "{summary}: {} of JSON not shown (this page's metadata allowance is spent)",
+            human_size(s.len())
+        ))
     }
 
     /// `../…/` from this page to the site root.

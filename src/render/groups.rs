@@ -217,10 +217,11 @@ fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
         let children: Vec<&str> = fp.children.iter().map(|n| uuid(*n)).collect();
         let _ = writeln!(
             s,
-            "fork {} {:?} {:?} on {} #{:?}",
+            "fork {} {:?} {:?} {:?} on {} #{:?}",
             uuid(fp.node),
             fp.kind,
             children,
+            fp.labels,
             first_of(fp.branch),
             ctx.fork_numbers.get(&fp.node)
         );
@@ -252,13 +253,14 @@ fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: u32) {
     let Some(ss) = g.sessions.get(sid as usize) else { return };
     let _ = writeln!(
         s,
-        "session {:?} {:?} {:?} {:?} {:?} {:?} fork_of {:?} own {}",
+        "session {:?} {:?} {:?} {:?} {:?} {:?} leaf {:?} fork_of {:?} own {}",
         ss.id,
         ss.first_ts,
         ss.last_ts,
         ss.custom_title,
         ss.ai_title,
         ss.last_prompt,
+        ss.leaf.map(|n| g.uuid(ctx.entries(), n)),
         ss.fork_of.map(|n| g.uuid(ctx.entries(), n)),
         ctx.own_forks.contains(&sid)
     );
@@ -290,6 +292,10 @@ fn node_sig(s: &mut String, ctx: &ProjectCtx<'_>, n: NodeId) {
                 let _ = write!(s, " {}", g.uuid(e, *r));
             }
         }
+    }
+    // Queued messages shown after it.
+    for q in g.queued.get(&n).into_iter().flatten() {
+        let _ = write!(s, " queued {:x}", e[*q as usize].line_hash);
     }
     // Differing copies of the uuid are shown with the message, with their place.
     for o in ctx.conflicts.get(&n).into_iter().flatten() {

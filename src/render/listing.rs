@@ -39,6 +39,23 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> String {
     s
 }
 
+/// Messages queued in sessions that hold no node (so no line to show them on).
+fn unplaced_queued(ctx: &ProjectCtx<'_>) -> String {
+    let g = ctx.graph();
+    if g.unplaced_queued.is_empty() {
+        return String::new();
+    }
+    let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
+    let mut s =
+        String::from("<li>Messages queued while Claude worked, in sessions without a conversation:<ul class=\"rows\">");
+    for &q in &g.unplaced_queued {
+        let view = super::message::queued_view(&mut pcx, &ctx.entries()[q as usize]);
+        s.push_str(&format!("<li>{}</li>", view.body));
+    }
+    s.push_str("</ul></li>");
+    s
+}
+
 /// Token totals of a conversation: per assistant turn (`message.id`), the
 /// block with the largest `output_tokens`; summed over turns.
 pub fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> String {
@@ -161,7 +178,7 @@ pub fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
         if a.kind == AgentKind::Subagent { agents.push(row) } else { others.push(row) }
     }
     let page = ProjectPage {
-        unknown_html: unknown_entries(ctx),
+        unknown_html: unknown_entries(ctx) + &unplaced_queued(ctx),
         root: "../".into(),
         title: ctx.name.clone(),
         crumbs: crumbs(ctx, dir, None),

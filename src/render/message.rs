@@ -361,6 +361,13 @@ fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
 fn attachment(cx: &mut PageCtx<'_>, json: &Value, v: &mut MessageView) {
     let a = json.get("attachment");
     let ty = str_at(a, &["type"]).unwrap_or("attachment");
+    if ty == "queued_command" {
+        // Typed while Claude worked, delivered inside the running turn.
+        v.class = "user".into();
+        v.role = "You · sent while Claude worked".into();
+        v.body = cx.markdown(str_at(a, &["prompt"]).unwrap_or(""));
+        return;
+    }
     aux(v, &format!("attachment · {ty}"));
     let mut s = String::new();
     if ty == "hook_success" || ty.starts_with("hook") {
@@ -380,4 +387,18 @@ fn attachment(cx: &mut PageCtx<'_>, json: &Value, v: &mut MessageView) {
     }
     s.push_str(&cx.json_details("details", a.unwrap_or(json)));
     v.body = s;
+}
+
+/// A message typed while Claude worked that never became a prompt (a
+/// `queue-operation`; see `Graph::queued`), shown where it was typed.
+pub fn queued_view(cx: &mut PageCtx<'_>, e: &Entry) -> MessageView {
+    let json = parse(cx, e);
+    let text = str_at(Some(&json), &["content"]).unwrap_or("");
+    MessageView {
+        class: "user".into(),
+        role: "You · queued while Claude worked (not sent as a prompt)".into(),
+        time: e.timestamp.map(time_html).unwrap_or_default(),
+        body: cx.markdown(text),
+        ..MessageView::default()
+    }
 }

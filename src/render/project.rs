@@ -129,6 +129,9 @@ fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
             view.fork = ctx.fork_command(k);
         }
         messages.push(view);
+        for q in item.nodes.iter().chain(&item.absorbed).filter_map(|n| g.queued.get(n)).flatten() {
+            messages.push(super::message::queued_view(&mut pcx, &ctx.entries()[*q as usize]));
+        }
     }
     let pager = pager(lay.pages, page);
     let root = pcx.root();
