@@ -74,6 +74,7 @@
 
 pub mod cmd;
 pub mod drift;
+pub mod history;
 pub mod lookup;
 pub mod prefix;
 pub mod target;
@@ -83,7 +84,7 @@ use rustc_hash::FxHashSet;
 use crate::project::Project;
 
 pub use cmd::{IllegalCheckpoint, Plan, nearest_legal, shell_quote};
-pub use prefix::{Illegal, Prefix, chain, legal_checkpoints, prefix};
+pub use prefix::{Illegal, Prefix, chain, legal_checkpoints, prefix, turn_context};
 
 /// Sessions that carry a `cctree fork` provenance record.
 pub fn own_fork_sessions(p: &Project) -> FxHashSet<u32> {

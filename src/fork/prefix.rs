@@ -362,3 +362,33 @@ pub fn legal_checkpoints(project: &Project, nodes: &[NodeId]) -> Vec<bool> {
     let mut scan = Scan::new(project);
     nodes.iter().map(|&n| scan.judge(n).is_ok()).collect()
 }
+
+/// The context attachments Claude Code puts on the chain right after a user
+/// entry (2.1.330: prompt → environment → model → … → prompt_snapshot →
+/// assistant; a `queued_command` after tool results): part of the request
+/// that entry starts, so a fork at a prompt or tool result copies them, or
+/// the client resumes with an empty system message. Follows the one
+/// attachment child that goes on (or the only child), bounded.
+pub fn turn_context(g: &Graph, entries: &[Entry], k: NodeId) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    if g.entry(entries, k).kind != Kind::User || g.node(k).sidechain {
+        return out;
+    }
+    let mut cur = k;
+    while out.len() < TURN_LOOKAHEAD {
+        let kids: Vec<NodeId> = g.main_children(cur).filter(|c| g.node(*c).link == Link::Physical).collect();
+        let atts: Vec<NodeId> =
+            kids.iter().copied().filter(|c| g.entry(entries, *c).kind == Kind::Attachment).collect();
+        let next = match atts.as_slice() {
+            [one] => Some(*one),
+            many => {
+                let live: Vec<NodeId> = many.iter().copied().filter(|c| !g.children[c.ix()].is_empty()).collect();
+                (live.len() == 1).then(|| live[0])
+            }
+        };
+        let Some(n) = next else { break };
+        out.push(n);
+        cur = n;
+    }
+    out
+}

@@ -87,15 +87,23 @@ fn source_line(p: &Project, n: NodeId) -> Vec<u8> {
 }
 
 /// Checks a written fork line by line against the source: the copied lines
-/// are the prefix, byte-identical (or, when backfilled, the source minus its
-/// closing brace plus keys), each `\n`-terminated, then the metadata line.
+/// are the prefix (and the context after a prompt or tool result),
+/// byte-identical (or, when backfilled, the source minus its closing brace
+/// plus keys), then the prefix prompts' file-history lines, byte-identical,
+/// each `\n`-terminated, then the metadata line.
 fn check_fork_file(p: &Project, plan: &Plan, k: NodeId) {
     let bytes = std::fs::read(&plan.path).unwrap();
     assert!(bytes.ends_with(b"\n"));
     let lines: Vec<&[u8]> = bytes[..bytes.len() - 1].split(|b| *b == b'\n').collect();
-    let pre = prefix(p, k);
-    assert_eq!(lines.len(), pre.nodes.len() + 1, "prefix lines + metadata");
-    for (line, &n) in lines.iter().zip(&pre.nodes) {
+    let mut nodes = prefix(p, k).nodes;
+    nodes.extend(cctree::fork::turn_context(&p.graph, &p.entries, k));
+    assert_eq!(lines.len(), nodes.len() + plan.history.len() + 1, "prefix lines + file history + metadata");
+    for (line, h) in lines[nodes.len()..].iter().zip(&plan.history) {
+        assert_eq!(*line, h.bytes.as_slice(), "file-history lines are copied byte for byte");
+        let v: Value = serde_json::from_slice(line).unwrap();
+        assert!(v["type"].as_str().unwrap().starts_with("file-history-"));
+    }
+    for (line, &n) in lines.iter().zip(&nodes) {
         let src = source_line(p, n);
         if *line != src.as_slice() {
             assert!(plan.backfill, "line of {} differs from its source", uuid(p, n));
@@ -108,7 +116,7 @@ fn check_fork_file(p: &Project, plan: &Plan, k: NodeId) {
     assert_eq!(meta["type"], "custom-title");
     assert_eq!(meta["sessionId"], plan.new_session_id.as_str());
     assert_eq!(meta["cctreeFork"]["checkpoint"], uuid(p, k));
-    assert_eq!(meta["cctreeFork"]["lines"], pre.nodes.len());
+    assert_eq!(meta["cctreeFork"]["lines"], nodes.len());
     assert!(plan.path.file_name().unwrap().to_string_lossy() == format!("{}.jsonl", plan.new_session_id));
     uuid::Uuid::parse_str(&plan.new_session_id).unwrap();
 }
