@@ -42,7 +42,8 @@ pub fn client() -> Option<PathBuf> {
             bin.display()
         );
     }
-    let out = Command::new(&bin).arg("--version").env("DISABLE_AUTOUPDATER", "1").output().expect("run claude --version");
+    let out =
+        Command::new(&bin).arg("--version").env("DISABLE_AUTOUPDATER", "1").output().expect("run claude --version");
     let version = String::from_utf8_lossy(&out.stdout);
     assert!(
         version.starts_with(&format!("{VERSION} ")),
@@ -197,11 +198,6 @@ impl Sandbox {
             .unwrap_or_default();
         v.sort();
         v.into_iter().map(|(_, s)| s).collect()
-    }
-
-    /// The parsed lines of a session's file.
-    pub fn lines(&self, session: &str) -> Vec<Value> {
-        read_lines(&self.project().join(format!("{session}.jsonl")))
     }
 }
 

@@ -2,17 +2,26 @@
 //! (`tests/conformance/package-lock.json`, installed by
 //! `scripts/install-claude.sh`) is driven offline against a mock Messages API
 //! on loopback, and cctree is checked against what the client wrote and what
-//! it reads back (see `docs/transcript-format.md`, appendix B).
+//! it reads back (`docs/transcript-format.md`, appendix B).
 //!
 //! Without the client the suite fails; `CCTREE_SKIP_CONFORMANCE=1` skips it
-//! with a notice (refused when `CI` is set).
+//! with a notice (refused when `CI` is set). `CCTREE_RECORD_FIXTURES=1`
+//! records the archives into `tests/fixtures/client-2.1.330/`.
 
 mod client;
 mod mock;
+mod model;
 mod record;
 mod scenarios;
+mod time_travel;
 
 use std::sync::Mutex;
+
+use serde_json::Value;
+
+use client::{Sandbox, Tui, read_lines};
+use model::{assert_check_clean, assert_site, conversation_of, detail, fork_kinds, junctions, render, texts_of};
+use time_travel::{assert_system_context, first_appended, fork, history_of_file, history_of_request, resume};
 
 /// One scenario at a time: the client is heavy and the TUI timing-sensitive.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -21,32 +30,250 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Titles of a conversation's branches.
+fn branch_titles(conv: &Value) -> Vec<String> {
+    conv["branches"].as_array().unwrap().iter().map(|b| b["title"].as_str().unwrap().to_string()).collect()
+}
+
+fn active_title(conv: &Value) -> String {
+    let b = conv["branches"].as_array().unwrap().iter().find(|b| b["id"] == conv["active_branch"]).unwrap();
+    b["title"].as_str().unwrap().to_string()
+}
+
+/// `check` clean, every prompt, queued message and reply on some page, pages
+/// within their metadata allowance, a small project index.
+fn assert_read_faithfully(s: &Sandbox) {
+    assert_check_clean(&s.projects());
+    let site = s.root.join("site");
+    let pages = render(&s.projects(), &site);
+    assert_site(&pages, &texts_of(&s.project()));
+    let index = pages
+        .iter()
+        .find(|(p, _)| p.ends_with(format!("{}/index.html", s.project().file_name().unwrap().to_string_lossy())))
+        .unwrap();
+    assert!(index.1.len() < 100 * 1024, "the project index is {} bytes", index.1.len());
+}
+
 #[test]
-fn explore_print() {
+fn print_mode_sessions_are_read_as_the_client_wrote_them() {
     let _g = serial();
     let Some(bin) = client::client() else { return };
-    let s = client::Sandbox::new(&bin, "print");
+    let s = Sandbox::new(&bin, "print");
     let r = scenarios::print_session(&s);
     record::save(&s, "print");
-    eprintln!("main {} fork {}", r.main, r.fork);
+    let d = detail(&s.projects());
+    assert_eq!(d["conversations"].as_array().unwrap().len(), 1, "{d:#}");
+    let c = conversation_of(&d, &r.main);
+    assert_eq!(c["title"], "Alpha title", "the last /rename wins");
+    assert_eq!(fork_kinds(c), ["cross-session"], "the --fork-session copy goes its own way");
+    assert_eq!(junctions(c), [(r.fork.clone(), "branches".to_string())], "only the copy joins the original");
+    let main = c["branches"].as_array().unwrap().iter().find(|b| b["fork_point"].is_null()).unwrap();
+    assert_eq!(main["id"], c["active_branch"], "the original ran last: its line is active");
+    assert_eq!(main["title"], "Alpha title", "the renamed session names the branch it ends on");
+    assert!(branch_titles(c).contains(&r.prompts[3]), "the copy's branch: {:?}", branch_titles(c));
+    assert_read_faithfully(&s);
 }
 
 #[test]
-fn explore_tui() {
+fn tui_sessions_with_rewinds_branch_copies_and_queued_messages_are_read_as_the_client_wrote_them() {
     let _g = serial();
     let Some(bin) = client::client() else { return };
-    let s = client::Sandbox::new(&bin, "tui");
+    let s = Sandbox::new(&bin, "tui");
     let r = scenarios::tui_session(&s);
     record::save(&s, "tui");
-    eprintln!("main {} branch {}", r.main, r.branch);
+    let d = detail(&s.projects());
+    assert_eq!(d["conversations"].as_array().unwrap().len(), 1, "{d:#}");
+    let c = conversation_of(&d, &r.main);
+    assert_eq!(c["title"], "Alpha title");
+    let mut kinds = fork_kinds(c);
+    kinds.sort();
+    assert_eq!(kinds, ["cross-session", "rewind", "rewind"], "two in-file rewinds, the /branch copy");
+    assert_eq!(junctions(c), [(r.branch.clone(), "branches".to_string())], "only the /branch copy joins");
+    assert!(
+        branch_titles(c).contains(&"first tui prompt [[bash: echo hi]] (Branch)".to_string()),
+        "the copy's line carries the name /branch gave it: {:?}",
+        branch_titles(c)
+    );
+    assert_eq!(active_title(c), "Alpha title", "the original, resumed last, is active");
+    assert_read_faithfully(&s);
+    abandoned_branch_forks_keep_code_restore(&s, &r.main);
+}
+
+/// Forks the abandoned first attempt (two Writes, then rewound) at its last
+/// reply, resumes it in the TUI: the rewind menu offers code restore.
+fn abandoned_branch_forks_keep_code_restore(s: &Sandbox, main: &str) {
+    let lines = read_lines(&s.project().join(format!("{main}.jsonl")));
+    let reply = lines
+        .iter()
+        .find(|v| v["type"] == "assistant" && texts(v).starts_with("Done with: third: overwrite"))
+        .expect("the abandoned branch's last reply");
+    let f = fork(s, main, reply["uuid"].as_str().unwrap());
+    assert!(!f.awaits_reply);
+    let linked = s.config.join("file-history").join(&f.id);
+    let names: Vec<String> = std::fs::read_dir(&linked)
+        .expect("backups linked")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.is_empty(), "backups linked into {}", linked.display());
+    let t = Tui::start(s, &["-r", &f.id], &[]);
+    t.keys(&["Escape", "Escape"]);
+    let menu = t.wait_for("Restore the code and/or conversation", 20);
+    let menu = menu.split("Restore the code and/or conversation").nth(1).unwrap().to_string();
+    assert!(menu.contains("third: overwrite") && menu.contains("a.txt"), "code changes listed:\n{menu}");
+    assert!(!menu.contains("No code restore"), "the fork keeps code restore:\n{menu}");
+    t.keys(&["Escape"]);
+    t.exit();
+}
+
+fn texts(v: &Value) -> String {
+    mock::texts(&v["message"]["content"]).concat()
 }
 
 #[test]
-fn explore_bash_rewind() {
+fn a_rewind_right_after_a_bash_output_in_a_copied_session_is_a_fork() {
     let _g = serial();
     let Some(bin) = client::client() else { return };
-    let s = client::Sandbox::new(&bin, "bash-rewind");
-    let r = scenarios::bash_rewind_session(&s);
+    let s = Sandbox::new(&bin, "bash-rewind");
+    let main = scenarios::bash_rewind_session(&s);
     record::save(&s, "bash-rewind");
-    eprintln!("main {r}");
+    let d = detail(&s.projects());
+    assert_eq!(d["conversations"].as_array().unwrap().len(), 1, "not split into two conversations: {d:#}");
+    let c = conversation_of(&d, &main);
+    assert_eq!(fork_kinds(c), ["rewind"]);
+    let mut titles = branch_titles(c);
+    titles.sort();
+    assert_eq!(titles, ["prompt A", "prompt B"]);
+    assert_eq!(junctions(c), [(scenarios::FIRST_ID.to_string(), "continues".to_string())]);
+    assert_read_faithfully(&s);
+}
+
+/// The checkpoints of the time-travel test, in the print scenario's archive.
+struct Checkpoints {
+    root: String,
+    lagging_result: String,
+    reply: String,
+    prompt: String,
+    abandoned: String,
+}
+
+fn checkpoints(s: &Sandbox, r: &scenarios::PrintSession) -> Checkpoints {
+    let lines = read_lines(&s.project().join(format!("{}.jsonl", r.main)));
+    let uuid = |v: &Value| v["uuid"].as_str().unwrap().to_string();
+    let root = lines.iter().find(|v| v["type"] == "user" && v["parentUuid"].is_null()).map(uuid).unwrap();
+    let reply = lines.iter().find(|v| v["type"] == "assistant" && texts(v).starts_with("Done with: second")).unwrap();
+    let prompt = lines.iter().find(|v| v["type"] == "user" && texts(v).starts_with("third: write")).map(uuid).unwrap();
+    let copy = read_lines(&s.project().join(format!("{}.jsonl", r.fork)));
+    let abandoned =
+        copy.iter().rev().find(|v| v["type"] == "assistant" && v["sessionId"] == r.fork.as_str()).map(uuid).unwrap();
+    Checkpoints {
+        root,
+        lagging_result: reply["parentUuid"].as_str().unwrap().to_string(),
+        reply: uuid(reply),
+        prompt,
+        abandoned,
+    }
+}
+
+#[test]
+fn cctree_forks_resume_in_the_client_exactly_at_their_checkpoint() {
+    let _g = serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "time-travel");
+    let r = scenarios::print_session(&s);
+    let cp = checkpoints(&s, &r);
+    let lagging = read_lines(&s.project().join(format!("{}.jsonl", r.main)));
+    let lagging = lagging.iter().find(|v| v["uuid"] == cp.lagging_result.as_str()).unwrap();
+    assert!(
+        lagging["message"]["content"][0]["tool_use_id"].as_str().unwrap().ends_with("_0"),
+        "the first call's result lags"
+    );
+    let cases = [
+        ("reply", r.main.as_str(), &cp.reply),
+        ("lagging-result", r.main.as_str(), &cp.lagging_result),
+        ("abandoned", r.fork.as_str(), &cp.abandoned),
+        ("prompt", r.main.as_str(), &cp.prompt),
+        ("root", r.main.as_str(), &cp.root),
+    ];
+    for (label, session, at) in cases {
+        resumes_exactly(&s, label, session, at);
+    }
+    plain_resume_at_a_prompt_inserts_no_response_requested(&s, &r.main, &cp.prompt);
+    let forked = fork(&s, &r.main, &cp.reply);
+    resume(&s, &forked, "one turn in the fork");
+    s.print(&["-r", &forked.id, "--fork-session"], "a client copy of the fork");
+    record::save(&s, "time-travel");
+    turns_appended_to_a_fork_stay_its_own(&s, &forked.id);
+    let d = detail(&s.projects());
+    assert_eq!(d["conversations"].as_array().unwrap().len(), 1, "forks join their conversation: {d:#}");
+    let c = conversation_of(&d, &r.main);
+    assert_eq!(c["title"], "Alpha title", "no fork renames its source");
+    assert_read_faithfully(&s);
+}
+
+/// Forks at `at`, resumes with the command cctree printed: the first request
+/// is root → the fork's tip, nothing after it but the new prompt (or, when
+/// the fork awaits a reply, the client's own "Continue…" note); the client
+/// appends under the tip.
+fn resumes_exactly(s: &Sandbox, label: &str, session: &str, at: &str) {
+    let f = fork(s, session, at);
+    assert_eq!(f.json["checkpoint"], at);
+    let expected = history_of_file(&s.project().join(format!("{}.jsonl", f.id)));
+    let prompt = format!("next after the {label} fork");
+    let requests = resume(s, &f, &prompt);
+    let first = requests.first().unwrap_or_else(|| panic!("{label}: the client sent no request"));
+    assert_system_context(first);
+    let mut got = history_of_request(first);
+    let appended = first_appended(s, &f);
+    assert_eq!(appended["parentUuid"], f.tip.as_str(), "{label}: the client appends under the fork's tip");
+    if f.awaits_reply {
+        assert!(f.command.starts_with("CLAUDE_CODE_RESUME_INTERRUPTED_TURN=1 claude -r"), "{label}: {}", f.command);
+        if let Some((_, last)) = got.last_mut() {
+            last.retain(|b| b != "text:Continue from where you left off.");
+        }
+        assert_eq!(got, expected, "{label}: the first request is exactly root → checkpoint");
+        // Claude answers the checkpoint first; after tool results the client
+        // records its own meta note "Continue from where you left off." first.
+        let continues = appended["type"] == "user" && appended["isMeta"] == true;
+        assert!(appended["type"] == "assistant" || continues, "{label}: Claude answers first: {appended}");
+    } else {
+        let mut want = expected.clone();
+        want.push(("user".to_string(), vec![format!("text:{prompt}")]));
+        assert_eq!(got, want, "{label}: root → checkpoint, then the new prompt");
+        assert_eq!(appended["type"], "user");
+    }
+}
+
+/// Documents what the client does with a fork that ends on a prompt when it
+/// is resumed plainly: it inserts a synthetic "No response requested.".
+fn plain_resume_at_a_prompt_inserts_no_response_requested(s: &Sandbox, session: &str, prompt: &str) {
+    let f = fork(s, session, prompt);
+    assert!(f.awaits_reply);
+    let expected = history_of_file(&s.project().join(format!("{}.jsonl", f.id)));
+    s.mock.clear();
+    s.print(&["-r", &f.id], "plainly resumed");
+    let requests = s.mock.message_requests();
+    let got = history_of_request(&requests[0]);
+    assert!(got.len() > expected.len(), "got {got:#?}\nexpected {expected:#?}");
+    assert_eq!(got[..expected.len()], expected[..]);
+    assert_eq!(got[expected.len()], ("assistant".to_string(), vec!["text:No response requested.".to_string()]));
+    let appended = first_appended(s, &f);
+    assert_eq!(appended["message"]["model"], "<synthetic>");
+}
+
+/// The turns the client appended to a cctree fork belong to the fork, even
+/// once a client copy of the fork repeats them.
+fn turns_appended_to_a_fork_stay_its_own(s: &Sandbox, fork_id: &str) {
+    let lines = read_lines(&s.project().join(format!("{fork_id}.jsonl")));
+    let own: Vec<&str> = lines
+        .iter()
+        .filter(|v| v["sessionId"] == fork_id && v.get("uuid").is_some())
+        .map(|v| v["uuid"].as_str().unwrap())
+        .collect();
+    assert!(!own.is_empty());
+    let p = cctree::project::Project::load(cctree::discover::scan_project(&s.project()).unwrap());
+    for u in own {
+        let n = p.graph.index[u];
+        assert_eq!(&*p.graph.sessions[p.graph.node(n).session as usize].id, fork_id, "{u} is the fork's own turn");
+    }
 }

@@ -107,6 +107,7 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Request>>, counter: &AtomicU32) {
     loop {
         let Some((method, path, headers)) = read_head(&mut reader) else { return };
         let body = read_body(&mut reader, &headers);
+        let close = headers.iter().any(|(k, v)| k == "connection" && v.eq_ignore_ascii_case("close"));
         let json: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         log.lock().unwrap().push(Request { method: method.clone(), path: path.clone(), body: json.clone() });
         let route = path.split('?').next().unwrap_or("");
@@ -125,7 +126,7 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Request>>, counter: &AtomicU32) {
             }
             _ => send_json(&mut out, &json!({})),
         };
-        if !keep {
+        if !keep || close {
             return;
         }
     }
@@ -202,13 +203,22 @@ fn send_sse(out: &mut TcpStream, message: &Value, blocks: &[Value]) {
     ev("message_start", json!({"type": "message_start", "message": start}));
     for (i, b) in blocks.iter().enumerate() {
         if b["type"] == "text" {
-            ev("content_block_start", json!({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}));
-            ev("content_block_delta", json!({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}}));
+            ev(
+                "content_block_start",
+                json!({"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}}),
+            );
+            ev(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": b["text"]}}),
+            );
         } else {
             let mut empty = b.clone();
             empty["input"] = json!({});
             ev("content_block_start", json!({"type": "content_block_start", "index": i, "content_block": empty}));
-            ev("content_block_delta", json!({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": b["input"].to_string()}}));
+            ev(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": b["input"].to_string()}}),
+            );
         }
         ev("content_block_stop", json!({"type": "content_block_stop", "index": i}));
     }
@@ -238,9 +248,11 @@ fn message(req: &Value, n: u32, blocks: Vec<Value>, stop: &str) -> Value {
 pub fn texts(content: &Value) -> Vec<String> {
     match content {
         Value::String(s) => vec![s.clone()],
-        Value::Array(blocks) => {
-            blocks.iter().filter(|b| b["type"] == "text").filter_map(|b| b["text"].as_str().map(str::to_string)).collect()
-        }
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| b["type"] == "text")
+            .filter_map(|b| b["text"].as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -255,7 +267,9 @@ pub fn prompt_of(req: &Value) -> Option<String> {
 /// Text the client adds to a user message: context, queued-message notices,
 /// the continuation of an interrupted turn.
 fn injected(t: &str) -> bool {
-    t.starts_with("<system-reminder>") || t.starts_with("The user sent a new message") || t.starts_with("Continue from where")
+    t.starts_with("<system-reminder>")
+        || t.starts_with("The user sent a new message")
+        || t.starts_with("Continue from where")
 }
 
 /// The prompt of the turn in progress: the last text a user message carries
@@ -329,12 +343,20 @@ fn the_mock_answers_streaming_and_plain_requests() {
         s.read_to_string(&mut out).unwrap();
         out
     };
-    let plain = post("/v1/messages", &json!({"model": "m", "messages": [{"role": "user", "content": "hi [[bash: ls]] [[bash: pwd]]"}]}));
+    let plain = post(
+        "/v1/messages",
+        &json!({"model": "m", "messages": [{"role": "user", "content": "hi [[bash: ls]] [[bash: pwd]]"}]}),
+    );
     let body: Value = serde_json::from_str(plain.split("\r\n\r\n").nth(1).unwrap()).unwrap();
     assert_eq!(body["stop_reason"], "tool_use");
     assert_eq!(body["content"].as_array().unwrap().len(), 2, "two directives: parallel calls");
-    let sse = post("/v1/messages?beta=true", &json!({"stream": true, "messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}]}]}));
-    assert!(sse.contains("event: message_start") && sse.contains("Reply to: hello") && sse.contains("event: message_stop"));
+    let sse = post(
+        "/v1/messages?beta=true",
+        &json!({"stream": true, "messages": [{"role": "user", "content": [{"type": "text", "text": "hello"}]}]}),
+    );
+    assert!(
+        sse.contains("event: message_start") && sse.contains("Reply to: hello") && sse.contains("event: message_stop")
+    );
     let tokens = post("/v1/messages/count_tokens", &json!({}));
     assert!(tokens.contains("input_tokens"));
     assert!(post("/v1/other", &json!({})).ends_with("{}"));

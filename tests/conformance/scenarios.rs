@@ -72,8 +72,6 @@ pub fn rewind_to(t: &Tui, text: &str) {
 pub struct TuiSession {
     pub main: String,
     pub branch: String,
-    /// Prompts typed (all must appear on the site).
-    pub prompts: Vec<String>,
 }
 
 /// A TUI session: a Bash call, two Writes, a rewind to the second prompt
@@ -107,19 +105,7 @@ pub fn tui_session(s: &Sandbox) -> TuiSession {
     t.exit();
     let branch = s.sessions().into_iter().find(|x| *x != main).expect("/branch wrote a new session");
     s.print(&["-r", &main], "resumed the original");
-    let prompts = [
-        "first tui prompt",
-        "second: write",
-        "third: overwrite",
-        "second again: a different path",
-        "echo bang-output",
-        "slow one",
-        "queued while working",
-        "after the bash rewind",
-        "in the branch copy",
-        "resumed the original",
-    ];
-    TuiSession { main, branch, prompts: prompts.iter().map(|p| p.to_string()).collect() }
+    TuiSession { main, branch }
 }
 
 /// A TUI session with `respondToBashCommands: false` (a `!` command's output

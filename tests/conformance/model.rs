@@ -1,0 +1,168 @@
+//! What cctree makes of an archive the client wrote: its model (`stats
+//! --detail`), `check`, and the rendered site.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The cctree binary built for the tests.
+pub fn cctree() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_cctree"))
+}
+
+/// `cctree stats --detail --json` of a projects directory: its only project.
+pub fn detail(projects: &Path) -> Value {
+    let out = cctree().args(["stats", "--detail", "--json"]).arg(projects).output().expect("cctree stats");
+    assert!(out.status.success(), "cctree stats failed: {}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
+    let projects = v["projects_detail"].as_array().expect("projects_detail");
+    assert_eq!(projects.len(), 1, "one project");
+    projects[0].clone()
+}
+
+/// `cctree check` exits 0 with no finding and no warning.
+pub fn assert_check_clean(projects: &Path) {
+    let out = cctree().arg("check").arg(projects).output().expect("cctree check");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "cctree check on a fresh 2.1.330 archive:\n{stdout}\n{stderr}");
+    assert!(!stderr.contains("warning"), "warnings on a fresh 2.1.330 archive:\n{stderr}");
+}
+
+/// The conversation whose sessions include `session`.
+pub fn conversation_of<'a>(detail: &'a Value, session: &str) -> &'a Value {
+    detail["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["sessions"].as_array().unwrap().iter().any(|s| s == session))
+        .unwrap_or_else(|| panic!("no conversation holds session {session}: {detail:#}"))
+}
+
+/// `(kind, children)` of each fork point.
+pub fn fork_kinds(conv: &Value) -> Vec<String> {
+    conv["fork_points"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap().to_string()).collect()
+}
+
+/// `(session, kind)` of each junction.
+pub fn junctions(conv: &Value) -> Vec<(String, String)> {
+    conv["junctions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["session"].as_str().unwrap().to_string(), j["kind"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// Renders the projects directory into a new site; returns its pages.
+pub fn render(projects: &Path, out: &Path) -> Vec<(PathBuf, String)> {
+    let st = cctree().arg("render").arg(projects).arg("-o").arg(out).arg("-q").status().expect("cctree render");
+    assert!(st.success(), "cctree render failed");
+    walkdir::WalkDir::new(out)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
+        .map(|e| (e.path().to_path_buf(), std::fs::read_to_string(e.path()).unwrap()))
+        .collect()
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+}
+
+/// The text of a page outside collapsed raw JSON (`<details class="raw">`),
+/// unescaped, tags removed.
+pub fn visible_text(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(i) = rest.find("<details class=\"raw\">") {
+        out.push_str(&rest[..i]);
+        rest = rest[i..].find("</details>").map_or("", |j| &rest[i + j + "</details>".len()..]);
+    }
+    out.push_str(rest);
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in out.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    unescape(&text)
+}
+
+/// Bytes of collapsed raw JSON on a page.
+pub fn hidden_metadata(html: &str) -> usize {
+    let mut n = 0;
+    let mut rest = html;
+    while let Some(i) = rest.find("<details class=\"raw\">") {
+        let end = rest[i..].find("</details>").map_or(rest.len(), |j| i + j + "</details>".len());
+        n += end - i;
+        rest = &rest[end..];
+    }
+    n
+}
+
+/// Every text in `texts` is visible on some page; no page carries more than
+/// 64 KB of hidden metadata; the project index stays small.
+pub fn assert_site(pages: &[(PathBuf, String)], texts: &[String]) {
+    let visible: Vec<String> = pages.iter().map(|(_, h)| visible_text(h)).collect();
+    for t in texts {
+        let t = t.trim();
+        let words: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            visible.iter().any(|v| v.split_whitespace().collect::<Vec<_>>().join(" ").contains(&words)),
+            "{t:?} is on no page"
+        );
+    }
+    for (p, h) in pages {
+        assert!(
+            hidden_metadata(h) <= 64 * 1024,
+            "{} carries {} bytes of hidden metadata",
+            p.display(),
+            hidden_metadata(h)
+        );
+    }
+}
+
+/// Every typed prompt, queued message and reply text of the transcripts
+/// (what a reader must find on the site).
+pub fn texts_of(project: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(project).unwrap().flatten() {
+        if e.path().extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        for v in crate::client::read_lines(&e.path()) {
+            match v["type"].as_str() {
+                Some("user") if v["isMeta"] != true => {
+                    if let Some(s) = v["message"]["content"].as_str() {
+                        if !s.starts_with('<') {
+                            out.push(s.to_string());
+                        }
+                    }
+                }
+                Some("assistant") => {
+                    for b in v["message"]["content"].as_array().into_iter().flatten() {
+                        if let Some(t) = b["text"].as_str() {
+                            out.push(t.to_string());
+                        }
+                    }
+                }
+                Some("attachment") if v["attachment"]["type"] == "queued_command" => {
+                    out.push(v["attachment"]["prompt"].as_str().unwrap_or("").to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
