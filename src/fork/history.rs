@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use crate::parse::Meta;
@@ -32,15 +32,28 @@ pub fn history_root(project_dir: &Path) -> Option<PathBuf> {
 }
 
 /// The file-history lines (entry indices, in file order) of the prompts in
-/// `prefix` (their uuids).
+/// `prefix` (their uuids), from one file per prompt: the file of the
+/// prompt's canonical entry when it holds some (client copies repeat them),
+/// else the first file that does.
 pub fn lines(p: &Project, prefix: &FxHashSet<&str>) -> Vec<u32> {
-    let mut out: Vec<u32> = p
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(&e.meta, Some(Meta::FileHistory { message }) if prefix.contains(&**message)))
-        .map(|(i, _)| i as u32)
-        .collect();
+    let mut by_message: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    for (i, e) in p.entries.iter().enumerate() {
+        if let Some(Meta::FileHistory { message }) = &e.meta {
+            if prefix.contains(&**message) {
+                by_message.entry(message).or_default().push(i as u32);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (message, ix) in by_message {
+        let home = p.graph.index.get(message).map(|n| p.graph.entry(&p.entries, *n).loc.file);
+        let file = ix
+            .iter()
+            .map(|i| p.entries[*i as usize].loc.file)
+            .find(|f| Some(*f) == home)
+            .or_else(|| ix.iter().map(|i| p.entries[*i as usize].loc.file).min());
+        out.extend(ix.into_iter().filter(|i| Some(p.entries[*i as usize].loc.file) == file));
+    }
     out.sort_by_key(|i| p.entries[*i as usize].loc);
     out
 }

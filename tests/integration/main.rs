@@ -4,6 +4,7 @@ mod adversarial;
 mod browser;
 mod cli;
 mod corpus;
+mod fidelity;
 mod fork;
 mod incremental;
 mod paths;
