@@ -2,8 +2,10 @@
 # The whole test suite, from a fresh machine (Debian 12 with a Rust toolchain,
 # git, curl and a C compiler; see the README): installs what the browser tests
 # need (Debian's chromium as root, the pinned Node and playwright-core from the
-# npm registry, see scripts/browser-env.sh), then runs `cargo test`. The
-# browser tests are required here: if they cannot run, the suite fails.
+# npm registry, see scripts/browser-env.sh) and what the Claude Code
+# conformance suite needs (tmux, the pinned client: scripts/install-claude.sh),
+# then runs `cargo test`. The browser tests and the conformance suite are
+# required here: if they cannot run, the suite fails.
 #
 #   scripts/test.sh [cargo test arguments…]
 set -euo pipefail
@@ -12,4 +14,23 @@ cd "$(dirname "$0")/.."
 . scripts/browser-env.sh
 export CCTREE_REQUIRE_BROWSER=1
 echo "browser tests: chromium $CCTREE_CHROMIUM, node $CCTREE_NODE ($("$CCTREE_NODE" --version))" >&2
+# The Claude Code conformance suite (tests/conformance): tmux for the TUI and
+# the pinned client (scripts/install-claude.sh). Locally,
+# CCTREE_SKIP_CONFORMANCE=1 skips it with a notice; in CI it always runs.
+case "${CI:-}" in "" | false | 0) in_ci=false ;; *) in_ci=true ;; esac
+if [ "${CCTREE_SKIP_CONFORMANCE:-}" = 1 ] && [ "$in_ci" = false ]; then
+  echo "NOTICE: CCTREE_SKIP_CONFORMANCE=1: the Claude Code conformance suite is skipped" >&2
+else
+  unset CCTREE_SKIP_CONFORMANCE
+  if ! command -v tmux >/dev/null 2>&1; then
+    [ "$(id -u)" -eq 0 ] || browser_env_die "tmux is missing and installing it needs root; run: sudo apt-get install -y tmux"
+    echo "installing tmux (Debian package) for the conformance suite…" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tmux >/dev/null
+  fi
+  CCTREE_CLAUDE=$(scripts/install-claude.sh)
+  export CCTREE_CLAUDE
+  echo "conformance suite: Claude Code $("$CCTREE_CLAUDE" --version | cut -d' ' -f1) at $CCTREE_CLAUDE, tmux $(tmux -V)" >&2
+fi
+
 cargo test --locked "$@"
