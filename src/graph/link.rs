@@ -91,7 +91,7 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, u3
     uuids.sort_unstable();
 
     let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file as usize].class.is_agent();
-    let copies = Copies::new(entries, input.files.len(), &session_ix);
+    let copies = Copies::new(entries, input.files.len(), session_ix);
     for (s, src) in copies.direct.iter().enumerate() {
         g.sessions[s].copied_from = src.clone();
     }
@@ -207,7 +207,7 @@ fn join_compactions(g: &mut Graph, entries: &[Entry]) {
         match logical.and_then(|l| g.index.get(l)).copied() {
             // A preserved segment can be re-parented under the summary, so the
             // logical parent may sit below the boundary: then join by time.
-            Some(pid) if !descends_from(&g, pid, id) => {
+            Some(pid) if !descends_from(g, pid, id) => {
                 g.nodes[n].parent = Some(pid);
                 g.nodes[n].link = Link::Compaction;
                 continue;
@@ -226,7 +226,7 @@ fn join_compactions(g: &mut Graph, entries: &[Entry]) {
         let list = &by_session[&session];
         // The latest node before this one in (ts, id) order that is not below it.
         let pos = list.partition_point(|&(t, i)| (t, i) < (ts, id));
-        let prev = list[..pos].iter().rev().take(64).map(|&(_, p)| p).find(|&p| !descends_from(&g, p, id));
+        let prev = list[..pos].iter().rev().take(64).map(|&(_, p)| p).find(|&p| !descends_from(g, p, id));
         if let Some(prev) = prev {
             g.nodes[n].parent = Some(prev);
             g.nodes[n].link = Link::CompactionByTime;
