@@ -239,14 +239,14 @@ fn index_tools(g: &mut Graph, entries: &[Entry]) {
     for (n, node) in g.nodes.iter().enumerate() {
         let e = &entries[node.entry as usize];
         for u in &e.tool_uses {
-            let link = g.tools.entry(u.id.clone()).or_insert_with(ToolLink::default);
+            let link = g.tools.entry(u.id.clone()).or_default();
             // Two nodes claiming one id: keep the first by node id (deterministic).
             if link.use_node.is_none() {
                 link.use_node = Some(NodeId(n as u32));
             }
         }
         for r in &e.tool_results {
-            g.tools.entry(r.tool_use_id.clone()).or_insert_with(ToolLink::default).results.push(NodeId(n as u32));
+            g.tools.entry(r.tool_use_id.clone()).or_default().results.push(NodeId(n as u32));
         }
     }
 }
