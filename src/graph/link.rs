@@ -2,7 +2,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Graph, GraphFinding, GraphInput, Link, NONE, Node, NodeId, Problem, Session, ToolLink};
+use super::{Graph, GraphFinding, GraphInput, Link, NONE, Node, NodeId, Problem, Session};
 use crate::parse::{Entry, Kind, UserKind};
 
 /// Builds nodes, parents and children. Conversations and branches come later.
