@@ -350,7 +350,7 @@ fn a_rewind_after_a_bash_output_is_a_fork_not_a_separate_conversation() {
 /// A writable copy of a fixture laid out like `$CLAUDE_CONFIG_DIR`.
 fn config_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
-    copy_tree(&fixture(name).parent().unwrap().to_path_buf(), tmp.path());
+    copy_tree(fixture(name).parent().unwrap(), tmp.path());
     let projects = tmp.path().join("projects");
     (tmp, projects)
 }
@@ -375,7 +375,7 @@ fn a_fork_keeps_code_restore() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
     let id = plan["new_session_id"].as_str().unwrap();
-    let fork = lines(&Path::new(plan["path"].as_str().unwrap()).to_path_buf());
+    let fork = lines(Path::new(plan["path"].as_str().unwrap()));
     let snapshots: Vec<&Value> = fork.iter().filter(|v| v["type"] == "file-history-snapshot").collect();
     let prompts: Vec<&str> = fork.iter().filter(|v| v["type"] == "user").filter_map(|v| v["uuid"].as_str()).collect();
     assert!(snapshots.len() >= 3, "the prefix prompts' snapshots are copied");
