@@ -6,6 +6,10 @@
 //! branches, agents) → `render` (HTML) → write. Only `render` knows HTML; only
 //! [`run`] knows the command line. [`sync`] keeps an append-only archive of
 //! the transcripts that every command reads like `~/.claude/projects`.
+//!
+//! "transcript-format §N" in the code is `docs/transcript-format.md`, the
+//! repository's reference of what Claude Code writes (kept true by the
+//! conformance suite against the real client, `tests/conformance/`).
 
 pub mod check;
 pub mod cli;

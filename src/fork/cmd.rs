@@ -503,13 +503,11 @@ pub fn text(plan: &Plan) -> String {
         plan.parallel_results
     );
     if !plan.history.is_empty() {
-        let _ = writeln!(
-            s,
-            "  code checkpoints: {} file-history line(s), {} backup(s) linked into file-history/{}/",
-            plan.history.len(),
-            plan.backups.len(),
-            plan.new_session_id
-        );
+        let linked = match plan.backups.len() {
+            0 => String::new(),
+            n => format!(", {n} backup(s) linked into file-history/{}/", plan.new_session_id),
+        };
+        let _ = writeln!(s, "  code checkpoints: {} file-history line(s){linked}", plan.history.len());
     }
     for n in &plan.notes {
         let _ = writeln!(s, "  note: {n}");
