@@ -77,6 +77,11 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
     for n in item.nodes.iter().chain(&item.absorbed).filter(|_| cx.anchors) {
         if let Some(note) = fork_note(cx, *n) {
             v.body.push_str(&note);
+            // A fork at a system entry (2.1.330: `turn_duration` ends every
+            // TUI turn) stays visible when system entries are hidden.
+            if v.class.starts_with("aux") && !v.class.contains("fork-at") {
+                v.class.push_str(" fork-at");
+            }
         }
     }
     // Other copies of the same uuid with different content (P1): shown too.

@@ -292,6 +292,30 @@ fn fork_labels_are_what_a_person_typed_not_context_or_synthetic_notices() {
     }
 }
 
+#[test]
+fn fork_landmarks_at_a_turn_duration_stay_visible_with_system_entries_hidden() {
+    // In TUI sessions the rewind forks at the previous turn's `turn_duration`.
+    let tmp = tempfile::tempdir().unwrap();
+    let pages = render(&fixture("tui"), tmp.path());
+    let mut seen = 0;
+    for (page, html) in &pages {
+        for (i, _) in html.match_indices("<nav class=\"forknote\"") {
+            let start = html[..i].rfind("<article class=\"").unwrap();
+            let class = &html[start + "<article class=\"".len()..];
+            let class = &class[..class.find('"').unwrap()];
+            let hidden = class.split(' ').any(|c| c == "aux") && !class.split(' ').any(|c| c == "fork-at");
+            assert!(!hidden, "{}: a fork landmark inside a hidden {class:?} message", page.display());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 3, "the three fork points have landmarks ({seen})");
+    let css = std::fs::read_to_string(tmp.path().join("assets/style.css")).or_else(|_| {
+        let p = walkdir::WalkDir::new(tmp.path()).into_iter().flatten().find(|e| e.file_name() == "style.css").unwrap();
+        std::fs::read_to_string(p.path())
+    });
+    assert!(css.unwrap().contains(".aux:not(:target):not(.fork-at)"), "the stylesheet keeps them shown");
+}
+
 // ---------------------------------------------------------------------------
 // 6. Lost words.
 
