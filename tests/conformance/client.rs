@@ -16,10 +16,22 @@ pub const VERSION: &str = "2.1.330";
 /// A fake key: the client only needs one to exist.
 const API_KEY: &str = "sk-ant-api03-cctree-conformance-fake-key-0000";
 
-/// Where `scripts/install-claude.sh` installs the client.
+/// Where `scripts/install-claude.sh` installs the client:
+/// `<target>/tools/claude-code-<version>-<platform>/claude`.
 fn installed() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/conformance/node_modules/@anthropic-ai/claude-code/bin/claude.exe")
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let tools = target.join("tools");
+    let prefix = format!("claude-code-{VERSION}-");
+    std::fs::read_dir(&tools)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path().join("claude"))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| tools.join(format!("{prefix}<platform>/claude")))
 }
 
 /// The client binary, or `None` when the run opted out (never in CI).
