@@ -84,14 +84,7 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
         forks: FxHashMap::default(),
         detached: Vec::new(),
     };
-    // Whether the path root → node holds a prompt, tool result or reply, or
-    // a `!` command a person typed (its output may get no reply).
-    let mut prefix_conv = vec![false; n];
-    for &id in &order {
-        let parent_conv = g.node(id).parent.is_some_and(|p| prefix_conv[p.ix()]);
-        let e = g.entry(entries, id);
-        prefix_conv[id.ix()] = parent_conv || e.is_conversational() || e.user_kind == UserKind::Bash;
-    }
+    let prefix_conv = prefix_conversation(g, entries, &order);
     for &id in order.iter().rev() {
         let e = g.entry(entries, id);
         let i = id.ix();
@@ -163,6 +156,18 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
         }
     }
     f
+}
+
+/// Whether the path root → node holds a prompt, tool result or reply, or a
+/// `!` command a person typed (its output may get no reply), per node.
+fn prefix_conversation(g: &Graph, entries: &[Entry], order: &[NodeId]) -> Vec<bool> {
+    let mut prefix_conv = vec![false; g.nodes.len()];
+    for &id in order {
+        let parent_conv = g.node(id).parent.is_some_and(|p| prefix_conv[p.ix()]);
+        let e = g.entry(entries, id);
+        prefix_conv[id.ix()] = parent_conv || e.is_conversational() || e.user_kind == UserKind::Bash;
+    }
+    prefix_conv
 }
 
 fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &[NodeId]) -> Vec<ChildRole> {

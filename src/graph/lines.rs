@@ -84,13 +84,8 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
         let mut nested = Vec::new();
         for &n in &g.branches[b as usize].nodes {
             if let Some((kind, futures)) = facts.forks.get(&n) {
-                fork_points.push(ForkPoint {
-                    node: n,
-                    kind: *kind,
-                    children: futures.clone(),
-                    labels: Vec::new(),
-                    branch: b,
-                });
+                let (kind, children) = (*kind, futures.clone());
+                fork_points.push(ForkPoint { node: n, kind, children, labels: Vec::new(), branch: b });
                 for fut in futures.iter().skip(1) {
                     nested.push(g.node(*fut).branch);
                 }
