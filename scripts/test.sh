@@ -22,6 +22,7 @@ if [ "${CCTREE_SKIP_CONFORMANCE:-}" = 1 ] && [ "$in_ci" = false ]; then
   echo "NOTICE: CCTREE_SKIP_CONFORMANCE=1: the Claude Code conformance suite is skipped" >&2
 else
   unset CCTREE_SKIP_CONFORMANCE
+  export CCTREE_REQUIRE_CONFORMANCE=1
   if ! command -v tmux >/dev/null 2>&1; then
     [ "$(id -u)" -eq 0 ] || browser_env_die "tmux is missing and installing it needs root; run: sudo apt-get install -y tmux"
     echo "installing tmux (Debian package) for the conformance suite…" >&2
