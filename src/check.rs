@@ -198,6 +198,26 @@ fn balance<'e>(g: &Graph, entries: &'e [Entry], path: &[NodeId]) -> Vec<(NodeId,
     out
 }
 
+/// The findings for a terminal: `file:line: [kind] message` each, then a
+/// summary. The file and the message (which quote uuids and paths from the
+/// archive) are escaped ([`crate::term::escape`]): one finding is one line.
+pub fn text(findings: &[Finding]) -> String {
+    use crate::term::escape;
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for f in findings {
+        let _ = writeln!(out, "{}:{}: [{}] {}", escape(&f.file), f.line, f.kind, escape(&f.message));
+    }
+    let summary = summarize(findings);
+    if summary.is_empty() {
+        out.push_str("no findings\n");
+    } else {
+        let parts: Vec<String> = summary.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+        let _ = writeln!(out, "{} findings ({})", findings.len(), parts.join(", "));
+    }
+    out
+}
+
 /// Counts per kind.
 pub fn summarize(findings: &[Finding]) -> Vec<(&'static str, usize)> {
     KINDS.iter().map(|k| (*k, findings.iter().filter(|f| f.kind == *k).count())).filter(|(_, n)| *n > 0).collect()

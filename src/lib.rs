@@ -23,6 +23,7 @@ pub mod render;
 pub mod run;
 pub mod stats;
 pub mod sync;
+pub mod term;
 pub mod warnings;
 
 pub use run::{Outcome, run};

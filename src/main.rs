@@ -13,7 +13,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {err:#}");
+            cctree::term::print_err(&format!("error: {err:#}\n"));
             ExitCode::from(2)
         }
     }
@@ -25,7 +25,8 @@ fn init_logging(quiet: bool) {
     let filter = EnvFilter::try_from_env("CCTREE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(cctree::term::Stderr)
+        .log_internal_errors(false)
         .with_target(false)
         .without_time()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))

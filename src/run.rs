@@ -1,7 +1,5 @@
 //! Orchestration: the command line → stages → output and exit code.
 
-use std::io::Write;
-
 use anyhow::{Context, Result};
 
 use crate::cli::{CheckArgs, Cli, Command, RenderArgs, StatsArgs, SyncArgs};
@@ -27,11 +25,35 @@ impl Outcome {
     }
 }
 
+/// Worker threads per core at most: more only add overhead, and thousands of
+/// threads take minutes to start and to stop (`-j 10000` took 4 minutes).
+pub const THREADS_PER_CORE: usize = 4;
+
+/// The thread count for `-j asked` on a machine with `cores` cores:
+/// `asked`, at most [`THREADS_PER_CORE`] × `cores` (and the note saying so).
+pub fn thread_count(asked: usize, cores: usize) -> (usize, Option<String>) {
+    let cap = THREADS_PER_CORE * cores.max(1);
+    if asked > cap {
+        let note = format!(
+            "-j {asked}: using {cap} threads ({THREADS_PER_CORE} per core on {} cores); more only slow cctree down",
+            cores.max(1)
+        );
+        (cap, Some(note))
+    } else {
+        (asked.max(1), None)
+    }
+}
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<Outcome> {
     if let Some(jobs) = cli.jobs {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let (threads, note) = thread_count(jobs, cores);
+        if let Some(note) = note {
+            tracing::warn!("{note}");
+        }
         // Ignore the error if a pool already exists (tests call `run` repeatedly).
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(jobs.max(1)).build_global();
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
     }
     match cli.command {
         Some(Command::Stats(args)) => stats(&args),
@@ -81,7 +103,7 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
     };
     let report = crate::sync::sync(&opts)?;
     if !quiet {
-        eprint!("{}", report.text());
+        crate::term::print_err(&report.text());
     }
     if !report.errors.is_empty() {
         anyhow::bail!("{}", report.error_text());
@@ -102,12 +124,10 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Outcome> {
         progress: !quiet && !args.json,
     };
     let report = crate::sync::sync(&opts)?;
-    let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &report).context("writing JSON")?;
-        writeln!(out)?;
+        print_json(&report)?;
     } else if !quiet {
-        out.write_all(report.text().as_bytes())?;
+        print_out(&report.text())?;
     }
     if !report.errors.is_empty() {
         anyhow::bail!("{}", report.error_text());
@@ -122,7 +142,7 @@ pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<(
         for w in &source.warnings {
             progress.suspend(|| tracing::warn!("{w}"));
         }
-        progress.set_message(source.name.clone());
+        progress.set_message(crate::term::escape(&source.name).into_owned());
         let project = Project::load(source);
         report_line_warnings(&project, &progress);
         f(project)?;
@@ -157,7 +177,8 @@ pub(crate) fn print_warnings(
     progress: &indicatif::ProgressBar,
 ) {
     for w in warnings {
-        progress.suspend(|| tracing::warn!("{}", w.show(dir)));
+        // One warning, one line: the path and the reason are escaped whole.
+        progress.suspend(|| tracing::warn!("{}", crate::term::safe(w.show(dir))));
     }
 }
 
@@ -172,24 +193,32 @@ fn stats(args: &StatsArgs) -> Result<Outcome> {
         Ok(())
     })?;
     let report = builder.finish();
-    let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &report).context("writing JSON")?;
-        writeln!(out)?;
+        print_json(&report)?;
     } else {
-        out.write_all(crate::stats::table(&report).as_bytes())?;
+        print_out(&crate::stats::table(&report))?;
     }
     Ok(Outcome::Clean)
 }
 
+/// Prints `value` as pretty JSON on stdout (see [`crate::term::json`]).
+fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value).context("writing JSON")?;
+    text.push('\n');
+    print_out(&crate::term::json(&text))
+}
+
+/// Prints `text` on stdout (see [`crate::term::print_out`]).
+fn print_out(text: &str) -> Result<()> {
+    crate::term::print_out(text).context("cannot write to standard output")
+}
+
 fn fork(args: &crate::cli::ForkArgs) -> Result<Outcome> {
     let plan = crate::fork::cmd::run(args)?;
-    let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &plan).context("writing JSON")?;
-        writeln!(out)?;
+        print_json(&plan)?;
     } else {
-        out.write_all(crate::fork::cmd::text(&plan).as_bytes())?;
+        print_out(&crate::fork::cmd::text(&plan))?;
     }
     Ok(Outcome::Clean)
 }
@@ -201,23 +230,12 @@ fn check(args: &CheckArgs) -> Result<Outcome> {
         findings.extend(crate::check::check_project(&p));
         Ok(())
     })?;
-    let mut out = std::io::stdout().lock();
     if args.json {
         let counts: serde_json::Map<String, serde_json::Value> =
             crate::check::summarize(&findings).into_iter().map(|(k, n)| (k.to_string(), n.into())).collect();
-        serde_json::to_writer_pretty(&mut out, &serde_json::json!({ "findings": findings, "counts": counts }))?;
-        writeln!(out)?;
+        print_json(&serde_json::json!({ "findings": findings, "counts": counts }))?;
     } else {
-        for f in &findings {
-            writeln!(out, "{}:{}: [{}] {}", f.file, f.line, f.kind, f.message)?;
-        }
-        let summary = crate::check::summarize(&findings);
-        if summary.is_empty() {
-            writeln!(out, "no findings")?;
-        } else {
-            let parts: Vec<String> = summary.iter().map(|(k, n)| format!("{k}: {n}")).collect();
-            writeln!(out, "{} findings ({})", findings.len(), parts.join(", "))?;
-        }
+        print_out(&crate::check::text(&findings))?;
     }
     Ok(if findings.is_empty() { Outcome::Clean } else { Outcome::Findings })
 }

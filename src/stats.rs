@@ -381,7 +381,7 @@ impl ReportBuilder {
     }
 }
 
-/// A fixed-width table for terminals.
+/// A fixed-width table for terminals (names escaped, see [`crate::term`]).
 pub fn table(r: &Report) -> String {
     type Column = (&'static str, fn(&Counts) -> u64);
     let cols: [Column; 12] = [
@@ -398,7 +398,9 @@ pub fn table(r: &Report) -> String {
         ("branches", |c| c.branches),
         ("sidechain", |c| c.sidechain_nodes),
     ];
-    let mut rows: Vec<(String, &Counts)> = r.per_project.iter().map(|(n, c)| (n.clone(), c)).collect();
+    // Directory names come from the archive: escaped, one project per line.
+    let mut rows: Vec<(String, &Counts)> =
+        r.per_project.iter().map(|(n, c)| (crate::term::escape(n).into_owned(), c)).collect();
     rows.push(("TOTAL".into(), &r.total));
     let name_w = rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(7).clamp(7, 48);
     let mut out = format!("{:<name_w$}", "project");
@@ -429,7 +431,14 @@ pub fn table(r: &Report) -> String {
             "archive of {}: kept after the source deleted it: {} files ({} lines, {} bytes), \
              {} nodes in {} conversations found nowhere else; {} previous versions of rewritten files; \
              {} files moved at the source\n",
-            a.source, o.files, o.lines, o.bytes, o.nodes, o.conversations, o.kept_versions, a.moved_at_source
+            crate::term::escape(&a.source),
+            o.files,
+            o.lines,
+            o.bytes,
+            o.nodes,
+            o.conversations,
+            o.kept_versions,
+            a.moved_at_source
         ));
     }
     out

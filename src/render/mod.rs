@@ -213,10 +213,11 @@ pub fn run(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
     let summary = render_archive(archive, &opts)?;
     if !quiet {
         redaction::report(&summary.redactions);
-        eprintln!("{summary} → {}", args.output.join("index.html").display());
+        let index = args.output.join("index.html");
+        crate::term::print_err(&format!("{summary} → {}\n", crate::term::safe(index.display())));
         if !args.redact {
-            eprintln!(
-                "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords"
+            crate::term::print_err(
+                "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords\n",
             );
         }
     }
@@ -307,7 +308,7 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
     let progress = crate::run::crate_progress(archive.projects.len() as u64);
     for (i, source) in archive.projects.into_iter().enumerate() {
         site_warnings += print_warnings(&source, None, &opts.output, &progress);
-        progress.set_message(source.name.clone());
+        progress.set_message(crate::term::escape(&source.name).into_owned());
         if let Some(r) = unchanged(i) {
             if reuse_project(&site, r)? {
                 print_warnings(&source, Some(r), &opts.output, &progress);

@@ -99,12 +99,13 @@ pub const REPORT_LINES: usize = 20;
 /// Prints `redacted: <place>: 2 × github-token, …` lines on stderr, at most
 /// [`REPORT_LINES`], then a count of the rest.
 pub fn report(sites: &[RedactionSite]) {
+    use crate::term::{print_err, safe};
     for r in sites.iter().take(REPORT_LINES) {
-        eprintln!("redacted: {r}");
+        print_err(&format!("redacted: {}\n", safe(r)));
     }
     if sites.len() > REPORT_LINES {
         let rest = &sites[REPORT_LINES..];
         let n: usize = rest.iter().map(RedactionSite::count).sum();
-        eprintln!("redacted: … and {n} more in {} more places", rest.len());
+        print_err(&format!("redacted: … and {n} more in {} more places\n", rest.len()));
     }
 }

@@ -62,7 +62,7 @@ fn step() -> bool {
 }
 
 fn die() -> ! {
-    eprintln!("{FAULT_ENV}: aborting the sync here");
+    crate::term::print_err(&format!("{FAULT_ENV}: aborting the sync here\n"));
     std::process::abort()
 }
 

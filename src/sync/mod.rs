@@ -120,7 +120,10 @@ fn wait_for_lock(f: &File, archive: &Path) -> std::io::Result<()> {
     match flock(f, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => Ok(()),
         Err(e) if e == rustix::io::Errno::WOULDBLOCK => {
-            eprintln!("another cctree sync is writing {}; waiting for it to finish…", archive.display());
+            crate::term::print_err(&format!(
+                "another cctree sync is writing {}; waiting for it to finish…\n",
+                crate::term::safe(archive.display())
+            ));
             flock(f, FlockOperation::LockExclusive).map_err(std::io::Error::from)
         }
         Err(e) => Err(e.into()),

@@ -285,7 +285,7 @@ fn list(s: &mut String, items: impl Iterator<Item = String>) {
     let mut n = 0;
     for item in items {
         if n < LISTED {
-            let _ = writeln!(s, "  {item}");
+            let _ = writeln!(s, "  {}", crate::term::escape(&item));
         }
         n += 1;
     }

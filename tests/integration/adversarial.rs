@@ -13,10 +13,16 @@ use serde_json::{Value, json};
 use crate::support::cctree;
 
 /// One hostile archive.
+#[derive(Default)]
 pub struct Case {
     pub name: &'static str,
+    /// The project directory's name (default `-tmp-x`).
+    pub project: Option<&'static str>,
     /// Files relative to the project directory, with their bytes.
     pub files: Vec<(String, Vec<u8>)>,
+    /// Run on the projects directory once the files are written (symlinks,
+    /// files outside the project).
+    pub setup: Option<fn(&Path)>,
     /// `(file, line)` where a warning must be reported.
     pub warn_at: Vec<(String, u32)>,
     /// Texts that must survive into the model (and the pages).
@@ -59,6 +65,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![("s1.jsonl".into(), 3)],
         must_keep: vec!["The first prompt survives".into(), "The first reply survives".into()],
+        ..Case::default()
     });
 
     let mut b = good_prefix();
@@ -69,6 +76,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![("s1.jsonl".into(), 3)],
         must_keep: vec!["After the garbage line".into()],
+        ..Case::default()
     });
 
     let mut b = good_prefix();
@@ -82,6 +90,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![("s1.jsonl".into(), 3)],
         must_keep: vec!["inside a string".into()],
+        ..Case::default()
     });
 
     let mut b = good_prefix();
@@ -94,6 +103,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![("s1.jsonl".into(), 3)],
         must_keep: vec!["low and".into(), "high surrogates".into()],
+        ..Case::default()
     });
 
     let mut b = b"\xEF\xBB\xBF".to_vec();
@@ -103,6 +113,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
         must_keep: vec!["The first prompt survives".into()],
+        ..Case::default()
     });
 
     // A 50 MB single line: a pasted base64 image.
@@ -117,6 +128,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
         must_keep: vec!["Look at this huge screenshot".into(), "That is a big image".into()],
+        ..Case::default()
     });
 
     out.push(Case {
@@ -124,6 +136,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), Vec::new()), ("s2.jsonl".into(), good_prefix())],
         warn_at: vec![],
         must_keep: vec!["The first reply survives".into()],
+        ..Case::default()
     });
 
     let mut b = Vec::new();
@@ -137,6 +150,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b), ("s2.jsonl".into(), good_prefix())],
         warn_at: vec![],
         must_keep: vec!["The first prompt survives".into()],
+        ..Case::default()
     });
 
     let mut b = good_prefix();
@@ -148,6 +162,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
         must_keep: vec!["Cycle member x".into(), "Cycle member y".into(), "I am my own parent".into()],
+        ..Case::default()
     });
 
     let mut b = good_prefix();
@@ -157,6 +172,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
         must_keep: vec!["My parent was deleted".into()],
+        ..Case::default()
     });
 
     let mut b = good_prefix();
@@ -166,6 +182,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
         must_keep: vec!["The first prompt survives".into()],
+        ..Case::default()
     });
 
     // Hostile names in every id field.
@@ -184,6 +201,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![(format!("{}.jsonl", "é🦀".repeat(20)), b)],
         warn_at: vec![],
         must_keep: (0..7).map(|i| format!("Prompt from hostile id {i}")).collect(),
+        ..Case::default()
     });
 
     let mut b = good_prefix();
@@ -195,6 +213,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![("s1.jsonl".into(), 3)],
         must_keep: vec!["Text after an unknown block".into()],
+        ..Case::default()
     });
 
     let mut b = line(user("u1", None, 1, "Run three tools"));
@@ -220,6 +239,7 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
         must_keep: vec!["Run three tools".into(), "tool output 2".into()],
+        ..Case::default()
     });
 
     let mut b = line(user("u1", None, 1, "Search the web"));
@@ -233,9 +253,46 @@ pub fn cases() -> Vec<Case> {
         files: vec![("s1.jsonl".into(), b)],
         warn_at: vec![],
         must_keep: vec!["Third-party backend reply".into()],
+        ..Case::default()
+    });
+
+    // Terminal escapes in every name that is printed: the project directory,
+    // the file, uuids, session ids, the cwd; a malformed line and a dangling
+    // parent make `check` and the warnings quote them.
+    let mut b = line(json!({"type":"user","uuid":"u\u{1b}[31m1","parentUuid":"gone\u{1b}]52;c;cHduZWQ=\u{7}",
+        "sessionId":"s\u{9b}2J\u{7f}","timestamp":ts(1),"cwd":"/tmp/\u{1b}]8;;http://evil.test\u{7}x",
+        "message":{"role":"user","content":"Prompt under escape-laden ids"}}));
+    b.extend(b"{not json\n");
+    out.push(Case {
+        name: "escape_sequences_in_names",
+        project: Some(ESC_PROJECT),
+        files: vec![(ESC_FILE.into(), b)],
+        warn_at: vec![(ESC_FILE.into(), 2)],
+        must_keep: vec!["Prompt under escape-laden ids".into()],
+        ..Case::default()
     });
 
     out
+}
+
+/// A project directory and a file named to drive a terminal: set its title
+/// (OSC 0), clear it (CSI 2J), an 8-bit CSI (U+009B), DEL, a bidi override.
+const ESC_PROJECT: &str = "-tmp-\x1b]0;owned\x07-\x1b[2J-\u{202e}";
+const ESC_FILE: &str = "s\x1b]52;c;cHduZWQ=\x07\u{9b}1m\x7f.jsonl";
+
+/// Raw control characters that must never reach a terminal (all but `\n`, `\t`).
+fn raw_controls(bytes: &[u8]) -> Vec<char> {
+    String::from_utf8_lossy(bytes)
+        .chars()
+        .filter(|c| {
+            matches!(c, '\0'..='\x08' | '\x0b'..='\x1f' | '\x7f' | '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect()
+}
+
+fn assert_no_raw_controls(case: &str, what: &str, bytes: &[u8]) {
+    let bad = raw_controls(bytes);
+    assert!(bad.is_empty(), "{case}: {what} prints raw control characters {bad:?}: {}", String::from_utf8_lossy(bytes));
 }
 
 /// A base64 PNG-looking payload of about `len` bytes (valid base64, not a valid image).
@@ -272,11 +329,14 @@ pub fn deep_chain(dir: &Path, depth: usize) {
 }
 
 pub fn write_case(root: &Path, case: &Case) -> PathBuf {
-    let project = root.join("projects").join("-tmp-x");
+    let project = root.join("projects").join(case.project.unwrap_or("-tmp-x"));
     for (name, bytes) in &case.files {
         let path = project.join(name);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, bytes).unwrap();
+    }
+    if let Some(setup) = case.setup {
+        setup(&root.join("projects"));
     }
     root.join("projects")
 }
@@ -310,7 +370,8 @@ fn every_case_is_survived_with_warnings_and_content() {
     for case in cases() {
         let tmp = tempfile::tempdir().unwrap();
         let input = write_case(tmp.path(), &case);
-        for cmd in [&["stats", "--json", "--detail"][..], &["check", "--json"][..]] {
+        let commands = [&["stats", "--json", "--detail"][..], &["check", "--json"], &["stats"], &["check"]];
+        for cmd in commands {
             let out = cctree().args(cmd).arg(&input).output().unwrap();
             let code = out.status.code();
             assert!(
@@ -320,6 +381,16 @@ fn every_case_is_survived_with_warnings_and_content() {
                 cmd,
                 String::from_utf8_lossy(&out.stderr)
             );
+            assert_no_raw_controls(case.name, &format!("{cmd:?} on stdout"), &out.stdout);
+            assert_no_raw_controls(case.name, &format!("{cmd:?} on stderr"), &out.stderr);
+            // A full stderr is no reason to stop (it was exit 101, "failed printing to stderr").
+            let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+            let code =
+                cctree().args(cmd).arg(&input).stderr(full).stdout(std::process::Stdio::null()).status().unwrap();
+            assert!(matches!(code.code(), Some(0 | 1)), "{} {cmd:?} with a full stderr: {code}", case.name);
+            if cmd.len() == 1 {
+                continue;
+            }
             let stderr = String::from_utf8_lossy(&out.stderr);
             if cmd[0] == "check" {
                 let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -332,6 +403,7 @@ fn every_case_is_survived_with_warnings_and_content() {
                 }
             } else {
                 for (file, line) in &case.warn_at {
+                    let file = cctree::term::escape(file);
                     assert!(
                         stderr.contains(&format!("{file}:{line}")),
                         "{}: stderr lacks {file}:{line}: {stderr}",
@@ -351,6 +423,7 @@ fn every_case_is_survived_with_warnings_and_content() {
         let site = tmp.path().join("site");
         let out = cctree().args(["render", "-o"]).arg(&site).arg(&input).output().unwrap();
         assert!(out.status.success(), "{}: render failed: {}", case.name, String::from_utf8_lossy(&out.stderr));
+        assert_no_raw_controls(case.name, "render on stderr", &out.stderr);
         let after = listing(tmp.path());
         let outside: Vec<_> = after.difference(&before).filter(|p| !p.starts_with(&site)).collect();
         assert!(outside.is_empty(), "{}: wrote outside the output: {outside:?}", case.name);
@@ -377,4 +450,60 @@ fn a_million_deep_chain_needs_no_recursion() {
     assert_eq!(v["nodes"], 1_000_000);
     assert_eq!(v["conversations"], 1);
     assert_eq!(v["projects_detail"][0]["conversations"][0]["branches"][0]["leaf"], "n999999");
+}
+
+/// `check` and `stats` printed the raw ESC/OSC bytes of directory names and
+/// uuids (terminal escape injection): they show them escaped, `\x1b`.
+#[test]
+fn escape_sequences_in_names_are_shown_escaped() {
+    let case = cases().into_iter().find(|c| c.name == "escape_sequences_in_names").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let input = write_case(tmp.path(), &case);
+    let stats = cctree().arg("stats").arg(&input).output().unwrap();
+    let table = String::from_utf8_lossy(&stats.stdout);
+    assert!(table.contains(r"-tmp-\x1b]0;owned\x07-\x1b[2J-\u{202e}"), "{table}");
+    let check = cctree().arg("check").arg(&input).output().unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(text.contains(r"s\x1b]52;c;cHduZWQ=\x07\u{9b}1m\x7f.jsonl:2: [malformed-line]"), "{text}");
+    assert!(text.contains(r"parentUuid gone\x1b]52;c;cHduZWQ=\x07 is not in any file"), "{text}");
+    // One finding per line: no name breaks a line.
+    assert_eq!(text.lines().count(), 3, "{text}");
+    // JSON keeps the names exact (escaped as JSON).
+    let json = cctree().args(["check", "--json"]).arg(&input).output().unwrap();
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(v["findings"][0]["file"].as_str().unwrap().ends_with(ESC_FILE), "{v}");
+}
+
+/// `-j 10000` took minutes (starting and stopping 10,000 threads): the
+/// thread count is capped at 4 per core, and cctree says so.
+#[test]
+fn ten_thousand_threads_are_capped() {
+    let out = cctree().args(["-j", "10000", "stats"]).arg(crate::support::example_archive()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("-j 10000: using {} threads", 4 * cores)), "{stderr}");
+    let (n, note) = cctree::run::thread_count(3, 2);
+    assert_eq!((n, note), (3, None));
+}
+
+/// A full stdout is an error that says so (exit 2), not a panic; a closed
+/// one (`cctree stats | head`) ends quietly.
+#[test]
+fn full_or_closed_stdout_is_no_panic() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = cctree().arg("stats").arg(crate::support::example_archive()).stdout(full).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot write to standard output"), "{stderr}");
+    let mut child = cctree()
+        .args(["stats", "--json", "--detail"])
+        .arg(crate::support::example_archive())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -1,0 +1,212 @@
+//! Terminal hygiene: what cctree prints on stdout and stderr.
+//!
+//! Directory and file names, uuids, titles and working directories come from
+//! the archive. Printed raw, a name holding `ESC ]52;…` (OSC) or `ESC [2J`
+//! (CSI) would drive the reader's terminal: write its clipboard, set its
+//! title, clear or hide text. So every control character — C0 (but the line
+//! breaks and tabs of our own messages), DEL, C1 (U+0080–U+009F, which some
+//! terminals read as 8-bit escapes) and the bidirectional overrides (which
+//! reorder what is shown) — is printed visibly escaped: `\x1b`, `\x7f`,
+//! `\u{9b}`, `\u{202e}`.
+//!
+//! - [`escape`] escapes one value (a path, a name, a uuid) completely, line
+//!   breaks included, so a name cannot forge a line of output;
+//! - [`escape_text`] escapes a whole message but keeps its `\n` and `\t`;
+//! - [`json`] escapes what serde_json leaves raw (DEL, C1, bidi) as `\u` escapes;
+//! - [`print_out`] writes a message to stdout (errors go to the caller: a
+//!   closed pipe ends cctree quietly, see `main.rs`), [`print_err`] to stderr,
+//!   where an error is ignored (there is nowhere left to report it);
+//! - [`Stderr`] is the writer of the log (`tracing`) with the same rules.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+/// Whether `c` is shown escaped. `keep_lines`: `\n` and `\t` are not.
+fn is_control(c: char, keep_lines: bool) -> bool {
+    match c {
+        '\n' | '\t' => !keep_lines,
+        '\0'..='\x1f' | '\x7f' | '\u{80}'..='\u{9f}' => true,
+        // Bidirectional marks, embeddings, overrides and isolates.
+        '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => true,
+        _ => false,
+    }
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    if (c as u32) < 0x80 {
+        let _ = write!(out, "\\x{:02x}", c as u32);
+    } else {
+        let _ = write!(out, "\\u{{{:x}}}", c as u32);
+    }
+}
+
+fn escape_with(s: &str, keep_lines: bool) -> Cow<'_, str> {
+    let Some(first) = s.find(|c| is_control(c, keep_lines)) else {
+        return Cow::Borrowed(s);
+    };
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str(&s[..first]);
+    for c in s[first..].chars() {
+        if is_control(c, keep_lines) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// One value (a path, a name, a uuid) with every control character escaped,
+/// line breaks and tabs included.
+pub fn escape(s: &str) -> Cow<'_, str> {
+    escape_with(s, false)
+}
+
+/// A message with every control character escaped but its line breaks and tabs.
+pub fn escape_text(s: &str) -> Cow<'_, str> {
+    escape_with(s, true)
+}
+
+/// [`escape`] for anything displayable: `format!("{}", term::safe(path.display()))`.
+pub fn safe<T: std::fmt::Display>(value: T) -> Safe<T> {
+    Safe(value)
+}
+
+/// See [`safe`].
+pub struct Safe<T>(T);
+
+impl<T: std::fmt::Display> std::fmt::Display for Safe<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&escape(&self.0.to_string()))
+    }
+}
+
+/// JSON text from serde_json with DEL, C1 and bidi characters written as
+/// `\u` escapes (serde_json escapes only C0). They can only stand inside
+/// strings, so the JSON means the same.
+pub fn json(text: &str) -> Cow<'_, str> {
+    let Some(first) = text.find(|c| is_control(c, true)) else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        if is_control(c, true) {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Writes `text` (escaped with [`escape_text`]) to stdout and flushes.
+pub fn print_out(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(escape_text(text).as_bytes())?;
+    out.flush()
+}
+
+/// Writes `text` (escaped with [`escape_text`]) to stderr. A write error is
+/// ignored: a full or closed stderr must not end the command.
+pub fn print_err(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(escape_text(text).as_bytes());
+    let _ = err.flush();
+}
+
+/// Escapes a formatted log line: like [`escape_text`], except the colour
+/// sequences (`ESC [ … m`, SGR) the log formatter writes itself. The
+/// formatter already shows an ESC inside a message as `\x1b`, so a raw ESC
+/// left here is one of its own; anything but a colour sequence is escaped
+/// anyway.
+fn escape_log(s: &str) -> Cow<'_, str> {
+    if !s.contains(|c| is_control(c, true)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        if c == '\x1b' {
+            let sgr = rest[1..]
+                .strip_prefix('[')
+                .and_then(|r| r.find(|c: char| !(c.is_ascii_digit() || c == ';')).map(|i| (r, i)))
+                .filter(|(r, i)| r[*i..].starts_with('m'));
+            if let Some((_, i)) = sgr {
+                let len = 2 + i + 1;
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if is_control(c, true) {
+            push_escaped(&mut out, c);
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    Cow::Owned(out)
+}
+
+/// The log's writer: stderr, escaped (see [`escape_log`]), errors ignored.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stderr;
+
+impl std::io::Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(escape_log(&text).as_bytes());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Stderr {
+    type Writer = Stderr;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        Stderr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_every_control_character_of_a_value() {
+        assert!(matches!(escape("-home-me-app/5e55.jsonl"), Cow::Borrowed(_)));
+        assert_eq!(escape("a\x1b]52;c;aGk=\x07b"), "a\\x1b]52;c;aGk=\\x07b");
+        assert_eq!(escape("x\ny\tz\r\0"), "x\\x0ay\\x09z\\x0d\\x00");
+        assert_eq!(escape("del\x7f c1\u{9b}2J"), "del\\x7f c1\\u{9b}2J");
+        assert_eq!(escape("evil\u{202e}txt.exe"), "evil\\u{202e}txt.exe");
+        assert_eq!(escape("émoji 🦀 名前"), "émoji 🦀 名前");
+    }
+
+    #[test]
+    fn text_keeps_its_lines() {
+        assert_eq!(escape_text("one\n\ttwo\x1b[2J\n"), "one\n\ttwo\\x1b[2J\n");
+    }
+
+    #[test]
+    fn json_stays_json() {
+        let v = serde_json::json!({"name": "a\x1b\u{7f}\u{85}\u{202e}b"});
+        let text = serde_json::to_string(&v).unwrap();
+        let safe = json(&text);
+        assert!(!safe.contains(|c| is_control(c, false)), "{safe}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&safe).unwrap(), v);
+    }
+
+    #[test]
+    fn log_lines_keep_colours_only() {
+        let line = "\x1b[33m WARN\x1b[0m x/\\x1b]0;t\x07: \x1b]0;title\x07 \x1b[2J done\n";
+        assert_eq!(escape_log(line), "\x1b[33m WARN\x1b[0m x/\\x1b]0;t\\x07: \\x1b]0;title\\x07 \\x1b[2J done\n");
+    }
+}
