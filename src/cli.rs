@@ -67,11 +67,12 @@ pub struct RenderArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// Replace secrets (API keys and tokens of Anthropic, OpenAI, AWS, GitHub,
-    /// Slack, Google; private key blocks; `Authorization:` headers; `.env`-style
-    /// TOKEN/SECRET/PASSWORD=value) with `[REDACTED:<kind>]` in every page and
-    /// the search index, and list where on stderr. Use it before publishing the
-    /// site; it is a safety net, not a guarantee.
+    /// Replace secrets (API keys and tokens of Anthropic, OpenAI, Stripe, AWS,
+    /// GitHub, Slack, Google; JWTs; private key blocks, also cut off;
+    /// passwords in URLs; `Authorization:` headers; `.env`-style
+    /// TOKEN/SECRET/PASSWORD=value; also JSON-escaped) with `[REDACTED:<kind>]`
+    /// in every page and the search index, and list where on stderr. Use it
+    /// before publishing the site; it is a safety net, not a guarantee.
     #[arg(long)]
     pub redact: bool,
 

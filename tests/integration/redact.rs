@@ -336,3 +336,73 @@ fn redact_report_is_capped() {
     assert!(stderr.contains("redacted: … and 5 more in 5 more places"), "{stderr}");
     assert!(stderr.contains("25 secrets redacted"), "{stderr}");
 }
+
+/// The holes of issue 15, each as it reaches a transcript: a private key
+/// whose END line was cut off (a truncated `cat`), an AWS key and a URL
+/// written with JSON escapes (`\u0041KIA…`, `https:\/\/…`: shown decoded on
+/// the page), one escaped twice (a JSON file Claude wrote), a JWT, Stripe
+/// live/restricted/test keys and `user:password@` in URLs. Without
+/// `--redact` each reaches a page; with it none is in any output file, in
+/// its decoded or its escaped form.
+#[test]
+fn redact_covers_cut_keys_escaped_secrets_jwts_stripe_keys_and_url_credentials() {
+    const CUT_KEY_BODY: &str = "b3BlbnNzaC1rZXktdjEAAAAAFAKEcutKEYbody";
+    const JWT: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJmYWtlLXVzZXIifQ.FAKEsigFAKEsig0123456789abcdef";
+    // (raw JSON text of a string, what must not survive in decoded form, in raw form)
+    let holes: &[(&str, &str, &str)] = &[
+        (r"\u0041KIAFAKE987654321012", "AKIAFAKE987654321012", "KIAFAKE987654321012"),
+        (r"\\u0041KIAFAKE5555555555XY", "KIAFAKE5555555555XY", "KIAFAKE5555555555XY"),
+        (r"https:\/\/deploy:pw4FAKEdeploy@git.test\/r.git", "pw4FAKEdeploy", "pw4FAKEdeploy"),
+        ("postgres://app:s3cretFAKEpg@db.internal:5432/app", "s3cretFAKEpg", "s3cretFAKEpg"),
+        (JWT, "FAKEsigFAKEsig0123456789abcdef", "FAKEsigFAKEsig0123456789abcdef"),
+        ("sk_live_51HFAKEstripeLIVE0123456789", "51HFAKEstripeLIVE0123456789", "51HFAKEstripeLIVE0123456789"),
+        ("rk_live_51HFAKEstripeRESTR0123456789", "51HFAKEstripeRESTR0123456789", "51HFAKEstripeRESTR0123456789"),
+        ("sk_test_51HFAKEstripeTEST0123456789", "51HFAKEstripeTEST0123456789", "51HFAKEstripeTEST0123456789"),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("projects/-home-u-holes");
+    std::fs::create_dir_all(&dir).unwrap();
+    let prompt: String = holes.iter().map(|(raw, _, _)| format!("{raw}\\n")).collect();
+    let cut_key = format!(r"-----BEGIN OPENSSH PRIVATE KEY-----\n{CUT_KEY_BODY}\nQyNTUxOQAAACDcut");
+    let lines = [
+        format!(
+            r#"{{"parentUuid":null,"isSidechain":false,"type":"user","sessionId":"{SESSION}","cwd":"/home/u/holes","uuid":"{}","timestamp":"2026-03-02T10:00:00.000Z","message":{{"role":"user","content":"Here:\n{prompt}"}}}}"#,
+            uuid(1)
+        ),
+        format!(
+            r#"{{"parentUuid":"{}","isSidechain":false,"type":"assistant","sessionId":"{SESSION}","cwd":"/home/u/holes","uuid":"{}","timestamp":"2026-03-02T10:00:01.000Z","message":{{"role":"assistant","id":"msg_1","model":"claude-sonnet-4-5","type":"message","content":[{{"type":"tool_use","id":"toolu_1","name":"Bash","input":{{"command":"head -c 120 ~/.ssh/id_ed25519","description":"show"}}}}]}}}}"#,
+            uuid(1),
+            uuid(2)
+        ),
+        format!(
+            r#"{{"parentUuid":"{}","isSidechain":false,"type":"user","sessionId":"{SESSION}","cwd":"/home/u/holes","uuid":"{}","timestamp":"2026-03-02T10:00:02.000Z","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"{cut_key}"}}]}},"toolUseResult":{{"stdout":"{cut_key}","stderr":"","interrupted":false}}}}"#,
+            uuid(2),
+            uuid(3)
+        ),
+    ];
+    std::fs::write(dir.join(format!("{SESSION}.jsonl")), lines.join("\n") + "\n").unwrap();
+    let input = tmp.path().join("projects");
+
+    let plain_out = tmp.path().join("plain");
+    render(&input, &plain_out, false);
+    let plain = site_files(&plain_out);
+    for (raw, decoded, _) in holes.iter().chain(&[("cut key", CUT_KEY_BODY, CUT_KEY_BODY)]) {
+        assert!(!found(&plain, decoded).is_empty(), "the fixture does not put {raw:?} on any page");
+    }
+
+    let red_out = tmp.path().join("redacted");
+    let o = render(&input, &red_out, true);
+    let red = site_files(&red_out);
+    for (raw, decoded, escaped) in holes.iter().chain(&[("cut key", CUT_KEY_BODY, CUT_KEY_BODY)]) {
+        for needle in [decoded, escaped] {
+            let hits = found(&red, needle);
+            assert!(hits.is_empty(), "{raw:?} survived --redact in:\n{}", hits.join("\n"));
+        }
+    }
+    for kind in ["private-key", "aws-access-key", "url-credentials", "jwt", "stripe-key"] {
+        let marker = format!("[REDACTED:{kind}]");
+        assert!(red.iter().any(|(_, t)| t.contains(&marker)), "no {marker} in the site");
+    }
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("3 × stripe-key") && stderr.contains("2 × private-key"), "{stderr}");
+}
