@@ -1,11 +1,15 @@
 //! Discover stage: an input path → the projects and files to read.
 //!
 //! The input is a projects directory (`~/.claude/projects`), a single project
-//! directory, or a list of JSONL files. Files are classified by their path
-//! (transcript-format §1.5) and sorted, so what follows never depends on the
-//! order the file system lists them in. Symlinks are followed with loop
-//! detection. Nothing is read here beyond directory listings and `.meta.json`
-//! sidecars.
+//! directory, or a list of JSONL files ([`is_project_dir`] tells the first two
+//! apart, also when a stray transcript lies in the projects directory). Files
+//! are classified by their path (transcript-format §1.5) and sorted, so what
+//! follows never depends on the order the file system lists them in.
+//! Symbolic links are followed once per real directory or file (by device and
+//! inode, [`scan_project`]): neither loops nor many links to one directory
+//! multiply the work. Nothing is read here beyond directory listings and
+//! `.meta.json` sidecars. What cannot be listed is a warning naming it
+//! ([`Archive::warnings`], [`ProjectSource::warnings`]), never silently left out.
 //!
 //! An archive kept by `cctree sync` has the same layout, plus the previous
 //! versions of files that were rewritten at the source, named
@@ -14,10 +18,13 @@
 //! is still agent `x`) and flagged [`SourceFile::kept_version`], so that the
 //! live file wins where the newest version should (titles, canonical copies).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use rustc_hash::FxHashSet;
+
+use crate::term::safe;
 
 /// How a transcript file takes part in the graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -99,6 +106,9 @@ impl ProjectSource {
 pub struct Archive {
     pub root: PathBuf,
     pub projects: Vec<ProjectSource>,
+    /// Problems met outside any project: a project directory that cannot be
+    /// read, a transcript lying directly in the projects directory, a broken link.
+    pub warnings: Vec<String>,
 }
 
 /// The default projects directory: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
@@ -128,6 +138,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     }
     let mut loose: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     let mut projects = Vec::new();
+    let mut warnings = Vec::new();
     let mut root = inputs[0].clone();
     for input in inputs {
         let meta = std::fs::metadata(input)
@@ -140,20 +151,27 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         root = input.clone();
         if is_project_dir(input) {
             projects.push(scan_project(input)?);
-        } else {
-            let mut subdirs: Vec<PathBuf> = std::fs::read_dir(input)
-                .with_context(|| format!("cannot list {}", input.display()))?
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| p.is_dir())
-                .collect();
-            subdirs.sort();
-            for dir in subdirs {
-                let project = scan_project(&dir)?;
-                if !project.files.is_empty() {
-                    projects.push(project);
-                }
+            continue;
+        }
+        let listing = list_projects_dir(input)?;
+        warnings.extend(listing.warnings);
+        for dir in listing.projects {
+            let project = scan_project(&dir)?;
+            if project.files.is_empty() {
+                // Nothing to read: what kept it empty (an unreadable directory) is still said.
+                warnings.extend(project.warnings);
+            } else {
+                projects.push(project);
             }
+        }
+        for file in listing.stray {
+            warnings.push(format!(
+                "{}: a transcript directly in the projects directory, outside any project directory: \
+                 read as a project of its own, named `{}`",
+                safe(file.display()),
+                safe(dir_name(input))
+            ));
+            loose.entry(input.clone()).or_default().push(file);
         }
     }
     for (dir, mut files) in loose {
@@ -179,14 +197,144 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         });
     }
     projects.sort_by(|a, b| a.dir.cmp(&b.dir));
-    Ok(Archive { root, projects })
+    Ok(Archive { root, projects, warnings })
 }
 
-/// A directory with `*.jsonl` files directly inside is a project directory.
+/// What a projects directory holds.
+#[derive(Debug, Default)]
+struct ProjectsListing {
+    /// Project directories, sorted, each real directory once.
+    projects: Vec<PathBuf>,
+    /// `*.jsonl` files lying directly in it.
+    stray: Vec<PathBuf>,
+    warnings: Vec<String>,
+}
+
+/// Lists a projects directory: its subdirectories (a symbolic link to a
+/// directory already listed is left out) and the transcripts lying loose in it.
+fn list_projects_dir(dir: &Path) -> Result<ProjectsListing> {
+    let mut out = ProjectsListing::default();
+    let read = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list the projects directory {}: check that it is readable", dir.display()))?;
+    let mut links = Vec::new();
+    let mut seen = FxHashSet::default();
+    for item in read {
+        let entry = match item {
+            Ok(e) => e,
+            Err(e) => {
+                out.warnings
+                    .push(format!("cannot list all of {}: {e}; some projects may be missing", safe(dir.display())));
+                continue;
+            }
+        };
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_symlink() => links.push(path),
+            Ok(t) if t.is_dir() => {
+                if let Ok(k) = std::fs::metadata(&path).map(|m| key(&m, &path)) {
+                    seen.insert(k);
+                }
+                out.projects.push(path);
+            }
+            Ok(t) if t.is_file() && is_jsonl(&path) => out.stray.push(path),
+            Ok(_) => {}
+            Err(e) => out.warnings.push(format!("cannot read {}: {e}; skipped", safe(path.display()))),
+        }
+    }
+    links.sort();
+    for path in links {
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => {
+                if seen.insert(key(&m, &path)) {
+                    out.projects.push(path);
+                } else {
+                    tracing::debug!("{}: a link to a project directory already read", path.display());
+                }
+            }
+            Ok(m) if m.is_file() && is_jsonl(&path) => out.stray.push(path),
+            Ok(_) => {}
+            Err(e) => out.warnings.push(format!("{}: a broken symbolic link ({e}); skipped", safe(path.display()))),
+        }
+    }
+    out.projects.sort();
+    out.stray.sort();
+    Ok(out)
+}
+
+/// The project directories of a projects directory, sorted, each real
+/// directory once (see [`discover`]).
+pub fn project_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
+    Ok(list_projects_dir(dir)?.projects)
+}
+
+fn is_jsonl(path: &Path) -> bool {
+    path.extension().is_some_and(|x| x == "jsonl")
+}
+
+/// Whether `dir` is one project directory rather than a projects directory.
+///
+/// A project holds `*.jsonl` transcripts directly; a projects directory holds
+/// project directories. A directory with both — a stray transcript dropped
+/// into `~/.claude/projects` — is a projects directory when one of its
+/// subdirectories holds `*.jsonl` files directly and is not a session
+/// directory (`<session>/` beside `<session>.jsonl`, or named like a UUID,
+/// whose transcripts sit deeper, under `subagents/`) nor `memory/`: read as
+/// one project, it would merge every project into one.
 pub fn is_project_dir(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|rd| {
-        rd.filter_map(|e| e.ok()).any(|e| e.path().extension().is_some_and(|x| x == "jsonl") && e.path().is_file())
-    })
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let mut stems = FxHashSet::default();
+    let mut subdirs = Vec::new();
+    for entry in read.flatten() {
+        let path = entry.path();
+        let Ok(t) = entry.file_type() else { continue };
+        let (is_file, is_dir) = if t.is_symlink() {
+            std::fs::metadata(&path).map_or((false, false), |m| (m.is_file(), m.is_dir()))
+        } else {
+            (t.is_file(), t.is_dir())
+        };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_file {
+            if let Some(stem) = name.strip_suffix(".jsonl") {
+                stems.insert(stem.to_string());
+            }
+        } else if is_dir {
+            subdirs.push((name, path));
+        }
+    }
+    if stems.is_empty() {
+        return false;
+    }
+    let holds_jsonl =
+        |d: &Path| std::fs::read_dir(d).is_ok_and(|rd| rd.flatten().any(|e| is_jsonl(&e.path()) && e.path().is_file()));
+    !subdirs
+        .iter()
+        .any(|(name, path)| !stems.contains(name) && !looks_like_uuid(name) && name != "memory" && holds_jsonl(path))
+}
+
+/// `8-4-4-4-12` hexadecimal digits: a session id.
+fn looks_like_uuid(name: &str) -> bool {
+    let groups: Vec<&str> = name.split('-').collect();
+    groups.len() == 5
+        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// What identifies a directory or file whatever the path it is reached by.
+type Key = (u64, u64);
+
+#[cfg(unix)]
+fn key(m: &std::fs::Metadata, _path: &Path) -> Key {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
+}
+
+#[cfg(not(unix))]
+fn key(_m: &std::fs::Metadata, path: &Path) -> Key {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).hash(&mut h);
+    (0, h.finish())
 }
 
 fn dir_name(dir: &Path) -> String {
@@ -196,29 +344,13 @@ fn dir_name(dir: &Path) -> String {
         .unwrap_or_else(|| "project".into())
 }
 
-/// Walks one project directory.
+/// Walks one project directory ([`walk`]) and classifies what it holds.
 pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
     let mut files = Vec::new();
     let mut agent_meta = BTreeMap::new();
     let mut tool_results = BTreeMap::new();
-    let mut warnings = Vec::new();
-    let walker = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name();
-    for item in walker {
-        let entry = match item {
-            Ok(e) => e,
-            Err(err) => {
-                warnings.push(format!("skipped while walking {}: {err}", dir.display()));
-                continue;
-            }
-        };
-        if !entry.file_type().is_file() {
-            continue;
-        }
-        let path = entry.path().to_path_buf();
-        let Ok(rel_path) = path.strip_prefix(dir) else {
-            continue;
-        };
-        let rel = rel_path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+    let Walk { files: found, mut warnings } = walk(dir);
+    for (path, rel) in found {
         let file_name = rel.rsplit('/').next().unwrap_or("").to_string();
         let comps: Vec<&str> = rel.split('/').collect();
         if comps.len() >= 2 && comps[comps.len() - 2] == "tool-results" {
@@ -247,6 +379,130 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(ProjectSource { name: dir_name(dir), dir: dir.to_path_buf(), files, agent_meta, tool_results, warnings })
+}
+
+/// The files under a directory, with their paths relative to it.
+struct Walk {
+    /// `(path, rel)`: `rel` with `/` separators, in walk order.
+    files: Vec<(PathBuf, String)>,
+    warnings: Vec<String>,
+}
+
+/// Lists the files under `root`, following symbolic links once per real
+/// directory and file. The real tree is walked first (without following
+/// links), then each link, in the order met: a link to a directory already
+/// walked (through another path or link) is not followed again, so no file is
+/// listed twice whatever the links (48 links to one directory listed its
+/// file 262,000 times through walkdir's paths); a link to a file already
+/// listed is left out. Linear in the number of entries; unreadable
+/// directories and broken links are warnings.
+fn walk(root: &Path) -> Walk {
+    let mut w =
+        Walker { root, seen: FxHashSet::default(), links: VecDeque::new(), files: Vec::new(), warnings: Vec::new() };
+    w.tree(root);
+    while let Some(link) = w.links.pop_front() {
+        w.link(&link);
+    }
+    let Walker { mut files, warnings, .. } = w;
+    if files.iter().any(|f| f.via_link) {
+        // A linked file already listed under its real path (or another link): once.
+        let mut keys = FxHashSet::default();
+        files.sort_by_key(|f| f.via_link);
+        files.retain(|f| match std::fs::metadata(&f.path) {
+            Ok(m) => keys.insert(key(&m, &f.path)) || !f.via_link,
+            Err(_) => true,
+        });
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    }
+    Walk { files: files.into_iter().map(|f| (f.path, f.rel)).collect(), warnings }
+}
+
+struct Walker<'a> {
+    root: &'a Path,
+    /// Directories walked.
+    seen: FxHashSet<Key>,
+    /// Symbolic links met, not yet followed.
+    links: VecDeque<PathBuf>,
+    files: Vec<Found>,
+    warnings: Vec<String>,
+}
+
+struct Found {
+    path: PathBuf,
+    rel: String,
+    /// The file is itself a symbolic link.
+    via_link: bool,
+}
+
+impl Walker<'_> {
+    /// Walks the real tree under `start` (a directory or a link to one),
+    /// leaving links for later.
+    fn tree(&mut self, start: &Path) {
+        let walker = walkdir::WalkDir::new(start).follow_links(false).follow_root_links(true).sort_by_file_name();
+        let mut it = walker.into_iter();
+        while let Some(item) = it.next() {
+            let entry = match item {
+                Ok(e) => e,
+                Err(err) => {
+                    let path = err.path().unwrap_or(start).to_path_buf();
+                    let why = err.io_error().map_or_else(|| err.to_string(), ToString::to_string);
+                    self.warnings.push(format!(
+                        "cannot read {}: {why}; what it holds is skipped (check its permissions)",
+                        safe(path.display())
+                    ));
+                    continue;
+                }
+            };
+            if entry.depth() > 0 && entry.path_is_symlink() {
+                self.links.push_back(entry.into_path());
+            } else if entry.file_type().is_dir() {
+                let k = std::fs::metadata(entry.path()).map(|m| key(&m, entry.path()));
+                if k.is_ok_and(|k| !self.seen.insert(k)) && entry.depth() > 0 {
+                    it.skip_current_dir();
+                }
+            } else if entry.file_type().is_file() {
+                self.push(entry.into_path(), false);
+            }
+        }
+    }
+
+    /// Follows one link: a directory not walked yet is walked, a file listed.
+    fn link(&mut self, link: &Path) {
+        match std::fs::metadata(link) {
+            Ok(m) if m.is_dir() => {
+                if !self.seen.contains(&key(&m, link)) {
+                    self.tree(link);
+                } else if is_above(link) {
+                    self.warnings.push(format!(
+                        "{}: a symbolic link to a directory above it (a loop); not followed",
+                        safe(link.display())
+                    ));
+                } else {
+                    tracing::debug!("{}: a link to a directory already read", link.display());
+                }
+            }
+            Ok(m) if m.is_file() => self.push(link.to_path_buf(), true),
+            Ok(_) => {}
+            Err(e) => {
+                self.warnings.push(format!("{}: a broken symbolic link ({e}); skipped", safe(link.display())));
+            }
+        }
+    }
+
+    fn push(&mut self, path: PathBuf, via_link: bool) {
+        let Ok(rel_path) = path.strip_prefix(self.root) else {
+            return;
+        };
+        let rel = rel_path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        self.files.push(Found { path, rel, via_link });
+    }
+}
+
+/// Whether the directory `link` points to holds the link (a loop).
+fn is_above(link: &Path) -> bool {
+    let target = std::fs::canonicalize(link);
+    let parent = link.parent().map(std::fs::canonicalize);
+    matches!((target, parent), (Ok(t), Some(Ok(p))) if p.starts_with(&t))
 }
 
 /// Marks a previous version kept by `cctree sync`: `<stem>.cctree-kept-<hash>.<ext>`.

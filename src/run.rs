@@ -135,8 +135,17 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
+/// Prints the warnings of discovery met outside any project (an unreadable
+/// project directory, a stray transcript in the projects directory).
+pub fn report_archive_warnings(archive: &Archive) {
+    for w in &archive.warnings {
+        tracing::warn!("{w}");
+    }
+}
+
 /// Loads each project in turn and hands it to `f`; one project is in memory at a time.
 pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<()>) -> Result<()> {
+    report_archive_warnings(&archive);
     let progress = crate_progress(archive.projects.len() as u64);
     for source in archive.projects {
         for w in &source.warnings {

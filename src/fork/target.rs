@@ -26,22 +26,10 @@ pub struct Resolved {
 /// The project directories of a projects directory (or the directory itself
 /// if it is one project).
 pub fn list_projects(dir: &Path) -> Result<Vec<PathBuf>> {
-    let has_jsonl = |d: &Path| {
-        std::fs::read_dir(d).is_ok_and(|rd| {
-            rd.flatten().any(|e| e.path().extension().is_some_and(|x| x == "jsonl") && e.path().is_file())
-        })
-    };
-    if has_jsonl(dir) {
+    if discover::is_project_dir(dir) {
         return Ok(vec![dir.to_path_buf()]);
     }
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot list projects directory {}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    Ok(out)
+    discover::project_dirs(dir)
 }
 
 fn projects_dir(given: Option<&Path>) -> Result<PathBuf> {

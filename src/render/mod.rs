@@ -203,6 +203,7 @@ impl Site {
 /// `cctree render` (and plain `cctree`): renders, prints the summary line.
 pub fn run(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
     let archive = discover::discover(&args.input)?;
+    crate::run::report_archive_warnings(&archive);
     let opts = RenderOptions {
         output: args.output.clone(),
         page_size: args.page_size,

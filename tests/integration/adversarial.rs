@@ -272,7 +272,53 @@ pub fn cases() -> Vec<Case> {
         ..Case::default()
     });
 
+    // A transcript dropped directly into the projects directory, beside two projects.
+    out.push(Case {
+        name: "stray_transcript_in_the_projects_directory",
+        files: vec![("s1.jsonl".into(), good_prefix())],
+        setup: Some(|projects| {
+            std::fs::write(projects.join("stray.jsonl"), line(user("st1", None, 9, "The stray prompt survives")))
+                .unwrap();
+            std::fs::create_dir_all(projects.join("-tmp-y")).unwrap();
+            std::fs::write(projects.join("-tmp-y/s2.jsonl"), line(user("y1", None, 9, "Project y survives"))).unwrap();
+        }),
+        must_keep: vec![
+            "The first prompt survives".into(),
+            "The stray prompt survives".into(),
+            "Project y survives".into(),
+        ],
+        ..Case::default()
+    });
+
+    // 24 directory symbolic links, two per level: 4,096 paths to one file.
+    out.push(Case {
+        name: "directory_symlinks_multiply_paths",
+        files: vec![
+            ("s1.jsonl".into(), good_prefix()),
+            (format!("chain/d{LINK_LEVELS}/t.jsonl"), line(user("t1", None, 9, "Reached through many links"))),
+        ],
+        setup: Some(|projects| link_chain(&projects.join("-tmp-x/chain"), LINK_LEVELS)),
+        must_keep: vec!["The first prompt survives".into(), "Reached through many links".into()],
+        ..Case::default()
+    });
+
     out
+}
+
+/// Levels of [`link_chain`] in the adversarial case.
+const LINK_LEVELS: usize = 12;
+
+/// `dir/d0 … dir/d<levels>`, each `d<i>` holding two links, `a` and `b`, to
+/// `d<i+1>`: 2 × `levels` links, 2^`levels` paths from `d0` to `d<levels>`.
+pub fn link_chain(dir: &Path, levels: usize) {
+    for i in 0..=levels {
+        std::fs::create_dir_all(dir.join(format!("d{i}"))).unwrap();
+    }
+    for i in 0..levels {
+        for l in ["a", "b"] {
+            std::os::unix::fs::symlink(format!("../d{}", i + 1), dir.join(format!("d{i}/{l}"))).unwrap();
+        }
+    }
 }
 
 /// A project directory and a file named to drive a terminal: set its title
@@ -506,4 +552,92 @@ fn full_or_closed_stdout_is_no_panic() {
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A stray `*.jsonl` directly in the projects directory turned every project
+/// into one: the projects stay apart, the stray file is read as a project of
+/// its own, with a warning naming it; `sync` mirrors the same layout.
+#[test]
+fn a_stray_transcript_does_not_merge_all_projects() {
+    let case = cases().into_iter().find(|c| c.name == "stray_transcript_in_the_projects_directory").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let input = write_case(tmp.path(), &case);
+    let out = cctree().args(["stats", "--json", "--detail"]).arg(&input).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> =
+        v["projects_detail"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["projects", "-tmp-x", "-tmp-y"], "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stray.jsonl: a transcript directly in the projects directory"), "{stderr}");
+    // Sync mirrors a projects directory, not one project named `projects`.
+    let archive = tmp.path().join("archive/projects");
+    let out = cctree().args(["-q", "sync"]).arg(&input).arg("--to").arg(&archive).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["-tmp-x/s1.jsonl", "-tmp-y/s2.jsonl", "stray.jsonl"] {
+        assert!(archive.join(f).is_file(), "sync did not keep {f}");
+    }
+}
+
+/// Directory symbolic links inside a project were followed along every path
+/// (48 links made one file be read 262,000 times): each real directory is
+/// walked once, so the file is read once.
+#[test]
+fn directory_symlinks_are_followed_once_per_directory() {
+    let case = cases().into_iter().find(|c| c.name == "directory_symlinks_multiply_paths").unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let input = write_case(tmp.path(), &case);
+    let out = cctree().args(["stats", "--json"]).arg(&input).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["files"], 2, "{v}");
+    // A link to a file already listed, and a loop, add nothing; a loop is said.
+    let project = input.join("-tmp-x");
+    std::os::unix::fs::symlink("s1.jsonl", project.join("again.jsonl")).unwrap();
+    std::os::unix::fs::symlink("..", project.join("chain/up")).unwrap();
+    let out = cctree().args(["stats", "--json"]).arg(&project).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["files"], 2, "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("chain/up: a symbolic link to a directory above it (a loop)"), "{stderr}");
+}
+
+/// Runs `cmd` as an unprivileged user when the tests run as root (root reads
+/// a directory whatever its mode), so that `chmod 000` makes it unreadable.
+fn as_unprivileged(cmd: &mut std::process::Command, tmp: &Path) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::process::CommandExt;
+    // The temporary directory belongs to whoever runs the tests.
+    if std::fs::metadata(tmp).unwrap().uid() == 0 {
+        std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
+        cmd.uid(65534).gid(65534);
+    }
+}
+
+/// An unreadable project directory vanished without a word: it is a warning
+/// naming it, and the other projects are read.
+#[test]
+fn an_unreadable_project_directory_is_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let projects = tmp.path().join("projects");
+    for p in ["-tmp-open", "-tmp-locked"] {
+        std::fs::create_dir_all(projects.join(p)).unwrap();
+        std::fs::write(projects.join(p).join("s1.jsonl"), good_prefix()).unwrap();
+    }
+    let locked = projects.join("-tmp-locked");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let mut cmd = cctree();
+    cmd.args(["stats", "--json"]).arg(&projects);
+    as_unprivileged(&mut cmd, tmp.path());
+    let out = cmd.output().unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["projects"], 1, "{v}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("cannot read {}: Permission denied", locked.display())),
+        "no warning names the unreadable project: {stderr}"
+    );
 }
