@@ -112,7 +112,13 @@ fn file_index(p: &Project, path: &Path) -> Option<u32> {
 }
 
 fn resolve_file(path: &Path, projects: Option<&Path>) -> Result<Resolved> {
-    let path = std::fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))?;
+    // The project directory is the one the user named, also when the session
+    // file is a symbolic link: the fork is written there, where `claude -r`
+    // looks for `<id>.jsonl` (the project directory of its cwd, then every
+    // project directory), not beside the link's target.
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = std::fs::canonicalize(parent).with_context(|| format!("cannot resolve {}", path.display()))?;
+    let path = dir.join(path.file_name().with_context(|| format!("{} names no file", path.display()))?);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let in_subagents = path.components().any(|c| c.as_os_str() == "subagents");
     if name.starts_with("agent-") || in_subagents {

@@ -641,3 +641,35 @@ fn an_unreadable_project_directory_is_a_warning() {
         "no warning names the unreadable project: {stderr}"
     );
 }
+
+/// `cctree fork` on a session file that is a symbolic link wrote the new
+/// session beside the link's target, where `claude -r` does not look (it
+/// looks for `<id>.jsonl` in the project directory of its cwd, then in every
+/// project directory): the fork goes into the project directory the user named.
+#[test]
+fn fork_of_a_symlinked_session_file_writes_beside_the_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let elsewhere = tmp.path().join("elsewhere");
+    let project = tmp.path().join("config/projects/-home-alice-notes");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    let name = "5e5510b1-0000-4000-8000-0000000000b1.jsonl";
+    std::fs::copy(crate::support::example_archive().join("-home-alice-notes").join(name), elsewhere.join(name))
+        .unwrap();
+    std::os::unix::fs::symlink(elsewhere.join(name), project.join(name)).unwrap();
+    let out = cctree()
+        .args(["fork", "--json"])
+        .arg(project.join(name))
+        .env("CLAUDE_CONFIG_DIR", tmp.path().join("config"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let written = PathBuf::from(v["path"].as_str().unwrap());
+    let canonical_project = std::fs::canonicalize(&project).unwrap();
+    assert_eq!(written.parent(), Some(canonical_project.as_path()), "{v}");
+    assert!(written.is_file());
+    let id = v["new_session_id"].as_str().unwrap();
+    assert!(!elsewhere.join(format!("{id}.jsonl")).exists(), "the fork was written beside the link's target");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 1, "nothing else is written beside the target");
+}
