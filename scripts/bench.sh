@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark cctree on synthetic archives (issue 5) and compare with claude-code-log;
-# also `cctree sync` into a fresh archive, again with no change, and after one turn.
+# also `cctree sync` into a fresh archive, again with no change, and after one turn;
+# and the hostile scaling cases of issue 15 (many sessions, directory links).
 #
 #   scripts/bench.sh                       # 10 MB, 100 MB, 1 GB; 1 and 2 threads; claude-code-log on 100 MB
 #   scripts/bench.sh --quick               # 10 MB and 100 MB, one run each
@@ -14,6 +15,10 @@
 #   --seed N          generator seed, default 1
 #   --single MB       also measure `stats` on a one-project archive of MB (issue 2's
 #                     memory bound), default 100; 0 to skip
+#   --sessions N      discovery of one project of N small sessions (`claude -p` per
+#                     job), default 200000; 0 to skip
+#   --link-levels L   a project with 2 x L directory links (2^L paths to one file):
+#                     discovery and `stats`, default 24 (48 links); 0 to skip
 #   --quick           --sizes "10 100" --runs 1
 #   --stats-only      skip `render`
 #   --no-ccl          skip claude-code-log
@@ -33,6 +38,8 @@ THREADS="1 2"
 RUNS=3
 SEED=1
 SINGLE=100
+SESSIONS=200000
+LINK_LEVELS=24
 RENDER=1
 CCL=1
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -45,6 +52,8 @@ while [[ $# -gt 0 ]]; do
     --runs) RUNS="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
     --single) SINGLE="$2"; shift 2 ;;
+    --sessions) SESSIONS="$2"; shift 2 ;;
+    --link-levels) LINK_LEVELS="$2"; shift 2 ;;
     --quick) SIZES="10 100"; RUNS=1; shift ;;
     --stats-only) RENDER=0; shift ;;
     --no-ccl) CCL=0; shift ;;
@@ -68,10 +77,11 @@ if ! /usr/bin/time -f %M true >/dev/null 2>&1; then
 fi
 
 log "building (release)"
-cargo build --release --quiet --bin cctree --example gen_archive
+cargo build --release --quiet --bin cctree --example gen_archive --example gen_hostile
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 CCTREE="${CCTREE_BIN:-$TARGET/release/cctree}"  # CCTREE_BIN: benchmark another build
 GEN="$TARGET/release/examples/gen_archive"
+HOSTILE="$TARGET/release/examples/gen_hostile"
 [[ -x "$CCTREE" && -x "$GEN" ]] || die "built binaries not found under $TARGET/release"
 GEN_HASH="$(sha256sum "$ROOT/examples/gen_archive.rs" | cut -c1-16)"
 
@@ -230,6 +240,41 @@ sync_size() {
 }
 for s in $SIZES; do sync_size "$s"; done
 
+# --- hostile scaling (issue 15) ---------------------------------------------
+# Discovery alone (`gen_hostile discover`: list and classify every file, no
+# parsing) of N sessions in one project; and a project whose directory links
+# make 2^L paths to one file: discovery, then a whole `cctree stats`.
+HOSTILE_LINES=()
+HOSTILE_HASH="$(sha256sum "$ROOT/examples/gen_hostile.rs" | cut -c1-16)"
+hostile_archive() {  # hostile_archive NAME GEN-ARGS… -> prints the path
+  local name="$1" path stamp; shift
+  path="$DIR/hostile-$name"; stamp="$path.ok"
+  if [[ ! -d "$path" || ! -f "$stamp" || "$(cat "$stamp")" != "$HOSTILE_HASH" ]]; then
+    log "generating hostile-$name"
+    rm -rf "$path" "$stamp"
+    "$HOSTILE" "$@" --out "$path" >&2
+    echo "$HOSTILE_HASH" > "$stamp"
+  fi
+  echo "$path"
+}
+if (( SESSIONS > 0 )); then
+  arch="$(hostile_archive "sessions-$SESSIONS" sessions --count "$SESSIONS")"
+  log "discovery of $SESSIONS sessions in one project"
+  repeat "$RUNS" r "$HOSTILE" discover "$arch"
+  read -r d_wall _ d_rss <<<"$r"
+  HOSTILE_LINES+=("discovery of $SESSIONS sessions in one project: $d_wall s, peak RSS $(kb2mb "$d_rss") MB ($("$HOSTILE" discover "$arch" | cut -d' ' -f1-4))")
+fi
+if (( LINK_LEVELS > 0 )); then
+  arch="$(hostile_archive "links-$LINK_LEVELS" links --levels "$LINK_LEVELS")"
+  log "$((2 * LINK_LEVELS)) directory links: discovery and stats"
+  repeat "$RUNS" r "$HOSTILE" discover "$arch"
+  d_wall=${r%% *}
+  found="$("$HOSTILE" discover "$arch" | cut -d' ' -f3)"
+  repeat "$RUNS" r "$CCTREE" -q stats "$arch"
+  read -r s_wall _ s_rss <<<"$r"
+  HOSTILE_LINES+=("$((2 * LINK_LEVELS)) directory links (2^$LINK_LEVELS paths to one file): discovery $d_wall s, $found files found; stats $s_wall s, peak RSS $(kb2mb "$s_rss") MB")
+fi
+
 # --- claude-code-log ---------------------------------------------------------
 CCL_LINE=""
 if (( CCL )); then
@@ -287,6 +332,7 @@ for s in $SIZES "$SINGLE (1p)"; do
   fi
 done
 printf '%s\n' "${SYNC_LINES[@]}"
+(( ${#HOSTILE_LINES[@]} )) && printf '%s\n' "${HOSTILE_LINES[@]}"
 [[ -n "$RENDER_NOTE" ]] && echo "$RENDER_NOTE"
 [[ -n "$CCL_LINE" ]] && { echo; echo "$CCL_LINE"; }
 exit 0

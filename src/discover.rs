@@ -349,7 +349,9 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
     let mut files = Vec::new();
     let mut agent_meta = BTreeMap::new();
     let mut tool_results = BTreeMap::new();
-    let Walk { files: found, mut warnings } = walk(dir);
+    let Walk { files: mut found, mut warnings } = walk(dir);
+    // By path, so that which of two sidecars of one agent wins never depends on the listing order.
+    found.sort_by(|a, b| a.1.cmp(&b.1));
     for (path, rel) in found {
         let file_name = rel.rsplit('/').next().unwrap_or("").to_string();
         let comps: Vec<&str> = rel.split('/').collect();
@@ -377,7 +379,6 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
         let kept_version = split_kept(&file_name).is_some();
         files.push(SourceFile { path, rel, class, agent_id_from_name, kept_version });
     }
-    files.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(ProjectSource { name: dir_name(dir), dir: dir.to_path_buf(), files, agent_meta, tool_results, warnings })
 }
 
@@ -407,7 +408,7 @@ fn walk(root: &Path) -> Walk {
     if files.iter().any(|f| f.via_link) {
         // A linked file already listed under its real path (or another link): once.
         let mut keys = FxHashSet::default();
-        files.sort_by_key(|f| f.via_link);
+        files.sort_by(|a, b| (a.via_link, &a.rel).cmp(&(b.via_link, &b.rel)));
         files.retain(|f| match std::fs::metadata(&f.path) {
             Ok(m) => keys.insert(key(&m, &f.path)) || !f.via_link,
             Err(_) => true,
@@ -436,9 +437,12 @@ struct Found {
 
 impl Walker<'_> {
     /// Walks the real tree under `start` (a directory or a link to one),
-    /// leaving links for later.
+    /// leaving links for later (queued in path order, so what is followed
+    /// first never depends on the order the file system lists entries in;
+    /// the files are sorted by the caller).
     fn tree(&mut self, start: &Path) {
-        let walker = walkdir::WalkDir::new(start).follow_links(false).follow_root_links(true).sort_by_file_name();
+        let walker = walkdir::WalkDir::new(start).follow_links(false).follow_root_links(true);
+        let mut links = Vec::new();
         let mut it = walker.into_iter();
         while let Some(item) = it.next() {
             let entry = match item {
@@ -454,7 +458,7 @@ impl Walker<'_> {
                 }
             };
             if entry.depth() > 0 && entry.path_is_symlink() {
-                self.links.push_back(entry.into_path());
+                links.push(entry.into_path());
             } else if entry.file_type().is_dir() {
                 let k = std::fs::metadata(entry.path()).map(|m| key(&m, entry.path()));
                 if k.is_ok_and(|k| !self.seen.insert(k)) && entry.depth() > 0 {
@@ -464,6 +468,8 @@ impl Walker<'_> {
                 self.push(entry.into_path(), false);
             }
         }
+        links.sort();
+        self.links.extend(links);
     }
 
     /// Follows one link: a directory not walked yet is walked, a file listed.

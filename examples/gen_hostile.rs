@@ -1,0 +1,132 @@
+//! Hostile archives for the scaling figures of issue 15 (`scripts/bench.sh`),
+//! and a timer for discovery alone.
+//!
+//! ```text
+//! cargo run --release --example gen_hostile -- sessions --out DIR --count 200000
+//! cargo run --release --example gen_hostile -- links --out DIR --levels 24
+//! cargo run --release --example gen_hostile -- discover DIR
+//! ```
+//!
+//! - `sessions`: a projects directory with one project of COUNT small
+//!   sessions (a prompt and its answer each), as automation that runs
+//!   `claude -p` once per job writes them.
+//! - `links`: a projects directory with one project whose `chain/d0 …
+//!   chain/d<LEVELS>` each hold two directory links, `a` and `b`, to the next:
+//!   2 × LEVELS links, 2^LEVELS paths to the one transcript in the last.
+//! - `discover`: runs cctree's discover stage (listing and classifying every
+//!   file, no parsing) on DIR and prints projects, files and seconds.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+struct Args {
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(Subcommand, Debug)]
+enum What {
+    /// One project of COUNT small sessions.
+    Sessions {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 200_000)]
+        count: u64,
+    },
+    /// One project with 2 × LEVELS directory links, 2^LEVELS paths to one file.
+    Links {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 24)]
+        levels: usize,
+    },
+    /// Time cctree's discovery of DIR.
+    Discover { dir: PathBuf },
+}
+
+fn uuid(kind: u32, n: u64) -> String {
+    format!("{kind:08x}-0000-4000-8000-{n:012x}")
+}
+
+fn line(out: &mut Vec<u8>, ty: &str, uuid: &str, parent: Option<&str>, session: &str, n: u64, text: &str) {
+    let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+    let ts = format!("2026-01-{:02}T{:02}:{:02}:{:02}.000Z", 1 + n / 86_400 % 28, n / 3600 % 24, n / 60 % 60, n % 60);
+    let message = if ty == "user" {
+        format!(r#"{{"role":"user","content":"{text}"}}"#)
+    } else {
+        format!(
+            r#"{{"id":"msg_{uuid}","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"{text}"}}]}}"#
+        )
+    };
+    let _ = writeln!(
+        out,
+        r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","cwd":"/srv/jobs","sessionId":"{session}","version":"2.1.330","type":"{ty}","uuid":"{uuid}","timestamp":"{ts}","message":{message}}}"#
+    );
+}
+
+fn sessions(out: &Path, count: u64) -> std::io::Result<()> {
+    let project = out.join("-srv-jobs");
+    std::fs::create_dir_all(&project)?;
+    let mut buf = Vec::with_capacity(1024);
+    for n in 0..count {
+        let session = uuid(0x5e55, n);
+        let (u, a) = (uuid(0x1, n), uuid(0x2, n));
+        buf.clear();
+        line(&mut buf, "user", &u, None, &session, n, &format!("Run job {n}"));
+        line(&mut buf, "assistant", &a, Some(&u), &session, n, &format!("Job {n} done."));
+        std::fs::write(project.join(format!("{session}.jsonl")), &buf)?;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn links(out: &Path, levels: usize) -> std::io::Result<()> {
+    let project = out.join("-srv-links");
+    let chain = project.join("chain");
+    for i in 0..=levels {
+        std::fs::create_dir_all(chain.join(format!("d{i}")))?;
+    }
+    for i in 0..levels {
+        for l in ["a", "b"] {
+            std::os::unix::fs::symlink(format!("../d{}", i + 1), chain.join(format!("d{i}/{l}")))?;
+        }
+    }
+    let session = uuid(0x5e55, 0);
+    let mut buf = Vec::new();
+    line(&mut buf, "user", &uuid(1, 0), None, &session, 0, "Read through many links");
+    std::fs::write(chain.join(format!("d{levels}/{session}.jsonl")), &buf)?;
+    let mut buf = Vec::new();
+    let other = uuid(0x5e55, 1);
+    line(&mut buf, "user", &uuid(1, 1), None, &other, 1, "A session beside the links");
+    std::fs::write(project.join(format!("{other}.jsonl")), &buf)
+}
+
+#[cfg(not(unix))]
+fn links(_out: &Path, _levels: usize) -> std::io::Result<()> {
+    Err(std::io::Error::other("directory links need a Unix system"))
+}
+
+fn discover(dir: &Path) -> anyhow::Result<()> {
+    let t = std::time::Instant::now();
+    let archive = cctree::discover::discover(&[dir.to_path_buf()])?;
+    let secs = t.elapsed().as_secs_f64();
+    let files: usize = archive.projects.iter().map(|p| p.files.len()).sum();
+    println!("{} projects, {files} files discovered in {secs:.3} s", archive.projects.len());
+    Ok(())
+}
+
+fn main() {
+    let args = Args::parse();
+    let result = match &args.what {
+        What::Sessions { out, count } => sessions(out, *count).map_err(anyhow::Error::from),
+        What::Links { out, levels } => links(out, *levels).map_err(anyhow::Error::from),
+        What::Discover { dir } => discover(dir),
+    };
+    if let Err(e) = result {
+        eprintln!("gen_hostile: {e:#}");
+        std::process::exit(1);
+    }
+}
