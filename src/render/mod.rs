@@ -204,6 +204,7 @@ impl Site {
 pub fn run(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
     let archive = discover::discover(&args.input)?;
     crate::run::report_archive_warnings(&archive);
+    let outside_projects = archive.warnings.len();
     let opts = RenderOptions {
         output: args.output.clone(),
         page_size: args.page_size,
@@ -211,7 +212,8 @@ pub fn run(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
         redact: args.redact,
         show_paths: args.show_paths,
     };
-    let summary = render_archive(archive, &opts)?;
+    let mut summary = render_archive(archive, &opts)?;
+    summary.warnings += outside_projects;
     if !quiet {
         redaction::report(&summary.redactions);
         let index = args.output.join("index.html");
