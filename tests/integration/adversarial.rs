@@ -256,6 +256,14 @@ pub fn cases() -> Vec<Case> {
         ..Case::default()
     });
 
+    out.extend(names_and_layouts());
+    out
+}
+
+/// The cases of issue 15 part A: names that drive a terminal, and the
+/// layouts discovery must not be fooled by.
+fn names_and_layouts() -> Vec<Case> {
+    let mut out = Vec::new();
     // Terminal escapes in every name that is printed: the project directory,
     // the file, uuids, session ids, the cwd; a malformed line and a dangling
     // parent make `check` and the warnings quote them.
