@@ -18,7 +18,7 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core; at most 4 per core).
     #[arg(long, short = 'j', global = true, value_name = "N")]
     pub jobs: Option<usize>,
 

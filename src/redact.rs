@@ -194,8 +194,9 @@ impl Decoded {
         let (mut i, mut copied) = (0, 0);
         while let Some(at) = memchr::memchr(b'\\', &b[i..]).map(|k| i + k) {
             let Some((c, len)) = decode_at(b, at) else {
-                // Another escape (`\n`, `\"`, `\\` not followed by `u`…): kept as it is.
-                i = at + 2;
+                // Another escape (`\n`, `\"`, `\\` not followed by `u`…): kept as it
+                // is; a backslash at the very end of a plain text ends the scan.
+                i = (at + 2).min(b.len());
                 continue;
             };
             text.push_str(&raw[copied..at]);
@@ -421,6 +422,43 @@ mod tests {
         let readme = include_str!("../README.md");
         for kind in kinds() {
             assert!(readme.contains(&format!("| `{kind}`")) || readme.contains(&format!(", `{kind}`")), "{kind}");
+        }
+    }
+
+    #[test]
+    fn a_text_ending_in_a_backslash_is_no_panic() {
+        // Found by `redacted_lines_stay_json`: a side file (plain text) whose last byte is `\`.
+        assert!(matches!(redact("C:\\dir\\").0, Cow::Borrowed(_)));
+        assert!(matches!(redact("\\").0, Cow::Borrowed(_)));
+        assert_eq!(redact("\\u0041KIAIOSFODNN7EXAMPLE \\").0, "[REDACTED:aws-access-key] \\");
+    }
+
+    proptest::proptest! {
+        /// Whatever a string field holds — pieces of secrets, escapes,
+        /// quotes, backslashes, key blocks cut anywhere — its redacted line
+        /// is still JSON, and the other fields are untouched.
+        #[test]
+        fn redacted_lines_stay_json(pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "AKIA", "IOSFODNN7EXAMPLE", "\u{41}KIA", "sk_live_", "rk_test_", "0123456789abcdef", "eyJ", "eyJhbGciOiJIUzI1NiJ9",
+            ".", "://", "user:", "pw@", "@", "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----",
+            "\n", "\"", "\\", "\\u0041", "/", "\u{1b}", "é", "TOKEN=", "Authorization: Bearer ", " ",
+        ]), 0..24)) {
+            let text: String = pieces.concat();
+            let line = serde_json::json!({"a": text, "b": "after", "c": {"d": text}}).to_string();
+            let (out, _) = redact(&line);
+            let v: serde_json::Value = serde_json::from_str(&out).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e}: {out}")))?;
+            proptest::prop_assert_eq!(&v["b"], "after");
+            proptest::prop_assert!(v["a"].is_string() && v["c"]["d"].is_string());
+            // The plain text itself (a side file) is no panic either.
+            let _ = redact(&text);
+        }
+
+        /// Any text at all, escapes of every kind included: no panic, and
+        /// a text with nothing replaced is returned as it is.
+        #[test]
+        fn any_text_is_no_panic(text in r"(\\(u[0-9a-fA-F]{0,4}|[\\/nu\x22])?|.){0,40}") {
+            let (out, found) = redact(&text);
+            proptest::prop_assert_eq!(found.is_empty(), matches!(out, Cow::Borrowed(_)));
         }
     }
 }

@@ -191,6 +191,22 @@ mod tests {
     }
 
     #[test]
+    fn no_character_escapes_the_escaping() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let s = c.to_string();
+            let out = escape(&s);
+            assert!(!out.contains(|c| is_control(c, false)), "{:x}", c as u32);
+            let text = escape_text(&s);
+            assert!(!text.contains(|c| is_control(c, true)), "{:x}", c as u32);
+            assert!(!escape_log(&s).contains(|c| is_control(c, true) && c != '\x1b'), "{:x}", c as u32);
+        }
+        // A lone ESC, or one that starts anything but a colour, is escaped.
+        for s in ["\x1b", "\x1b[", "\x1b[1", "\x1b]0;x\x07", "\x1bP", "\x1b[0;31H"] {
+            assert!(!escape_log(s).contains('\x1b'), "{s:?}");
+        }
+    }
+
+    #[test]
     fn text_keeps_its_lines() {
         assert_eq!(escape_text("one\n\ttwo\x1b[2J\n"), "one\n\ttwo\\x1b[2J\n");
     }
