@@ -280,6 +280,17 @@ fn names_and_layouts() -> Vec<Case> {
         ..Case::default()
     });
 
+    // A torn last line that ends in a backslash (it panicked `--redact`).
+    let mut b = good_prefix();
+    b.extend(br#"{"type":"user","uuid":"u2","parentUuid":"a1","message":{"content":"C:\dir"#);
+    out.push(Case {
+        name: "torn_line_ending_in_a_backslash",
+        files: vec![("s1.jsonl".into(), b)],
+        warn_at: vec![("s1.jsonl".into(), 3)],
+        must_keep: vec!["The first prompt survives".into()],
+        ..Case::default()
+    });
+
     // A transcript dropped directly into the projects directory, beside two projects.
     out.push(Case {
         name: "stray_transcript_in_the_projects_directory",
@@ -488,6 +499,12 @@ fn every_case_is_survived_with_warnings_and_content() {
             .collect();
         for keep in &case.must_keep {
             assert!(pages.contains(keep.as_str()), "{}: {keep:?} is on no page", case.name);
+        }
+        // With --redact too (skipped for the 50 MB line: the debug build's regexes are slow).
+        if case.files.iter().map(|(_, b)| b.len()).sum::<usize>() < 1 << 20 {
+            let out = cctree().args(["render", "--redact", "-o"]).arg(tmp.path().join("red")).arg(&input).output();
+            let out = out.unwrap();
+            assert!(out.status.success(), "{}: render --redact: {}", case.name, String::from_utf8_lossy(&out.stderr));
         }
     }
 }
