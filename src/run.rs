@@ -74,10 +74,10 @@ fn plain(quiet: bool) -> Result<Outcome> {
             args.sync = true;
         } else {
             if !quiet {
-                eprintln!(
-                    "note: no projects directory to sync from: rendering the archive {} as it is",
-                    archive.display()
-                );
+                crate::term::print_err(&format!(
+                    "note: no projects directory to sync from: rendering the archive {} as it is\n",
+                    crate::term::safe(archive.display())
+                ));
             }
             args.input = vec![archive];
         }
