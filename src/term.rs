@@ -206,6 +206,24 @@ mod tests {
         }
     }
 
+    /// Everything printed goes through this module: no `println!` or
+    /// `eprintln!` elsewhere (they panic on a full or closed stream, and
+    /// escape nothing).
+    #[test]
+    fn nothing_else_prints() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        for entry in walkdir::WalkDir::new(&src).into_iter().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|x| x != "rs") || path.ends_with("term.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            for mac in ["println!", "eprintln!", "print!(", "eprint!("] {
+                assert!(!text.contains(mac), "{} uses {mac}: print through crate::term", path.display());
+            }
+        }
+    }
+
     #[test]
     fn text_keeps_its_lines() {
         assert_eq!(escape_text("one\n\ttwo\x1b[2J\n"), "one\n\ttwo\\x1b[2J\n");
