@@ -12,7 +12,7 @@ use super::context::{LineId, ProjectCtx};
 use super::highlight::Budget;
 use super::html::{cut, esc, human_size, push_esc};
 use super::markdown;
-use super::site::{anchor, up};
+use super::urls::{anchor, up};
 
 /// Outputs longer than this are folded into a `<details>` with their size.
 pub const OUTPUT_FOLD: usize = 20_000;
@@ -64,7 +64,7 @@ impl<'a> PageCtx<'a> {
 
     /// Records a problem met rendering this page.
     pub fn warn(&self, what: std::fmt::Arguments<'_>) {
-        self.p.warn(&format!("{}{}", self.dir, super::site::page_file(self.page)), what);
+        self.p.warn(&format!("{}{}", self.dir, super::urls::page_file(self.page)), what);
     }
 
     /// The cap for the next block of text on this page.

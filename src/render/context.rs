@@ -14,7 +14,7 @@ use crate::project::Project;
 use super::images::ImageStore;
 use super::layout::{Item, LineLayout, layout};
 use super::redaction::Redactor;
-use super::site::{anchor, href, page_file, sanitize_segment};
+use super::urls::{anchor, href, page_file, sanitize_segment};
 
 /// A line with its own pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

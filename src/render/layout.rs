@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::graph::{Graph, NodeId};
 use crate::parse::{Entry, Kind, UserKind};
 
-use super::site::page_of;
+use super::urls::page_of;
 
 /// A display unit: one prompt, one assistant turn, one system entry…
 #[derive(Debug, Clone)]

@@ -13,7 +13,7 @@ use super::outline::turn_text;
 use super::pages::{AgentRow, ConvRow, ProjectPage};
 use super::project::crumbs;
 use super::search::SearchEntry;
-use super::site::href;
+use super::urls::href;
 
 /// Metadata entries of types cctree does not know (no uuid, so on no line):
 /// shown as they are, collapsed, on the project page.

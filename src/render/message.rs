@@ -12,8 +12,8 @@ use super::blocks::{PageCtx, at, placeholder, str_at, strip_tags, tag_text, text
 use super::context::LineId;
 use super::html::{compact_num, esc, excerpt, time_html};
 use super::layout::Item;
-use super::site::{href, page_file};
 use super::tools;
+use super::urls::{href, page_file};
 
 /// What the `_message.html` partial shows.
 #[derive(Debug, Clone, Default)]

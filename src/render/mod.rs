@@ -3,7 +3,7 @@
 //! Owns everything HTML: pages ([`pages`], `templates/`), message and tool
 //! rendering ([`message`], [`tools`], [`blocks`]), Markdown ([`markdown`]),
 //! highlighting ([`highlight`]), ANSI ([`ansi`]), images ([`images`]), the
-//! search index ([`search`]) and the URL contract ([`site`]). Projects are
+//! search index ([`search`]) and the URL contract ([`urls`]). Projects are
 //! rendered one at a time; the pages of a project in parallel. Output depends
 //! only on the input: no timestamps of the run, no hash-map order.
 
@@ -26,8 +26,8 @@ pub mod pages;
 pub mod project;
 pub mod redaction;
 pub mod search;
-pub mod site;
 pub mod tools;
+pub mod urls;
 pub mod write;
 
 use std::path::{Path, PathBuf};
@@ -241,7 +241,7 @@ pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSu
     let redactor = Redactor::new(opts.redact);
     let names: Vec<String> =
         archive.projects.iter().map(|p| redactor.text(|| p.dir.display().to_string(), &p.name).into_owned()).collect();
-    let slugs = site::project_slugs(&names);
+    let slugs = urls::project_slugs(&names);
     let mut redactions = redactor.take();
     let sources: Vec<String> = archive.projects.iter().map(cache::source_id).collect();
     // How fork commands on its pages name where a project is (a page depends on it).

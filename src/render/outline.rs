@@ -16,7 +16,7 @@ use crate::graph::{Conversation, NodeId};
 
 use super::context::{LineId, ProjectCtx};
 use super::html::{plain_excerpt as excerpt, time_html};
-use super::site::{href, page_file};
+use super::urls::{href, page_file};
 
 /// One row of the outline (flattened; `depth` gives the nesting).
 #[derive(Debug, Clone)]

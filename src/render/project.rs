@@ -18,7 +18,7 @@ use super::html::{FORK_ICON, esc, excerpt, time_html};
 use super::message::{MessageView, render_item};
 use super::outline::outline;
 use super::pages::{Crumb, Fact, LinePage, PageLink, Pager};
-use super::site::{href, page_file};
+use super::urls::{href, page_file};
 use super::{Site, listing};
 
 /// What a rendered project contributes: its part of the archive index (the

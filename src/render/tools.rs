@@ -13,7 +13,7 @@ use super::diff::{diff_html, patch_html};
 use super::highlight::{file_block, lang_of_path};
 use super::html::{cut, esc, excerpt, human_size};
 use super::layout::Item;
-use super::site::{href, page_file};
+use super::urls::{href, page_file};
 
 /// A tool result, read from its entry.
 #[derive(Default)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use cctree::discover;
 use cctree::parse::{Kind, UserKind};
 use cctree::project::Project;
-use cctree::render::site::{project_slugs, sanitize_segment};
+use cctree::render::urls::{project_slugs, sanitize_segment};
 use cctree::render::{RenderOptions, RenderSummary, render_archive};
 use serde_json::Value;
 
