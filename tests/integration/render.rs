@@ -576,3 +576,32 @@ fn fork_points_are_marked_where_they_happen() {
         assert_eq!(notes.iter().filter(|n| linked(n)).count(), 1, "{branch}: {notes:?}");
     }
 }
+
+/// The `<main>` of a page, for snapshots: the part a markup change shows in
+/// (the head and footer are the same on every page).
+fn main_region(html: &str) -> &str {
+    let start = html.find("<main>").expect("a <main>");
+    let end = html.rfind("</main>").expect("a </main>") + "</main>".len();
+    &html[start..end]
+}
+
+/// The markup of the example's conversation page (with its fork-point
+/// index), a branch page (with the context before the fork) and a sub-agent
+/// page, as snapshots: any change of an element or class shows in review
+/// (`cargo insta review`).
+#[test]
+fn example_pages_markup() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    render(&example_archive(), &out, 50);
+    let weather = out.join("-home-alice-src-weather-cli");
+    let conv = weather.join("c/a1000000-0000-4000-8000-000000000001");
+    for (name, page) in [
+        ("example_conversation_page", conv.join("index.html")),
+        ("example_branch_page", conv.join("b/a1f1b200-0000-4000-8000-000000000001/index.html")),
+        ("example_agent_page", weather.join("agents/a3f9c2e1b7d40a6f5/index.html")),
+    ] {
+        let html = std::fs::read_to_string(&page).unwrap();
+        insta::assert_snapshot!(name, main_region(&html));
+    }
+}
