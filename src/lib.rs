@@ -11,9 +11,12 @@
 //! repository's reference of what Claude Code writes (kept true by the
 //! conformance suite against the real client, `tests/conformance/`).
 
+pub mod build;
+pub mod cache;
 pub mod check;
 pub mod cli;
 pub mod discover;
+pub mod driver;
 pub mod fork;
 pub mod graph;
 pub mod parse;
@@ -26,4 +29,4 @@ pub mod sync;
 pub mod term;
 pub mod warnings;
 
-pub use run::{Outcome, run};
+pub use run::{Status, run};

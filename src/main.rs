@@ -8,7 +8,7 @@ fn main() -> ExitCode {
     let cli = cctree::cli::Cli::parse();
     init_logging(cli.quiet);
     match cctree::run(cli) {
-        Ok(outcome) => ExitCode::from(outcome.exit_code()),
+        Ok(status) => ExitCode::from(status.exit_code()),
         Err(err) => {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;

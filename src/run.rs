@@ -1,26 +1,29 @@
-//! Orchestration: the command line → stages → output and exit code.
+//! The commands: the command line → the stages → what is printed, and how
+//! the command ended. The only module that knows the command line
+//! ([`crate::cli`]); `render` is the build stage ([`crate::build`]).
 
 use anyhow::{Context, Result};
 
+use crate::build::BuildOptions;
 use crate::cli::{CheckArgs, Cli, Command, RenderArgs, StatsArgs, SyncArgs};
-use crate::discover::{self, Archive};
-use crate::project::Project;
+use crate::discover;
+use crate::driver::for_each_project;
 use crate::stats::{ReportBuilder, StatsOptions};
 
 /// How a command ended (errors are `Err`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Status {
     /// Done, nothing to report.
     Clean,
     /// Done, with findings (`check`) — exit code 1.
     Findings,
 }
 
-impl Outcome {
+impl Status {
     pub fn exit_code(self) -> u8 {
         match self {
-            Outcome::Clean => 0,
-            Outcome::Findings => 1,
+            Status::Clean => 0,
+            Status::Findings => 1,
         }
     }
 }
@@ -45,7 +48,7 @@ pub fn thread_count(asked: usize, cores: usize) -> (usize, Option<String>) {
 }
 
 /// Runs a parsed command line.
-pub fn run(cli: Cli) -> Result<Outcome> {
+pub fn run(cli: Cli) -> Result<Status> {
     if let Some(jobs) = cli.jobs {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let (threads, note) = thread_count(jobs, cores);
@@ -67,7 +70,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 
 /// Plain `cctree`: renders the default input, or, when an archive exists,
 /// syncs into it and renders the archive.
-fn plain(quiet: bool) -> Result<Outcome> {
+fn plain(quiet: bool) -> Result<Status> {
     let mut args = RenderArgs::default_args();
     if let Some(archive) = crate::sync::existing_archive() {
         if discover::default_projects_dir().is_some_and(|d| d.is_dir()) {
@@ -86,9 +89,9 @@ fn plain(quiet: bool) -> Result<Outcome> {
 }
 
 /// `cctree render`, after a sync with `--sync`.
-fn render(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
+fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
     if !args.sync {
-        return crate::render::run(args, quiet);
+        return build(args, quiet);
     }
     if args.input.len() > 1 {
         anyhow::bail!("--sync takes one INPUT: a projects directory or one project directory");
@@ -108,11 +111,35 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
     if !report.errors.is_empty() {
         anyhow::bail!("{}", report.error_text());
     }
-    crate::render::run(&RenderArgs { input: vec![archive], ..args.clone() }, quiet)
+    build(&RenderArgs { input: vec![archive], ..args.clone() }, quiet)
+}
+
+/// Builds the site, then prints the summary line (and where secrets were replaced).
+fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
+    let archive = discover::discover(&args.input)?;
+    let opts = BuildOptions {
+        output: args.output.clone(),
+        page_size: args.page_size,
+        force: args.force,
+        redact: args.redact,
+        show_paths: args.show_paths,
+    };
+    let summary = crate::build::build(archive, &opts)?;
+    if !quiet {
+        crate::render::redaction::report(&summary.redactions);
+        let index = args.output.join("index.html");
+        crate::term::print_err(&format!("{summary} → {}\n", crate::term::safe(index.display())));
+        if !args.redact {
+            crate::term::print_err(
+                "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords\n",
+            );
+        }
+    }
+    Ok(Status::Clean)
 }
 
 /// `cctree sync`.
-fn sync(args: &SyncArgs, quiet: bool) -> Result<Outcome> {
+fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
     let archive = match &args.to {
         Some(dir) => dir.clone(),
         None => crate::sync::default_archive_dir().context("neither CCTREE_ARCHIVE nor HOME is set: pass --to DIR")?,
@@ -132,66 +159,10 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Outcome> {
     if !report.errors.is_empty() {
         anyhow::bail!("{}", report.error_text());
     }
-    Ok(Outcome::Clean)
+    Ok(Status::Clean)
 }
 
-/// Prints the warnings of discovery met outside any project (an unreadable
-/// project directory, a stray transcript in the projects directory).
-pub fn report_archive_warnings(archive: &Archive) {
-    for w in &archive.warnings {
-        tracing::warn!("{w}");
-    }
-}
-
-/// Loads each project in turn and hands it to `f`; one project is in memory at a time.
-pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<()>) -> Result<()> {
-    report_archive_warnings(&archive);
-    let progress = crate_progress(archive.projects.len() as u64);
-    for source in archive.projects {
-        for w in &source.warnings {
-            progress.suspend(|| tracing::warn!("{w}"));
-        }
-        progress.set_message(crate::term::escape(&source.name).into_owned());
-        let project = Project::load(source);
-        report_line_warnings(&project, &progress);
-        f(project)?;
-        progress.inc(1);
-    }
-    progress.finish_and_clear();
-    Ok(())
-}
-
-pub(crate) fn crate_progress(len: u64) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr());
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} projects  {wide_msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar
-}
-
-/// Prints every warning about a project's files ([`crate::warnings`]), with
-/// `path:line`, and returns them.
-pub(crate) fn report_line_warnings(p: &Project, progress: &indicatif::ProgressBar) -> Vec<crate::warnings::Warning> {
-    let warnings = crate::warnings::of_project(p);
-    print_warnings(&p.source.dir, &warnings, progress);
-    warnings
-}
-
-/// Prints warnings of the project in `dir`.
-pub(crate) fn print_warnings(
-    dir: &std::path::Path,
-    warnings: &[crate::warnings::Warning],
-    progress: &indicatif::ProgressBar,
-) {
-    for w in warnings {
-        // One warning, one line: the path and the reason are escaped whole.
-        progress.suspend(|| tracing::warn!("{}", crate::term::safe(w.show(dir))));
-    }
-}
-
-fn stats(args: &StatsArgs) -> Result<Outcome> {
+fn stats(args: &StatsArgs) -> Result<Status> {
     let archive = discover::discover(&args.input)?;
     let record = crate::sync::record::find(&archive.root).map(|(_, r)| r);
     let mut builder =
@@ -207,7 +178,7 @@ fn stats(args: &StatsArgs) -> Result<Outcome> {
     } else {
         print_out(&crate::stats::table(&report))?;
     }
-    Ok(Outcome::Clean)
+    Ok(Status::Clean)
 }
 
 /// Prints `value` as pretty JSON on stdout (see [`crate::term::json`]).
@@ -222,17 +193,17 @@ fn print_out(text: &str) -> Result<()> {
     crate::term::print_out(text).context("cannot write to standard output")
 }
 
-fn fork(args: &crate::cli::ForkArgs) -> Result<Outcome> {
+fn fork(args: &crate::cli::ForkArgs) -> Result<Status> {
     let plan = crate::fork::cmd::run(args)?;
     if args.json {
         print_json(&plan)?;
     } else {
         print_out(&crate::fork::cmd::text(&plan))?;
     }
-    Ok(Outcome::Clean)
+    Ok(Status::Clean)
 }
 
-fn check(args: &CheckArgs) -> Result<Outcome> {
+fn check(args: &CheckArgs) -> Result<Status> {
     let archive = discover::discover(&args.input)?;
     let mut findings = Vec::new();
     for_each_project(archive, |p| {
@@ -246,5 +217,5 @@ fn check(args: &CheckArgs) -> Result<Outcome> {
     } else {
         print_out(&crate::check::text(&findings))?;
     }
-    Ok(if findings.is_empty() { Outcome::Clean } else { Outcome::Findings })
+    Ok(if findings.is_empty() { Status::Clean } else { Status::Findings })
 }

@@ -50,7 +50,7 @@ pub struct ProjectCtx<'a> {
     pub loc: Vec<Option<NodeLoc>>,
     /// tool_use id → agent it spawned.
     pub agent_by_tool: FxHashMap<&'a str, u32>,
-    pub images: &'a ImageStore,
+    pub images: &'a ImageStore<'a>,
     pub warnings: &'a PageWarnings,
     /// `--redact` for strings that are not entry lines (side files, paths).
     pub redactor: &'a Redactor,
@@ -81,7 +81,7 @@ impl<'a> ProjectCtx<'a> {
         project: &'a Project,
         slug: &str,
         page_size: u32,
-        images: &'a ImageStore,
+        images: &'a ImageStore<'a>,
         warnings: &'a PageWarnings,
         redactor: &'a Redactor,
         paths: InputPaths,

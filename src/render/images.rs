@@ -1,22 +1,24 @@
 //! Images from transcripts (pasted screenshots, images in tool results):
 //! decoded from base64, checked (PNG, JPEG, GIF or WebP only, by declared
-//! media type *and* magic bytes), written once as `assets/img/<blake3>.<ext>`
-//! and referenced by relative URL. Never inlined as `data:` URLs.
+//! media type *and* magic bytes), handed to the [`Sink`] as
+//! `assets/img/<blake3>.<ext>` (which writes each once) and referenced by
+//! relative URL. Never inlined as `data:` URLs.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use base64::Engine;
-use rustc_hash::FxHashSet;
+
+use super::Sink;
 
 /// Largest decoded image written (bigger ones become a placeholder).
 pub const IMAGE_CAP: usize = 16 * 1024 * 1024;
 
-/// Writes images into the site's `assets/img/` directory, each content once.
-pub struct ImageStore {
-    dir: PathBuf,
-    written: Mutex<FxHashSet<String>>,
+/// Hands the images of a project's pages to the sink; remembers the first
+/// failure to write one (the page shows a placeholder, the render fails).
+pub struct ImageStore<'a> {
+    sink: &'a dyn Sink,
+    failure: Mutex<Option<anyhow::Error>>,
 }
 
 /// Why an image was not written.
@@ -63,13 +65,14 @@ fn magic_ok(ext: &str, b: &[u8]) -> bool {
     }
 }
 
-impl ImageStore {
-    /// A store writing into `site/assets/img`.
-    pub fn new(site: &std::path::Path) -> ImageStore {
-        ImageStore { dir: site.join("assets").join("img"), written: Mutex::new(FxHashSet::default()) }
+impl<'a> ImageStore<'a> {
+    /// A store handing images to `sink`.
+    pub fn new(sink: &'a dyn Sink) -> ImageStore<'a> {
+        ImageStore { sink, failure: Mutex::new(None) }
     }
 
-    /// Decodes and writes an image; returns its file name under `assets/img/`.
+    /// Decodes and checks an image and hands it to the sink; returns its
+    /// file name under `assets/img/`. An `Err` is a failure to write it.
     pub fn store(&self, media_type: &str, b64: &str) -> Result<std::result::Result<String, Rejected>> {
         let Some(ext) = extension(media_type) else {
             return Ok(Err(Rejected::MediaType(media_type.chars().take(40).collect())));
@@ -94,18 +97,18 @@ impl ImageStore {
             return Ok(Err(Rejected::Mismatch));
         }
         let name = format!("{}.{ext}", blake3::hash(&bytes).to_hex());
-        let fresh = self.written.lock().map(|mut w| w.insert(name.clone())).unwrap_or(true);
-        if fresh {
-            std::fs::create_dir_all(&self.dir).with_context(|| format!("creating {}", self.dir.display()))?;
-            let path = self.dir.join(&name);
-            std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+        if let Err(err) = self.sink.image(&name, &bytes) {
+            let shown = anyhow::anyhow!("{err:#}");
+            let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+            failure.get_or_insert(err);
+            return Err(shown);
         }
         Ok(Ok(name))
     }
 
-    /// How many distinct images were written.
-    pub fn count(&self) -> usize {
-        self.written.lock().map(|w| w.len()).unwrap_or(0)
+    /// The first failure to write an image, if any.
+    pub fn take_failure(&self) -> Option<anyhow::Error> {
+        self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 
@@ -116,19 +119,49 @@ mod tests {
     const PNG_1PX: &str =
         "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
+    /// A sink that keeps the images it is given (or, when full, fails).
+    #[derive(Default)]
+    struct Images {
+        kept: Mutex<Vec<(String, usize)>>,
+        full: bool,
+    }
+
+    impl Sink for Images {
+        fn reuse_page(&self, _: &str, _: &str) -> Result<bool> {
+            Ok(false)
+        }
+        fn page(&self, _: &str, _: &[u8], _: &str) -> Result<()> {
+            Ok(())
+        }
+        fn image(&self, name: &str, bytes: &[u8]) -> Result<()> {
+            anyhow::ensure!(!self.full, "disk full");
+            self.kept.lock().unwrap().push((name.to_string(), bytes.len()));
+            Ok(())
+        }
+    }
+
     #[test]
-    fn writes_valid_images_once_and_rejects_others() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = ImageStore::new(dir.path());
+    fn hands_valid_images_to_the_sink_and_rejects_others() {
+        let sink = Images::default();
+        let store = ImageStore::new(&sink);
         let a = store.store("image/png", PNG_1PX).unwrap().unwrap();
         let b = store.store("image/png", PNG_1PX).unwrap().unwrap();
         assert_eq!(a, b);
         assert!(a.ends_with(".png"));
-        assert!(dir.path().join("assets/img").join(&a).is_file());
-        assert_eq!(store.count(), 1);
+        assert_eq!(sink.kept.lock().unwrap().first(), Some(&(a, 70)));
         assert!(matches!(store.store("image/svg+xml", PNG_1PX).unwrap(), Err(Rejected::MediaType(_))));
         assert_eq!(store.store("image/jpeg", PNG_1PX).unwrap(), Err(Rejected::Mismatch));
         assert_eq!(store.store("image/png", "!!!").unwrap(), Err(Rejected::Decode));
         assert_eq!(store.store("image/png", " \n").unwrap(), Err(Rejected::Empty));
+        assert!(store.take_failure().is_none());
+    }
+
+    #[test]
+    fn a_failure_to_write_an_image_is_kept_for_the_render() {
+        let sink = Images { full: true, ..Images::default() };
+        let store = ImageStore::new(&sink);
+        let err = store.store("image/png", PNG_1PX).unwrap_err();
+        assert!(format!("{err:#}").contains("disk full"));
+        assert!(store.take_failure().is_some_and(|e| e.to_string() == "disk full"));
     }
 }

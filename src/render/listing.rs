@@ -11,8 +11,8 @@ use super::context::ProjectCtx;
 use super::html::{compact_num, excerpt, plain_excerpt, time_html};
 use super::outline::turn_text;
 use super::pages::{AgentRow, ConvRow, ProjectPage};
-use super::project::crumbs;
 use super::search::SearchEntry;
+use super::transcript::crumbs;
 use super::urls::href;
 
 /// Metadata entries of types cctree does not know (no uuid, so on no line):

@@ -1,16 +1,21 @@
-//! Render stage: the model of each project → a static website.
+//! Render stage: a loaded project → the bytes of its pages and images.
 //!
 //! Owns everything HTML: pages ([`pages`], `templates/`), message and tool
 //! rendering ([`message`], [`tools`], [`blocks`]), Markdown ([`markdown`]),
 //! highlighting ([`highlight`]), ANSI ([`ansi`]), images ([`images`]), the
-//! search index ([`search`]) and the URL contract ([`urls`]). Projects are
-//! rendered one at a time; the pages of a project in parallel. Output depends
-//! only on the input: no timestamps of the run, no hash-map order.
+//! search index ([`search`]) and the URL contract ([`urls`]).
+//!
+//! [`render_project`] is a pure function of the project, its [`Placement`]
+//! and the [`RenderOptions`]: it never sees the command line or the file
+//! system, and hands every page and image to the [`Sink`] the build passes
+//! in (`crate::build`, which writes them, re-uses unchanged ones and keeps
+//! the counts). The pages of a project are rendered in parallel. Output
+//! depends only on the input: no timestamps of the run, no hash-map order.
 
 pub mod ansi;
+pub mod archive;
 pub mod assets;
 pub mod blocks;
-pub mod cache;
 pub mod context;
 pub mod diff;
 pub mod groups;
@@ -23,512 +28,178 @@ pub mod markdown;
 pub mod message;
 pub mod outline;
 pub mod pages;
-pub mod project;
 pub mod redaction;
 pub mod search;
 pub mod tools;
+pub mod transcript;
 pub mod urls;
-pub mod write;
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::BTreeMap;
 
-use context::PageWarnings;
-use std::time::{Duration, Instant};
-
-use anyhow::{Result, bail};
+use anyhow::{Context, Result};
 use askama::Template;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
-use crate::cli::RenderArgs;
-use crate::discover::{self, Archive};
-use crate::project::{LoadCounts, Project};
-use crate::run::Outcome;
+use crate::graph::Conversation;
+use crate::project::Project;
 
-use cache::{FileRecord, Manifest, OutputRecord, ProjectRecord, SearchRecord};
+use context::{InputPaths, LineId, PageWarnings, ProjectCtx};
 use images::ImageStore;
-use pages::{IndexPage, ProjectRow};
 use redaction::{RedactionSite, Redactor};
+use search::SearchEntry;
 
-pub use write::MARKER;
-
-/// Settings of one render.
-#[derive(Debug, Clone, Default)]
+/// What shapes every page besides the input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RenderOptions {
-    pub output: PathBuf,
     /// Counted turns per page.
     pub page_size: u32,
-    /// Ignore the cache of the previous render: parse and write everything.
-    pub force: bool,
-    /// `--redact`: replace secrets in everything written ([`crate::redact`], [`redaction`]).
+    /// `--redact`: replace secrets in every string that is not an entry line
+    /// (entry lines are redacted when parsed; [`redaction`]).
     pub redact: bool,
     /// `--show-paths`: absolute input paths on pages ([`context::InputPaths`]).
     pub show_paths: bool,
 }
 
-impl RenderOptions {
-    /// What shapes the pages besides the input (the cache is valid only for
-    /// the same settings): every option but the output and `force`.
-    fn settings(&self) -> String {
-        format!("{:?}", RenderOptions { output: PathBuf::new(), force: false, ..self.clone() })
-    }
-
-    fn parse_options(&self) -> crate::parse::ParseOptions {
-        crate::parse::ParseOptions { redact: self.redact }
-    }
+/// Where a project is published and what its pages depend on besides the
+/// project, as the build knows it.
+#[derive(Debug, Clone, Default)]
+pub struct Placement<'a> {
+    /// The project's directory in the site (see [`urls::project_slugs`]).
+    pub slug: &'a str,
+    /// The `--projects` argument of the fork commands on its pages
+    /// ([`crate::fork::lookup`]).
+    pub fork_projects: Option<String>,
+    /// The base of its page-group keys ([`groups`]): renderer, settings and
+    /// side files, which every page depends on.
+    pub key_base: String,
 }
 
-/// What a render produced.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RenderSummary {
-    pub projects: usize,
+/// Where render puts what it makes. The build implements it; render never
+/// touches the file system.
+pub trait Sink: Sync {
+    /// Puts back the previous render's page at `rel`, unrendered, when its
+    /// page group had the same `key` ([`groups`]). `false`: render it.
+    fn reuse_page(&self, rel: &str, key: &str) -> Result<bool>;
+    /// A page of the site at `rel`; `key` is its page group's (empty for a
+    /// page rendered every time).
+    fn page(&self, rel: &str, html: &[u8], key: &str) -> Result<()>;
+    /// An image shown at `assets/img/<name>` (named by its content: the same
+    /// name always comes with the same bytes).
+    fn image(&self, name: &str, bytes: &[u8]) -> Result<()>;
+}
+
+/// What a project shows on the archive index (and what the cache keeps of it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProjectSummary {
+    pub name: String,
+    /// Its directory in the site (`<slug>/`).
+    pub dir: String,
     pub conversations: usize,
     pub branches: usize,
+    pub forks: usize,
+    pub messages: u64,
+    pub last_ts: i64,
+    /// Pages of the project.
     pub pages: usize,
-    pub images: usize,
-    /// Warnings printed: about the input (unreadable files and lines,
-    /// unknown entry types, problems walking directories), problems met
-    /// rendering pages, and images missing from a previous site.
-    pub warnings: usize,
-    /// Files of the site written, and files linked unchanged from the previous
-    /// render (all files: pages, images, assets, indexes, cache).
-    pub files_written: usize,
-    pub files_reused: usize,
-    /// Projects re-used whole (not even read).
-    pub projects_reused: usize,
-    /// Branch and agent pages rendered (the others were linked unrendered).
-    pub pages_rendered: usize,
-    /// Transcript files: parsed in full, parsed past their old end, unchanged.
-    pub load: LoadCounts,
-    pub elapsed: Duration,
-    /// `--redact` was on.
-    pub redact: bool,
-    /// Where secrets were replaced in what this render read, in report order.
+}
+
+/// What rendering a project produced besides its pages and images.
+#[derive(Debug, Default)]
+pub struct ProjectPages {
+    pub summary: ProjectSummary,
+    /// Its entries of the archive-wide search index.
+    pub search: Vec<SearchEntry>,
+    /// Every page of the project in order (the project index last), rendered
+    /// or re-used.
+    pub pages: Vec<String>,
+    /// Pages rendered (the others were re-used through [`Sink::reuse_page`]).
+    pub rendered: usize,
+    /// Problems met rendering pages, by page.
+    pub warnings: BTreeMap<String, Vec<String>>,
+    /// Where `--redact` replaced secrets in strings that are not entry lines.
     pub redactions: Vec<RedactionSite>,
 }
 
-impl RenderSummary {
-    /// Secrets replaced in all.
-    pub fn redacted(&self) -> usize {
-        self.redactions.iter().map(RedactionSite::count).sum()
-    }
-}
-
-impl std::fmt::Display for RenderSummary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "rendered {} projects, {} conversations, {} branches: {} pages, {} images, {} warnings in {:.2} s",
-            self.projects,
-            self.conversations,
-            self.branches,
-            self.pages,
-            self.images,
-            self.warnings,
-            self.elapsed.as_secs_f64()
-        )?;
-        if self.files_reused > 0 || self.projects_reused > 0 {
-            write!(
-                f,
-                " ({} files written, {} unchanged; {} of {} projects unchanged)",
-                self.files_written, self.files_reused, self.projects_reused, self.projects
-            )?;
-        }
-        if self.redact {
-            write!(f, ", {} secrets redacted", self.redacted())?;
-        }
-        Ok(())
-    }
-}
-
-/// Shared state of one render.
-pub struct Site {
-    /// The directory the site is built in (a temporary sibling of the output).
-    pub out: PathBuf,
-    pub page_size: u32,
-    pub images: ImageStore,
-    pub warnings: PageWarnings,
-    stage: write::Stage,
-    /// Files of the previous site by path.
-    prev: FxHashMap<String, FileRecord>,
-    /// Renderer fingerprint and settings (for page-group keys).
-    code: &'static str,
-    settings: String,
-    rendered: AtomicUsize,
-    /// `--redact` for strings that are not entry lines.
-    pub redactor: Redactor,
-}
-
-impl Site {
-    /// Puts a file into the site: linked from the previous site when its
-    /// bytes are the same, written otherwise.
-    pub fn emit(&self, rel: &str, bytes: &[u8]) -> Result<FileRecord> {
-        self.emit_keyed(rel, bytes, "")
-    }
-
-    /// [`Site::emit`] for a page of a page group with `key` ([`groups`]).
-    pub fn emit_keyed(&self, rel: &str, bytes: &[u8], key: &str) -> Result<FileRecord> {
-        if !key.is_empty() {
-            self.rendered.fetch_add(1, Ordering::Relaxed);
-        }
-        let hash = cache::content_hash(bytes);
-        let same = self.prev.get(rel).is_some_and(|r| r.hash == hash);
-        if !(same && self.stage.reuse(rel)?) {
-            self.stage.write(rel, bytes)?;
-        }
-        Ok(FileRecord {
-            path: rel.to_string(),
-            hash,
-            images: cache::images_in(bytes),
-            key: key.to_string(),
-            warnings: Vec::new(),
-        })
-    }
-
-    /// The previous render's page at `rel`, linked without rendering, when
-    /// its page group had the same key.
-    pub fn reuse_page(&self, rel: &str, key: &str) -> Result<Option<FileRecord>> {
-        match self.prev.get(rel) {
-            Some(r) if !key.is_empty() && r.key == key && self.stage.reuse(rel)? => Ok(Some(r.clone())),
-            _ => Ok(None),
-        }
-    }
-
-    /// The base of the page-group keys of a project.
-    pub fn pages_base(&self, source: &crate::discover::ProjectSource, slug: &str) -> String {
-        cache::pages_base(source, slug, self.code, &self.settings)
-    }
-}
-
-/// `cctree render` (and plain `cctree`): renders, prints the summary line.
-pub fn run(args: &RenderArgs, quiet: bool) -> Result<Outcome> {
-    let archive = discover::discover(&args.input)?;
-    crate::run::report_archive_warnings(&archive);
-    let outside_projects = archive.warnings.len();
-    let opts = RenderOptions {
-        output: args.output.clone(),
-        page_size: args.page_size,
-        force: args.force,
-        redact: args.redact,
-        show_paths: args.show_paths,
-    };
-    let mut summary = render_archive(archive, &opts)?;
-    summary.warnings += outside_projects;
-    if !quiet {
-        redaction::report(&summary.redactions);
-        let index = args.output.join("index.html");
-        crate::term::print_err(&format!("{summary} → {}\n", crate::term::safe(index.display())));
-        if !args.redact {
-            crate::term::print_err(
-                "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords\n",
-            );
-        }
-    }
-    Ok(Outcome::Clean)
-}
-
-/// Renders a discovered archive into `opts.output`: built beside it and
-/// swapped in ([`write`]), re-using what the previous render left there when
-/// it is still valid ([`cache`]). The result is the same as a fresh render.
-pub fn render_archive(archive: Archive, opts: &RenderOptions) -> Result<RenderSummary> {
-    let start = Instant::now();
-    check_paths(&archive, &opts.output)?;
-    let output = write::Output::prepare(&opts.output)?;
-    let code = cache::code_fingerprint();
-    let settings = opts.settings();
-    let old = if opts.force || !output.has_site { None } else { Manifest::load(&opts.output, code, &settings) };
-    // Directory names are not entry lines: redacted before they become slugs.
+/// Renders every page of a project: the pages of every branch and agent
+/// transcript (in parallel, each page independent; a page whose group key is
+/// unchanged is re-used), then the project index.
+pub fn render_project(
+    project: &Project,
+    at: &Placement<'_>,
+    opts: &RenderOptions,
+    out: &dyn Sink,
+) -> Result<ProjectPages> {
+    let t0 = std::time::Instant::now();
+    let images = ImageStore::new(out);
+    let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
-    let names: Vec<String> =
-        archive.projects.iter().map(|p| redactor.text(|| p.dir.display().to_string(), &p.name).into_owned()).collect();
-    let slugs = urls::project_slugs(&names);
-    let mut redactions = redactor.take();
-    let sources: Vec<String> = archive.projects.iter().map(cache::source_id).collect();
-    // How fork commands on its pages name where a project is (a page depends on it).
-    let fork_args: Vec<Option<String>> = archive
-        .projects
-        .iter()
-        .map(|p| crate::fork::lookup::projects_arg(&p.dir, &archive.root, opts.show_paths))
-        .collect();
-    let keys: Vec<String> = archive
-        .projects
-        .iter()
-        .zip(&slugs)
-        .zip(&fork_args)
-        .map(|((p, s), f)| cache::project_key(p, s, code, &format!("{settings}\0{}", f.as_deref().unwrap_or(""))))
-        .collect();
-    let prev_projects: FxHashMap<&str, &ProjectRecord> =
-        old.iter().flat_map(|m| &m.projects).map(|r| (r.source.as_str(), r)).collect();
-    let unchanged =
-        |i: usize| prev_projects.get(sources[i].as_str()).filter(|r| r.key == keys[i] && r.slug == slugs[i]);
-
-    // Nothing changed: the previous site stands as it is.
-    if let Some(m) = &old {
-        let all =
-            m.projects.len() == archive.projects.len() && (0..archive.projects.len()).all(|i| unchanged(i).is_some());
-        if all && opts.output.join("index.html").is_file() {
-            let hidden = indicatif::ProgressBar::hidden();
-            let mut walk_warnings = output.warned();
-            for (source, r) in archive.projects.iter().zip(&m.projects) {
-                walk_warnings += print_warnings(source, None, &opts.output, &hidden);
-                print_warnings(source, Some(r), &opts.output, &hidden);
-            }
-            let mut summary = summarize(m);
-            summary.warnings += walk_warnings;
-            summary.files_reused = m.files.len() + m.projects.iter().map(|p| p.pages.len()).sum::<usize>();
-            summary.projects_reused = m.projects.len();
-            summary.load.files_reused = m.projects.iter().map(|p| p.files).sum();
-            summary.elapsed = start.elapsed();
-            return Ok(summary);
-        }
-    }
-
-    let stage = output.begin()?;
-    let prev: FxHashMap<String, FileRecord> = old
-        .iter()
-        .flat_map(|m| m.files.iter().chain(m.projects.iter().flat_map(|p| &p.pages)))
-        .map(|f| (f.path.clone(), f.clone()))
-        .collect();
-    let site = Site {
-        out: stage.dir.clone(),
-        page_size: opts.page_size.max(1),
-        images: ImageStore::new(&stage.dir),
-        warnings: PageWarnings::default(),
-        stage,
-        prev,
-        code,
-        settings: settings.clone(),
-        rendered: AtomicUsize::new(0),
-        redactor,
-    };
-    let mut manifest = Manifest::new(code, &settings);
-    for (path, body) in assets::ASSETS {
-        manifest.files.push(site.emit(path, body.as_bytes())?);
-    }
-    let mut load = LoadCounts::default();
-    let mut projects_reused = 0;
-    let mut site_warnings = 0;
-    let progress = crate::run::crate_progress(archive.projects.len() as u64);
-    for (i, source) in archive.projects.into_iter().enumerate() {
-        site_warnings += print_warnings(&source, None, &opts.output, &progress);
-        progress.set_message(crate::term::escape(&source.name).into_owned());
-        if let Some(r) = unchanged(i) {
-            if reuse_project(&site, r)? {
-                print_warnings(&source, Some(r), &opts.output, &progress);
-                manifest.projects.push((*r).clone());
-                load.files_reused += r.files;
-                projects_reused += 1;
-                progress.inc(1);
-                continue;
-            }
-        }
-        let parse_rel = cache::parse_cache_path(&sources[i]);
-        let resume = match prev_projects.get(sources[i].as_str()) {
-            Some(r) if !r.parse.is_empty() => cache::load_parse_cache(&opts.output, &r.parse, code, &settings, &source),
-            _ => Vec::new(),
-        };
-        if opts.redact {
-            redactions.extend(redaction::agent_meta(&source));
-        }
-        let t0 = Instant::now();
-        let (p, heads, counts) = Project::load_resuming(source, opts.parse_options(), resume);
-        tracing::debug!("{}: loaded in {:.3} s ({counts:?})", p.source.name, t0.elapsed().as_secs_f64());
-        redactions.extend(redaction::entry_lines(&p));
-        load.add(counts);
-        let warnings = crate::run::report_line_warnings(&p, &progress);
-        let paths = context::InputPaths { show: opts.show_paths, fork_projects: fork_args[i].clone() };
-        let out = project::render_project(&p, &slugs[i], &site, paths)?;
-        print_page_warnings(&out.files, &opts.output, &progress);
-        let t0 = Instant::now();
-        cache::save_parse_cache(&site.stage, &parse_rel, code, &settings, &p, &heads)?;
-        tracing::debug!("{}: parse cache saved in {:.3} s", p.source.name, t0.elapsed().as_secs_f64());
-        manifest.projects.push(ProjectRecord {
-            source: sources[i].clone(),
-            slug: slugs[i].clone(),
-            key: keys[i].clone(),
-            parse: parse_rel,
-            warnings,
-            files: p.source.files.len(),
-            output: out.record,
-            pages: out.files,
-        });
-        progress.inc(1);
-    }
-    progress.finish_and_clear();
-    // Images shown by pages linked from the previous site (written ones are there).
-    let images: FxHashSet<&str> =
-        manifest.projects.iter().flat_map(|p| &p.pages).flat_map(|f| &f.images).map(String::as_str).collect();
-    let mut images: Vec<&str> = images.into_iter().collect();
-    images.sort_unstable();
-    for name in &images {
-        let rel = format!("assets/img/{name}");
-        if !site.stage.has(&rel) && !site.stage.reuse(&rel)? {
-            site_warnings += 1;
-            tracing::warn!("image {rel} is missing from the previous site; render with --force to rebuild it");
-        }
-    }
-    let mut summary = summarize(&manifest);
-    summary.warnings += site_warnings;
-    let search: Vec<search::SearchEntry> =
-        manifest.projects.iter().flat_map(|p| &p.output.search).map(SearchRecord::to_entry).collect();
-    manifest.files.push(site.emit("search-index.js", search::script(&search).as_bytes())?);
-    let outputs: Vec<&OutputRecord> = manifest.projects.iter().map(|p| &p.output).collect();
-    manifest.files.push(site.emit("index.html", index_page(&outputs, &summary).render()?.as_bytes())?);
-    let ownership = write::Ownership { written: cache::written_files(&opts.output) };
-    site.stage.carry_over(&ownership)?;
-    manifest.save(&site.stage)?;
-    let (written, reused) = site.stage.counts();
-    tracing::debug!("site built in {:.3} s", start.elapsed().as_secs_f64());
-    output.commit(site.stage)?;
-    tracing::debug!("swapped in (previous site removed) after {:.3} s", start.elapsed().as_secs_f64());
-    summary.warnings += output.warned();
-    summary.files_written = written;
-    summary.files_reused = reused;
-    summary.projects_reused = projects_reused;
-    summary.pages_rendered = site.rendered.load(Ordering::Relaxed);
-    summary.load = load;
-    summary.redact = opts.redact;
-    redactions.extend(site.redactor.take());
-    summary.redactions = redactions;
-    summary.elapsed = start.elapsed();
-    Ok(summary)
-}
-
-/// Links every file of an unchanged project from the previous site. `false`
-/// (and the project is rendered) when one is missing there.
-fn reuse_project(site: &Site, r: &ProjectRecord) -> Result<bool> {
-    use rayon::prelude::*;
-    let parse = (!r.parse.is_empty()).then_some(&r.parse);
-    let all = r
-        .pages
+    let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone() };
+    let ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths);
+    let name = &project.source.name;
+    tracing::debug!("{name}: page context in {:.3} s", t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let fork_key = at.fork_projects.as_deref().unwrap_or_default();
+    let groups = groups::groups(&ctx, &format!("{}{}{fork_key}", at.key_base, ctx.name));
+    tracing::debug!("{name}: page groups in {:.3} s", t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let jobs = transcript_pages(&ctx);
+    let rendered = jobs
         .par_iter()
-        .map(|f| &f.path)
-        .chain(parse.into_par_iter())
-        .map(|p| site.stage.reuse(p))
-        .collect::<Result<Vec<bool>>>()?;
-    Ok(all.into_iter().all(|ok| ok))
-}
-
-/// Prints the warnings of a project: with no record, those met walking its
-/// directory (found afresh every run); with the record of a project re-used
-/// from the previous site, those its render met. Returns how many.
-fn print_warnings(
-    source: &crate::discover::ProjectSource,
-    record: Option<&ProjectRecord>,
-    output: &Path,
-    progress: &indicatif::ProgressBar,
-) -> usize {
-    let Some(r) = record else {
-        for w in &source.warnings {
-            progress.suspend(|| tracing::warn!("{w}"));
-        }
-        return source.warnings.len();
-    };
-    crate::run::print_warnings(&source.dir, &r.warnings, progress);
-    r.warnings.len() + print_page_warnings(&r.pages, output, progress)
-}
-
-/// Prints the problems met rendering pages, each with the page's path.
-fn print_page_warnings(pages: &[FileRecord], output: &Path, progress: &indicatif::ProgressBar) -> usize {
-    let mut n = 0;
-    for f in pages {
-        for w in &f.warnings {
-            progress.suspend(|| tracing::warn!("{}: {w}", output.join(&f.path).display()));
-            n += 1;
-        }
-    }
-    n
-}
-
-/// The totals of a site from its manifest.
-fn summarize(m: &Manifest) -> RenderSummary {
-    let images: FxHashSet<&str> =
-        m.projects.iter().flat_map(|p| &p.pages).flat_map(|f| &f.images).map(String::as_str).collect();
-    RenderSummary {
-        projects: m.projects.len(),
-        conversations: m.projects.iter().map(|p| p.output.conversations).sum(),
-        branches: m.projects.iter().map(|p| p.output.branches).sum(),
-        pages: m.projects.iter().map(|p| p.output.pages).sum::<usize>() + 1,
-        images: images.len(),
-        warnings: m
-            .projects
-            .iter()
-            .map(|p| p.warnings.len() + p.pages.iter().map(|f| f.warnings.len()).sum::<usize>())
-            .sum(),
-        ..RenderSummary::default()
-    }
-}
-
-fn index_page(outputs: &[&OutputRecord], s: &RenderSummary) -> IndexPage {
-    let mut projects: Vec<ProjectRow> = outputs
-        .iter()
-        .map(|o| ProjectRow {
-            name: o.name.clone(),
-            href: format!("{}index.html", o.dir),
-            conversations: o.conversations,
-            forks: o.forks,
-            messages: o.messages,
-            last_ts: o.last_ts,
-            last_html: html::time_html(o.last_ts),
+        .map(|(line, page, path)| {
+            let key = groups.key(*line);
+            if out.reuse_page(path, key)? {
+                return Ok(false);
+            }
+            let html = transcript::line_page(&ctx, *line, *page).render().context("rendering a page")?;
+            out.page(path, html.as_bytes(), key)?;
+            Ok(true)
         })
-        .collect();
-    projects.sort_by(|a, b| b.last_ts.cmp(&a.last_ts).then_with(|| a.href.cmp(&b.href)));
-    let forks: usize = outputs.iter().map(|o| o.forks).sum();
-    IndexPage {
-        root: String::new(),
-        title: "Archive".into(),
-        crumbs: Vec::new(),
-        totals: format!(
-            "{} projects · {} conversations · {} branches · {} forks",
-            s.projects, s.conversations, s.branches, forks
-        ),
-        projects,
+        .collect::<Result<Vec<bool>>>()?;
+    tracing::debug!("{name}: pages in {:.3} s", t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let (page, search) = listing::project_page(&ctx);
+    let index = format!("{}index.html", ctx.dir);
+    out.page(&index, page.render()?.as_bytes(), "")?;
+    tracing::debug!("{name}: project index in {:.3} s", t0.elapsed().as_secs_f64());
+    if let Some(err) = images.take_failure() {
+        return Err(err);
     }
+    let pages: Vec<String> = jobs.into_iter().map(|(_, _, path)| path).chain([index]).collect();
+    Ok(ProjectPages {
+        summary: summary(&ctx, pages.len()),
+        search,
+        pages,
+        rendered: rendered.into_iter().filter(|r| *r).count(),
+        warnings: warnings.take_all(),
+        redactions: redactor.take(),
+    })
 }
 
-/// An absolute, symlink-resolved form of `p`, even if it does not exist yet.
-fn resolve(p: &Path) -> PathBuf {
-    let abs = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
-    let mut existing = abs.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(c) = existing.canonicalize() {
-            let mut out = c;
-            for r in rest.iter().rev() {
-                out.push(r);
-            }
-            return out;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return abs,
-        }
+/// Every page of every branch and agent transcript of a project, with its path.
+fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(LineId, u32, String)> {
+    let g = ctx.graph();
+    let lines = g.conversations.iter().flat_map(|c| c.branches.iter().map(|&b| LineId::Branch(b)));
+    let lines = lines.chain((0..g.agents.len() as u32).map(LineId::Agent));
+    let mut jobs = Vec::new();
+    for line in lines {
+        let pages = ctx.line_layout(line).pages;
+        jobs.extend((0..pages).map(|p| (line, p, format!("{}{}", ctx.line_dir(line), urls::page_file(p)))));
     }
+    jobs
 }
 
-/// Refuses an output directory inside the input, or the input inside it.
-fn check_paths(archive: &Archive, output: &Path) -> Result<()> {
-    let out = resolve(output);
-    let mut inputs: Vec<PathBuf> = vec![resolve(&archive.root)];
-    inputs.extend(archive.projects.iter().map(|p| resolve(&p.dir)));
-    for input in &inputs {
-        if out.starts_with(input) {
-            bail!(
-                "the output directory {} is inside the input {}; choose another -o",
-                output.display(),
-                input.display()
-            );
-        }
-        if input.starts_with(&out) {
-            bail!(
-                "the input {} is inside the output directory {}; choose another -o",
-                input.display(),
-                output.display()
-            );
-        }
+/// What the archive index shows of a project (fragments do not count).
+fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
+    let real: Vec<&Conversation> = ctx.graph().conversations.iter().filter(|c| !c.is_fragment).collect();
+    ProjectSummary {
+        name: ctx.name.clone(),
+        dir: ctx.dir.clone(),
+        conversations: real.len(),
+        branches: real.iter().map(|c| c.branches.len()).sum(),
+        forks: real.iter().map(|c| c.fork_points.len()).sum(),
+        messages: real.iter().map(|c| u64::from(c.messages)).sum(),
+        last_ts: real.iter().map(|c| c.last_ts).max().unwrap_or(0),
+        pages,
     }
-    Ok(())
 }

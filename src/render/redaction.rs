@@ -59,6 +59,14 @@ impl Redactor {
         out
     }
 
+    /// Adds sites found elsewhere (a place already known keeps its kinds).
+    pub fn absorb(&self, sites: Vec<RedactionSite>) {
+        let mut map = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        for s in sites {
+            map.entry(s.place).or_insert(s.kinds);
+        }
+    }
+
     /// Takes what was collected so far, ordered by place.
     pub fn take(&self) -> Vec<RedactionSite> {
         let mut map = self.found.lock().unwrap_or_else(|e| e.into_inner());

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use cctree::build::{BuildOptions, build};
 use cctree::discover::{discover, scan_project};
 use cctree::project::Project;
-use cctree::render::{RenderOptions, render_archive};
 use cctree::stats::{ConversationDetail, ProjectDetail};
 use serde_json::Value;
 
@@ -63,7 +63,7 @@ fn conversation<'a>(d: &'a ProjectDetail, session: &str) -> &'a ConversationDeta
 
 fn render(input: &Path, out: &Path) -> Vec<(PathBuf, String)> {
     let archive = discover(&[input.to_path_buf()]).unwrap();
-    render_archive(archive, &RenderOptions { output: out.to_path_buf(), ..RenderOptions::default() }).unwrap();
+    build(archive, &BuildOptions { output: out.to_path_buf(), ..BuildOptions::default() }).unwrap();
     walkdir::WalkDir::new(out)
         .sort_by_file_name()
         .into_iter()

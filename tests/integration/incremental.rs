@@ -8,20 +8,20 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use cctree::build::output::FAULT_ENV;
+use cctree::build::{BuildOptions, BuildSummary, build};
 use cctree::discover;
-use cctree::render::write::FAULT_ENV;
-use cctree::render::{RenderOptions, RenderSummary, render_archive};
 use serde_json::{Value, json};
 
 use crate::support::{cctree, example_archive, real_projects};
 
-fn render_with(input: &Path, out: &Path, force: bool) -> RenderSummary {
+fn render_with(input: &Path, out: &Path, force: bool) -> BuildSummary {
     let archive = discover::discover(&[input.to_path_buf()]).expect("discover");
-    let opts = RenderOptions { output: out.to_path_buf(), page_size: 4, force, ..RenderOptions::default() };
-    render_archive(archive, &opts).expect("render")
+    let opts = BuildOptions { output: out.to_path_buf(), page_size: 4, force, ..BuildOptions::default() };
+    build(archive, &opts).expect("render")
 }
 
-fn render(input: &Path, out: &Path) -> RenderSummary {
+fn render(input: &Path, out: &Path) -> BuildSummary {
     render_with(input, out, false)
 }
 
@@ -253,8 +253,8 @@ fn no_change_rewrites_nothing_and_force_rewrites_everything() {
 
     // Another page size is another site: everything is rendered again.
     let archive = discover::discover(std::slice::from_ref(&projects)).unwrap();
-    let opts = RenderOptions { output: site.clone(), page_size: 50, ..RenderOptions::default() };
-    let s = render_archive(archive, &opts).unwrap();
+    let opts = BuildOptions { output: site.clone(), page_size: 50, ..BuildOptions::default() };
+    let s = build(archive, &opts).unwrap();
     assert_eq!(s.projects_reused, 0);
 }
 
@@ -532,4 +532,17 @@ fn a_user_file_where_the_new_site_needs_a_page_stops_the_render() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("-home-alice-notes/index.html") && err.contains("not written by cctree"), "{err}");
     assert_eq!(site_files(&site), before, "the previous site and the user's file are untouched");
+}
+
+/// Issue 11: images were written around the writer (with `std::fs::write`),
+/// so the summary did not count them and fault injection never hit them.
+#[test]
+fn every_file_of_a_fresh_site_goes_through_the_writer() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    let s = render(&projects, &site);
+    assert!(s.images > 0, "the archive shows an image: {s:?}");
+    let files = walkdir::WalkDir::new(&site).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file());
+    assert_eq!(s.files_written, files.count(), "{s:?}");
 }

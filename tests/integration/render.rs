@@ -6,19 +6,18 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use cctree::build::{BuildOptions, BuildSummary, build};
 use cctree::discover;
 use cctree::parse::{Kind, UserKind};
 use cctree::project::Project;
 use cctree::render::urls::{project_slugs, sanitize_segment};
-use cctree::render::{RenderOptions, RenderSummary, render_archive};
 use serde_json::Value;
 
 use crate::support::{cctree, example_archive, load, real_projects};
 
-fn render(input: &Path, out: &Path, page_size: u32) -> RenderSummary {
+fn render(input: &Path, out: &Path, page_size: u32) -> BuildSummary {
     let archive = discover::discover(&[input.to_path_buf()]).expect("discover");
-    render_archive(archive, &RenderOptions { output: out.to_path_buf(), page_size, ..RenderOptions::default() })
-        .expect("render")
+    build(archive, &BuildOptions { output: out.to_path_buf(), page_size, ..BuildOptions::default() }).expect("render")
 }
 
 /// Every file under `dir`, relative, with its bytes.

@@ -1,102 +1,21 @@
-//! One project → its pages: every page of every branch and agent transcript
-//! (in parallel, each page independent), then the project index. Returns what
-//! the archive index and the search index need.
+//! One page of a branch or an agent transcript: its header (title, crumbs,
+//! facts, where it forked from or who spawned it, the context before the
+//! fork), its messages with the session changes between them and the fork
+//! command of each legal checkpoint, and its pager.
 
-use anyhow::{Context, Result};
-use askama::Template;
-use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
 use crate::graph::{AgentKind, Conversation, NodeId};
 use crate::parse::Kind;
-use crate::project::Project;
 
 use super::blocks::PageCtx;
-use super::cache::{FileRecord, OutputRecord, SearchRecord};
-use super::context::{InputPaths, LineId, ProjectCtx};
+use super::context::{LineId, ProjectCtx};
 use super::html::{FORK_ICON, esc, excerpt, time_html};
+use super::listing;
 use super::message::{MessageView, render_item};
 use super::outline::outline;
 use super::pages::{Crumb, Fact, LinePage, PageLink, Pager};
 use super::urls::{href, page_file};
-use super::{Site, listing};
-
-/// What a rendered project contributes: its part of the archive index (the
-/// same record the cache keeps) and every file written for it.
-pub struct ProjectOutput {
-    pub record: OutputRecord,
-    /// Every file written for the project, with its hash (for the next render).
-    pub files: Vec<FileRecord>,
-}
-
-/// Renders every page of a project.
-pub fn render_project(project: &Project, slug: &str, site: &Site, paths: InputPaths) -> Result<ProjectOutput> {
-    let t0 = std::time::Instant::now();
-    let fork_key = paths.fork_projects.clone().unwrap_or_default();
-    let ctx = ProjectCtx::new(project, slug, site.page_size, &site.images, &site.warnings, &site.redactor, paths);
-    tracing::debug!("{}: page context in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
-    let g = &project.graph;
-    let mut jobs: Vec<(LineId, u32)> = Vec::new();
-    for c in &g.conversations {
-        for &b in &c.branches {
-            let pages = ctx.branch_layouts[b as usize].pages;
-            jobs.extend((0..pages).map(|p| (LineId::Branch(b), p)));
-        }
-    }
-    for (i, lay) in ctx.agent_layouts.iter().enumerate() {
-        jobs.extend((0..lay.pages).map(|p| (LineId::Agent(i as u32), p)));
-    }
-    // Pages of a group whose key is unchanged are linked, not rendered.
-    let t0 = std::time::Instant::now();
-    let groups = super::groups::groups(&ctx, &(site.pages_base(&project.source, slug) + &ctx.name + &fork_key));
-    tracing::debug!("{}: page groups in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
-    let mut files = jobs
-        .par_iter()
-        .map(|&(line, page)| {
-            let path = format!("{}{}", ctx.line_dir(line), page_file(page));
-            let key = groups.key(line);
-            if let Some(r) = site.reuse_page(&path, key)? {
-                return Ok(r);
-            }
-            let html = line_page(&ctx, line, page).render().context("rendering a page")?;
-            site.emit_keyed(&path, html.as_bytes(), key)
-        })
-        .collect::<Result<Vec<FileRecord>>>()?;
-    tracing::debug!("{}: pages in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
-    let t0 = std::time::Instant::now();
-    let (page, search) = listing::project_page(&ctx);
-    files.push(site.emit(&format!("{}index.html", ctx.dir), page.render()?.as_bytes())?);
-    attach_warnings(&mut files, site.warnings.take_all());
-    tracing::debug!("{}: project index in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
-    let real: Vec<&Conversation> = g.conversations.iter().filter(|c| !c.is_fragment).collect();
-    let record = OutputRecord {
-        name: ctx.name.clone(),
-        dir: ctx.dir.clone(),
-        conversations: real.len(),
-        branches: real.iter().map(|c| c.branches.len()).sum(),
-        forks: real.iter().map(|c| c.fork_points.len()).sum(),
-        messages: real.iter().map(|c| u64::from(c.messages)).sum(),
-        last_ts: real.iter().map(|c| c.last_ts).max().unwrap_or(0),
-        pages: jobs.len() + 1,
-        search: search.iter().map(SearchRecord::from_entry).collect(),
-    };
-    Ok(ProjectOutput { record, files })
-}
-
-/// Gives each page written the warnings met rendering it (a reused page keeps
-/// those of the render that wrote it). None is dropped: any page the records
-/// do not name goes with the project index (the last record).
-fn attach_warnings(files: &mut [FileRecord], mut by_page: std::collections::BTreeMap<String, Vec<String>>) {
-    for f in files.iter_mut() {
-        if let Some(w) = by_page.remove(&f.path) {
-            f.warnings = w;
-        }
-    }
-    if let Some(last) = files.last_mut() {
-        last.warnings
-            .extend(by_page.into_iter().flat_map(|(page, ws)| ws.into_iter().map(move |w| format!("{page}: {w}"))));
-    }
-}
 
 pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversation>) -> Vec<Crumb> {
     let mut v = vec![Crumb { label: excerpt(&ctx.name, 60), href: href(from, &ctx.dir, "index.html", None) }];
@@ -107,7 +26,7 @@ pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversatio
     v
 }
 
-fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
+pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
     let g = ctx.graph();
     let dir = ctx.line_dir(line);
     let lay = ctx.line_layout(line);

@@ -3,20 +3,22 @@
 //!
 //! ```text
 //! .cctree-cache/manifest.json        what the site was built from and holds
-//! .cctree-cache/parse/<id>.json      per project: what was parsed of each file
+//! .cctree-cache/parse/<id>.json      per project: what was parsed of each file ([`parse`])
 //! ```
 //!
 //! The manifest records the renderer's fingerprint (a hash of the executable,
 //! so any change of code, templates or assets invalidates it), the settings
 //! that shape pages, and per project: a key over everything its pages are made
-//! from (slug, name, the size and mtime of each transcript, side file and
-//! sidecar), what it contributes to the archive index and search index, and
-//! every file it wrote with the blake3 of its bytes and the images it shows.
-//! A project whose key is unchanged is not read at all: its files are linked
-//! from the previous site. A changed project is loaded resuming each file
-//! from its parse cache ([`Project::load_resuming`]), re-rendered, and only
-//! pages whose bytes differ are written. A manifest or parse cache of another
-//! format, renderer or settings is ignored (and rebuilt).
+//! from (slug, name, the [`Stamp`] of each transcript, side file and sidecar),
+//! what it contributes to the archive index and search index, and every file
+//! it wrote with the blake3 of its bytes and the images it shows. The build
+//! (`crate::build`) decides with it what to re-use; this module only reads,
+//! checks and serializes it, and never writes a file itself.
+//!
+//! A manifest or parse cache of another format, renderer or settings is
+//! ignored (and rebuilt).
+
+pub mod parse;
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -25,17 +27,17 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::discover::ProjectSource;
-use crate::parse::{Entry, LineWarning, Loc};
-use crate::project::{FileHead, Project, Resume};
-
-use super::search::SearchEntry;
-use super::write::Stage;
+use crate::render::ProjectSummary;
+use crate::render::search::SearchEntry;
 
 /// The cache directory, relative to the site root.
 pub const CACHE_DIR: &str = ".cctree-cache";
-const MANIFEST: &str = ".cctree-cache/manifest.json";
+/// The manifest, relative to the site root.
+pub const MANIFEST: &str = ".cctree-cache/manifest.json";
+/// Where parse caches live, relative to the site root.
+const PARSE_DIR: &str = ".cctree-cache/parse/";
 /// Bump when the layout of the cache changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// A fingerprint of the renderer: cctree's version and a hash of the running
 /// executable (templates, assets and code are compiled into it).
@@ -76,16 +78,41 @@ pub fn source_id(p: &ProjectSource) -> String {
     h.finalize().to_hex()[..24].to_string()
 }
 
-/// The key of a project's pages: everything they are made from, by stat
-/// (size and mtime), without reading a byte. Changes of content that keep
-/// both size and mtime are not seen; `--force` rebuilds everything.
+/// What a file's metadata says of its content without reading a byte: its
+/// size and modification time. Changes of content that keep both are not
+/// seen; `--force` rebuilds everything.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stamp {
+    pub size: u64,
+    /// Nanoseconds since the epoch (0 if unknown).
+    pub mtime_ns: u64,
+}
+
+impl Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        Stamp { size: meta.len(), mtime_ns }
+    }
+
+    /// Whether the stamp says anything (a file system without times says nothing).
+    pub fn is_known(&self) -> bool {
+        self.mtime_ns != 0
+    }
+}
+
+/// The key of a project's pages: everything they are made from, by
+/// [`Stamp`], without reading a byte. `--force` rebuilds everything.
 pub fn project_key(p: &ProjectSource, slug: &str, code: &str, settings: &str) -> String {
     key_of(p, slug, code, settings, true)
 }
 
 /// What every page of a project depends on besides its transcripts: the
 /// renderer, settings, slug, directory, side files and sidecars (the base of
-/// the page-group keys, see [`super::groups`]).
+/// the page-group keys, see `render::groups`).
 pub fn pages_base(p: &ProjectSource, slug: &str, code: &str, settings: &str) -> String {
     key_of(p, slug, code, settings, false)
 }
@@ -103,12 +130,8 @@ fn key_of(p: &ProjectSource, slug: &str, code: &str, settings: &str, transcripts
     add(&p.dir.to_string_lossy());
     let stat = |path: &Path| match std::fs::metadata(path) {
         Ok(m) => {
-            let t = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            format!("{}:{t}", m.len())
+            let s = Stamp::of(&m);
+            format!("{}:{}", s.size, s.mtime_ns)
         }
         Err(e) => format!("error:{}", e.kind()),
     };
@@ -142,6 +165,19 @@ pub struct FileRecord {
     /// Problems met while rendering the page (printed again when it is reused).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+impl FileRecord {
+    /// The record of a file about to be written with `bytes`.
+    pub fn new(path: &str, bytes: &[u8], key: &str) -> FileRecord {
+        FileRecord {
+            path: path.to_string(),
+            hash: content_hash(bytes),
+            images: images_in(bytes),
+            key: key.to_string(),
+            warnings: Vec::new(),
+        }
+    }
 }
 
 /// A search entry as stored.
@@ -178,17 +214,11 @@ fn intern(s: &str) -> &'static str {
     k
 }
 
-/// What a project contributed to the archive index, as stored.
+/// What a project contributed to the archive index and the search index, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OutputRecord {
-    pub name: String,
-    pub dir: String,
-    pub conversations: usize,
-    pub branches: usize,
-    pub forks: usize,
-    pub messages: u64,
-    pub last_ts: i64,
-    pub pages: usize,
+    #[serde(flatten)]
+    pub summary: ProjectSummary,
     pub search: Vec<SearchRecord>,
 }
 
@@ -267,136 +297,10 @@ impl Manifest {
         (m.format == FORMAT && m.code == code && m.settings == settings).then_some(m)
     }
 
-    pub fn save(&self, stage: &Stage) -> Result<()> {
-        let json = serde_json::to_vec(self).context("serializing the render cache")?;
-        stage.write(MANIFEST, &json)
+    /// The manifest as stored.
+    pub fn to_json(&self) -> Result<Vec<u8>> {
+        serde_json::to_vec(self).context("serializing the render cache")
     }
-}
-
-// ---------------------------------------------------------------------------
-// Parse caches.
-
-/// The parse cache path of a project, relative to the site root.
-pub fn parse_cache_path(source_id: &str) -> String {
-    format!("{CACHE_DIR}/parse/{source_id}.json")
-}
-
-#[derive(Serialize)]
-struct ParseCacheOut<'a> {
-    format: u32,
-    code: &'a str,
-    settings: &'a str,
-    files: Vec<CachedFileOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct CachedFileOut<'a> {
-    rel: &'a str,
-    head: &'a FileHead,
-    entries: &'a [Entry],
-    warnings: &'a [LineWarning],
-    redactions: Vec<(Loc, Vec<(&'a str, usize)>)>,
-}
-
-#[derive(Deserialize)]
-struct ParseCacheIn {
-    format: u32,
-    code: String,
-    settings: String,
-    files: Vec<CachedFileIn>,
-}
-
-#[derive(Deserialize)]
-struct CachedFileIn {
-    rel: String,
-    head: FileHead,
-    entries: Vec<Entry>,
-    warnings: Vec<LineWarning>,
-    redactions: Vec<(Loc, Vec<(String, usize)>)>,
-}
-
-/// Writes what was parsed of each file of `p` (`heads[i]` for file `i`).
-pub fn save_parse_cache(
-    stage: &Stage,
-    rel: &str,
-    code: &str,
-    settings: &str,
-    p: &Project,
-    heads: &[Option<FileHead>],
-) -> Result<()> {
-    let files = p
-        .source
-        .files
-        .iter()
-        .zip(heads)
-        .enumerate()
-        .filter_map(|(i, (f, head))| {
-            let head = head.as_ref()?;
-            let parts = p.resume_parts(i, head);
-            Some(CachedFileOut {
-                rel: &f.rel,
-                head,
-                entries: parts.entries,
-                warnings: parts.warnings,
-                redactions: parts
-                    .redactions
-                    .iter()
-                    .map(|(loc, rs)| (*loc, rs.iter().map(|r| (r.kind, r.count)).collect()))
-                    .collect(),
-            })
-        })
-        .collect();
-    let cache = ParseCacheOut { format: FORMAT, code, settings, files };
-    stage.write_with(rel, |w| serde_json::to_writer(w, &cache).context("writing the parse cache"))
-}
-
-/// Reads a project's parse cache from the previous site: what to resume each
-/// of `source.files` from (`None` where nothing matches).
-pub fn load_parse_cache(
-    site: &Path,
-    rel: &str,
-    code: &str,
-    settings: &str,
-    source: &ProjectSource,
-) -> Vec<Option<Resume>> {
-    let mut out: Vec<Option<Resume>> = vec![None; source.files.len()];
-    let t0 = std::time::Instant::now();
-    let Ok(bytes) = std::fs::read(site.join(rel)) else { return out };
-    let cache: ParseCacheIn = match serde_json::from_slice(&bytes) {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::info!("ignoring the parse cache {} (parsing again): {e}", site.join(rel).display());
-            return out;
-        }
-    };
-    if cache.format != FORMAT || cache.code != code || cache.settings != settings {
-        return out;
-    }
-    tracing::debug!("{}: parse cache read in {:.3} s", source.name, t0.elapsed().as_secs_f64());
-    let index: rustc_hash::FxHashMap<&str, usize> =
-        source.files.iter().enumerate().map(|(i, f)| (f.rel.as_str(), i)).collect();
-    for f in cache.files {
-        if let Some(&i) = index.get(f.rel.as_str()) {
-            out[i] = Some(Resume {
-                head: f.head,
-                entries: f.entries,
-                warnings: f.warnings,
-                redactions: f
-                    .redactions
-                    .into_iter()
-                    .map(|(loc, rs)| {
-                        (
-                            loc,
-                            rs.into_iter()
-                                .map(|(k, count)| crate::redact::Redaction { kind: intern(&k), count })
-                                .collect(),
-                        )
-                    })
-                    .collect(),
-            });
-        }
-    }
-    out
 }
 
 /// The images a page shows: `assets/img/<name>` references in its HTML.

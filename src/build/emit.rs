@@ -1,0 +1,146 @@
+//! The one way into the site being built: every page, image, index, asset
+//! and cache file goes through [`SiteWriter`] to the [`Stage`]. A file whose
+//! bytes equal the previous site's, or a page whose group key is unchanged,
+//! is linked from the previous site instead of written; each is recorded for
+//! the next manifest.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use anyhow::Result;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::cache::{FileRecord, ProjectRecord};
+use crate::render::Sink;
+
+use super::output::Stage;
+
+/// The site being built.
+pub(super) struct SiteWriter {
+    pub stage: Stage,
+    /// Files of the previous site by path.
+    prev: FxHashMap<String, FileRecord>,
+    /// Images handed in so far (each is written once).
+    images: Mutex<FxHashSet<String>>,
+}
+
+impl SiteWriter {
+    pub fn new(stage: Stage, prev: FxHashMap<String, FileRecord>) -> SiteWriter {
+        SiteWriter { stage, prev, images: Mutex::default() }
+    }
+
+    /// Puts a file into the site: linked from the previous site when its
+    /// bytes are the same, written otherwise. `key`: its page group's.
+    pub fn emit(&self, rel: &str, bytes: &[u8], key: &str) -> Result<FileRecord> {
+        let record = FileRecord::new(rel, bytes, key);
+        let same = self.prev.get(rel).is_some_and(|r| r.hash == record.hash);
+        if !(same && self.stage.reuse(rel)?) {
+            self.stage.write(rel, bytes)?;
+        }
+        Ok(record)
+    }
+
+    /// The previous render's page at `rel`, linked without rendering, when
+    /// its page group had the same key.
+    pub fn reuse_page(&self, rel: &str, key: &str) -> Result<Option<FileRecord>> {
+        match self.prev.get(rel) {
+            Some(r) if !key.is_empty() && r.key == key && self.stage.reuse(rel)? => Ok(Some(r.clone())),
+            _ => Ok(None),
+        }
+    }
+
+    /// Writes `assets/img/<name>` unless it was written already.
+    pub fn image(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let fresh = self.images.lock().map(|mut w| w.insert(name.to_string())).unwrap_or(true);
+        if fresh {
+            self.stage.write(&format!("assets/img/{name}"), bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Links every file of an unchanged project from the previous site.
+    /// `false` (and the project is rendered) when one is missing there.
+    pub fn reuse_project(&self, r: &ProjectRecord) -> Result<bool> {
+        use rayon::prelude::*;
+        let parse = (!r.parse.is_empty()).then_some(&r.parse);
+        let all = r
+            .pages
+            .par_iter()
+            .map(|f| &f.path)
+            .chain(parse.into_par_iter())
+            .map(|p| self.stage.reuse(p))
+            .collect::<Result<Vec<bool>>>()?;
+        Ok(all.into_iter().all(|ok| ok))
+    }
+
+    /// Links the images that pages linked from the previous site show (the
+    /// pages rendered wrote theirs). Returns the paths missing there.
+    pub fn link_images<'a>(&self, shown: impl IntoIterator<Item = &'a str>) -> Result<Vec<String>> {
+        let mut images: Vec<&str> = shown.into_iter().collect::<FxHashSet<&str>>().into_iter().collect();
+        images.sort_unstable();
+        let mut missing = Vec::new();
+        for name in images {
+            let rel = format!("assets/img/{name}");
+            if !self.stage.has(&rel) && !self.stage.reuse(&rel)? {
+                missing.push(rel);
+            }
+        }
+        Ok(missing)
+    }
+}
+
+/// One project's pages and images on their way into the site: the
+/// [`Sink`] the build hands to `render::render_project`.
+pub(super) struct ProjectSink<'s> {
+    site: &'s SiteWriter,
+    /// The record of each page put into the site, by path.
+    records: Mutex<FxHashMap<String, FileRecord>>,
+}
+
+impl<'s> ProjectSink<'s> {
+    pub fn new(site: &'s SiteWriter) -> ProjectSink<'s> {
+        ProjectSink { site, records: Mutex::default() }
+    }
+
+    fn keep(&self, record: FileRecord) {
+        let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        records.insert(record.path.clone(), record);
+    }
+
+    /// The records of the project's pages in the render's order, each with
+    /// the warnings met rendering it (a re-used page keeps those of the
+    /// render that wrote it). None is dropped: a warning about a page the
+    /// records do not name goes with the project index (the last page).
+    pub fn into_records(self, pages: &[String], mut by_page: BTreeMap<String, Vec<String>>) -> Vec<FileRecord> {
+        let mut records = self.records.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut files: Vec<FileRecord> = pages.iter().filter_map(|p| records.remove(p)).collect();
+        for f in files.iter_mut() {
+            if let Some(w) = by_page.remove(&f.path) {
+                f.warnings = w;
+            }
+        }
+        if let Some(last) = files.last_mut() {
+            last.warnings
+                .extend(by_page.into_iter().flat_map(|(page, ws)| ws.into_iter().map(move |w| format!("{page}: {w}"))));
+        }
+        files
+    }
+}
+
+impl Sink for ProjectSink<'_> {
+    fn reuse_page(&self, rel: &str, key: &str) -> Result<bool> {
+        let Some(record) = self.site.reuse_page(rel, key)? else { return Ok(false) };
+        self.keep(record);
+        Ok(true)
+    }
+
+    fn page(&self, rel: &str, html: &[u8], key: &str) -> Result<()> {
+        let record = self.site.emit(rel, html, key)?;
+        self.keep(record);
+        Ok(())
+    }
+
+    fn image(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.site.image(name, bytes)
+    }
+}

@@ -1,0 +1,287 @@
+//! Build stage: the `render` command's pipeline, and the only stage that
+//! touches the output directory. It reads like a table of contents
+//! ([`build`]):
+//!
+//! 1. plan what the cache lets us re-use ([`plan`], [`crate::cache`]);
+//! 2. for each project: load it (resuming from its parse cache), render it
+//!    (`render::render_project`, handed a [`emit::ProjectSink`]), emit its
+//!    pages and images, record it for the next manifest — or, when its key is
+//!    unchanged, link its files from the previous site unread;
+//! 3. the archive-wide files: images of re-used pages, the search index, the
+//!    archive index, the user's own files carried over, the manifest;
+//! 4. commit: the new site swapped in for the previous one ([`output`]).
+//!
+//! The result is the same as a fresh render, byte for byte
+//! (`tests/integration/incremental.rs`).
+
+mod emit;
+pub mod output;
+mod plan;
+mod summary;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+
+use crate::cache::parse::LoadCounts;
+use crate::cache::{self, Manifest, OutputRecord, ProjectRecord, SearchRecord};
+use crate::discover::{Archive, ProjectSource};
+use crate::driver::{self, Progress};
+use crate::render::redaction::{self, RedactionSite, Redactor};
+use crate::render::{self, Placement, RenderOptions};
+
+use emit::{ProjectSink, SiteWriter};
+use output::OutputDir;
+use plan::Plan;
+
+pub use output::{MARKER, OutputError};
+pub use summary::BuildSummary;
+
+/// Settings of one build (`cctree render`).
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    pub output: PathBuf,
+    /// Counted turns per page.
+    pub page_size: u32,
+    /// Ignore the cache of the previous render: parse and write everything.
+    pub force: bool,
+    /// `--redact`: replace secrets in everything written ([`crate::redact`]).
+    pub redact: bool,
+    /// `--show-paths`: absolute input paths on pages.
+    pub show_paths: bool,
+}
+
+impl BuildOptions {
+    /// What shapes the pages besides the input.
+    pub fn render_options(&self) -> RenderOptions {
+        RenderOptions { page_size: self.page_size.max(1), redact: self.redact, show_paths: self.show_paths }
+    }
+
+    /// The settings a cache is valid for: every option but the output and `force`.
+    fn settings(&self) -> String {
+        format!("{:?}", self.render_options())
+    }
+
+    fn parse_options(&self) -> crate::parse::ParseOptions {
+        crate::parse::ParseOptions { redact: self.redact }
+    }
+}
+
+/// Renders a discovered archive into `opts.output`: built beside it and
+/// swapped in, re-using what the previous render left there when it is still
+/// valid. Prints every warning; the summary counts them.
+pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
+    let start = Instant::now();
+    let outside = driver::archive_warnings(&archive);
+    output::check_apart(
+        &opts.output,
+        std::iter::once(&archive.root).chain(archive.projects.iter().map(|p| &p.dir)).map(PathBuf::as_path),
+    )?;
+    let out = OutputDir::prepare(&opts.output)?;
+    let plan = Plan::new(&archive, opts, out.has_site);
+    if let Some(previous) = plan.nothing_changed().filter(|_| opts.output.join("index.html").is_file()) {
+        return Ok(unchanged_site(&archive, previous, &out, opts, outside, start));
+    }
+
+    let mut b = Builder::begin(&plan, opts, &out)?;
+    b.emit_assets()?;
+    let progress = Progress::projects(archive.projects.len());
+    let walked = driver::each_project(archive.projects, &progress, |i, source| b.add_project(i, source, &progress))?;
+    b.warnings += walked + outside;
+    b.link_images()?;
+    b.emit_search_index()?;
+    b.emit_archive_index()?;
+    b.carry_over_user_files()?;
+    b.save_manifest()?;
+    tracing::debug!("site built in {:.3} s", start.elapsed().as_secs_f64());
+    let summary = b.commit(&out, start)?;
+    tracing::debug!("swapped in (previous site removed) after {:.3} s", start.elapsed().as_secs_f64());
+    Ok(summary)
+}
+
+/// The previous site stands as it is: its warnings are printed again.
+fn unchanged_site(
+    archive: &Archive,
+    previous: &Manifest,
+    out: &OutputDir,
+    opts: &BuildOptions,
+    outside: usize,
+    start: Instant,
+) -> BuildSummary {
+    let hidden = Progress::hidden();
+    let mut walked = out.warned() + outside;
+    for (source, r) in archive.projects.iter().zip(&previous.projects) {
+        walked += hidden.source_warnings(source);
+        summary::record_warnings(&hidden, &source.dir, r, &opts.output);
+    }
+    let mut s = BuildSummary::of(previous);
+    s.warnings += walked;
+    s.files_reused = previous.files.len() + previous.projects.iter().map(|p| p.pages.len()).sum::<usize>();
+    s.projects_reused = previous.projects.len();
+    s.load.files_reused = previous.projects.iter().map(|p| p.files).sum();
+    s.elapsed = start.elapsed();
+    s
+}
+
+/// A build under way: the site being written and what it counted.
+struct Builder<'p> {
+    plan: &'p Plan,
+    opts: &'p BuildOptions,
+    site: SiteWriter,
+    manifest: Manifest,
+    load: LoadCounts,
+    projects_reused: usize,
+    pages_rendered: usize,
+    /// Warnings printed that no record keeps (walking, missing images, outside any project).
+    warnings: usize,
+    /// Where `--redact` replaced secrets: names, sidecars and entry lines in
+    /// the order met; then, by place, the strings render met.
+    redactions: Vec<RedactionSite>,
+    rendered_redactions: Redactor,
+}
+
+impl<'p> Builder<'p> {
+    fn begin(plan: &'p Plan, opts: &'p BuildOptions, out: &OutputDir) -> Result<Builder<'p>> {
+        let stage = out.begin()?;
+        Ok(Builder {
+            plan,
+            opts,
+            site: SiteWriter::new(stage, plan.previous_files()),
+            manifest: Manifest::new(plan.code, &plan.settings),
+            load: LoadCounts::default(),
+            projects_reused: 0,
+            pages_rendered: 0,
+            warnings: 0,
+            redactions: plan.redactions.clone(),
+            rendered_redactions: Redactor::new(opts.redact),
+        })
+    }
+
+    fn emit_assets(&mut self) -> Result<()> {
+        for (path, body) in render::assets::ASSETS {
+            self.manifest.files.push(self.site.emit(path, body.as_bytes(), "")?);
+        }
+        Ok(())
+    }
+
+    /// Project `i`: linked from the previous site when unchanged, else
+    /// loaded, rendered and recorded.
+    fn add_project(&mut self, i: usize, source: ProjectSource, progress: &Progress) -> Result<()> {
+        if let Some(r) = self.plan.unchanged(i) {
+            if self.site.reuse_project(r)? {
+                summary::record_warnings(progress, &source.dir, r, &self.opts.output);
+                self.manifest.projects.push(r.clone());
+                self.load.files_reused += r.files;
+                self.projects_reused += 1;
+                return Ok(());
+            }
+        }
+        let record = self.render_project(i, source, progress)?;
+        self.manifest.projects.push(record);
+        Ok(())
+    }
+
+    /// Loads project `i` (resuming from its parse cache), renders it, saves
+    /// its parse cache; returns its record.
+    fn render_project(&mut self, i: usize, source: ProjectSource, progress: &Progress) -> Result<ProjectRecord> {
+        let (plan, code, settings) = (&self.plan.projects[i], self.plan.code, &self.plan.settings);
+        let resume = match self.plan.previous(i) {
+            Some(r) if !r.parse.is_empty() => cache::parse::read(&self.opts.output, &r.parse, code, settings, &source),
+            _ => Vec::new(),
+        };
+        if self.opts.redact {
+            self.redactions.extend(redaction::agent_meta(&source));
+        }
+        let t0 = Instant::now();
+        let (project, heads, counts) = cache::parse::load(source, self.opts.parse_options(), resume);
+        tracing::debug!("{}: loaded in {:.3} s ({counts:?})", project.source.name, t0.elapsed().as_secs_f64());
+        self.redactions.extend(redaction::entry_lines(&project));
+        self.load.add(counts);
+        let warnings = progress.project_warnings(&project);
+
+        let at = Placement {
+            slug: &plan.slug,
+            fork_projects: plan.fork_projects.clone(),
+            key_base: cache::pages_base(&project.source, &plan.slug, code, settings),
+        };
+        let sink = ProjectSink::new(&self.site);
+        let out = render::render_project(&project, &at, &self.opts.render_options(), &sink)?;
+        self.pages_rendered += out.rendered;
+        self.rendered_redactions.absorb(out.redactions);
+        let pages = sink.into_records(&out.pages, out.warnings);
+        summary::page_warnings(progress, &pages, &self.opts.output);
+
+        let t0 = Instant::now();
+        let parse = cache::parse::path(&plan.source);
+        self.site.stage.write_with(&parse, |w| cache::parse::write(w, code, settings, &project, &heads))?;
+        tracing::debug!("{}: parse cache saved in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
+        Ok(ProjectRecord {
+            source: plan.source.clone(),
+            slug: plan.slug.clone(),
+            key: plan.key.clone(),
+            parse,
+            warnings,
+            files: project.source.files.len(),
+            output: OutputRecord {
+                summary: out.summary,
+                search: out.search.iter().map(SearchRecord::from_entry).collect(),
+            },
+            pages,
+        })
+    }
+
+    /// Links the images shown by pages linked from the previous site; one
+    /// missing there is a warning.
+    fn link_images(&mut self) -> Result<()> {
+        let shown = self.manifest.projects.iter().flat_map(|p| &p.pages).flat_map(|f| &f.images);
+        for rel in self.site.link_images(shown.map(String::as_str))? {
+            self.warnings += 1;
+            tracing::warn!("image {rel} is missing from the previous site; render with --force to rebuild it");
+        }
+        Ok(())
+    }
+
+    fn emit_search_index(&mut self) -> Result<()> {
+        let search = self.manifest.projects.iter().flat_map(|p| &p.output.search).map(SearchRecord::to_entry);
+        let script = render::search::script(&search.collect::<Vec<_>>());
+        self.manifest.files.push(self.site.emit("search-index.js", script.as_bytes(), "")?);
+        Ok(())
+    }
+
+    fn emit_archive_index(&mut self) -> Result<()> {
+        let projects: Vec<&render::ProjectSummary> = self.manifest.projects.iter().map(|p| &p.output.summary).collect();
+        let html = render::archive::index_html(&projects)?;
+        self.manifest.files.push(self.site.emit("index.html", html.as_bytes(), "")?);
+        Ok(())
+    }
+
+    /// Carries the files of the previous site that cctree did not write.
+    fn carry_over_user_files(&mut self) -> Result<()> {
+        let ownership = output::Ownership { written: cache::written_files(&self.opts.output) };
+        self.site.stage.carry_over(&ownership)?;
+        Ok(())
+    }
+
+    fn save_manifest(&mut self) -> Result<()> {
+        self.site.stage.write(cache::MANIFEST, &self.manifest.to_json()?)
+    }
+
+    /// Swaps the site in; the summary of the build.
+    fn commit(self, out: &OutputDir, start: Instant) -> Result<BuildSummary> {
+        let (written, reused) = self.site.stage.counts();
+        out.commit(self.site.stage)?;
+        let mut s = BuildSummary::of(&self.manifest);
+        s.warnings += self.warnings + out.warned();
+        s.files_written = written;
+        s.files_reused = reused;
+        s.projects_reused = self.projects_reused;
+        s.pages_rendered = self.pages_rendered;
+        s.load = self.load;
+        s.redact = self.opts.redact;
+        s.redactions = self.redactions;
+        s.redactions.extend(self.rendered_redactions.take());
+        s.elapsed = start.elapsed();
+        Ok(s)
+    }
+}

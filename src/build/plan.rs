@@ -1,0 +1,101 @@
+//! What the cache lets a build re-use: for each project its slug, the key
+//! over everything its pages are made from, and the previous render's record
+//! of it; decided before any transcript is read.
+
+use rustc_hash::FxHashMap;
+
+use crate::cache::{self, FileRecord, Manifest, ProjectRecord};
+use crate::discover::Archive;
+use crate::render::redaction::{RedactionSite, Redactor};
+
+use super::BuildOptions;
+
+/// The plan of a build.
+pub(super) struct Plan {
+    /// The renderer's fingerprint and the settings (see [`cache`]).
+    pub code: &'static str,
+    pub settings: String,
+    /// The previous render's manifest, when it can be re-used.
+    pub old: Option<Manifest>,
+    /// One per project of the archive, in order.
+    pub projects: Vec<Planned>,
+    /// Where `--redact` replaced secrets in project names.
+    pub redactions: Vec<RedactionSite>,
+}
+
+/// One project of the plan.
+pub(super) struct Planned {
+    /// Its directory in the site.
+    pub slug: String,
+    /// A stable id of its source directory ([`cache::source_id`]).
+    pub source: String,
+    /// The `--projects` of the fork commands on its pages (a page depends on it).
+    pub fork_projects: Option<String>,
+    /// Its key ([`cache::project_key`]).
+    pub key: String,
+    /// Its record in the previous manifest (same source), if any.
+    previous: Option<usize>,
+}
+
+impl Plan {
+    /// Plans the build of `archive`; `has_site`: the output holds a previous site.
+    pub fn new(archive: &Archive, opts: &BuildOptions, has_site: bool) -> Plan {
+        let code = cache::code_fingerprint();
+        let settings = opts.settings();
+        let old = if opts.force || !has_site { None } else { Manifest::load(&opts.output, code, &settings) };
+        // Directory names are not entry lines: redacted before they become slugs.
+        let redactor = Redactor::new(opts.redact);
+        let names: Vec<String> = archive
+            .projects
+            .iter()
+            .map(|p| redactor.text(|| p.dir.display().to_string(), &p.name).into_owned())
+            .collect();
+        let slugs = crate::render::urls::project_slugs(&names);
+        let previous: FxHashMap<&str, usize> =
+            old.iter().flat_map(|m| m.projects.iter().enumerate()).map(|(i, r)| (r.source.as_str(), i)).collect();
+        let projects = archive
+            .projects
+            .iter()
+            .zip(slugs)
+            .map(|(p, slug)| {
+                let source = cache::source_id(p);
+                let fork_projects = crate::fork::lookup::projects_arg(&p.dir, &archive.root, opts.show_paths);
+                let fork_key = fork_projects.as_deref().unwrap_or("");
+                let key = cache::project_key(p, &slug, code, &format!("{settings}\0{fork_key}"));
+                let previous = previous.get(source.as_str()).copied();
+                Planned { slug, source, fork_projects, key, previous }
+            })
+            .collect();
+        Plan { code, settings, old, projects, redactions: redactor.take() }
+    }
+
+    /// The previous render's record of project `i`.
+    pub fn previous(&self, i: usize) -> Option<&ProjectRecord> {
+        let ix = self.projects[i].previous?;
+        self.old.as_ref().map(|m| &m.projects[ix])
+    }
+
+    /// The previous record of project `i` when its key and slug are unchanged.
+    pub fn unchanged(&self, i: usize) -> Option<&ProjectRecord> {
+        let p = &self.projects[i];
+        self.previous(i).filter(|r| r.key == p.key && r.slug == p.slug)
+    }
+
+    /// Every project is unchanged and none was removed: the previous site
+    /// stands as it is.
+    pub fn nothing_changed(&self) -> Option<&Manifest> {
+        let m = self.old.as_ref()?;
+        let all =
+            m.projects.len() == self.projects.len() && (0..self.projects.len()).all(|i| self.unchanged(i).is_some());
+        all.then_some(m)
+    }
+
+    /// The files of the previous site, by path (pages linked when unchanged).
+    pub fn previous_files(&self) -> FxHashMap<String, FileRecord> {
+        self.old
+            .iter()
+            .flat_map(|m| m.files.iter().chain(m.projects.iter().flat_map(|p| &p.pages)))
+            .map(|f| (f.path.clone(), f.clone()))
+            .collect()
+    }
+}

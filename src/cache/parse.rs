@@ -1,0 +1,367 @@
+//! Parse caches: what was parsed of each transcript file of a project, so
+//! that the next render reads only what changed.
+//!
+//! Per file, the cache keeps its [`FileHead`] — [`Stamp`], blake3 of its
+//! bytes, the byte offset and line count after its last complete line — and
+//! the entries, warnings and redactions of the lines before that offset.
+//! [`load`] resumes each file from it:
+//! - same stamp (size, mtime): trusted, nothing is parsed but
+//!   the unterminated tail;
+//! - grown, and its old bytes still hash to the recorded blake3: parsed only
+//!   past its last complete line (`parse::parse_range` keeps offsets and line
+//!   numbers of the whole file);
+//! - anything else: parsed in full.
+//!
+//! The result equals [`Project::load_with`] of the same files.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{FORMAT, PARSE_DIR, Stamp, intern};
+use crate::discover::{ProjectSource, SourceFile};
+use crate::parse::{self, Entry, LineWarning, Loc, ParseOptions};
+use crate::project::{FileStats, Project};
+use crate::redact::Redaction;
+
+/// What a parse cache remembers of a file (its parsed lines are kept beside it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileHead {
+    /// The file's stamp when it was read (taken before its bytes were read).
+    pub stamp: Stamp,
+    /// blake3 (hex) of the first `stamp.size` bytes.
+    pub hash: String,
+    /// Bytes of complete lines (up to and including the last newline) parsed,
+    /// and how many newlines they hold.
+    pub done: u64,
+    pub done_lines: u32,
+    /// Non-blank and unreadable lines among them.
+    pub lines: u64,
+    pub bad_lines: u64,
+}
+
+/// What was read of a file before: its head and the entries, warnings and
+/// redactions of its first `head.done` bytes (their `loc.file` is fixed up on load).
+#[derive(Debug, Clone)]
+pub struct Resume {
+    pub head: FileHead,
+    pub entries: Vec<Entry>,
+    pub warnings: Vec<LineWarning>,
+    pub redactions: Vec<(Loc, Vec<Redaction>)>,
+}
+
+/// What [`load`] had to do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadCounts {
+    /// Files parsed from their first byte, resumed after an append, reused as they were.
+    pub files_parsed: usize,
+    pub files_resumed: usize,
+    pub files_reused: usize,
+    /// Bytes parsed, and bytes whose earlier parse was reused.
+    pub bytes_parsed: u64,
+    pub bytes_reused: u64,
+}
+
+impl LoadCounts {
+    pub fn add(&mut self, o: LoadCounts) {
+        self.files_parsed += o.files_parsed;
+        self.files_resumed += o.files_resumed;
+        self.files_reused += o.files_reused;
+        self.bytes_parsed += o.bytes_parsed;
+        self.bytes_reused += o.bytes_reused;
+    }
+}
+
+/// The parse cache path of a project, relative to the site root.
+pub fn path(source_id: &str) -> String {
+    format!("{PARSE_DIR}{source_id}.json")
+}
+
+/// Loads a project like [`Project::load_with`], resuming each file from what
+/// an earlier load read of it (`prev[i]` for `source.files[i]`). Returns, for
+/// each readable file, its head for the next parse cache ([`write`]).
+pub fn load(
+    mut source: ProjectSource,
+    opts: ParseOptions,
+    mut prev: Vec<Option<Resume>>,
+) -> (Project, Vec<Option<FileHead>>, LoadCounts) {
+    crate::project::redact_meta(&mut source, opts);
+    prev.resize_with(source.files.len(), || None);
+    let read: Vec<ReadFile> = source
+        .files
+        .par_iter()
+        .zip(prev.into_par_iter())
+        .enumerate()
+        .map(|(i, (f, r))| read_file(f, i as u32, opts, r))
+        .collect();
+    let mut heads = Vec::with_capacity(read.len());
+    let mut counts = LoadCounts::default();
+    let mut parsed = Vec::with_capacity(read.len());
+    for r in read {
+        heads.push(r.head);
+        counts.add(r.counts);
+        parsed.push((r.parsed, r.stats, r.bytes));
+    }
+    (Project::assemble(source, parsed), heads, counts)
+}
+
+/// One file read by [`load`].
+struct ReadFile {
+    parsed: parse::ParsedFile,
+    stats: FileStats,
+    bytes: Box<[u8]>,
+    head: Option<FileHead>,
+    counts: LoadCounts,
+}
+
+fn read_file(f: &SourceFile, index: u32, opts: ParseOptions, prev: Option<Resume>) -> ReadFile {
+    // The stamp is taken before the bytes are read: a file appended in
+    // between then looks changed next time, never unchanged.
+    let stamp = std::fs::metadata(&f.path).map_or_else(|_| Stamp::default(), |m| Stamp::of(&m));
+    let bytes = match std::fs::read(&f.path) {
+        Ok(b) => b,
+        Err(err) => {
+            let msg = format!("cannot read {}: {err}", f.path.display());
+            let stats = FileStats { read_error: Some(msg), ..FileStats::default() };
+            let counts = LoadCounts::default();
+            return ReadFile { parsed: parse::ParsedFile::default(), stats, bytes: Box::default(), head: None, counts };
+        }
+    };
+    let mut base = Base::judge(prev, &bytes, stamp);
+    let len = bytes.len();
+    let (start, lines_before, mut out) = base.take_parsed(index);
+    let mut counts = base.counts;
+    counts.bytes_reused = start as u64;
+    counts.bytes_parsed = (len - start) as u64;
+    // Complete lines (cached next time), then the unterminated tail (parsed every time).
+    let done = memchr::memrchr(b'\n', &bytes[start..]).map_or(start, |i| start + i + 1);
+    let mid = if start == 0 {
+        // A whole file: parsed in parallel pieces when it is big.
+        parse::parse_bytes_with(&bytes[..done], index, opts)
+    } else {
+        parse::parse_range(&bytes, start..done, lines_before, index, opts)
+    };
+    let done_lines = lines_before + memchr::memchr_iter(b'\n', &bytes[start..done]).count() as u32;
+    let (head_lines, head_bad) = (out.lines + mid.lines, out.bad_lines + mid.bad_lines);
+    let tail = parse::parse_range(&bytes, done..len, done_lines, index, opts);
+    for p in [mid, tail] {
+        out.entries.extend(p.entries);
+        out.warnings.extend(p.warnings);
+        out.redactions.extend(p.redactions);
+        out.lines += p.lines;
+        out.bad_lines += p.bad_lines;
+    }
+    out.bytes = len as u64;
+    let head = FileHead {
+        stamp: Stamp { size: len as u64, ..stamp },
+        hash: base.finish_hash(&bytes),
+        done: done as u64,
+        done_lines,
+        lines: head_lines,
+        bad_lines: head_bad,
+    };
+    let stats = FileStats { lines: out.lines, bad_lines: out.bad_lines, bytes: out.bytes, read_error: None };
+    ReadFile { parsed: out, stats, bytes: bytes.into_boxed_slice(), head: Some(head), counts }
+}
+
+/// What of an earlier parse a file can start from.
+struct Base {
+    resume: Option<Resume>,
+    /// The blake3 of the whole file when the stamp vouches for it.
+    full_hash: Option<String>,
+    /// The hash of the first `hashed` bytes, when they were hashed.
+    hasher: blake3::Hasher,
+    hashed: usize,
+    counts: LoadCounts,
+}
+
+impl Base {
+    /// Trusts `prev` when the file's stamp is the same, or when its old bytes
+    /// are still its first bytes (it grew by an append).
+    fn judge(prev: Option<Resume>, bytes: &[u8], stamp: Stamp) -> Base {
+        let mut b = Base {
+            resume: None,
+            full_hash: None,
+            hasher: blake3::Hasher::new(),
+            hashed: 0,
+            counts: LoadCounts::default(),
+        };
+        let Some(r) = prev else { return b };
+        let h = &r.head;
+        let len = bytes.len() as u64;
+        let fits = h.stamp.size <= len && h.done <= h.stamp.size;
+        if fits && h.stamp.size == len && h.stamp == stamp && stamp.is_known() {
+            b.full_hash = Some(h.hash.clone());
+            b.counts.files_reused = 1;
+            b.resume = Some(r);
+        } else if fits {
+            b.hasher.update(&bytes[..h.stamp.size as usize]);
+            b.hashed = h.stamp.size as usize;
+            if b.hasher.finalize().to_hex().as_str() == h.hash {
+                b.counts.files_resumed = 1;
+                b.resume = Some(r);
+            }
+        }
+        b
+    }
+
+    /// Where parsing starts, the lines before it, and what was parsed of
+    /// them (with `loc.file` set to `index`).
+    fn take_parsed(&mut self, index: u32) -> (usize, u32, parse::ParsedFile) {
+        let Some(r) = self.resume.take() else {
+            self.counts.files_parsed = 1;
+            return (0, 0, parse::ParsedFile::default());
+        };
+        let fix = |loc: &mut Loc| loc.file = index;
+        let mut p = parse::ParsedFile {
+            entries: r.entries,
+            warnings: r.warnings,
+            redactions: r.redactions,
+            lines: r.head.lines,
+            bad_lines: r.head.bad_lines,
+            bytes: 0,
+        };
+        p.entries.iter_mut().for_each(|e| fix(&mut e.loc));
+        p.warnings.iter_mut().for_each(|w| fix(&mut w.loc));
+        p.redactions.iter_mut().for_each(|r| fix(&mut r.0));
+        (r.head.done as usize, r.head.done_lines, p)
+    }
+
+    /// The blake3 of the whole file (hashing only what was not hashed yet).
+    fn finish_hash(mut self, bytes: &[u8]) -> String {
+        self.full_hash.take().unwrap_or_else(|| {
+            self.hasher.update(&bytes[self.hashed..]);
+            self.hasher.finalize().to_hex().to_string()
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The stored form.
+
+#[derive(Serialize)]
+struct ParseCacheOut<'a> {
+    format: u32,
+    code: &'a str,
+    settings: &'a str,
+    files: Vec<CachedFileOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct CachedFileOut<'a> {
+    rel: &'a str,
+    head: &'a FileHead,
+    entries: &'a [Entry],
+    warnings: &'a [LineWarning],
+    redactions: Vec<(Loc, Vec<(&'a str, usize)>)>,
+}
+
+#[derive(Deserialize)]
+struct ParseCacheIn {
+    format: u32,
+    code: String,
+    settings: String,
+    files: Vec<CachedFileIn>,
+}
+
+#[derive(Deserialize)]
+struct CachedFileIn {
+    rel: String,
+    head: FileHead,
+    entries: Vec<Entry>,
+    warnings: Vec<LineWarning>,
+    redactions: Vec<(Loc, Vec<(String, usize)>)>,
+}
+
+/// Writes the parse cache of `p` (`heads[i]` for file `i`, from [`load`]) into `w`.
+pub fn write(
+    w: &mut dyn std::io::Write,
+    code: &str,
+    settings: &str,
+    p: &Project,
+    heads: &[Option<FileHead>],
+) -> Result<()> {
+    let files = p
+        .source
+        .files
+        .iter()
+        .zip(heads)
+        .enumerate()
+        .filter_map(|(i, (f, head))| {
+            let head = head.as_ref()?;
+            let before = parsed_before(p, i as u32, head);
+            Some(CachedFileOut {
+                rel: &f.rel,
+                head,
+                entries: before.entries,
+                warnings: before.warnings,
+                redactions: before
+                    .redactions
+                    .iter()
+                    .map(|(loc, rs)| (*loc, rs.iter().map(|r| (r.kind, r.count)).collect()))
+                    .collect(),
+            })
+        })
+        .collect();
+    let cache = ParseCacheOut { format: FORMAT, code, settings, files };
+    serde_json::to_writer(w, &cache).context("writing the parse cache")
+}
+
+/// What was parsed of a file before its head's `done`.
+struct Before<'p> {
+    entries: &'p [Entry],
+    warnings: &'p [LineWarning],
+    redactions: &'p [(Loc, Vec<Redaction>)],
+}
+
+/// The entries, warnings and redactions of file `file` of `p` before `head.done`.
+fn parsed_before<'p>(p: &'p Project, file: u32, head: &FileHead) -> Before<'p> {
+    fn of_file<T>(items: &[T], file: u32, loc: impl Fn(&T) -> Loc) -> &[T] {
+        let lo = items.partition_point(|x| loc(x).file < file);
+        let hi = items.partition_point(|x| loc(x).file <= file);
+        &items[lo..hi]
+    }
+    let es = of_file(&p.entries, file, |e| e.loc);
+    let es = &es[..es.partition_point(|e| e.offset < head.done)];
+    let ws = of_file(&p.warnings, file, |w| w.loc);
+    let ws = &ws[..ws.partition_point(|w| w.loc.line <= head.done_lines)];
+    let rs = of_file(&p.redactions, file, |r| r.0);
+    let rs = &rs[..rs.partition_point(|r| r.0.line <= head.done_lines)];
+    Before { entries: es, warnings: ws, redactions: rs }
+}
+
+/// Reads a project's parse cache `rel` from the previous site: what to
+/// resume each of `source.files` from (`None` where nothing matches).
+pub fn read(site: &Path, rel: &str, code: &str, settings: &str, source: &ProjectSource) -> Vec<Option<Resume>> {
+    let mut out: Vec<Option<Resume>> = vec![None; source.files.len()];
+    let t0 = std::time::Instant::now();
+    let Ok(bytes) = std::fs::read(site.join(rel)) else { return out };
+    let cache: ParseCacheIn = match serde_json::from_slice(&bytes) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::info!("ignoring the parse cache {} (parsing again): {e}", site.join(rel).display());
+            return out;
+        }
+    };
+    if cache.format != FORMAT || cache.code != code || cache.settings != settings {
+        return out;
+    }
+    tracing::debug!("{}: parse cache read in {:.3} s", source.name, t0.elapsed().as_secs_f64());
+    let index: rustc_hash::FxHashMap<&str, usize> =
+        source.files.iter().enumerate().map(|(i, f)| (f.rel.as_str(), i)).collect();
+    for f in cache.files {
+        if let Some(&i) = index.get(f.rel.as_str()) {
+            let redactions = f
+                .redactions
+                .into_iter()
+                .map(|(loc, rs)| {
+                    (loc, rs.into_iter().map(|(k, count)| Redaction { kind: intern(&k), count }).collect())
+                })
+                .collect();
+            out[i] = Some(Resume { head: f.head, entries: f.entries, warnings: f.warnings, redactions });
+        }
+    }
+    out
+}

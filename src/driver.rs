@@ -1,0 +1,105 @@
+//! The one loop over an archive's projects, shared by every command that
+//! reads them (`stats`, `check`, the build of `render`): one project at a
+//! time (a project is the unit: parents, summaries and copies cross its
+//! files but never its boundary), with a progress bar on stderr, and every
+//! warning printed under it.
+
+use anyhow::Result;
+
+use crate::discover::{Archive, ProjectSource};
+use crate::project::Project;
+use crate::warnings::Warning;
+
+/// The progress bar over the projects of an archive (drawn only on a
+/// terminal), and the warnings printed without tearing it.
+pub struct Progress(indicatif::ProgressBar);
+
+impl Progress {
+    /// A bar counting `len` projects.
+    pub fn projects(len: usize) -> Progress {
+        let bar = indicatif::ProgressBar::with_draw_target(Some(len as u64), indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} projects  {wide_msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        Progress(bar)
+    }
+
+    /// No bar at all (for work too short to show one); warnings are printed.
+    pub fn hidden() -> Progress {
+        Progress(indicatif::ProgressBar::hidden())
+    }
+
+    /// Prints one warning (the log's `warn` level).
+    pub fn warn(&self, what: impl std::fmt::Display) {
+        self.0.suspend(|| tracing::warn!("{what}"));
+    }
+
+    /// Prints warnings about the files of the project in `dir`, each with
+    /// `path:line` (escaped whole: one warning, one line). Returns how many.
+    pub fn file_warnings(&self, dir: &std::path::Path, warnings: &[Warning]) -> usize {
+        for w in warnings {
+            self.warn(crate::term::safe(w.show(dir)));
+        }
+        warnings.len()
+    }
+
+    /// Prints the warnings met finding a project's files. Returns how many.
+    pub fn source_warnings(&self, source: &ProjectSource) -> usize {
+        for w in &source.warnings {
+            self.warn(w);
+        }
+        source.warnings.len()
+    }
+
+    /// Prints every warning about a loaded project's files
+    /// ([`crate::warnings::of_project`]) and returns them.
+    pub fn project_warnings(&self, p: &Project) -> Vec<Warning> {
+        let warnings = crate::warnings::of_project(p);
+        self.file_warnings(&p.source.dir, &warnings);
+        warnings
+    }
+}
+
+/// Prints the warnings of discovery met outside any project (an unreadable
+/// project directory, a stray transcript in the projects directory).
+/// Returns how many.
+pub fn archive_warnings(archive: &Archive) -> usize {
+    for w in &archive.warnings {
+        tracing::warn!("{w}");
+    }
+    archive.warnings.len()
+}
+
+/// Hands each project source to `visit` in turn, under a progress bar,
+/// after printing the warnings met finding its files. Returns how many
+/// warnings it printed.
+pub fn each_project(
+    projects: Vec<ProjectSource>,
+    progress: &Progress,
+    mut visit: impl FnMut(usize, ProjectSource) -> Result<()>,
+) -> Result<usize> {
+    let mut warned = 0;
+    for (i, source) in projects.into_iter().enumerate() {
+        warned += progress.source_warnings(&source);
+        progress.0.set_message(crate::term::escape(&source.name).into_owned());
+        visit(i, source)?;
+        progress.0.inc(1);
+    }
+    progress.0.finish_and_clear();
+    Ok(warned)
+}
+
+/// Loads each project of an archive in turn (one in memory at a time),
+/// prints the warnings about it, and hands it to `f`.
+pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<()>) -> Result<()> {
+    archive_warnings(&archive);
+    let progress = Progress::projects(archive.projects.len());
+    each_project(archive.projects, &progress, |_, source| {
+        let project = Project::load(source);
+        progress.project_warnings(&project);
+        f(project)
+    })?;
+    Ok(())
+}
