@@ -88,7 +88,7 @@ pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
     b.emit_assets()?;
     let progress = Progress::projects(archive.projects.len());
     let walked = driver::each_project(archive.projects, &progress, |i, source| b.add_project(i, source, &progress))?;
-    b.warnings += walked + outside;
+    b.warnings += walked + outside + plan.warnings;
     b.link_images()?;
     b.emit_search_index()?;
     b.emit_archive_index()?;

@@ -7,10 +7,14 @@
 //! ```text
 //! <parent>/<name>/                      the site (marker `.cctree-site`)
 //! <parent>/.<name>.cctree-tmp-<pid>/    the next site, while it is built
-//! <parent>/.<name>.cctree-old-<pid>/    the previous site, during the swap
+//! <parent>/.<name>.cctree-old-<pid>/    the previous site, during a swap by renames
 //! ```
 //!
-//! Swap: previous site → `-old-`, temporary → output, `-old-` removed. On an error the temporary directory is
+//! Swap: on Linux one `renameat2(RENAME_EXCHANGE)` trades the temporary
+//! directory and the output, so a complete site is at the output's path at
+//! every instant; the previous site, now under the temporary name, is then
+//! removed. Where the exchange is not available: previous site → `-old-`,
+//! temporary → output, `-old-` removed. On an error the temporary directory is
 //! removed and the previous site is untouched. A run finds the leftovers of a
 //! killed one (their process is gone) and removes them, or puts a previous
 //! site back when a run was killed between the two renames.
@@ -210,7 +214,9 @@ impl OutputDir {
         Ok(stage)
     }
 
-    /// Swaps the finished site in: previous site → old, stage → target, old removed.
+    /// Swaps the finished site in (see the module's doc): exchanged with the
+    /// previous site where the system can, else by two renames; the previous
+    /// site is removed.
     pub fn commit(&self, mut stage: Stage) -> Result<()> {
         stage.fault_point()?;
         let tmp = stage.dir.clone();
@@ -220,9 +226,28 @@ impl OutputDir {
             return Ok(());
         }
         // An empty directory (checked in `prepare`) or a previous site.
+        let previous = match exchange(&tmp, &self.target) {
+            Ok(()) => tmp,
+            Err(e) => {
+                tracing::debug!("exchanging {} and {}: {e}; swapping by renames", tmp.display(), self.target.display());
+                self.swap_by_renames(&tmp)?
+            }
+        };
+        stage.guard.dir = None;
+        if let Err(e) = std::fs::remove_dir_all(&previous) {
+            tracing::warn!("could not remove the previous site at {}: {e}", previous.display());
+            self.warned.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// The swap without an exchange: previous site → old, `tmp` → target.
+    /// Returns where the previous site is. A kill between the renames leaves
+    /// no site at the target until the next run puts it back.
+    fn swap_by_renames(&self, tmp: &Path) -> Result<PathBuf> {
         let old = self.sibling("old", std::process::id());
         std::fs::rename(&self.target, &old).map_err(|e| self.unwritable(e))?;
-        if let Err(e) = std::fs::rename(&tmp, &self.target) {
+        if let Err(e) = std::fs::rename(tmp, &self.target) {
             let back = std::fs::rename(&old, &self.target);
             let err = anyhow::Error::from(self.unwritable(e));
             return Err(match back {
@@ -234,12 +259,7 @@ impl OutputDir {
                 )),
             });
         }
-        stage.guard.dir = None;
-        if let Err(e) = std::fs::remove_dir_all(&old) {
-            tracing::warn!("could not remove the previous site at {}: {e}", old.display());
-            self.warned.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
+        Ok(old)
     }
 }
 
@@ -279,6 +299,24 @@ fn resolve(p: &Path) -> PathBuf {
         }
     }
 }
+
+/// Exchanges two directories atomically (`renameat2(RENAME_EXCHANGE)`).
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    if std::env::var_os(NO_EXCHANGE_ENV).is_some() {
+        return Err(std::io::Error::other(format!("{NO_EXCHANGE_ENV} is set")));
+    }
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(std::io::Error::from)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "no atomic exchange of directories here"))
+}
+
+/// Test hook: swap by two renames even where an exchange is possible.
+pub const NO_EXCHANGE_ENV: &str = "CCTREE_TEST_NO_EXCHANGE";
 
 /// Which files of a previous site cctree wrote: the marker, `.cctree-cache/`,
 /// `assets/`, and every file its manifest lists (or, without a readable

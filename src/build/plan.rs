@@ -21,6 +21,8 @@ pub(super) struct Plan {
     pub projects: Vec<Planned>,
     /// Where `--redact` replaced secrets in project names.
     pub redactions: Vec<RedactionSite>,
+    /// Warnings printed about the previous site's cache.
+    pub warnings: usize,
 }
 
 /// One project of the plan.
@@ -42,7 +44,16 @@ impl Plan {
     pub fn new(archive: &Archive, opts: &BuildOptions, has_site: bool) -> Plan {
         let code = cache::code_fingerprint();
         let settings = opts.settings();
-        let old = if opts.force || !has_site { None } else { Manifest::load(&opts.output, code, &settings) };
+        let mut warnings = 0;
+        let old = if opts.force || !has_site { Ok(None) } else { Manifest::load(&opts.output, code, &settings) };
+        let old = match old {
+            Ok(m) => m,
+            Err(unsafe_manifest) => {
+                tracing::warn!("{unsafe_manifest}");
+                warnings += 1;
+                None
+            }
+        };
         // Directory names are not entry lines: redacted before they become slugs.
         let redactor = Redactor::new(opts.redact);
         let names: Vec<String> = archive
@@ -66,7 +77,7 @@ impl Plan {
                 Planned { slug, source, fork_projects, key, previous }
             })
             .collect();
-        Plan { code, settings, old, projects, redactions: redactor.take() }
+        Plan { code, settings, old, projects, redactions: redactor.take(), warnings }
     }
 
     /// The previous render's record of project `i`.

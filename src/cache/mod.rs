@@ -16,7 +16,10 @@
 //! checks and serializes it, and never writes a file itself.
 //!
 //! A manifest or parse cache of another format, renderer or settings is
-//! ignored (and rebuilt).
+//! ignored (and rebuilt), and so is a manifest naming a path that is not a
+//! plain relative path inside the site (parse caches: inside
+//! `.cctree-cache/parse/`): cctree never reads a file a manifest points to
+//! outside its cache.
 
 pub mod parse;
 
@@ -79,13 +82,18 @@ pub fn source_id(p: &ProjectSource) -> String {
 }
 
 /// What a file's metadata says of its content without reading a byte: its
-/// size and modification time. Changes of content that keep both are not
-/// seen; `--force` rebuilds everything.
+/// size and modification time, and (on Unix) its inode and status-change
+/// time. A rewrite that keeps size and mtime still changes the ctime (setting
+/// the mtime back does too), and a file replaced by another changes the inode.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stamp {
     pub size: u64,
     /// Nanoseconds since the epoch (0 if unknown).
     pub mtime_ns: u64,
+    /// Inode number (0 where there is none).
+    pub ino: u64,
+    /// Status-change time, nanoseconds since the epoch (0 where there is none).
+    pub ctime_ns: u64,
 }
 
 impl Stamp {
@@ -95,13 +103,27 @@ impl Stamp {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-        Stamp { size: meta.len(), mtime_ns }
+        let (ino, ctime_ns) = inode_and_ctime(meta);
+        Stamp { size: meta.len(), mtime_ns, ino, ctime_ns }
     }
 
     /// Whether the stamp says anything (a file system without times says nothing).
     pub fn is_known(&self) -> bool {
         self.mtime_ns != 0
     }
+}
+
+#[cfg(unix)]
+fn inode_and_ctime(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let ctime = u64::try_from(meta.ctime()).unwrap_or(0);
+    let nsec = u64::try_from(meta.ctime_nsec()).unwrap_or(0);
+    (meta.ino(), ctime.saturating_mul(1_000_000_000).saturating_add(nsec))
+}
+
+#[cfg(not(unix))]
+fn inode_and_ctime(_meta: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
 }
 
 /// The key of a project's pages: everything they are made from, by
@@ -131,7 +153,7 @@ fn key_of(p: &ProjectSource, slug: &str, code: &str, settings: &str, transcripts
     let stat = |path: &Path| match std::fs::metadata(path) {
         Ok(m) => {
             let s = Stamp::of(&m);
-            format!("{}:{}", s.size, s.mtime_ns)
+            format!("{}:{}:{}:{}", s.size, s.mtime_ns, s.ino, s.ctime_ns)
         }
         Err(e) => format!("error:{}", e.kind()),
     };
@@ -262,6 +284,17 @@ pub struct ProjectRecord {
     pub pages: Vec<FileRecord>,
 }
 
+/// A manifest naming a path outside the site or its cache: ignored.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "ignoring the render cache {}: it names {path:?}, which is not a file of the site (rebuilding the cache)",
+    manifest.display()
+)]
+pub struct UnsafeManifest {
+    pub manifest: std::path::PathBuf,
+    pub path: String,
+}
+
 /// What the site was built from and holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
@@ -284,23 +317,69 @@ impl Manifest {
         }
     }
 
-    /// The manifest of the site at `site`, if it matches this renderer and settings.
-    pub fn load(site: &Path, code: &str, settings: &str) -> Option<Manifest> {
-        let bytes = std::fs::read(site.join(MANIFEST)).ok()?;
+    /// The manifest of the site at `site`, if it matches this renderer and
+    /// settings (`Ok(None)` otherwise, or when there is none or it cannot be
+    /// read). `Err`: it names a path cctree must not read ([`Manifest::unsafe_path`]).
+    pub fn load(site: &Path, code: &str, settings: &str) -> Result<Option<Manifest>, UnsafeManifest> {
+        let Ok(bytes) = std::fs::read(site.join(MANIFEST)) else { return Ok(None) };
         let m: Manifest = match serde_json::from_slice(&bytes) {
             Ok(m) => m,
             Err(e) => {
                 tracing::info!("ignoring the render cache in {} (rebuilding it): {e}", site.display());
-                return None;
+                return Ok(None);
             }
         };
-        (m.format == FORMAT && m.code == code && m.settings == settings).then_some(m)
+        if !(m.format == FORMAT && m.code == code && m.settings == settings) {
+            return Ok(None);
+        }
+        if let Some(path) = m.unsafe_path() {
+            return Err(UnsafeManifest { manifest: site.join(MANIFEST), path: path.to_string() });
+        }
+        Ok(Some(m))
+    }
+
+    /// The first path the manifest names that cctree must not read or link:
+    /// a file, page or image that is not a plain relative path in the site
+    /// (no `..`, no root, no empty segment), a parse cache outside
+    /// `.cctree-cache/parse/`, a project directory other than its slug's.
+    pub fn unsafe_path(&self) -> Option<&str> {
+        let pages = self.projects.iter().flat_map(|p| &p.pages);
+        for f in self.files.iter().chain(pages) {
+            if !is_site_path(&f.path) {
+                return Some(&f.path);
+            }
+            if let Some(i) = f.images.iter().find(|i| i.contains('/') || !is_site_path(i)) {
+                return Some(i);
+            }
+        }
+        for p in &self.projects {
+            if !(p.parse.is_empty() || is_parse_cache_path(&p.parse)) {
+                return Some(&p.parse);
+            }
+            if p.slug.contains('/') || !is_site_path(&p.slug) || p.output.summary.dir != format!("{}/", p.slug) {
+                return Some(&p.output.summary.dir);
+            }
+        }
+        None
     }
 
     /// The manifest as stored.
     pub fn to_json(&self) -> Result<Vec<u8>> {
         serde_json::to_vec(self).context("serializing the render cache")
     }
+}
+
+/// A plain relative path in the site: `/`-separated segments, none empty,
+/// `.` or `..`, no backslash or NUL (the writer refuses anything else too).
+pub fn is_site_path(rel: &str) -> bool {
+    !rel.is_empty()
+        && rel.split('/').all(|s| !s.is_empty() && s != "." && s != ".." && !s.contains(['\\', '\0']))
+        && Path::new(rel).components().all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
+/// A parse cache path: `.cctree-cache/parse/<name>`.
+fn is_parse_cache_path(rel: &str) -> bool {
+    rel.strip_prefix(PARSE_DIR).is_some_and(|name| !name.contains('/')) && is_site_path(rel)
 }
 
 /// The images a page shows: `assets/img/<name>` references in its HTML.
@@ -333,5 +412,19 @@ mod tests {
     fn interns_kinds() {
         assert_eq!(intern("conversation"), "conversation");
         assert!(std::ptr::eq(intern("fork"), intern("fork")));
+    }
+
+    #[test]
+    fn site_paths_are_plain_and_relative() {
+        for ok in ["index.html", "-p/c/x/index.html", ".cctree-cache/parse/ab.json", "assets/img/a.png"] {
+            assert!(is_site_path(ok), "{ok}");
+        }
+        for bad in ["", "/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a/", "a\\..\\b", "a\0b"] {
+            assert!(!is_site_path(bad), "{bad:?}");
+        }
+        assert!(is_parse_cache_path(".cctree-cache/parse/ab.json"));
+        for bad in ["index.html", ".cctree-cache/manifest.json", ".cctree-cache/parse/a/b.json", "/tmp/x.json"] {
+            assert!(!is_parse_cache_path(bad), "{bad}");
+        }
     }
 }

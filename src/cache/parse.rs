@@ -5,7 +5,7 @@
 //! bytes, the byte offset and line count after its last complete line — and
 //! the entries, warnings and redactions of the lines before that offset.
 //! [`load`] resumes each file from it:
-//! - same stamp (size, mtime): trusted, nothing is parsed but
+//! - same stamp (size, mtime, inode, ctime): trusted, nothing is parsed but
 //!   the unterminated tail;
 //! - grown, and its old bytes still hash to the recorded blake3: parsed only
 //!   past its last complete line (`parse::parse_range` keeps offsets and line
@@ -333,9 +333,13 @@ fn parsed_before<'p>(p: &'p Project, file: u32, head: &FileHead) -> Before<'p> {
 }
 
 /// Reads a project's parse cache `rel` from the previous site: what to
-/// resume each of `source.files` from (`None` where nothing matches).
+/// resume each of `source.files` from (`None` where nothing matches). `rel`
+/// comes from a checked manifest (inside `.cctree-cache/parse/`).
 pub fn read(site: &Path, rel: &str, code: &str, settings: &str, source: &ProjectSource) -> Vec<Option<Resume>> {
     let mut out: Vec<Option<Resume>> = vec![None; source.files.len()];
+    if !super::is_parse_cache_path(rel) {
+        return out;
+    }
     let t0 = std::time::Instant::now();
     let Ok(bytes) = std::fs::read(site.join(rel)) else { return out };
     let cache: ParseCacheIn = match serde_json::from_slice(&bytes) {

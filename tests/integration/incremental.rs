@@ -534,6 +534,123 @@ fn a_user_file_where_the_new_site_needs_a_page_stops_the_render() {
     assert_eq!(site_files(&site), before, "the previous site and the user's file are untouched");
 }
 
+/// Rewrites `file` with `from` replaced by `to` (same length) and puts its
+/// modification time back: the size and mtime are those of the old file.
+fn rewrite_keeping_size_and_mtime(file: &Path, from: &str, to: &str) {
+    assert_eq!(from.len(), to.len());
+    let mtime = std::fs::metadata(file).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains(from));
+    std::fs::write(file, text.replacen(from, to, 1)).unwrap();
+    std::fs::File::options().write(true).open(file).unwrap().set_modified(mtime).unwrap();
+    let meta = std::fs::metadata(file).unwrap();
+    assert_eq!((meta.len(), meta.modified().unwrap()), (text.len() as u64, mtime));
+}
+
+fn site_text(site: &Path) -> String {
+    site_files(site).values().map(|b| String::from_utf8_lossy(b).into_owned()).collect()
+}
+
+/// Issue 15: a file rewritten with its size and mtime kept was not noticed
+/// (the project was re-used whole) without `--force`.
+#[test]
+fn a_rewrite_keeping_size_and_mtime_is_noticed() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    rewrite_keeping_size_and_mtime(&session(&projects), "in February?", "in Brumaire?");
+    let s = render(&projects, &site);
+    assert_eq!(s.projects_reused, s.projects - 1, "the rewritten file's project is read again: {s:?}");
+    assert!(site_text(&site).contains("in Brumaire?"));
+    assert_same_as_fresh(&projects, &site);
+}
+
+/// Issue 15, the parse cache: when another file of the project changed too,
+/// a file rewritten with its size and mtime kept was trusted as parsed before.
+#[test]
+fn a_rewrite_keeping_size_and_mtime_is_parsed_again_when_its_project_changed_too() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    rewrite_keeping_size_and_mtime(&session(&projects), "in February?", "in Brumaire?");
+    let other = projects.join("-home-alice-notes/5e5510b3-0000-4000-8000-0000000000b3.jsonl");
+    let line = json!({
+        "parentUuid": null, "type": "user", "sessionId": "5e5510b3-0000-4000-8000-0000000000b3",
+        "uuid": "c0000000-0000-4000-8000-0000000000b3", "timestamp": "2030-02-01T00:00:00.000Z",
+        "message": {"role": "user", "content": "Another session"}
+    });
+    std::fs::write(&other, format!("{line}\n")).unwrap();
+    let s = render(&projects, &site);
+    assert_eq!((s.load.files_parsed, s.load.files_resumed), (2, 0), "both files are parsed in full: {s:?}");
+    assert!(site_text(&site).contains("in Brumaire?"));
+    assert_same_as_fresh(&projects, &site);
+}
+
+/// Issue 15: the cache manifest could name a parse cache outside
+/// `.cctree-cache/` (an absolute path, `..`), and cctree read it.
+#[test]
+fn a_manifest_naming_a_file_outside_the_cache_is_not_read() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    let manifest_path = site.join(".cctree-cache/manifest.json");
+    for (i, outside) in [dir.path().join("outside.json"), site.join("../outside.json")].into_iter().enumerate() {
+        render(&projects, &site);
+        let mut manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+        let record =
+            manifest["projects"].as_array_mut().unwrap().iter_mut().find(|p| p["slug"] == "-home-alice-notes").unwrap();
+        // A parse cache that would pass for the real one, with a marked excerpt.
+        let real = std::fs::read_to_string(site.join(record["parse"].as_str().unwrap())).unwrap();
+        assert!(real.contains("How many notes did I write in February?"));
+        std::fs::write(&outside, real.replace("How many notes did I write in February?", "INJECTED BY A MANIFEST"))
+            .unwrap();
+        record["parse"] = json!(if i == 0 { outside.display().to_string() } else { "../outside.json".into() });
+        std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+        append_turn(&session(&projects), 40 + i as u32);
+        let s = render(&projects, &site);
+        assert!(!site_text(&site).contains("INJECTED"), "case {i}: the outside file was read");
+        assert!(s.warnings >= 1, "case {i}: the ignored manifest is a warning: {s:?}");
+        assert_same_as_fresh(&projects, &site);
+    }
+}
+
+/// Issue 15: a kill between the two renames of the swap left no site until
+/// the next run. Another process watches the output throughout many swaps:
+/// the site is there at every instant.
+#[test]
+fn a_complete_site_is_at_the_output_at_every_instant_of_a_swap() {
+    let dir = tempfile::tempdir().unwrap();
+    let projects = dir.path().join("projects");
+    copy_tree(&example_archive().join("-home-alice-notes"), &projects.join("-home-alice-notes"));
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (stop, marker, index) = (stop.clone(), site.join(".cctree-site"), site.join("index.html"));
+        std::thread::spawn(move || {
+            let (mut looks, mut missing) = (0u64, 0u64);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                looks += 1;
+                if !(marker.exists() && index.exists()) {
+                    missing += 1;
+                }
+            }
+            (looks, missing)
+        })
+    };
+    for _ in 0..20 {
+        let out = cctree().args(["-q", "render", "--force", "-o"]).arg(&site).arg(&projects).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (looks, missing) = watcher.join().unwrap();
+    assert!(looks > 1000, "the watcher looked {looks} times");
+    assert_eq!(missing, 0, "{missing} of {looks} looks found no site at the output");
+    assert_eq!(siblings(dir.path()), ["projects", "site"], "no leftovers");
+}
+
 /// Issue 11: images were written around the writer (with `std::fs::write`),
 /// so the summary did not count them and fault injection never hit them.
 #[test]
