@@ -1,14 +1,20 @@
 //! Edit diffs: `old_string`/`new_string` (or the `structuredPatch` Claude Code
 //! recorded) → a unified-style `<pre class="diff">` with one classed span per
 //! line (`d-add`, `d-del`, `d-ctx`, `d-hunk`; block-level, so no newlines between).
+//! Line diffs are Myers' (the `similar` crate): minimal, in `O((N+M)·D)` for
+//! `D` changed lines, which is quadratic when two long texts differ
+//! throughout: past [`DIFF_LINES`] changed lines (after the common start and
+//! end) the old text is shown removed and the new added, with a note saying so.
 
 use serde_json::Value;
+use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use super::html::push_esc;
 
-/// Largest `old lines × new lines` for which a real line diff is computed;
-/// beyond it the old text is shown removed and the new text added.
-const LCS_CAP: usize = 250_000;
+/// Most lines, old and new together, between the common start and end of
+/// two texts that are diffed line by line (worst case ~0.3 s on this kind
+/// of machine; edits are usually a few dozen lines).
+pub const DIFF_LINES: usize = 6_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -21,11 +27,15 @@ enum Op {
 pub fn diff_html(old: &str, new: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
-    let mut out = String::from("<pre class=\"diff\">");
-    for (op, line) in line_diff(&a, &b) {
-        push_line(&mut out, op, line);
-    }
+    let mut out = String::with_capacity(old.len() + new.len() + 64);
+    out.push_str("<pre class=\"diff\">");
+    let changed = line_diff(&a, &b, &mut out);
     out.push_str("</pre>");
+    if let Some((del, add)) = changed {
+        out.push_str(&format!(
+            "<p class=\"note\">Too long to compare line by line: {del} lines removed, {add} added, shown whole.</p>"
+        ));
+    }
     out
 }
 
@@ -71,52 +81,31 @@ fn push_line(out: &mut String, op: Op, line: &str) {
     out.push_str("</span>");
 }
 
-fn line_diff<'s>(a: &[&'s str], b: &[&'s str]) -> Vec<(Op, &'s str)> {
-    // Common prefix and suffix first: edits are usually small.
+/// Writes the lines of `a` and `b` as context, deletions and additions, in
+/// order (within a changed run, deletions first). Past [`DIFF_LINES`] changed
+/// lines, the changed runs whole; returns their sizes then.
+fn line_diff(a: &[&str], b: &[&str], out: &mut String) -> Option<(usize, usize)> {
     let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let suf = a[pre..].iter().rev().zip(b[pre..].iter().rev()).take_while(|(x, y)| x == y).count();
     let (am, bm) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
-    let mut ops: Vec<(Op, &str)> = a[..pre].iter().map(|l| (Op::Ctx, *l)).collect();
-    if am.len().saturating_mul(bm.len()) <= LCS_CAP {
-        ops.extend(lcs(am, bm));
+    let whole = am.len() + bm.len() > DIFF_LINES;
+    a[..pre].iter().for_each(|l| push_line(out, Op::Ctx, l));
+    if whole {
+        am.iter().for_each(|l| push_line(out, Op::Del, l));
+        bm.iter().for_each(|l| push_line(out, Op::Add, l));
     } else {
-        ops.extend(am.iter().map(|l| (Op::Del, *l)));
-        ops.extend(bm.iter().map(|l| (Op::Add, *l)));
-    }
-    ops.extend(a[a.len() - suf..].iter().map(|l| (Op::Ctx, *l)));
-    ops
-}
-
-fn lcs<'s>(a: &[&'s str], b: &[&'s str]) -> Vec<(Op, &'s str)> {
-    let (n, m) = (a.len(), b.len());
-    let mut t = vec![0u32; (n + 1) * (m + 1)];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            t[i * (m + 1) + j] = if a[i] == b[j] {
-                t[(i + 1) * (m + 1) + j + 1] + 1
+        for op in capture_diff_slices(Algorithm::Myers, am, bm) {
+            let (tag, old, new) = op.as_tag_tuple();
+            if tag == DiffTag::Equal {
+                am[old].iter().for_each(|l| push_line(out, Op::Ctx, l));
             } else {
-                t[(i + 1) * (m + 1) + j].max(t[i * (m + 1) + j + 1])
-            };
+                am[old].iter().for_each(|l| push_line(out, Op::Del, l));
+                bm[new].iter().for_each(|l| push_line(out, Op::Add, l));
+            }
         }
     }
-    let (mut i, mut j) = (0, 0);
-    let mut out = Vec::with_capacity(n + m);
-    while i < n && j < m {
-        if a[i] == b[j] {
-            out.push((Op::Ctx, a[i]));
-            i += 1;
-            j += 1;
-        } else if t[(i + 1) * (m + 1) + j] >= t[i * (m + 1) + j + 1] {
-            out.push((Op::Del, a[i]));
-            i += 1;
-        } else {
-            out.push((Op::Add, b[j]));
-            j += 1;
-        }
-    }
-    out.extend(a[i..].iter().map(|l| (Op::Del, *l)));
-    out.extend(b[j..].iter().map(|l| (Op::Add, *l)));
-    out
+    a[a.len() - suf..].iter().for_each(|l| push_line(out, Op::Ctx, l));
+    whole.then_some((am.len(), bm.len()))
 }
 
 #[cfg(test)]
@@ -139,5 +128,39 @@ mod tests {
         let h = patch_html(&p).unwrap();
         assert!(h.contains("@@ -1,1 +1,1 @@") && h.contains("d-del\">-x") && h.contains("d-ctx\"> z"));
         assert!(patch_html(&serde_json::json!([])).is_none());
+    }
+
+    /// The hand-written LCS this replaced gave up past 250,000 cells
+    /// (`old lines × new lines`, e.g. two 501-line texts) and showed every
+    /// line removed and added: one changed line in a 600-line edit is one
+    /// line removed and one added.
+    #[test]
+    fn a_long_edit_diffs_line_by_line() {
+        let old: String = (0..600).map(|i| format!("line {i}\n")).collect();
+        let new = old.replace("line 300\n", "line three hundred\n");
+        let h = diff_html(&old, &new);
+        assert_eq!(h.matches("d-del").count(), 1, "{h}");
+        assert_eq!(h.matches("d-add").count(), 1);
+        assert_eq!(h.matches("d-ctx").count(), 599);
+        // Lines moved within a long text are found too.
+        let lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let moved = lines[300..].concat() + &lines[..300].concat();
+        let h = diff_html(&old, &moved);
+        assert_eq!(h.matches("d-ctx").count(), 300, "half the lines stay in order");
+    }
+
+    /// Past the cap, the changed lines are shown whole, and the page says so.
+    #[test]
+    fn texts_too_long_to_compare_say_so() {
+        let old: String = (0..DIFF_LINES).map(|i| format!("a {i}\n")).collect();
+        let new: String = (0..DIFF_LINES).map(|i| format!("b {i}\n")).collect();
+        let h = diff_html(&format!("same\n{old}end\n"), &format!("same\n{new}end\n"));
+        assert_eq!(h.matches("d-ctx").count(), 2);
+        assert_eq!(h.matches("d-del").count(), DIFF_LINES);
+        assert!(
+            h.ends_with(&format!("{DIFF_LINES} lines removed, {DIFF_LINES} added, shown whole.</p>")),
+            "{}",
+            &h[h.len() - 200..]
+        );
     }
 }
