@@ -1,6 +1,12 @@
 //! Terminal output → HTML: SGR colour escapes become `<span class="ansi-…">`
-//! (16 colours, bold, dim, italic, underline); every other escape sequence
-//! (cursor movement, OSC titles and links, 256/true colour) is stripped.
+//! (16 colours, bold, dim, italic, underline); every other control sequence
+//! (cursor movement, character sets such as `tput sgr0`'s `ESC ( B`, OSC
+//! titles and links, DCS, APC/PM/SOS strings, 256/true colour) is dropped
+//! whole. The input is read by `anstyle-parse`, a VT parser (Paul Williams'
+//! state machine), so a sequence is never cut short and never leaks its
+//! payload into the page.
+
+use anstyle_parse::{Params, Parser, Perform};
 
 use super::html::push_esc;
 
@@ -15,26 +21,35 @@ struct Style {
 }
 
 impl Style {
-    fn classes(&self) -> String {
-        let mut c = Vec::new();
+    fn push_classes(&self, out: &mut String) {
+        let mut sep = "";
+        let mut push = |out: &mut String, class: &str, n: Option<u8>| {
+            out.push_str(sep);
+            out.push_str(class);
+            if let Some(n) = n {
+                out.push_str(&n.to_string());
+            }
+            sep = " ";
+        };
         if let Some(f) = self.fg {
-            c.push(format!("ansi-fg{f}"));
+            push(out, "ansi-fg", Some(f));
         }
         if let Some(b) = self.bg {
-            c.push(format!("ansi-bg{b}"));
+            push(out, "ansi-bg", Some(b));
         }
         for (on, name) in
             [(self.bold, "ansi-b"), (self.dim, "ansi-d"), (self.italic, "ansi-i"), (self.underline, "ansi-u")]
         {
             if on {
-                c.push(name.to_string());
+                push(out, name, None);
             }
         }
-        c.join(" ")
     }
 
-    fn apply(&mut self, params: &str) {
-        let mut nums = params.split([';', ':']).map(|p| p.parse::<u16>().unwrap_or(0));
+    /// Applies the parameters of one SGR sequence (`ESC [ … m`); parameters
+    /// and `:` sub-parameters alike, in order.
+    fn apply(&mut self, params: &Params) {
+        let mut nums = params.iter().flatten().copied();
         let mut any = false;
         while let Some(n) = nums.next() {
             any = true;
@@ -57,9 +72,7 @@ impl Style {
                     let colour = match nums.next() {
                         Some(5) => nums.next().filter(|c| *c < 16).map(|c| c as u8),
                         Some(2) => {
-                            nums.next();
-                            nums.next();
-                            nums.next();
+                            nums.by_ref().take(3).for_each(drop);
                             None
                         }
                         _ => None,
@@ -86,80 +99,74 @@ pub fn has_escapes(s: &str) -> bool {
 
 /// Terminal text → escaped HTML with colour spans (no surrounding `<pre>`).
 pub fn to_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 32);
-    let mut style = Style::default();
-    let mut open = false;
-    let mut text_start = 0;
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != 0x1b && b[i] != b'\r' {
-            i += 1;
-            continue;
-        }
-        emit(&mut out, &s[text_start..i], style, &mut open);
-        if b[i] == b'\r' {
-            i += 1;
-            text_start = i;
-            continue;
-        }
-        // ESC: find the end of the sequence.
-        let mut j = i + 1;
-        match b.get(j) {
-            Some(b'[') => {
-                j += 1;
-                let params_start = j;
-                while j < b.len() && !(0x40..=0x7e).contains(&b[j]) {
-                    j += 1;
-                }
-                if j < b.len() && b[j] == b'm' {
-                    let mut next = style;
-                    next.apply(&s[params_start..j]);
-                    if next != style {
-                        if open {
-                            out.push_str("</span>");
-                            open = false;
-                        }
-                        style = next;
-                    }
-                }
-                j += 1;
-            }
-            Some(b']') => {
-                // OSC: up to BEL or ESC \.
-                while j < b.len() && b[j] != 0x07 && !(b[j] == 0x1b && b.get(j + 1) == Some(&b'\\')) {
-                    j += 1;
-                }
-                j += if b.get(j) == Some(&0x07) { 1 } else { 2 };
-            }
-            Some(_) => j += 1,
-            None => {}
-        }
-        i = j.min(b.len());
-        while i < b.len() && !s.is_char_boundary(i) {
-            i += 1;
-        }
-        text_start = i;
+    let mut page =
+        Page { out: String::with_capacity(s.len() + 32), text: String::new(), style: Style::default(), open: false };
+    let mut parser = Parser::<anstyle_parse::DefaultCharAccumulator>::new();
+    for &b in s.as_bytes() {
+        parser.advance(&mut page, b);
     }
-    emit(&mut out, &s[text_start.min(s.len())..], style, &mut open);
-    if open {
-        out.push_str("</span>");
+    page.flush();
+    if page.open {
+        page.out.push_str("</span>");
     }
-    out
+    page.out
 }
 
-/// Escaped text, opening a span for the current style first if needed.
-fn emit(out: &mut String, text: &str, style: Style, open: &mut bool) {
-    if text.is_empty() {
-        return;
+/// What the parser writes to: the HTML so far, the text of the current
+/// style not yet written, the style, and whether its span is open.
+struct Page {
+    out: String,
+    text: String,
+    style: Style,
+    open: bool,
+}
+
+impl Page {
+    /// Writes the pending text, opening a span for the current style first if needed.
+    fn flush(&mut self) {
+        if self.text.is_empty() {
+            return;
+        }
+        if !self.open && self.style != Style::default() {
+            self.out.push_str("<span class=\"");
+            self.style.push_classes(&mut self.out);
+            self.out.push_str("\">");
+            self.open = true;
+        }
+        push_esc(&mut self.out, &self.text);
+        self.text.clear();
     }
-    if !*open && style != Style::default() {
-        out.push_str("<span class=\"");
-        out.push_str(&style.classes());
-        out.push_str("\">");
-        *open = true;
+}
+
+impl Perform for Page {
+    fn print(&mut self, c: char) {
+        self.text.push(c);
     }
-    push_esc(out, text);
+
+    /// C0 controls: line feeds and tabs are kept, carriage returns dropped
+    /// (`\r\n` ends a line, a lone `\r` redraws one: both keep every text),
+    /// the rest shown by the escaping ([`push_esc`]).
+    fn execute(&mut self, byte: u8) {
+        if byte != b'\r' && byte < 0x80 {
+            self.text.push(byte as char);
+        }
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], _ignore: bool, action: u8) {
+        if action != b'm' || !intermediates.is_empty() {
+            return;
+        }
+        let mut next = self.style;
+        next.apply(params);
+        if next != self.style {
+            self.flush();
+            if self.open {
+                self.out.push_str("</span>");
+                self.open = false;
+            }
+            self.style = next;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -177,7 +184,35 @@ mod tests {
         assert_eq!(to_html("a\u{1b}[2Kb\u{1b}]0;title\u{7}c\r\n"), "abc\n");
         assert_eq!(to_html("\u{1b}[38;2;1;2;3mx\u{1b}[m"), "x");
         assert_eq!(to_html("\u{1b}[38;5;9mx"), "<span class=\"ansi-fg9\">x</span>");
+        assert_eq!(to_html("\u{1b}[38:5:9mx"), "<span class=\"ansi-fg9\">x</span>");
         assert_eq!(to_html("tail\u{1b}"), "tail");
         assert_eq!(to_html("é\u{1b}[31mé"), "é<span class=\"ansi-fg1\">é</span>");
+    }
+
+    /// `tput sgr0` writes `ESC ( B` (select the US-ASCII character set)
+    /// before `ESC [ m`: the old scanner read escapes as two bytes and left
+    /// the `B` in the page.
+    #[test]
+    fn tput_sgr0_leaves_no_stray_b() {
+        assert_eq!(to_html("ALPHA\u{1b}(B\u{1b}[mOMEGA"), "ALPHAOMEGA");
+        assert_eq!(to_html("\u{1b}[1mbold\u{1b}(B\u{1b}[m plain"), "<span class=\"ansi-b\">bold</span> plain");
+    }
+
+    /// Device control strings (DCS: sixel images, tmux passthrough) and
+    /// APC / PM / SOS strings are dropped with their payload.
+    #[test]
+    fn dcs_and_apc_payloads_do_not_leak() {
+        assert_eq!(to_html("a\u{1b}P1;2|SECRET-PAYLOAD\u{1b}\\b"), "ab");
+        assert_eq!(to_html("a\u{1b}_Gf=100;AAAA\u{1b}\\b"), "ab");
+        assert_eq!(to_html("a\u{1b}^privacy message\u{1b}\\b"), "ab");
+        assert_eq!(to_html("a\u{1b}Xstart of string\u{1b}\\b"), "ab");
+    }
+
+    /// An OSC 8 hyperlink keeps its text; private-mode CSI sequences
+    /// (`ESC [ ? 25 l`, `ESC [ > 4 ; 2 m`) change no style.
+    #[test]
+    fn links_keep_text_and_private_modes_are_ignored() {
+        assert_eq!(to_html("\u{1b}]8;;https://x.test\u{1b}\\link\u{1b}]8;;\u{1b}\\"), "link");
+        assert_eq!(to_html("\u{1b}[?25lx\u{1b}[>4;2my"), "xy");
     }
 }
