@@ -126,7 +126,7 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
     };
     for c in g.conversations.iter() {
         for &b in &c.branches {
-            let path = projection(g, b);
+            let path = g.projection(b);
             for (node, id, kind) in balance(g, &p.entries, &path) {
                 if reported.insert((id, kind)) {
                     report(node, id, kind, out);
@@ -141,33 +141,6 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
             }
         }
     }
-}
-
-/// The nodes read on a branch from the root: its ancestors' runs up to each
-/// fork point, then its own run.
-pub fn projection(g: &Graph, branch: u32) -> Vec<NodeId> {
-    let mut chain = vec![branch];
-    let mut cur = branch;
-    while let Some(parent) = g.branches[cur as usize].parent_branch {
-        if chain.len() > g.branches.len() {
-            break;
-        }
-        chain.push(parent);
-        cur = parent;
-    }
-    chain.reverse();
-    let mut path = Vec::new();
-    for w in chain.windows(2) {
-        let fork = g.branches[w[1] as usize].fork_point;
-        for &n in &g.branches[w[0] as usize].nodes {
-            path.push(n);
-            if Some(n) == fork {
-                break;
-            }
-        }
-    }
-    path.extend_from_slice(&g.branches[branch as usize].nodes);
-    path
 }
 
 /// Unbalanced tool calls on one ordered run of nodes.

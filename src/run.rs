@@ -194,11 +194,19 @@ fn print_out(text: &str) -> Result<()> {
 }
 
 fn fork(args: &crate::cli::ForkArgs) -> Result<Status> {
-    let plan = crate::fork::cmd::run(args)?;
+    let req = crate::fork::ForkRequest {
+        target: args.target.clone(),
+        at: args.at.clone(),
+        title: args.title.clone(),
+        dry_run: args.dry_run,
+        projects: args.projects.clone(),
+        backfill: args.backfill,
+    };
+    let plan = crate::fork::run(&req)?;
     if args.json {
         print_json(&plan)?;
     } else {
-        print_out(&crate::fork::cmd::text(&plan))?;
+        print_out(&crate::fork::text(&plan))?;
     }
     Ok(Status::Clean)
 }

@@ -167,7 +167,7 @@ struct OwnForks(rustc_hash::FxHashSet<u32>);
 
 impl OwnForks {
     fn of(p: &Project, exclude: bool) -> OwnForks {
-        OwnForks(if exclude { crate::fork::own_fork_sessions(p) } else { Default::default() })
+        OwnForks(if exclude { p.graph.own_fork_sessions(&p.entries) } else { Default::default() })
     }
     fn keeps_conversation(&self, g: &Graph, c: &crate::graph::Conversation) -> bool {
         !c.is_fragment && !self.0.contains(&g.node(c.root).session)
@@ -224,7 +224,7 @@ fn counts_with(p: &Project, own: &OwnForks) -> Counts {
         summaries_attached: g.summaries.iter().filter(|s| s.node.is_some()).count() as u64,
         compactions: u64::from(g.compactions),
         bytes: p.file_stats.iter().map(|f| f.bytes).sum(),
-        own_forks: if own.0.is_empty() { crate::fork::own_fork_sessions(p).len() as u64 } else { 0 },
+        own_forks: if own.0.is_empty() { g.own_fork_sessions(&p.entries).len() as u64 } else { 0 },
     }
 }
 

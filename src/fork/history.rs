@@ -58,10 +58,15 @@ pub fn lines(p: &Project, prefix: &FxHashSet<&str>) -> Vec<u32> {
     out
 }
 
-/// The backups the lines name, found under the history directory of the
-/// file each line comes from, else of one of `sessions`. Names found nowhere
-/// are returned apart (the fork then lacks their code restore).
-pub fn backups(p: &Project, lines: &[u32], sessions: &[String]) -> (Vec<Backup>, Vec<String>) {
+/// The backups the lines name, found (`exists`) under the history directory
+/// of the file each line comes from, else of one of `sessions`. Names found
+/// nowhere are returned apart (the fork then lacks their code restore).
+pub fn backups(
+    p: &Project,
+    lines: &[u32],
+    sessions: &[String],
+    exists: &dyn Fn(&Path) -> bool,
+) -> (Vec<Backup>, Vec<String>) {
     let Some(root) = history_root(&p.source.dir) else { return (Vec::new(), Vec::new()) };
     let mut names: Vec<(String, String)> = Vec::new();
     for &i in lines {
@@ -77,7 +82,7 @@ pub fn backups(p: &Project, lines: &[u32], sessions: &[String]) -> (Vec<Backup>,
     let (mut out, mut missing) = (Vec::new(), Vec::new());
     for (stem, name) in names {
         let dirs = std::iter::once(stem.as_str()).chain(sessions.iter().map(String::as_str));
-        match dirs.map(|d| root.join(d).join(&name)).find(|f| f.is_file()) {
+        match dirs.map(|d| root.join(d).join(&name)).find(|f| exists(f)) {
             Some(from) => out.push(Backup { from, name }),
             None => missing.push(name),
         }

@@ -52,7 +52,8 @@
 //! writes itself) whose extra `cctreeFork` key is the provenance record
 //! (source session and file, checkpoint, chain root, line count, cctree
 //! version, creation time). Claude Code ignores unknown keys;
-//! [`own_fork_sessions`] finds the record through `Entry::cctree_fork`.
+//! [`crate::graph::Graph::own_fork_sessions`] finds the record through
+//! `Entry::cctree_fork`.
 //!
 //! Trade-off: the copies keep their original `sessionId` (the lines must stay
 //! byte-identical, and so they dedupe onto the originals in cctree's graph);
@@ -76,26 +77,13 @@ pub mod cmd;
 pub mod drift;
 pub mod history;
 pub mod lookup;
+pub mod plan;
 pub mod prefix;
 pub mod target;
 
-use rustc_hash::FxHashSet;
-
-use crate::project::Project;
-
-pub use cmd::{IllegalCheckpoint, Plan, nearest_legal, shell_quote};
-pub use prefix::{Illegal, Prefix, chain, legal_checkpoints, prefix, turn_context};
-
-/// Sessions that carry a `cctree fork` provenance record.
-pub fn own_fork_sessions(p: &Project) -> FxHashSet<u32> {
-    let g = &p.graph;
-    let ix: rustc_hash::FxHashMap<&str, u32> = g.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i as u32)).collect();
-    p.entries
-        .iter()
-        .filter(|e| e.cctree_fork.is_some())
-        .filter_map(|e| e.session_id.as_deref().and_then(|s| ix.get(s)).copied())
-        .collect()
-}
+pub use cmd::{ForkRequest, run, text, write};
+pub use plan::{IllegalCheckpoint, Inputs, Plan, nearest_legal, plan, shell_quote};
+pub use prefix::{Illegal, Prefix, legal_checkpoints, prefix, turn_context};
 
 /// The `cctree fork` command that forks session `session_id` at message `at`
 /// (for the site's copy buttons), with `--projects` (already quoted, see

@@ -70,31 +70,6 @@ impl std::fmt::Display for Illegal {
     }
 }
 
-/// The physical chain of a checkpoint: `parentUuid` links up to the root, or
-/// up to the compaction boundary Claude Code loads from (a compaction join is
-/// not followed). Root first.
-pub fn chain(g: &Graph, k: NodeId) -> Vec<NodeId> {
-    let mut out = vec![k];
-    let mut cur = k;
-    while let Some(p) = chain_parent(g, cur) {
-        if out.len() > g.nodes.len() {
-            break;
-        }
-        out.push(p);
-        cur = p;
-    }
-    out.reverse();
-    out
-}
-
-fn chain_parent(g: &Graph, n: NodeId) -> Option<NodeId> {
-    let node = g.node(n);
-    match (node.link, node.parent) {
-        (Link::Physical, Some(p)) if !g.node(p).sidechain => Some(p),
-        _ => None,
-    }
-}
-
 /// The fold over a chain, shared by the exact prefix and the memoized scan.
 pub(crate) struct Folder<'p> {
     g: &'p Graph,
@@ -298,7 +273,7 @@ pub struct Prefix {
 /// Computes the prefix of checkpoint `k` and judges it.
 pub fn prefix(p: &Project, k: NodeId) -> Prefix {
     let f = Folder::new(p);
-    let chain = chain(&p.graph, k);
+    let chain = p.graph.physical_chain(k);
     let mut nodes = Vec::with_capacity(chain.len());
     let s = f.fold(State::default(), &chain, Some(&mut nodes));
     Prefix { checkpoint: k, legal: f.judge(&s, k), orphan_results: s.orphans, chain, nodes }
@@ -324,7 +299,7 @@ impl<'p> Scan<'p> {
         let g = self.f.g;
         let mut up = vec![k];
         let mut cur = k;
-        while let Some(p) = chain_parent(g, cur) {
+        while let Some(p) = g.physical_parent(cur) {
             if self.memo.contains_key(&p) || up.len() > g.nodes.len() {
                 up.push(p);
                 break;
@@ -356,7 +331,7 @@ impl<'p> Scan<'p> {
 }
 
 /// For each node of a display path (e.g. a branch's `nodes`, or
-/// [`crate::check::projection`]), whether forking there is legal. Linear in
+/// [`Graph::projection`]), whether forking there is legal. Linear in
 /// the path (prefix states are memoized along parent links).
 pub fn legal_checkpoints(project: &Project, nodes: &[NodeId]) -> Vec<bool> {
     let mut scan = Scan::new(project);

@@ -25,6 +25,7 @@
 mod forks;
 mod lines;
 mod link;
+mod queries;
 mod queue;
 mod titles;
 

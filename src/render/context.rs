@@ -129,7 +129,7 @@ impl<'a> ProjectCtx<'a> {
             redactor,
             legal: Vec::new(),
             pos: vec![0; g.nodes.len()],
-            own_forks: crate::fork::own_fork_sessions(project),
+            own_forks: g.own_fork_sessions(e),
             conflicts: g
                 .findings
                 .iter()
@@ -156,7 +156,7 @@ impl<'a> ProjectCtx<'a> {
         let flags: Vec<(u32, Vec<bool>)> = branches
             .par_iter()
             .map(|&b| {
-                let path = crate::check::projection(g, b);
+                let path = g.projection(b);
                 let own = g.branches[b as usize].nodes.len().min(path.len());
                 let mut legal = crate::fork::legal_checkpoints(project, &path);
                 (b, legal.split_off(legal.len() - own))

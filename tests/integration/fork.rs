@@ -5,12 +5,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use cctree::check::{check_project, projection};
-use cctree::cli::ForkArgs;
+use cctree::check::check_project;
 use cctree::discover::scan_project;
-use cctree::fork::cmd::{self, IllegalCheckpoint, Plan};
 use cctree::fork::drift::{Head, Version, backfill_default};
-use cctree::fork::{chain, legal_checkpoints, prefix};
+use cctree::fork::{self, ForkRequest, IllegalCheckpoint, Plan, legal_checkpoints, prefix};
 use cctree::graph::NodeId;
 use cctree::project::Project;
 use cctree::stats::{ReportBuilder, StatsOptions};
@@ -66,12 +64,12 @@ fn hashes(dir: &Path) -> BTreeMap<PathBuf, blake3::Hash> {
     out
 }
 
-fn args(target: &Path, at: Option<&str>, projects: &Path) -> ForkArgs {
-    ForkArgs {
+fn args(target: &Path, at: Option<&str>, projects: &Path) -> ForkRequest {
+    ForkRequest {
         target: target.display().to_string(),
         at: at.map(str::to_string),
         projects: Some(projects.to_path_buf()),
-        ..ForkArgs::default()
+        ..ForkRequest::default()
     }
 }
 
@@ -124,7 +122,7 @@ fn check_fork_file(p: &Project, plan: &Plan, k: NodeId) {
 /// The display path of the active branch of the first conversation with messages.
 fn active_path(p: &Project) -> Vec<NodeId> {
     let c = p.graph.conversations.iter().filter(|c| !c.is_fragment).max_by_key(|c| c.messages).expect("a conversation");
-    projection(&p.graph, c.active_branch)
+    p.graph.projection(c.active_branch)
 }
 
 fn stats(root: &Path, exclude_own_forks: bool) -> cctree::stats::Report {
@@ -163,7 +161,7 @@ fn parallel_tool_calls_session_forks_at_legal_checkpoints_only() {
         })
         .expect("a legal checkpoint after parallel tool calls");
     let before = hashes(&root);
-    let plan = cmd::run(&args(&file, Some(&uuid(&p, after_parallel)), &root)).unwrap();
+    let plan = fork::run(&args(&file, Some(&uuid(&p, after_parallel)), &root)).unwrap();
     check_fork_file(&p, &plan, after_parallel);
     let after = hashes(&root);
     assert_eq!(after.len(), before.len() + 1);
@@ -179,7 +177,7 @@ fn parallel_tool_calls_session_forks_at_legal_checkpoints_only() {
         .map(|(n, _)| *n)
         .find(|n| !p.graph.entry(&p.entries, *n).tool_uses.is_empty())
         .expect("an illegal checkpoint");
-    let err = cmd::run(&args(&file, Some(&uuid(&p, illegal)), &root)).unwrap_err();
+    let err = fork::run(&args(&file, Some(&uuid(&p, illegal)), &root)).unwrap_err();
     let ill = err.downcast_ref::<IllegalCheckpoint>().expect("IllegalCheckpoint");
     let pos = path.iter().position(|n| *n == illegal).unwrap();
     let want_before =
@@ -221,7 +219,7 @@ fn every_real_session_forks_by_default_and_reloads_with_the_same_ancestry() {
         assert!(!mains.is_empty());
         for f in mains {
             let before = hashes(&root);
-            let plan = match cmd::run(&args(&f, None, &root)) {
+            let plan = match fork::run(&args(&f, None, &root)) {
                 Ok(plan) => plan,
                 Err(e) => panic!("{}: {e:#}", f.display()),
             };
@@ -251,30 +249,35 @@ fn compaction_prefix_starts_at_the_boundary() {
     let p = load_dir(&dir);
     assert_eq!(p.graph.compactions, 1);
     // After the compaction: boundary, summary, then the new turn.
-    let plan =
-        cmd::run(&ForkArgs { target: "p1a".into(), projects: Some(root.clone()), ..ForkArgs::default() }).unwrap();
+    let plan = fork::run(&ForkRequest { target: "p1a".into(), projects: Some(root.clone()), ..ForkRequest::default() })
+        .unwrap();
     let k = p.graph.index["p1a"];
     check_fork_file(&p, &plan, k);
     let uuids: Vec<String> = plan.sources.iter().map(|s| s.uuid.clone()).collect();
     assert_eq!(uuids, ["cb", "cs", "p1u", "p1a"]);
     assert_eq!(plan.chain_root, "cb");
     // The session's default checkpoint is its latest leaf.
-    let plan2 =
-        cmd::run(&ForkArgs { target: "s1".into(), projects: Some(root.clone()), dry_run: true, ..ForkArgs::default() })
-            .unwrap();
+    let plan2 = fork::run(&ForkRequest {
+        target: "s1".into(),
+        projects: Some(root.clone()),
+        dry_run: true,
+        ..ForkRequest::default()
+    })
+    .unwrap();
     assert_eq!(plan2.checkpoint, "p1a");
     // Before the compaction, on the rewound branch: the abandoned attempt is not copied.
     let plan3 =
-        cmd::run(&ForkArgs { target: "b2a2".into(), projects: Some(root.clone()), ..ForkArgs::default() }).unwrap();
+        fork::run(&ForkRequest { target: "b2a2".into(), projects: Some(root.clone()), ..ForkRequest::default() })
+            .unwrap();
     let uuids: Vec<String> = plan3.sources.iter().map(|s| s.uuid.clone()).collect();
     assert_eq!(uuids, ["u1", "a1", "b2u", "b2a", "b2u2", "b2a2"]);
     check_fork_file(&p, &plan3, p.graph.index["b2a2"]);
     // The boundary alone holds no message: illegal, the summary after it is legal.
-    let err = cmd::run(&ForkArgs {
+    let err = fork::run(&ForkRequest {
         target: "s1".into(),
         at: Some("cb".into()),
         projects: Some(root.clone()),
-        ..ForkArgs::default()
+        ..ForkRequest::default()
     })
     .unwrap_err();
     let ill = err.downcast_ref::<IllegalCheckpoint>().unwrap();
@@ -294,10 +297,10 @@ fn stats_after_a_fork_share_the_prefix() {
     let name = "-experiments-worktrees";
     let (_tmp, root) = archive_of(&[name]);
     let s0 = stats(&root, false);
-    let plan = cmd::run(&ForkArgs {
+    let plan = fork::run(&ForkRequest {
         target: "ef958aa1-0e93-49f0-bb71-150f63befcd1".into(),
         projects: Some(root.clone()),
-        ..ForkArgs::default()
+        ..ForkRequest::default()
     })
     .unwrap();
     let s1 = stats(&root, false);
@@ -357,14 +360,14 @@ fn stats_after_a_fork_share_the_prefix() {
     // A second, earlier-checkpoint fork that is resumed makes a fork point;
     // `--exclude-own-forks` leaves that fork (and its branch) out again.
     let q = load_dir(&root.join(name));
-    let path = cctree::check::projection(&q.graph, q.graph.conversations[0].branches[0]);
+    let path = q.graph.projection(q.graph.conversations[0].branches[0]);
     let legal = cctree::fork::legal_checkpoints(&q, &path);
     let early = path.iter().zip(&legal).filter(|(_, ok)| **ok).map(|(n, _)| *n).nth(2).unwrap();
-    let plan2 = cmd::run(&ForkArgs {
+    let plan2 = fork::run(&ForkRequest {
         target: "ef958aa1-0e93-49f0-bb71-150f63befcd1".into(),
         at: Some(uuid(&q, early)),
         projects: Some(root.clone()),
-        ..ForkArgs::default()
+        ..ForkRequest::default()
     })
     .unwrap();
     let line = json!({"parentUuid": plan2.checkpoint, "isSidechain": false, "sessionId": plan2.new_session_id,
@@ -416,9 +419,9 @@ fn refuses_to_replace_an_existing_file() {
     let (_tmp, root) = archive_of(&[name]);
     let mut a = args(&root.join(name).join("2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl"), None, &root);
     a.dry_run = true;
-    let plan = cmd::run(&a).unwrap();
+    let plan = fork::run(&a).unwrap();
     std::fs::write(&plan.path, b"precious\n").unwrap();
-    assert!(cmd::write(&plan).is_err());
+    assert!(fork::write(&plan).is_err());
     assert_eq!(std::fs::read(&plan.path).unwrap(), b"precious\n");
 }
 
@@ -440,7 +443,7 @@ fn backfill_on_old_real_entries_keeps_every_byte() {
         .clone();
     let mut a = args(&file, None, &root);
     a.backfill = true;
-    let plan = cmd::run(&a).unwrap();
+    let plan = fork::run(&a).unwrap();
     assert_eq!(plan.drift.newest_version.as_deref(), Some("2.1.114"));
     assert!(!plan.drift.entries.is_empty(), "old entries lack keys");
     assert!(plan.sources.iter().any(|s| !s.backfilled.is_empty()));
@@ -655,7 +658,7 @@ proptest! {
         // Candidate checkpoints: every node of every branch's display path.
         let mut all: Vec<(NodeId, bool)> = Vec::new();
         for b in 0..p.graph.branches.len() as u32 {
-            let path = projection(&p.graph, b);
+            let path = p.graph.projection(b);
             let legal = legal_checkpoints(&p, &path);
             for (n, l) in path.iter().zip(legal) {
                 prop_assert_eq!(prefix(&p, *n).legal.is_ok(), l, "scan and prefix disagree at {}", uuid(&p, *n));
@@ -671,7 +674,7 @@ proptest! {
         // An illegal checkpoint fails and writes nothing.
         if !illegal.is_empty() {
             let k = illegal[pick % illegal.len()];
-            let err = cmd::run(&args(&file, Some(&uuid(&p, k)), &root)).unwrap_err();
+            let err = fork::run(&args(&file, Some(&uuid(&p, k)), &root)).unwrap_err();
             prop_assert!(err.downcast_ref::<IllegalCheckpoint>().is_some(), "{err:#}");
             prop_assert_eq!(&hashes(&root), &before);
         }
@@ -679,7 +682,7 @@ proptest! {
         let k = legal[pick % legal.len()];
         let mut a = args(&file, Some(&uuid(&p, k)), &root);
         a.backfill = backfill;
-        let plan = cmd::run(&a).unwrap();
+        let plan = fork::run(&a).unwrap();
         check_fork_file(&p, &plan, k);
 
         // P5: no pre-existing file changed; one file added.
@@ -700,7 +703,7 @@ proptest! {
         std::fs::copy(&plan.path, solo_dir.join(plan.path.file_name().unwrap())).unwrap();
         let solo = load_dir(&solo_dir);
         let sk = solo.graph.index[plan.checkpoint.as_str()];
-        let chain_uuids = |p: &Project, k: NodeId| -> Vec<String> { chain(&p.graph, k).into_iter().map(|n| uuid(p, n)).collect() };
+        let chain_uuids = |p: &Project, k: NodeId| -> Vec<String> { p.graph.physical_chain(k).into_iter().map(|n| uuid(p, n)).collect() };
         prop_assert_eq!(chain_uuids(&solo, sk), chain_uuids(&p, k));
         let want: BTreeSet<String> = prefix(&p, k).nodes.into_iter().map(|n| uuid(&p, n)).collect();
         let have: BTreeSet<String> = solo.graph.index.keys().map(|u| u.to_string()).collect();
@@ -764,4 +767,31 @@ fn parallel_and_lagging_results_beside_the_chain_are_copied() {
     assert!(matches!(pre(2).legal, Err(cctree::fork::Illegal::TurnIncomplete(_))));
     assert!(pre(1).legal.is_ok());
     assert_eq!(cctree::fork::fork_command(SESSION, &u(7), None), format!("cctree fork {SESSION} --at {}", u(7)));
+}
+
+/// Issue 11: planning is pure. With its inputs handed in (no clock, no random
+/// id, no file system), the same request gives the same plan, and the id and
+/// the time are exactly those given.
+#[test]
+fn a_plan_depends_only_on_its_inputs() {
+    let name = "-experiments-worktrees";
+    let (_tmp, root) = archive_of(&[name]);
+    let file = root.join(name).join("ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl");
+    let resolved = cctree::fork::target::resolve(&file.display().to_string(), Some(&root)).unwrap();
+    let exists = |_: &Path| false;
+    let inputs = fork::Inputs {
+        new_id: "f0f0f0f0-0000-4000-8000-000000000000".into(),
+        now_ms: 1_700_000_000_000,
+        reference: cctree::fork::drift::Reference::default(),
+        backup_exists: &exists,
+    };
+    let req = ForkRequest { target: file.display().to_string(), ..ForkRequest::default() };
+    let a = fork::plan(&resolved, &req, &inputs).unwrap();
+    let b = fork::plan(&resolved, &req, &inputs).unwrap();
+    assert_eq!(serde_json::to_value(&a).unwrap(), serde_json::to_value(&b).unwrap());
+    assert_eq!(a.new_session_id, inputs.new_id);
+    assert_eq!(a.path, root.join(name).join("f0f0f0f0-0000-4000-8000-000000000000.jsonl"));
+    assert!(a.metadata.contains(r#""created":"2023-11-14T22:13:20.000Z""#), "{}", a.metadata);
+    assert!(a.drift.entries.is_empty() && a.drift.newest_version.is_none());
+    assert!(!a.path.exists(), "planning writes nothing");
 }

@@ -408,7 +408,7 @@ fn checkpoints(p: &Project) -> BTreeMap<String, (bool, String)> {
     let mut out = BTreeMap::new();
     for c in &g.conversations {
         for &b in &c.branches {
-            let path = cctree::check::projection(g, b);
+            let path = g.projection(b);
             let legal = cctree::fork::legal_checkpoints(p, &path);
             let own = g.branches[b as usize].nodes.len();
             for (&n, ok) in path.iter().zip(legal).skip(path.len() - own) {
