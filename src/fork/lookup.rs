@@ -52,20 +52,26 @@ fn shown(dir: &Path, show_paths: bool, env: &Env) -> String {
         return quote(&abs);
     }
     if dir.is_relative() {
-        return quote(dir);
+        return word(dir);
     }
     let abs = normalize(&abs);
     if let Some(rest) = env.home.as_deref().and_then(|h| abs.strip_prefix(normalize(h)).ok()) {
         return if rest.as_os_str().is_empty() { "~".into() } else { format!("~/{}", quote(rest)) };
     }
     match &env.cwd {
-        Some(cwd) => quote(&relative(&abs, &normalize(cwd))),
+        Some(cwd) => word(&relative(&abs, &normalize(cwd))),
         None => quote(&abs),
     }
 }
 
 fn quote(p: &Path) -> String {
     shell_quote(&p.to_string_lossy())
+}
+
+/// `p` as a word of its own: shell-quoted, and a relative path starting
+/// with `-` as `./-…`, so that it is never read as an option.
+fn word(p: &Path) -> String {
+    if p.to_string_lossy().starts_with('-') { quote(&Path::new(".").join(p)) } else { quote(p) }
 }
 
 /// `p` without `.` components and with `..` applied (no file system access).
@@ -142,6 +148,12 @@ mod tests {
             Some("~/src/app/p/-a")
         );
         assert_eq!(arg("", "s.jsonl", false).as_deref(), Some("."));
+        // Never read as an option.
+        assert_eq!(arg("-odd/projects/-a", "-odd/projects", false).as_deref(), Some("./-odd/projects"));
+        assert_eq!(
+            arg("/home/alice/src/app/-odd/-a", "/home/alice/src/app/-odd", false).as_deref(),
+            Some("~/src/app/-odd")
+        );
     }
 
     #[test]

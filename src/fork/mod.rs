@@ -88,11 +88,16 @@ pub use prefix::{Illegal, Prefix, legal_checkpoints, prefix, turn_context};
 /// The `cctree fork` command that forks session `session_id` at message `at`
 /// (for the site's copy buttons), with `--projects` (already quoted, see
 /// [`lookup::projects_arg`]) when the session is not in the default directory.
+/// Ids come from transcripts: the checkpoint is glued to its option
+/// (`--at=…`) and the session follows `--`, so an id starting with `-` is
+/// never read as an option.
 pub fn fork_command(session_id: &str, at: &str, projects: Option<&str>) -> String {
-    let mut cmd = format!("cctree fork {} --at {}", shell_quote(session_id), shell_quote(at));
+    let mut cmd = format!("cctree fork --at={}", shell_quote(at));
     if let Some(dir) = projects {
         cmd.push_str(" --projects ");
         cmd.push_str(dir);
     }
+    cmd.push_str(" -- ");
+    cmd.push_str(&shell_quote(session_id));
     cmd
 }

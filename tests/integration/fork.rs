@@ -766,7 +766,7 @@ fn parallel_and_lagging_results_beside_the_chain_are_copied() {
     assert!(matches!(pre(3).legal, Err(cctree::fork::Illegal::TurnIncomplete(_))));
     assert!(matches!(pre(2).legal, Err(cctree::fork::Illegal::TurnIncomplete(_))));
     assert!(pre(1).legal.is_ok());
-    assert_eq!(cctree::fork::fork_command(SESSION, &u(7), None), format!("cctree fork {SESSION} --at {}", u(7)));
+    assert_eq!(cctree::fork::fork_command(SESSION, &u(7), None), format!("cctree fork --at={} -- {SESSION}", u(7)));
 }
 
 /// Issue 11: planning is pure. With its inputs handed in (no clock, no random

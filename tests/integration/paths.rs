@@ -57,11 +57,13 @@ fn fork_commands(at: &At<'_>, input: Option<&Path>, out: &Path, extra: &[&str]) 
 fn run_copied(at: &At<'_>, cmd: &str) {
     let bin = Path::new(env!("CARGO_BIN_EXE_cctree")).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let o = at.command("sh").arg("-c").arg(format!("{cmd} --dry-run --json")).env("PATH", path).output().unwrap();
+    // Options go before the `--` that ends the copied command.
+    let run = cmd.replacen(" -- ", " --dry-run --json -- ", 1);
+    let o = at.command("sh").arg("-c").arg(run).env("PATH", path).output().unwrap();
     assert!(o.status.success(), "`{cmd}` failed in {}: {}", at.cwd.display(), String::from_utf8_lossy(&o.stderr));
     let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let at_uuid = cmd.split(" --at ").nth(1).and_then(|r| r.split(' ').next()).unwrap();
-    assert_eq!(plan["checkpoint"], at_uuid, "{cmd}");
+    let at_uuid = cmd.split(" --at=").nth(1).and_then(|r| r.split(' ').next()).unwrap();
+    assert_eq!(plan["checkpoint"], at_uuid.trim_matches('\''), "{cmd}");
 }
 
 /// Render from, input, flags, the `--projects` the commands carry, run the copies from.
@@ -98,13 +100,53 @@ fn fork_commands_on_pages_work_as_copied() {
         let at = At { cwd, home: &home, config };
         let cmds = fork_commands(&at, input.as_deref(), &site(&i.to_string()), flags);
         for cmd in &cmds {
-            let got = cmd.split_once(" --projects ").map(|(_, d)| d.to_string());
+            let got = cmd.split_once(" --projects ").and_then(|(_, d)| d.split(" -- ").next()).map(str::to_string);
             assert_eq!(&got, want, "case {i}: {cmd}");
         }
         let run_at = At { cwd: run_from, home: &home, config };
         for cmd in &cmds {
             run_copied(&run_at, cmd);
         }
+    }
+}
+
+/// Issue 15: the fork commands on pages had no `--` before the session id,
+/// so an id starting with `-` (ids come from transcripts) was read as an
+/// option and the copied command failed.
+#[test]
+fn fork_commands_for_ids_starting_with_a_dash_work_as_copied() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().canonicalize().unwrap();
+    let projects = t.join("projects");
+    let session = "-x-session";
+    std::fs::create_dir_all(projects.join("-p")).unwrap();
+    let line = |uuid: &str, parent: Option<&str>, kind: &str, message: serde_json::Value| {
+        serde_json::json!({"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": session,
+            "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w", "message": message})
+        .to_string()
+    };
+    let prompt = line("-rf-prompt", None, "user", serde_json::json!({"role": "user", "content": "hello"}));
+    let answer = line(
+        "--help",
+        Some("-rf-prompt"),
+        "assistant",
+        serde_json::json!({"role": "assistant", "id": "msg_1", "content": [{"type": "text", "text": "hi"}]}),
+    );
+    std::fs::write(projects.join(format!("-p/{session}.jsonl")), format!("{prompt}\n{answer}\n")).unwrap();
+    let site = t.join("site");
+    let o = cctree().args(["-q", "render"]).arg(&projects).arg("-o").arg(&site).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut cmds = Vec::new();
+    for (path, bytes) in files(&site) {
+        if path.extension().is_some_and(|e| e == "html") {
+            cmds.extend(attr_values(&String::from_utf8_lossy(&bytes), "data-copy").into_iter().map(unescape));
+        }
+    }
+    assert!(!cmds.is_empty(), "no fork command on the site");
+    let at = At { cwd: &t, home: &t, config: &t.join("no-config") };
+    for cmd in &cmds {
+        run_copied(&at, cmd);
+        assert!(cmd.ends_with(&format!(" -- {session}")), "{cmd}");
     }
 }
 

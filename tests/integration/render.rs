@@ -450,7 +450,7 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
     let want = cctree::fork::fork_command(&session, legal, projects.as_deref());
     assert!(all.contains(&format!("<code class=\"cmd\">{want}</code>")), "no fork command for {legal}");
     assert!(all.contains(&format!("data-copy=\"{want}\"")), "no copy button for {legal}");
-    assert!(!all.contains(&format!("--at {illegal}")), "a fork command at the illegal {illegal}");
+    assert!(!all.contains(&format!("--at={illegal}")), "a fork command at the illegal {illegal}");
 
     // Every command on the site names a legal checkpoint and its own session,
     // and sits in a collapsed control in a message header.
@@ -458,8 +458,8 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
     for (path, text) in &pages {
         for v in attr_values(text, "data-copy") {
             let cmd = unescape(v);
-            let rest = cmd.strip_prefix("cctree fork ").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
-            let (s, at) = rest.split_once(" --at ").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
+            let rest = cmd.strip_prefix("cctree fork --at=").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
+            let (at, s) = rest.split_once(" -- ").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
             let at = at.split_once(" --projects ").map_or(at, |(at, _)| at);
             let (ok, session) = judged.get(at).unwrap_or_else(|| panic!("{path:?}: unknown node in {cmd}"));
             assert!(ok, "{path:?}: fork command at an illegal checkpoint: {cmd}");
