@@ -59,7 +59,7 @@ pub struct RenderArgs {
     pub output: PathBuf,
 
     /// Turns per page on conversation, branch and agent pages.
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = crate::limits::PAGE_SIZE, value_parser = clap::value_parser!(u32).range(1..))]
     pub page_size: u32,
 
     /// Rebuild every page, ignoring the cache a previous render left in the
@@ -97,7 +97,7 @@ impl RenderArgs {
         RenderArgs {
             input: Vec::new(),
             output: PathBuf::from("cctree-site"),
-            page_size: 50,
+            page_size: crate::limits::PAGE_SIZE,
             force: false,
             redact: false,
             sync: false,

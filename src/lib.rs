@@ -3,9 +3,12 @@
 //!
 //! The pipeline is a chain of plain-data stages:
 //! [`discover`] (paths) → [`parse`] (entries) → [`graph`] (nodes, conversations,
-//! branches, agents) → `render` (HTML) → write. Only `render` knows HTML; only
-//! [`run`] knows the command line. [`sync`] keeps an append-only archive of
-//! the transcripts that every command reads like `~/.claude/projects`.
+//! branches, agents), held together per project as a [`project::Project`] →
+//! [`render`] (pages) → [`build`] (the output directory, with the incremental
+//! [`cache`]). Only `render` knows HTML; only `build` writes the site; only
+//! [`run`](mod@run) knows the command line. [`sync`] keeps an append-only
+//! archive of the transcripts that every command reads like
+//! `~/.claude/projects`. Every cap and threshold is in [`limits`].
 //!
 //! "transcript-format §N" in the code is `docs/transcript-format.md`, the
 //! repository's reference of what Claude Code writes (kept true by the
@@ -19,6 +22,7 @@ pub mod discover;
 pub mod driver;
 pub mod fork;
 pub mod graph;
+pub mod limits;
 pub mod parse;
 pub mod project;
 pub mod redact;

@@ -8,6 +8,7 @@ use crate::build::BuildOptions;
 use crate::cli::{CheckArgs, Cli, Command, RenderArgs, StatsArgs, SyncArgs};
 use crate::discover;
 use crate::driver::for_each_project;
+use crate::limits::THREADS_PER_CORE;
 use crate::stats::{ReportBuilder, StatsOptions};
 
 /// How a command ended (errors are `Err`).
@@ -27,10 +28,6 @@ impl Status {
         }
     }
 }
-
-/// Worker threads per core at most: more only add overhead, and thousands of
-/// threads take minutes to start and to stop (`-j 10000` took 4 minutes).
-pub const THREADS_PER_CORE: usize = 4;
 
 /// The thread count for `-j asked` on a machine with `cores` cores:
 /// `asked`, at most [`THREADS_PER_CORE`] × `cores` (and the note saying so).

@@ -2,9 +2,9 @@
 //! touches the output directory. It reads like a table of contents
 //! ([`build`]):
 //!
-//! 1. plan what the cache lets us re-use ([`plan`], [`crate::cache`]);
+//! 1. plan what the cache lets us re-use (`plan.rs`, [`crate::cache`]);
 //! 2. for each project: load it (resuming from its parse cache), render it
-//!    (`render::render_project`, handed a [`emit::ProjectSink`]), emit its
+//!    (`render::render_project`, handed an `emit::ProjectSink`), emit its
 //!    pages and images, record it for the next manifest — or, when its key is
 //!    unchanged, link its files from the previous site unread;
 //! 3. the archive-wide files: images of re-used pages, the search index, the

@@ -81,7 +81,7 @@ pub fn path(source_id: &str) -> String {
 
 /// Loads a project like [`Project::load_with`], resuming each file from what
 /// an earlier load read of it (`prev[i]` for `source.files[i]`). Returns, for
-/// each readable file, its head for the next parse cache ([`write`]).
+/// each readable file, its head for the next parse cache ([`write()`]).
 pub fn load(
     mut source: ProjectSource,
     opts: ParseOptions,

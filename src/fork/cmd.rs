@@ -1,6 +1,6 @@
 //! `cctree fork` as a command: gather what the plan needs from outside the
 //! project (a new id, the time, the archive's newest keys, the backups on
-//! disk), plan ([`super::plan`]), write the new file append-only, report.
+//! disk), plan ([`super::plan()`]), write the new file append-only, report.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -11,6 +11,7 @@ use super::drift::Reference;
 use super::history;
 use super::plan::{Inputs, Plan, plan};
 use super::target::resolve;
+use crate::limits::DRIFT_SHOWN;
 
 /// What `cctree fork` is asked to do.
 #[derive(Debug, Clone, Default)]
@@ -19,7 +20,7 @@ pub struct ForkRequest {
     pub target: String,
     /// The checkpoint (`--at`): a message uuid or a unique prefix of one.
     pub at: Option<String>,
-    /// Title of the new session (default: "Fork of <title> at <uuid>").
+    /// Title of the new session (default: `Fork of <title> at <uuid>`).
     pub title: Option<String>,
     /// Write nothing.
     pub dry_run: bool,
@@ -143,8 +144,7 @@ pub fn text(plan: &Plan) -> String {
                 " (add neutral defaults with --backfill)"
             }
         );
-        const SHOWN: usize = 10;
-        for d in plan.drift.entries.iter().take(SHOWN) {
+        for d in plan.drift.entries.iter().take(DRIFT_SHOWN) {
             let _ = writeln!(
                 s,
                 "    {} {} {}: lacks {}",
@@ -154,8 +154,8 @@ pub fn text(plan: &Plan) -> String {
                 d.lacking.join(", ")
             );
         }
-        if plan.drift.entries.len() > SHOWN {
-            let _ = writeln!(s, "    … and {} more", plan.drift.entries.len() - SHOWN);
+        if plan.drift.entries.len() > DRIFT_SHOWN {
+            let _ = writeln!(s, "    … and {} more", plan.drift.entries.len() - DRIFT_SHOWN);
         }
     }
     let _ = writeln!(s, "  {verb} {}", plan.path.display());

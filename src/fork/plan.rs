@@ -18,6 +18,7 @@ use super::history::{self, Backup};
 use super::prefix::{Illegal, Scan, prefix, turn_context};
 use super::target::{Resolved, default_checkpoint, resolve_at};
 use crate::graph::{NONE, NodeId};
+use crate::limits::{FORK_TITLE_CHARS, FORK_TITLE_ID_CHARS};
 use crate::parse::{Kind, UserKind};
 use crate::project::Project;
 
@@ -161,7 +162,7 @@ pub fn plan(r: &Resolved, req: &ForkRequest, inputs: &Inputs<'_>) -> Result<Plan
     } else {
         r.session.clone()
     };
-    let short: String = uuid_of(k).chars().take(8).collect();
+    let short: String = uuid_of(k).chars().take(FORK_TITLE_ID_CHARS).collect();
     let title = match &req.title {
         Some(t) => t.clone(),
         None => format!("Fork of {} at {short}", source_title(p, k)),
@@ -432,7 +433,7 @@ fn source_title(p: &Project, k: NodeId) -> String {
             format!("session {}", g.sessions[g.node(k).session as usize].id.chars().take(8).collect::<String>())
         });
     let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
-    match t.char_indices().nth(60) {
+    match t.char_indices().nth(FORK_TITLE_CHARS) {
         Some((i, _)) => format!("{}…", &t[..i]),
         None => t,
     }

@@ -1,18 +1,14 @@
 //! The prefix of a checkpoint (what a fork copies) and whether the checkpoint
-//! is legal. One fold, [`Folder`], serves both the exact prefix of one
+//! is legal. One fold, `Folder`, serves both the exact prefix of one
 //! checkpoint and [`legal_checkpoints`] over a whole display path (memoized,
 //! so linear in the path).
 
 use rustc_hash::FxHashMap;
 
 use crate::graph::{ChildRole, Graph, Link, NodeId};
+use crate::limits::TURN_LOOKAHEAD;
 use crate::parse::{Entry, Kind, UserKind};
 use crate::project::Project;
-
-/// How far [`turn_continues_after`] looks below a checkpoint for the rest of
-/// its assistant turn (nodes visited). Streamed blocks of one response sit a
-/// few nodes apart; 64 is far more than the corpus needs.
-const TURN_LOOKAHEAD: usize = 64;
 
 /// What the prefix of a checkpoint holds, as far as legality is concerned.
 #[derive(Debug, Clone, Default)]

@@ -3,6 +3,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Graph, GraphFinding, GraphInput, Link, NONE, Node, NodeId, Problem, Session};
+use crate::limits::COMPACTION_LOOKBACK;
 use crate::parse::{Entry, Kind, UserKind};
 
 /// Builds nodes, parents and children. Conversations and branches come later.
@@ -226,7 +227,8 @@ fn join_compactions(g: &mut Graph, entries: &[Entry]) {
         let list = &by_session[&session];
         // The latest node before this one in (ts, id) order that is not below it.
         let pos = list.partition_point(|&(t, i)| (t, i) < (ts, id));
-        let prev = list[..pos].iter().rev().take(64).map(|&(_, p)| p).find(|&p| !descends_from(g, p, id));
+        let prev =
+            list[..pos].iter().rev().take(COMPACTION_LOOKBACK).map(|&(_, p)| p).find(|&p| !descends_from(g, p, id));
         if let Some(prev) = prev {
             g.nodes[n].parent = Some(prev);
             g.nodes[n].link = Link::CompactionByTime;

@@ -17,6 +17,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{Graph, GraphInput, NONE, NodeId, SummaryRef, TitleSource};
+use crate::limits::LABEL_LOOKAHEAD;
 use crate::parse::{Entry, Kind, Loc, Meta, UserKind};
 
 pub(super) fn attach(g: &mut Graph, input: &GraphInput<'_>) {
@@ -200,9 +201,6 @@ fn conversation_title(g: &Graph, c: usize, active: u32) -> (Option<Box<str>>, Op
         None => (None, None),
     }
 }
-
-/// How far a fork child's label is looked for along its line.
-const LABEL_LOOKAHEAD: usize = 64;
 
 /// The labels of every fork point's children (see [`super::ForkPoint::labels`]).
 fn fork_labels(g: &mut Graph, entries: &[Entry]) {

@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 
 use super::lenient::{MaybeBool, MaybeStr, MaybeU64};
 use super::time::parse_timestamp;
+use crate::limits::EXCERPT_CHARS;
 
 /// Where a line came from: index of the file in its project, 1-based line number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -568,9 +569,6 @@ struct RawTaskInput<'a> {
     #[serde(borrow)]
     prompt: MaybeStr<'a>,
 }
-
-/// How many characters of text an entry keeps as its excerpt.
-pub const EXCERPT_CHARS: usize = 240;
 
 pub(crate) fn hash_bytes(b: &[u8]) -> u64 {
     let mut h = FxHasher::default();

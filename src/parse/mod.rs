@@ -10,8 +10,9 @@ mod entry;
 mod lenient;
 pub mod time;
 
-pub use entry::{EXCERPT_CHARS, Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry};
+pub use entry::{Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry};
 
+use crate::limits::PARSE_PIECE;
 use std::borrow::Cow;
 
 /// What went wrong with one line.
@@ -77,20 +78,16 @@ pub fn parse_bytes(bytes: &[u8], file: u32) -> ParsedFile {
     parse_bytes_with(bytes, file, ParseOptions::default())
 }
 
-/// Files larger than this are cut into pieces of about this size, at line
-/// ends, and the pieces parsed in parallel.
-const PIECE: usize = 8 << 20;
-
 /// [`parse_bytes`] with options.
 pub fn parse_bytes_with(bytes: &[u8], file: u32, opts: ParseOptions) -> ParsedFile {
-    if bytes.len() <= PIECE {
+    if bytes.len() <= PARSE_PIECE {
         return parse_range(bytes, 0..bytes.len(), 0, file, opts);
     }
     // Piece boundaries just after a newline, with the newlines before each.
     let mut pieces = Vec::new();
     let (mut start, mut lines) = (0usize, 0u32);
     while start < bytes.len() {
-        let mut end = (start + PIECE).min(bytes.len());
+        let mut end = (start + PARSE_PIECE).min(bytes.len());
         if end < bytes.len() {
             end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
         }
@@ -305,7 +302,7 @@ mod tests {
     fn big_files_parse_in_pieces_like_at_once() {
         let mut big = Vec::new();
         let mut i = 0;
-        while big.len() < 2 * PIECE + 1000 {
+        while big.len() < 2 * PARSE_PIECE + 1000 {
             if i % 1000 == 7 {
                 big.extend_from_slice(b"not json\n");
             }

@@ -13,19 +13,7 @@ use super::highlight::Budget;
 use super::html::{cut, esc, human_size, push_esc};
 use super::markdown;
 use super::urls::{anchor, up};
-
-/// Outputs longer than this are folded into a `<details>` with their size.
-pub const OUTPUT_FOLD: usize = 20_000;
-/// Outputs are cut at this size, with a note.
-pub const OUTPUT_CAP: usize = 256 * 1024;
-/// Text (outputs, Markdown, files) one page shows at full caps; past it each
-/// further block is cut to [`SMALL_CAP`], so no page grows past a few MB.
-pub const PAGE_TEXT: usize = 3 * 1024 * 1024;
-/// The cap of a block once a page's [`PAGE_TEXT`] is spent.
-pub const SMALL_CAP: usize = 16 * 1024;
-/// Hidden metadata (collapsed raw JSON of entries) one page carries at most:
-/// 2.1.330 writes ~60 KB system-prompt snapshots and ~40 KB request shapes.
-pub const META_CAP: usize = 64 * 1024;
+use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FOLD, PAGE_TEXT, SMALL_CAP};
 
 /// Per-page rendering state.
 pub struct PageCtx<'a> {
@@ -95,7 +83,7 @@ impl<'a> PageCtx<'a> {
         let s = serde_json::to_string_pretty(v).unwrap_or_default();
         // Escaping can double the text: cut it to half of what is left.
         let cap = self.cap().min(self.meta_left.saturating_sub(512) / 2);
-        if cap >= 1024 {
+        if cap >= META_VIEW_MIN {
             let html = format!(
                 "<details class=\"raw\"><summary>{}</summary>{}</details>",
                 esc(summary),
@@ -137,7 +125,7 @@ impl<'a> PageCtx<'a> {
 
     /// Markdown, within the page's text allowance.
     pub fn markdown(&mut self, text: &str) -> String {
-        let cap = markdown::TEXT_CAP.min(self.text_left.max(4 * SMALL_CAP));
+        let cap = MARKDOWN_CAP.min(self.text_left.max(4 * SMALL_CAP));
         self.spend(text.len().min(cap));
         let mut s = String::from("<div class=\"md\">");
         s.push_str(&markdown::to_html_capped(text, &mut self.budget, cap));

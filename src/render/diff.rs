@@ -10,11 +10,7 @@ use serde_json::Value;
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use super::html::push_esc;
-
-/// Most lines, old and new together, between the common start and end of
-/// two texts that are diffed line by line (worst case ~0.3 s on this kind
-/// of machine; edits are usually a few dozen lines).
-pub const DIFF_LINES: usize = 6_000;
+use crate::limits::DIFF_LINES;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {

@@ -9,23 +9,12 @@ use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 use super::html::push_esc;
+use crate::limits::{HIGHLIGHT_BLOCK, HIGHLIGHT_FILE, HIGHLIGHT_LINE, HIGHLIGHT_PAGE};
 
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
 
 // syntect runs near 1 MB/s per core, the rest of the renderer near 100 MB/s:
-// highlighting is spent where a reader looks, and capped.
-
-/// Largest code block of prose (a fenced block in a prompt or reply) that is
-/// highlighted; larger ones are shown plain.
-pub const BLOCK_CAP: usize = 16 * 1024;
-/// Largest file view (Read results, written files) that is highlighted: these
-/// are most of an archive's bytes and usually sit collapsed.
-pub const FILE_CAP: usize = 4 * 1024;
-/// Highlighted source per page; beyond it blocks are shown plain (classed
-/// HTML is ~9× its source, so this also keeps pages light).
-pub const PAGE_CAP: usize = 8 * 1024;
-/// A block with a longer line is shown plain (minified files, data dumps).
-pub const LINE_CAP: usize = 16 * 1024;
+// highlighting is spent where a reader looks, and capped (`crate::limits`).
 
 /// What is left of a page's highlighting allowance.
 #[derive(Debug, Clone)]
@@ -35,7 +24,7 @@ pub struct Budget {
 
 impl Default for Budget {
     fn default() -> Self {
-        Budget { left: PAGE_CAP }
+        Budget { left: HIGHLIGHT_PAGE }
     }
 }
 
@@ -69,19 +58,19 @@ fn syntax_for(token: &str) -> Option<&'static SyntaxReference> {
 /// A `<pre>` block for prose `code`, highlighted when the language is known
 /// and the block fits the caps, else plain escaped text.
 pub fn code_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String {
-    block(code, lang, budget, BLOCK_CAP)
+    block(code, lang, budget, HIGHLIGHT_BLOCK)
 }
 
 /// A `<pre>` block for the contents of a file (Read, Write): highlighted only
-/// when small ([`FILE_CAP`]).
+/// when small ([`HIGHLIGHT_FILE`]).
 pub fn file_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String {
-    block(code, lang, budget, FILE_CAP)
+    block(code, lang, budget, HIGHLIGHT_FILE)
 }
 
 fn block(code: &str, lang: Option<&str>, budget: &mut Budget, cap: usize) -> String {
     let mut out = String::with_capacity(code.len() + 64);
     let syntax = lang.and_then(syntax_for);
-    let fits = code.len() <= cap && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= LINE_CAP);
+    let fits = code.len() <= cap && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= HIGHLIGHT_LINE);
     if let (Some(syntax), true) = (syntax, fits) {
         if let Some(html) = classed(code, syntax) {
             budget.left -= code.len();
@@ -124,7 +113,7 @@ mod tests {
         let mut b = Budget::default();
         let plain = code_block("<x>", Some("no-such-lang"), &mut b);
         assert_eq!(plain, "<pre class=\"code\"><code>&lt;x&gt;</code></pre>");
-        let long = "a".repeat(LINE_CAP + 1);
+        let long = "a".repeat(HIGHLIGHT_LINE + 1);
         assert!(!code_block(&long, Some("rust"), &mut b).contains("hl-"));
         assert_eq!(lang_of_path("/a/b/main.rs"), Some("rs"));
         assert_eq!(lang_of_path("/a/.bashrc"), None);

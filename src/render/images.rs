@@ -10,9 +10,7 @@ use anyhow::Result;
 use base64::Engine;
 
 use super::Sink;
-
-/// Largest decoded image written (bigger ones become a placeholder).
-pub const IMAGE_CAP: usize = 16 * 1024 * 1024;
+use crate::limits::{IMAGE_CAP, MEDIA_TYPE_CHARS};
 
 /// Hands the images of a project's pages to the sink; remembers the first
 /// failure to write one (the page shows a placeholder, the render fails).
@@ -75,7 +73,7 @@ impl<'a> ImageStore<'a> {
     /// file name under `assets/img/`. An `Err` is a failure to write it.
     pub fn store(&self, media_type: &str, b64: &str) -> Result<std::result::Result<String, Rejected>> {
         let Some(ext) = extension(media_type) else {
-            return Ok(Err(Rejected::MediaType(media_type.chars().take(40).collect())));
+            return Ok(Err(Rejected::MediaType(media_type.chars().take(MEDIA_TYPE_CHARS).collect())));
         };
         if b64.len() / 4 * 3 > IMAGE_CAP {
             return Ok(Err(Rejected::TooLarge(b64.len() / 4 * 3)));

@@ -14,11 +14,11 @@ use super::pages::{AgentRow, ConvRow, ProjectPage};
 use super::search::SearchEntry;
 use super::transcript::crumbs;
 use super::urls::href;
+use crate::limits::{LISTED_TITLE_CHARS, UNKNOWN_ENTRIES};
 
 /// Metadata entries of types cctree does not know (no uuid, so on no line):
 /// shown as they are, collapsed, on the project page.
 fn unknown_entries(ctx: &ProjectCtx<'_>) -> String {
-    const MAX: usize = 200;
     let unknown: Vec<&crate::parse::Entry> =
         ctx.entries().iter().filter(|e| e.kind.is_unknown() && !e.is_node()).collect();
     if unknown.is_empty() {
@@ -26,14 +26,14 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> String {
     }
     let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
     let mut s = String::from("<li>Entries of unknown types:<ul class=\"rows\">");
-    for e in unknown.iter().take(MAX) {
+    for e in unknown.iter().take(UNKNOWN_ENTRIES) {
         let json: serde_json::Value = serde_json::from_str(ctx.project.raw(e)).unwrap_or(serde_json::Value::Null);
         let place = ctx.place(e.loc);
         let label = format!("{} ({})", e.kind.name(), ctx.redactor.text(|| place.clone(), &place));
         s.push_str(&format!("<li>{}</li>", pcx.json_details(&label, &json)));
     }
-    if unknown.len() > MAX {
-        s.push_str(&format!("<li class=\"note\">… and {} more</li>", unknown.len() - MAX));
+    if unknown.len() > UNKNOWN_ENTRIES {
+        s.push_str(&format!("<li class=\"note\">… and {} more</li>", unknown.len() - UNKNOWN_ENTRIES));
     }
     s.push_str("</ul></li>");
     s
@@ -102,7 +102,7 @@ pub fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
     for (i, c) in g.conversations.iter().enumerate() {
         let cdir = &ctx.conv_dirs[i];
         let row = ConvRow {
-            title: excerpt(&c.title, 200),
+            title: excerpt(&c.title, LISTED_TITLE_CHARS),
             href: href(dir, cdir, "index.html", None),
             first_prompt: plain_excerpt(c.first_prompt.as_deref().unwrap_or(""), 240),
             started_html: time_html(c.first_ts),

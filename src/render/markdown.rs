@@ -12,9 +12,7 @@ use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, T
 
 use super::highlight::{Budget, code_block};
 use super::html::{cut, esc};
-
-/// Longest text rendered as Markdown; the rest is dropped with a note.
-pub const TEXT_CAP: usize = 512 * 1024;
+use crate::limits::MARKDOWN_CAP;
 
 fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
@@ -35,7 +33,7 @@ pub fn link_open(url: &str) -> String {
 
 /// Markdown → HTML (see the module doc for what is rewritten).
 pub fn to_html(text: &str, budget: &mut Budget) -> String {
-    to_html_capped(text, budget, TEXT_CAP)
+    to_html_capped(text, budget, MARKDOWN_CAP)
 }
 
 /// [`to_html`] of at most `cap` bytes of `text`.

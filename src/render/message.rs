@@ -14,6 +14,7 @@ use super::html::{compact_num, esc, excerpt, time_html};
 use super::layout::Item;
 use super::tools;
 use super::urls::{href, page_file};
+use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, THINKING_SUMMARY_CHARS};
 
 /// What the `_message.html` partial shows.
 #[derive(Debug, Clone, Default)]
@@ -173,7 +174,7 @@ fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool
             } else {
                 format!(
                     "<details class=\"thinking\"><summary>Thinking <span class=\"hint\">{}</span></summary>{}</details>",
-                    esc(&excerpt(t, 80)),
+                    esc(&excerpt(t, THINKING_SUMMARY_CHARS)),
                     cx.markdown(t)
                 )
             }
@@ -278,7 +279,7 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             aux(v, what);
             v.body = format!(
                 "<details class=\"auxbody\"><summary>{}</summary>{}</details>",
-                esc(&excerpt(&text, 100)),
+                esc(&excerpt(&text, AUX_SUMMARY_CHARS)),
                 cx.output(&text, "Text", "wrap")
             );
         }
@@ -355,7 +356,7 @@ fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             }
             let mut s = String::new();
             if !content.is_empty() {
-                s.push_str(&format!("<span class=\"auxline\">{}</span>", esc(&excerpt(content, 300))));
+                s.push_str(&format!("<span class=\"auxline\">{}</span>", esc(&excerpt(content, AUX_LINE_CHARS))));
             }
             s.push_str(&cx.json_details("details", json));
             v.body = s;

@@ -17,6 +17,7 @@ use crate::graph::{Conversation, NodeId};
 use super::context::{LineId, ProjectCtx};
 use super::html::{plain_excerpt as excerpt, time_html};
 use super::urls::{href, page_file};
+use crate::limits::{OUTLINE_CHARS, OUTLINE_DEPTH};
 
 /// One row of the outline (flattened; `depth` gives the nesting).
 #[derive(Debug, Clone)]
@@ -38,9 +39,6 @@ pub struct OutlineRow {
     /// A branch in a session written by `cctree fork`.
     pub own_fork: bool,
 }
-
-/// Deepest indentation class used by the stylesheet.
-const MAX_DEPTH: u32 = 8;
 
 /// The outline of a conversation, for a page in `from_dir`.
 pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<OutlineRow> {
@@ -85,9 +83,9 @@ fn walk(
         let item_ix = item_of(fp.node);
         rows.push(OutlineRow {
             kind: "fork",
-            depth: depth.min(MAX_DEPTH),
+            depth: depth.min(OUTLINE_DEPTH),
             label: n.to_string(),
-            text: excerpt(&turn_text(p, lay, item_ix), 140),
+            text: excerpt(&turn_text(p, lay, item_ix), OUTLINE_CHARS),
             href: p.node_href(from_dir, fp.node).unwrap_or_default(),
             title: String::new(),
             messages: 0,
@@ -102,7 +100,7 @@ fn walk(
                 let after = lay.items[item_ix + 1..].iter().filter(|i| i.counted).count();
                 rows.push(OutlineRow {
                     kind: "branch",
-                    depth: (depth + 1).min(MAX_DEPTH),
+                    depth: (depth + 1).min(OUTLINE_DEPTH),
                     label: format!("{n}.1"),
                     text: first_words,
                     href: p.node_href(from_dir, child).unwrap_or_default(),
@@ -121,7 +119,7 @@ fn walk(
             };
             rows.push(OutlineRow {
                 kind: "branch",
-                depth: (depth + 1).min(MAX_DEPTH),
+                depth: (depth + 1).min(OUTLINE_DEPTH),
                 label: p.labels[cb as usize].clone(),
                 text: first_words,
                 href: href(from_dir, p.line_dir(LineId::Branch(cb)), &page_file(0), None),

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
+use crate::limits::REDACTION_REPORT_LINES;
 use crate::redact::{Redaction, redact};
 
 /// Where secrets were replaced, and how many of each kind.
@@ -101,18 +102,15 @@ pub fn entry_lines(p: &crate::project::Project) -> Vec<RedactionSite> {
     p.redactions.iter().map(|(loc, kinds)| RedactionSite { place: p.locate(*loc), kinds: kinds.clone() }).collect()
 }
 
-/// Places listed on stderr before the rest is only counted.
-pub const REPORT_LINES: usize = 20;
-
 /// Prints `redacted: <place>: 2 × github-token, …` lines on stderr, at most
-/// [`REPORT_LINES`], then a count of the rest.
+/// [`REDACTION_REPORT_LINES`], then a count of the rest.
 pub fn report(sites: &[RedactionSite]) {
     use crate::term::{print_err, safe};
-    for r in sites.iter().take(REPORT_LINES) {
+    for r in sites.iter().take(REDACTION_REPORT_LINES) {
         print_err(&format!("redacted: {}\n", safe(r)));
     }
-    if sites.len() > REPORT_LINES {
-        let rest = &sites[REPORT_LINES..];
+    if sites.len() > REDACTION_REPORT_LINES {
+        let rest = &sites[REDACTION_REPORT_LINES..];
         let n: usize = rest.iter().map(RedactionSite::count).sum();
         print_err(&format!("redacted: … and {n} more in {} more places\n", rest.len()));
     }

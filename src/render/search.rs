@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use super::html::excerpt;
+use crate::limits::{SEARCH_PROJECT_CHARS, SEARCH_TEXT_CHARS, SEARCH_TITLE_CHARS};
 
 /// One searchable thing.
 #[derive(Debug, Clone, Serialize)]
@@ -25,7 +26,13 @@ pub struct SearchEntry {
 
 impl SearchEntry {
     pub fn new(kind: &'static str, project: &str, title: &str, text: &str, url: String) -> SearchEntry {
-        SearchEntry { k: kind, p: excerpt(project, 120), t: excerpt(title, 200), x: excerpt(text, 240), u: url }
+        SearchEntry {
+            k: kind,
+            p: excerpt(project, SEARCH_PROJECT_CHARS),
+            t: excerpt(title, SEARCH_TITLE_CHARS),
+            x: excerpt(text, SEARCH_TEXT_CHARS),
+            u: url,
+        }
     }
 }
 

@@ -14,6 +14,7 @@ use super::highlight::{file_block, lang_of_path};
 use super::html::{cut, esc, excerpt, human_size};
 use super::layout::Item;
 use super::urls::{href, page_file};
+use crate::limits::{COMMAND_CAP, HINT_CHARS, OUTPUT_CAP, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
 
 /// A tool result, read from its entry.
 #[derive(Default)]
@@ -42,7 +43,7 @@ pub fn render_call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> String {
             format!(
                 "{}<pre class=\"out term\"><span class=\"prompt\">$ </span>{}</pre>",
                 hint(s("description")),
-                esc(cut(s("command"), 64 * 1024))
+                esc(cut(s("command"), COMMAND_CAP))
             ),
             true,
         ),
@@ -104,7 +105,7 @@ pub fn render_call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> String {
         if err { " err" } else { "" },
         if open { " open" } else { "" },
         esc(name),
-        esc(&excerpt(&arg, 120))
+        esc(&excerpt(&arg, TOOL_ARG_CHARS))
     ));
     match &res {
         None => html.push_str(" <span class=\"badge\">no result</span>"),
@@ -122,7 +123,7 @@ pub fn render_call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> String {
         if show_result || r.is_error {
             html.push_str(&result_body(cx, name, &r));
         } else {
-            html.push_str(&format!("<p class=\"note\">{}</p>", esc(&excerpt(&r.text, 200))));
+            html.push_str(&format!("<p class=\"note\">{}</p>", esc(&excerpt(&r.text, TOOL_NOTE_CHARS))));
         }
         html.push_str("</div>");
     }
@@ -266,7 +267,7 @@ fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &str) ->
 fn read_capped(p: &std::path::Path) -> Option<String> {
     use std::io::Read;
     let mut buf = Vec::new();
-    std::fs::File::open(p).ok()?.take(super::blocks::OUTPUT_CAP as u64 + 1).read_to_end(&mut buf).ok()?;
+    std::fs::File::open(p).ok()?.take(OUTPUT_CAP as u64 + 1).read_to_end(&mut buf).ok()?;
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
@@ -287,7 +288,7 @@ fn hint(s: &str) -> String {
     if s.is_empty() {
         return String::new();
     }
-    format!("<p class=\"hint\">{}</p>", esc(&excerpt(s, 400)))
+    format!("<p class=\"hint\">{}</p>", esc(&excerpt(s, HINT_CHARS)))
 }
 
 fn url_line(url: &str) -> String {

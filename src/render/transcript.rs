@@ -16,12 +16,16 @@ use super::message::{MessageView, render_item};
 use super::outline::outline;
 use super::pages::{Crumb, Fact, LinePage, PageLink, Pager};
 use super::urls::{href, page_file};
+use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, TITLE_CHARS};
 
 pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversation>) -> Vec<Crumb> {
-    let mut v = vec![Crumb { label: excerpt(&ctx.name, 60), href: href(from, &ctx.dir, "index.html", None) }];
+    let mut v = vec![Crumb { label: excerpt(&ctx.name, CRUMB_CHARS), href: href(from, &ctx.dir, "index.html", None) }];
     if let Some(c) = conv {
         let i = ctx.graph().node(c.root).conversation as usize;
-        v.push(Crumb { label: excerpt(&c.title, 60), href: href(from, &ctx.conv_dirs[i], "index.html", None) });
+        v.push(Crumb {
+            label: excerpt(&c.title, CRUMB_CHARS),
+            href: href(from, &ctx.conv_dirs[i], "index.html", None),
+        });
     }
     v
 }
@@ -74,7 +78,7 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
             let c = &g.conversations[br.conversation as usize];
             p.crumbs = crumbs(ctx, dir, Some(c));
             if br.fork_point.is_none() {
-                p.title = excerpt(&c.title, 120);
+                p.title = excerpt(&c.title, TITLE_CHARS);
                 p.heading = c.title.to_string();
                 p.facts = conv_facts(ctx, c);
                 if page == 0 && !c.fork_points.is_empty() {
@@ -183,8 +187,8 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
         (true, Some(words)) => words,
         _ => br.title.to_string(),
     };
-    p.title = format!("{label} · {}", excerpt(&title, 120));
-    p.heading = format!("Branch {label}: {}", excerpt(&title, 120));
+    p.title = format!("{label} · {}", excerpt(&title, TITLE_CHARS));
+    p.heading = format!("Branch {label}: {}", excerpt(&title, TITLE_CHARS));
     let Some(fork) = br.fork_point else { return };
     let parent = br.parent_branch.unwrap_or(0);
     let n = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
@@ -215,7 +219,7 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
         Fact { label: "session".into(), value_html: session_html(ctx, br.session) },
     ];
     if page == 0 {
-        p.context = fork_context(ctx, &ctx.branch_dirs[b as usize], fork, 3);
+        p.context = fork_context(ctx, &ctx.branch_dirs[b as usize], fork, FORK_CONTEXT);
     }
 }
 

@@ -13,10 +13,8 @@
 //! (`proj/c/abc/`); links are always relative, and always name a file
 //! (`index.html`), so the site works from `file://` and under any sub-path.
 
+use crate::limits::MAX_SEGMENT;
 use std::collections::BTreeSet;
-
-/// Longest slug or path segment.
-pub const MAX_SEGMENT: usize = 80;
 
 /// A short, stable hash of a string (hex, 8 characters).
 pub fn short_hash(s: &str) -> String {

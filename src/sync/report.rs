@@ -9,9 +9,7 @@ use serde::Serialize;
 use super::plan::{Action, Amount, Tally};
 use super::record::{Record, Tree};
 use super::scan::Root;
-
-/// Paths listed per kind of change before "… and N more".
-const LISTED: usize = 10;
+use crate::limits::SYNC_LISTED;
 
 /// One source file, what was decided for it and what was copied.
 #[derive(Debug, Clone, Serialize)]
@@ -154,11 +152,11 @@ impl SyncReport {
     /// The errors as one message, for the exit status.
     pub fn error_text(&self) -> String {
         let mut s = format!("{} could not be synced (the rest was):", files(self.errors.len() as u64));
-        for e in self.errors.iter().take(LISTED) {
+        for e in self.errors.iter().take(SYNC_LISTED) {
             let _ = write!(s, "\n  {e}");
         }
-        if self.errors.len() > LISTED {
-            let _ = write!(s, "\n  … and {} more", self.errors.len() - LISTED);
+        if self.errors.len() > SYNC_LISTED {
+            let _ = write!(s, "\n  … and {} more", self.errors.len() - SYNC_LISTED);
         }
         s.push_str(
             "\nfix the cause (space, permissions) and run `cctree sync` again: it goes on where this one stopped",
@@ -284,13 +282,13 @@ impl SyncReport {
 fn list(s: &mut String, items: impl Iterator<Item = String>) {
     let mut n = 0;
     for item in items {
-        if n < LISTED {
+        if n < SYNC_LISTED {
             let _ = writeln!(s, "  {}", crate::term::escape(&item));
         }
         n += 1;
     }
-    if n > LISTED {
-        let _ = writeln!(s, "  … and {} more", n - LISTED);
+    if n > SYNC_LISTED {
+        let _ = writeln!(s, "  … and {} more", n - SYNC_LISTED);
     }
 }
 

@@ -1,0 +1,164 @@
+//! Every cap and threshold of cctree, in one table. Each bounds what one
+//! page, one report or one walk costs, so that a hostile or merely huge
+//! archive renders in bounded time and memory; none drops content silently
+//! (what is cut says so, with a way to see the rest where there is one).
+//! Sizes are bytes unless the name says `CHARS` (Unicode scalar values).
+//!
+//! | constant | value | bounds | used in |
+//! |---|---|---|---|
+//! | **Pages** | | | |
+//! | [`PAGE_SIZE`] | 50 | counted turns per branch or agent page (`--page-size` default) | `cli`, `render::layout` |
+//! | [`MAX_SEGMENT`] | 80 | a slug or URL path segment | `render::urls` |
+//! | [`PAGE_TEXT`] | 3 MB | text (outputs, Markdown, files) one page shows at full caps | `render::blocks` |
+//! | [`SMALL_CAP`] | 16 KB | a block once the page's text allowance is spent | `render::blocks` |
+//! | [`OUTPUT_CAP`] | 256 KB | one tool output or file view (the rest noted) | `render::blocks`, `render::tools` |
+//! | [`OUTPUT_FOLD`] | 20,000 | an output longer than this is folded into a `<details>` | `render::blocks` |
+//! | [`META_CAP`] | 64 KB | hidden metadata (collapsed raw JSON) per page | `render::blocks` |
+//! | [`META_VIEW_MIN`] | 1 KB | smallest raw-JSON view worth showing; less left → a note | `render::blocks` |
+//! | [`MARKDOWN_CAP`] | 512 KB | text rendered as Markdown (the rest dropped with a note) | `render::markdown` |
+//! | [`COMMAND_CAP`] | 64 KB | a shell command shown in a tool call | `render::tools` |
+//! | [`IMAGE_CAP`] | 16 MB | a decoded image (larger: a placeholder) | `render::images` |
+//! | [`DIFF_LINES`] | 6,000 | changed lines diffed line by line (more: shown whole) | `render::diff` |
+//! | [`UNKNOWN_ENTRIES`] | 200 | entries of unknown types listed on a project page | `render::listing` |
+//! | [`OUTLINE_DEPTH`] | 8 | indentation levels of the fork-point index | `render::outline` |
+//! | [`FORK_CONTEXT`] | 3 | messages before a fork shown atop a branch page | `render::transcript` |
+//! | **Highlighting** (syntect runs near 1 MB/s per core) | | | |
+//! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted | `render::highlight` |
+//! | [`HIGHLIGHT_FILE`] | 4 KB | a file view (Read results, written files) that is highlighted | `render::highlight` |
+//! | [`HIGHLIGHT_PAGE`] | 8 KB | highlighted source per page | `render::highlight` |
+//! | [`HIGHLIGHT_LINE`] | 16 KB | a block with a longer line is shown plain | `render::highlight` |
+//! | **Excerpts** (characters) | | | |
+//! | [`EXCERPT_CHARS`] | 240 | the text an entry keeps for titles and excerpts | `parse` |
+//! | [`CRUMB_CHARS`] | 60 | a breadcrumb | `render::transcript` |
+//! | [`TITLE_CHARS`] | 120 | a page's title and heading | `render::transcript` |
+//! | [`LISTED_TITLE_CHARS`] | 200 | a conversation title on the project page | `render::listing` |
+//! | [`OUTLINE_CHARS`] | 140 | a line of the fork-point index | `render::outline` |
+//! | [`THINKING_SUMMARY_CHARS`] | 80 | the summary of a collapsed thinking block | `render::message` |
+//! | [`AUX_SUMMARY_CHARS`] | 100 | the summary of a collapsed side entry | `render::message` |
+//! | [`AUX_LINE_CHARS`] | 300 | a side entry shown on one line | `render::message` |
+//! | [`TOOL_ARG_CHARS`] | 120 | a tool call's argument in its header | `render::tools` |
+//! | [`TOOL_NOTE_CHARS`] | 200 | a tool result shown as a one-line note | `render::tools` |
+//! | [`HINT_CHARS`] | 400 | a tool call's description | `render::tools` |
+//! | [`SEARCH_PROJECT_CHARS`] | 120 | a project name in the search index | `render::search` |
+//! | [`SEARCH_TITLE_CHARS`] | 200 | a title in the search index | `render::search` |
+//! | [`SEARCH_TEXT_CHARS`] | 240 | a text in the search index | `render::search` |
+//! | [`MEDIA_TYPE_CHARS`] | 40 | an unsupported image type quoted in a warning | `render::images` |
+//! | [`FORK_TITLE_CHARS`] | 60 | the source's title in a fork's default title | `fork::plan` |
+//! | [`FORK_TITLE_ID_CHARS`] | 8 | the checkpoint uuid in a fork's default title | `fork::plan` |
+//! | **Terminal reports** | | | |
+//! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `render::redaction` |
+//! | [`DRIFT_SHOWN`] | 10 | drifting entries listed by `fork` | `fork::cmd` |
+//! | [`SYNC_LISTED`] | 10 | errors and files listed by `sync` | `sync::report` |
+//! | **Work** | | | |
+//! | [`THREADS_PER_CORE`] | 4 | worker threads per core (`-j` is capped) | `run` |
+//! | [`PARSE_PIECE`] | 8 MB | a file larger is parsed in pieces of about this size, in parallel | `parse` |
+//! | [`TURN_LOOKAHEAD`] | 64 | nodes looked at below a checkpoint for the rest of its turn | `fork::prefix` |
+//! | [`LABEL_LOOKAHEAD`] | 64 | nodes looked at along a fork child's line for its label | `graph::titles` |
+//! | [`COMPACTION_LOOKBACK`] | 64 | earlier nodes of a session tried to join a compaction by time | `graph::link` |
+
+/// Counted turns per branch or agent page (the default of `--page-size`).
+pub const PAGE_SIZE: u32 = 50;
+/// Longest slug or URL path segment.
+pub const MAX_SEGMENT: usize = 80;
+/// Text (outputs, Markdown, files) one page shows at full caps; past it each
+/// further block is cut to [`SMALL_CAP`], so no page grows past a few MB.
+pub const PAGE_TEXT: usize = 3 * 1024 * 1024;
+/// The cap of a block once a page's [`PAGE_TEXT`] is spent.
+pub const SMALL_CAP: usize = 16 * 1024;
+/// Outputs are cut at this size, with a note.
+pub const OUTPUT_CAP: usize = 256 * 1024;
+/// Outputs longer than this are folded into a `<details>` with their size.
+pub const OUTPUT_FOLD: usize = 20_000;
+/// Hidden metadata (collapsed raw JSON of entries) one page carries at most:
+/// 2.1.330 writes ~60 KB system-prompt snapshots and ~40 KB request shapes.
+pub const META_CAP: usize = 64 * 1024;
+/// The smallest raw-JSON view worth showing: with less of [`META_CAP`] left,
+/// a note with the size instead.
+pub const META_VIEW_MIN: usize = 1024;
+/// Longest text rendered as Markdown; the rest is dropped with a note.
+pub const MARKDOWN_CAP: usize = 512 * 1024;
+/// Longest shell command shown in a tool call.
+pub const COMMAND_CAP: usize = 64 * 1024;
+/// Largest decoded image written (bigger ones become a placeholder).
+pub const IMAGE_CAP: usize = 16 * 1024 * 1024;
+/// Most lines, old and new together, between the common start and end of
+/// two texts that are diffed line by line (worst case ~0.3 s on this kind
+/// of machine; edits are usually a few dozen lines).
+pub const DIFF_LINES: usize = 6_000;
+/// Entries of unknown types listed on a project page (the rest counted).
+pub const UNKNOWN_ENTRIES: usize = 200;
+/// Deepest indentation class of the fork-point index (the stylesheet's).
+pub const OUTLINE_DEPTH: u32 = 8;
+/// Messages before a fork point shown atop a branch's first page (back to
+/// the last prompt at most, plus that prompt).
+pub const FORK_CONTEXT: usize = 3;
+
+/// Largest code block of prose (a fenced block in a prompt or reply) that is
+/// highlighted; larger ones are shown plain.
+pub const HIGHLIGHT_BLOCK: usize = 16 * 1024;
+/// Largest file view (Read results, written files) that is highlighted: these
+/// are most of an archive's bytes and usually sit collapsed.
+pub const HIGHLIGHT_FILE: usize = 4 * 1024;
+/// Highlighted source per page; beyond it blocks are shown plain (classed
+/// HTML is ~9× its source, so this also keeps pages light).
+pub const HIGHLIGHT_PAGE: usize = 8 * 1024;
+/// A block with a longer line is shown plain (minified files, data dumps).
+pub const HIGHLIGHT_LINE: usize = 16 * 1024;
+
+/// How many characters of text an entry keeps as its excerpt.
+pub const EXCERPT_CHARS: usize = 240;
+/// A breadcrumb's label.
+pub const CRUMB_CHARS: usize = 60;
+/// A page's title and heading.
+pub const TITLE_CHARS: usize = 120;
+/// A conversation's title on the project page.
+pub const LISTED_TITLE_CHARS: usize = 200;
+/// A line of the fork-point index.
+pub const OUTLINE_CHARS: usize = 140;
+/// The summary of a collapsed thinking block.
+pub const THINKING_SUMMARY_CHARS: usize = 80;
+/// The summary of a collapsed side entry's body.
+pub const AUX_SUMMARY_CHARS: usize = 100;
+/// A side entry shown on one line.
+pub const AUX_LINE_CHARS: usize = 300;
+/// A tool call's argument in its header.
+pub const TOOL_ARG_CHARS: usize = 120;
+/// A tool result shown as a one-line note.
+pub const TOOL_NOTE_CHARS: usize = 200;
+/// A tool call's description.
+pub const HINT_CHARS: usize = 400;
+/// A project name in the search index.
+pub const SEARCH_PROJECT_CHARS: usize = 120;
+/// A title in the search index.
+pub const SEARCH_TITLE_CHARS: usize = 200;
+/// A text (first prompt, first words, excerpt) in the search index.
+pub const SEARCH_TEXT_CHARS: usize = 240;
+/// An unsupported image media type quoted in a warning.
+pub const MEDIA_TYPE_CHARS: usize = 40;
+/// The source's title in a fork's default title.
+pub const FORK_TITLE_CHARS: usize = 60;
+/// The checkpoint uuid's first characters in a fork's default title.
+pub const FORK_TITLE_ID_CHARS: usize = 8;
+
+/// Places `cctree render --redact` lists on stderr before the rest is only counted.
+pub const REDACTION_REPORT_LINES: usize = 20;
+/// Drifting entries `cctree fork` lists (the rest counted).
+pub const DRIFT_SHOWN: usize = 10;
+/// Errors, and paths per kind of change, `cctree sync` lists before "… and N more".
+pub const SYNC_LISTED: usize = 10;
+
+/// Worker threads per core at most: more only add overhead, and thousands of
+/// threads take minutes to start and to stop (`-j 10000` took 4 minutes).
+pub const THREADS_PER_CORE: usize = 4;
+/// Files larger than this are cut into pieces of about this size, at line
+/// ends, and the pieces parsed in parallel.
+pub const PARSE_PIECE: usize = 8 << 20;
+/// How far below a checkpoint the rest of its assistant turn is looked for
+/// (nodes visited). Streamed blocks of one response sit a few nodes apart;
+/// 64 is far more than the corpus needs.
+pub const TURN_LOOKAHEAD: usize = 64;
+/// How far a fork child's label is looked for along its line (nodes).
+pub const LABEL_LOOKAHEAD: usize = 64;
+/// How many earlier nodes of its session a compaction without its logical
+/// parent tries, latest first, to join by time (one not below it).
+pub const COMPACTION_LOOKBACK: usize = 64;
