@@ -60,34 +60,80 @@ impl Dsu {
     }
 }
 
+/// Units of a project: conversations `0..nc`, agents `nc..nc + na`, and
+/// `rest` (= `nc + na`) for nodes in neither.
+#[derive(Clone, Copy)]
+struct Units<'g> {
+    g: &'g crate::graph::Graph,
+    nc: u32,
+    na: u32,
+}
+
+impl Units<'_> {
+    fn rest(&self) -> u32 {
+        self.nc + self.na
+    }
+
+    /// The unit a node belongs to.
+    fn of(&self, n: NodeId) -> u32 {
+        let node = self.g.node(n);
+        if node.sidechain && node.agent != NONE && node.agent < self.na {
+            self.nc + node.agent
+        } else if !node.sidechain && node.conversation != NONE && node.conversation < self.nc {
+            node.conversation
+        } else {
+            self.rest()
+        }
+    }
+}
+
 /// Groups the lines of a project and computes their keys; `base` covers what
 /// every page of the project depends on.
 pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
     let g = ctx.graph();
-    let e = ctx.entries();
-    let nc = g.conversations.len() as u32;
-    let na = g.agents.len() as u32;
-    let rest = nc + na;
-    let unit = |n: NodeId| -> u32 {
-        let node = g.node(n);
-        if node.sidechain && node.agent != NONE && node.agent < na {
-            nc + node.agent
-        } else if !node.sidechain && node.conversation != NONE && node.conversation < nc {
-            node.conversation
-        } else {
-            rest
+    let units = Units { g, nc: g.conversations.len() as u32, na: g.agents.len() as u32 };
+    let mut dsu = merge_related(units);
+    let roots: Vec<u32> = (0..=units.rest()).map(|u| dsu.find(u)).collect();
+    let sigs = signatures(ctx, units);
+
+    // Group keys: the base, then each member unit's signature in unit order.
+    let mut keys_of_root: Vec<Option<blake3::Hasher>> = (0..=units.rest()).map(|_| None).collect();
+    for (u, &r) in roots.iter().enumerate() {
+        let h = keys_of_root[r as usize].get_or_insert_with(|| {
+            let mut h = blake3::Hasher::new();
+            h.update(base.as_bytes());
+            h
+        });
+        h.update(sigs[u].finalize().as_bytes());
+    }
+    let mut index = vec![u32::MAX; roots.len()];
+    let mut keys = Vec::new();
+    for (r, h) in keys_of_root.iter().enumerate() {
+        if let Some(h) = h {
+            index[r] = keys.len() as u32;
+            keys.push(h.finalize().to_hex()[..32].to_string());
         }
-    };
-    let mut dsu = Dsu((0..=rest).collect());
+    }
+    let group_of = |u: u32| index[roots[u as usize] as usize];
+    let branch = g.branches.iter().map(|b| group_of(b.conversation.min(units.rest()))).collect();
+    let agent = (0..units.na).map(|a| group_of(units.nc + a)).collect();
+    Groups { branch, agent, keys }
+}
+
+/// Merges units that refer to one another: a tree parent, a tool call and
+/// its result, an agent's spawn and attachment, a junction.
+fn merge_related(units: Units<'_>) -> Dsu {
+    let (g, nc) = (units.g, units.nc);
+    let mut dsu = Dsu((0..=units.rest()).collect());
     for (i, node) in g.nodes.iter().enumerate() {
         if let Some(p) = node.parent {
-            dsu.union(unit(NodeId(i as u32)), unit(p));
+            dsu.union(units.of(NodeId(i as u32)), units.of(p));
         }
     }
     for link in g.tools.values() {
         if let Some(u) = link.use_node {
             for r in &link.results {
-                dsu.union(unit(u), unit(*r));
+                dsu.union(units.of(u), units.of(*r));
             }
         }
     }
@@ -97,27 +143,29 @@ pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
         for n in
             [spawn.and_then(|s| s.use_node), spawn.and_then(|s| s.result_node), a.attached_to].into_iter().flatten()
         {
-            dsu.union(me, unit(n));
+            dsu.union(me, units.of(n));
         }
         // The page of the call links to the agent by tool_use id.
         if let Some(id) = spawn.and_then(|s| s.tool_use_id.as_deref()) {
             if let Some(u) = g.tools.get(id).and_then(|l| l.use_node) {
-                dsu.union(me, unit(u));
+                dsu.union(me, units.of(u));
             }
         }
     }
     for (i, c) in g.conversations.iter().enumerate() {
         for j in &c.junctions {
             for n in std::iter::once(j.at).chain(j.first) {
-                dsu.union(i as u32, unit(n));
+                dsu.union(i as u32, units.of(n));
             }
         }
     }
+    dsu
+}
 
-    // Signatures of units, then keys of groups (units in a fixed order).
-    let mut roots: Vec<u32> = (0..=rest).map(|u| dsu.find(u)).collect();
-    let mut sigs: Vec<blake3::Hasher> = (0..=rest).map(|_| blake3::Hasher::new()).collect();
-    let rest_nodes: Vec<NodeId> = (0..g.nodes.len() as u32).map(NodeId).filter(|n| unit(*n) == rest).collect();
+/// The signature of every unit: what its pages show of it.
+fn signatures(ctx: &ProjectCtx<'_>, units: Units<'_>) -> Vec<blake3::Hasher> {
+    let g = units.g;
+    let mut sigs: Vec<blake3::Hasher> = (0..=units.rest()).map(|_| blake3::Hasher::new()).collect();
     for (i, c) in g.conversations.iter().enumerate() {
         let mut s = String::new();
         conversation_sig(&mut s, ctx, i);
@@ -128,61 +176,42 @@ pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
         }
         sigs[i].update(s.as_bytes());
     }
-    for (i, a) in g.agents.iter().enumerate() {
+    for i in 0..g.agents.len() {
         let mut s = String::new();
-        let uuid = |n: Option<NodeId>| n.map_or("", |n| g.uuid(e, n));
-        let spawn = a.spawn.as_ref();
-        let _ = writeln!(
-            s,
-            "agent {:?} {:?} {:?} spawn {:?} {} {} attached {} meta {:?} {} {} {}",
-            a.id,
-            a.kind,
-            ctx.agent_dirs[i],
-            spawn.and_then(|s| s.tool_use_id.as_deref()),
-            uuid(spawn.and_then(|s| s.use_node)),
-            uuid(spawn.and_then(|s| s.result_node)),
-            uuid(a.attached_to),
-            a.meta,
-            a.first_ts,
-            a.messages,
-            ctx.agent_layouts[i].pages,
-        );
-        for n in &a.nodes {
-            node_sig(&mut s, ctx, *n);
-        }
-        sigs[nc as usize + i].update(s.as_bytes());
+        agent_sig(&mut s, ctx, i);
+        sigs[units.nc as usize + i].update(s.as_bytes());
     }
     let mut s = String::new();
-    for n in &rest_nodes {
-        node_sig(&mut s, ctx, *n);
+    for n in (0..g.nodes.len() as u32).map(NodeId).filter(|n| units.of(*n) == units.rest()) {
+        node_sig(&mut s, ctx, n);
     }
-    sigs[rest as usize].update(s.as_bytes());
+    sigs[units.rest() as usize].update(s.as_bytes());
+    sigs
+}
 
-    // Group keys: the base, then each member unit's signature in unit order.
-    let mut keys_of_root: Vec<Option<blake3::Hasher>> = (0..=rest).map(|_| None).collect();
-    for u in 0..=rest {
-        let r = roots[u as usize];
-        let h = keys_of_root[r as usize].get_or_insert_with(|| {
-            let mut h = blake3::Hasher::new();
-            h.update(base.as_bytes());
-            h
-        });
-        h.update(sigs[u as usize].finalize().as_bytes());
+fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
+    let (g, e) = (ctx.graph(), ctx.entries());
+    let a = &g.agents[i];
+    let uuid = |n: Option<NodeId>| n.map_or("", |n| g.uuid(e, n));
+    let spawn = a.spawn.as_ref();
+    let _ = writeln!(
+        s,
+        "agent {:?} {:?} {:?} spawn {:?} {} {} attached {} meta {:?} {} {} {}",
+        a.id,
+        a.kind,
+        ctx.agent_dirs[i],
+        spawn.and_then(|s| s.tool_use_id.as_deref()),
+        uuid(spawn.and_then(|s| s.use_node)),
+        uuid(spawn.and_then(|s| s.result_node)),
+        uuid(a.attached_to),
+        a.meta,
+        a.first_ts,
+        a.messages,
+        ctx.agent_layouts[i].pages,
+    );
+    for n in &a.nodes {
+        node_sig(s, ctx, *n);
     }
-    let mut index = vec![u32::MAX; (rest + 1) as usize];
-    let mut keys = Vec::new();
-    for (r, h) in keys_of_root.iter().enumerate() {
-        if let Some(h) = h {
-            index[r] = keys.len() as u32;
-            keys.push(h.finalize().to_hex()[..32].to_string());
-        }
-    }
-    for r in roots.iter_mut() {
-        *r = index[*r as usize];
-    }
-    let branch = g.branches.iter().map(|b| roots[b.conversation.min(rest) as usize]).collect();
-    let agent = (0..na).map(|a| roots[(nc + a) as usize]).collect();
-    Groups { branch, agent, keys }
 }
 
 fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
