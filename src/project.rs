@@ -97,6 +97,17 @@ impl Project {
         std::str::from_utf8(&bytes[start..end]).unwrap_or("")
     }
 
+    /// A `tool-results/` side file of the project (`<session>/tool-results/<name>`):
+    /// its path and the text of its first `cap` bytes; `None` when the project
+    /// has no such file or it cannot be read. Input is read here, never by render.
+    pub fn side_file(&self, key: &str, cap: usize) -> Option<(&std::path::Path, String)> {
+        use std::io::Read;
+        let path = self.source.tool_results.get(key)?;
+        let mut buf = Vec::new();
+        std::fs::File::open(path).ok()?.take(cap as u64).read_to_end(&mut buf).ok()?;
+        Some((path, String::from_utf8_lossy(&buf).into_owned()))
+    }
+
     /// `path:line` of an entry location, for messages.
     pub fn locate(&self, loc: Loc) -> String {
         let path =

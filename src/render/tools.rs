@@ -246,8 +246,7 @@ fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &str) ->
                 (parts.next()? == "tool-results").then_some(f)
             });
         let key = file.map(|f| format!("{session}/tool-results/{f}"));
-        let path = key.as_ref().and_then(|k| cx.p.project.source.tool_results.get(k));
-        if let Some((p, full)) = path.and_then(|p| read_capped(p).map(|t| (p, t))) {
+        if let Some((p, full)) = key.and_then(|k| cx.p.project.side_file(&k, OUTPUT_CAP + 1)) {
             // Not an entry line: `--redact` has not seen it yet.
             let full = cx.p.redactor.text(|| p.display().to_string(), &full);
             let note = format!(
@@ -262,13 +261,6 @@ fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &str) ->
         );
     }
     cx.output(text, "Output", class)
-}
-
-fn read_capped(p: &std::path::Path) -> Option<String> {
-    use std::io::Read;
-    let mut buf = Vec::new();
-    std::fs::File::open(p).ok()?.take(OUTPUT_CAP as u64 + 1).read_to_end(&mut buf).ok()?;
-    Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
 fn agent_link(cx: &PageCtx<'_>, tool_id: &str) -> String {
