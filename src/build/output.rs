@@ -583,11 +583,60 @@ mod tests {
     fn refuses_foreign_directories_and_paths_outside() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("x"), "mine").unwrap();
-        assert!(OutputDir::prepare(dir.path()).is_err());
+        let refusal = |r: Result<OutputDir>| r.err().and_then(|e| e.downcast::<OutputError>().ok());
+        assert!(matches!(refusal(OutputDir::prepare(dir.path())), Some(OutputError::NotOurs(_))));
+        assert!(matches!(refusal(OutputDir::prepare(&dir.path().join("x"))), Some(OutputError::NotADirectory(_))));
         let out = OutputDir::prepare(&dir.path().join("site")).unwrap();
         let stage = out.begin().unwrap();
-        assert!(stage.write("../escape", b"").is_err());
-        assert!(stage.write("/abs", b"").is_err());
+        for rel in ["../escape", "/abs"] {
+            let err = stage.write(rel, b"").unwrap_err();
+            assert!(matches!(err.downcast_ref::<OutputError>(), Some(OutputError::OutsideOutput(_))), "{rel}");
+        }
+        let inside = dir.path().join("in");
+        let apart = |o: &Path, i: &Path| check_apart(o, [i]);
+        assert!(matches!(apart(&inside.join("site"), &inside), Err(OutputError::InsideInput { .. })));
+        assert!(matches!(apart(&inside, &inside.join("p")), Err(OutputError::HoldsInput { .. })));
+        assert!(apart(&dir.path().join("site"), &inside).is_ok());
+    }
+
+    /// Where the system cannot exchange two directories, the previous site is
+    /// renamed aside and the new one into place, and the old one removed.
+    #[test]
+    fn swaps_by_two_renames_where_there_is_no_exchange() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("site");
+        for text in [&b"one"[..], b"two"] {
+            let out = OutputDir::prepare(&target).unwrap();
+            let stage = out.begin().unwrap();
+            stage.write("index.html", text).unwrap();
+            let tmp = stage.dir.clone();
+            if out.has_site {
+                let old = out.swap_by_renames(&tmp).unwrap();
+                assert_eq!(std::fs::read(old.join("index.html")).unwrap(), b"one");
+                std::fs::remove_dir_all(&old).unwrap();
+                drop(stage); // its guard finds nothing left to remove
+            } else {
+                out.commit(stage).unwrap();
+            }
+            assert_eq!(std::fs::read(target.join("index.html")).unwrap(), text);
+        }
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["site"]);
+    }
+
+    /// On Linux the swap is one exchange of the two directories.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn exchanges_the_new_site_with_the_previous_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        std::fs::write(a.join("f"), "a").unwrap();
+        std::fs::write(b.join("f"), "b").unwrap();
+        exchange(&a, &b).unwrap();
+        assert_eq!(std::fs::read_to_string(a.join("f")).unwrap(), "b");
+        assert_eq!(std::fs::read_to_string(b.join("f")).unwrap(), "a");
     }
 
     #[test]

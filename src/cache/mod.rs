@@ -427,4 +427,44 @@ mod tests {
             assert!(!is_parse_cache_path(bad), "{bad}");
         }
     }
+
+    #[test]
+    fn a_manifest_naming_paths_outside_the_site_is_unsafe() {
+        let file = |path: &str, images: &[&str]| FileRecord {
+            images: images.iter().map(|i| i.to_string()).collect(),
+            ..FileRecord::new(path, b"", "")
+        };
+        let project = |slug: &str, dir: &str, parse: &str, page: FileRecord| ProjectRecord {
+            source: "s".into(),
+            slug: slug.into(),
+            key: "k".into(),
+            parse: parse.into(),
+            warnings: Vec::new(),
+            files: 1,
+            output: OutputRecord {
+                summary: ProjectSummary { dir: dir.into(), ..ProjectSummary::default() },
+                search: Vec::new(),
+            },
+            pages: vec![page],
+        };
+        let manifest = |files: Vec<FileRecord>, projects: Vec<ProjectRecord>| Manifest {
+            files,
+            projects,
+            ..Manifest::new("c", "s")
+        };
+        let good = || project("-p", "-p/", ".cctree-cache/parse/a.json", file("-p/index.html", &["a.png"]));
+        assert_eq!(manifest(vec![file("index.html", &[])], vec![good()]).unsafe_path(), None);
+        let bad = [
+            manifest(vec![file("../x", &[])], vec![good()]),
+            manifest(vec![file("/etc/passwd", &[])], vec![]),
+            manifest(vec![], vec![project("-p", "-p/", "/tmp/x.json", file("-p/index.html", &[]))]),
+            manifest(vec![], vec![project("-p", "-p/", "index.html", file("-p/index.html", &[]))]),
+            manifest(vec![], vec![project("-p", "-p/", "", file("-p/index.html", &["../../x.png"]))]),
+            manifest(vec![], vec![project("-p", "../", "", file("-p/index.html", &[]))]),
+            manifest(vec![], vec![project("..", "../", "", file("-p/index.html", &[]))]),
+        ];
+        for m in &bad {
+            assert!(m.unsafe_path().is_some(), "{m:?}");
+        }
+    }
 }
