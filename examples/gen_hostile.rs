@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release --example gen_hostile -- sessions --out DIR --count 200000
 //! cargo run --release --example gen_hostile -- links --out DIR --levels 24
+//! cargo run --release --example gen_hostile -- siblings --out DIR --count 1000000
 //! cargo run --release --example gen_hostile -- discover DIR
 //! ```
 //!
@@ -13,6 +14,9 @@
 //! - `links`: a projects directory with one project whose `chain/d0 …
 //!   chain/d<LEVELS>` each hold two directory links, `a` and `b`, to the next:
 //!   2 × LEVELS links, 2^LEVELS paths to the one transcript in the last.
+//! - `siblings`: a projects directory with one project of one session: a
+//!   prompt and its answer, then COUNT prompts typed under that answer (a
+//!   rewind each), COUNT sibling branches of one fork point.
 //! - `discover`: runs cctree's discover stage (listing and classifying every
 //!   file, no parsing) on DIR and prints projects, files and seconds.
 
@@ -42,6 +46,13 @@ enum What {
         out: PathBuf,
         #[arg(long, default_value_t = 24)]
         levels: usize,
+    },
+    /// One session whose answer has COUNT prompts under it (rewinds).
+    Siblings {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 1_000_000)]
+        count: u64,
     },
     /// Time cctree's discovery of DIR.
     Discover { dir: PathBuf },
@@ -80,6 +91,25 @@ fn sessions(out: &Path, count: u64) -> std::io::Result<()> {
         std::fs::write(project.join(format!("{session}.jsonl")), &buf)?;
     }
     Ok(())
+}
+
+fn siblings(out: &Path, count: u64) -> std::io::Result<()> {
+    let project = out.join("-srv-rewinds");
+    std::fs::create_dir_all(&project)?;
+    let session = uuid(0x5e55, 0);
+    let file = std::fs::File::create(project.join(format!("{session}.jsonl")))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut buf = Vec::with_capacity(1024);
+    let (root, answer) = (uuid(0x1, 0), uuid(0x2, 0));
+    line(&mut buf, "user", &root, None, &session, 0, "Start of the rewinds");
+    line(&mut buf, "assistant", &answer, Some(&root), &session, 1, "Ready.");
+    w.write_all(&buf)?;
+    for n in 0..count {
+        buf.clear();
+        line(&mut buf, "user", &uuid(0x3, n), Some(&answer), &session, 2 + n, &format!("Attempt {n}"));
+        w.write_all(&buf)?;
+    }
+    w.flush()
 }
 
 #[cfg(unix)]
@@ -123,6 +153,7 @@ fn main() {
     let result = match &args.what {
         What::Sessions { out, count } => sessions(out, *count).map_err(anyhow::Error::from),
         What::Links { out, levels } => links(out, *levels).map_err(anyhow::Error::from),
+        What::Siblings { out, count } => siblings(out, *count).map_err(anyhow::Error::from),
         What::Discover { dir } => discover(dir),
     };
     if let Err(e) = result {

@@ -41,8 +41,10 @@ impl Project {
     /// [`Project::load`] with parse options (e.g. redaction).
     pub fn load_with(mut source: ProjectSource, opts: parse::ParseOptions) -> Project {
         redact_meta(&mut source, opts);
+        let t = std::time::Instant::now();
         let parsed: Vec<(parse::ParsedFile, FileStats, Box<[u8]>)> =
             source.files.par_iter().enumerate().map(|(i, f)| read_file(f, i as u32, opts)).collect();
+        tracing::debug!("{}: files read and parsed in {:.3} s", source.name, t.elapsed().as_secs_f64());
         Self::assemble(source, parsed)
     }
 
@@ -62,7 +64,9 @@ impl Project {
             warnings.extend(p.warnings);
             file_stats.push(s);
         }
+        let t = std::time::Instant::now();
         let graph = Self::graph_of(&source, &entries);
+        tracing::debug!("{}: graph in {:.3} s", source.name, t.elapsed().as_secs_f64());
         Project { source, file_stats, entries, warnings, texts, redactions, graph }
     }
 

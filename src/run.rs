@@ -166,7 +166,9 @@ fn stats(args: &StatsArgs) -> Result<Status> {
         ReportBuilder::new(StatsOptions { detail: args.detail, exclude_own_forks: args.exclude_own_forks })
             .with_archive(record);
     for_each_project(archive, |p| {
+        let t = std::time::Instant::now();
         builder.add(&p);
+        tracing::debug!("{}: stats in {:.3} s", p.source.name, t.elapsed().as_secs_f64());
         Ok(())
     })?;
     let report = builder.finish();

@@ -47,6 +47,8 @@ pub(super) struct Facts {
     pub forks: FxHashMap<NodeId, (ForkKind, Vec<NodeId>)>,
     /// Children that start a conversation of their own ([`ChildRole::NewConversation`]).
     pub detached: Vec<NodeId>,
+    /// The same, by node (constant-time lookup).
+    pub is_detached: Vec<bool>,
 }
 
 /// Main roots: non-sidechain nodes without a non-sidechain parent.
@@ -83,6 +85,7 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
         max_ts: vec![i64::MIN; n],
         forks: FxHashMap::default(),
         detached: Vec::new(),
+        is_detached: vec![false; n],
     };
     let prefix_conv = prefix_conversation(g, entries, &order);
     for &id in order.iter().rev() {
@@ -116,6 +119,7 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
                 if matches!(*r, ChildRole::Future | ChildRole::Continuation) && g.node(*k).session != own {
                     *r = ChildRole::NewConversation;
                     f.detached.push(*k);
+                    f.is_detached[k.ix()] = true;
                 }
             }
         }

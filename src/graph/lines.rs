@@ -22,6 +22,20 @@ pub(super) fn assign(g: &mut Graph, input: &GraphInput<'_>, facts: &Facts) {
     for root in roots {
         build_conversation(g, entries, facts, root);
     }
+    // `cctree fork` copies by the conversation their checkpoint lies in (one
+    // pass over the sessions, not one per conversation).
+    let mut forks_into: Vec<Vec<(u32, NodeId)>> = vec![Vec::new(); g.conversations.len()];
+    for (s, sess) in g.sessions.iter().enumerate() {
+        if let Some(at) = sess.fork_of {
+            if let Some(list) = forks_into.get_mut(g.node(at).conversation as usize) {
+                list.push((s as u32, at));
+            }
+        }
+    }
+    for (c, forks) in forks_into.into_iter().enumerate() {
+        let junctions = junctions_of(g, c as u32, forks);
+        g.conversations[c].junctions = junctions;
+    }
     build_agents(g, input);
 }
 
@@ -38,11 +52,14 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
         sessions.insert(node.session);
         first_ts = first_ts.min(node.ts);
         last_ts = last_ts.max(node.ts);
-        let kids: Vec<NodeId> = g.main_children(id).filter(|k| !facts.detached.contains(k)).collect();
+        let kids: Vec<NodeId> = g.main_children(id).filter(|k| !facts.is_detached[k.ix()]).collect();
         match facts.forks.get(&id) {
             Some((_, futures)) => {
+                // Every future but the first starts a branch (a set: a fork
+                // point may have a million futures).
+                let later: FxHashSet<NodeId> = futures.iter().skip(1).copied().collect();
                 for k in kids {
-                    let target = if futures.first() == Some(&k) || !futures.contains(&k) {
+                    let target = if !later.contains(&k) {
                         b
                     } else {
                         let depth = g.branches[b as usize].depth + 1;
@@ -62,7 +79,7 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
         let leaf = nodes
             .iter()
             .copied()
-            .filter(|n| g.main_children(*n).all(|k| facts.detached.contains(&k)))
+            .filter(|n| g.main_children(*n).all(|k| facts.is_detached[k.ix()]))
             .max_by_key(|n| (g.node(*n).ts, *n))
             .unwrap_or(g.branches[b as usize].first);
         let messages = count_messages(entries, g, &nodes);
@@ -112,13 +129,12 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
         is_fragment: !facts.has_conv[root.ix()],
         junctions: Vec::new(),
     });
-    let junctions = junctions_of(g, c);
-    g.conversations[c as usize].junctions = junctions;
 }
 
 /// Sessions joining conversation `c` at another session's node, and
-/// `cctree fork` copies whose checkpoint lies in it.
-fn junctions_of(g: &Graph, c: u32) -> Vec<Junction> {
+/// `cctree fork` copies whose checkpoint lies in it (`forks`: session and
+/// checkpoint, in session order).
+fn junctions_of(g: &Graph, c: u32, forks: Vec<(u32, NodeId)>) -> Vec<Junction> {
     let conv = &g.conversations[c as usize];
     let mut out = Vec::new();
     for &b in &conv.branches {
@@ -138,11 +154,10 @@ fn junctions_of(g: &Graph, c: u32) -> Vec<Junction> {
             out.push(Junction { session, at: p, first: Some(n), kind });
         }
     }
-    for (s, sess) in g.sessions.iter().enumerate() {
-        if let Some(at) = sess.fork_of.filter(|at| g.node(*at).conversation == c) {
-            if !out.iter().any(|j| j.session == s as u32) {
-                out.push(Junction { session: s as u32, at, first: None, kind: JunctionKind::CctreeFork });
-            }
+    let joined: FxHashSet<u32> = out.iter().map(|j| j.session).collect();
+    for (session, at) in forks {
+        if !joined.contains(&session) {
+            out.push(Junction { session, at, first: None, kind: JunctionKind::CctreeFork });
         }
     }
     out.sort_by_key(|j| (g.node(j.first.unwrap_or(j.at)).ts, j.first.unwrap_or(j.at), j.session));

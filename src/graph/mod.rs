@@ -361,11 +361,24 @@ pub struct ToolLink {
 impl Graph {
     /// Builds the graph of one project.
     pub fn build(input: &GraphInput<'_>) -> Graph {
+        let t = std::time::Instant::now();
         let mut g = link::link(input);
+        let t_link = t.elapsed().as_secs_f64();
         let facts = forks::classify(&mut g, input.entries);
+        let t_forks = t.elapsed().as_secs_f64();
         lines::assign(&mut g, input, &facts);
+        let t_lines = t.elapsed().as_secs_f64();
         titles::attach(&mut g, input);
+        let t_titles = t.elapsed().as_secs_f64();
         queue::place(&mut g, input.entries);
+        tracing::debug!(
+            "graph of {} nodes: link {t_link:.3} s, forks {:.3} s, lines {:.3} s, titles {:.3} s, queue {:.3} s",
+            g.nodes.len(),
+            t_forks - t_link,
+            t_lines - t_forks,
+            t_titles - t_lines,
+            t.elapsed().as_secs_f64() - t_titles
+        );
         g
     }
 
