@@ -567,7 +567,7 @@ pub fn classify(rel: &str) -> (FileClass, Option<String>) {
 
 fn read_agent_meta(path: &Path) -> Result<AgentMeta> {
     let bytes = std::fs::read(path)?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes)?;
+    let v = crate::json::parse(&String::from_utf8_lossy(&bytes))?;
     let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
     Ok(AgentMeta {
         agent_type: s("agentType"),

@@ -101,6 +101,12 @@ impl Project {
         std::str::from_utf8(&bytes[start..end]).unwrap_or("")
     }
 
+    /// The entry's line read as a tree, as the client reads it ([`crate::json::parse`]).
+    /// Every entry's line reads: the parse stage read it with the same rules.
+    pub fn json(&self, e: &Entry) -> Result<serde_json::Value, serde_json::Error> {
+        crate::json::parse(self.raw(e))
+    }
+
     /// A `tool-results/` side file of the project (`<session>/tool-results/<name>`):
     /// its path and the text of its first `cap` bytes; `None` when the project
     /// has no such file or it cannot be read. Input is read here, never by render.

@@ -1,6 +1,8 @@
 //! The graph builder on arbitrary line sets: bytes decode into small entries
 //! over a tiny uuid alphabet (so parents connect, collide and loop), and the
-//! graph's invariants must hold.
+//! graph's invariants must hold. When the first byte is odd, most entries are
+//! siblings instead: distinct uuids from a large alphabet under a few parents
+//! (rewinds, parallel results, many sessions at one node).
 #![no_main]
 
 use std::collections::BTreeMap;
@@ -10,10 +12,19 @@ use cctree::discover::FileClass;
 use cctree::parse::{Loc, parse_line};
 use libfuzzer_sys::fuzz_target;
 
-fn line(c: &[u8]) -> String {
+fn line(c: &[u8], siblings: bool) -> String {
     let id = |b: u8| format!("n{}", b % 24);
+    // Siblings: the uuid from two bytes (65,536 names), the parent one of four.
+    let sibling = format!("s{}-{}", c[1], c[7]);
+    let id_of_self = |b: u8| if siblings && c[2] % 8 != 0 { sibling.clone() } else { id(b) };
     let ty = ["user", "assistant", "system", "attachment", "progress", "summary"][c[0] as usize % 6];
-    let parent = if c[2] % 5 == 0 { "null".to_string() } else { format!("\"{}\"", id(c[2])) };
+    let parent = if c[2] % 5 == 0 {
+        "null".to_string()
+    } else if siblings {
+        format!("\"{}\"", id(c[2] % 4))
+    } else {
+        format!("\"{}\"", id(c[2]))
+    };
     let session = format!("s{}", c[3] % 3);
     let ts = format!("2025-07-01T10:{:02}:{:02}.000Z", (c[4] / 60) % 60, c[4] % 60);
     let flags = c[5];
@@ -35,7 +46,7 @@ fn line(c: &[u8]) -> String {
     };
     format!(
         r#"{{"type":"{ty}","uuid":"{}","parentUuid":{parent},"sessionId":"{session}","timestamp":"{ts}","isSidechain":{},"isCompactSummary":{},"agentId":"a{}"{subtype},"message":{{"id":"m{}","role":"x","content":{content}}}}}"#,
-        id(c[1]),
+        id_of_self(c[1]),
         flags & 0x80 != 0,
         flags & 0x20 != 0,
         c[6] % 2,
@@ -44,17 +55,18 @@ fn line(c: &[u8]) -> String {
 }
 
 fuzz_target!(|data: &[u8]| {
+    let siblings = data.first().is_some_and(|b| b & 1 == 1);
     let entries: Vec<_> = data
         .chunks_exact(8)
         .enumerate()
         .filter_map(|(i, c)| {
-            let l = line(c);
+            let l = line(c, siblings);
             parse_line(l.as_bytes(), Loc { file: (c[3] % 2) as u32, line: i as u32 + 1 }, 0).0
         })
         .collect();
     let files = vec![
-        FileFacts { class: FileClass::Main, agent_id_from_name: None },
-        FileFacts { class: FileClass::Subagent, agent_id_from_name: Some("a1".into()) },
+        FileFacts { class: FileClass::Main, ..FileFacts::default() },
+        FileFacts { class: FileClass::Subagent, agent_id_from_name: Some("a1".into()), ..FileFacts::default() },
     ];
     let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new() });
     // Every node is on exactly one line: a branch of a conversation, or an agent.

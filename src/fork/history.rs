@@ -72,7 +72,7 @@ pub fn backups(
     for &i in lines {
         let e = &p.entries[i as usize];
         let stem = p.source.files[e.loc.file as usize].rel.trim_end_matches(".jsonl").to_string();
-        let v: Value = serde_json::from_str(p.raw(e)).unwrap_or(Value::Null);
+        let v: Value = p.json(e).unwrap_or(Value::Null);
         let mut found = Vec::new();
         backup_names(&v, &mut found);
         names.extend(found.into_iter().map(|n| (stem.clone(), n)));

@@ -316,100 +316,63 @@ impl Entry {
 // ---------------------------------------------------------------------------
 // Deserialization of the header (borrowed, lenient).
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawEntry<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: MaybeStr<'a>,
-    #[serde(borrow)]
-    uuid: MaybeStr<'a>,
-    #[serde(rename = "parentUuid", borrow)]
-    parent_uuid: MaybeStr<'a>,
-    #[serde(rename = "logicalParentUuid", borrow)]
-    logical_parent_uuid: MaybeStr<'a>,
-    #[serde(rename = "sessionId", borrow)]
-    session_id: MaybeStr<'a>,
-    #[serde(rename = "agentId", borrow)]
-    agent_id: MaybeStr<'a>,
-    #[serde(borrow)]
-    timestamp: MaybeStr<'a>,
-    #[serde(rename = "isSidechain")]
-    is_sidechain: MaybeBool,
-    #[serde(rename = "isMeta")]
-    is_meta: MaybeBool,
-    #[serde(rename = "isCompactSummary")]
-    is_compact_summary: MaybeBool,
-    #[serde(rename = "isApiErrorMessage")]
-    is_api_error: MaybeBool,
-    #[serde(borrow)]
-    subtype: MaybeStr<'a>,
-    #[serde(borrow)]
-    cwd: MaybeStr<'a>,
-    #[serde(borrow)]
-    version: MaybeStr<'a>,
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
-    #[serde(rename = "toolUseResult", borrow)]
-    tool_use_result: Option<&'a RawValue>,
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(borrow)]
-    data: Option<&'a RawValue>,
-    #[serde(borrow)]
-    attachment: Option<&'a RawValue>,
-    #[serde(borrow)]
-    summary: MaybeStr<'a>,
-    #[serde(rename = "leafUuid", borrow)]
-    leaf_uuid: MaybeStr<'a>,
-    #[serde(rename = "customTitle", borrow)]
-    custom_title: MaybeStr<'a>,
-    #[serde(rename = "aiTitle", borrow)]
-    ai_title: MaybeStr<'a>,
-    #[serde(rename = "lastPrompt", borrow)]
-    last_prompt: MaybeStr<'a>,
-    #[serde(rename = "cctreeFork", borrow)]
-    cctree_fork: Option<&'a RawValue>,
-    #[serde(rename = "requestSessionId", borrow)]
-    request_session_id: MaybeStr<'a>,
-    #[serde(rename = "forkedFrom", borrow)]
-    forked_from: Option<&'a RawValue>,
-    #[serde(borrow)]
-    operation: MaybeStr<'a>,
-    #[serde(rename = "messageId", borrow)]
-    message_id: MaybeStr<'a>,
-    #[serde(rename = "snapshotMessageId", borrow)]
-    snapshot_message_id: MaybeStr<'a>,
+crate::json::object! {
+    struct RawEntry<'a> {
+        ty: MaybeStr<'a> = "type",
+        uuid: MaybeStr<'a> = "uuid",
+        parent_uuid: MaybeStr<'a> = "parentUuid",
+        logical_parent_uuid: MaybeStr<'a> = "logicalParentUuid",
+        session_id: MaybeStr<'a> = "sessionId",
+        agent_id: MaybeStr<'a> = "agentId",
+        timestamp: MaybeStr<'a> = "timestamp",
+        is_sidechain: MaybeBool = "isSidechain",
+        is_meta: MaybeBool = "isMeta",
+        is_compact_summary: MaybeBool = "isCompactSummary",
+        is_api_error: MaybeBool = "isApiErrorMessage",
+        subtype: MaybeStr<'a> = "subtype",
+        cwd: MaybeStr<'a> = "cwd",
+        version: MaybeStr<'a> = "version",
+        message: Option<&'a RawValue> = "message",
+        tool_use_result: Option<&'a RawValue> = "toolUseResult",
+        content: Option<&'a RawValue> = "content",
+        data: Option<&'a RawValue> = "data",
+        attachment: Option<&'a RawValue> = "attachment",
+        summary: MaybeStr<'a> = "summary",
+        leaf_uuid: MaybeStr<'a> = "leafUuid",
+        custom_title: MaybeStr<'a> = "customTitle",
+        ai_title: MaybeStr<'a> = "aiTitle",
+        last_prompt: MaybeStr<'a> = "lastPrompt",
+        cctree_fork: Option<&'a RawValue> = "cctreeFork",
+        request_session_id: MaybeStr<'a> = "requestSessionId",
+        forked_from: Option<&'a RawValue> = "forkedFrom",
+        operation: MaybeStr<'a> = "operation",
+        message_id: MaybeStr<'a> = "messageId",
+        snapshot_message_id: MaybeStr<'a> = "snapshotMessageId",
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawForkedFrom<'a> {
-    #[serde(rename = "sessionId", borrow)]
-    session_id: MaybeStr<'a>,
+crate::json::object! {
+    struct RawForkedFrom<'a> {
+        session_id: MaybeStr<'a> = "sessionId",
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawAttachment<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: MaybeStr<'a>,
-    /// The text of a `queued_command`.
-    #[serde(borrow)]
-    prompt: MaybeStr<'a>,
+crate::json::object! {
+    struct RawAttachment<'a> {
+        ty: MaybeStr<'a> = "type",
+        /// The text of a `queued_command`.
+        prompt: MaybeStr<'a> = "prompt",
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawMessage<'a> {
-    #[serde(borrow)]
-    id: MaybeStr<'a>,
-    #[serde(borrow)]
-    model: MaybeStr<'a>,
-    #[serde(borrow)]
-    stop_reason: MaybeStr<'a>,
-    #[serde(borrow)]
-    content: RawContent<'a>,
-    usage: Option<RawUsage>,
+crate::json::object! {
+    struct RawMessage<'a> {
+        id: MaybeStr<'a> = "id",
+        model: MaybeStr<'a> = "model",
+        stop_reason: MaybeStr<'a> = "stop_reason",
+        content: RawContent<'a> = "content",
+        usage: Option<RawUsage> = "usage",
+    }
 }
 
 /// `message.content`: a string or an array of blocks, read in the same pass
@@ -483,7 +446,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for LenientBlock<'a> {
                 f.write_str("a content block")
             }
             fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
-                RawBlock::deserialize(MapAccessDeserializer::new(a)).map(|b| LenientBlock(Some(b)))
+                // `None` for a number serde_json hands as a map (see crate::json).
+                crate::json::read_object::<RawBlock<'de>, _>(MapAccessDeserializer::new(a)).map(LenientBlock)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 while a.next_element::<IgnoredAny>()?.is_some() {}
@@ -512,62 +476,52 @@ impl<'de: 'a, 'a> Deserialize<'de> for LenientBlock<'a> {
     }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawUsage {
-    input_tokens: MaybeU64,
-    output_tokens: MaybeU64,
-    cache_creation_input_tokens: MaybeU64,
-    cache_read_input_tokens: MaybeU64,
-    cache_creation: Option<RawCacheCreation>,
+crate::json::object! {
+    struct RawUsage {
+        input_tokens: MaybeU64 = "input_tokens",
+        output_tokens: MaybeU64 = "output_tokens",
+        cache_creation_input_tokens: MaybeU64 = "cache_creation_input_tokens",
+        cache_read_input_tokens: MaybeU64 = "cache_read_input_tokens",
+        cache_creation: Option<RawCacheCreation> = "cache_creation",
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawCacheCreation {
-    ephemeral_5m_input_tokens: MaybeU64,
-    ephemeral_1h_input_tokens: MaybeU64,
+crate::json::object! {
+    struct RawCacheCreation {
+        ephemeral_5m_input_tokens: MaybeU64 = "ephemeral_5m_input_tokens",
+        ephemeral_1h_input_tokens: MaybeU64 = "ephemeral_1h_input_tokens",
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawBlock<'a> {
-    #[serde(rename = "type", borrow)]
-    ty: MaybeStr<'a>,
-    #[serde(borrow)]
-    id: MaybeStr<'a>,
-    #[serde(borrow)]
-    name: MaybeStr<'a>,
-    #[serde(borrow)]
-    tool_use_id: MaybeStr<'a>,
-    #[serde(borrow)]
-    text: MaybeStr<'a>,
-    is_error: MaybeBool,
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
-    #[serde(borrow)]
-    input: Option<&'a RawValue>,
+crate::json::object! {
+    struct RawBlock<'a> {
+        ty: MaybeStr<'a> = "type",
+        id: MaybeStr<'a> = "id",
+        name: MaybeStr<'a> = "name",
+        tool_use_id: MaybeStr<'a> = "tool_use_id",
+        text: MaybeStr<'a> = "text",
+        is_error: MaybeBool = "is_error",
+        content: Option<&'a RawValue> = "content",
+        input: Option<&'a RawValue> = "input",
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawAgentResult<'a> {
-    #[serde(rename = "agentId", borrow)]
-    agent_id: MaybeStr<'a>,
+crate::json::object! {
+    struct RawAgentResult<'a> {
+        agent_id: MaybeStr<'a> = "agentId",
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawProvenance<'a> {
-    #[serde(borrow)]
-    checkpoint: MaybeStr<'a>,
+crate::json::object! {
+    struct RawProvenance<'a> {
+        checkpoint: MaybeStr<'a> = "checkpoint",
+    }
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawTaskInput<'a> {
-    #[serde(borrow)]
-    prompt: MaybeStr<'a>,
+crate::json::object! {
+    struct RawTaskInput<'a> {
+        prompt: MaybeStr<'a> = "prompt",
+    }
 }
 
 pub(crate) fn hash_bytes(b: &[u8]) -> u64 {

@@ -27,7 +27,7 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> String {
     let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
     let mut s = String::from("<li>Entries of unknown types:<ul class=\"rows\">");
     for e in unknown.iter().take(UNKNOWN_ENTRIES) {
-        let json: serde_json::Value = serde_json::from_str(ctx.project.raw(e)).unwrap_or(serde_json::Value::Null);
+        let json: serde_json::Value = ctx.project.json(e).unwrap_or(serde_json::Value::Null);
         let place = ctx.place(e.loc);
         let label = format!("{} ({})", e.kind.name(), ctx.redactor.text(|| place.clone(), &place));
         s.push_str(&format!("<li>{}</li>", pcx.json_details(&label, &json)));

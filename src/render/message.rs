@@ -38,7 +38,7 @@ pub struct MessageView {
 }
 
 fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
-    serde_json::from_str(cx.p.project.raw(e)).unwrap_or(Value::Null)
+    cx.p.project.json(e).unwrap_or(Value::Null)
 }
 
 /// Renders one item.

@@ -257,6 +257,94 @@ pub fn cases() -> Vec<Case> {
     });
 
     out.extend(names_and_layouts());
+    out.extend(what_the_client_reads());
+    out
+}
+
+/// `n` arrays around `inner`, as JSON text.
+pub fn nested(n: usize, inner: &str) -> String {
+    format!("{}{inner}{}", "[".repeat(n), "]".repeat(n))
+}
+
+/// A tool call whose line holds `input` (JSON text) and its result, whose
+/// line holds `tur` as its `toolUseResult`, after [`good_prefix`]; then a reply.
+fn tool_turn(input: &str, tur: &str, extra: &str) -> Vec<u8> {
+    let mut b = good_prefix();
+    b.extend(format!(
+        r#"{{"type":"assistant","uuid":"a2","parentUuid":"a1","sessionId":"s1","timestamp":"{}",{extra}"message":{{"id":"m2","role":"assistant","model":"claude","content":[{{"type":"text","text":"The call before the tool"}},{{"type":"tool_use","id":"t1","name":"mcp__x__probe","input":{input}}}]}}}}"#,
+        ts(3)
+    ).as_bytes());
+    b.push(b'\n');
+    b.extend(format!(
+        r#"{{"type":"user","uuid":"r1","parentUuid":"a2","sessionId":"s1","timestamp":"{}","toolUseResult":{tur},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":"The paired tool output"}}]}}}}"#,
+        ts(4)
+    ).as_bytes());
+    b.push(b'\n');
+    b.extend(line(reply("a3", "r1", 5, "The reply after the tool")));
+    b
+}
+
+/// The cases of issue 15 part B: lines the client (JavaScript's
+/// `JSON.parse`) reads that cctree did not: deep nesting, numbers out of
+/// range, duplicate keys. None is a warning: each line is read.
+fn what_the_client_reads() -> Vec<Case> {
+    let mut out = Vec::new();
+    let keep = |extra: &[&str]| {
+        let mut k: Vec<String> =
+            ["The call before the tool", "The paired tool output", "The reply after the tool"].map(String::from).into();
+        k.extend(extra.iter().map(|s| s.to_string()));
+        k
+    };
+    // 200 levels in a tool's input, 10,000 in its result's toolUseResult.
+    out.push(Case {
+        name: "deep_nesting",
+        files: vec![(
+            "s1.jsonl".into(),
+            tool_turn(
+                &format!(
+                    r#"{{"query":"Input beside the deep part","tree":{}}}"#,
+                    nested(200, r#""Deep in the input""#)
+                ),
+                &nested(10_000, r#""Deep in the result""#),
+                "",
+            ),
+        )],
+        must_keep: keep(&["Input beside the deep part", "Deep in the input"]),
+        ..Case::default()
+    });
+    // Numbers JavaScript reads as Infinity or rounds, in the input, the
+    // result and in fields cctree reads (usage, a flag).
+    out.push(Case {
+        name: "numbers_out_of_range",
+        files: vec![(
+            "s1.jsonl".into(),
+            tool_turn(
+                r#"{"limit":1e400,"offset":-1e400,"id":123456789012345678901234567890,"note":"Input with huge numbers"}"#,
+                r#"{"elapsed":1e400,"agentId":1e999}"#,
+                r#""isSidechain":1e400,"usage":{"input_tokens":1e400,"output_tokens":12},"#,
+            ),
+        )],
+        must_keep: keep(&["Input with huge numbers", "123456789012345678901234567890"]),
+        ..Case::default()
+    });
+    // Duplicate keys: the last value wins, at the top and inside the message.
+    let mut b = good_prefix();
+    b.extend(format!(
+        r#"{{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":"{}","message":{{"role":"user","content":"An earlier value of the key"}},"message":{{"role":"user","content":"The last value of the key wins"}}}}"#,
+        ts(3)
+    ).as_bytes());
+    b.push(b'\n');
+    b.extend(format!(
+        r#"{{"type":"assistant","uuid":"a2","uuid":"a2","parentUuid":"nowhere","parentUuid":"u2","sessionId":"s1","timestamp":"{}","message":{{"id":"m2","role":"assistant","content":[{{"type":"text","text":"gone"}}],"content":[{{"type":"text","text":"A reply whose content key is repeated","text":"A reply whose text key is repeated"}}]}}}}"#,
+        ts(4)
+    ).as_bytes());
+    b.push(b'\n');
+    out.push(Case {
+        name: "duplicate_keys",
+        files: vec![("s1.jsonl".into(), b)],
+        must_keep: vec!["The last value of the key wins".into(), "A reply whose text key is repeated".into()],
+        ..Case::default()
+    });
     out
 }
 
@@ -702,4 +790,70 @@ fn fork_of_a_symlinked_session_file_writes_beside_the_link() {
     let id = v["new_session_id"].as_str().unwrap();
     assert!(!elsewhere.join(format!("{id}.jsonl")).exists(), "the fork was written beside the link's target");
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 1, "nothing else is written beside the target");
+}
+
+/// Renders a case of [`cases`]: its pages (text, entities decoded), and
+/// the findings of `check --json`.
+fn render_case(name: &str) -> (Vec<String>, Vec<Value>, String) {
+    let case = cases().into_iter().find(|c| c.name == name).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let input = write_case(tmp.path(), &case);
+    let site = tmp.path().join("site");
+    let out = cctree().args(["render", "-o"]).arg(&site).arg(&input).output().unwrap();
+    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let pages = listing(&site)
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "html"))
+        .map(|p| unescape(&std::fs::read_to_string(p).unwrap()))
+        .collect();
+    let check = cctree().args(["check", "--json"]).arg(&input).output().unwrap();
+    let v: Value = serde_json::from_slice(&check.stdout).unwrap();
+    (pages, v["findings"].as_array().unwrap().clone(), stderr)
+}
+
+/// The page that shows `text`.
+fn page_with<'a>(pages: &'a [String], text: &str) -> &'a str {
+    pages.iter().find(|p| p.contains(text)).unwrap_or_else(|| panic!("no page shows {text:?}"))
+}
+
+/// A line nested 127 levels deep or more was read but shown `[no content]`,
+/// and the tool results paired with it vanished, without a warning: the
+/// message is shown with its result, the deep part as its JSON text.
+#[test]
+fn deeply_nested_lines_keep_their_content_and_tool_results() {
+    let (pages, findings, stderr) = render_case("deep_nesting");
+    let page = page_with(&pages, "The call before the tool");
+    assert!(page.contains("The paired tool output"), "the tool result vanished");
+    assert!(page.contains("Input beside the deep part") && page.contains("Deep in the input"));
+    assert!(!page.contains("[no content]"));
+    assert!(findings.is_empty(), "{findings:?}");
+    assert!(stderr.contains(" 0 warnings"), "{stderr}");
+}
+
+/// A number out of range (`1e400`, Infinity to JavaScript) blanked its
+/// message; in a field cctree reads (`isSidechain`, `usage`) it made the
+/// line unreadable: the line is read, the number shown as written.
+#[test]
+fn numbers_out_of_range_are_read_and_shown() {
+    let (pages, findings, _) = render_case("numbers_out_of_range");
+    let page = page_with(&pages, "The call before the tool");
+    assert!(page.contains("The paired tool output") && page.contains("The reply after the tool"));
+    assert!(page.contains("1e+400") && page.contains("123456789012345678901234567890"), "the numbers are not shown");
+    assert!(findings.is_empty(), "{findings:?}");
+}
+
+/// A line with a duplicate key was skipped as malformed; JavaScript reads
+/// it, the last value winning: so does cctree (in the header it reads —
+/// the `parentUuid` — and in what it shows).
+#[test]
+fn duplicate_keys_are_read_last_value_wins() {
+    let (pages, findings, _) = render_case("duplicate_keys");
+    let page = page_with(&pages, "The last value of the key wins");
+    assert!(page.contains("A reply whose text key is repeated"));
+    assert!(
+        !pages.iter().any(|p| p.contains("An earlier value of the key") || p.contains("A reply whose content key"))
+    );
+    // No malformed line, and `a2` hangs from `u2` (the last parentUuid), not from `nowhere`.
+    assert!(findings.is_empty(), "{findings:?}");
 }
