@@ -8,7 +8,7 @@ use syntect::html::{ClassStyle, ClassedHTMLGenerator};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
-use super::html::push_esc;
+use super::html::{controls_shown, push_esc};
 use crate::limits::{HIGHLIGHT_BLOCK, HIGHLIGHT_FILE, HIGHLIGHT_LINE, HIGHLIGHT_PAGE};
 
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
@@ -72,7 +72,8 @@ fn block(code: &str, lang: Option<&str>, budget: &mut Budget, cap: usize) -> Str
     let syntax = lang.and_then(syntax_for);
     let fits = code.len() <= cap && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= HIGHLIGHT_LINE);
     if let (Some(syntax), true) = (syntax, fits) {
-        if let Some(html) = classed(code, syntax) {
+        // syntect escapes markup but writes control characters as they are.
+        if let Some(html) = classed(&controls_shown(code), syntax) {
             budget.left -= code.len();
             out.push_str("<pre class=\"code hl\"><code>");
             out.push_str(&html);

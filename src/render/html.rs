@@ -1,28 +1,66 @@
-//! Small HTML helpers shared by the renderer: escaping, excerpts, sizes,
-//! token counts and `<time>` elements. Every string that comes from a
-//! transcript goes through [`esc`] / [`push_esc`] before it reaches a page.
+//! Small HTML helpers shared by the renderer: the one escaping helper,
+//! excerpts, sizes, token counts and `<time>` elements. Every string that
+//! comes from a transcript goes through [`write_escaped`] before it reaches a
+//! page: through [`esc`] / [`push_esc`] in the renderers, through [`Escape`]
+//! (askama's escaper for `templates/`, see `askama.toml`) in templates.
+//!
+//! Escaping writes `&amp; &lt; &gt; &quot; &#39;` for `& < > " '`, and shows
+//! C0 control characters as their Unicode Control Pictures (`␀` for NUL, `␛`
+//! for ESC, …, `␡` for DEL), so no page carries a control character but tab
+//! and newline: a line break is `\n` (`\r\n` and a lone `\r` become `\n`, as
+//! an HTML parser reads them).
+
+use std::borrow::Cow;
+use std::fmt;
 
 use crate::parse::time::{format_human, format_timestamp};
 
-/// Appends `s` to `out`, escaped for HTML text and attribute values.
-/// NUL becomes U+FFFD (HTML parsers would do the same, noisily).
-pub fn push_esc(out: &mut String, s: &str) {
+/// What a byte of text is written as, when not as itself.
+fn replacement(b: u8, next: Option<u8>) -> Option<&'static str> {
+    /// `U+2400 + n`: the Control Picture of C0 control `n`.
+    const PICTURES: [&str; 32] = [
+        "\u{2400}", "\u{2401}", "\u{2402}", "\u{2403}", "\u{2404}", "\u{2405}", "\u{2406}", "\u{2407}", "\u{2408}",
+        "\t", "\n", "\u{240b}", "\u{240c}", "\n", "\u{240e}", "\u{240f}", "\u{2410}", "\u{2411}", "\u{2412}",
+        "\u{2413}", "\u{2414}", "\u{2415}", "\u{2416}", "\u{2417}", "\u{2418}", "\u{2419}", "\u{241a}", "\u{241b}",
+        "\u{241c}", "\u{241d}", "\u{241e}", "\u{241f}",
+    ];
+    match b {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' => Some("&gt;"),
+        b'"' => Some("&quot;"),
+        b'\'' => Some("&#39;"),
+        b'\t' | b'\n' => None,
+        // `\r\n` is one line break: the `\n` writes it.
+        b'\r' if next == Some(b'\n') => Some(""),
+        0..0x20 => Some(PICTURES[b as usize]),
+        0x7f => Some("\u{2421}"),
+        _ => None,
+    }
+}
+
+/// Writes `s` to `out` escaped for HTML text and attribute values (see the
+/// module doc): the one escaping helper.
+pub fn write_escaped<W: fmt::Write + ?Sized>(out: &mut W, s: &str) -> fmt::Result {
+    let bytes = s.as_bytes();
     let mut last = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let rep = match b {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&#39;",
-            0 => "\u{FFFD}",
-            _ => continue,
-        };
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
+    for (i, &b) in bytes.iter().enumerate() {
+        // Fast path: nothing to do for most bytes.
+        if b > b'>' && b != 0x7f {
+            continue;
+        }
+        let Some(rep) = replacement(b, bytes.get(i + 1).copied()) else { continue };
+        out.write_str(&s[last..i])?;
+        out.write_str(rep)?;
         last = i + 1;
     }
-    out.push_str(&s[last..]);
+    out.write_str(&s[last..])
+}
+
+/// Appends `s` to `out`, escaped for HTML text and attribute values.
+pub fn push_esc(out: &mut String, s: &str) {
+    // Writing to a `String` cannot fail.
+    let _ = write_escaped(out, s);
 }
 
 /// `s` escaped for HTML.
@@ -30,6 +68,39 @@ pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     push_esc(&mut out, s);
     out
+}
+
+/// `s` with its control characters as [`write_escaped`] shows them, for text
+/// that a renderer escapes itself (pulldown-cmark, syntect).
+pub fn controls_shown(s: &str) -> Cow<'_, str> {
+    let needed = s.bytes().any(|b| (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f);
+    if !needed {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let bytes = s.as_bytes();
+    let mut last = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b >= 0x20 && b != 0x7f || b == b'\t' || b == b'\n' {
+            continue;
+        }
+        out.push_str(&s[last..i]);
+        out.push_str(replacement(b, bytes.get(i + 1).copied()).unwrap_or_default());
+        last = i + 1;
+    }
+    out.push_str(&s[last..]);
+    Cow::Owned(out)
+}
+
+/// The escaper of `templates/` (named in `askama.toml`): every `{{ … }}` of a
+/// page goes through [`write_escaped`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Escape;
+
+impl askama::filters::Escaper for Escape {
+    fn write_escaped_str<W: fmt::Write>(&self, mut dest: W, s: &str) -> fmt::Result {
+        write_escaped(&mut dest, s)
+    }
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
@@ -113,7 +184,21 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_quotes() {
-        assert_eq!(esc("<a href='x'>\"&\0"), "&lt;a href=&#39;x&#39;&gt;&quot;&amp;\u{FFFD}");
+        assert_eq!(esc("<a href='x'>\"&"), "&lt;a href=&#39;x&#39;&gt;&quot;&amp;");
+    }
+
+    /// Raw NUL and ESC reached pages (askama's escaper and syntect keep
+    /// control characters): every C0 control but tab and newline is shown as
+    /// its Control Picture, and line breaks are `\n`.
+    #[test]
+    fn html_carries_no_control_characters() {
+        assert_eq!(esc("a\0b\u{1b}[1mc\u{7f}"), "a\u{2400}b\u{241b}[1mc\u{2421}");
+        assert_eq!(esc("tab\tline\r\nnext\rlast\n"), "tab\tline\nnext\nlast\n");
+        assert_eq!(controls_shown("x\u{1b}y\r\n<"), "x\u{241b}y\n<");
+        assert!(matches!(controls_shown("plain\ttext\n"), Cow::Borrowed(_)));
+        let all: String = (0u8..0x80).map(char::from).collect();
+        let html = esc(&all);
+        assert!(html.chars().all(|c| !c.is_control() || c == '\t' || c == '\n'), "{html:?}");
     }
 
     #[test]

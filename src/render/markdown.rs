@@ -6,12 +6,15 @@
 //!   their text only (no `javascript:`, no links to files that do not exist);
 //! * images are never loaded from elsewhere: a safe image URL becomes a link;
 //! * fenced code is highlighted by [`super::highlight`];
+//! * control characters are shown as Control Pictures, as everywhere;
 //! * table alignment uses classes, not `style=""` (the CSP forbids inline styles).
 
 use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use super::highlight::{Budget, code_block};
-use super::html::{cut, esc};
+use std::borrow::Cow;
+
+use super::html::{controls_shown, cut, esc};
 use crate::limits::MARKDOWN_CAP;
 
 fn options() -> Options {
@@ -57,7 +60,8 @@ pub fn to_html_capped(text: &str, budget: &mut Budget, cap: usize) -> String {
             continue;
         }
         match ev {
-            Event::Html(t) | Event::InlineHtml(t) => events.push(Event::Text(t)),
+            Event::Html(t) | Event::InlineHtml(t) | Event::Text(t) => events.push(Event::Text(shown(t))),
+            Event::Code(t) => events.push(Event::Code(shown(t))),
             Event::Start(Tag::HtmlBlock) => events.push(html("<pre class=\"rawhtml\">".into())),
             Event::End(TagEnd::HtmlBlock) => events.push(html("</pre>".into())),
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -130,6 +134,15 @@ pub fn to_html_capped(text: &str, budget: &mut Budget, cap: usize) -> String {
         out.push_str(&format!("<p class=\"note\">… {} more bytes not shown.</p>", text.len() - body.len()));
     }
     out
+}
+
+/// Text with its control characters shown ([`controls_shown`]): pulldown-cmark
+/// escapes markup but writes control characters as they are.
+fn shown(t: CowStr<'_>) -> CowStr<'_> {
+    match controls_shown(&t) {
+        Cow::Borrowed(_) => t,
+        Cow::Owned(s) => CowStr::from(s),
+    }
 }
 
 fn html<'a>(s: String) -> Event<'a> {

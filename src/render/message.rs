@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::graph::NodeId;
 use crate::parse::{Entry, Kind, UserKind};
 
+use super::ansi;
 use super::blocks::{PageCtx, at, placeholder, str_at, strip_tags, tag_text, text_of};
 use super::context::LineId;
 use super::html::{compact_num, esc, excerpt, time_html};
@@ -356,7 +357,10 @@ fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             }
             let mut s = String::new();
             if !content.is_empty() {
-                s.push_str(&format!("<span class=\"auxline\">{}</span>", esc(&excerpt(content, AUX_LINE_CHARS))));
+                // Hooks colour their messages (`Running \e[1mPostToolUse:Edit\e[22m…`).
+                let line = excerpt(content, AUX_LINE_CHARS);
+                let line = if ansi::has_escapes(&line) { ansi::to_html(&line) } else { esc(&line) };
+                s.push_str(&format!("<span class=\"auxline\">{line}</span>"));
             }
             s.push_str(&cx.json_details("details", json));
             v.body = s;

@@ -604,3 +604,37 @@ fn example_pages_markup() {
         insta::assert_snapshot!(name, main_region(&html));
     }
 }
+
+/// Issue 15: raw NUL and ESC reached the HTML (askama's escaping and
+/// syntect write control characters as they are). In a title, a prompt, a
+/// highlighted code block, inline code, a tool call and its output, every
+/// C0 control but tab and newline is shown as its Control Picture.
+#[test]
+fn raw_nul_and_esc_never_reach_the_html() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("projects/-tmp-ctl");
+    std::fs::create_dir_all(&project).unwrap();
+    let ctl = "NUL\u{0}ESC\u{1b}[1mBEL\u{7}DEL\u{7f}";
+    let lines = [
+        serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2025-07-01T00:00:01Z",
+            "message":{"role":"user","content":format!("{ctl}\n\n`{ctl}`\n\n```rust\nlet s = \"{ctl}\";\n```\n")}}),
+        serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2025-07-01T00:00:02Z",
+            "message":{"id":"m1","role":"assistant","model":"claude","content":[{"type":"tool_use","id":"t1","name":"Bash",
+            "input":{"command":format!("echo {ctl}"),"description":ctl}}]}}),
+        serde_json::json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":"2025-07-01T00:00:03Z",
+            "message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":format!("plain {ctl}\r\n")}]}}),
+        serde_json::json!({"type":"custom-title","sessionId":"s1","customTitle":format!("title {ctl}")}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(project.join("s1.jsonl"), body).unwrap();
+    let out = tmp.path().join("site");
+    render(&tmp.path().join("projects"), &out, 50);
+    let mut pages = 0;
+    for (path, bytes) in files(&out).into_iter().filter(|(p, _)| p.extension().is_some_and(|e| e == "html")) {
+        let html = String::from_utf8(bytes).unwrap();
+        let bad: Vec<char> = html.chars().filter(|c| c.is_ascii_control() && !matches!(c, '\t' | '\n')).collect();
+        assert!(bad.is_empty(), "{}: {bad:?}", path.display());
+        pages += usize::from(html.contains("NUL\u{2400}ESC\u{241b}[1mBEL\u{2407}DEL\u{2421}"));
+    }
+    assert!(pages >= 2, "the controls are shown, as pictures, on the conversation page and the project index");
+}

@@ -115,6 +115,8 @@ pub fn payloads() -> Vec<String> {
         "\u{2028}\u{2029}</script><script>alert(1)</script>".into(),
         "%3Cscript%3Ealert(1)%3C/script%3E".into(),
         "{{ 7*7 }} {% raw %} ${alert(1)} `${alert(1)}`".into(),
+        // Control characters (shown as Control Pictures, never raw).
+        "c0 \u{0}\u{7}\u{8}\u{b}\u{c}\r\u{1b}(B\u{1b}[m\u{1b}P1$q\u{1b}\\\u{7f} `\u{1b}[1m` end".into(),
     ]
 }
 
@@ -923,6 +925,10 @@ const URL_ATTRS: &[&str] = &[
 /// Every reason the page `html` (at `rel` in the site) is unsafe.
 pub fn page_problems(rel: &str, html: &str) -> Vec<String> {
     let mut bad = Vec::new();
+    // Issue 15: no control character but tab and newline (raw NUL and ESC reached pages).
+    if let Some(c) = html.chars().find(|c| c.is_ascii_control() && !matches!(c, '\t' | '\n')) {
+        bad.push(format!("{rel}: control character U+{:04X} in the HTML", u32::from(c)));
+    }
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     let own_script = regex::Regex::new(r#"^(\.\./)*(assets/app\.js|search-index\.js)$"#).unwrap();
     let own_style = regex::Regex::new(r#"^(\.\./)*assets/[a-z]+\.css$"#).unwrap();
@@ -1161,6 +1167,8 @@ fn the_inertness_check_catches_what_it_should() {
         "<script src=\"http://evil.example/app.js\"></script>",
         "</title><title>two",
         "<body>",
+        "raw \u{1b}[31m escape",
+        "raw \u{0} nul",
     ] {
         assert!(!page_problems("bad.html", &page(body)).is_empty(), "not caught: {body}");
     }
