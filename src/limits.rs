@@ -9,24 +9,24 @@
 //! | **Pages** | | | |
 //! | [`PAGE_SIZE`] | 50 | counted turns per branch or agent page (`--page-size` default) | `cli`, `render::layout` |
 //! | [`MAX_SEGMENT`] | 80 | a slug or URL path segment | `render::urls` |
-//! | [`PAGE_TEXT`] | 3 MB | text (outputs, Markdown, files) one page shows at full caps | `render::blocks` |
-//! | [`SMALL_CAP`] | 16 KB | a block once the page's text allowance is spent | `render::blocks` |
-//! | [`OUTPUT_CAP`] | 256 KB | one tool output or file view (the rest noted) | `render::blocks`, `render::tools` |
-//! | [`OUTPUT_FOLD`] | 20,000 | an output longer than this is folded into a `<details>` | `render::blocks` |
-//! | [`META_CAP`] | 64 KB | hidden metadata (collapsed raw JSON) per page | `render::blocks` |
-//! | [`META_VIEW_MIN`] | 1 KB | smallest raw-JSON view worth showing; less left → a note | `render::blocks` |
-//! | [`MARKDOWN_CAP`] | 512 KB | text rendered as Markdown (the rest dropped with a note) | `render::markdown` |
+//! | [`PAGE_TEXT`] | 3 MB | text (outputs, Markdown, files) one page shows at full caps | `render::page` |
+//! | [`SMALL_CAP`] | 16 KB | a block once the page's text allowance is spent | `render::page` |
+//! | [`OUTPUT_CAP`] | 256 KB | one tool output or file view (the rest noted) | `render::page`, `render::tools` |
+//! | [`OUTPUT_FOLD`] | 20,000 | an output longer than this is folded into a `<details>` | `render::page` |
+//! | [`META_CAP`] | 64 KB | hidden metadata (collapsed raw JSON) per page | `render::page` |
+//! | [`META_VIEW_MIN`] | 1 KB | smallest raw-JSON view worth showing; less left → a note | `render::page` |
+//! | [`MARKDOWN_CAP`] | 512 KB | text rendered as Markdown (the rest dropped with a note) | `render::html::markdown` |
 //! | [`COMMAND_CAP`] | 64 KB | a shell command shown in a tool call | `render::tools` |
 //! | [`IMAGE_CAP`] | 16 MB | a decoded image (larger: a placeholder) | `render::images` |
-//! | [`DIFF_LINES`] | 6,000 | changed lines diffed line by line (more: shown whole) | `render::diff` |
+//! | [`DIFF_LINES`] | 6,000 | changed lines diffed line by line (more: shown whole) | `render::html::diff` |
 //! | [`UNKNOWN_ENTRIES`] | 200 | entries of unknown types listed on a project page | `render::listing` |
 //! | [`OUTLINE_DEPTH`] | 8 | indentation levels of the fork-point index | `render::outline` |
 //! | [`FORK_CONTEXT`] | 3 | messages before a fork shown atop a branch page | `render::transcript` |
 //! | **Highlighting** (syntect runs near 1 MB/s per core) | | | |
-//! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted | `render::highlight` |
-//! | [`HIGHLIGHT_FILE`] | 4 KB | a file view (Read results, written files) that is highlighted | `render::highlight` |
-//! | [`HIGHLIGHT_PAGE`] | 8 KB | highlighted source per page | `render::highlight` |
-//! | [`HIGHLIGHT_LINE`] | 16 KB | a block with a longer line is shown plain | `render::highlight` |
+//! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted | `render::html::highlight` |
+//! | [`HIGHLIGHT_FILE`] | 4 KB | a file view (Read results, written files) that is highlighted | `render::html::highlight` |
+//! | [`HIGHLIGHT_PAGE`] | 8 KB | highlighted source per page | `render::html::highlight` |
+//! | [`HIGHLIGHT_LINE`] | 16 KB | a block with a longer line is shown plain | `render::html::highlight` |
 //! | **Excerpts** (characters) | | | |
 //! | [`EXCERPT_CHARS`] | 240 | the text an entry keeps for titles and excerpts | `parse` |
 //! | [`CRUMB_CHARS`] | 60 | a breadcrumb | `render::transcript` |

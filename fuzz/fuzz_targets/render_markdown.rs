@@ -15,7 +15,7 @@ fn tags(html: &str) -> impl Iterator<Item = String> + '_ {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let html = cctree::render::markdown::to_html(text, &mut cctree::render::highlight::Budget::default());
+    let html = cctree::render::html::markdown::to_html(text, &mut cctree::render::html::highlight::Budget::default()).into_string();
     for tag in tags(&html) {
         assert!(!tag.starts_with("script") && !tag.starts_with("iframe") && !tag.starts_with("object"), "{tag}");
         for attr in tag.split_whitespace().skip(1) {

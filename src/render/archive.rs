@@ -5,8 +5,8 @@ use anyhow::Result;
 use askama::Template;
 
 use super::ProjectSummary;
-use super::html::time_html;
-use super::pages::{IndexPage, ProjectRow};
+use super::pages::{IndexPage, ProjectRow, Time};
+use super::urls::{Root, href};
 
 /// The archive index of the projects `projects` (rendered or re-used).
 pub fn index_html(projects: &[&ProjectSummary]) -> Result<String> {
@@ -18,18 +18,17 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
         .iter()
         .map(|o| ProjectRow {
             name: o.name.clone(),
-            href: format!("{}index.html", o.dir),
+            href: href("", &o.dir, "index.html", None),
             conversations: o.conversations,
             forks: o.forks,
             messages: o.messages,
-            last_ts: o.last_ts,
-            last_html: time_html(o.last_ts),
+            last: Time::at(o.last_ts),
         })
         .collect();
-    projects.sort_by(|a, b| b.last_ts.cmp(&a.last_ts).then_with(|| a.href.cmp(&b.href)));
+    projects.sort_by(|a, b| b.last.ms.cmp(&a.last.ms).then_with(|| a.href.cmp(&b.href)));
     let sum = |f: fn(&ProjectSummary) -> usize| summaries.iter().map(|s| f(s)).sum::<usize>();
     IndexPage {
-        root: String::new(),
+        root: Root::of(""),
         title: "Archive".into(),
         crumbs: Vec::new(),
         totals: format!(

@@ -14,7 +14,7 @@ use crate::project::Project;
 use super::images::ImageStore;
 use super::layout::{Item, LineLayout, layout};
 use super::redaction::Redactor;
-use super::urls::{anchor, href, page_file, sanitize_segment};
+use super::urls::{Href, anchor, href, page_file, sanitize_segment};
 
 /// A line with its own pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,7 +279,7 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// A link from a page in `from_dir` to the anchor of `node`.
-    pub fn node_href(&self, from_dir: &str, node: NodeId) -> Option<String> {
+    pub fn node_href(&self, from_dir: &str, node: NodeId) -> Option<Href> {
         let (line, page) = self.page_of(node)?;
         let a = anchor(self.graph().uuid(self.entries(), node));
         Some(href(from_dir, self.line_dir(line), &page_file(page), Some(&a)))

@@ -1,24 +1,33 @@
 //! One display item → one message view: prompts, assistant turns (streamed
 //! entries merged, thinking collapsed, tool calls with their results), and the
 //! de-emphasised rest (meta, commands, hooks, system entries) marked `aux`.
-//! Reads each entry's JSON here, for the page being rendered only.
+//! Reads each entry's JSON here, for the page being rendered only. The views
+//! are written by `templates/_message.html` and `templates/blocks/`.
 
+use askama::Template;
 use serde_json::Value;
 
 use crate::graph::NodeId;
 use crate::parse::{Entry, Kind, UserKind};
 
-use super::ansi;
-use super::blocks::{PageCtx, at, placeholder, str_at, strip_tags, tag_text, text_of};
+use super::blocks::{
+    Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, Note, NoticeText, ShellInput, Summary,
+    Thinking,
+};
 use super::context::LineId;
-use super::html::{compact_num, esc, excerpt, time_html};
+use super::html::{Html, filters};
 use super::layout::Item;
+use super::page::{PageCtx, placeholder};
+use super::pages::Time;
+use super::payload::{at, str_at, strip_tags, tag_text, text_of};
+use super::text::{compact_num, excerpt};
 use super::tools;
-use super::urls::{href, page_file};
+use super::urls::{Href, fragment, href, page_file};
 use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, THINKING_SUMMARY_CHARS};
 
-/// What the `_message.html` partial shows.
-#[derive(Debug, Clone, Default)]
+/// A message of a page, as `templates/_message.html` writes it.
+#[derive(Debug, Default, Template)]
+#[template(path = "_message.html")]
 pub struct MessageView {
     /// `m-<uuid>`, or empty.
     pub id: String,
@@ -27,15 +36,41 @@ pub struct MessageView {
     pub role: String,
     /// Message number (counted items only).
     pub number: Option<u32>,
-    /// `<time>` element (generated HTML).
-    pub time: String,
+    pub time: Option<Time>,
     /// Model and usage (plain text).
     pub meta: String,
-    /// The body (generated HTML).
-    pub body: String,
+    pub body: Vec<Block>,
     /// The `cctree fork` command that forks right after this message (plain
     /// text), when that is a legal checkpoint; else empty.
     pub fork: String,
+}
+
+impl MessageView {
+    /// The link of the message's number: its own anchor.
+    fn self_link(&self) -> Href {
+        fragment(&self.id)
+    }
+}
+
+/// The fork-point landmark after a message: `12.1` continues below (or on
+/// its page), `12.2`… each link to their branch page.
+#[derive(Debug, Template)]
+#[template(path = "blocks/fork_note.html")]
+pub struct ForkNote {
+    pub number: u32,
+    pub branches: Vec<ForkBranch>,
+}
+
+/// A branch of a fork point, as its landmark names it.
+#[derive(Debug)]
+pub struct ForkBranch {
+    /// `12.1`, `12.2`…
+    pub label: String,
+    pub href: Href,
+    /// The first words a person reads on it.
+    pub words: String,
+    /// The `.1` branch: the line the fork is on, continuing.
+    pub continues: bool,
 }
 
 fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
@@ -50,7 +85,7 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
     let mut v = MessageView {
         id: cx.take_anchor(first).unwrap_or_default(),
         number: item.counted.then_some(item.number),
-        time: time_html(e.timestamp.unwrap_or(g.node(first).ts)),
+        time: Some(Time::at(e.timestamp.unwrap_or(g.node(first).ts))),
         ..MessageView::default()
     };
     match e.kind {
@@ -65,20 +100,27 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
                 (k, None) => k.to_string(),
             };
             aux(&mut v, &what);
-            v.body = cx.json_details("entry", &json);
+            v.body.push(cx.json_details("entry", &json));
         }
     }
-    // Anchors of absorbed nodes not placed by a tool block.
+    landmarks(cx, item, &mut v);
+    v
+}
+
+/// What follows the body of an item: anchors of absorbed nodes not placed by
+/// a tool block, the fork-point landmarks, and the other copies of its
+/// entries whose content differs.
+fn landmarks(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
     for n in item.nodes.iter().chain(&item.absorbed) {
-        if let Some(a) = cx.take_anchor(*n) {
-            v.body.push_str(&format!("<span class=\"anchor\" id=\"{a}\"></span>"));
+        if let Some(id) = cx.take_anchor(*n) {
+            v.body.push(Block::Anchor(Anchor { id }));
         }
     }
     // At a fork point: where each future goes from here (not on copies shown
     // out of place, such as the context before a branch).
     for n in item.nodes.iter().chain(&item.absorbed).filter(|_| cx.anchors) {
         if let Some(note) = fork_note(cx, *n) {
-            v.body.push_str(&note);
+            v.body.push(Block::ForkNote(note));
             // A fork at a system entry (2.1.330: `turn_duration` ends every
             // TUI turn) stays visible when system entries are hidden.
             if v.class.starts_with("aux") && !v.class.contains("fork-at") {
@@ -93,37 +135,33 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
             let other = &cx.p.entries()[o as usize];
             let label = format!("A different copy of this entry ({})", cx.p.place(other.loc));
             let json = parse(cx, other);
-            let html = cx.json_details(&cx.p.redactor.text(|| label.clone(), &label), &json);
-            v.body.push_str(&format!("<div class=\"conflict\">{html}</div>"));
+            let details = cx.json_details(&cx.p.redactor.text(|| label.clone(), &label), &json);
+            v.body.push(Block::Conflict(Conflict { details: Box::new(details) }));
         }
     }
-    v
 }
 
-/// The fork-point landmark after a message: `12.1` continues below (or on its
-/// page), `12.2`… each link to their branch page.
-fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<String> {
+fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
     let g = cx.p.graph();
     let fp = g.fork_at(node)?;
     let n = cx.p.fork_numbers.get(&node).copied().unwrap_or(0);
-    let mut s = format!(
-        "<nav class=\"forknote\" aria-label=\"Fork point\"><span class=\"forkmark\">{}</span> Fork at #{n}:",
-        include_str!("../../templates/_fork_icon.html").trim()
-    );
-    for (k, &child) in fp.children.iter().enumerate() {
-        let words = esc(&excerpt(fp.labels.get(k).map_or("", |l| &**l), 60));
-        if k == 0 {
-            let target = cx.p.node_href(cx.dir, child).unwrap_or_default();
-            s.push_str(&format!(" <a href=\"{target}\">{n}.1</a> continues <span class=\"txt\">{words}</span>"));
-        } else {
+    let branches = fp
+        .children
+        .iter()
+        .enumerate()
+        .map(|(k, &child)| {
+            let words = excerpt(fp.labels.get(k).map_or("", |l| &**l), 60);
+            if k == 0 {
+                let href = cx.p.node_href(cx.dir, child).unwrap_or_default();
+                return ForkBranch { label: format!("{n}.1"), href, words, continues: true };
+            }
             let cb = g.node(child).branch;
             let label = cx.p.labels.get(cb as usize).cloned().unwrap_or_default();
-            let target = href(cx.dir, cx.p.line_dir(LineId::Branch(cb)), &page_file(0), None);
-            s.push_str(&format!(" · <a href=\"{target}\">{}</a> <span class=\"txt\">{words}</span>", esc(&label)));
-        }
-    }
-    s.push_str("</nav>");
-    Some(s)
+            let href = href(cx.dir, cx.p.line_dir(LineId::Branch(cb)), &page_file(0), None);
+            ForkBranch { label, href, words, continues: false }
+        })
+        .collect();
+    Some(ForkNote { number: n, branches })
 }
 
 fn aux(v: &mut MessageView, role: &str) {
@@ -139,11 +177,10 @@ fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
     v.class = if synthetic { "notice" } else { "assistant" }.into();
     v.role = if synthetic { "Notice" } else { "Claude" }.into();
     v.meta = turn_meta(&es);
-    let mut body = String::new();
     for (i, (node, e)) in es.iter().enumerate() {
         if i > 0 {
-            if let Some(a) = cx.take_anchor(*node) {
-                body.push_str(&format!("<span class=\"anchor\" id=\"{a}\"></span>"));
+            if let Some(id) = cx.take_anchor(*node) {
+                v.body.push(Block::Anchor(Anchor { id }));
             }
         }
         let json = parse(cx, e);
@@ -153,39 +190,37 @@ fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
             _ => &[],
         };
         for b in blocks {
-            body.push_str(&assistant_block(cx, b, item, synthetic));
+            v.body.push(assistant_block(cx, b, item, synthetic));
         }
     }
-    v.body = body;
 }
 
-fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool) -> String {
+fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool) -> Block {
     if let Value::String(s) = b {
-        return cx.markdown(s);
+        return Block::Markdown(cx.markdown(s));
     }
     match str_at(Some(b), &["type"]).unwrap_or("") {
-        "text" if synthetic => {
-            format!("<p class=\"notice-text\">{}</p>", esc(str_at(Some(b), &["text"]).unwrap_or("")))
-        }
-        "text" => cx.markdown(str_at(Some(b), &["text"]).unwrap_or("")),
+        "text" if synthetic => Block::NoticeText(NoticeText { text: str_at(Some(b), &["text"]).unwrap_or("").into() }),
+        "text" => Block::Markdown(cx.markdown(str_at(Some(b), &["text"]).unwrap_or(""))),
         "thinking" => {
             let t = str_at(Some(b), &["thinking"]).unwrap_or("");
             if t.trim().is_empty() {
-                "<p class=\"note\">Thinking (not recorded)</p>".into()
+                note("Thinking (not recorded)")
             } else {
-                format!(
-                    "<details class=\"thinking\"><summary>Thinking <span class=\"hint\">{}</span></summary>{}</details>",
-                    esc(&excerpt(t, THINKING_SUMMARY_CHARS)),
-                    cx.markdown(t)
-                )
+                Block::Thinking(Thinking { hint: excerpt(t, THINKING_SUMMARY_CHARS), body: cx.markdown(t) })
             }
         }
-        "redacted_thinking" => "<p class=\"note\">Thinking (redacted)</p>".into(),
-        "tool_use" => tools::render_call(cx, b, item),
-        "tool_result" => tools::render_inline_result(cx, b, None),
+        "redacted_thinking" => note("Thinking (redacted)"),
+        "tool_use" => Block::Tool(Box::new(tools::call(cx, b, item))),
+        "tool_result" => Block::Result(tools::standalone_result(cx, b, None)),
         "image" => cx.image(b.get("source")),
         other => cx.json_details(&format!("{other} block"), b),
     }
+}
+
+/// A quiet line of text.
+pub fn note(text: &str) -> Block {
+    Block::Note(Note { text: text.to_string() })
 }
 
 /// `model · 12.3k in (10k cached) · 345 out`, usage from the block with the
@@ -216,60 +251,33 @@ fn turn_meta(es: &[(NodeId, &Entry)]) -> String {
 fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
     let content = at(Some(json), &["message", "content"]);
     let text = text_of(content);
-    match e.user_kind {
-        UserKind::Prompt | UserKind::None => {
-            v.class = "user".into();
-            v.role = "You".into();
-            v.body = user_content(cx, content);
-        }
-        UserKind::Command => {
-            aux(v, "command");
-            let name = tag_text(&text, "command-name").unwrap_or("").trim();
-            let args = tag_text(&text, "command-args").unwrap_or("").trim();
-            v.body = format!(
-                "<code class=\"cmd\">{}{}{}</code>",
-                esc(name),
-                if args.is_empty() { "" } else { " " },
-                esc(args)
-            );
-        }
+    let (class, role, body): (&str, &str, Vec<Block>) = match e.user_kind {
+        UserKind::Prompt | UserKind::None => ("user", "You", user_content(cx, content)),
+        UserKind::Command => ("aux", "command", vec![command(&text)]),
         UserKind::CommandOutput => {
-            aux(v, "command output");
             let t = strip_tags(&text, &["local-command-stdout", "local-command-stderr"]);
-            v.body = cx.output(&t, "Output", "");
+            ("aux", "command output", vec![cx.output(&t, "Output", "")])
         }
         UserKind::Bash => {
-            v.class = "user shell".into();
-            v.role = "You · shell".into();
             let cmd = tag_text(&text, "bash-input").unwrap_or(&text);
-            v.body = format!("<pre class=\"out term\"><span class=\"prompt\">$ </span>{}</pre>", esc(cmd));
+            ("user shell", "You · shell", vec![Block::ShellInput(ShellInput { command: cmd.to_string() })])
         }
         UserKind::BashOutput => {
-            v.class = "shell-out".into();
-            v.role = "shell output".into();
             let out = tag_text(&text, "bash-stdout").unwrap_or("");
             let err = tag_text(&text, "bash-stderr").unwrap_or("");
-            v.body = cx.output(&format!("{out}{err}"), "Output", "term");
+            ("shell-out", "shell output", vec![cx.output(&format!("{out}{err}"), "Output", "term")])
         }
         UserKind::Interrupt => {
-            v.class = "notice".into();
-            v.role = "Interrupted".into();
-            v.body = format!("<p class=\"notice-text\">{}</p>", esc(text.trim()));
+            ("notice", "Interrupted", vec![Block::NoticeText(NoticeText { text: text.trim().to_string() })])
         }
         UserKind::CompactSummary => {
-            v.class = "landmark".into();
-            v.role = "Compaction summary".into();
-            v.body = format!(
-                "<details class=\"summary\"><summary>Summary of the conversation so far</summary>{}</details>",
-                cx.markdown(&text)
-            );
+            ("landmark", "Compaction summary", vec![Block::Summary(Summary { body: cx.markdown(&text) })])
         }
         UserKind::ToolResult => {
-            v.class = "result".into();
-            v.role = "Tool result".into();
             let blocks = content.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
             let tur = json.get("toolUseResult");
-            v.body = blocks.iter().map(|b| tools::render_inline_result(cx, b, tur)).collect();
+            let body = blocks.iter().map(|b| Block::Result(tools::standalone_result(cx, b, tur))).collect();
+            ("result", "Tool result", body)
         }
         UserKind::Meta | UserKind::Notification | UserKind::OtherMarker => {
             let what = match e.user_kind {
@@ -277,37 +285,38 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
                 UserKind::Notification => "notification",
                 _ => "injected context",
             };
-            aux(v, what);
-            v.body = format!(
-                "<details class=\"auxbody\"><summary>{}</summary>{}</details>",
-                esc(&excerpt(&text, AUX_SUMMARY_CHARS)),
-                cx.output(&text, "Text", "wrap")
-            );
+            let body = Box::new(cx.output(&text, "Text", "wrap"));
+            ("aux", what, vec![Block::AuxBody(AuxBody { summary: excerpt(&text, AUX_SUMMARY_CHARS), body })])
         }
-    }
+    };
+    v.class = class.into();
+    v.role = role.into();
+    v.body = body;
+}
+
+/// A slash command from its `<command-name>` and `<command-args>` tags.
+fn command(text: &str) -> Block {
+    let name = tag_text(text, "command-name").unwrap_or("").trim();
+    let args = tag_text(text, "command-args").unwrap_or("").trim();
+    Block::Command(Command { name: name.to_string(), args: args.to_string() })
 }
 
 /// A user message's content: a string, or text/image/tool_result blocks.
-fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> String {
+fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> Vec<Block> {
     match content {
-        Some(Value::String(s)) => cx.markdown(s),
-        Some(Value::Array(blocks)) => {
-            let mut out = String::new();
-            for b in blocks {
-                out.push_str(&match str_at(Some(b), &["type"]).unwrap_or("") {
-                    "text" => cx.markdown(str_at(Some(b), &["text"]).unwrap_or("")),
-                    "image" => cx.image(b.get("source")),
-                    "tool_result" => tools::render_inline_result(cx, b, None),
-                    "document" => {
-                        placeholder(&format!("document: {}", str_at(Some(b), &["title"]).unwrap_or("attached")))
-                    }
-                    other => cx.json_details(&format!("{other} block"), b),
-                });
-            }
-            out
-        }
-        Some(other) => cx.json_details("content", other),
-        None => placeholder("no content"),
+        Some(Value::String(s)) => vec![Block::Markdown(cx.markdown(s))],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|b| match str_at(Some(b), &["type"]).unwrap_or("") {
+                "text" => Block::Markdown(cx.markdown(str_at(Some(b), &["text"]).unwrap_or(""))),
+                "image" => cx.image(b.get("source")),
+                "tool_result" => Block::Result(tools::standalone_result(cx, b, None)),
+                "document" => placeholder(format!("document: {}", str_at(Some(b), &["title"]).unwrap_or("attached"))),
+                other => cx.json_details(&format!("{other} block"), b),
+            })
+            .collect(),
+        Some(other) => vec![cx.json_details("content", other)],
+        None => vec![placeholder("no content")],
     }
 }
 
@@ -318,52 +327,35 @@ fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
         "compact_boundary" => {
             v.class = "landmark".into();
             v.role = "Conversation compacted".into();
-            let trigger = str_at(Some(json), &["compactMetadata", "trigger"]).unwrap_or("");
+            let trigger = str_at(Some(json), &["compactMetadata", "trigger"]).unwrap_or("").to_string();
             let pre = at(Some(json), &["compactMetadata", "preTokens"]).and_then(Value::as_u64);
-            let mut s = String::from("<p class=\"landmark-text\">");
-            if !trigger.is_empty() {
-                s.push_str(&format!("{} compaction", esc(trigger)));
-            }
-            if let Some(p) = pre {
-                s.push_str(&format!(" · {} tokens before", compact_num(p)));
-            }
-            s.push_str("</p>");
-            v.body = s;
+            v.body = vec![Block::Compaction(Compaction { trigger, pre_tokens: pre.map(compact_num) })];
         }
         "local_command" => {
             aux(v, "command");
-            let name = tag_text(content, "command-name");
-            v.body = match name {
-                Some(n) => format!(
-                    "<code class=\"cmd\">{} {}</code>",
-                    esc(n.trim()),
-                    esc(tag_text(content, "command-args").unwrap_or("").trim())
-                ),
+            v.body = vec![match tag_text(content, "command-name") {
+                Some(_) => command(content),
                 None => {
                     cx.output(&strip_tags(content, &["local-command-stdout", "local-command-stderr"]), "Output", "")
                 }
-            };
+            }];
         }
         "turn_duration" => {
             aux(v, "turn duration");
             let ms = json.get("durationMs").and_then(Value::as_f64).unwrap_or(0.0);
-            v.body = format!("<span class=\"auxline\">{:.1} s</span>", ms / 1000.0);
+            v.body = vec![Block::AuxLine(AuxLine { line: Html::text(&format!("{:.1} s", ms / 1000.0)) })];
         }
         _ => {
             aux(v, &format!("system · {sub}"));
-            let level = str_at(Some(json), &["level"]).unwrap_or("");
-            if level == "error" {
+            if str_at(Some(json), &["level"]) == Some("error") {
                 v.class.push_str(" error");
             }
-            let mut s = String::new();
             if !content.is_empty() {
                 // Hooks colour their messages (`Running \e[1mPostToolUse:Edit\e[22m…`).
-                let line = excerpt(content, AUX_LINE_CHARS);
-                let line = if ansi::has_escapes(&line) { ansi::to_html(&line) } else { esc(&line) };
-                s.push_str(&format!("<span class=\"auxline\">{line}</span>"));
+                let line = super::html::terminal(&excerpt(content, AUX_LINE_CHARS));
+                v.body.push(Block::AuxLine(AuxLine { line }));
             }
-            s.push_str(&cx.json_details("details", json));
-            v.body = s;
+            v.body.push(cx.json_details("details", json));
         }
     }
 }
@@ -375,28 +367,20 @@ fn attachment(cx: &mut PageCtx<'_>, json: &Value, v: &mut MessageView) {
         // Typed while Claude worked, delivered inside the running turn.
         v.class = "user".into();
         v.role = "You · sent while Claude worked".into();
-        v.body = cx.markdown(str_at(a, &["prompt"]).unwrap_or(""));
+        v.body = vec![Block::Markdown(cx.markdown(str_at(a, &["prompt"]).unwrap_or("")))];
         return;
     }
     aux(v, &format!("attachment · {ty}"));
-    let mut s = String::new();
-    if ty == "hook_success" || ty.starts_with("hook") {
-        let name = str_at(a, &["hookName"]).unwrap_or("");
-        let cmd = str_at(a, &["command"]).unwrap_or("");
-        let code = at(a, &["exitCode"]).map(|c| c.to_string()).unwrap_or_default();
-        s.push_str(&format!(
-            "<span class=\"auxline\">{} <code>{}</code>{}</span>",
-            esc(name),
-            esc(cmd),
-            if code.is_empty() { String::new() } else { format!(" → exit {}", esc(&code)) }
-        ));
-        let out = format!("{}{}", str_at(a, &["stdout"]).unwrap_or(""), str_at(a, &["stderr"]).unwrap_or(""));
+    if ty.starts_with("hook") {
+        let s = |k| str_at(a, &[k]).unwrap_or("").to_string();
+        let exit = at(a, &["exitCode"]).map(Value::to_string);
+        v.body.push(Block::Hook(HookLine { name: s("hookName"), command: s("command"), exit }));
+        let out = format!("{}{}", s("stdout"), s("stderr"));
         if !out.trim().is_empty() {
-            s.push_str(&cx.output(&out, "Output", ""));
+            v.body.push(cx.output(&out, "Output", ""));
         }
     }
-    s.push_str(&cx.json_details("details", a.unwrap_or(json)));
-    v.body = s;
+    v.body.push(cx.json_details("details", a.unwrap_or(json)));
 }
 
 /// A message typed while Claude worked that never became a prompt (a
@@ -407,8 +391,8 @@ pub fn queued_view(cx: &mut PageCtx<'_>, e: &Entry) -> MessageView {
     MessageView {
         class: "user".into(),
         role: "You · queued while Claude worked (not sent as a prompt)".into(),
-        time: e.timestamp.map(time_html).unwrap_or_default(),
-        body: cx.markdown(text),
+        time: e.timestamp.map(Time::at),
+        body: vec![Block::Markdown(cx.markdown(text))],
         ..MessageView::default()
     }
 }

@@ -1,9 +1,10 @@
 //! Render stage: a loaded project → the bytes of its pages and images.
 //!
-//! Owns everything HTML: pages ([`pages`], `templates/`), message and tool
-//! rendering ([`message`], [`tools`], [`blocks`]), Markdown ([`markdown`]),
-//! highlighting ([`highlight`]), ANSI ([`ansi`]), images ([`images`]), the
-//! search index ([`search`]) and the URL contract ([`urls`]).
+//! Owns everything HTML: pages ([`pages`], `templates/`), messages and
+//! tools as typed views ([`message`], [`tools`], [`blocks`], each written by
+//! its template), HTML as a type and the streaming transforms ([`html`]:
+//! Markdown, highlighting, diffs, ANSI), images ([`images`]), the search
+//! index ([`search`]) and the URL contract ([`urls`]).
 //!
 //! [`render_project`] is a pure function of the project, its [`Placement`]
 //! and the [`RenderOptions`]: it never sees the command line or the file
@@ -12,24 +13,23 @@
 //! the counts). The pages of a project are rendered in parallel. Output
 //! depends only on the input: no timestamps of the run, no hash-map order.
 
-pub mod ansi;
 pub mod archive;
 pub mod assets;
 pub mod blocks;
 pub mod context;
-pub mod diff;
 pub mod groups;
-pub mod highlight;
 pub mod html;
 pub mod images;
 pub mod layout;
 pub mod listing;
-pub mod markdown;
 pub mod message;
 pub mod outline;
+pub mod page;
 pub mod pages;
+pub mod payload;
 pub mod redaction;
 pub mod search;
+pub mod text;
 pub mod tools;
 pub mod transcript;
 pub mod urls;

@@ -15,8 +15,9 @@ use rustc_hash::FxHashSet;
 use crate::graph::{Conversation, NodeId};
 
 use super::context::{LineId, ProjectCtx};
-use super::html::{plain_excerpt as excerpt, time_html};
-use super::urls::{href, page_file};
+use super::pages::Time;
+use super::text::plain_excerpt as excerpt;
+use super::urls::{Href, href, page_file};
 use crate::limits::{OUTLINE_CHARS, OUTLINE_DEPTH};
 
 /// One row of the outline (flattened; `depth` gives the nesting).
@@ -27,12 +28,12 @@ pub struct OutlineRow {
     pub depth: u32,
     pub label: String,
     pub text: String,
-    pub href: String,
+    pub href: Href,
     /// The branch's summary, if it has one.
     pub title: String,
     pub messages: u32,
-    /// `<time>` of the last activity (generated HTML).
-    pub last: String,
+    /// The last activity.
+    pub last: Time,
     pub active: bool,
     /// A `.1` row: the line the fork is on, continuing.
     pub continues: bool,
@@ -53,7 +54,7 @@ pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<Outl
         href: p.node_href(from_dir, c.root).unwrap_or_default(),
         title: String::new(),
         messages: c.messages,
-        last: time_html(c.first_ts),
+        last: Time::at(c.first_ts),
         active: false,
         continues: false,
         own_fork: false,
@@ -89,7 +90,7 @@ fn walk(
             href: p.node_href(from_dir, fp.node).unwrap_or_default(),
             title: String::new(),
             messages: 0,
-            last: time_html(g.node(fp.node).ts),
+            last: Time::at(g.node(fp.node).ts),
             active: active.contains(&fp.node),
             continues: false,
             own_fork: false,
@@ -106,7 +107,7 @@ fn walk(
                     href: p.node_href(from_dir, child).unwrap_or_default(),
                     title: if Some(item_ix) == last_fork { summary(br) } else { String::new() },
                     messages: after as u32,
-                    last: time_html(br.last_ts),
+                    last: Time::at(br.last_ts),
                     active: active.contains(&child),
                     continues: true,
                     own_fork: false,
@@ -125,7 +126,7 @@ fn walk(
                 href: href(from_dir, p.line_dir(LineId::Branch(cb)), &page_file(0), None),
                 title: if has_forks(cb) { String::new() } else { summary(cbr) },
                 messages: cbr.messages,
-                last: time_html(cbr.last_ts),
+                last: Time::at(cbr.last_ts),
                 active: active.contains(&child),
                 continues: false,
                 own_fork: p.own_forks.contains(&cbr.session),

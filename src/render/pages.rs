@@ -1,45 +1,72 @@
 //! One askama template struct per page kind, plus the plain row structs they
-//! list. Fields holding generated HTML are named `*_html` or documented as
-//! such; templates mark only those `|safe`. Everything else is escaped.
+//! list. Every field is text (escaped when written), a link ([`Href`]), or a
+//! view written by its own template ([`Time`], [`MessageView`], blocks).
 
 use askama::Template;
 
+use crate::parse::time::{format_human, format_timestamp};
+
+use super::blocks::{Block, SessionRef};
+use super::html::filters;
 use super::message::MessageView;
 use super::outline::OutlineRow;
+use super::urls::{Href, Root};
+
+/// A point in time, as `templates/_time.html` writes it: a `<time>` (which
+/// the page's script shows in local time), or `—` when unknown (0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Template)]
+#[template(path = "_time.html")]
+pub struct Time {
+    /// Milliseconds since the epoch (0: unknown).
+    pub ms: i64,
+}
+
+impl Time {
+    pub fn at(ms: i64) -> Time {
+        Time { ms }
+    }
+
+    /// `2025-07-01T10:00:00.000Z`.
+    fn machine(&self) -> String {
+        format_timestamp(self.ms)
+    }
+
+    /// `2025-07-01 10:00 UTC`.
+    fn human(&self) -> String {
+        format_human(self.ms)
+    }
+}
 
 /// A breadcrumb link.
 #[derive(Debug, Clone)]
 pub struct Crumb {
     pub label: String,
-    pub href: String,
+    pub href: Href,
 }
 
 /// A project on the archive index.
 #[derive(Debug, Clone)]
 pub struct ProjectRow {
     pub name: String,
-    pub href: String,
+    pub href: Href,
     pub conversations: usize,
     pub forks: usize,
     pub messages: u64,
-    pub last_ts: i64,
-    /// `<time>` (generated HTML).
-    pub last_html: String,
+    pub last: Time,
 }
 
 /// A conversation on a project page.
 #[derive(Debug, Clone)]
 pub struct ConvRow {
     pub title: String,
-    pub href: String,
+    pub href: Href,
     pub first_prompt: String,
-    pub started_html: String,
-    pub last_html: String,
+    pub started: Time,
+    pub last: Time,
     pub messages: u32,
     pub branches: usize,
     pub forks: usize,
     pub tokens: String,
-    pub last_ts: i64,
     /// Sessions written by `cctree fork` from this conversation.
     pub cctree_forks: usize,
 }
@@ -48,19 +75,19 @@ pub struct ConvRow {
 #[derive(Debug, Clone)]
 pub struct AgentRow {
     pub title: String,
-    pub href: String,
+    pub href: Href,
     pub kind: String,
     pub messages: u32,
-    pub started_html: String,
+    pub started: Time,
     /// Link to the spawning call, if known.
-    pub spawn_href: String,
+    pub spawn: Option<Href>,
 }
 
 /// A numbered page link.
 #[derive(Debug, Clone)]
 pub struct PageLink {
     pub n: u32,
-    pub href: String,
+    pub href: Href,
     pub current: bool,
 }
 
@@ -68,22 +95,53 @@ pub struct PageLink {
 #[derive(Debug, Clone, Default)]
 pub struct Pager {
     pub pages: Vec<PageLink>,
-    pub prev: String,
-    pub next: String,
+    pub prev: Option<Href>,
+    pub next: Option<Href>,
 }
 
 /// A label and value in a page's fact list.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Fact {
     pub label: String,
-    /// Generated HTML.
-    pub value_html: String,
+    pub value: FactValue,
+}
+
+/// What a fact says.
+#[derive(Debug)]
+pub enum FactValue {
+    Text(String),
+    Time(Time),
+    /// Sessions, in order (` → `).
+    Sessions(Vec<SessionRef>),
+    /// Sessions written by `cctree fork`, each with the message it forked at.
+    CctreeForks(Vec<CctreeFork>),
+}
+
+/// A session written by `cctree fork` from a conversation, and where.
+#[derive(Debug)]
+pub struct CctreeFork {
+    pub session: String,
+    /// `#12` (or `a message`, when it is not shown).
+    pub at: String,
+    pub href: Option<Href>,
+}
+
+/// Where a branch forked from (the head of a branch page).
+#[derive(Debug)]
+pub struct ForkedFrom {
+    pub href: Href,
+    /// The message number of the fork point.
+    pub number: u32,
+    /// `the main branch`, `branch 12.2`.
+    pub parent: String,
+    pub active: bool,
+    pub own_fork: bool,
 }
 
 #[derive(Template)]
 #[template(path = "index.html")]
 pub struct IndexPage {
-    pub root: String,
+    pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
     pub projects: Vec<ProjectRow>,
@@ -93,15 +151,19 @@ pub struct IndexPage {
 #[derive(Template)]
 #[template(path = "project.html")]
 pub struct ProjectPage {
-    pub root: String,
+    pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
     pub convs: Vec<ConvRow>,
     pub fragments: Vec<ConvRow>,
     pub agents: Vec<AgentRow>,
     pub others: Vec<AgentRow>,
-    /// Generated HTML: metadata entries of unknown types, as JSON.
-    pub unknown_html: String,
+    /// Metadata entries of unknown types, as collapsed JSON.
+    pub unknown: Vec<Block>,
+    /// Unknown entries not shown past the first ones.
+    pub unknown_more: usize,
+    /// Messages queued in sessions that hold no conversation, each its blocks.
+    pub queued: Vec<Vec<Block>>,
 }
 
 /// A page of a line: the main branch (with the fork index on page 1), another
@@ -109,7 +171,7 @@ pub struct ProjectPage {
 #[derive(Template)]
 #[template(path = "line.html")]
 pub struct LinePage {
-    pub root: String,
+    pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
     /// `conversation`, `branch` or `agent`.
@@ -117,8 +179,10 @@ pub struct LinePage {
     pub heading: String,
     pub subheading: String,
     pub facts: Vec<Fact>,
-    /// Generated HTML: where a branch forked from, what spawned an agent.
-    pub intro_html: String,
+    /// A branch page: where it forked from.
+    pub forked_from: Option<ForkedFrom>,
+    /// An agent page: the tool call that spawned it.
+    pub spawned_by: Option<Href>,
     pub outline: Vec<OutlineRow>,
     pub context: Vec<MessageView>,
     pub messages: Vec<MessageView>,

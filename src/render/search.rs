@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::html::excerpt;
+use super::text::excerpt;
 use crate::limits::{SEARCH_PROJECT_CHARS, SEARCH_TEXT_CHARS, SEARCH_TITLE_CHARS};
 
 /// One searchable thing.

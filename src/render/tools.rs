@@ -1,24 +1,168 @@
 //! Tool calls paired with their results (by `tool_use` id, through
-//! `Graph::tools`; results may sit anywhere) in one collapsible block, with a
-//! view per tool: Bash, Edit/MultiEdit (diffs), Write/Read (highlighted files),
-//! Grep/Glob, TodoWrite (checklist), WebFetch/WebSearch, Task/Agent (link to the
-//! sub-agent page), and pretty JSON for MCP and unknown tools.
+//! `Graph::tools`; results may sit anywhere) in one collapsible block
+//! ([`ToolView`], `templates/blocks/tool.html`), with a view per tool of what
+//! its call shows ([`CallView`], `templates/tools/`): Bash, Edit/MultiEdit
+//! (diffs), Write (the file), TodoWrite (checklist), WebFetch (the URL),
+//! Task/Agent (link to the sub-agent page, the prompt), and pretty JSON for
+//! MCP and unknown tools; and of what its result shows (`result_body`).
 
+use askama::Template;
 use serde_json::Value;
 
 use crate::graph::NodeId;
 
-use super::blocks::{PageCtx, at, fold, placeholder, str_at, strip_tags, tag_text};
-use super::diff::{diff_html, patch_html};
-use super::highlight::{file_block, lang_of_path};
-use super::html::{cut, esc, excerpt, human_size};
+use super::blocks::{Block, Markdown, PersistedNote, ShellInput};
+use super::html::diff::{diff_html, patch_html};
+use super::html::highlight::{file_block, lang_of_path};
+use super::html::{Html, filters, view_enum};
 use super::layout::Item;
-use super::urls::{href, page_file};
+use super::message::note;
+use super::page::{PageCtx, fold};
+use super::payload::{at, str_at, strip_tags, tag_text};
+use super::text::{cut, excerpt, human_size};
+use super::urls::{Href, external, href, page_file};
 use crate::limits::{COMMAND_CAP, HINT_CHARS, OUTPUT_CAP, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
+
+/// A tool call with its result, as `templates/blocks/tool.html` writes it.
+#[derive(Debug, Template)]
+#[template(path = "blocks/tool.html")]
+pub struct ToolView {
+    pub name: String,
+    /// What the call is about, in a line (a path, a command, a pattern…).
+    pub arg: String,
+    /// Shown open (a checklist).
+    pub open: bool,
+    pub badge: Badge,
+    /// What the call shows of its input.
+    pub call: CallView,
+    pub result: Option<ResultView>,
+}
+
+impl ToolView {
+    /// Its result is an error.
+    fn failed(&self) -> bool {
+        matches!(self.badge, Badge::Error)
+    }
+}
+
+/// The badge of a tool call, after its name.
+#[derive(Debug)]
+pub enum Badge {
+    None,
+    NoResult,
+    Error,
+    /// The size of a long result.
+    Size(String),
+}
+
+/// The result inside a tool call.
+#[derive(Debug)]
+pub struct ResultView {
+    /// The result entry's anchor, when it belongs on this page.
+    pub id: Option<String>,
+    pub body: Vec<Block>,
+}
+
+view_enum! {
+    /// What a tool call shows of its input, by tool.
+    #[derive(Debug)]
+    pub enum CallView {
+        Bash(BashCall),
+        Edit(EditCall),
+        MultiEdit(MultiEditCall),
+        Write(WriteCall),
+        TodoWrite(TodoWriteCall),
+        WebFetch(WebFetchCall),
+        Agent(AgentCall),
+        /// Pretty JSON of the input (MCP and unknown tools).
+        Json(Block),
+        /// Nothing: the line after the name says it (Read, Grep, Glob, WebSearch).
+        Plain(Html),
+    }
+}
+
+/// `Bash`: the description and the command.
+#[derive(Debug, Template)]
+#[template(path = "tools/bash.html")]
+pub struct BashCall {
+    pub description: Option<String>,
+    pub command: ShellInput,
+}
+
+/// `Edit`: the diff (from the recorded patch when there is one).
+#[derive(Debug, Template)]
+#[template(path = "tools/edit.html")]
+pub struct EditCall {
+    pub diff: Block,
+}
+
+/// `MultiEdit`: a diff per edit.
+#[derive(Debug, Template)]
+#[template(path = "tools/multi_edit.html")]
+pub struct MultiEditCall {
+    pub diffs: Vec<Html>,
+}
+
+/// `Write`: the file written, highlighted when small.
+#[derive(Debug, Template)]
+#[template(path = "tools/write.html")]
+pub struct WriteCall {
+    pub file: Block,
+}
+
+/// `TodoWrite`: the checklist.
+#[derive(Debug, Template)]
+#[template(path = "tools/todo_write.html")]
+pub struct TodoWriteCall {
+    /// `None` when the input holds no list.
+    pub todos: Option<Vec<Todo>>,
+}
+
+/// One item of a checklist.
+#[derive(Debug)]
+pub struct Todo {
+    /// `done`, `doing` or `todo`.
+    pub class: &'static str,
+    pub mark: &'static str,
+    pub content: String,
+}
+
+/// `WebFetch`: the URL (a link when it may be one) and the prompt.
+#[derive(Debug, Template)]
+#[template(path = "tools/web_fetch.html")]
+pub struct WebFetchCall {
+    pub url: String,
+    pub link: Option<Href>,
+    pub prompt: Option<String>,
+}
+
+/// `Task` / `Agent`: the sub-agent's transcript and the prompt it was given.
+#[derive(Debug, Template)]
+#[template(path = "tools/agent.html")]
+pub struct AgentCall {
+    pub transcript: Option<AgentLink>,
+    pub prompt: Option<Markdown>,
+}
+
+/// A link to a sub-agent's transcript.
+#[derive(Debug)]
+pub struct AgentLink {
+    pub href: Href,
+    pub messages: u32,
+}
+
+/// A tool result shown on its own (its call is on another line, or missing).
+#[derive(Debug, Template)]
+#[template(path = "blocks/standalone_result.html")]
+pub struct StandaloneResult {
+    /// The call, when it is in the archive.
+    pub call: Option<Href>,
+    pub body: Vec<Block>,
+}
 
 /// A tool result, read from its entry.
 #[derive(Default)]
-struct Outcome {
+struct CallResult {
     node: Option<NodeId>,
     text: String,
     images: Vec<Value>,
@@ -28,127 +172,114 @@ struct Outcome {
     session: String,
 }
 
-/// Renders a `tool_use` block with its result.
-pub fn render_call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> String {
+/// A `tool_use` block with its result.
+pub fn call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> ToolView {
     let name = str_at(Some(b), &["name"]).unwrap_or("tool");
     let id = str_at(Some(b), &["id"]).unwrap_or("");
     let empty = Value::Null;
     let input = b.get("input").unwrap_or(&empty);
     let res = find_result(cx, id, item);
+    let (arg, call, show_result) = call_view(cx, name, id, input, res.as_ref());
+    let badge = match &res {
+        None => Badge::NoResult,
+        Some(r) if r.is_error => Badge::Error,
+        Some(r) if r.text.len() > 2000 => Badge::Size(human_size(r.text.len())),
+        Some(_) => Badge::None,
+    };
+    let result = res.map(|r| {
+        let id = r.node.and_then(|n| cx.take_anchor(n));
+        let body = if show_result || r.is_error { result_body(cx, name, &r) } else { result_text(cx, &r.text) };
+        ResultView { id, body }
+    });
+    ToolView {
+        name: name.to_string(),
+        arg: excerpt(&arg, TOOL_ARG_CHARS),
+        open: name == "TodoWrite",
+        badge,
+        call,
+        result,
+    }
+}
+
+/// What a call shows: the line after its name, the view of its input, and
+/// whether its result is shown in full (or only its text, when the call
+/// already shows its effect: a diff, a file, a checklist).
+fn call_view(
+    cx: &mut PageCtx<'_>,
+    name: &str,
+    id: &str,
+    input: &Value,
+    res: Option<&CallResult>,
+) -> (String, CallView, bool) {
     let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
-    let mut open = false;
-    let (arg, body_in, show_result): (String, String, bool) = match name {
-        "Bash" => (
-            s("command").lines().next().unwrap_or("").to_string(),
-            format!(
-                "{}<pre class=\"out term\"><span class=\"prompt\">$ </span>{}</pre>",
-                hint(s("description")),
-                esc(cut(s("command"), COMMAND_CAP))
-            ),
-            true,
-        ),
+    let plain = CallView::Plain(Html::default());
+    match name {
+        "Bash" => {
+            let command = ShellInput { command: cut(s("command"), COMMAND_CAP).to_string() };
+            let description = (!s("description").is_empty()).then(|| excerpt(s("description"), HINT_CHARS));
+            (s("command").lines().next().unwrap_or("").to_string(), BashCall { description, command }.into(), true)
+        }
         "Edit" => {
             let diff = res
-                .as_ref()
                 .and_then(|r| r.tur.as_ref())
                 .and_then(|t| t.get("structuredPatch"))
                 .and_then(patch_html)
                 .unwrap_or_else(|| diff_html(s("old_string"), s("new_string")));
-            (s("file_path").into(), fold(diff, "Diff", s("old_string").len() + s("new_string").len()), false)
+            let diff = fold(Block::Html(diff), "Diff", s("old_string").len() + s("new_string").len());
+            (s("file_path").into(), EditCall { diff }.into(), false)
         }
         "MultiEdit" => {
             let edits = input.get("edits").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
-            let mut d = String::new();
-            for e in edits {
-                d.push_str(&diff_html(
-                    str_at(Some(e), &["old_string"]).unwrap_or(""),
-                    str_at(Some(e), &["new_string"]).unwrap_or(""),
-                ));
-            }
-            (format!("{} ({} edits)", s("file_path"), edits.len()), d, false)
+            let diffs = edits
+                .iter()
+                .map(|e| {
+                    diff_html(
+                        str_at(Some(e), &["old_string"]).unwrap_or(""),
+                        str_at(Some(e), &["new_string"]).unwrap_or(""),
+                    )
+                })
+                .collect();
+            (format!("{} ({} edits)", s("file_path"), edits.len()), MultiEditCall { diffs }.into(), false)
         }
         "Write" => {
             let content = s("content");
             let code = file_block(cut(content, cx.cap()), lang_of_path(s("file_path")), &mut cx.budget);
-            (s("file_path").into(), fold(code, "File", content.len()), false)
+            let file = fold(Block::Html(code), "File", content.len());
+            (s("file_path").into(), WriteCall { file }.into(), false)
         }
-        "Read" => (read_arg(input), String::new(), true),
-        "Grep" => (grep_arg(input), String::new(), true),
-        "Glob" => (glob_arg(input), String::new(), true),
-        "TodoWrite" => {
-            open = true;
-            (todo_arg(input), todos(input.get("todos")), false)
+        "Read" => (read_arg(input), plain, true),
+        "Grep" => (grep_arg(input), plain, true),
+        "Glob" => (glob_arg(input), plain, true),
+        "TodoWrite" => (todo_arg(input), TodoWriteCall { todos: todos(input.get("todos")) }.into(), false),
+        "WebFetch" => {
+            let prompt = (!s("prompt").is_empty()).then(|| excerpt(s("prompt"), HINT_CHARS));
+            let view = WebFetchCall { url: s("url").into(), link: external(s("url")), prompt };
+            (s("url").into(), view.into(), true)
         }
-        "WebFetch" => (s("url").into(), format!("{}{}", url_line(s("url")), hint(s("prompt"))), true),
-        "WebSearch" => (s("query").into(), String::new(), true),
+        "WebSearch" => (s("query").into(), plain, true),
         "Task" | "Agent" => {
             let arg = match (s("description"), s("subagent_type")) {
                 (d, "") => d.to_string(),
                 (d, t) => format!("{d} ({t})"),
             };
-            let mut body = agent_link(cx, id);
-            let prompt = s("prompt");
-            if !prompt.is_empty() {
-                body.push_str(&format!(
-                    "<details class=\"prompt\"><summary>Prompt</summary>{}</details>",
-                    cx.markdown(prompt)
-                ));
-            }
-            (arg, body, true)
+            let prompt = (!s("prompt").is_empty()).then(|| cx.markdown(s("prompt")));
+            (arg, AgentCall { transcript: agent_link(cx, id), prompt }.into(), true)
         }
-        _ => (mcp_arg(name), cx.json_pre(input), true),
-    };
-    let mut html = String::new();
-    let err = res.as_ref().is_some_and(|r| r.is_error);
-    html.push_str(&format!(
-        "<details class=\"tool{}\"{}><summary><span class=\"tool-name\">{}</span> <span class=\"tool-arg\">{}</span>",
-        if err { " err" } else { "" },
-        if open { " open" } else { "" },
-        esc(name),
-        esc(&excerpt(&arg, TOOL_ARG_CHARS))
-    ));
-    match &res {
-        None => html.push_str(" <span class=\"badge\">no result</span>"),
-        Some(r) if r.is_error => html.push_str(" <span class=\"badge err\">error</span>"),
-        Some(r) if r.text.len() > 2000 => {
-            html.push_str(&format!(" <span class=\"badge\">{}</span>", human_size(r.text.len())))
-        }
-        _ => {}
+        _ => (mcp_arg(name), CallView::Json(cx.json_pre(input)), true),
     }
-    html.push_str("</summary><div class=\"tool-body\">");
-    html.push_str(&body_in);
-    if let Some(r) = res {
-        let id_attr = r.node.map(|n| cx.id_attr(n)).unwrap_or_default();
-        html.push_str(&format!("<div class=\"tool-result\"{id_attr}>"));
-        if show_result || r.is_error {
-            html.push_str(&result_body(cx, name, &r));
-        } else {
-            html.push_str(&format!("<p class=\"note\">{}</p>", esc(&excerpt(&r.text, TOOL_NOTE_CHARS))));
-        }
-        html.push_str("</div>");
-    }
-    html.push_str("</div></details>");
-    html
 }
 
 /// A `tool_result` block shown on its own (its call is on another line or missing).
-pub fn render_inline_result(cx: &mut PageCtx<'_>, b: &Value, tur: Option<&Value>) -> String {
+pub fn standalone_result(cx: &mut PageCtx<'_>, b: &Value, tur: Option<&Value>) -> StandaloneResult {
     let id = str_at(Some(b), &["tool_use_id"]).unwrap_or("");
-    let mut r = outcome_of(b);
+    let mut r = result_of(b);
     r.tur = tur.cloned();
     let g = cx.p.graph();
-    let call = g.tools.get(id).and_then(|l| l.use_node);
-    let mut s = String::from("<div class=\"tool-result standalone\">");
-    match call.and_then(|n| cx.p.node_href(cx.dir, n)) {
-        Some(h) => s.push_str(&format!("<p class=\"note\">Result of <a href=\"{}\">a tool call</a></p>", esc(&h))),
-        None => s.push_str("<p class=\"note\">Result of a tool call not in the archive</p>"),
-    }
-    s.push_str(&result_body(cx, "", &r));
-    s.push_str("</div>");
-    s
+    let call = g.tools.get(id).and_then(|l| l.use_node).and_then(|n| cx.p.node_href(cx.dir, n));
+    StandaloneResult { call, body: result_body(cx, "", &r) }
 }
 
-fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<Outcome> {
+fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<CallResult> {
     let g = cx.p.graph();
     let link = g.tools.get(id)?;
     let same_line = |n: &NodeId| cx.p.loc[n.ix()].map(|l| l.line) == cx.line && cx.line.is_some();
@@ -163,7 +294,7 @@ fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<Outcome> {
     let json: Value = cx.p.project.json(e).ok()?;
     let blocks = at(Some(&json), &["message", "content"])?.as_array()?;
     let b = blocks.iter().find(|b| str_at(Some(b), &["tool_use_id"]) == Some(id))?;
-    let mut r = outcome_of(b);
+    let mut r = result_of(b);
     r.node = Some(node);
     r.session = e.session_id.as_deref().unwrap_or("").to_string();
     if e.tool_results.len() == 1 {
@@ -172,8 +303,9 @@ fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<Outcome> {
     Some(r)
 }
 
-fn outcome_of(b: &Value) -> Outcome {
-    let mut r = Outcome { is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false), ..Outcome::default() };
+fn result_of(b: &Value) -> CallResult {
+    let mut r =
+        CallResult { is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false), ..CallResult::default() };
     match b.get("content") {
         Some(Value::String(s)) => r.text = s.clone(),
         Some(Value::Array(parts)) => {
@@ -194,22 +326,24 @@ fn outcome_of(b: &Value) -> Outcome {
     r
 }
 
-fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &Outcome) -> String {
-    let mut s = String::new();
+/// What a result shows, by tool: the file read, Markdown (agents, fetches,
+/// searches), terminal output (Bash), or its text; then its images.
+fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &CallResult) -> Vec<Block> {
+    let mut body = Vec::new();
     let tur = r.tur.as_ref();
     match tool {
         "Read" if !r.is_error => {
             if let Some(content) = str_at(tur, &["file", "content"]) {
                 let path = str_at(tur, &["file", "filePath"]).unwrap_or("");
                 let code = file_block(cut(content, cx.cap()), lang_of_path(path), &mut cx.budget);
-                s.push_str(&fold(code, "File", content.len()));
+                body.push(fold(Block::Html(code), "File", content.len()));
             } else if r.images.is_empty() {
-                s.push_str(&cx.output(&r.text, "Output", ""));
+                body.push(cx.output(&r.text, "Output", ""));
             }
         }
         "Task" | "Agent" | "WebFetch" | "WebSearch" if !r.is_error => {
             let md = cx.markdown(cut(&r.text, cx.cap()));
-            s.push_str(&fold(md, "Result", r.text.len()));
+            body.push(fold(Block::Markdown(md), "Result", r.text.len()));
         }
         "Bash" => {
             let out = match (str_at(tur, &["stdout"]), str_at(tur, &["stderr"])) {
@@ -220,75 +354,53 @@ fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &Outcome) -> String {
                 ),
                 _ => r.text.clone(),
             };
-            s.push_str(&persisted_or(cx, &out, &r.session, "term"));
+            body.extend(persisted_or(cx, &out, &r.session, "term"));
             if at(tur, &["interrupted"]).and_then(Value::as_bool) == Some(true) {
-                s.push_str("<p class=\"note\">Interrupted.</p>");
+                body.push(note("Interrupted."));
             }
         }
-        _ => s.push_str(&persisted_or(cx, &r.text, &r.session, "")),
+        _ => body.extend(persisted_or(cx, &r.text, &r.session, "")),
     }
     for img in &r.images {
-        s.push_str(&cx.image(Some(img)));
+        body.push(cx.image(Some(img)));
     }
-    s
+    body
+}
+
+/// The text of a result whose call shows its effect (an edit's diff, a
+/// written file, a checklist): its first words.
+fn result_text(_cx: &mut PageCtx<'_>, text: &str) -> Vec<Block> {
+    vec![note(&excerpt(text, TOOL_NOTE_CHARS))]
 }
 
 /// The output, or for a `<persisted-output>` preview the full spilled file
 /// from `<session>/tool-results/` when it is in the archive (capped).
-fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &str) -> String {
-    if let Some(inner) = tag_text(text, "persisted-output") {
-        let file = inner
-            .split_once("Full output saved to:")
-            .map(|(_, rest)| rest.lines().next().unwrap_or("").trim())
-            .and_then(|p| {
-                let mut parts = p.rsplit(['/', '\\']);
-                let f = parts.next()?;
-                (parts.next()? == "tool-results").then_some(f)
-            });
-        let key = file.map(|f| format!("{session}/tool-results/{f}"));
-        if let Some((p, full)) = key.and_then(|k| cx.p.project.side_file(&k, OUTPUT_CAP + 1)) {
-            // Not an entry line: `--redact` has not seen it yet.
-            let full = cx.p.redactor.text(|| p.display().to_string(), &full);
-            let note = format!(
-                "<p class=\"note\">Full output from <code>tool-results/{}</code>.</p>",
-                esc(file.unwrap_or(""))
-            );
-            return note + &cx.output(&full, "Output", class);
-        }
-        return format!(
-            "<p class=\"note\">Output was saved to a separate file; preview:</p>{}",
-            cx.output(inner.trim(), "Preview", class)
-        );
-    }
-    cx.output(text, "Output", class)
-}
-
-fn agent_link(cx: &PageCtx<'_>, tool_id: &str) -> String {
-    let Some(&a) = cx.p.agent_by_tool.get(tool_id) else {
-        return String::new();
+fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &'static str) -> Vec<Block> {
+    let Some(inner) = tag_text(text, "persisted-output") else {
+        return vec![cx.output(text, "Output", class)];
     };
+    let file = inner
+        .split_once("Full output saved to:")
+        .map(|(_, rest)| rest.lines().next().unwrap_or("").trim())
+        .and_then(|p| {
+            let mut parts = p.rsplit(['/', '\\']);
+            let f = parts.next()?;
+            (parts.next()? == "tool-results").then_some(f)
+        });
+    let key = file.map(|f| format!("{session}/tool-results/{f}"));
+    if let Some((p, full)) = key.and_then(|k| cx.p.project.side_file(&k, OUTPUT_CAP + 1)) {
+        // Not an entry line: `--redact` has not seen it yet.
+        let full = cx.p.redactor.text(|| p.display().to_string(), &full);
+        let note = Block::Persisted(PersistedNote { file: file.map(str::to_string) });
+        return vec![note, cx.output(&full, "Output", class)];
+    }
+    vec![Block::Persisted(PersistedNote { file: None }), cx.output(inner.trim(), "Preview", class)]
+}
+
+fn agent_link(cx: &PageCtx<'_>, tool_id: &str) -> Option<AgentLink> {
+    let &a = cx.p.agent_by_tool.get(tool_id)?;
     let agent = &cx.p.graph().agents[a as usize];
-    let h = href(cx.dir, &cx.p.agent_dirs[a as usize], &page_file(0), None);
-    format!(
-        "<p class=\"agent-link\"><a href=\"{}\">Open the sub-agent transcript</a> <span class=\"hint\">{} messages</span></p>",
-        esc(&h),
-        agent.messages
-    )
-}
-
-fn hint(s: &str) -> String {
-    if s.is_empty() {
-        return String::new();
-    }
-    format!("<p class=\"hint\">{}</p>", esc(&excerpt(s, HINT_CHARS)))
-}
-
-fn url_line(url: &str) -> String {
-    if super::markdown::is_safe_url(url) {
-        format!("<p>{}{}</a></p>", super::markdown::link_open(url), esc(url))
-    } else {
-        format!("<p><code>{}</code></p>", esc(url))
-    }
+    Some(AgentLink { href: href(cx.dir, &cx.p.agent_dirs[a as usize], &page_file(0), None), messages: agent.messages })
 }
 
 fn read_arg(input: &Value) -> String {
@@ -305,7 +417,8 @@ fn grep_arg(input: &Value) -> String {
     let mut a = s("pattern").to_string();
     for k in ["path", "glob", "type"] {
         if !s(k).is_empty() {
-            a.push_str(&format!(" in {}", s(k)));
+            a.push_str(" in ");
+            a.push_str(s(k));
         }
     }
     a
@@ -329,23 +442,32 @@ fn todo_arg(input: &Value) -> String {
     format!("{done}/{} done", list.map_or(0, Vec::len))
 }
 
-fn todos(list: Option<&Value>) -> String {
-    let Some(items) = list.and_then(Value::as_array) else {
-        return placeholder("no todos");
-    };
-    let mut s = String::from("<ul class=\"todos\">");
-    for t in items {
-        let status = str_at(Some(t), &["status"]).unwrap_or("pending");
-        let (class, mark) = match status {
+fn todos(list: Option<&Value>) -> Option<Vec<Todo>> {
+    let items = list.and_then(Value::as_array)?;
+    let todo = |t: &Value| {
+        let (class, mark) = match str_at(Some(t), &["status"]).unwrap_or("pending") {
             "completed" => ("done", "☑"),
             "in_progress" => ("doing", "◐"),
             _ => ("todo", "☐"),
         };
-        s.push_str(&format!(
-            "<li class=\"{class}\"><span class=\"mark\">{mark}</span> {}</li>",
-            esc(str_at(Some(t), &["content"]).unwrap_or(""))
-        ));
+        Todo { class, mark, content: str_at(Some(t), &["content"]).unwrap_or("").to_string() }
+    };
+    Some(items.iter().map(todo).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checklist_is_written_by_its_template() {
+        let list = serde_json::json!([{"content":"write <tests>","status":"completed"},{"content":"ship","status":"in_progress"}]);
+        let html = TodoWriteCall { todos: todos(Some(&list)) }.to_string();
+        assert_eq!(
+            html,
+            "<ul class=\"todos\"><li class=\"done\"><span class=\"mark\">☑</span> write &lt;tests&gt;</li>\
+             <li class=\"doing\"><span class=\"mark\">◐</span> ship</li></ul>"
+        );
+        assert_eq!(TodoWriteCall { todos: None }.to_string(), "<span class=\"placeholder\">[no todos]</span>");
     }
-    s.push_str("</ul>");
-    s
 }

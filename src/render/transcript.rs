@@ -8,14 +8,15 @@ use rustc_hash::FxHashSet;
 use crate::graph::{AgentKind, Conversation, NodeId};
 use crate::parse::Kind;
 
-use super::blocks::PageCtx;
+use super::blocks::{Block, SessionRef};
 use super::context::{LineId, ProjectCtx};
-use super::html::{FORK_ICON, esc, excerpt, time_html};
 use super::listing;
 use super::message::{MessageView, render_item};
 use super::outline::outline;
-use super::pages::{Crumb, Fact, LinePage, PageLink, Pager};
-use super::urls::{href, page_file};
+use super::page::PageCtx;
+use super::pages::{CctreeFork, Crumb, Fact, FactValue, ForkedFrom, LinePage, PageLink, Pager, Time};
+use super::text::excerpt;
+use super::urls::{href, sibling_page};
 use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, TITLE_CHARS};
 
 pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversation>) -> Vec<Crumb> {
@@ -66,7 +67,8 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
         heading: String::new(),
         subheading: String::new(),
         facts: Vec::new(),
-        intro_html: String::new(),
+        forked_from: None,
+        spawned_by: None,
         outline: Vec::new(),
         context: Vec::new(),
         messages,
@@ -97,74 +99,59 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
 }
 
 fn session_marker(id: &str, own_fork: bool) -> MessageView {
-    let (role, badge) = if own_fork {
-        ("Continued in a cctree fork", format!(" {OWN_FORK_BADGE}"))
-    } else {
-        ("Continued in session", String::new())
-    };
     MessageView {
         class: "landmark session".into(),
-        role: role.into(),
-        body: format!("<code>{}</code>{badge}", esc(id)),
+        role: if own_fork { "Continued in a cctree fork" } else { "Continued in session" }.into(),
+        body: vec![Block::Session(SessionRef { id: id.to_string(), own_fork })],
         ..MessageView::default()
     }
 }
 
-/// Marks a session written by `cctree fork` (generated HTML).
-pub(super) const OWN_FORK_BADGE: &str =
-    "<span class=\"badge own-fork\" title=\"a session written by cctree fork\">cctree fork</span>";
-
-/// `<code>session</code>`, with the cctree-fork badge when it is one.
-fn session_html(ctx: &ProjectCtx<'_>, s: u32) -> String {
-    let id = esc(&ctx.graph().sessions[s as usize].id);
-    if ctx.own_forks.contains(&s) {
-        format!("<code>{id}</code> {OWN_FORK_BADGE}")
-    } else {
-        format!("<code>{id}</code>")
-    }
+/// A session, with the cctree-fork badge when it is one.
+fn session_ref(ctx: &ProjectCtx<'_>, s: u32) -> SessionRef {
+    SessionRef { id: ctx.graph().sessions[s as usize].id.to_string(), own_fork: ctx.own_forks.contains(&s) }
 }
 
 fn pager(pages: u32, cur: u32) -> Pager {
-    let link = |p: u32| page_file(p);
     Pager {
-        pages: (0..pages).map(|p| PageLink { n: p + 1, href: link(p), current: p == cur }).collect(),
-        prev: if cur > 0 { link(cur - 1) } else { String::new() },
-        next: if cur + 1 < pages { link(cur + 1) } else { String::new() },
+        pages: (0..pages).map(|p| PageLink { n: p + 1, href: sibling_page(p), current: p == cur }).collect(),
+        prev: (cur > 0).then(|| sibling_page(cur - 1)),
+        next: (cur + 1 < pages).then(|| sibling_page(cur + 1)),
     }
+}
+
+fn fact(label: &str, value: FactValue) -> Fact {
+    Fact { label: label.into(), value }
 }
 
 fn conv_facts(ctx: &ProjectCtx<'_>, c: &Conversation) -> Vec<Fact> {
     let g = ctx.graph();
-    let fact = |l: &str, v: String| Fact { label: l.into(), value_html: v };
     let mut v = vec![
-        fact("started", time_html(c.first_ts)),
-        fact("last active", time_html(c.last_ts)),
-        fact("messages", c.messages.to_string()),
-        fact("branches", c.branches.len().to_string()),
+        fact("started", FactValue::Time(Time::at(c.first_ts))),
+        fact("last active", FactValue::Time(Time::at(c.last_ts))),
+        fact("messages", FactValue::Text(c.messages.to_string())),
+        fact("branches", FactValue::Text(c.branches.len().to_string())),
     ];
-    let sessions: Vec<String> = c.sessions.iter().map(|s| session_html(ctx, *s)).collect();
-    v.push(fact(if sessions.len() == 1 { "session" } else { "sessions" }, sessions.join(" → ")));
-    let forks: Vec<String> = c
+    let sessions: Vec<SessionRef> = c.sessions.iter().map(|s| session_ref(ctx, *s)).collect();
+    v.push(fact(if sessions.len() == 1 { "session" } else { "sessions" }, FactValue::Sessions(sessions)));
+    let forks: Vec<CctreeFork> = c
         .junctions
         .iter()
         .filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork)
-        .map(|j| {
-            let n = ctx.loc[j.at.ix()]
+        .map(|j| CctreeFork {
+            session: g.sessions[j.session as usize].id.to_string(),
+            at: ctx.loc[j.at.ix()]
                 .map(|l| ctx.line_layout(l.line).items[l.item as usize].number)
-                .map_or_else(|| "a message".to_string(), |n| format!("#{n}"));
-            let at = match ctx.node_href(&ctx.conv_dirs[g.node(c.root).conversation as usize], j.at) {
-                Some(h) => format!("<a href=\"{}\">{n}</a>", esc(&h)),
-                None => n,
-            };
-            format!("<code>{}</code> at {at}", esc(&g.sessions[j.session as usize].id))
+                .map_or_else(|| "a message".to_string(), |n| format!("#{n}")),
+            href: ctx.node_href(&ctx.conv_dirs[g.node(c.root).conversation as usize], j.at),
         })
         .collect();
     if !forks.is_empty() {
-        v.push(fact(if forks.len() == 1 { "cctree fork" } else { "cctree forks" }, forks.join(", ")));
+        v.push(fact(if forks.len() == 1 { "cctree fork" } else { "cctree forks" }, FactValue::CctreeForks(forks)));
     }
     let t = listing::tokens(ctx, c);
     if !t.is_empty() {
-        v.push(fact("tokens", esc(&t)));
+        v.push(fact("tokens", FactValue::Text(t)));
     }
     v
 }
@@ -198,25 +185,17 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
     } else {
         format!("branch {}", ctx.labels[parent as usize])
     };
-    let active = g.conversations[br.conversation as usize].active_branch == b;
-    let mut badges = String::new();
-    if active {
-        badges.push_str(" <span class=\"badge active\">active</span>");
-    }
-    if ctx.own_forks.contains(&br.session) {
-        badges.push(' ');
-        badges.push_str(OWN_FORK_BADGE);
-    }
-    p.intro_html = format!(
-        "<p class=\"forked\"><span class=\"forkmark\">{}</span> Forked from <a href=\"{}\">message #{n}</a> on {}.{badges}</p>",
-        FORK_ICON.trim(),
-        esc(&link),
-        esc(&parent_label),
-    );
+    p.forked_from = Some(ForkedFrom {
+        href: link,
+        number: n,
+        parent: parent_label,
+        active: g.conversations[br.conversation as usize].active_branch == b,
+        own_fork: ctx.own_forks.contains(&br.session),
+    });
     p.facts = vec![
-        Fact { label: "messages".into(), value_html: br.messages.to_string() },
-        Fact { label: "last active".into(), value_html: time_html(br.last_ts) },
-        Fact { label: "session".into(), value_html: session_html(ctx, br.session) },
+        fact("messages", FactValue::Text(br.messages.to_string())),
+        fact("last active", FactValue::Time(Time::at(br.last_ts))),
+        fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
     ];
     if page == 0 {
         p.context = fork_context(ctx, &ctx.branch_dirs[b as usize], fork, FORK_CONTEXT);
@@ -281,11 +260,9 @@ fn agent_header(ctx: &ProjectCtx<'_>, a: u32, p: &mut LinePage) {
     let spawn = agent.spawn.as_ref().and_then(|s| s.use_node);
     let conv = spawn.map(|n| g.node(n).conversation).and_then(|c| g.conversations.get(c as usize));
     p.crumbs = crumbs(ctx, dir, conv);
-    if let Some(h) = spawn.and_then(|n| ctx.node_href(dir, n)) {
-        p.intro_html = format!("<p class=\"forked\">Spawned by <a href=\"{}\">this tool call</a>.</p>", esc(&h));
-    }
+    p.spawned_by = spawn.and_then(|n| ctx.node_href(dir, n));
     p.facts = vec![
-        Fact { label: "messages".into(), value_html: agent.messages.to_string() },
-        Fact { label: "started".into(), value_html: time_html(agent.first_ts) },
+        fact("messages", FactValue::Text(agent.messages.to_string())),
+        fact("started", FactValue::Time(Time::at(agent.first_ts))),
     ];
 }

@@ -12,9 +12,88 @@
 //! Directories are written relative to the site root with a trailing `/`
 //! (`proj/c/abc/`); links are always relative, and always name a file
 //! (`index.html`), so the site works from `file://` and under any sub-path.
+//!
+//! Every link on a page is an [`Href`], and only this module makes one: a
+//! relative link ([`href`], [`fragment`], [`Root`]) or an external URL that
+//! may become a link ([`external`]: http(s) and mailto only).
 
 use crate::limits::MAX_SEGMENT;
 use std::collections::BTreeSet;
+use std::fmt;
+
+/// A link target on a page (written escaped, like any text). Only this
+/// module makes one (see the module doc).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Href(String);
+
+impl Href {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl fmt::Display for Href {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How a page reaches the site root: `../` once per directory of the page
+/// (the `data-root` of every page), and the links it makes from there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Root(String);
+
+impl Root {
+    /// The root as seen from a page in `dir` (relative to the site root).
+    pub fn of(dir: &str) -> Root {
+        Root(up(dir))
+    }
+
+    /// `index.html` at the site root: the archive index.
+    pub fn home(&self) -> Href {
+        Href(format!("{}index.html", self.0))
+    }
+
+    /// A file of `assets/` (`style.css`, `img/<blake3>.<ext>`…).
+    pub fn asset(&self, name: &str) -> Href {
+        Href(format!("{}assets/{name}", self.0))
+    }
+}
+
+impl fmt::Display for Root {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A link to an anchor of the same page: `#<id>`.
+pub fn fragment(id: &str) -> Href {
+    Href(format!("#{id}"))
+}
+
+/// A link to page `page` (0-based) of the same line.
+pub fn sibling_page(page: u32) -> Href {
+    Href(page_file(page))
+}
+
+/// Whether a link target from a transcript may become an `href`: http(s)
+/// and mailto URLs without whitespace or control characters (no
+/// `javascript:`, no links to files that do not exist).
+pub fn is_safe_url(url: &str) -> bool {
+    let u = url.trim_start();
+    let lower = u.get(..8).unwrap_or(u).to_ascii_lowercase();
+    (lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("mailto:"))
+        && !u.chars().any(|c| c.is_control() || c.is_whitespace())
+}
+
+/// A link to an external URL from a transcript, when it may be one ([`is_safe_url`]).
+pub fn external(url: &str) -> Option<Href> {
+    is_safe_url(url).then(|| Href(url.trim().to_string()))
+}
 
 /// A short, stable hash of a string (hex, 8 characters).
 pub fn short_hash(s: &str) -> String {
@@ -108,7 +187,7 @@ pub fn up(dir: &str) -> String {
 /// A link from a page in `from_dir` to `file` in `to_dir` (both relative to the
 /// site root, ending in `/` or empty), with an optional `#fragment`. Goes up
 /// only as far as the directories' common prefix.
-pub fn href(from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> String {
+pub fn href(from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Href {
     let from: Vec<&str> = from_dir.split_terminator('/').collect();
     let to: Vec<&str> = to_dir.split_terminator('/').collect();
     let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
@@ -122,7 +201,7 @@ pub fn href(from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Str
         s.push('#');
         s.push_str(f);
     }
-    s
+    Href(s)
 }
 
 /// The anchor id of a message: `m-<uuid>` (uuid sanitized like a segment).
@@ -178,11 +257,23 @@ mod tests {
 
     #[test]
     fn relative_links() {
-        assert_eq!(href("p/c/x/", "p/c/x/", "page-2.html", Some("m-a")), "page-2.html#m-a");
-        assert_eq!(href("p/c/x/b/y/", "p/c/x/", "index.html", None), "../../index.html");
-        assert_eq!(href("p/c/x/", "p/c/x/b/y/", "index.html", None), "b/y/index.html");
-        assert_eq!(href("p/c/x/", "q/", "index.html", None), "../../../q/index.html");
-        assert_eq!(href("", "p/", "index.html", None), "p/index.html");
+        let h = |f, t, file, frag| href(f, t, file, frag).into_string();
+        assert_eq!(h("p/c/x/", "p/c/x/", "page-2.html", Some("m-a")), "page-2.html#m-a");
+        assert_eq!(h("p/c/x/b/y/", "p/c/x/", "index.html", None), "../../index.html");
+        assert_eq!(h("p/c/x/", "p/c/x/b/y/", "index.html", None), "b/y/index.html");
+        assert_eq!(h("p/c/x/", "q/", "index.html", None), "../../../q/index.html");
+        assert_eq!(h("", "p/", "index.html", None), "p/index.html");
         assert_eq!(up("p/c/x/"), "../../../");
+        assert_eq!(Root::of("p/c/x/").asset("img/a.png").as_str(), "../../../assets/img/a.png");
+        assert_eq!(Root::of("").home().as_str(), "index.html");
+    }
+
+    #[test]
+    fn only_safe_urls_become_links() {
+        assert_eq!(external("  https://a.example/x").map(Href::into_string).as_deref(), Some("https://a.example/x"));
+        assert_eq!(external("mailto:a@b.c").map(Href::into_string).as_deref(), Some("mailto:a@b.c"));
+        for bad in ["javascript:alert(1)", "data:text/html,x", "file:///etc/passwd", "https://a b", "src/main.rs"] {
+            assert!(external(bad).is_none(), "{bad}");
+        }
     }
 }

@@ -318,7 +318,7 @@ proptest! {
             let on_lines: usize = g.branches.iter().map(|b| b.nodes.len()).sum::<usize>() + g.agents.iter().map(|a| a.nodes.len()).sum::<usize>();
             prop_assert_eq!(on_lines, g.nodes.len(), "every node on exactly one line");
             let text = String::from_utf8_lossy(input);
-            let html = cctree::render::markdown::to_html(&text, &mut cctree::render::highlight::Budget::default());
+            let html = cctree::render::html::markdown::to_html(&text, &mut cctree::render::html::highlight::Budget::default()).into_string();
             prop_assert!(!html.to_ascii_lowercase().contains("<script"));
         }
     }

@@ -8,7 +8,7 @@
 
 use anstyle_parse::{Params, Parser, Perform};
 
-use super::html::push_esc;
+use super::{Html, push_esc};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Style {
@@ -98,7 +98,11 @@ pub fn has_escapes(s: &str) -> bool {
 }
 
 /// Terminal text → escaped HTML with colour spans (no surrounding `<pre>`).
-pub fn to_html(s: &str) -> String {
+pub fn to_html(s: &str) -> Html {
+    Html::trusted(convert(s))
+}
+
+fn convert(s: &str) -> String {
     let mut page =
         Page { out: String::with_capacity(s.len() + 32), text: String::new(), style: Style::default(), open: false };
     let mut parser = Parser::<anstyle_parse::DefaultCharAccumulator>::new();
@@ -175,18 +179,18 @@ mod tests {
 
     #[test]
     fn colours_become_classes() {
-        let h = to_html("\u{1b}[1m\u{1b}[32m   Compiling\u{1b}[0m x <y>");
+        let h = convert("\u{1b}[1m\u{1b}[32m   Compiling\u{1b}[0m x <y>");
         assert_eq!(h, "<span class=\"ansi-fg2 ansi-b\">   Compiling</span> x &lt;y&gt;");
     }
 
     #[test]
     fn other_sequences_are_stripped() {
-        assert_eq!(to_html("a\u{1b}[2Kb\u{1b}]0;title\u{7}c\r\n"), "abc\n");
-        assert_eq!(to_html("\u{1b}[38;2;1;2;3mx\u{1b}[m"), "x");
-        assert_eq!(to_html("\u{1b}[38;5;9mx"), "<span class=\"ansi-fg9\">x</span>");
-        assert_eq!(to_html("\u{1b}[38:5:9mx"), "<span class=\"ansi-fg9\">x</span>");
-        assert_eq!(to_html("tail\u{1b}"), "tail");
-        assert_eq!(to_html("é\u{1b}[31mé"), "é<span class=\"ansi-fg1\">é</span>");
+        assert_eq!(convert("a\u{1b}[2Kb\u{1b}]0;title\u{7}c\r\n"), "abc\n");
+        assert_eq!(convert("\u{1b}[38;2;1;2;3mx\u{1b}[m"), "x");
+        assert_eq!(convert("\u{1b}[38;5;9mx"), "<span class=\"ansi-fg9\">x</span>");
+        assert_eq!(convert("\u{1b}[38:5:9mx"), "<span class=\"ansi-fg9\">x</span>");
+        assert_eq!(convert("tail\u{1b}"), "tail");
+        assert_eq!(convert("é\u{1b}[31mé"), "é<span class=\"ansi-fg1\">é</span>");
     }
 
     /// `tput sgr0` writes `ESC ( B` (select the US-ASCII character set)
@@ -194,25 +198,25 @@ mod tests {
     /// the `B` in the page.
     #[test]
     fn tput_sgr0_leaves_no_stray_b() {
-        assert_eq!(to_html("ALPHA\u{1b}(B\u{1b}[mOMEGA"), "ALPHAOMEGA");
-        assert_eq!(to_html("\u{1b}[1mbold\u{1b}(B\u{1b}[m plain"), "<span class=\"ansi-b\">bold</span> plain");
+        assert_eq!(convert("ALPHA\u{1b}(B\u{1b}[mOMEGA"), "ALPHAOMEGA");
+        assert_eq!(convert("\u{1b}[1mbold\u{1b}(B\u{1b}[m plain"), "<span class=\"ansi-b\">bold</span> plain");
     }
 
     /// Device control strings (DCS: sixel images, tmux passthrough) and
     /// APC / PM / SOS strings are dropped with their payload.
     #[test]
     fn dcs_and_apc_payloads_do_not_leak() {
-        assert_eq!(to_html("a\u{1b}P1;2|SECRET-PAYLOAD\u{1b}\\b"), "ab");
-        assert_eq!(to_html("a\u{1b}_Gf=100;AAAA\u{1b}\\b"), "ab");
-        assert_eq!(to_html("a\u{1b}^privacy message\u{1b}\\b"), "ab");
-        assert_eq!(to_html("a\u{1b}Xstart of string\u{1b}\\b"), "ab");
+        assert_eq!(convert("a\u{1b}P1;2|SECRET-PAYLOAD\u{1b}\\b"), "ab");
+        assert_eq!(convert("a\u{1b}_Gf=100;AAAA\u{1b}\\b"), "ab");
+        assert_eq!(convert("a\u{1b}^privacy message\u{1b}\\b"), "ab");
+        assert_eq!(convert("a\u{1b}Xstart of string\u{1b}\\b"), "ab");
     }
 
     /// An OSC 8 hyperlink keeps its text; private-mode CSI sequences
     /// (`ESC [ ? 25 l`, `ESC [ > 4 ; 2 m`) change no style.
     #[test]
     fn links_keep_text_and_private_modes_are_ignored() {
-        assert_eq!(to_html("\u{1b}]8;;https://x.test\u{1b}\\link\u{1b}]8;;\u{1b}\\"), "link");
-        assert_eq!(to_html("\u{1b}[?25lx\u{1b}[>4;2my"), "xy");
+        assert_eq!(convert("\u{1b}]8;;https://x.test\u{1b}\\link\u{1b}]8;;\u{1b}\\"), "link");
+        assert_eq!(convert("\u{1b}[?25lx\u{1b}[>4;2my"), "xy");
     }
 }

@@ -9,61 +9,83 @@
 //! * control characters are shown as Control Pictures, as everywhere;
 //! * table alignment uses classes, not `style=""` (the CSP forbids inline styles).
 
+use std::borrow::Cow;
+
 use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use super::highlight::{Budget, code_block};
-use std::borrow::Cow;
-
-use super::html::{controls_shown, cut, esc};
+use super::{Html, controls_shown, esc};
 use crate::limits::MARKDOWN_CAP;
+use crate::render::text::cut;
+use crate::render::urls::is_safe_url;
 
 fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
 }
 
-/// Whether a link target may become an `href`.
-pub fn is_safe_url(url: &str) -> bool {
-    let u = url.trim_start();
-    let lower = u.get(..8).unwrap_or(u).to_ascii_lowercase();
-    (lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("mailto:"))
-        && !u.chars().any(|c| c.is_control() || c.is_whitespace())
-}
-
-/// An `<a>` start tag for a safe external URL.
-pub fn link_open(url: &str) -> String {
+/// An `<a>` start tag for a safe external URL (as `templates/blocks/link.html` writes it).
+fn link_open(url: &str) -> String {
     format!("<a href=\"{}\" rel=\"nofollow noopener noreferrer\">", esc(url.trim()))
 }
 
 /// Markdown → HTML (see the module doc for what is rewritten).
-pub fn to_html(text: &str, budget: &mut Budget) -> String {
+pub fn to_html(text: &str, budget: &mut Budget) -> Html {
     to_html_capped(text, budget, MARKDOWN_CAP)
 }
 
 /// [`to_html`] of at most `cap` bytes of `text`.
-pub fn to_html_capped(text: &str, budget: &mut Budget, cap: usize) -> String {
+pub fn to_html_capped(text: &str, budget: &mut Budget, cap: usize) -> Html {
     let body = cut(text, cap);
-    let mut events: Vec<Event<'_>> = Vec::new();
-    let mut code: Option<(Option<String>, String)> = None;
-    let mut links: Vec<bool> = Vec::new();
-    let mut aligns: Vec<Alignment> = Vec::new();
-    let (mut in_head, mut col) = (false, 0usize);
+    let mut rw = Rewriter {
+        budget,
+        events: Vec::new(),
+        code: None,
+        links: Vec::new(),
+        aligns: Vec::new(),
+        in_head: false,
+        col: 0,
+    };
     for ev in Parser::new_ext(body, options()) {
-        if let Some((_, buf)) = code.as_mut() {
+        rw.push(ev);
+    }
+    rw.end_code();
+    let mut out = String::with_capacity(body.len() * 3 / 2 + 16);
+    pulldown_cmark::html::push_html(&mut out, rw.events.into_iter());
+    if body.len() < text.len() {
+        out.push_str(&format!("<p class=\"note\">… {} more bytes not shown.</p>", text.len() - body.len()));
+    }
+    Html::trusted(out)
+}
+
+/// The events of one text, rewritten as they come (see the module doc).
+struct Rewriter<'t, 'b> {
+    budget: &'b mut Budget,
+    events: Vec<Event<'t>>,
+    /// Inside a code block: its language and text so far.
+    code: Option<(Option<String>, String)>,
+    /// Open links and images: whether each became an `<a>`.
+    links: Vec<bool>,
+    /// The current table's column alignments, whether in its head, the column.
+    aligns: Vec<Alignment>,
+    in_head: bool,
+    col: usize,
+}
+
+impl<'t> Rewriter<'t, '_> {
+    fn push(&mut self, ev: Event<'t>) {
+        if let Some((_, buf)) = self.code.as_mut() {
             match ev {
                 Event::Text(t) => buf.push_str(&t),
-                Event::End(TagEnd::CodeBlock) => {
-                    let (lang, buf) = code.take().unwrap_or_default();
-                    events.push(html(code_block(&buf, lang.as_deref(), budget)));
-                }
+                Event::End(TagEnd::CodeBlock) => self.end_code(),
                 _ => {}
             }
-            continue;
+            return;
         }
         match ev {
-            Event::Html(t) | Event::InlineHtml(t) | Event::Text(t) => events.push(Event::Text(shown(t))),
-            Event::Code(t) => events.push(Event::Code(shown(t))),
-            Event::Start(Tag::HtmlBlock) => events.push(html("<pre class=\"rawhtml\">".into())),
-            Event::End(TagEnd::HtmlBlock) => events.push(html("</pre>".into())),
+            Event::Html(t) | Event::InlineHtml(t) | Event::Text(t) => self.events.push(Event::Text(shown(t))),
+            Event::Code(t) => self.events.push(Event::Code(shown(t))),
+            Event::Start(Tag::HtmlBlock) => self.events.push(html("<pre class=\"rawhtml\">".into())),
+            Event::End(TagEnd::HtmlBlock) => self.events.push(html("</pre>".into())),
             Event::Start(Tag::CodeBlock(kind)) => {
                 let lang = match kind {
                     CodeBlockKind::Fenced(info) => info
@@ -73,67 +95,71 @@ pub fn to_html_capped(text: &str, budget: &mut Budget, cap: usize) -> String {
                         .map(str::to_string),
                     CodeBlockKind::Indented => None,
                 };
-                code = Some((lang, String::new()));
+                self.code = Some((lang, String::new()));
             }
             Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
                 let safe = is_safe_url(&dest_url);
                 if safe {
-                    events.push(html(link_open(&dest_url)));
+                    self.events.push(html(link_open(&dest_url)));
                 }
-                links.push(safe);
+                self.links.push(safe);
             }
             Event::End(TagEnd::Link | TagEnd::Image) => {
-                if links.pop() == Some(true) {
-                    events.push(html("</a>".into()));
+                if self.links.pop() == Some(true) {
+                    self.events.push(html("</a>".into()));
                 }
             }
+            Event::Start(Tag::Table(_) | Tag::TableHead | Tag::TableRow | Tag::TableCell)
+            | Event::End(TagEnd::Table | TagEnd::TableHead | TagEnd::TableRow | TagEnd::TableCell) => self.table(ev),
+            other => self.events.push(other),
+        }
+    }
+
+    /// Tables, with alignment as classes.
+    fn table(&mut self, ev: Event<'t>) {
+        let tag = match ev {
             Event::Start(Tag::Table(a)) => {
-                aligns = a;
-                events.push(html("<div class=\"table-wrap\"><table>".into()));
+                self.aligns = a;
+                "<div class=\"table-wrap\"><table>".to_string()
             }
-            Event::End(TagEnd::Table) => {
-                events.push(html("</tbody></table></div>".into()));
-            }
+            Event::End(TagEnd::Table) => "</tbody></table></div>".to_string(),
             Event::Start(Tag::TableHead) => {
-                in_head = true;
-                col = 0;
-                events.push(html("<thead><tr>".into()));
+                (self.in_head, self.col) = (true, 0);
+                "<thead><tr>".to_string()
             }
             Event::End(TagEnd::TableHead) => {
-                in_head = false;
-                events.push(html("</tr></thead><tbody>".into()));
+                self.in_head = false;
+                "</tr></thead><tbody>".to_string()
             }
             Event::Start(Tag::TableRow) => {
-                col = 0;
-                events.push(html("<tr>".into()));
+                self.col = 0;
+                "<tr>".to_string()
             }
-            Event::End(TagEnd::TableRow) => events.push(html("</tr>".into())),
+            Event::End(TagEnd::TableRow) => "</tr>".to_string(),
             Event::Start(Tag::TableCell) => {
-                let class = match aligns.get(col) {
+                let class = match self.aligns.get(self.col) {
                     Some(Alignment::Left) => " class=\"al-l\"",
                     Some(Alignment::Center) => " class=\"al-c\"",
                     Some(Alignment::Right) => " class=\"al-r\"",
                     _ => "",
                 };
-                let tag = if in_head { "th" } else { "td" };
-                events.push(html(format!("<{tag}{class}>")));
+                format!("<{}{class}>", if self.in_head { "th" } else { "td" })
             }
             Event::End(TagEnd::TableCell) => {
-                events.push(html(if in_head { "</th>" } else { "</td>" }.into()));
-                col += 1;
+                self.col += 1;
+                if self.in_head { "</th>" } else { "</td>" }.to_string()
             }
-            other => events.push(other),
+            _ => return,
+        };
+        self.events.push(html(tag));
+    }
+
+    /// Ends the open code block, if any: highlighted ([`code_block`]).
+    fn end_code(&mut self) {
+        if let Some((lang, buf)) = self.code.take() {
+            self.events.push(html(code_block(&buf, lang.as_deref(), self.budget).into_string()));
         }
     }
-    if let Some((lang, buf)) = code.take() {
-        events.push(html(code_block(&buf, lang.as_deref(), budget)));
-    }
-    let mut out = String::with_capacity(body.len() * 3 / 2 + 16);
-    pulldown_cmark::html::push_html(&mut out, events.into_iter());
-    if body.len() < text.len() {
-        out.push_str(&format!("<p class=\"note\">… {} more bytes not shown.</p>", text.len() - body.len()));
-    }
-    out
 }
 
 /// Text with its control characters shown ([`controls_shown`]): pulldown-cmark
@@ -154,7 +180,7 @@ mod tests {
     use super::*;
 
     fn md(s: &str) -> String {
-        to_html(s, &mut Budget::default())
+        to_html(s, &mut Budget::default()).into_string()
     }
 
     #[test]

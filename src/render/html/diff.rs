@@ -9,7 +9,7 @@
 use serde_json::Value;
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
-use super::html::push_esc;
+use super::{Html, push_esc};
 use crate::limits::DIFF_LINES;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +20,7 @@ enum Op {
 }
 
 /// A line diff of two texts.
-pub fn diff_html(old: &str, new: &str) -> String {
+pub fn diff_html(old: &str, new: &str) -> Html {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     let mut out = String::with_capacity(old.len() + new.len() + 64);
@@ -32,11 +32,11 @@ pub fn diff_html(old: &str, new: &str) -> String {
             "<p class=\"note\">Too long to compare line by line: {del} lines removed, {add} added, shown whole.</p>"
         ));
     }
-    out
+    Html::trusted(out)
 }
 
 /// A `structuredPatch` (hunks of ` `/`-`/`+` prefixed lines), if well formed.
-pub fn patch_html(patch: &Value) -> Option<String> {
+pub fn patch_html(patch: &Value) -> Option<Html> {
     let hunks = patch.as_array().filter(|h| !h.is_empty())?;
     let mut out = String::from("<pre class=\"diff\">");
     for h in hunks {
@@ -60,7 +60,7 @@ pub fn patch_html(patch: &Value) -> Option<String> {
         }
     }
     out.push_str("</pre>");
-    Some(out)
+    Some(Html::trusted(out))
 }
 
 fn push_line(out: &mut String, op: Op, line: &str) {
@@ -110,7 +110,7 @@ mod tests {
 
     #[test]
     fn diffs_lines() {
-        let h = diff_html("a\nb\nc", "a\nB\nc\n<d>");
+        let h = diff_html("a\nb\nc", "a\nB\nc\n<d>").into_string();
         assert_eq!(
             h,
             "<pre class=\"diff\"><span class=\"d-ctx\"> a</span><span class=\"d-del\">-b</span>\
@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn renders_structured_patches() {
         let p = serde_json::json!([{"oldStart":1,"oldLines":1,"newStart":1,"newLines":1,"lines":["-x","+y"," z"]}]);
-        let h = patch_html(&p).unwrap();
+        let h = patch_html(&p).unwrap().into_string();
         assert!(h.contains("@@ -1,1 +1,1 @@") && h.contains("d-del\">-x") && h.contains("d-ctx\"> z"));
         assert!(patch_html(&serde_json::json!([])).is_none());
     }
@@ -134,14 +134,14 @@ mod tests {
     fn a_long_edit_diffs_line_by_line() {
         let old: String = (0..600).map(|i| format!("line {i}\n")).collect();
         let new = old.replace("line 300\n", "line three hundred\n");
-        let h = diff_html(&old, &new);
+        let h = diff_html(&old, &new).into_string();
         assert_eq!(h.matches("d-del").count(), 1, "{h}");
         assert_eq!(h.matches("d-add").count(), 1);
         assert_eq!(h.matches("d-ctx").count(), 599);
         // Lines moved within a long text are found too.
         let lines: Vec<&str> = old.split_inclusive('\n').collect();
         let moved = lines[300..].concat() + &lines[..300].concat();
-        let h = diff_html(&old, &moved);
+        let h = diff_html(&old, &moved).into_string();
         assert_eq!(h.matches("d-ctx").count(), 300, "half the lines stay in order");
     }
 
@@ -150,7 +150,7 @@ mod tests {
     fn texts_too_long_to_compare_say_so() {
         let old: String = (0..DIFF_LINES).map(|i| format!("a {i}\n")).collect();
         let new: String = (0..DIFF_LINES).map(|i| format!("b {i}\n")).collect();
-        let h = diff_html(&format!("same\n{old}end\n"), &format!("same\n{new}end\n"));
+        let h = diff_html(&format!("same\n{old}end\n"), &format!("same\n{new}end\n")).into_string();
         assert_eq!(h.matches("d-ctx").count(), 2);
         assert_eq!(h.matches("d-del").count(), DIFF_LINES);
         assert!(

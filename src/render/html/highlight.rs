@@ -8,7 +8,7 @@ use syntect::html::{ClassStyle, ClassedHTMLGenerator};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
-use super::html::{controls_shown, push_esc};
+use super::{Html, controls_shown, push_esc};
 use crate::limits::{HIGHLIGHT_BLOCK, HIGHLIGHT_FILE, HIGHLIGHT_LINE, HIGHLIGHT_PAGE};
 
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
@@ -57,17 +57,17 @@ fn syntax_for(token: &str) -> Option<&'static SyntaxReference> {
 
 /// A `<pre>` block for prose `code`, highlighted when the language is known
 /// and the block fits the caps, else plain escaped text.
-pub fn code_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String {
+pub fn code_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> Html {
     block(code, lang, budget, HIGHLIGHT_BLOCK)
 }
 
 /// A `<pre>` block for the contents of a file (Read, Write): highlighted only
 /// when small ([`HIGHLIGHT_FILE`]).
-pub fn file_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> String {
+pub fn file_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> Html {
     block(code, lang, budget, HIGHLIGHT_FILE)
 }
 
-fn block(code: &str, lang: Option<&str>, budget: &mut Budget, cap: usize) -> String {
+fn block(code: &str, lang: Option<&str>, budget: &mut Budget, cap: usize) -> Html {
     let mut out = String::with_capacity(code.len() + 64);
     let syntax = lang.and_then(syntax_for);
     let fits = code.len() <= cap && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= HIGHLIGHT_LINE);
@@ -78,13 +78,13 @@ fn block(code: &str, lang: Option<&str>, budget: &mut Budget, cap: usize) -> Str
             out.push_str("<pre class=\"code hl\"><code>");
             out.push_str(&html);
             out.push_str("</code></pre>");
-            return out;
+            return Html::trusted(out);
         }
     }
     out.push_str("<pre class=\"code\"><code>");
     push_esc(&mut out, code);
     out.push_str("</code></pre>");
-    out
+    Html::trusted(out)
 }
 
 fn classed(code: &str, syntax: &SyntaxReference) -> Option<String> {
@@ -103,7 +103,7 @@ mod tests {
     #[test]
     fn highlights_known_languages_with_classes() {
         let mut b = Budget::default();
-        let html = code_block("fn main() { let x = \"<b>\"; }\n", Some("rust"), &mut b);
+        let html = code_block("fn main() { let x = \"<b>\"; }\n", Some("rust"), &mut b).into_string();
         assert!(html.contains("class=\"hl-"), "{html}");
         assert!(html.contains("&lt;b&gt;"));
         assert!(!html.contains("style="));
@@ -113,9 +113,9 @@ mod tests {
     fn unknown_language_and_caps_fall_back_to_plain() {
         let mut b = Budget::default();
         let plain = code_block("<x>", Some("no-such-lang"), &mut b);
-        assert_eq!(plain, "<pre class=\"code\"><code>&lt;x&gt;</code></pre>");
+        assert_eq!(plain.as_str(), "<pre class=\"code\"><code>&lt;x&gt;</code></pre>");
         let long = "a".repeat(HIGHLIGHT_LINE + 1);
-        assert!(!code_block(&long, Some("rust"), &mut b).contains("hl-"));
+        assert!(!code_block(&long, Some("rust"), &mut b).as_str().contains("hl-"));
         assert_eq!(lang_of_path("/a/b/main.rs"), Some("rs"));
         assert_eq!(lang_of_path("/a/.bashrc"), None);
     }

@@ -1,0 +1,195 @@
+//! Per-page rendering state ([`PageCtx`]): where the page is, the anchors it
+//! has written, and what is left of its allowances (text, highlighting,
+//! hidden metadata), so that no page grows past a few MB; and the builders
+//! of the blocks that spend them (Markdown, outputs, JSON, images).
+
+use rustc_hash::FxHashSet;
+use serde_json::Value;
+
+use crate::graph::NodeId;
+
+use super::blocks::{Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Output, Placeholder};
+use super::context::{LineId, ProjectCtx};
+use super::html::highlight::Budget;
+use super::html::{Html, markdown, terminal};
+use super::payload::str_at;
+use super::text::{cut, human_size};
+use super::urls::{Root, anchor, external, page_file};
+use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FOLD, PAGE_TEXT, SMALL_CAP};
+
+/// Per-page rendering state.
+pub struct PageCtx<'a> {
+    pub p: &'a ProjectCtx<'a>,
+    /// The page's directory, relative to the site root.
+    pub dir: &'a str,
+    /// The line whose messages the page shows (`None` for context previews).
+    pub line: Option<LineId>,
+    pub budget: Budget,
+    /// Emit `id="m-…"` anchors (off for copies shown out of place).
+    pub anchors: bool,
+    /// Nodes whose anchor is already on the page.
+    pub emitted: FxHashSet<NodeId>,
+    /// What is left of [`PAGE_TEXT`].
+    pub text_left: usize,
+    /// The page's number on its line (0: `index.html`), for warnings.
+    pub page: u32,
+    /// What is left of [`META_CAP`].
+    pub meta_left: usize,
+}
+
+impl<'a> PageCtx<'a> {
+    pub fn new(p: &'a ProjectCtx<'a>, dir: &'a str, line: Option<LineId>) -> PageCtx<'a> {
+        PageCtx {
+            p,
+            dir,
+            line,
+            budget: Budget::default(),
+            anchors: line.is_some(),
+            emitted: FxHashSet::default(),
+            text_left: PAGE_TEXT,
+            page: 0,
+            meta_left: META_CAP,
+        }
+    }
+
+    /// Records a problem met rendering this page.
+    pub fn warn(&self, what: std::fmt::Arguments<'_>) {
+        self.p.warn(&format!("{}{}", self.dir, page_file(self.page)), what);
+    }
+
+    /// The cap for the next block of text on this page.
+    pub fn cap(&self) -> usize {
+        OUTPUT_CAP.min(self.text_left.max(SMALL_CAP))
+    }
+
+    fn spend(&mut self, n: usize) {
+        self.text_left = self.text_left.saturating_sub(n);
+    }
+
+    /// [`output`] within the page's text allowance.
+    pub fn output(&mut self, text: &str, label: &str, class: &'static str) -> Block {
+        let cap = self.cap();
+        self.spend(text.len().min(cap));
+        output_capped(text, label, class, cap)
+    }
+
+    /// Pretty JSON, escaped, in a `<pre>` (cut and folded like outputs).
+    pub fn json_pre(&mut self, v: &Value) -> Block {
+        let s = serde_json::to_string_pretty(v).unwrap_or_default();
+        self.output(&s, "JSON", "json")
+    }
+
+    /// A collapsed generic view of any JSON value, within the page's
+    /// [`META_CAP`] of hidden metadata (past it, a note with the size).
+    pub fn json_details(&mut self, summary: &str, v: &Value) -> Block {
+        let s = serde_json::to_string_pretty(v).unwrap_or_default();
+        // Escaping can double the text: cut it to half of what is left.
+        let cap = self.cap().min(self.meta_left.saturating_sub(512) / 2);
+        if cap >= META_VIEW_MIN {
+            let view = JsonDetails { summary: summary.to_string(), json: output_capped(&s, "JSON", "json", cap) };
+            // What it weighs on the page is its HTML: rendered here to be measured.
+            let html = Html::of(&view);
+            if html.len() <= self.meta_left {
+                self.meta_left -= html.len();
+                self.spend(s.len().min(cap));
+                return Block::Html(html);
+            }
+        }
+        placeholder(format!(
+            "{summary}: {} of JSON not shown (this page's metadata allowance is spent)",
+            human_size(s.len())
+        ))
+    }
+
+    /// How this page reaches the site root.
+    pub fn root(&self) -> Root {
+        Root::of(self.dir)
+    }
+
+    /// The anchor id for `node` if it belongs on this page and is not out yet.
+    pub fn take_anchor(&mut self, node: NodeId) -> Option<String> {
+        if !self.anchors {
+            return None;
+        }
+        let mine = self.p.loc[node.ix()].is_some_and(|l| Some(l.line) == self.line);
+        if !mine || !self.emitted.insert(node) {
+            return None;
+        }
+        Some(anchor(self.p.graph().uuid(self.p.entries(), node)))
+    }
+
+    /// Markdown, within the page's text allowance.
+    pub fn markdown(&mut self, text: &str) -> Markdown {
+        let cap = MARKDOWN_CAP.min(self.text_left.max(4 * SMALL_CAP));
+        self.spend(text.len().min(cap));
+        Markdown { html: markdown::to_html_capped(text, &mut self.budget, cap) }
+    }
+
+    /// An image for a base64 image block's `source` (written to
+    /// `assets/img/`), a link to a remote one, or a placeholder.
+    pub fn image(&mut self, source: Option<&Value>) -> Block {
+        let kind = str_at(source, &["type"]).unwrap_or("");
+        let media = str_at(source, &["media_type"]).unwrap_or("");
+        let data = str_at(source, &["data"]);
+        match (kind, data) {
+            ("base64", Some(data)) => match self.p.images.store(media, data) {
+                Ok(Ok(name)) => {
+                    Block::Image(Image { src: self.root().asset(&format!("img/{name}")), media: media.to_string() })
+                }
+                Ok(Err(why)) => {
+                    if why != super::images::Rejected::Empty {
+                        self.warn(format_args!("image not written: {why}"));
+                    }
+                    placeholder(format!("image not shown: {why}"))
+                }
+                Err(err) => {
+                    self.warn(format_args!("{err:#}"));
+                    placeholder("image could not be written")
+                }
+            },
+            _ => match external(str_at(source, &["url"]).unwrap_or("")) {
+                Some(href) => Block::Link(ExternalLink { href, text: "remote image".into() }),
+                None => placeholder("image"),
+            },
+        }
+    }
+}
+
+/// `[what]`.
+pub fn placeholder(what: impl Into<String>) -> Block {
+    Block::Placeholder(Placeholder { what: what.into() })
+}
+
+/// A `<pre>` of tool or command output: ANSI colours converted, cut at
+/// [`OUTPUT_CAP`], folded when over [`OUTPUT_FOLD`].
+pub fn output(text: &str, label: &str, class: &'static str) -> Block {
+    output_capped(text, label, class, OUTPUT_CAP)
+}
+
+/// [`output`] cut at `cap` bytes.
+pub fn output_capped(text: &str, label: &str, class: &'static str, cap: usize) -> Block {
+    let shown = cut(text, cap);
+    let cut = (shown.len() < text.len()).then(|| (human_size(shown.len()), human_size(text.len())));
+    fold(Block::Output(Output { class, body: terminal(shown), cut }), label, text.len())
+}
+
+/// Wraps large content in a closed `<details>` that names its size.
+pub fn fold(inner: Block, label: &str, size: usize) -> Block {
+    if size <= OUTPUT_FOLD {
+        return inner;
+    }
+    Block::Fold(Fold { label: label.to_string(), size: human_size(size), body: Box::new(inner) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn big_outputs_fold_and_cut() {
+        let small = output("a\u{1b}[31mb", "Output", "").to_string();
+        assert!(small.contains("ansi-fg1") && !small.contains("<details"), "{small}");
+        let big = output(&"x".repeat(OUTPUT_CAP + 10), "Output", "").to_string();
+        assert!(big.contains("<details class=\"big\">") && big.contains("Cut:"));
+    }
+}

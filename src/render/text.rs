@@ -1,0 +1,85 @@
+//! Plain-text helpers for what pages show: cuts on character boundaries,
+//! one-line excerpts, sizes and token counts. Nothing here is HTML.
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
+pub fn cut(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut i = max;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    &s[..i]
+}
+
+/// One line of at most `chars` characters: whitespace collapsed, `…` when cut.
+pub fn excerpt(s: &str, chars: usize) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    for word in s.split_whitespace() {
+        if n > 0 {
+            out.push(' ');
+            n += 1;
+        }
+        for c in word.chars() {
+            if n >= chars {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            n += 1;
+        }
+    }
+    out
+}
+
+/// Like [`excerpt`], with the commonest Markdown marks (`` ` ``, `**`, `__`,
+/// leading `#`) removed: for one-line previews of Markdown text.
+pub fn plain_excerpt(s: &str, chars: usize) -> String {
+    let cleaned = s.replace("**", "").replace("__", "").replace('`', "");
+    excerpt(cleaned.trim_start_matches(['#', ' ']), chars)
+}
+
+/// `1.2 KB`, `3.4 MB` (decimal units, like the transcripts' own notes).
+pub fn human_size(bytes: usize) -> String {
+    let b = bytes as f64;
+    if bytes < 1000 {
+        format!("{bytes} B")
+    } else if b < 1e6 {
+        format!("{:.1} KB", b / 1e3)
+    } else {
+        format!("{:.1} MB", b / 1e6)
+    }
+}
+
+/// `950`, `12.3k`, `4.5M`.
+pub fn compact_num(n: u64) -> String {
+    let f = n as f64;
+    if n < 1000 {
+        n.to_string()
+    } else if n < 1_000_000 {
+        format!("{:.1}k", f / 1e3)
+    } else {
+        format!("{:.1}M", f / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_on_char_boundaries() {
+        assert_eq!(cut("héllo", 2), "h");
+        assert_eq!(excerpt("  a  b\n c ", 10), "a b c");
+        assert_eq!(excerpt("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn formats_numbers() {
+        assert_eq!(human_size(999), "999 B");
+        assert_eq!(human_size(20_500), "20.5 KB");
+        assert_eq!(compact_num(12_345), "12.3k");
+    }
+}
