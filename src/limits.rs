@@ -37,7 +37,7 @@
 //! | [`AUX_SUMMARY_CHARS`] | 100 | the summary of a collapsed side entry | `render::message` |
 //! | [`AUX_LINE_CHARS`] | 300 | a side entry shown on one line | `render::message` |
 //! | [`TOOL_ARG_CHARS`] | 120 | a tool call's argument in its header | `render::tools` |
-//! | [`TOOL_NOTE_CHARS`] | 200 | a tool result shown as a one-line note | `render::tools` |
+//! | [`TOOL_NOTE_CHARS`] | 200 | the line of a result text whose call shows its effect (longer: the whole text under it) | `render::tools` |
 //! | [`HINT_CHARS`] | 400 | a tool call's description | `render::tools` |
 //! | [`SEARCH_PROJECT_CHARS`] | 120 | a project name in the search index | `render::search` |
 //! | [`SEARCH_TITLE_CHARS`] | 200 | a title in the search index | `render::search` |
@@ -123,7 +123,7 @@ pub const AUX_SUMMARY_CHARS: usize = 100;
 pub const AUX_LINE_CHARS: usize = 300;
 /// A tool call's argument in its header.
 pub const TOOL_ARG_CHARS: usize = 120;
-/// A tool result shown as a one-line note.
+/// The line of a result text whose call shows its effect (Edit, Write…); longer: the whole text under it.
 pub const TOOL_NOTE_CHARS: usize = 200;
 /// A tool call's description.
 pub const HINT_CHARS: usize = 400;

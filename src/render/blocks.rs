@@ -41,6 +41,7 @@ view_enum! {
         Tool(Box<ToolView>),
         Result(StandaloneResult),
         Persisted(PersistedNote),
+        ResultText(ResultText),
     }
 }
 
@@ -207,4 +208,14 @@ pub struct SessionRef {
 pub struct PersistedNote {
     /// The file under `tool-results/` shown, or none (the preview is shown).
     pub file: Option<String>,
+}
+
+/// A tool's result text that its call already shows the effect of (Edit,
+/// Write…): a line, or its first words with the whole text under them.
+#[derive(Debug, Template)]
+#[template(path = "blocks/result_text.html")]
+pub struct ResultText {
+    pub line: String,
+    /// The whole text, when the line had to be cut.
+    pub full: Option<Box<Block>>,
 }

@@ -34,6 +34,18 @@ pub fn excerpt(s: &str, chars: usize) -> String {
     out
 }
 
+/// Whether [`excerpt`] cuts `s` at `chars` characters.
+pub fn is_cut(s: &str, chars: usize) -> bool {
+    let mut n = 0;
+    for word in s.split_whitespace() {
+        n += usize::from(n > 0) + word.chars().count();
+        if n > chars {
+            return true;
+        }
+    }
+    false
+}
+
 /// Like [`excerpt`], with the commonest Markdown marks (`` ` ``, `**`, `__`,
 /// leading `#`) removed: for one-line previews of Markdown text.
 pub fn plain_excerpt(s: &str, chars: usize) -> String {
@@ -74,6 +86,7 @@ mod tests {
         assert_eq!(cut("héllo", 2), "h");
         assert_eq!(excerpt("  a  b\n c ", 10), "a b c");
         assert_eq!(excerpt("abcdef", 3), "abc…");
+        assert!(is_cut("abcdef", 3) && !is_cut("abc", 3) && !is_cut(" a  b ", 3) && is_cut("a  bc", 3));
     }
 
     #[test]

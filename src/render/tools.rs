@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::graph::NodeId;
 
-use super::blocks::{Block, Markdown, PersistedNote, ShellInput};
+use super::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
 use super::html::diff::{diff_html, patch_html};
 use super::html::highlight::{file_block, lang_of_path};
 use super::html::{Html, filters, view_enum};
@@ -19,7 +19,7 @@ use super::layout::Item;
 use super::message::note;
 use super::page::{PageCtx, fold};
 use super::payload::{at, str_at, strip_tags, tag_text};
-use super::text::{cut, excerpt, human_size};
+use super::text::{cut, excerpt, human_size, is_cut};
 use super::urls::{Href, external, href, page_file};
 use crate::limits::{COMMAND_CAP, HINT_CHARS, OUTPUT_CAP, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
 
@@ -368,9 +368,12 @@ fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &CallResult) -> Vec<Block> {
 }
 
 /// The text of a result whose call shows its effect (an edit's diff, a
-/// written file, a checklist): its first words.
-fn result_text(_cx: &mut PageCtx<'_>, text: &str) -> Vec<Block> {
-    vec![note(&excerpt(text, TOOL_NOTE_CHARS))]
+/// written file, a checklist): a line, or its first words with the whole
+/// text under them (it was cut at 200 characters, with no way to read on).
+fn result_text(cx: &mut PageCtx<'_>, text: &str) -> Vec<Block> {
+    let line = excerpt(text, TOOL_NOTE_CHARS);
+    let full = is_cut(text, TOOL_NOTE_CHARS).then(|| Box::new(cx.output(text, "Output", "")));
+    vec![Block::ResultText(ResultText { line, full })]
 }
 
 /// The output, or for a `<persisted-output>` preview the full spilled file

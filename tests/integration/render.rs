@@ -638,3 +638,45 @@ fn raw_nul_and_esc_never_reach_the_html() {
     }
     assert!(pages >= 2, "the controls are shown, as pictures, on the conversation page and the project index");
 }
+
+/// Issue 15: the results of `Edit` and `Write` (whose calls show the diff or
+/// the file) were cut at 200 characters with no way to read on. A result
+/// that fits is one line; a longer one is its first words with the whole
+/// text under them.
+#[test]
+fn edit_and_write_results_are_not_cut_at_200_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("projects/-tmp-results");
+    std::fs::create_dir_all(&project).unwrap();
+    let long = format!("The file /tmp/a.rs has been updated. {} END-OF-RESULT", "line of the snippet; ".repeat(40));
+    let call =
+        |id: &str, name: &str, input: Value| serde_json::json!({"type":"tool_use","id":id,"name":name,"input":input});
+    let result = |id: &str, text: &str| serde_json::json!({"type":"tool_result","tool_use_id":id,"content":text});
+    let lines = [
+        serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1","timestamp":"2025-07-01T00:00:01Z",
+            "message":{"role":"user","content":"edit it"}}),
+        serde_json::json!({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2025-07-01T00:00:02Z",
+            "message":{"id":"m1","role":"assistant","model":"claude","content":[
+                call("t1", "Edit", serde_json::json!({"file_path":"/tmp/a.rs","old_string":"a","new_string":"b"})),
+                call("t2", "Write", serde_json::json!({"file_path":"/tmp/b.rs","content":"fn main() {}"})),
+                call("t3", "Edit", serde_json::json!({"file_path":"/tmp/c.rs","old_string":"c","new_string":"d"}))]}}),
+        serde_json::json!({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":"2025-07-01T00:00:03Z",
+            "message":{"role":"user","content":[result("t1", &long), result("t2", &long.replace("END", "WRITE-END")),
+                result("t3", "Short result.")]}}),
+    ];
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(project.join("s1.jsonl"), body).unwrap();
+    let out = tmp.path().join("site");
+    render(&tmp.path().join("projects"), &out, 50);
+    let page = files(&out)
+        .into_iter()
+        .find(|(p, _)| p.ends_with("c/u1/index.html"))
+        .map(|(_, b)| String::from_utf8(b).unwrap())
+        .expect("the conversation page");
+    for marker in ["END-OF-RESULT", "WRITE-END-OF-RESULT"] {
+        let at = page.find(marker).unwrap_or_else(|| panic!("{marker} is not on the page"));
+        let opened = page[..at].rfind("<details class=\"result-text\"><summary>The file /tmp/a.rs has been updated.");
+        assert!(opened.is_some_and(|o| !page[o..at].contains("</details>")), "{marker} is not under the first words");
+    }
+    assert!(page.contains("<p class=\"note\">Short result.</p>"), "a short result stays one line");
+}
