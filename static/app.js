@@ -100,10 +100,10 @@
     var data = window.CCTREE_SEARCH;
     for (var k = 0; k < data.length && hits.length < 400; k++) {
       var e = data[k];
-      var hay = (e.t + " " + e.x + " " + e.p).toLowerCase();
+      var hay = (e.title + " " + e.text + " " + e.project).toLowerCase();
       var ok = true;
       for (var m = 0; m < terms.length; m++) if (hay.indexOf(terms[m]) < 0) { ok = false; break; }
-      if (ok) hits.push({ e: e, score: e.t.toLowerCase().indexOf(terms[0]) >= 0 ? 0 : 1 });
+      if (ok) hits.push({ e: e, score: e.title.toLowerCase().indexOf(terms[0]) >= 0 ? 0 : 1 });
     }
     hits.sort(function (a, b) { return a.score - b.score; });
     hits = hits.slice(0, 40);
@@ -114,11 +114,11 @@
       var it = hits[h].e;
       var li = el("li");
       var a = el("a");
-      a.href = root + it.u;
-      a.appendChild(el("span", "k", it.k));
-      a.appendChild(document.createTextNode(it.t));
-      if (it.x && it.x !== it.t) a.appendChild(el("span", "x", it.x));
-      a.appendChild(el("span", "p", it.p));
+      a.href = root + it.url;
+      a.appendChild(el("span", "kind", it.kind));
+      a.appendChild(document.createTextNode(it.title));
+      if (it.text && it.text !== it.title) a.appendChild(el("span", "text", it.text));
+      a.appendChild(el("span", "project", it.project));
       li.appendChild(a);
       list.appendChild(li);
     }

@@ -205,20 +205,32 @@ impl FileRecord {
 /// A search entry as stored.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SearchRecord {
-    k: String,
-    p: String,
-    t: String,
-    x: String,
-    u: String,
+    kind: String,
+    project: String,
+    title: String,
+    text: String,
+    url: String,
 }
 
 impl SearchRecord {
     pub fn from_entry(e: &SearchEntry) -> SearchRecord {
-        SearchRecord { k: e.k.into(), p: e.p.clone(), t: e.t.clone(), x: e.x.clone(), u: e.u.clone() }
+        SearchRecord {
+            kind: e.kind.into(),
+            project: e.project.clone(),
+            title: e.title.clone(),
+            text: e.text.clone(),
+            url: e.url.clone(),
+        }
     }
 
     pub fn to_entry(&self) -> SearchEntry {
-        SearchEntry { k: intern(&self.k), p: self.p.clone(), t: self.t.clone(), x: self.x.clone(), u: self.u.clone() }
+        SearchEntry {
+            kind: intern(&self.kind),
+            project: self.project.clone(),
+            title: self.title.clone(),
+            text: self.text.clone(),
+            url: self.url.clone(),
+        }
     }
 }
 

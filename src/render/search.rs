@@ -3,6 +3,10 @@
 //! titles and first prompts, branch titles and first words, fork points), each
 //! with a URL relative to the site root. A script rather than JSON so that it
 //! loads from `file://`, where `fetch()` of local files is refused.
+//!
+//! ```text
+//! window.CCTREE_SEARCH = [{"kind":"conversation","project":"…","title":"…","text":"…","url":"p/c/<uuid>/index.html"}, …];
+//! ```
 
 use serde::Serialize;
 
@@ -13,25 +17,24 @@ use crate::limits::{SEARCH_PROJECT_CHARS, SEARCH_TEXT_CHARS, SEARCH_TITLE_CHARS}
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchEntry {
     /// `project`, `conversation`, `branch` or `fork`.
-    pub k: &'static str,
+    pub kind: &'static str,
     /// Project name.
-    pub p: String,
-    /// Title.
-    pub t: String,
-    /// Text: first prompt, first words, excerpt.
-    pub x: String,
+    pub project: String,
+    pub title: String,
+    /// First prompt, first words, excerpt.
+    pub text: String,
     /// URL relative to the site root.
-    pub u: String,
+    pub url: String,
 }
 
 impl SearchEntry {
     pub fn new(kind: &'static str, project: &str, title: &str, text: &str, url: String) -> SearchEntry {
         SearchEntry {
-            k: kind,
-            p: excerpt(project, SEARCH_PROJECT_CHARS),
-            t: excerpt(title, SEARCH_TITLE_CHARS),
-            x: excerpt(text, SEARCH_TEXT_CHARS),
-            u: url,
+            kind,
+            project: excerpt(project, SEARCH_PROJECT_CHARS),
+            title: excerpt(title, SEARCH_TITLE_CHARS),
+            text: excerpt(text, SEARCH_TEXT_CHARS),
+            url,
         }
     }
 }
@@ -53,5 +56,10 @@ mod tests {
         let s = script(&[SearchEntry::new("conversation", "p", "</script><b>", "x", "p/c/1/index.html".into())]);
         assert!(s.starts_with("window.CCTREE_SEARCH = [{"));
         assert!(!s.contains("</script>"));
+        // Fields are named (they were k, p, t, x, u).
+        assert!(
+            s.contains("\"kind\":\"conversation\",\"project\":\"p\",\"title\":")
+                && s.contains("\"url\":\"p/c/1/index.html\"")
+        );
     }
 }

@@ -1034,7 +1034,7 @@ pub fn search_index_problems(js: &str) -> Vec<String> {
     match serde_json::from_str::<Value>(body) {
         Ok(Value::Array(items)) => {
             for it in items {
-                let u = it["u"].as_str().unwrap_or("");
+                let u = it["url"].as_str().unwrap_or("");
                 let first = u.split('/').next().unwrap_or("");
                 if u.is_empty() || u.starts_with('/') || first.contains(':') || u.contains('\\') || u.contains("..") {
                     bad.push(format!("search-index.js: url {u:?}"));
@@ -1172,6 +1172,6 @@ fn the_inertness_check_catches_what_it_should() {
     ] {
         assert!(!page_problems("bad.html", &page(body)).is_empty(), "not caught: {body}");
     }
-    assert!(!search_index_problems("window.CCTREE_SEARCH = [{\"u\":\"javascript:alert(1)\"}];\n").is_empty());
-    assert!(search_index_problems("window.CCTREE_SEARCH = [{\"u\":\"p/c/x/index.html#m-1\"}];\n").is_empty());
+    assert!(!search_index_problems("window.CCTREE_SEARCH = [{\"url\":\"javascript:alert(1)\"}];\n").is_empty());
+    assert!(search_index_problems("window.CCTREE_SEARCH = [{\"url\":\"p/c/x/index.html#m-1\"}];\n").is_empty());
 }
