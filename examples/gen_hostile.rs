@@ -5,6 +5,8 @@
 //! cargo run --release --example gen_hostile -- sessions --out DIR --count 200000
 //! cargo run --release --example gen_hostile -- links --out DIR --levels 24
 //! cargo run --release --example gen_hostile -- siblings --out DIR --count 1000000
+//! cargo run --release --example gen_hostile -- big-session --out DIR --size-mb 2000
+//! cargo run --release --example gen_hostile -- huge-line --out DIR --size-mb 300
 //! cargo run --release --example gen_hostile -- discover DIR
 //! ```
 //!
@@ -17,6 +19,10 @@
 //! - `siblings`: a projects directory with one project of one session: a
 //!   prompt and its answer, then COUNT prompts typed under that answer (a
 //!   rewind each), COUNT sibling branches of one fork point.
+//! - `big-session`: a projects directory with one project of one session of
+//!   about SIZE MB: turns of a prompt, a tool call, its result (1–64 KB of
+//!   output, 1 in 100 of 1 MB) and an answer.
+//! - `huge-line`: one session whose tool result is one line of about SIZE MB.
 //! - `discover`: runs cctree's discover stage (listing and classifying every
 //!   file, no parsing) on DIR and prints projects, files and seconds.
 
@@ -53,6 +59,20 @@ enum What {
         out: PathBuf,
         #[arg(long, default_value_t = 1_000_000)]
         count: u64,
+    },
+    /// One session of about SIZE MB.
+    BigSession {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 2000)]
+        size_mb: u64,
+    },
+    /// One session whose tool result is one line of SIZE MB.
+    HugeLine {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 300)]
+        size_mb: u64,
     },
     /// Time cctree's discovery of DIR.
     Discover { dir: PathBuf },
@@ -112,6 +132,81 @@ fn siblings(out: &Path, count: u64) -> std::io::Result<()> {
     w.flush()
 }
 
+/// A tool call (`Bash`) and its result holding `output`, after `parent`;
+/// returns the result's uuid.
+fn tool_round(w: &mut impl Write, session: &str, n: u64, parent: &str, output: &str) -> std::io::Result<String> {
+    let (call, result) = (uuid(0x4, n), uuid(0x5, n));
+    let ts = format!("2026-01-{:02}T{:02}:{:02}:{:02}.000Z", 1 + n / 86_400 % 28, n / 3600 % 24, n / 60 % 60, n % 60);
+    writeln!(
+        w,
+        r#"{{"parentUuid":"{parent}","isSidechain":false,"cwd":"/srv/big","sessionId":"{session}","version":"2.1.330","type":"assistant","uuid":"{call}","timestamp":"{ts}","message":{{"id":"msg_{call}","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"tool_use","id":"toolu_{n}","name":"Bash","input":{{"command":"make test {n}","description":"Run the tests"}}}}],"usage":{{"input_tokens":10,"output_tokens":20}}}}}}"#
+    )?;
+    let out = serde_json::to_string(output).unwrap_or_default();
+    writeln!(
+        w,
+        r#"{{"parentUuid":"{call}","isSidechain":false,"cwd":"/srv/big","sessionId":"{session}","version":"2.1.330","type":"user","uuid":"{result}","timestamp":"{ts}","toolUseResult":{{"stdout":{out},"stderr":"","interrupted":false}},"message":{{"role":"user","content":[{{"tool_use_id":"toolu_{n}","type":"tool_result","content":{out},"is_error":false}}]}}}}"#
+    )?;
+    Ok(result)
+}
+
+fn big_session(out: &Path, size_mb: u64) -> std::io::Result<()> {
+    let project = out.join("-srv-big");
+    std::fs::create_dir_all(&project)?;
+    let session = uuid(0x5e55, 0);
+    let file = std::fs::File::create(project.join(format!("{session}.jsonl")))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let target = size_mb * 1_000_000;
+    let (mut written, mut n, mut parent) = (0u64, 0u64, None::<String>);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut buf = Vec::new();
+    while written < target {
+        // xorshift: 1–64 KB of output, 1 in 100 of 1 MB.
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let size = if seed % 100 == 0 { 1 << 20 } else { 1024 + (seed >> 8) as usize % (63 * 1024) };
+        let output: String = (0..size / 64).map(|i| format!("test {n}.{i:<5} ... ok {:>40}\n", seed % 1000)).collect();
+        buf.clear();
+        line(&mut buf, "user", &uuid(0x1, n), parent.as_deref(), &session, 4 * n, &format!("Run the tests, round {n}"));
+        w.write_all(&buf)?;
+        let result = tool_round(&mut w, &session, n, &uuid(0x1, n), &output)?;
+        buf.clear();
+        line(
+            &mut buf,
+            "assistant",
+            &uuid(0x2, n),
+            Some(&result),
+            &session,
+            4 * n + 2,
+            &format!("Round {n}: all tests pass."),
+        );
+        w.write_all(&buf)?;
+        parent = Some(uuid(0x2, n));
+        written += 2 * output.len() as u64 + 1500;
+        n += 1;
+    }
+    w.flush()
+}
+
+fn huge_line(out: &Path, size_mb: u64) -> std::io::Result<()> {
+    let project = out.join("-srv-huge");
+    std::fs::create_dir_all(&project)?;
+    let session = uuid(0x5e55, 0);
+    let file = std::fs::File::create(project.join(format!("{session}.jsonl")))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut buf = Vec::new();
+    line(&mut buf, "user", &uuid(0x1, 0), None, &session, 0, "Print the whole log");
+    w.write_all(&buf)?;
+    let chunk = "0123456789abcdef ".repeat(64);
+    // The output is in the result twice (the message and `toolUseResult`).
+    let output: String = chunk.repeat((size_mb * 1_000_000 / 2) as usize / chunk.len());
+    let result = tool_round(&mut w, &session, 0, &uuid(0x1, 0), &output)?;
+    buf.clear();
+    line(&mut buf, "assistant", &uuid(0x2, 0), Some(&result), &session, 2, "That was a long log.");
+    w.write_all(&buf)?;
+    w.flush()
+}
+
 #[cfg(unix)]
 fn links(out: &Path, levels: usize) -> std::io::Result<()> {
     let project = out.join("-srv-links");
@@ -154,6 +249,8 @@ fn main() {
         What::Sessions { out, count } => sessions(out, *count).map_err(anyhow::Error::from),
         What::Links { out, levels } => links(out, *levels).map_err(anyhow::Error::from),
         What::Siblings { out, count } => siblings(out, *count).map_err(anyhow::Error::from),
+        What::BigSession { out, size_mb } => big_session(out, *size_mb).map_err(anyhow::Error::from),
+        What::HugeLine { out, size_mb } => huge_line(out, *size_mb).map_err(anyhow::Error::from),
         What::Discover { dir } => discover(dir),
     };
     if let Err(e) = result {

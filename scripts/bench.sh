@@ -15,8 +15,14 @@
 #   --seed N          generator seed, default 1
 #   --single MB       also measure `stats` on a one-project archive of MB (issue 2's
 #                     memory bound), default 100; 0 to skip
-#   --sessions N      discovery of one project of N small sessions (`claude -p` per
-#                     job), default 200000; 0 to skip
+#   --sessions N      one project of N small sessions (`claude -p` per job):
+#                     discovery, `stats` and `render`, default 200000; 0 to skip
+#   --siblings N      one session with N prompts under one answer (rewinds):
+#                     `stats`, `check` and `render`, default 1000000; 0 to skip
+#   --big-session MB  one session of MB: `stats`, `check`, `render` (time and
+#                     peak RSS), default 2000; 0 to skip
+#   --huge-line MB    one session whose tool result is one line of MB: `stats`
+#                     and `render`, default 300; 0 to skip
 #   --link-levels L   a project with 2 x L directory links (2^L paths to one file):
 #                     discovery and `stats`, default 24 (48 links); 0 to skip
 #   --quick           --sizes "10 100" --runs 1
@@ -39,6 +45,9 @@ RUNS=3
 SEED=1
 SINGLE=100
 SESSIONS=200000
+SIBLINGS=1000000
+BIG_SESSION=2000
+HUGE_LINE=300
 LINK_LEVELS=24
 RENDER=1
 CCL=1
@@ -53,6 +62,9 @@ while [[ $# -gt 0 ]]; do
     --seed) SEED="$2"; shift 2 ;;
     --single) SINGLE="$2"; shift 2 ;;
     --sessions) SESSIONS="$2"; shift 2 ;;
+    --siblings) SIBLINGS="$2"; shift 2 ;;
+    --big-session) BIG_SESSION="$2"; shift 2 ;;
+    --huge-line) HUGE_LINE="$2"; shift 2 ;;
     --link-levels) LINK_LEVELS="$2"; shift 2 ;;
     --quick) SIZES="10 100"; RUNS=1; shift ;;
     --stats-only) RENDER=0; shift ;;
@@ -257,12 +269,44 @@ hostile_archive() {  # hostile_archive NAME GEN-ARGS… -> prints the path
   fi
   echo "$path"
 }
+# hostile_commands LABEL ARCHIVE CMD… : runs each of `stats`, `check`,
+# `render` named in CMD… on ARCHIVE (render into a fresh directory, once
+# per run) and adds a line of times and peak RSS.
+hostile_commands() {
+  local label="$1" arch="$2" cmd line="" r wall rss; shift 2
+  for cmd in "$@"; do
+    [[ "$cmd" == render ]] && (( ! RENDER )) && continue
+    log "$label: $cmd"
+    if [[ "$cmd" == render ]]; then
+      FRESH="$DIR/hostile-out" repeat "$RUNS" r "$CCTREE" -q render "$arch" -o "$DIR/hostile-out"
+      rm -rf "$DIR/hostile-out"
+    else
+      repeat "$RUNS" r "$CCTREE" -q "$cmd" "$arch"
+    fi
+    read -r wall _ rss <<<"$r"
+    line+="${line:+; }$cmd $wall s, peak RSS $(kb2mb "$rss") MB"
+  done
+  HOSTILE_LINES+=("$label: $line")
+}
 if (( SESSIONS > 0 )); then
   arch="$(hostile_archive "sessions-$SESSIONS" sessions --count "$SESSIONS")"
   log "discovery of $SESSIONS sessions in one project"
   repeat "$RUNS" r "$HOSTILE" discover "$arch"
   read -r d_wall _ d_rss <<<"$r"
   HOSTILE_LINES+=("discovery of $SESSIONS sessions in one project: $d_wall s, peak RSS $(kb2mb "$d_rss") MB ($("$HOSTILE" discover "$arch" | cut -d' ' -f1-4))")
+  hostile_commands "$SESSIONS sessions in one project" "$arch" stats check render
+fi
+if (( SIBLINGS > 0 )); then
+  arch="$(hostile_archive "siblings-$SIBLINGS" siblings --count "$SIBLINGS")"
+  hostile_commands "$SIBLINGS prompts under one parent ($(mb "$(jsonl_bytes "$arch")") MB)" "$arch" stats check render
+fi
+if (( BIG_SESSION > 0 )); then
+  arch="$(hostile_archive "big-session-$BIG_SESSION" big-session --size-mb "$BIG_SESSION")"
+  hostile_commands "one session of $(mb "$(jsonl_bytes "$arch")") MB" "$arch" stats check render
+fi
+if (( HUGE_LINE > 0 )); then
+  arch="$(hostile_archive "huge-line-$HUGE_LINE" huge-line --size-mb "$HUGE_LINE")"
+  hostile_commands "a tool result of one $(mb "$(jsonl_bytes "$arch")") MB line" "$arch" stats render
 fi
 if (( LINK_LEVELS > 0 )); then
   arch="$(hostile_archive "links-$LINK_LEVELS" links --levels "$LINK_LEVELS")"

@@ -92,12 +92,13 @@ pub fn each_project(
 }
 
 /// Loads each project of an archive in turn (one in memory at a time),
-/// prints the warnings about it, and hands it to `f`.
+/// prints the warnings about it, and hands it to `f`. No line can be read
+/// again ([`Project::load_headers`]: `stats` and `check` need none).
 pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<()>) -> Result<()> {
     archive_warnings(&archive);
     let progress = Progress::projects(archive.projects.len());
     each_project(archive.projects, &progress, |_, source| {
-        let project = Project::load(source);
+        let project = Project::load_headers(source);
         progress.project_warnings(&project);
         f(project)
     })?;

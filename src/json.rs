@@ -30,7 +30,7 @@ use serde_json::Value;
 /// Levels of arrays and objects a tree keeps; deeper containers are kept as
 /// their JSON text (see the module documentation). Equal to the deepest
 /// nesting serde_json reads, so a line it could read is read as before.
-pub const MAX_DEPTH: usize = 127;
+pub const MAX_DEPTH: usize = crate::limits::JSON_DEPTH;
 
 /// Reads a JSON text into a tree, as `JSON.parse` reads it: duplicate keys
 /// (last wins), numbers of any size, any depth (containers nested deeper than

@@ -32,6 +32,7 @@ pub mod run;
 pub mod stats;
 pub mod sync;
 pub mod term;
+pub mod texts;
 pub mod warnings;
 
 pub use run::{Status, run};

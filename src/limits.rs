@@ -52,6 +52,12 @@
 //! | **Work** | | | |
 //! | [`THREADS_PER_CORE`] | 4 | worker threads per core (`-j` is capped) | `run` |
 //! | [`PARSE_PIECE`] | 8 MB | a file larger is parsed in pieces of about this size, in parallel | `parse` |
+//! | [`JSON_DEPTH`] | 127 | levels of arrays and objects of a line read as a tree (deeper: kept as its JSON text) | `json` |
+//! | **Memory** (transcript bytes; see `texts`) | | | |
+//! | [`HOLD_MAX`] | 16 MB | the largest file kept in memory whole (larger: read in windows, lines read again from disk) | `texts` |
+//! | [`HOLD_BUDGET`] | 256 MB | bytes of files one project keeps in memory | `texts` |
+//! | [`READ_WINDOW`] | 32 MB | a file not kept is read and parsed in windows of about this size | `texts` |
+//! | [`OPEN_FILES`] | 128 | files of a project kept open to read lines again (others are opened again) | `texts` |
 //! | [`TURN_LOOKAHEAD`] | 64 | nodes looked at below a checkpoint for the rest of its turn | `fork::prefix` |
 //! | [`LABEL_LOOKAHEAD`] | 64 | nodes looked at along a fork child's line for its label | `graph::titles` |
 //! | [`COMPACTION_LOOKBACK`] | 64 | earlier nodes of a session tried to join a compaction by time | `graph::link` |
@@ -153,6 +159,19 @@ pub const THREADS_PER_CORE: usize = 4;
 /// Files larger than this are cut into pieces of about this size, at line
 /// ends, and the pieces parsed in parallel.
 pub const PARSE_PIECE: usize = 8 << 20;
+/// Levels of arrays and objects a line read as a tree keeps; a container
+/// nested deeper is kept as a string of its JSON text. The deepest nesting
+/// serde_json reads (its recursion limit), so what it read is read as before.
+pub const JSON_DEPTH: usize = 127;
+/// The largest transcript file kept in memory whole while its project is loaded.
+pub const HOLD_MAX: u64 = 16 << 20;
+/// The most bytes of transcript files one project keeps in memory.
+pub const HOLD_BUDGET: u64 = 256 << 20;
+/// A file not kept in memory is read in windows of about this size (a line
+/// longer than a window is read whole).
+pub const READ_WINDOW: usize = 32 << 20;
+/// The most files of a project kept open to read their lines again.
+pub const OPEN_FILES: usize = 128;
 /// How far below a checkpoint the rest of its assistant turn is looked for
 /// (nodes visited). Streamed blocks of one response sit a few nodes apart;
 /// 64 is far more than the corpus needs.

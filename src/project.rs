@@ -2,11 +2,14 @@
 //! its graph. A load that resumes from what an earlier render parsed is
 //! [`crate::cache::parse::load`].
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 use crate::discover::{ProjectSource, SourceFile};
 use crate::graph::{FileFacts, Graph, GraphInput};
 use crate::parse::{self, Entry, LineWarning, Loc};
+use crate::texts::{Budget, Keep, LineError, Opened, Text};
 
 /// Per-file counts.
 #[derive(Debug, Clone, Default)]
@@ -25,8 +28,9 @@ pub struct Project {
     pub file_stats: Vec<FileStats>,
     pub entries: Vec<Entry>,
     pub warnings: Vec<LineWarning>,
-    /// The bytes of each file, by file index (entries' text is read from here).
-    pub texts: Vec<Box<[u8]>>,
+    /// What is kept of each file, by file index, to read its lines again
+    /// ([`Project::line`]; see [`crate::texts`]).
+    pub texts: Vec<Text>,
     /// Lines where `--redact` replaced secrets.
     pub redactions: Vec<(Loc, Vec<crate::redact::Redaction>)>,
     pub graph: Graph,
@@ -39,18 +43,34 @@ impl Project {
     }
 
     /// [`Project::load`] with parse options (e.g. redaction).
-    pub fn load_with(mut source: ProjectSource, opts: parse::ParseOptions) -> Project {
+    pub fn load_with(source: ProjectSource, opts: parse::ParseOptions) -> Project {
+        Self::load_keeping(source, opts, Keep::Lines)
+    }
+
+    /// [`Project::load`] keeping none of the files' bytes: no line can be
+    /// read again ([`Project::line`] fails), memory is the entries' headers
+    /// and the graph (`stats`, `check`).
+    pub fn load_headers(source: ProjectSource) -> Project {
+        Self::load_keeping(source, parse::ParseOptions::default(), Keep::Nothing)
+    }
+
+    fn load_keeping(source: ProjectSource, opts: parse::ParseOptions, keep: Keep) -> Project {
+        Self::load_in(source, opts, &Budget::new(keep))
+    }
+
+    /// [`Project::load_with`] within `budget` (what is kept of the files).
+    pub fn load_in(mut source: ProjectSource, opts: parse::ParseOptions, budget: &Budget) -> Project {
         redact_meta(&mut source, opts);
         let t = std::time::Instant::now();
-        let parsed: Vec<(parse::ParsedFile, FileStats, Box<[u8]>)> =
-            source.files.par_iter().enumerate().map(|(i, f)| read_file(f, i as u32, opts)).collect();
+        let parsed: Vec<(parse::ParsedFile, FileStats, Text)> =
+            source.files.par_iter().enumerate().map(|(i, f)| read_file(f, i as u32, opts, budget)).collect();
         tracing::debug!("{}: files read and parsed in {:.3} s", source.name, t.elapsed().as_secs_f64());
         Self::assemble(source, parsed)
     }
 
     /// The project of `source` from its parsed files (`parsed[i]` for
     /// `source.files[i]`: entries, counts, bytes); builds the graph.
-    pub(crate) fn assemble(source: ProjectSource, parsed: Vec<(parse::ParsedFile, FileStats, Box<[u8]>)>) -> Project {
+    pub(crate) fn assemble(source: ProjectSource, parsed: Vec<(parse::ParsedFile, FileStats, Text)>) -> Project {
         let total: usize = parsed.iter().map(|(p, _, _)| p.entries.len()).sum();
         let mut entries = Vec::with_capacity(total);
         let mut warnings = Vec::new();
@@ -89,22 +109,55 @@ impl Project {
         Graph::build(&GraphInput { entries, files: &files, agent_meta: &source.agent_meta })
     }
 
-    /// The JSON text of an entry's line.
-    pub fn raw<'a>(&'a self, e: &'a Entry) -> &'a str {
+    /// The JSON text of an entry's line (empty when it cannot be read
+    /// again: see [`Project::line`]).
+    pub fn raw<'a>(&'a self, e: &'a Entry) -> Cow<'a, str> {
+        self.line(e).unwrap_or_default()
+    }
+
+    /// The JSON text of an entry's line: its repaired text when invalid
+    /// UTF-8, lone surrogates or `--redact` changed it, else its bytes in its
+    /// file, checked against what the parse stage read (a file rewritten
+    /// since is an error naming `file:line`).
+    pub fn line<'a>(&'a self, e: &'a Entry) -> Result<Cow<'a, str>, LineError> {
         if let Some(r) = &e.repaired {
-            return r;
+            return Ok(Cow::Borrowed(r));
         }
-        let bytes = self.texts.get(e.loc.file as usize).map_or(&[][..], |t| &t[..]);
-        let start = (e.offset as usize).min(bytes.len());
-        let end = (start + e.len as usize).min(bytes.len());
-        // Lines that were not valid UTF-8 carry their repaired text instead.
-        std::str::from_utf8(&bytes[start..end]).unwrap_or("")
+        let changed = || LineError::Changed { path: self.path_of(e.loc), line: e.loc.line };
+        let bytes = self.line_bytes(e)?;
+        let text = match bytes {
+            Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).map_err(|_| changed())?),
+            Cow::Owned(b) => {
+                let text = String::from_utf8(b).map_err(|_| changed())?;
+                // Read again from disk: still the line that was parsed?
+                if parse::hash_bytes(text.trim().as_bytes()) != e.line_hash {
+                    return Err(changed());
+                }
+                Cow::Owned(text)
+            }
+        };
+        Ok(text)
+    }
+
+    /// The bytes of an entry's line as they are in its file (what `fork`
+    /// copies), from memory or read again from disk.
+    pub fn line_bytes<'a>(&'a self, e: &Entry) -> Result<Cow<'a, [u8]>, LineError> {
+        let text = self.texts.get(e.loc.file as usize).ok_or(LineError::NotKept)?;
+        if matches!(text, Text::Nothing) {
+            return Err(LineError::NotKept);
+        }
+        text.bytes(e.offset, e.len).map_err(|err| LineError::Io { path: self.path_of(e.loc), line: e.loc.line, err })
     }
 
     /// The entry's line read as a tree, as the client reads it ([`crate::json::parse`]).
     /// Every entry's line reads: the parse stage read it with the same rules.
-    pub fn json(&self, e: &Entry) -> Result<serde_json::Value, serde_json::Error> {
-        crate::json::parse(self.raw(e))
+    pub fn json(&self, e: &Entry) -> Result<serde_json::Value, LineError> {
+        let text = self.line(e)?;
+        crate::json::parse(&text).map_err(|err| LineError::Json { path: self.path_of(e.loc), line: e.loc.line, err })
+    }
+
+    fn path_of(&self, loc: Loc) -> String {
+        self.source.files.get(loc.file as usize).map_or_else(|| "?".into(), |f| f.path.display().to_string())
     }
 
     /// A `tool-results/` side file of the project (`<session>/tool-results/<name>`):
@@ -139,19 +192,73 @@ impl Project {
     }
 }
 
-fn read_file(f: &SourceFile, index: u32, opts: parse::ParseOptions) -> (parse::ParsedFile, FileStats, Box<[u8]>) {
-    match std::fs::read(&f.path) {
-        Ok(bytes) => {
-            let p = parse::parse_bytes_with(&bytes, index, opts);
-            let s = FileStats { lines: p.lines, bad_lines: p.bad_lines, bytes: p.bytes, read_error: None };
-            (p, s, bytes.into_boxed_slice())
-        }
-        Err(err) => {
-            let msg = format!("cannot read {}: {err}", f.path.display());
-            let s = FileStats { read_error: Some(msg), ..FileStats::default() };
-            (parse::ParsedFile::default(), s, Box::default())
-        }
+fn read_file(
+    f: &SourceFile,
+    index: u32,
+    opts: parse::ParseOptions,
+    budget: &Budget,
+) -> (parse::ParsedFile, FileStats, Text) {
+    let unreadable = |err: std::io::Error| {
+        let msg = format!("cannot read {}: {err}", f.path.display());
+        FileStats { read_error: Some(msg), ..FileStats::default() }
+    };
+    let opened = match Opened::open(&f.path, budget) {
+        Ok(o) => o,
+        Err(err) => return (parse::ParsedFile::default(), unreadable(err), Text::Nothing),
+    };
+    let (read, err) = parse_opened(&opened, 0, 0, index, opts, |_, _| {});
+    let mut p = read.mid;
+    p.append(read.tail);
+    p.bytes = opened.len();
+    let mut s = FileStats { lines: p.lines, bad_lines: p.bad_lines, bytes: p.bytes, read_error: None };
+    if let Some(err) = err {
+        s.read_error = unreadable(err).read_error;
     }
+    (p, s, opened.into_text(budget))
+}
+
+/// What [`parse_opened`] read of a file: its complete lines up to `done`
+/// (after `done_lines` newlines), then the unterminated tail.
+pub(crate) struct ReadLines {
+    pub mid: parse::ParsedFile,
+    pub tail: parse::ParsedFile,
+    pub done: u64,
+    pub done_lines: u32,
+}
+
+/// Parses `[from, len)` of an opened file, where `from` starts a line after
+/// `lines_before` newlines, in windows ([`Opened::windows`]); `seen(bytes,
+/// offset)` sees every byte read (for hashing). A read error stops it: what
+/// was parsed before is returned with the error.
+pub(crate) fn parse_opened(
+    o: &Opened,
+    from: u64,
+    lines_before: u32,
+    index: u32,
+    opts: parse::ParseOptions,
+    mut seen: impl FnMut(&[u8], u64),
+) -> (ReadLines, Option<std::io::Error>) {
+    let len = o.len();
+    let mut r = ReadLines {
+        mid: parse::ParsedFile::default(),
+        tail: parse::ParsedFile::default(),
+        done: from,
+        done_lines: lines_before,
+    };
+    let result = o.windows(from, len, |w, at| {
+        seen(w, at);
+        // Complete lines, then (in the last window) the unterminated tail.
+        let complete =
+            if at + w.len() as u64 == len { memchr::memrchr(b'\n', w).map_or(0, |i| i + 1) } else { w.len() };
+        let p = parse::parse_window(&w[..complete], at, r.done_lines, index, opts);
+        r.mid.append(p);
+        r.done = at + complete as u64;
+        r.done_lines += memchr::memchr_iter(b'\n', &w[..complete]).count() as u32;
+        if complete < w.len() {
+            r.tail = parse::parse_window(&w[complete..], r.done, r.done_lines, index, opts);
+        }
+    });
+    (r, result.err())
 }
 
 pub(crate) fn redact_meta(source: &mut ProjectSource, opts: parse::ParseOptions) {
@@ -163,5 +270,85 @@ pub(crate) fn redact_meta(source: &mut ProjectSource, opts: parse::ParseOptions)
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A project of one file with lines of every kind: short and long,
+    /// broken, invalid UTF-8, lone surrogates, blank, `\r\n`, a BOM, a torn
+    /// last line.
+    fn project_dir() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = b"\xEF\xBB\xBF".to_vec();
+        for i in 0..400 {
+            let text = "x".repeat((i * 37) % 3000);
+            b.extend(format!(r#"{{"type":"user","uuid":"u{i}","parentUuid":{},"sessionId":"s","message":{{"role":"user","content":"{text} {i}"}}}}"#, if i == 0 { "null".to_string() } else { format!("\"u{}\"", i - 1) }).as_bytes());
+            b.extend(match i % 7 {
+                0 => &b"\r\n"[..],
+                1 => b"\n\n   \n",
+                2 => b"\n{broken\n",
+                3 => b"\n{\"type\":\"user\",\"uuid\":\"bad\xff\",\"message\":{\"content\":\"\\udc80\"}}\n",
+                _ => b"\n",
+            });
+        }
+        b.extend(br#"{"type":"user","uuid":"torn","mess"#);
+        std::fs::write(dir.path().join("s.jsonl"), b).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_file_read_in_windows_and_again_from_disk_is_the_file_read_whole() {
+        let dir = project_dir();
+        let source = || crate::discover::scan_project(dir.path()).unwrap();
+        let whole = Project::load(source());
+        assert!(matches!(whole.texts[0], Text::Held(_)));
+        for window in [1, 100, 4096] {
+            let budget = Budget::with_sizes(Keep::Lines, 0, window);
+            let windowed = Project::load_in(source(), parse::ParseOptions::default(), &budget);
+            assert!(matches!(windowed.texts[0], Text::Disk(_)));
+            let key = |p: &Project| {
+                p.entries.iter().map(|e| (e.loc, e.offset, e.len, e.line_hash, e.uuid.clone())).collect::<Vec<_>>()
+            };
+            assert_eq!(key(&windowed), key(&whole), "window {window}");
+            assert_eq!(windowed.warnings, whole.warnings);
+            let s = |p: &Project| (p.file_stats[0].lines, p.file_stats[0].bad_lines, p.file_stats[0].bytes);
+            assert_eq!(s(&windowed), s(&whole));
+            for (a, b) in windowed.entries.iter().zip(&whole.entries) {
+                assert_eq!(windowed.line(a).unwrap(), whole.line(b).unwrap());
+                assert_eq!(windowed.json(a).unwrap(), whole.json(b).unwrap());
+            }
+        }
+        // Headers only: the same entries, no line to read again.
+        let headers = Project::load_headers(source());
+        assert_eq!(headers.entries.len(), whole.entries.len());
+        assert!(matches!(headers.line(&headers.entries[0]), Err(LineError::NotKept)));
+    }
+
+    #[test]
+    fn a_line_rewritten_on_disk_is_an_error_naming_it() {
+        let dir = project_dir();
+        let budget = Budget::with_sizes(Keep::Lines, 0, 4096);
+        let p = Project::load_in(
+            crate::discover::scan_project(dir.path()).unwrap(),
+            parse::ParseOptions::default(),
+            &budget,
+        );
+        let e = &p.entries[5];
+        assert!(p.line(e).is_ok());
+        // The same length, other bytes.
+        let path = dir.path().join("s.jsonl");
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = e.offset as usize + e.len as usize - 3;
+        bytes[at] = b'Z';
+        std::fs::write(&path, &bytes).unwrap();
+        let err = p.line(e).unwrap_err().to_string();
+        assert!(err.contains("s.jsonl:") && err.contains("changed on disk"), "{err}");
+        assert!(p.json(e).is_err());
+        // Cut short: an error too, not a panic.
+        std::fs::write(&path, &bytes[..10]).unwrap();
+        assert!(p.line(e).is_err());
     }
 }

@@ -25,6 +25,7 @@ use crate::discover::{ProjectSource, SourceFile};
 use crate::parse::{self, Entry, LineWarning, Loc, ParseOptions};
 use crate::project::{FileStats, Project};
 use crate::redact::Redaction;
+use crate::texts::{Budget, Keep, Opened, Text};
 
 /// What a parse cache remembers of a file (its parsed lines are kept beside it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,12 +90,13 @@ pub fn load(
 ) -> (Project, Vec<Option<FileHead>>, LoadCounts) {
     crate::project::redact_meta(&mut source, opts);
     prev.resize_with(source.files.len(), || None);
+    let budget = Budget::new(Keep::Lines);
     let read: Vec<ReadFile> = source
         .files
         .par_iter()
         .zip(prev.into_par_iter())
         .enumerate()
-        .map(|(i, (f, r))| read_file(f, i as u32, opts, r))
+        .map(|(i, (f, r))| read_file(f, i as u32, opts, r, &budget))
         .collect();
     let mut heads = Vec::with_capacity(read.len());
     let mut counts = LoadCounts::default();
@@ -102,7 +104,7 @@ pub fn load(
     for r in read {
         heads.push(r.head);
         counts.add(r.counts);
-        parsed.push((r.parsed, r.stats, r.bytes));
+        parsed.push((r.parsed, r.stats, r.text));
     }
     (Project::assemble(source, parsed), heads, counts)
 }
@@ -111,59 +113,62 @@ pub fn load(
 struct ReadFile {
     parsed: parse::ParsedFile,
     stats: FileStats,
-    bytes: Box<[u8]>,
+    text: Text,
     head: Option<FileHead>,
     counts: LoadCounts,
 }
 
-fn read_file(f: &SourceFile, index: u32, opts: ParseOptions, prev: Option<Resume>) -> ReadFile {
+fn read_file(f: &SourceFile, index: u32, opts: ParseOptions, prev: Option<Resume>, budget: &Budget) -> ReadFile {
+    let unreadable = |err: std::io::Error| {
+        let msg = format!("cannot read {}: {err}", f.path.display());
+        FileStats { read_error: Some(msg), ..FileStats::default() }
+    };
     // The stamp is taken before the bytes are read: a file appended in
     // between then looks changed next time, never unchanged.
     let stamp = std::fs::metadata(&f.path).map_or_else(|_| Stamp::default(), |m| Stamp::of(&m));
-    let bytes = match std::fs::read(&f.path) {
-        Ok(b) => b,
+    let (opened, base) = match Opened::open(&f.path, budget).and_then(|o| Base::judge(prev, &o, stamp).map(|b| (o, b)))
+    {
+        Ok(ob) => ob,
         Err(err) => {
-            let msg = format!("cannot read {}: {err}", f.path.display());
-            let stats = FileStats { read_error: Some(msg), ..FileStats::default() };
-            let counts = LoadCounts::default();
-            return ReadFile { parsed: parse::ParsedFile::default(), stats, bytes: Box::default(), head: None, counts };
+            let (parsed, counts) = (parse::ParsedFile::default(), LoadCounts::default());
+            return ReadFile { parsed, stats: unreadable(err), text: Text::Nothing, head: None, counts };
         }
     };
-    let mut base = Base::judge(prev, &bytes, stamp);
-    let len = bytes.len();
+    let mut base = base;
+    let len = opened.len();
     let (start, lines_before, mut out) = base.take_parsed(index);
     let mut counts = base.counts;
-    counts.bytes_reused = start as u64;
-    counts.bytes_parsed = (len - start) as u64;
-    // Complete lines (cached next time), then the unterminated tail (parsed every time).
-    let done = memchr::memrchr(b'\n', &bytes[start..]).map_or(start, |i| start + i + 1);
-    let mid = if start == 0 {
-        // A whole file: parsed in parallel pieces when it is big.
-        parse::parse_bytes_with(&bytes[..done], index, opts)
-    } else {
-        parse::parse_range(&bytes, start..done, lines_before, index, opts)
+    counts.bytes_reused = start;
+    counts.bytes_parsed = len - start;
+    // Complete lines (cached next time), then the unterminated tail (parsed
+    // every time); the bytes not hashed yet are hashed on the way.
+    let hashed = base.hashed;
+    let (read, err) = crate::project::parse_opened(&opened, start, lines_before, index, opts, |w, at| {
+        if base.full_hash.is_none() && at + w.len() as u64 > hashed {
+            base.hasher.update(&w[hashed.saturating_sub(at) as usize..]);
+        }
+    });
+    let (head_lines, head_bad) = (out.lines + read.mid.lines, out.bad_lines + read.mid.bad_lines);
+    out.append(read.mid);
+    out.append(read.tail);
+    out.bytes = len;
+    let mut stats = FileStats { lines: out.lines, bad_lines: out.bad_lines, bytes: out.bytes, read_error: None };
+    let head = match err {
+        Some(err) => {
+            // Cut while read: no head (parsed in full next time).
+            stats.read_error = unreadable(err).read_error;
+            None
+        }
+        None => Some(FileHead {
+            stamp: Stamp { size: len, ..stamp },
+            hash: base.finish_hash(),
+            done: read.done,
+            done_lines: read.done_lines,
+            lines: head_lines,
+            bad_lines: head_bad,
+        }),
     };
-    let done_lines = lines_before + memchr::memchr_iter(b'\n', &bytes[start..done]).count() as u32;
-    let (head_lines, head_bad) = (out.lines + mid.lines, out.bad_lines + mid.bad_lines);
-    let tail = parse::parse_range(&bytes, done..len, done_lines, index, opts);
-    for p in [mid, tail] {
-        out.entries.extend(p.entries);
-        out.warnings.extend(p.warnings);
-        out.redactions.extend(p.redactions);
-        out.lines += p.lines;
-        out.bad_lines += p.bad_lines;
-    }
-    out.bytes = len as u64;
-    let head = FileHead {
-        stamp: Stamp { size: len as u64, ..stamp },
-        hash: base.finish_hash(&bytes),
-        done: done as u64,
-        done_lines,
-        lines: head_lines,
-        bad_lines: head_bad,
-    };
-    let stats = FileStats { lines: out.lines, bad_lines: out.bad_lines, bytes: out.bytes, read_error: None };
-    ReadFile { parsed: out, stats, bytes: bytes.into_boxed_slice(), head: Some(head), counts }
+    ReadFile { parsed: out, stats, text: opened.into_text(budget), head, counts }
 }
 
 /// What of an earlier parse a file can start from.
@@ -173,14 +178,14 @@ struct Base {
     full_hash: Option<String>,
     /// The hash of the first `hashed` bytes, when they were hashed.
     hasher: blake3::Hasher,
-    hashed: usize,
+    hashed: u64,
     counts: LoadCounts,
 }
 
 impl Base {
     /// Trusts `prev` when the file's stamp is the same, or when its old bytes
     /// are still its first bytes (it grew by an append).
-    fn judge(prev: Option<Resume>, bytes: &[u8], stamp: Stamp) -> Base {
+    fn judge(prev: Option<Resume>, file: &Opened, stamp: Stamp) -> std::io::Result<Base> {
         let mut b = Base {
             resume: None,
             full_hash: None,
@@ -188,28 +193,30 @@ impl Base {
             hashed: 0,
             counts: LoadCounts::default(),
         };
-        let Some(r) = prev else { return b };
+        let Some(r) = prev else { return Ok(b) };
         let h = &r.head;
-        let len = bytes.len() as u64;
+        let len = file.len();
         let fits = h.stamp.size <= len && h.done <= h.stamp.size;
         if fits && h.stamp.size == len && h.stamp == stamp && stamp.is_known() {
             b.full_hash = Some(h.hash.clone());
             b.counts.files_reused = 1;
             b.resume = Some(r);
         } else if fits {
-            b.hasher.update(&bytes[..h.stamp.size as usize]);
-            b.hashed = h.stamp.size as usize;
+            file.windows(0, h.stamp.size, |w, _| {
+                b.hasher.update(w);
+            })?;
+            b.hashed = h.stamp.size;
             if b.hasher.finalize().to_hex().as_str() == h.hash {
                 b.counts.files_resumed = 1;
                 b.resume = Some(r);
             }
         }
-        b
+        Ok(b)
     }
 
     /// Where parsing starts, the lines before it, and what was parsed of
     /// them (with `loc.file` set to `index`).
-    fn take_parsed(&mut self, index: u32) -> (usize, u32, parse::ParsedFile) {
+    fn take_parsed(&mut self, index: u32) -> (u64, u32, parse::ParsedFile) {
         let Some(r) = self.resume.take() else {
             self.counts.files_parsed = 1;
             return (0, 0, parse::ParsedFile::default());
@@ -226,15 +233,13 @@ impl Base {
         p.entries.iter_mut().for_each(|e| fix(&mut e.loc));
         p.warnings.iter_mut().for_each(|w| fix(&mut w.loc));
         p.redactions.iter_mut().for_each(|r| fix(&mut r.0));
-        (r.head.done as usize, r.head.done_lines, p)
+        (r.head.done, r.head.done_lines, p)
     }
 
-    /// The blake3 of the whole file (hashing only what was not hashed yet).
-    fn finish_hash(mut self, bytes: &[u8]) -> String {
-        self.full_hash.take().unwrap_or_else(|| {
-            self.hasher.update(&bytes[self.hashed..]);
-            self.hasher.finalize().to_hex().to_string()
-        })
+    /// The blake3 of the whole file (the bytes not hashed yet were hashed
+    /// while they were parsed).
+    fn finish_hash(mut self) -> String {
+        self.full_hash.take().unwrap_or_else(|| self.hasher.finalize().to_hex().to_string())
     }
 }
 

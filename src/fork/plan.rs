@@ -329,12 +329,10 @@ fn choose_prefix(r: &Resolved, req: &ForkRequest, notes: &mut Vec<String>) -> Re
 /// One source line, byte for byte, checked against the entry it should hold.
 fn planned(p: &Project, e: &crate::parse::Entry, uuid: String) -> Result<PlannedLine> {
     let f = e.loc.file as usize;
-    let bytes = p.texts.get(f).map_or(&[][..], |t| &t[..]);
-    let (start, end) = (e.offset as usize, e.offset as usize + e.len as usize);
-    let Some(line) = bytes.get(start..end) else {
+    let Ok(line) = p.line_bytes(e) else {
         bail!("{} changed while forking (line {} is gone)", p.source.files[f].path.display(), e.loc.line);
     };
-    if !uuid.is_empty() && memchr::memmem::find(line, uuid.as_bytes()).is_none() {
+    if !uuid.is_empty() && memchr::memmem::find(&line, uuid.as_bytes()).is_none() {
         bail!(
             "{} changed while forking (line {} no longer holds {uuid})",
             p.source.files[f].path.display(),

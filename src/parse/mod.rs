@@ -10,6 +10,7 @@ mod entry;
 mod lenient;
 pub mod time;
 
+pub(crate) use entry::hash_bytes;
 pub use entry::{Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry};
 
 use crate::limits::PARSE_PIECE;
@@ -80,33 +81,51 @@ pub fn parse_bytes(bytes: &[u8], file: u32) -> ParsedFile {
 
 /// [`parse_bytes`] with options.
 pub fn parse_bytes_with(bytes: &[u8], file: u32, opts: ParseOptions) -> ParsedFile {
-    if bytes.len() <= PARSE_PIECE {
-        return parse_range(bytes, 0..bytes.len(), 0, file, opts);
+    parse_window(bytes, 0, 0, file, opts)
+}
+
+/// Parses a window of a file: `window` holds whole lines of the file (the
+/// last may lack its newline) starting at byte `base`, after `lines_before`
+/// newlines. Offsets and line numbers are those of the whole file, so
+/// parsing a file window by window gives the same entries as parsing it at
+/// once. A window larger than [`PARSE_PIECE`] is cut at line ends into pieces
+/// parsed in parallel.
+pub fn parse_window(window: &[u8], base: u64, lines_before: u32, file: u32, opts: ParseOptions) -> ParsedFile {
+    if window.len() <= PARSE_PIECE {
+        return parse_at(window, 0..window.len(), base, lines_before, file, opts);
     }
     // Piece boundaries just after a newline, with the newlines before each.
     let mut pieces = Vec::new();
-    let (mut start, mut lines) = (0usize, 0u32);
-    while start < bytes.len() {
-        let mut end = (start + PARSE_PIECE).min(bytes.len());
-        if end < bytes.len() {
-            end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
+    let (mut start, mut lines) = (0usize, lines_before);
+    while start < window.len() {
+        let mut end = (start + PARSE_PIECE).min(window.len());
+        if end < window.len() {
+            end = memchr::memchr(b'\n', &window[end..]).map_or(window.len(), |i| end + i + 1);
         }
         pieces.push((start..end, lines));
-        lines = lines.saturating_add(memchr::memchr_iter(b'\n', &bytes[start..end]).count() as u32);
+        lines = lines.saturating_add(memchr::memchr_iter(b'\n', &window[start..end]).count() as u32);
         start = end;
     }
     use rayon::prelude::*;
     let parts: Vec<ParsedFile> =
-        pieces.into_par_iter().map(|(range, before)| parse_range(bytes, range, before, file, opts)).collect();
-    let mut out = ParsedFile { bytes: bytes.len() as u64, ..ParsedFile::default() };
+        pieces.into_par_iter().map(|(range, before)| parse_at(window, range, base, before, file, opts)).collect();
+    let mut out = ParsedFile { bytes: window.len() as u64, ..ParsedFile::default() };
     for p in parts {
-        out.entries.extend(p.entries);
-        out.warnings.extend(p.warnings);
-        out.redactions.extend(p.redactions);
-        out.lines += p.lines;
-        out.bad_lines += p.bad_lines;
+        out.append(p);
     }
     out
+}
+
+impl ParsedFile {
+    /// Adds what was parsed of the lines after these (counts, entries,
+    /// warnings, redactions; not `bytes`).
+    pub fn append(&mut self, p: ParsedFile) {
+        self.entries.extend(p.entries);
+        self.warnings.extend(p.warnings);
+        self.redactions.extend(p.redactions);
+        self.lines += p.lines;
+        self.bad_lines += p.bad_lines;
+    }
 }
 
 /// Parses the lines of `bytes[range]`, where `bytes` is a whole file, `range`
@@ -121,6 +140,18 @@ pub fn parse_range(
     file: u32,
     opts: ParseOptions,
 ) -> ParsedFile {
+    parse_at(bytes, range, 0, lines_before, file, opts)
+}
+
+/// [`parse_range`] of a window of the file that starts at byte `base`.
+fn parse_at(
+    bytes: &[u8],
+    range: std::ops::Range<usize>,
+    base: u64,
+    lines_before: u32,
+    file: u32,
+    opts: ParseOptions,
+) -> ParsedFile {
     let to = range.end.min(bytes.len());
     let mut out = ParsedFile { bytes: to.saturating_sub(range.start) as u64, ..ParsedFile::default() };
     let mut start = range.start;
@@ -129,7 +160,7 @@ pub fn parse_range(
         let end = memchr::memchr(b'\n', &bytes[start..to]).map_or(to, |i| start + i);
         line_no = line_no.saturating_add(1);
         let mut line = &bytes[start..end];
-        let mut offset = start;
+        let mut offset = base + start as u64;
         if offset == 0 && line.starts_with(b"\xEF\xBB\xBF") {
             line = &line[3..];
             offset += 3;
@@ -153,7 +184,7 @@ pub fn parse_range(
             }
         }
         let line = redacted.as_deref().unwrap_or(line);
-        let (entry, problems) = parse_line(line, loc, offset as u64);
+        let (entry, problems) = parse_line(line, loc, offset);
         match entry {
             Some(mut e) => {
                 e.len = len_on_disk;

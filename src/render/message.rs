@@ -74,7 +74,7 @@ pub struct ForkBranch {
 }
 
 fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
-    cx.p.project.json(e).unwrap_or(Value::Null)
+    cx.p.project.json(e).map_err(|err| cx.warn(format_args!("{err}"))).unwrap_or(Value::Null)
 }
 
 /// Renders one item.

@@ -291,7 +291,7 @@ fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<CallResult> {
         .or_else(|| link.results.first())
         .copied()?;
     let e = g.entry(cx.p.entries(), node);
-    let json: Value = cx.p.project.json(e).ok()?;
+    let json: Value = cx.p.project.json(e).map_err(|err| cx.warn(format_args!("{err}"))).ok()?;
     let blocks = at(Some(&json), &["message", "content"])?.as_array()?;
     let b = blocks.iter().find(|b| str_at(Some(b), &["tool_use_id"]) == Some(id))?;
     let mut r = result_of(b);

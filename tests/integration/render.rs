@@ -245,7 +245,7 @@ fn message_texts(p: &Project) -> Vec<String> {
         if !wanted {
             continue;
         }
-        let v: Value = serde_json::from_str(p.raw(e)).unwrap();
+        let v: Value = p.json(e).unwrap();
         match &v["message"]["content"] {
             Value::String(s) => out.push(s.clone()),
             Value::Array(blocks) => {

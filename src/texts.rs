@@ -1,0 +1,370 @@
+//! The bytes of a project's transcript files, read so that memory follows
+//! what is rendered, not the size of the files (the sizes are in
+//! [`crate::limits`]).
+//!
+//! A file of up to `HOLD_MAX` (16 MB) is read whole and kept, as long as the
+//! project's kept bytes stay within `HOLD_BUDGET` (256 MB): pages read its
+//! lines from memory. Any other file is read in windows of about
+//! `READ_WINDOW` (32 MB) while it is parsed (only the window, and a line
+//! longer than it, is in memory), and each line a page needs is read again
+//! from the file (`pread`) when the page is rendered. A 2 GB session thus
+//! costs its entries' headers and the lines of the pages being rendered, not
+//! 2 GB. `stats` and `check` keep no bytes at all ([`Keep::Nothing`]).
+//!
+//! Files change while cctree reads them: the client appends to a live
+//! session, `sync` renames a new version into place, a user may rewrite
+//! one. The length read is the length observed when the file was opened;
+//! later appends are read next time. A file read again stays open (up to
+//! `OPEN_FILES`, 128, per project; the others are opened again by path), so a file
+//! renamed over or deleted is still read as it was. A line read again is
+//! checked against the hash the parse stage took of it
+//! ([`crate::parse::Entry::line_hash`]): a file rewritten in place gives an
+//! error naming `file:line` ([`LineError::Changed`]), never other text.
+//!
+//! Why not `mmap` (memmap2): a mapped file that shrinks while mapped kills
+//! the process with SIGBUS (the client or a user can truncate a transcript
+//! at any time), mapped pages count in the resident set as they are touched
+//! (a 2 GB file parsed through a map is 2 GB resident unless unmapped in
+//! windows), and mapping needs `unsafe`. Reading windows and lines with
+//! `read_at` costs one copy, which is small next to parsing JSON, and is
+//! safe code.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use crate::limits::{HOLD_BUDGET, HOLD_MAX, OPEN_FILES, READ_WINDOW as WINDOW};
+
+/// Which bytes a loaded project keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keep {
+    /// Every line can be read again (render, fork).
+    #[default]
+    Lines,
+    /// No line is read again (`stats`, `check`): no bytes kept.
+    Nothing,
+}
+
+/// What a project keeps of its files while they are read: bytes held, files open.
+#[derive(Debug)]
+pub struct Budget {
+    keep: Keep,
+    held: AtomicU64,
+    open: AtomicUsize,
+    hold_max: u64,
+    window: usize,
+}
+
+impl Budget {
+    pub fn new(keep: Keep) -> Budget {
+        Self::with_sizes(keep, HOLD_MAX, WINDOW)
+    }
+
+    /// [`Budget::new`] with other sizes than the limits (tests read small
+    /// files the way big ones are read).
+    pub fn with_sizes(keep: Keep, hold_max: u64, window: usize) -> Budget {
+        Budget { keep, held: AtomicU64::new(0), open: AtomicUsize::new(0), hold_max, window: window.max(1) }
+    }
+
+    /// Whether a file of `len` bytes is kept whole (and counts it).
+    fn hold(&self, len: u64) -> bool {
+        if self.keep == Keep::Nothing || len > self.hold_max {
+            return false;
+        }
+        let before = self.held.fetch_add(len, Ordering::Relaxed);
+        if before + len <= HOLD_BUDGET {
+            return true;
+        }
+        self.held.fetch_sub(len, Ordering::Relaxed);
+        false
+    }
+
+    /// Whether one more file may stay open.
+    fn keep_open(&self) -> bool {
+        self.open.fetch_add(1, Ordering::Relaxed) < OPEN_FILES
+    }
+}
+
+/// The bytes of one file, as far as the project keeps them.
+#[derive(Debug, Default)]
+pub enum Text {
+    /// The whole file, as read.
+    Held(Box<[u8]>),
+    /// Read again from the file when a line is needed.
+    Disk(DiskText),
+    /// Nothing kept (the file could not be read, or nothing is read again).
+    #[default]
+    Nothing,
+}
+
+/// A file whose lines are read again from disk.
+#[derive(Debug)]
+pub struct DiskText {
+    path: PathBuf,
+    /// Open when the budget allowed (else opened again by path).
+    file: Option<File>,
+    /// Its length when it was read: no line lies beyond.
+    len: u64,
+}
+
+/// A line read again could not be.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    #[error("{path}:{line}: changed on disk since it was read (render again)")]
+    Changed { path: String, line: u32 },
+    #[error("{path}:{line}: cannot read it again: {err}")]
+    Io { path: String, line: u32, err: std::io::Error },
+    #[error("{path}:{line}: {err}")]
+    Json { path: String, line: u32, err: serde_json::Error },
+    #[error("the bytes of this project's files were not kept")]
+    NotKept,
+}
+
+impl Text {
+    /// `len` bytes at `offset`, as read (or as they are now on disk; the
+    /// caller checks them against the parse).
+    pub fn bytes(&self, offset: u64, len: u32) -> Result<Cow<'_, [u8]>, std::io::Error> {
+        let end = offset.checked_add(u64::from(len)).ok_or_else(|| std::io::Error::other("offset out of range"))?;
+        match self {
+            Text::Held(b) => {
+                let (start, end) = (offset as usize, end as usize);
+                b.get(start..end)
+                    .map(Cow::Borrowed)
+                    .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "past the end"))
+            }
+            Text::Disk(d) => {
+                if end > d.len {
+                    return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "past the end"));
+                }
+                let mut buf = vec![0u8; len as usize];
+                let n = match &d.file {
+                    Some(f) => read_fully_at(f, &mut buf, offset)?,
+                    None => read_fully_at(&File::open(&d.path)?, &mut buf, offset)?,
+                };
+                if n < buf.len() {
+                    return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file shrank"));
+                }
+                Ok(Cow::Owned(buf))
+            }
+            Text::Nothing => Err(std::io::Error::other("not kept")),
+        }
+    }
+}
+
+/// A file opened for parsing: either its bytes, or a handle to read it in windows.
+pub struct Opened {
+    path: PathBuf,
+    file: File,
+    len: u64,
+    held: Option<Vec<u8>>,
+    window: usize,
+}
+
+impl Opened {
+    /// Opens `path`; reads it whole when `budget` keeps it.
+    pub fn open(path: &Path, budget: &Budget) -> std::io::Result<Opened> {
+        let mut file = File::open(path)?;
+        let len = file.metadata()?.len();
+        // Kept whole, or (nothing kept) read at once when it fits a window.
+        let held = if budget.hold(len) || (budget.keep == Keep::Nothing && len <= budget.window as u64) {
+            let mut bytes = Vec::with_capacity(len as usize);
+            // The length observed is the length read: an append after it is read next time.
+            (&mut file).take(len).read_to_end(&mut bytes)?;
+            Some(bytes)
+        } else {
+            None
+        };
+        let len = held.as_ref().map_or(len, |b| b.len() as u64);
+        Ok(Opened { path: path.to_path_buf(), file, len, held, window: budget.window })
+    }
+
+    /// The length read.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes, when the file was read whole.
+    pub fn held(&self) -> Option<&[u8]> {
+        self.held.as_deref()
+    }
+
+    /// Calls `f(window, offset)` on `[from, to)` (`to` at most the length
+    /// read) in consecutive windows of whole lines: each window but the last
+    /// ends just after a newline; the last ends at `to`. A line longer than
+    /// a window is one window.
+    pub fn windows(&self, from: u64, to: u64, mut f: impl FnMut(&[u8], u64)) -> std::io::Result<()> {
+        let to = to.min(self.len);
+        if let Some(b) = &self.held {
+            if from < to {
+                f(&b[from as usize..to as usize], from);
+            }
+            return Ok(());
+        }
+        let mut buf: Vec<u8> = Vec::new();
+        // `buf` holds the bytes from `at` on: a carried partial line, then what was read.
+        let mut at = from;
+        let mut read_to = from;
+        while read_to < to {
+            let want = (self.window as u64).min(to - read_to) as usize;
+            let old = buf.len();
+            buf.resize(old + want, 0);
+            let n = read_fully_at(&self.file, &mut buf[old..], read_to)?;
+            buf.truncate(old + n);
+            if n == 0 {
+                // Shorter than observed: the file was cut while being read.
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file shrank while read"));
+            }
+            read_to += n as u64;
+            if read_to >= to {
+                break;
+            }
+            // Whole lines go to `f`; the partial last one is carried.
+            if let Some(nl) = memchr::memrchr(b'\n', &buf[old..]) {
+                let cut = old + nl + 1;
+                f(&buf[..cut], at);
+                at += cut as u64;
+                buf.drain(..cut);
+            }
+        }
+        if !buf.is_empty() {
+            f(&buf, at);
+        }
+        Ok(())
+    }
+
+    /// What the project keeps of the file once parsed.
+    pub fn into_text(self, budget: &Budget) -> Text {
+        match (self.held, budget.keep) {
+            (_, Keep::Nothing) => Text::Nothing,
+            (Some(b), _) => Text::Held(b.into_boxed_slice()),
+            (None, _) => {
+                Text::Disk(DiskText { file: budget.keep_open().then_some(self.file), path: self.path, len: self.len })
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+/// Reads `buf.len()` bytes at `offset`, fewer only at the end of the file.
+fn read_fully_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match read_at(file, &mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opened(bytes: &[u8], hold: bool) -> (tempfile::TempDir, Opened) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.jsonl");
+        std::fs::write(&path, bytes).unwrap();
+        let budget = Budget::with_sizes(if hold { Keep::Lines } else { Keep::Nothing }, HOLD_MAX, 4096);
+        let mut o = Opened::open(&path, &budget).unwrap();
+        if !hold {
+            o.held = None;
+        }
+        (dir, o)
+    }
+
+    #[test]
+    fn windows_are_whole_lines_and_cover_the_range() {
+        let mut bytes = Vec::new();
+        let mut i = 0;
+        while bytes.len() < 3 * 4096 + 100 {
+            bytes.extend_from_slice(format!("line {i} {}\n", "x".repeat(i % 500)).as_bytes());
+            i += 1;
+        }
+        // One line longer than a window, and a tail without a newline.
+        bytes.extend(std::iter::repeat_n(b'y', 4096 * 2 + 7));
+        bytes.extend_from_slice(b"\nthe tail");
+        for hold in [true, false] {
+            let (_d, o) = opened(&bytes, hold);
+            for from in [0u64, 5, bytes.len() as u64 / 2] {
+                let mut seen = Vec::new();
+                let mut next = from;
+                o.windows(from, o.len(), |w, at| {
+                    assert_eq!(at, next);
+                    next += w.len() as u64;
+                    if next < o.len() {
+                        assert_eq!(w.last(), Some(&b'\n'));
+                    }
+                    seen.extend_from_slice(w);
+                })
+                .unwrap();
+                assert_eq!(seen, &bytes[from as usize..]);
+            }
+        }
+    }
+
+    #[test]
+    fn lines_are_read_again_from_memory_or_disk() {
+        let bytes = b"first line\nsecond line\n";
+        for hold in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("f.jsonl");
+            std::fs::write(&path, bytes).unwrap();
+            let budget = Budget::new(Keep::Lines);
+            let mut o = Opened::open(&path, &budget).unwrap();
+            if !hold {
+                o.held = None;
+            }
+            let text = o.into_text(&budget);
+            assert_eq!(matches!(text, Text::Held(_)), hold);
+            assert_eq!(&*text.bytes(11, 6).unwrap(), b"second");
+            assert!(text.bytes(20, 10).is_err(), "past the end");
+            // Appended later: not part of what was read.
+            std::io::Write::write_all(&mut std::fs::OpenOptions::new().append(true).open(&path).unwrap(), b"third\n")
+                .unwrap();
+            assert!(text.bytes(23, 5).is_err());
+        }
+    }
+
+    #[test]
+    fn a_file_shorter_than_observed_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.jsonl");
+        std::fs::write(&path, vec![b'a'; 1000]).unwrap();
+        let budget = Budget::new(Keep::Nothing);
+        let mut o = Opened::open(&path, &budget).unwrap();
+        o.held = None;
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(10).unwrap();
+        assert!(o.windows(0, 1000, |_, _| {}).is_err());
+    }
+
+    #[test]
+    fn the_budget_holds_small_files_until_it_is_spent() {
+        let b = Budget::new(Keep::Lines);
+        assert!(b.hold(HOLD_MAX));
+        assert!(!b.hold(HOLD_MAX + 1));
+        let mut n = 1;
+        while b.hold(HOLD_MAX) {
+            n += 1;
+        }
+        assert_eq!(n as u64, HOLD_BUDGET / HOLD_MAX);
+        assert!(!Budget::new(Keep::Nothing).hold(1));
+    }
+}
