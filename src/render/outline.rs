@@ -106,7 +106,7 @@ fn walk(
                     text: first_words,
                     href: p.node_href(from_dir, child).unwrap_or_default(),
                     title: if Some(item_ix) == last_fork { summary(br) } else { String::new() },
-                    messages: after as u32,
+                    messages: u32::try_from(after).unwrap_or(u32::MAX),
                     last: Time::at(br.last_ts),
                     active: active.contains(&child),
                     continues: true,

@@ -12,8 +12,8 @@ use super::{Html, push_esc};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Style {
-    fg: Option<u8>,
-    bg: Option<u8>,
+    fg: Option<u16>,
+    bg: Option<u16>,
     bold: bool,
     dim: bool,
     italic: bool,
@@ -23,7 +23,7 @@ struct Style {
 impl Style {
     fn push_classes(&self, out: &mut String) {
         let mut sep = "";
-        let mut push = |out: &mut String, class: &str, n: Option<u8>| {
+        let mut push = |out: &mut String, class: &str, n: Option<u16>| {
             out.push_str(sep);
             out.push_str(class);
             if let Some(n) = n {
@@ -62,15 +62,15 @@ impl Style {
                 22 => (self.bold, self.dim) = (false, false),
                 23 => self.italic = false,
                 24 => self.underline = false,
-                30..=37 => self.fg = Some((n - 30) as u8),
+                30..=37 => self.fg = Some(n - 30),
                 39 => self.fg = None,
-                40..=47 => self.bg = Some((n - 40) as u8),
+                40..=47 => self.bg = Some(n - 40),
                 49 => self.bg = None,
-                90..=97 => self.fg = Some((n - 90 + 8) as u8),
-                100..=107 => self.bg = Some((n - 100 + 8) as u8),
+                90..=97 => self.fg = Some(n - 90 + 8),
+                100..=107 => self.bg = Some(n - 100 + 8),
                 38 | 48 => {
                     let colour = match nums.next() {
-                        Some(5) => nums.next().filter(|c| *c < 16).map(|c| c as u8),
+                        Some(5) => nums.next().filter(|c| *c < 16),
                         Some(2) => {
                             nums.by_ref().take(3).for_each(drop);
                             None

@@ -6,6 +6,8 @@
 //! throughout: past [`DIFF_LINES`] changed lines (after the common start and
 //! end) the old text is shown removed and the new added, with a note saying so.
 
+use std::fmt::Write;
+
 use serde_json::Value;
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
@@ -28,9 +30,10 @@ pub fn diff_html(old: &str, new: &str) -> Html {
     let changed = line_diff(&a, &b, &mut out);
     out.push_str("</pre>");
     if let Some((del, add)) = changed {
-        out.push_str(&format!(
+        let _ = write!(
+            out,
             "<p class=\"note\">Too long to compare line by line: {del} lines removed, {add} added, shown whole.</p>"
-        ));
+        );
     }
     Html::trusted(out)
 }
@@ -41,13 +44,14 @@ pub fn patch_html(patch: &Value) -> Option<Html> {
     let mut out = String::from("<pre class=\"diff\">");
     for h in hunks {
         let n = |k: &str| h.get(k).and_then(Value::as_u64).unwrap_or(0);
-        out.push_str(&format!(
+        let _ = write!(
+            out,
             "<span class=\"d-hunk\">@@ -{},{} +{},{} @@</span>",
             n("oldStart"),
             n("oldLines"),
             n("newStart"),
             n("newLines")
-        ));
+        );
         for l in h.get("lines")?.as_array()? {
             let l = l.as_str()?;
             let (op, rest) = match l.chars().next() {

@@ -10,6 +10,7 @@
 //! * table alignment uses classes, not `style=""` (the CSP forbids inline styles).
 
 use std::borrow::Cow;
+use std::fmt::Write;
 
 use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
@@ -52,7 +53,7 @@ pub fn to_html_capped(text: &str, budget: &mut Budget, cap: usize) -> Html {
     let mut out = String::with_capacity(body.len() * 3 / 2 + 16);
     pulldown_cmark::html::push_html(&mut out, rw.events.into_iter());
     if body.len() < text.len() {
-        out.push_str(&format!("<p class=\"note\">… {} more bytes not shown.</p>", text.len() - body.len()));
+        let _ = write!(out, "<p class=\"note\">… {} more bytes not shown.</p>", text.len() - body.len());
     }
     Html::trusted(out)
 }
