@@ -82,6 +82,9 @@ pub struct RenderArgs {
     #[arg(long)]
     pub sync: bool,
 
+    #[command(flatten)]
+    pub select: SelectArgs,
+
     /// Show the full path of the input on pages (in fork commands, places of
     /// odd entries). By default pages name files from the project directory
     /// and fork commands name the projects directory as given, from ~ or from
@@ -101,9 +104,41 @@ impl RenderArgs {
             force: false,
             redact: false,
             sync: false,
+            select: SelectArgs::default(),
             show_paths: false,
         }
     }
+}
+
+/// Which projects and conversations a command shows (`render`, `stats`,
+/// `check`). Combined, they select the conversations that match all of them.
+#[derive(Debug, Args, Default, Clone)]
+#[command(next_help_heading = "Selection (what is left out leaves no trace in the output)")]
+pub struct SelectArgs {
+    /// Only the projects whose directory name (-home-me-src-app), working
+    /// directory (where its sessions started: /home/me/src/app) or its last
+    /// part (app) matches GLOB (`*` matches any text, `/` included; `?` one
+    /// character). Repeatable.
+    #[arg(long = "project", value_name = "GLOB", allow_hyphen_values = true)]
+    pub projects: Vec<String>,
+
+    /// Only this conversation: its root uuid, a session id or any message
+    /// uuid in it (also of a sub-agent it spawned). Repeatable. An id that
+    /// names nothing is an error.
+    #[arg(long = "conversation", value_name = "ID", allow_hyphen_values = true)]
+    pub conversations: Vec<String>,
+
+    /// Only conversations last active on or after DATE: YYYY-MM-DD (from the
+    /// start of that day in local time: TZ, else the system's time zone),
+    /// YYYY-MM-DDTHH:MM (local time) or an RFC 3339 time
+    /// (2025-06-01T14:30:00Z, …+02:00).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Only conversations last active on or before DATE: a YYYY-MM-DD day
+    /// through its end (local time), or a time as for --since (inclusive).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -122,6 +157,9 @@ pub struct StatsArgs {
     /// Leave out sessions written by `cctree fork`.
     #[arg(long)]
     pub exclude_own_forks: bool,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 #[derive(Debug, Args)]
@@ -132,6 +170,9 @@ pub struct CheckArgs {
     /// Print findings as one JSON object.
     #[arg(long)]
     pub json: bool,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 #[derive(Debug, Args)]

@@ -2,12 +2,13 @@
 //! reads them (`stats`, `check`, the build of `render`): one project at a
 //! time (a project is the unit: parents, summaries and copies cross its
 //! files but never its boundary), with a progress bar on stderr, and every
-//! warning printed under it.
+//! warning about what is shown printed under it.
 
 use anyhow::Result;
 
 use crate::discover::{Archive, ProjectSource};
 use crate::project::Project;
+use crate::select::{Selection, Tally};
 use crate::warnings::Warning;
 
 /// The progress bar over the projects of an archive (drawn only on a
@@ -72,35 +73,45 @@ pub fn archive_warnings(archive: &Archive) -> usize {
     archive.warnings.len()
 }
 
-/// Hands each project source to `visit` in turn, under a progress bar,
-/// after printing the warnings met finding its files. Returns how many
-/// warnings it printed.
+/// Hands each project source to `visit` in turn, under a progress bar (the
+/// visitor prints the warnings met finding its files, when it shows the
+/// project: [`Progress::source_warnings`]).
 pub fn each_project(
     projects: Vec<ProjectSource>,
     progress: &Progress,
     mut visit: impl FnMut(usize, ProjectSource) -> Result<()>,
-) -> Result<usize> {
-    let mut warned = 0;
+) -> Result<()> {
     for (i, source) in projects.into_iter().enumerate() {
-        warned += progress.source_warnings(&source);
         progress.0.set_message(crate::term::escape(&source.name).into_owned());
         visit(i, source)?;
         progress.0.inc(1);
     }
     progress.0.finish_and_clear();
-    Ok(warned)
+    Ok(())
 }
 
-/// Loads each project of an archive in turn (one in memory at a time),
-/// prints the warnings about it, and hands it to `f`. No line can be read
-/// again ([`Project::load_headers`]: `stats` and `check` need none).
-pub fn for_each_project(archive: Archive, mut f: impl FnMut(Project) -> Result<()>) -> Result<()> {
+/// Loads each project of an archive in turn (one in memory at a time), keeps
+/// what `selection` selects of it ([`Selection::pick`]), prints the warnings
+/// about that, and hands it to `f`. Then a selection that matched nothing is
+/// an error ([`Selection::finish`]). No line can be read again
+/// ([`Project::load_headers`]: `stats` and `check` need none).
+pub fn for_each_project(
+    archive: Archive,
+    selection: &Selection,
+    mut f: impl FnMut(Project) -> Result<()>,
+) -> Result<()> {
     archive_warnings(&archive);
     let progress = Progress::projects(archive.projects.len());
+    let mut tally = Tally::default();
     each_project(archive.projects, &progress, |_, source| {
-        let project = Project::load_headers(source);
+        if !selection.wants(&source) {
+            return Ok(());
+        }
+        let Some(picked) = selection.pick(Project::load_headers(source), &mut tally) else { return Ok(()) };
+        let project = picked.into_project();
+        progress.source_warnings(&project.source);
         progress.project_warnings(&project);
         f(project)
     })?;
-    Ok(())
+    selection.finish(&tally)
 }

@@ -29,6 +29,7 @@ pub mod project;
 pub mod redact;
 pub mod render;
 pub mod run;
+pub mod select;
 pub mod stats;
 pub mod sync;
 pub mod term;

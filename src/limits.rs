@@ -61,6 +61,8 @@
 //! | [`TURN_LOOKAHEAD`] | 64 | nodes looked at below a checkpoint for the rest of its turn | `fork::prefix` |
 //! | [`LABEL_LOOKAHEAD`] | 64 | nodes looked at along a fork child's line for its label | `graph::titles` |
 //! | [`COMPACTION_LOOKBACK`] | 64 | earlier nodes of a session tried to join a compaction by time | `graph::link` |
+//! | [`START_DIR_LINES`] | 64 | lines of a session file read for the directory it started in (`--project`) | `select` |
+//! | [`START_DIR_BYTES`] | 4 MB | bytes of a session file read for the same | `select` |
 
 /// Counted turns per branch or agent page (the default of `--page-size`).
 pub const PAGE_SIZE: u32 = 50;
@@ -181,3 +183,9 @@ pub const LABEL_LOOKAHEAD: usize = 64;
 /// How many earlier nodes of its session a compaction without its logical
 /// parent tries, latest first, to join by time (one not below it).
 pub const COMPACTION_LOOKBACK: usize = 64;
+/// Lines of a session file `--project` reads, at most, for the working
+/// directory the session started in (its first line with a `cwd`: after a
+/// few metadata lines at most).
+pub const START_DIR_LINES: usize = 64;
+/// Bytes of a session file read for the same, at most.
+pub const START_DIR_BYTES: u64 = 4 << 20;

@@ -5,10 +5,11 @@
 use anyhow::{Context, Result};
 
 use crate::build::BuildOptions;
-use crate::cli::{CheckArgs, Cli, Command, RenderArgs, StatsArgs, SyncArgs};
+use crate::cli::{CheckArgs, Cli, Command, RenderArgs, SelectArgs, StatsArgs, SyncArgs};
 use crate::discover;
 use crate::driver::for_each_project;
 use crate::limits::THREADS_PER_CORE;
+use crate::select::Selection;
 use crate::stats::{ReportBuilder, StatsOptions};
 
 /// How a command ended (errors are `Err`).
@@ -111,8 +112,28 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
     build(&RenderArgs { input: vec![archive], ..args.clone() }, quiet)
 }
 
+/// The selection of the command line (`--project`, `--conversation`,
+/// `--since`, `--until`); bare dates are read in the local time zone.
+fn selection(args: &SelectArgs, input: &[std::path::PathBuf]) -> Result<Selection> {
+    let named: Vec<String> = input.iter().map(|p| crate::term::safe(p.display()).to_string()).collect();
+    let input = match named.is_empty() {
+        true => discover::default_projects_dir()
+            .map_or_else(|| "the default projects directory".into(), |d| crate::term::safe(d.display()).to_string()),
+        false => named.join(" "),
+    };
+    Selection::new(
+        &args.projects,
+        &args.conversations,
+        args.since.as_deref(),
+        args.until.as_deref(),
+        &jiff::tz::TimeZone::system(),
+        &input,
+    )
+}
+
 /// Builds the site, then prints the summary line (and where secrets were replaced).
 fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
+    let selection = selection(&args.select, &args.input)?;
     let archive = discover::discover(&args.input)?;
     let opts = BuildOptions {
         output: args.output.clone(),
@@ -120,6 +141,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         force: args.force,
         redact: args.redact,
         show_paths: args.show_paths,
+        selection,
     };
     let summary = crate::build::build(archive, &opts)?;
     if !quiet {
@@ -160,12 +182,14 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
 }
 
 fn stats(args: &StatsArgs) -> Result<Status> {
+    let selection = selection(&args.select, &args.input)?;
     let archive = discover::discover(&args.input)?;
     let record = crate::sync::record::find(&archive.root).map(|(_, r)| r);
     let mut builder =
         ReportBuilder::new(StatsOptions { detail: args.detail, exclude_own_forks: args.exclude_own_forks })
-            .with_archive(record);
-    for_each_project(archive, |p| {
+            .with_archive(record)
+            .selected(!selection.is_everything());
+    for_each_project(archive, &selection, |p| {
         let t = std::time::Instant::now();
         builder.add(&p);
         tracing::debug!("{}: stats in {:.3} s", p.source.name, t.elapsed().as_secs_f64());
@@ -211,9 +235,10 @@ fn fork(args: &crate::cli::ForkArgs) -> Result<Status> {
 }
 
 fn check(args: &CheckArgs) -> Result<Status> {
+    let selection = selection(&args.select, &args.input)?;
     let archive = discover::discover(&args.input)?;
     let mut findings = Vec::new();
-    for_each_project(archive, |p| {
+    for_each_project(archive, &selection, |p| {
         findings.extend(crate::check::check_project(&p));
         Ok(())
     })?;

@@ -96,6 +96,8 @@ pub struct ConversationDetail {
     pub messages: u32,
     pub sessions: Vec<String>,
     pub active_branch: String,
+    /// Its latest message's time (RFC 3339, UTC): what `--since`/`--until` select by.
+    pub last_active: String,
     pub fork_points: Vec<ForkDetail>,
     pub branches: Vec<BranchDetail>,
     pub junctions: Vec<JunctionDetail>,
@@ -245,6 +247,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
             messages: c.messages,
             sessions: c.sessions.iter().map(|s| g.sessions[*s as usize].id.to_string()).collect(),
             active_branch: uuid(g.branches[c.active_branch as usize].first),
+            last_active: crate::parse::time::format_timestamp(c.last_ts),
             fork_points: c
                 .fork_points
                 .iter()
@@ -339,6 +342,11 @@ pub struct ReportBuilder {
     details: Vec<ProjectDetail>,
     /// The record of a `cctree sync` archive, and what exists only there so far.
     archive: Option<(Record, OnlyHere)>,
+    /// Only selected projects and conversations are added: archive-wide
+    /// counts cover only their files.
+    selected: bool,
+    /// Files of the projects added that the source moved elsewhere.
+    moved: u64,
 }
 
 impl ReportBuilder {
@@ -352,11 +360,27 @@ impl ReportBuilder {
         self
     }
 
+    /// Only part of the archive is added (`--project`, `--conversation`…):
+    /// what the sync record says about the archive is counted for the files
+    /// of the projects added only.
+    pub fn selected(mut self, selected: bool) -> Self {
+        self.selected = selected;
+        self
+    }
+
     pub fn add(&mut self, p: &Project) {
         let counts = counts_with(p, &OwnForks::of(p, self.opts.exclude_own_forks));
         self.total.add(&counts);
         self.per_project.push((p.source.name.clone(), counts.clone()));
         let here = self.archive.as_mut().map(|(record, total)| {
+            let files: rustc_hash::FxHashSet<String> =
+                p.source.files.iter().map(|f| format!("{}/{}", p.source.name, f.rel)).collect();
+            self.moved += record
+                .gone
+                .iter()
+                .filter(|g| g.moved_to.is_some() && g.tree == crate::sync::record::Tree::Projects)
+                .filter(|g| files.contains(&g.path))
+                .count() as u64;
             let here = only_here::of_project(p, record);
             total.add(&here.counts);
             here
@@ -367,8 +391,13 @@ impl ReportBuilder {
     }
 
     pub fn finish(self) -> Report {
+        let (selected, moved) = (self.selected, self.moved);
         let archive = self.archive.map(|(record, only_in_archive)| ArchiveDetail {
-            moved_at_source: record.gone.iter().filter(|g| g.moved_to.is_some()).count() as u64,
+            moved_at_source: if selected {
+                moved
+            } else {
+                record.gone.iter().filter(|g| g.moved_to.is_some()).count() as u64
+            },
             source: record.source,
             only_in_archive,
         });

@@ -3,7 +3,8 @@
 //! ([`build`]):
 //!
 //! 1. plan what the cache lets us re-use (`plan.rs`, [`crate::cache`]);
-//! 2. for each project: load it (resuming from its parse cache), render it
+//! 2. for each project: load it (resuming from its parse cache), keep what
+//!    the selection selects of it (`select::Selection::pick`), render that
 //!    (`render::render_project`, handed an `emit::ProjectSink`), emit its
 //!    pages and images, record it for the next manifest — or, when its key is
 //!    unchanged, link its files from the previous site unread;
@@ -30,6 +31,7 @@ use crate::discover::{Archive, ProjectSource};
 use crate::driver::{self, Progress};
 use crate::render::redaction::{self, RedactionSite, Redactor};
 use crate::render::{self, Placement, RenderOptions};
+use crate::select::{Selection, Tally};
 
 use emit::{ProjectSink, SiteWriter};
 use output::OutputDir;
@@ -50,6 +52,8 @@ pub struct BuildOptions {
     pub redact: bool,
     /// `--show-paths`: absolute input paths on pages.
     pub show_paths: bool,
+    /// What of the archive is rendered (`--project`, `--conversation`, …).
+    pub selection: Selection,
 }
 
 impl BuildOptions {
@@ -81,14 +85,15 @@ pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
     let out = OutputDir::prepare(&opts.output)?;
     let plan = Plan::new(&archive, opts, out.has_site);
     if let Some(previous) = plan.nothing_changed().filter(|_| opts.output.join("index.html").is_file()) {
-        return Ok(unchanged_site(&archive, previous, &out, opts, outside, start));
+        return Ok(unchanged_site(&archive, &plan, previous, &out, opts, outside, start));
     }
 
     let mut b = Builder::begin(&plan, opts, &out)?;
     b.emit_assets()?;
     let progress = Progress::projects(archive.projects.len());
-    let walked = driver::each_project(archive.projects, &progress, |i, source| b.add_project(i, source, &progress))?;
-    b.warnings += walked + outside + plan.warnings;
+    driver::each_project(archive.projects, &progress, |i, source| b.add_project(i, source, &progress))?;
+    opts.selection.finish(&b.tally)?;
+    b.warnings += outside + plan.warnings;
     b.link_images()?;
     b.emit_search_index()?;
     b.emit_archive_index()?;
@@ -103,6 +108,7 @@ pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
 /// The previous site stands as it is: its warnings are printed again.
 fn unchanged_site(
     archive: &Archive,
+    plan: &Plan,
     previous: &Manifest,
     out: &OutputDir,
     opts: &BuildOptions,
@@ -111,7 +117,8 @@ fn unchanged_site(
 ) -> BuildSummary {
     let hidden = Progress::hidden();
     let mut walked = out.warned() + outside;
-    for (source, r) in archive.projects.iter().zip(&previous.projects) {
+    for r in &previous.projects {
+        let Some(source) = plan.project_of(r).map(|i| &archive.projects[i]) else { continue };
         walked += hidden.source_warnings(source);
         summary::record_warnings(&hidden, &source.dir, r, &opts.output);
     }
@@ -139,6 +146,8 @@ struct Builder<'p> {
     /// the order met; then, by place, the strings render met.
     redactions: Vec<RedactionSite>,
     rendered_redactions: Redactor,
+    /// What the selection matched so far.
+    tally: Tally,
 }
 
 impl<'p> Builder<'p> {
@@ -148,13 +157,14 @@ impl<'p> Builder<'p> {
             plan,
             opts,
             site: SiteWriter::new(stage, plan.previous_files()),
-            manifest: Manifest::new(plan.code, &plan.settings),
+            manifest: Manifest { input: plan.input.clone(), ..Manifest::new(plan.code, &plan.settings) },
             load: LoadCounts::default(),
             projects_reused: 0,
             pages_rendered: 0,
             warnings: 0,
             redactions: plan.redactions.clone(),
             rendered_redactions: Redactor::new(opts.redact),
+            tally: Tally::default(),
         })
     }
 
@@ -165,46 +175,68 @@ impl<'p> Builder<'p> {
         Ok(())
     }
 
-    /// Project `i`: linked from the previous site when unchanged, else
-    /// loaded, rendered and recorded.
+    /// Project `i`: linked from the previous site when unchanged (same
+    /// files, same selection), else loaded, and what the selection selects of
+    /// it rendered and recorded.
     fn add_project(&mut self, i: usize, source: ProjectSource, progress: &Progress) -> Result<()> {
+        if !self.opts.selection.wants(&source) {
+            return Ok(());
+        }
         if let Some(r) = self.plan.unchanged(i) {
             if self.site.reuse_project(r)? {
+                self.warnings += progress.source_warnings(&source);
                 summary::record_warnings(progress, &source.dir, r, &self.opts.output);
+                self.tally.reused(&r.matched);
                 self.manifest.projects.push(r.clone());
                 self.load.files_reused += r.files;
                 self.projects_reused += 1;
                 return Ok(());
             }
         }
-        let record = self.render_project(i, source, progress)?;
-        self.manifest.projects.push(record);
+        if let Some(record) = self.render_project(i, source, progress)? {
+            self.manifest.projects.push(record);
+        }
         Ok(())
     }
 
-    /// Loads project `i` (resuming from its parse cache), renders it, saves
-    /// its parse cache; returns its record.
-    fn render_project(&mut self, i: usize, source: ProjectSource, progress: &Progress) -> Result<ProjectRecord> {
+    /// Loads project `i` (resuming from its parse cache), keeps what the
+    /// selection selects of it, renders that and, when it is the whole
+    /// project, saves its parse cache; returns its record (`None`: nothing of
+    /// it is selected).
+    fn render_project(
+        &mut self,
+        i: usize,
+        source: ProjectSource,
+        progress: &Progress,
+    ) -> Result<Option<ProjectRecord>> {
         let (plan, code, settings) = (&self.plan.projects[i], self.plan.code, &self.plan.settings);
         let resume = match self.plan.previous(i) {
             Some(r) if !r.parse.is_empty() => cache::parse::read(&self.opts.output, &r.parse, code, settings, &source),
             _ => Vec::new(),
         };
-        if self.opts.redact {
-            self.redactions.extend(redaction::agent_meta(&source));
-        }
+        // Sidecars are redacted as they are loaded: where, from the originals.
+        let agent_meta = self.opts.redact.then(|| source.agent_meta.clone());
         let t0 = Instant::now();
         let (project, heads, counts) = cache::parse::load(source, self.opts.parse_options(), resume);
         tracing::debug!("{}: loaded in {:.3} s ({counts:?})", project.source.name, t0.elapsed().as_secs_f64());
-        self.redactions.extend(redaction::entry_lines(&project));
         self.load.add(counts);
+        // Pages depend on the side files and the name of the whole project,
+        // whatever is selected.
+        let key_base = cache::pages_base(&project.source, &plan.slug, code, settings);
+        let cwd = project.cwd().map(str::to_string);
+        let Some(picked) = self.opts.selection.pick(project, &mut self.tally) else { return Ok(None) };
+        let whole = picked.is_whole();
+        let project = picked.into_project();
+        self.warnings += progress.source_warnings(&project.source);
+        if let Some(mut originals) = agent_meta {
+            originals.retain(|id, _| project.source.agent_meta.contains_key(id));
+            let source = crate::discover::ProjectSource { agent_meta: originals, ..project.source.clone() };
+            self.redactions.extend(redaction::agent_meta(&source));
+        }
+        self.redactions.extend(redaction::entry_lines(&project));
         let warnings = progress.project_warnings(&project);
 
-        let at = Placement {
-            slug: &plan.slug,
-            fork_projects: plan.fork_projects.clone(),
-            key_base: cache::pages_base(&project.source, &plan.slug, code, settings),
-        };
+        let at = Placement { slug: &plan.slug, fork_projects: plan.fork_projects.clone(), key_base, cwd };
         let sink = ProjectSink::new(&self.site);
         let out = render::render_project(&project, &at, &self.opts.render_options(), &sink)?;
         self.pages_rendered += out.rendered;
@@ -212,11 +244,17 @@ impl<'p> Builder<'p> {
         let pages = sink.into_records(&out.pages, out.warnings);
         summary::page_warnings(progress, &pages, &self.opts.output);
 
-        let t0 = Instant::now();
-        let parse = cache::parse::path(&plan.source);
-        self.site.stage.write_with(&parse, |w| cache::parse::write(w, code, settings, &project, &heads))?;
-        tracing::debug!("{}: parse cache saved in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
-        Ok(ProjectRecord {
+        // A part of a project keeps no parse cache: it would hold the rest.
+        let parse = if whole {
+            let t0 = Instant::now();
+            let parse = cache::parse::path(&plan.source);
+            self.site.stage.write_with(&parse, |w| cache::parse::write(w, code, settings, &project, &heads))?;
+            tracing::debug!("{}: parse cache saved in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
+            parse
+        } else {
+            String::new()
+        };
+        Ok(Some(ProjectRecord {
             source: plan.source.clone(),
             slug: plan.slug.clone(),
             key: plan.key.clone(),
@@ -228,7 +266,8 @@ impl<'p> Builder<'p> {
                 search: out.search.iter().map(SearchRecord::from_entry).collect(),
             },
             pages,
-        })
+            matched: self.opts.selection.matched_in(&project),
+        }))
     }
 
     /// Links the images shown by pages linked from the previous site; one

@@ -23,6 +23,8 @@ pub(super) struct Plan {
     pub redactions: Vec<RedactionSite>,
     /// Warnings printed about the previous site's cache.
     pub warnings: usize,
+    /// A key over the whole input ([`Manifest::input`]).
+    pub input: String,
 }
 
 /// One project of the plan.
@@ -62,6 +64,11 @@ impl Plan {
             .map(|p| redactor.text(|| p.dir.display().to_string(), &p.name).into_owned())
             .collect();
         let slugs = crate::render::urls::project_slugs(&names);
+        // A selection changes what a project's pages hold: in every key.
+        let select = match opts.selection.key() {
+            k if k.is_empty() => k,
+            k => format!("\0{k}"),
+        };
         let previous: FxHashMap<&str, usize> =
             old.iter().flat_map(|m| m.projects.iter().enumerate()).map(|(i, r)| (r.source.as_str(), i)).collect();
         let projects = archive
@@ -72,12 +79,21 @@ impl Plan {
                 let source = cache::source_id(p);
                 let fork_projects = crate::fork::lookup::projects_arg(&p.dir, &archive.root, opts.show_paths);
                 let fork_key = fork_projects.as_deref().unwrap_or("");
-                let key = cache::project_key(p, &slug, code, &format!("{settings}\0{fork_key}"));
+                let key = cache::project_key(p, &slug, code, &format!("{settings}\0{fork_key}{select}"));
                 let previous = previous.get(source.as_str()).copied();
                 Planned { slug, source, fork_projects, key, previous }
             })
-            .collect();
-        Plan { code, settings, old, projects, redactions: redactor.take(), warnings }
+            .collect::<Vec<Planned>>();
+        let mut input = blake3::Hasher::new();
+        for p in &projects {
+            for part in [&p.source, &p.slug, &p.key] {
+                input.update(part.as_bytes());
+                input.update(b"\0");
+            }
+        }
+        input.update(select.as_bytes());
+        let input = input.finalize().to_hex()[..32].to_string();
+        Plan { code, settings, old, projects, redactions: redactor.take(), warnings, input }
     }
 
     /// The previous render's record of project `i`.
@@ -92,13 +108,15 @@ impl Plan {
         self.previous(i).filter(|r| r.key == p.key && r.slug == p.slug)
     }
 
-    /// Every project is unchanged and none was removed: the previous site
-    /// stands as it is.
+    /// Every project is unchanged, none was added or removed, and the
+    /// selection is the same: the previous site stands as it is.
     pub fn nothing_changed(&self) -> Option<&Manifest> {
-        let m = self.old.as_ref()?;
-        let all =
-            m.projects.len() == self.projects.len() && (0..self.projects.len()).all(|i| self.unchanged(i).is_some());
-        all.then_some(m)
+        self.old.as_ref().filter(|m| m.input == self.input)
+    }
+
+    /// The project of the plan that the previous record `r` is of.
+    pub fn project_of(&self, r: &ProjectRecord) -> Option<usize> {
+        self.projects.iter().position(|p| p.source == r.source)
     }
 
     /// The files of the previous site, by path (pages linked when unchanged).

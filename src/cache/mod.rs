@@ -294,6 +294,10 @@ pub struct ProjectRecord {
     pub files: usize,
     pub output: OutputRecord,
     pub pages: Vec<FileRecord>,
+    /// The `--conversation` ids that selected its conversations (a project
+    /// re-used unread matched them again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub matched: Vec<String>,
 }
 
 /// A manifest naming a path outside the site or its cache: ignored.
@@ -313,6 +317,10 @@ pub struct Manifest {
     pub format: u32,
     pub code: String,
     pub settings: String,
+    /// A key over the whole input: every project's key and slug, and the
+    /// selection. Unchanged: the previous site stands as it is.
+    #[serde(default)]
+    pub input: String,
     /// Site-wide files (assets, archive index, search index).
     pub files: Vec<FileRecord>,
     pub projects: Vec<ProjectRecord>,
@@ -324,6 +332,7 @@ impl Manifest {
             format: FORMAT,
             code: code.into(),
             settings: settings.into(),
+            input: String::new(),
             files: Vec::new(),
             projects: Vec::new(),
         }
@@ -458,6 +467,7 @@ mod tests {
                 search: Vec::new(),
             },
             pages: vec![page],
+            matched: Vec::new(),
         };
         let manifest = |files: Vec<FileRecord>, projects: Vec<ProjectRecord>| Manifest {
             files,

@@ -74,6 +74,8 @@ pub struct InputPaths {
     pub show: bool,
     /// The `--projects` argument of fork commands ([`crate::fork::lookup`]).
     pub fork_projects: Option<String>,
+    /// The working directory the project is named by ([`super::Placement::cwd`]).
+    pub cwd: Option<String>,
 }
 
 impl<'a> ProjectCtx<'a> {
@@ -105,14 +107,11 @@ impl<'a> ProjectCtx<'a> {
         let agent_dirs = g.agents.iter().map(|a| format!("{dir}agents/{}/", sanitize_segment(&a.id))).collect();
         let mut ctx = ProjectCtx {
             project,
-            name: project.cwd().map_or_else(
-                || {
-                    let dir =
-                        if paths.show { project.source.dir.display().to_string() } else { project.source.name.clone() };
-                    redactor.text(|| dir.clone(), &dir).into_owned()
-                },
-                str::to_string,
-            ),
+            name: paths.cwd.clone().unwrap_or_else(|| {
+                let dir =
+                    if paths.show { project.source.dir.display().to_string() } else { project.source.name.clone() };
+                redactor.text(|| dir.clone(), &dir).into_owned()
+            }),
             dir,
             page_size,
             conv_dirs,

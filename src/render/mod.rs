@@ -73,6 +73,11 @@ pub struct Placement<'a> {
     /// The base of its page-group keys ([`groups`]): renderer, settings and
     /// side files, which every page depends on.
     pub key_base: String,
+    /// The working directory pages name the project by: the whole project's
+    /// ([`Project::cwd`]), also when only part of it is rendered
+    /// ([`crate::select`]), so its pages read the same whatever is selected.
+    /// `None`: the project's directory name.
+    pub cwd: Option<String>,
 }
 
 /// Where render puts what it makes. The build implements it; render never
@@ -134,7 +139,7 @@ pub fn render_project(
     let images = ImageStore::new(out);
     let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
-    let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone() };
+    let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
     let ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths);
     let name = &project.source.name;
     tracing::debug!("{name}: page context in {:.3} s", t0.elapsed().as_secs_f64());
