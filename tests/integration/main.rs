@@ -12,6 +12,7 @@ mod props;
 mod redact;
 mod regression;
 mod render;
+mod select;
 mod support;
 mod sync;
 mod xss;
