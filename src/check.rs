@@ -13,7 +13,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::graph::{Graph, NodeId, Problem};
-use crate::parse::{Entry, Kind, UserKind};
+use crate::parse::{Entries, EntryId, Kind, UserKind};
 use crate::project::Project;
 
 /// One violation.
@@ -45,19 +45,15 @@ pub const KINDS: &[&str] = &[
 /// Checks one project.
 pub fn check_project(p: &Project) -> Vec<Finding> {
     let mut out = Vec::new();
-    let at = |entry: u32| {
-        let e = &p.entries[entry as usize];
-        (
-            p.source.files[e.loc.file as usize].path.display().to_string(),
-            e.loc.line,
-            e.uuid.as_deref().map(str::to_string),
-        )
+    let at = |entry: EntryId| {
+        let e = &p.entries[entry];
+        (p.source.files[e.loc.file].path.display().to_string(), e.loc.line, e.uuid.as_deref().map(str::to_string))
     };
-    for (i, s) in p.file_stats.iter().enumerate() {
+    for (s, f) in p.file_stats.iter().zip(&p.source.files) {
         if let Some(err) = &s.read_error {
             out.push(Finding {
                 kind: "unreadable-file",
-                file: p.source.files[i].path.display().to_string(),
+                file: f.path.display().to_string(),
                 line: 0,
                 uuid: None,
                 message: err.clone(),
@@ -65,13 +61,13 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
         }
     }
     for w in &p.warnings {
-        let file = p.source.files[w.loc.file as usize].path.display().to_string();
+        let file = p.source.files[w.loc.file].path.display().to_string();
         let kind = if w.problem.is_bad_line() { "malformed-line" } else { "repaired-line" };
         out.push(Finding { kind, file, line: w.loc.line, uuid: None, message: w.problem.to_string() });
     }
     for e in &p.entries {
         if let Kind::Unknown(t) = &e.kind {
-            let file = p.source.files[e.loc.file as usize].path.display().to_string();
+            let file = p.source.files[e.loc.file].path.display().to_string();
             out.push(Finding {
                 kind: "unknown-type",
                 file,
@@ -88,7 +84,7 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
                 "P1-conflicting-duplicate",
                 format!(
                     "uuid {uuid} has different content at {}",
-                    others.iter().map(|o| p.locate(p.entries[*o as usize].loc)).collect::<Vec<_>>().join(", ")
+                    others.iter().map(|o| p.locate(p.entries[*o].loc)).collect::<Vec<_>>().join(", ")
                 ),
             ),
             Problem::DanglingParent { parent } => (
@@ -114,7 +110,7 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
     let mut reported: FxHashSet<(&str, &'static str)> = FxHashSet::default();
     let report = |node: NodeId, id: &str, kind: &'static str, out: &mut Vec<Finding>| {
         let e = g.entry(&p.entries, node);
-        let file = p.source.files[e.loc.file as usize].path.display().to_string();
+        let file = p.source.files[e.loc.file].path.display().to_string();
         let message = match kind {
             "P3-tool-use-without-result" => {
                 format!("tool_use {id} has no tool_result on the branch that holds it")
@@ -144,7 +140,7 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
 }
 
 /// Unbalanced tool calls on one ordered run of nodes.
-fn balance<'e>(g: &Graph, entries: &'e [Entry], path: &[NodeId]) -> Vec<(NodeId, &'e str, &'static str)> {
+fn balance<'e>(g: &Graph, entries: &'e Entries, path: &[NodeId]) -> Vec<(NodeId, &'e str, &'static str)> {
     let mut open: FxHashMap<&str, (NodeId, usize)> = FxHashMap::default();
     let mut out = Vec::new();
     let mut interrupts = Vec::new();

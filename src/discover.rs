@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rustc_hash::FxHashSet;
 
+use crate::id::{IdVec, typed_id};
 use crate::term::safe;
 
 /// How a transcript file takes part in the graph.
@@ -57,6 +58,11 @@ impl FileClass {
     }
 }
 
+typed_id!(
+    /// A transcript file's place in its project ([`ProjectSource::files`]).
+    FileId
+);
+
 /// A transcript file of a project.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
@@ -86,7 +92,7 @@ pub struct ProjectSource {
     pub name: String,
     pub dir: PathBuf,
     /// Transcript files, sorted by relative path.
-    pub files: Vec<SourceFile>,
+    pub files: IdVec<FileId, SourceFile>,
     /// Sidecars by agent id.
     pub agent_meta: BTreeMap<String, AgentMeta>,
     /// Spilled tool outputs: `<session-dir>/tool-results/<file>` → path.
@@ -346,7 +352,7 @@ fn dir_name(dir: &Path) -> String {
 
 /// Walks one project directory ([`walk`]) and classifies what it holds.
 pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
-    let mut files = Vec::new();
+    let mut files = IdVec::new();
     let mut agent_meta = BTreeMap::new();
     let mut tool_results = BTreeMap::new();
     let Walk { files: mut found, mut warnings } = walk(dir);

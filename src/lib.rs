@@ -22,6 +22,7 @@ pub mod discover;
 pub mod driver;
 pub mod fork;
 pub mod graph;
+pub mod id;
 pub mod json;
 pub mod limits;
 pub mod parse;

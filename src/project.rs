@@ -6,9 +6,10 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use crate::discover::{ProjectSource, SourceFile};
+use crate::discover::{FileId, ProjectSource, SourceFile};
 use crate::graph::{FileFacts, Graph, GraphInput};
-use crate::parse::{self, Entry, LineWarning, Loc};
+use crate::id::IdVec;
+use crate::parse::{self, Entries, Entry, LineWarning, Loc};
 use crate::texts::{Budget, Keep, LineError, Opened, Text};
 
 /// Per-file counts.
@@ -25,12 +26,12 @@ pub struct FileStats {
 #[derive(Debug)]
 pub struct Project {
     pub source: ProjectSource,
-    pub file_stats: Vec<FileStats>,
-    pub entries: Vec<Entry>,
+    pub file_stats: IdVec<FileId, FileStats>,
+    pub entries: Entries,
     pub warnings: Vec<LineWarning>,
     /// What is kept of each file, by file index, to read its lines again
     /// ([`Project::line`]; see [`crate::texts`]).
-    pub texts: Vec<Text>,
+    pub texts: IdVec<FileId, Text>,
     /// Lines where `--redact` replaced secrets.
     pub redactions: Vec<(Loc, Vec<crate::redact::Redaction>)>,
     pub graph: Graph,
@@ -63,7 +64,7 @@ impl Project {
         redact_meta(&mut source, opts);
         let t = std::time::Instant::now();
         let parsed: Vec<(parse::ParsedFile, FileStats, Text)> =
-            source.files.par_iter().enumerate().map(|(i, f)| read_file(f, i as u32, opts, budget)).collect();
+            source.files.par_iter_enumerated().map(|(i, f)| read_file(f, i, opts, budget)).collect();
         tracing::debug!("{}: files read and parsed in {:.3} s", source.name, t.elapsed().as_secs_f64());
         Self::assemble(source, parsed)
     }
@@ -72,11 +73,11 @@ impl Project {
     /// `source.files[i]`: entries, counts, bytes); builds the graph.
     pub(crate) fn assemble(source: ProjectSource, parsed: Vec<(parse::ParsedFile, FileStats, Text)>) -> Project {
         let total: usize = parsed.iter().map(|(p, _, _)| p.entries.len()).sum();
-        let mut entries = Vec::with_capacity(total);
+        let mut entries = Entries::with_capacity(total);
         let mut warnings = Vec::new();
-        let mut file_stats = Vec::with_capacity(parsed.len());
+        let mut file_stats = IdVec::with_capacity(parsed.len());
         let mut redactions = Vec::new();
-        let mut texts = Vec::with_capacity(parsed.len());
+        let mut texts = IdVec::with_capacity(parsed.len());
         for (p, s, bytes) in parsed {
             texts.push(bytes);
             redactions.extend(p.redactions);
@@ -90,8 +91,8 @@ impl Project {
         Project { source, file_stats, entries, warnings, texts, redactions, graph }
     }
 
-    fn graph_of(source: &ProjectSource, entries: &[Entry]) -> Graph {
-        let files: Vec<FileFacts> = source
+    fn graph_of(source: &ProjectSource, entries: &Entries) -> Graph {
+        let files: IdVec<FileId, FileFacts> = source
             .files
             .iter()
             .map(|f| FileFacts {
@@ -142,7 +143,7 @@ impl Project {
     /// The bytes of an entry's line as they are in its file (what `fork`
     /// copies), from memory or read again from disk.
     pub fn line_bytes<'a>(&'a self, e: &Entry) -> Result<Cow<'a, [u8]>, LineError> {
-        let text = self.texts.get(e.loc.file as usize).ok_or(LineError::NotKept)?;
+        let text = self.texts.get(e.loc.file).ok_or(LineError::NotKept)?;
         if matches!(text, Text::Nothing) {
             return Err(LineError::NotKept);
         }
@@ -157,7 +158,7 @@ impl Project {
     }
 
     fn path_of(&self, loc: Loc) -> String {
-        self.source.files.get(loc.file as usize).map_or_else(|| "?".into(), |f| f.path.display().to_string())
+        self.source.files.get(loc.file).map_or_else(|| "?".into(), |f| f.path.display().to_string())
     }
 
     /// A `tool-results/` side file of the project (`<session>/tool-results/<name>`):
@@ -173,8 +174,7 @@ impl Project {
 
     /// `path:line` of an entry location, for messages.
     pub fn locate(&self, loc: Loc) -> String {
-        let path =
-            self.source.files.get(loc.file as usize).map_or_else(|| "?".into(), |f| f.path.display().to_string());
+        let path = self.source.files.get(loc.file).map_or_else(|| "?".into(), |f| f.path.display().to_string());
         format!("{path}:{}", loc.line)
     }
 
@@ -194,7 +194,7 @@ impl Project {
 
 fn read_file(
     f: &SourceFile,
-    index: u32,
+    index: FileId,
     opts: parse::ParseOptions,
     budget: &Budget,
 ) -> (parse::ParsedFile, FileStats, Text) {
@@ -234,7 +234,7 @@ pub(crate) fn parse_opened(
     o: &Opened,
     from: u64,
     lines_before: u32,
-    index: u32,
+    index: FileId,
     opts: parse::ParseOptions,
     mut seen: impl FnMut(&[u8], u64),
 ) -> (ReadLines, Option<std::io::Error>) {
@@ -304,17 +304,23 @@ mod tests {
         let dir = project_dir();
         let source = || crate::discover::scan_project(dir.path()).unwrap();
         let whole = Project::load(source());
-        assert!(matches!(whole.texts[0], Text::Held(_)));
+        assert!(matches!(whole.texts[FileId::FIRST], Text::Held(_)));
         for window in [1, 100, 4096] {
             let budget = Budget::with_sizes(Keep::Lines, 0, window);
             let windowed = Project::load_in(source(), parse::ParseOptions::default(), &budget);
-            assert!(matches!(windowed.texts[0], Text::Disk(_)));
+            assert!(matches!(windowed.texts[FileId::FIRST], Text::Disk(_)));
             let key = |p: &Project| {
                 p.entries.iter().map(|e| (e.loc, e.offset, e.len, e.line_hash, e.uuid.clone())).collect::<Vec<_>>()
             };
             assert_eq!(key(&windowed), key(&whole), "window {window}");
             assert_eq!(windowed.warnings, whole.warnings);
-            let s = |p: &Project| (p.file_stats[0].lines, p.file_stats[0].bad_lines, p.file_stats[0].bytes);
+            let s = |p: &Project| {
+                (
+                    p.file_stats[FileId::FIRST].lines,
+                    p.file_stats[FileId::FIRST].bad_lines,
+                    p.file_stats[FileId::FIRST].bytes,
+                )
+            };
             assert_eq!(s(&windowed), s(&whole));
             for (a, b) in windowed.entries.iter().zip(&whole.entries) {
                 assert_eq!(windowed.line(a).unwrap(), whole.line(b).unwrap());
@@ -324,7 +330,7 @@ mod tests {
         // Headers only: the same entries, no line to read again.
         let headers = Project::load_headers(source());
         assert_eq!(headers.entries.len(), whole.entries.len());
-        assert!(matches!(headers.line(&headers.entries[0]), Err(LineError::NotKept)));
+        assert!(matches!(headers.line(&headers.entries.as_slice()[0]), Err(LineError::NotKept)));
     }
 
     #[test]
@@ -336,7 +342,7 @@ mod tests {
             parse::ParseOptions::default(),
             &budget,
         );
-        let e = &p.entries[5];
+        let e = &p.entries.as_slice()[5];
         assert!(p.line(e).is_ok());
         // The same length, other bytes.
         let path = dir.path().join("s.jsonl");

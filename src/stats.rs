@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::graph::{Graph, NodeId};
+use crate::graph::{BranchId, Graph, NodeId, SessionId};
 use crate::project::Project;
 use crate::sync::only_here::{self, OnlyHere, ProjectOnlyHere};
 use crate::sync::record::Record;
@@ -165,7 +165,7 @@ pub struct StatsOptions {
 /// What `--exclude-own-forks` leaves out: sessions written by `cctree fork`
 /// (and what Claude Code appended to them after a resume).
 #[derive(Debug, Default)]
-struct OwnForks(rustc_hash::FxHashSet<u32>);
+struct OwnForks(rustc_hash::FxHashSet<SessionId>);
 
 impl OwnForks {
     fn of(p: &Project, exclude: bool) -> OwnForks {
@@ -174,8 +174,8 @@ impl OwnForks {
     fn keeps_conversation(&self, g: &Graph, c: &crate::graph::Conversation) -> bool {
         !c.is_fragment && !self.0.contains(&g.node(c.root).session)
     }
-    fn keeps_branch(&self, g: &Graph, b: u32) -> bool {
-        !self.0.contains(&g.branches[b as usize].session)
+    fn keeps_branch(&self, g: &Graph, b: BranchId) -> bool {
+        !self.0.contains(&g.branches[b].session)
     }
     /// The children of a fork that stay; a fork with fewer than two is no fork.
     fn fork_children(&self, g: &Graph, f: &crate::graph::ForkPoint) -> Vec<NodeId> {
@@ -245,8 +245,8 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
             root: uuid(c.root),
             title: c.title.to_string(),
             messages: c.messages,
-            sessions: c.sessions.iter().map(|s| g.sessions[*s as usize].id.to_string()).collect(),
-            active_branch: uuid(g.branches[c.active_branch as usize].first),
+            sessions: c.sessions.iter().map(|s| g.sessions[*s].session_id.to_string()).collect(),
+            active_branch: uuid(g.branches[c.active_branch].first),
             last_active: crate::parse::time::format_timestamp(c.last_ts),
             fork_points: c
                 .fork_points
@@ -266,7 +266,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
                 .iter()
                 .filter(|b| own.keeps_branch(g, **b))
                 .map(|b| {
-                    let br = &g.branches[*b as usize];
+                    let br = &g.branches[*b];
                     BranchDetail {
                         id: uuid(br.first),
                         leaf: uuid(br.leaf),
@@ -281,7 +281,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
                 .iter()
                 .filter(|j| !own.0.contains(&j.session))
                 .map(|j| JunctionDetail {
-                    session: g.sessions[j.session as usize].id.to_string(),
+                    session: g.sessions[j.session].session_id.to_string(),
                     at: uuid(j.at),
                     kind: match j.kind {
                         crate::graph::JunctionKind::Continues => "continues",
@@ -307,7 +307,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
 
 fn agent_detail(a: &crate::graph::Agent, uuid: &impl Fn(NodeId) -> String) -> AgentDetail {
     AgentDetail {
-        id: a.id.to_string(),
+        id: a.agent_id.to_string(),
         kind: match a.kind {
             crate::graph::AgentKind::Subagent => "subagent",
             crate::graph::AgentKind::SideAgent => "side-agent",

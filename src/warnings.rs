@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::discover::FileId;
 use crate::parse::{Kind, Loc};
 use crate::project::Project;
 
@@ -43,14 +44,14 @@ impl Warning {
 /// could not be read, lines that could not be read or were repaired, and each
 /// unknown entry type once (at its first entry, with how many there are).
 pub fn of_project(p: &Project) -> Vec<Warning> {
-    let rel = |file: u32| p.source.files.get(file as usize).map_or_else(|| "?".to_string(), |f| f.rel.clone());
+    let rel = |file: FileId| p.source.files.get(file).map_or_else(|| "?".to_string(), |f| f.rel.clone());
     let at = |loc: Loc, why: String| Warning { file: rel(loc.file), line: loc.line, why };
     let mut out = Vec::new();
-    for (i, (s, f)) in p.file_stats.iter().zip(&p.source.files).enumerate() {
+    for (s, (i, f)) in p.file_stats.iter().zip(p.source.files.iter_enumerated()) {
         if let Some(msg) = &s.read_error {
             let prefix = format!("cannot read {}: ", f.path.display());
             let why = msg.strip_prefix(&prefix).map_or_else(|| msg.clone(), |e| format!("cannot read the file: {e}"));
-            out.push(Warning { file: rel(i as u32), line: 0, why });
+            out.push(Warning { file: rel(i), line: 0, why });
         }
     }
     out.extend(p.warnings.iter().map(|w| at(w.loc, w.problem.to_string())));

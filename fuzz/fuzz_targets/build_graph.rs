@@ -7,9 +7,10 @@
 
 use std::collections::BTreeMap;
 
-use cctree::graph::{FileFacts, Graph, GraphInput, NONE};
-use cctree::discover::FileClass;
-use cctree::parse::{Loc, parse_line};
+use cctree::discover::{FileClass, FileId};
+use cctree::graph::{FileFacts, Graph, GraphInput};
+use cctree::id::IdVec;
+use cctree::parse::{Entries, Loc, parse_line};
 use libfuzzer_sys::fuzz_target;
 
 fn line(c: &[u8], siblings: bool) -> String {
@@ -56,38 +57,39 @@ fn line(c: &[u8], siblings: bool) -> String {
 
 fuzz_target!(|data: &[u8]| {
     let siblings = data.first().is_some_and(|b| b & 1 == 1);
-    let entries: Vec<_> = data
+    let entries: Entries = data
         .chunks_exact(8)
         .enumerate()
         .filter_map(|(i, c)| {
             let l = line(c, siblings);
-            parse_line(l.as_bytes(), Loc { file: (c[3] % 2) as u32, line: i as u32 + 1 }, 0).0
+            let loc = Loc { file: FileId::new(usize::from(c[3] % 2))?, line: u32::try_from(i + 1).ok()? };
+            parse_line(l.as_bytes(), loc, 0).0
         })
         .collect();
-    let files = vec![
+    let files: IdVec<FileId, FileFacts> = IdVec::from_vec(vec![
         FileFacts { class: FileClass::Main, ..FileFacts::default() },
         FileFacts { class: FileClass::Subagent, agent_id_from_name: Some("a1".into()), ..FileFacts::default() },
-    ];
+    ]);
     let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new() });
     // Every node is on exactly one line: a branch of a conversation, or an agent.
-    let mut seen = vec![0u32; g.nodes.len()];
+    let mut seen = IdVec::filled(0u32, g.nodes.len());
     for b in &g.branches {
-        for n in &b.nodes {
-            seen[n.ix()] += 1;
+        for &n in &b.nodes {
+            seen[n] += 1;
         }
     }
     for a in &g.agents {
-        for n in &a.nodes {
-            seen[n.ix()] += 1;
+        for &n in &a.nodes {
+            seen[n] += 1;
         }
     }
-    for (i, n) in g.nodes.iter().enumerate() {
-        assert_eq!(seen[i], 1, "node {i} on {} lines", seen[i]);
-        assert_eq!(n.sidechain, n.branch == NONE);
+    for (i, n) in g.nodes.iter_enumerated() {
+        assert_eq!(seen[i], 1, "node {i:?} on {} lines", seen[i]);
+        assert_eq!(n.sidechain, n.branch.is_none());
     }
     // No cycles: every ancestry ends.
-    for i in 0..g.nodes.len() {
-        assert!(g.ancestry(cctree::graph::NodeId(i as u32)).len() <= g.nodes.len());
+    for i in g.nodes.ids() {
+        assert!(g.ancestry(i).len() <= g.nodes.len());
     }
     // Fork points have at least two children, each starting a branch but the first.
     for c in &g.conversations {

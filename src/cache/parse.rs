@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{FORMAT, PARSE_DIR, Stamp, intern};
-use crate::discover::{ProjectSource, SourceFile};
+use crate::discover::{FileId, ProjectSource, SourceFile};
 use crate::parse::{self, Entry, LineWarning, Loc, ParseOptions};
 use crate::project::{FileStats, Project};
 use crate::redact::Redaction;
@@ -93,10 +93,9 @@ pub fn load(
     let budget = Budget::new(Keep::Lines);
     let read: Vec<ReadFile> = source
         .files
-        .par_iter()
+        .par_iter_enumerated()
         .zip(prev.into_par_iter())
-        .enumerate()
-        .map(|(i, (f, r))| read_file(f, i as u32, opts, r, &budget))
+        .map(|((i, f), r)| read_file(f, i, opts, r, &budget))
         .collect();
     let mut heads = Vec::with_capacity(read.len());
     let mut counts = LoadCounts::default();
@@ -118,7 +117,7 @@ struct ReadFile {
     counts: LoadCounts,
 }
 
-fn read_file(f: &SourceFile, index: u32, opts: ParseOptions, prev: Option<Resume>, budget: &Budget) -> ReadFile {
+fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Resume>, budget: &Budget) -> ReadFile {
     let unreadable = |err: std::io::Error| {
         let msg = format!("cannot read {}: {err}", f.path.display());
         FileStats { read_error: Some(msg), ..FileStats::default() }
@@ -216,7 +215,7 @@ impl Base {
 
     /// Where parsing starts, the lines before it, and what was parsed of
     /// them (with `loc.file` set to `index`).
-    fn take_parsed(&mut self, index: u32) -> (u64, u32, parse::ParsedFile) {
+    fn take_parsed(&mut self, index: FileId) -> (u64, u32, parse::ParsedFile) {
         let Some(r) = self.resume.take() else {
             self.counts.files_parsed = 1;
             return (0, 0, parse::ParsedFile::default());
@@ -291,12 +290,11 @@ pub fn write(
     let files = p
         .source
         .files
-        .iter()
+        .iter_enumerated()
         .zip(heads)
-        .enumerate()
-        .filter_map(|(i, (f, head))| {
+        .filter_map(|((i, f), head)| {
             let head = head.as_ref()?;
-            let before = parsed_before(p, i as u32, head);
+            let before = parsed_before(p, i, head);
             Some(CachedFileOut {
                 rel: &f.rel,
                 head,
@@ -322,13 +320,13 @@ struct Before<'p> {
 }
 
 /// The entries, warnings and redactions of file `file` of `p` before `head.done`.
-fn parsed_before<'p>(p: &'p Project, file: u32, head: &FileHead) -> Before<'p> {
-    fn of_file<T>(items: &[T], file: u32, loc: impl Fn(&T) -> Loc) -> &[T] {
+fn parsed_before<'p>(p: &'p Project, file: FileId, head: &FileHead) -> Before<'p> {
+    fn of_file<T>(items: &[T], file: FileId, loc: impl Fn(&T) -> Loc) -> &[T] {
         let lo = items.partition_point(|x| loc(x).file < file);
         let hi = items.partition_point(|x| loc(x).file <= file);
         &items[lo..hi]
     }
-    let es = of_file(&p.entries, file, |e| e.loc);
+    let es = of_file(p.entries.as_slice(), file, |e| e.loc);
     let es = &es[..es.partition_point(|e| e.offset < head.done)];
     let ws = of_file(&p.warnings, file, |w| w.loc);
     let ws = &ws[..ws.partition_point(|w| w.loc.line <= head.done_lines)];

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
-use crate::parse::Meta;
+use crate::parse::{EntryId, Meta};
 use crate::project::Project;
 
 /// A backup file to link into the new session's history directory.
@@ -31,16 +31,16 @@ pub fn history_root(project_dir: &Path) -> Option<PathBuf> {
     Some(project_dir.parent()?.parent()?.join("file-history"))
 }
 
-/// The file-history lines (entry indices, in file order) of the prompts in
+/// The file-history lines (entries, in file order) of the prompts in
 /// `prefix` (their uuids), from one file per prompt: the file of the
 /// prompt's canonical entry when it holds some (client copies repeat them),
 /// else the first file that does.
-pub fn lines(p: &Project, prefix: &FxHashSet<&str>) -> Vec<u32> {
-    let mut by_message: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-    for (i, e) in p.entries.iter().enumerate() {
+pub fn lines(p: &Project, prefix: &FxHashSet<&str>) -> Vec<EntryId> {
+    let mut by_message: FxHashMap<&str, Vec<EntryId>> = FxHashMap::default();
+    for (i, e) in p.entries.iter_enumerated() {
         if let Some(Meta::FileHistory { message }) = &e.meta {
             if prefix.contains(&**message) {
-                by_message.entry(message).or_default().push(i as u32);
+                by_message.entry(message).or_default().push(i);
             }
         }
     }
@@ -49,12 +49,12 @@ pub fn lines(p: &Project, prefix: &FxHashSet<&str>) -> Vec<u32> {
         let home = p.graph.index.get(message).map(|n| p.graph.entry(&p.entries, *n).loc.file);
         let file = ix
             .iter()
-            .map(|i| p.entries[*i as usize].loc.file)
+            .map(|i| p.entries[*i].loc.file)
             .find(|f| Some(*f) == home)
-            .or_else(|| ix.iter().map(|i| p.entries[*i as usize].loc.file).min());
-        out.extend(ix.into_iter().filter(|i| Some(p.entries[*i as usize].loc.file) == file));
+            .or_else(|| ix.iter().map(|i| p.entries[*i].loc.file).min());
+        out.extend(ix.into_iter().filter(|i| Some(p.entries[*i].loc.file) == file));
     }
-    out.sort_by_key(|i| p.entries[*i as usize].loc);
+    out.sort_by_key(|i| p.entries[*i].loc);
     out
 }
 
@@ -63,15 +63,15 @@ pub fn lines(p: &Project, prefix: &FxHashSet<&str>) -> Vec<u32> {
 /// nowhere are returned apart (the fork then lacks their code restore).
 pub fn backups(
     p: &Project,
-    lines: &[u32],
+    lines: &[EntryId],
     sessions: &[String],
     exists: &dyn Fn(&Path) -> bool,
 ) -> (Vec<Backup>, Vec<String>) {
     let Some(root) = history_root(&p.source.dir) else { return (Vec::new(), Vec::new()) };
     let mut names: Vec<(String, String)> = Vec::new();
     for &i in lines {
-        let e = &p.entries[i as usize];
-        let stem = p.source.files[e.loc.file as usize].rel.trim_end_matches(".jsonl").to_string();
+        let e = &p.entries[i];
+        let stem = p.source.files[e.loc.file].rel.trim_end_matches(".jsonl").to_string();
         let v: Value = p.json(e).unwrap_or(Value::Null);
         let mut found = Vec::new();
         backup_names(&v, &mut found);

@@ -17,7 +17,7 @@ use super::drift::{EntryDrift, Reference, backfill_line, entry_drift};
 use super::history::{self, Backup};
 use super::prefix::{Illegal, Scan, prefix, turn_context};
 use super::target::{Resolved, default_checkpoint, resolve_at};
-use crate::graph::{NONE, NodeId};
+use crate::graph::NodeId;
 use crate::limits::{FORK_TITLE_CHARS, FORK_TITLE_ID_CHARS};
 use crate::parse::{Kind, UserKind};
 use crate::project::Project;
@@ -120,10 +120,9 @@ pub fn shell_quote(s: &str) -> String {
 /// Nearest legal checkpoints before and after `k` on the display path of its branch.
 pub fn nearest_legal(p: &Project, k: NodeId) -> (Option<NodeId>, Option<NodeId>) {
     let g = &p.graph;
-    let b = g.node(k).branch;
-    if b == NONE || g.node(k).sidechain {
+    let Some(b) = g.node(k).branch.filter(|_| !g.node(k).sidechain) else {
         return (None, None);
-    }
+    };
     let path = g.projection(b);
     let Some(pos) = path.iter().position(|n| *n == k) else {
         return (None, None);
@@ -158,7 +157,7 @@ pub fn plan(r: &Resolved, req: &ForkRequest, inputs: &Inputs<'_>) -> Result<Plan
     let new_id = inputs.new_id.clone();
     let path = p.source.dir.join(format!("{new_id}.jsonl"));
     let src_session = if r.message.is_some() || req.at.is_some() {
-        g.sessions[g.node(k).session as usize].id.to_string()
+        g.sessions[g.node(k).session].session_id.to_string()
     } else {
         r.session.clone()
     };
@@ -168,8 +167,8 @@ pub fn plan(r: &Resolved, req: &ForkRequest, inputs: &Inputs<'_>) -> Result<Plan
         None => format!("Fork of {} at {short}", source_title(p, k)),
     };
     let source_file = Some(match r.session_file {
-        Some(f) => p.source.files[f as usize].rel.clone(),
-        None => p.source.files[g.entry(&p.entries, k).loc.file as usize].rel.clone(),
+        Some(f) => p.source.files[f].rel.clone(),
+        None => p.source.files[g.entry(&p.entries, k).loc.file].rel.clone(),
     });
     let record = Provenance {
         title: &title,
@@ -233,8 +232,8 @@ fn code_checkpoints(
     let g = &p.graph;
     let uuids: FxHashSet<&str> = nodes.iter().map(|n| g.uuid(&p.entries, *n)).collect();
     let ix = history::lines(p, &uuids);
-    let lines = ix.iter().map(|&i| planned(p, &p.entries[i as usize], String::new())).collect::<Result<_>>()?;
-    let sessions: Vec<String> = nodes.iter().map(|n| g.sessions[g.node(*n).session as usize].id.to_string()).collect();
+    let lines = ix.iter().map(|&i| planned(p, &p.entries[i], String::new())).collect::<Result<_>>()?;
+    let sessions: Vec<String> = nodes.iter().map(|n| g.sessions[g.node(*n).session].session_id.to_string()).collect();
     let (backups, missing) = history::backups(p, &ix, &sessions, exists);
     if !missing.is_empty() {
         notes.push(format!(
@@ -328,7 +327,7 @@ fn choose_prefix(r: &Resolved, req: &ForkRequest, notes: &mut Vec<String>) -> Re
 
 /// One source line, byte for byte, checked against the entry it should hold.
 fn planned(p: &Project, e: &crate::parse::Entry, uuid: String) -> Result<PlannedLine> {
-    let f = e.loc.file as usize;
+    let f = e.loc.file;
     let Ok(line) = p.line_bytes(e) else {
         bail!("{} changed while forking (line {} is gone)", p.source.files[f].path.display(), e.loc.line);
     };
@@ -423,12 +422,13 @@ impl Provenance<'_> {
 /// never a fork's, so default titles do not compound), else the session id.
 fn source_title(p: &Project, k: NodeId) -> String {
     let g = &p.graph;
-    let c = g.node(k).conversation;
-    let t = (c != NONE)
-        .then(|| g.conversations[c as usize].title.to_string())
+    let t = g
+        .node(k)
+        .conversation
+        .map(|c| g.conversations[c].title.to_string())
         .filter(|t| !t.trim().is_empty())
         .unwrap_or_else(|| {
-            format!("session {}", g.sessions[g.node(k).session as usize].id.chars().take(8).collect::<String>())
+            format!("session {}", g.sessions[g.node(k).session].session_id.chars().take(8).collect::<String>())
         });
     let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
     match t.char_indices().nth(FORK_TITLE_CHARS) {

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use crate::graph::{ChildRole, Graph, Link, NodeId};
 use crate::limits::TURN_LOOKAHEAD;
-use crate::parse::{Entry, Kind, UserKind};
+use crate::parse::{Entries, Entry, Kind, UserKind};
 use crate::project::Project;
 
 /// What the prefix of a checkpoint holds, as far as legality is concerned.
@@ -69,7 +69,7 @@ impl std::fmt::Display for Illegal {
 /// The fold over a chain, shared by the exact prefix and the memoized scan.
 pub(crate) struct Folder<'p> {
     g: &'p Graph,
-    entries: &'p [Entry],
+    entries: &'p Entries,
 }
 
 impl<'p> Folder<'p> {
@@ -340,7 +340,7 @@ pub fn legal_checkpoints(project: &Project, nodes: &[NodeId]) -> Vec<bool> {
 /// that entry starts, so a fork at a prompt or tool result copies them, or
 /// the client resumes with an empty system message. Follows the one
 /// attachment child that goes on (or the only child), bounded.
-pub fn turn_context(g: &Graph, entries: &[Entry], k: NodeId) -> Vec<NodeId> {
+pub fn turn_context(g: &Graph, entries: &Entries, k: NodeId) -> Vec<NodeId> {
     let mut out = Vec::new();
     if g.entry(entries, k).kind != Kind::User || g.node(k).sidechain {
         return out;
@@ -353,7 +353,7 @@ pub fn turn_context(g: &Graph, entries: &[Entry], k: NodeId) -> Vec<NodeId> {
         let next = match atts.as_slice() {
             [one] => Some(*one),
             many => {
-                let live: Vec<NodeId> = many.iter().copied().filter(|c| !g.children[c.ix()].is_empty()).collect();
+                let live: Vec<NodeId> = many.iter().copied().filter(|c| !g.children[*c].is_empty()).collect();
                 (live.len() == 1).then(|| live[0])
             }
         };

@@ -6,7 +6,8 @@ use anyhow::{Context, Result, bail};
 use rustc_hash::FxHashSet;
 
 use crate::discover;
-use crate::graph::{NONE, NodeId};
+use crate::discover::FileId;
+use crate::graph::NodeId;
 use crate::project::Project;
 
 /// What TARGET named, with its project loaded.
@@ -16,7 +17,7 @@ pub struct Resolved {
     /// The session TARGET named (or the session of the message it named).
     pub session: String,
     /// Index (in the project) of the session's own file, when it has one.
-    pub session_file: Option<u32>,
+    pub session_file: Option<FileId>,
     /// The message TARGET named, if it was a message uuid.
     pub message: Option<NodeId>,
     /// Project directories of the archive (for the version-drift reference).
@@ -90,10 +91,10 @@ pub fn resolve(target: &str, projects: Option<&Path>) -> Result<Resolved> {
         }
         let project = Project::load(src);
         if let Some(&n) = project.graph.index.get(target) {
-            let session = project.graph.sessions[project.graph.node(n).session as usize].id.to_string();
+            let session = project.graph.sessions[project.graph.node(n).session].session_id.to_string();
             return Ok(Resolved { project, session, session_file: None, message: Some(n), archive: dirs.clone() });
         }
-        if project.graph.sessions.iter().any(|s| &*s.id == target) {
+        if project.graph.session_named(target).is_some() {
             return Ok(Resolved {
                 project,
                 session: target.to_string(),
@@ -106,9 +107,13 @@ pub fn resolve(target: &str, projects: Option<&Path>) -> Result<Resolved> {
     bail!("{target} is neither a session id nor a message uuid in {}", dir.display())
 }
 
-fn file_index(p: &Project, path: &Path) -> Option<u32> {
+fn file_index(p: &Project, path: &Path) -> Option<FileId> {
     let want = std::fs::canonicalize(path).ok()?;
-    p.source.files.iter().position(|f| std::fs::canonicalize(&f.path).ok().as_ref() == Some(&want)).map(|i| i as u32)
+    p.source
+        .files
+        .iter_enumerated()
+        .find(|(_, f)| std::fs::canonicalize(&f.path).ok() == Some(want.clone()))
+        .map(|(i, _)| i)
 }
 
 fn resolve_file(path: &Path, projects: Option<&Path>) -> Result<Resolved> {
@@ -159,28 +164,26 @@ fn resolve_file(path: &Path, projects: Option<&Path>) -> Result<Resolved> {
 /// The default checkpoint of a session: the leaf of the branch holding the
 /// session's latest node (its active branch), if that leaf is the session's;
 /// else the session's latest node. `None` if it has no main node.
-pub fn default_checkpoint(p: &Project, session: &str, file: Option<u32>) -> Option<NodeId> {
+pub fn default_checkpoint(p: &Project, session: &str, file: Option<FileId>) -> Option<NodeId> {
     let g = &p.graph;
-    let s = g.sessions.iter().position(|x| &*x.id == session).map(|i| i as u32);
+    let s = g.session_named(session);
     let mut mine: FxHashSet<NodeId> = FxHashSet::default();
-    for (i, n) in g.nodes.iter().enumerate() {
-        let id = NodeId(i as u32);
-        let in_file = file.is_some_and(|f| p.entries[n.entry as usize].loc.file == f);
-        if (Some(n.session) == s || in_file) && !n.sidechain && n.conversation != NONE {
+    for (id, n) in g.nodes.iter_enumerated() {
+        let in_file = file.is_some_and(|f| p.entries[n.entry].loc.file == f);
+        if (Some(n.session) == s || in_file) && !n.sidechain && n.conversation.is_some() {
             mine.insert(id);
         }
     }
     if let Some(f) = file {
         for &(id, e) in &g.aliases {
             let n = g.node(id);
-            if p.entries[e as usize].loc.file == f && !n.sidechain && n.conversation != NONE {
+            if p.entries[e].loc.file == f && !n.sidechain && n.conversation.is_some() {
                 mine.insert(id);
             }
         }
     }
     let latest = mine.iter().copied().max_by_key(|n| (g.node(*n).ts, *n))?;
-    let b = g.node(latest).branch;
-    let leaf = g.branches.get(b as usize).map(|b| b.leaf);
+    let leaf = g.node(latest).branch.and_then(|b| g.branches.get(b)).map(|b| b.leaf);
     Some(leaf.filter(|l| mine.contains(l)).unwrap_or(latest))
 }
 

@@ -10,7 +10,8 @@
 use rustc_hash::FxHashMap;
 
 use super::{ForkKind, Graph, NodeId};
-use crate::parse::{Entry, Kind, UserKind};
+use crate::id::IdVec;
+use crate::parse::{Entries, Kind, UserKind};
 
 /// What a child of a multi-child node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,23 +39,23 @@ pub enum ChildRole {
 
 /// Subtree facts over the main forest, and the fork decisions.
 pub(super) struct Facts {
-    pub has_reply: Vec<bool>,
-    pub has_prompt: Vec<bool>,
-    pub has_conv: Vec<bool>,
-    pub size: Vec<u32>,
-    pub max_ts: Vec<i64>,
+    pub has_reply: IdVec<NodeId, bool>,
+    pub has_prompt: IdVec<NodeId, bool>,
+    pub has_conv: IdVec<NodeId, bool>,
+    pub size: IdVec<NodeId, u32>,
+    pub max_ts: IdVec<NodeId, i64>,
     /// Fork point → (kind, futures by time).
     pub forks: FxHashMap<NodeId, (ForkKind, Vec<NodeId>)>,
     /// Children that start a conversation of their own ([`ChildRole::NewConversation`]).
     pub detached: Vec<NodeId>,
     /// The same, by node (constant-time lookup).
-    pub is_detached: Vec<bool>,
+    pub is_detached: IdVec<NodeId, bool>,
 }
 
 /// Main roots: non-sidechain nodes without a non-sidechain parent.
 pub(super) fn main_roots(g: &Graph) -> Vec<NodeId> {
-    (0..g.nodes.len() as u32)
-        .map(NodeId)
+    g.nodes
+        .ids()
         .filter(|&id| {
             let n = g.node(id);
             !n.sidechain && n.parent.is_none_or(|p| g.node(p).sidechain)
@@ -73,31 +74,29 @@ pub(super) fn main_order(g: &Graph, roots: &[NodeId]) -> Vec<NodeId> {
     order
 }
 
-pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
+pub(super) fn classify(g: &mut Graph, entries: &Entries) -> Facts {
     let n = g.nodes.len();
     let roots = main_roots(g);
     let order = main_order(g, &roots);
     let mut f = Facts {
-        has_reply: vec![false; n],
-        has_prompt: vec![false; n],
-        has_conv: vec![false; n],
-        size: vec![0; n],
-        max_ts: vec![i64::MIN; n],
+        has_reply: IdVec::filled(false, n),
+        has_prompt: IdVec::filled(false, n),
+        has_conv: IdVec::filled(false, n),
+        size: IdVec::filled(0, n),
+        max_ts: IdVec::filled(i64::MIN, n),
         forks: FxHashMap::default(),
         detached: Vec::new(),
-        is_detached: vec![false; n],
+        is_detached: IdVec::filled(false, n),
     };
     let prefix_conv = prefix_conversation(g, entries, &order);
-    for &id in order.iter().rev() {
-        let e = g.entry(entries, id);
-        let i = id.ix();
+    for &i in order.iter().rev() {
+        let e = g.entry(entries, i);
         f.has_reply[i] |= e.is_reply();
         f.has_prompt[i] |= e.user_kind == UserKind::Prompt;
         f.has_conv[i] |= e.is_conversational();
         f.size[i] += 1;
         f.max_ts[i] = f.max_ts[i].max(g.nodes[i].ts);
         if let Some(p) = g.nodes[i].parent.filter(|p| !g.node(*p).sidechain) {
-            let p = p.ix();
             f.has_reply[p] |= f.has_reply[i];
             f.has_prompt[p] |= f.has_prompt[i];
             f.has_conv[p] |= f.has_conv[i];
@@ -114,12 +113,12 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
         g.multi_child.total += 1;
         let mut roles = classify_children(g, entries, &f, id, &kids);
         let own = g.node(id).session;
-        if !prefix_conv[id.ix()] {
+        if !prefix_conv[id] {
             for (k, r) in kids.iter().zip(roles.iter_mut()) {
                 if matches!(*r, ChildRole::Future | ChildRole::Continuation) && g.node(*k).session != own {
                     *r = ChildRole::NewConversation;
                     f.detached.push(*k);
-                    f.is_detached[k.ix()] = true;
+                    f.is_detached[*k] = true;
                 }
             }
         }
@@ -147,7 +146,7 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
             tracing::debug!(
                 "unclassified multi-child node {} (file #{} line {}): children {:?}",
                 e.uuid.as_deref().unwrap_or(""),
-                e.loc.file,
+                e.loc.file.index(),
                 e.loc.line,
                 kids.iter().map(|k| g.entry(entries, *k).kind.name().to_string()).collect::<Vec<_>>()
             );
@@ -164,17 +163,17 @@ pub(super) fn classify(g: &mut Graph, entries: &[Entry]) -> Facts {
 
 /// Whether the path root → node holds a prompt, tool result or reply, or a
 /// `!` command a person typed (its output may get no reply), per node.
-fn prefix_conversation(g: &Graph, entries: &[Entry], order: &[NodeId]) -> Vec<bool> {
-    let mut prefix_conv = vec![false; g.nodes.len()];
+fn prefix_conversation(g: &Graph, entries: &Entries, order: &[NodeId]) -> IdVec<NodeId, bool> {
+    let mut prefix_conv = IdVec::filled(false, g.nodes.len());
     for &id in order {
-        let parent_conv = g.node(id).parent.is_some_and(|p| prefix_conv[p.ix()]);
+        let parent_conv = g.node(id).parent.is_some_and(|p| prefix_conv[p]);
         let e = g.entry(entries, id);
-        prefix_conv[id.ix()] = parent_conv || e.is_conversational() || e.user_kind == UserKind::Bash;
+        prefix_conv[id] = parent_conv || e.is_conversational() || e.user_kind == UserKind::Bash;
     }
     prefix_conv
 }
 
-fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &[NodeId]) -> Vec<ChildRole> {
+fn classify_children(g: &Graph, entries: &Entries, f: &Facts, p: NodeId, kids: &[NodeId]) -> Vec<ChildRole> {
     let mut roles = vec![ChildRole::Unclassified; kids.len()];
     let pe = g.entry(entries, p);
     let own = g.node(p).session;
@@ -190,7 +189,7 @@ fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &
     for members in groups.values().filter(|m| m.len() > 1) {
         let keep = *members
             .iter()
-            .max_by_key(|&&i| (f.size[kids[i].ix()], f.max_ts[kids[i].ix()], std::cmp::Reverse(kids[i])))
+            .max_by_key(|&&i| (f.size[kids[i]], f.max_ts[kids[i]], std::cmp::Reverse(kids[i])))
             .unwrap_or(&members[0]);
         for &i in members {
             if i != keep {
@@ -203,7 +202,7 @@ fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &
     let own_goes_on = kids
         .iter()
         .enumerate()
-        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session == own && f.has_conv[k.ix()]);
+        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session == own && f.has_conv[*k]);
     let own_user_initiated = kids
         .iter()
         .enumerate()
@@ -211,13 +210,13 @@ fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &
     let cross_live = kids
         .iter()
         .enumerate()
-        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session != own && f.has_conv[k.ix()]);
+        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session != own && f.has_conv[*k]);
     // When another session branches mid-line, the own session's continuation
     // (the earliest live child) is a future too.
     let own_continuation: Option<usize> = if cross_live && own_goes_on && !own_user_initiated {
         kids.iter()
             .enumerate()
-            .filter(|(i, k)| roles[*i] != ChildRole::Replay && g.node(**k).session == own && f.has_conv[k.ix()])
+            .filter(|(i, k)| roles[*i] != ChildRole::Replay && g.node(**k).session == own && f.has_conv[**k])
             .map(|(i, _)| i)
             .next()
     } else {
@@ -231,9 +230,8 @@ fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &
             continue;
         }
         let e = g.entry(entries, k);
-        let ki = k.ix();
         roles[i] = if g.node(k).session != own {
-            if !f.has_conv[ki] {
+            if !f.has_conv[k] {
                 ChildRole::SideBranch
             } else if own_goes_on {
                 ChildRole::Future
@@ -242,7 +240,7 @@ fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &
             }
         } else if Some(i) == own_continuation || user_initiated(g, entries, f, k) {
             ChildRole::Future
-        } else if !f.has_conv[ki] {
+        } else if !f.has_conv[k] {
             ChildRole::SideBranch
         } else if p_has_tool_use
             && (e.kind == Kind::Assistant
@@ -250,7 +248,7 @@ fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &
                     && e.tool_results.iter().all(|r| p_turn_ids.contains(&&*r.tool_use_id))))
         {
             ChildRole::ToolTurn
-        } else if e.kind == Kind::Assistant && !f.has_prompt[ki] {
+        } else if e.kind == Kind::Assistant && !f.has_prompt[k] {
             ChildRole::Aborted
         } else if e.user_kind == UserKind::ToolResult {
             ChildRole::ToolTurn
@@ -272,16 +270,16 @@ fn classify_children(g: &Graph, entries: &[Entry], f: &Facts, p: NodeId, kids: &
 
 /// A typed prompt, a command child whose subtree has a reply, or a compaction
 /// root whose subtree has a typed prompt (§6.2 "user-initiated").
-fn user_initiated(g: &Graph, entries: &[Entry], f: &Facts, k: NodeId) -> bool {
+fn user_initiated(g: &Graph, entries: &Entries, f: &Facts, k: NodeId) -> bool {
     let e = g.entry(entries, k);
     e.user_kind == UserKind::Prompt
-        || (e.is_command() && f.has_reply[k.ix()])
-        || (g.node(k).link.is_join() && f.has_prompt[k.ix()])
+        || (e.is_command() && f.has_reply[k])
+        || (g.node(k).link.is_join() && f.has_prompt[k])
 }
 
 /// The tool_use ids of the response `p` belongs to (all entries of the same
 /// `message.id` on its ancestry), so parallel results count as one turn.
-fn turn_tool_ids<'e>(g: &Graph, entries: &'e [Entry], p: NodeId) -> Vec<&'e str> {
+fn turn_tool_ids<'e>(g: &Graph, entries: &'e Entries, p: NodeId) -> Vec<&'e str> {
     let pe = g.entry(entries, p);
     let mut ids: Vec<&str> = pe.tool_uses.iter().map(|u| &*u.id).collect();
     let Some(mid) = pe.message_id.as_deref() else {

@@ -8,11 +8,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::forks::{Facts, main_roots};
 use super::{
-    Agent, AgentKind, Branch, Conversation, ForkPoint, Graph, GraphInput, Junction, JunctionKind, NONE, NodeId, Spawn,
-    TitleSource,
+    Agent, AgentKind, Branch, BranchId, Conversation, ConversationId, ForkPoint, Graph, GraphInput, Junction,
+    JunctionKind, NodeId, SessionId, Spawn, TitleSource,
 };
 use crate::discover::FileClass;
-use crate::parse::{Entry, Kind, UserKind};
+use crate::id::IdVec;
+use crate::parse::{Entries, Kind, UserKind};
 
 pub(super) fn assign(g: &mut Graph, input: &GraphInput<'_>, facts: &Facts) {
     let entries = input.entries;
@@ -24,35 +25,36 @@ pub(super) fn assign(g: &mut Graph, input: &GraphInput<'_>, facts: &Facts) {
     }
     // `cctree fork` copies by the conversation their checkpoint lies in (one
     // pass over the sessions, not one per conversation).
-    let mut forks_into: Vec<Vec<(u32, NodeId)>> = vec![Vec::new(); g.conversations.len()];
-    for (s, sess) in g.sessions.iter().enumerate() {
+    let mut forks_into: IdVec<ConversationId, Vec<(SessionId, NodeId)>> =
+        IdVec::filled(Vec::new(), g.conversations.len());
+    for (s, sess) in g.sessions.iter_enumerated() {
         if let Some(at) = sess.fork_of {
-            if let Some(list) = forks_into.get_mut(g.node(at).conversation as usize) {
-                list.push((s as u32, at));
+            if let Some(list) = g.node(at).conversation.and_then(|c| forks_into.get_mut(c)) {
+                list.push((s, at));
             }
         }
     }
-    for (c, forks) in forks_into.into_iter().enumerate() {
-        let junctions = junctions_of(g, c as u32, forks);
+    for (c, forks) in g.conversations.ids().zip(forks_into) {
+        let junctions = junctions_of(g, c, forks);
         g.conversations[c].junctions = junctions;
     }
     build_agents(g, input);
 }
 
-fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: NodeId) {
-    let c = g.conversations.len() as u32;
+fn build_conversation(g: &mut Graph, entries: &Entries, facts: &Facts, root: NodeId) {
+    let c = g.conversations.next_id();
     let main = new_branch(g, c, root, None, None, 0);
     let mut stack = vec![(root, main)];
-    let mut sessions: FxHashSet<u32> = FxHashSet::default();
+    let mut sessions: FxHashSet<SessionId> = FxHashSet::default();
     let (mut first_ts, mut last_ts) = (i64::MAX, i64::MIN);
     while let Some((id, b)) = stack.pop() {
-        let node = &mut g.nodes[id.ix()];
-        node.conversation = c;
-        node.branch = b;
+        let node = &mut g.nodes[id];
+        node.conversation = Some(c);
+        node.branch = Some(b);
         sessions.insert(node.session);
         first_ts = first_ts.min(node.ts);
         last_ts = last_ts.max(node.ts);
-        let kids: Vec<NodeId> = g.main_children(id).filter(|k| !facts.is_detached[k.ix()]).collect();
+        let kids: Vec<NodeId> = g.main_children(id).filter(|k| !facts.is_detached[*k]).collect();
         match facts.forks.get(&id) {
             Some((_, futures)) => {
                 // Every future but the first starts a branch (a set: a fork
@@ -62,7 +64,7 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
                     let target = if !later.contains(&k) {
                         b
                     } else {
-                        let depth = g.branches[b as usize].depth + 1;
+                        let depth = g.branches[b].depth + 1;
                         new_branch(g, c, k, Some(id), Some(b), depth)
                     };
                     stack.push((k, target));
@@ -73,18 +75,18 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
     }
 
     // Order each branch, find its leaf, count its messages.
-    let branch_ids: Vec<u32> = (main..g.branches.len() as u32).collect();
+    let branch_ids: Vec<BranchId> = g.branches.ids().skip(main.index()).collect();
     for &b in &branch_ids {
-        let nodes = linearize(g, g.branches[b as usize].first, |n| g.node(n).branch == b);
+        let nodes = linearize(g, g.branches[b].first, |n| g.node(n).branch == Some(b));
         let leaf = nodes
             .iter()
             .copied()
-            .filter(|n| g.main_children(*n).all(|k| facts.is_detached[k.ix()]))
+            .filter(|n| g.main_children(*n).all(|k| facts.is_detached[k]))
             .max_by_key(|n| (g.node(*n).ts, *n))
-            .unwrap_or(g.branches[b as usize].first);
+            .unwrap_or(g.branches[b].first);
         let messages = count_messages(entries, g, &nodes);
         let last = nodes.iter().map(|n| g.node(*n).ts).max().unwrap_or(0);
-        let br = &mut g.branches[b as usize];
+        let br = &mut g.branches[b];
         br.leaf = leaf;
         br.messages = messages;
         br.last_ts = last;
@@ -99,21 +101,19 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
     while let Some(b) = todo.pop() {
         ordered.push(b);
         let mut nested = Vec::new();
-        for &n in &g.branches[b as usize].nodes {
+        for &n in &g.branches[b].nodes {
             if let Some((kind, futures)) = facts.forks.get(&n) {
                 let (kind, children) = (*kind, futures.clone());
                 fork_points.push(ForkPoint { node: n, kind, children, labels: Vec::new(), branch: b });
-                for fut in futures.iter().skip(1) {
-                    nested.push(g.node(*fut).branch);
-                }
+                nested.extend(futures.iter().skip(1).filter_map(|fut| g.node(*fut).branch));
             }
         }
         todo.extend(nested.into_iter().rev());
     }
 
-    let mut sessions: Vec<u32> = sessions.into_iter().collect();
-    sessions.sort_by_key(|s| (g.sessions[*s as usize].first_ts, *s));
-    let messages = ordered.iter().map(|b| g.branches[*b as usize].messages).sum();
+    let mut sessions: Vec<SessionId> = sessions.into_iter().collect();
+    sessions.sort_by_key(|s| (g.sessions[*s].first_ts, *s));
+    let messages = ordered.iter().map(|b| g.branches[*b].messages).sum();
     g.conversations.push(Conversation {
         root,
         branches: ordered,
@@ -126,7 +126,7 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
         first_ts,
         last_ts,
         messages,
-        is_fragment: !facts.has_conv[root.ix()],
+        is_fragment: !facts.has_conv[root],
         junctions: Vec::new(),
     });
 }
@@ -134,17 +134,17 @@ fn build_conversation(g: &mut Graph, entries: &[Entry], facts: &Facts, root: Nod
 /// Sessions joining conversation `c` at another session's node, and
 /// `cctree fork` copies whose checkpoint lies in it (`forks`: session and
 /// checkpoint, in session order).
-fn junctions_of(g: &Graph, c: u32, forks: Vec<(u32, NodeId)>) -> Vec<Junction> {
-    let conv = &g.conversations[c as usize];
+fn junctions_of(g: &Graph, c: ConversationId, forks: Vec<(SessionId, NodeId)>) -> Vec<Junction> {
+    let conv = &g.conversations[c];
     let mut out = Vec::new();
     for &b in &conv.branches {
-        for &n in &g.branches[b as usize].nodes {
+        for &n in &g.branches[b].nodes {
             let Some(p) = g.node(n).parent else { continue };
             let session = g.node(n).session;
             if session == g.node(p).session || g.node(p).sidechain {
                 continue;
             }
-            let kind = if g.sessions[session as usize].fork_of.is_some() {
+            let kind = if g.sessions[session].fork_of.is_some() {
                 JunctionKind::CctreeFork
             } else if g.child_roles.get(&n) == Some(&super::ChildRole::Future) {
                 JunctionKind::Branches
@@ -154,7 +154,7 @@ fn junctions_of(g: &Graph, c: u32, forks: Vec<(u32, NodeId)>) -> Vec<Junction> {
             out.push(Junction { session, at: p, first: Some(n), kind });
         }
     }
-    let joined: FxHashSet<u32> = out.iter().map(|j| j.session).collect();
+    let joined: FxHashSet<SessionId> = out.iter().map(|j| j.session).collect();
     for (session, at) in forks {
         if !joined.contains(&session) {
             out.push(Junction { session, at, first: None, kind: JunctionKind::CctreeFork });
@@ -164,7 +164,15 @@ fn junctions_of(g: &Graph, c: u32, forks: Vec<(u32, NodeId)>) -> Vec<Junction> {
     out
 }
 
-fn new_branch(g: &mut Graph, c: u32, first: NodeId, fork: Option<NodeId>, parent: Option<u32>, depth: u32) -> u32 {
+fn new_branch(
+    g: &mut Graph,
+    c: ConversationId,
+    first: NodeId,
+    fork: Option<NodeId>,
+    parent: Option<BranchId>,
+    depth: u32,
+) -> BranchId {
+    let session = g.node(first).session;
     g.branches.push(Branch {
         conversation: c,
         first,
@@ -177,9 +185,8 @@ fn new_branch(g: &mut Graph, c: u32, first: NodeId, fork: Option<NodeId>, parent
         summary: None,
         title: "".into(),
         last_ts: 0,
-        session: g.node(first).session,
-    });
-    g.branches.len() as u32 - 1
+        session,
+    })
 }
 
 /// Topological order from `start` over the nodes `keep` accepts, earliest
@@ -190,7 +197,7 @@ fn linearize(g: &Graph, start: NodeId, keep: impl Fn(NodeId) -> bool) -> Vec<Nod
     heap.push(Reverse((g.node(start).ts, start)));
     while let Some(Reverse((_, id))) = heap.pop() {
         out.push(id);
-        for &k in &g.children[id.ix()] {
+        for &k in &g.children[id] {
             if keep(k) {
                 heap.push(Reverse((g.node(k).ts, k)));
             }
@@ -200,7 +207,7 @@ fn linearize(g: &Graph, start: NodeId, keep: impl Fn(NodeId) -> bool) -> Vec<Nod
 }
 
 /// Prompts plus assistant turns (entries sharing a `message.id` are one turn).
-fn count_messages(entries: &[Entry], g: &Graph, nodes: &[NodeId]) -> u32 {
+fn count_messages(entries: &Entries, g: &Graph, nodes: &[NodeId]) -> u32 {
     let mut seen: FxHashSet<&str> = FxHashSet::default();
     let mut n = 0;
     for &id in nodes {
@@ -223,51 +230,100 @@ fn count_messages(entries: &[Entry], g: &Graph, nodes: &[NodeId]) -> u32 {
 /// Groups sidechain nodes into agent transcripts and links each to its spawn.
 fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
     let entries = input.entries;
-    // Sidechain root of every sidechain node (iterative, memoized).
+    let groups = agent_groups(g, input);
+    let spawns = spawn_index(g, entries);
+    for (key, members) in groups {
+        let set: FxHashSet<NodeId> = members.iter().copied().collect();
+        let mut starts: Vec<NodeId> =
+            members.iter().copied().filter(|m| g.node(*m).parent.is_none_or(|p| !set.contains(&p))).collect();
+        starts.sort_by_key(|s| (g.node(*s).ts, *s));
+        let mut nodes = Vec::with_capacity(members.len());
+        for s in &starts {
+            nodes.extend(linearize(g, *s, |k| set.contains(&k)));
+        }
+        let kind = if key.starts_with("inline-") {
+            AgentKind::Inline
+        } else if input.files[g.entry(entries, members[0]).loc.file].class == FileClass::SideAgent
+            || key.starts_with("acompact")
+            || key.starts_with("aside_question")
+        {
+            AgentKind::SideAgent
+        } else {
+            AgentKind::Subagent
+        };
+        let attached_to = starts.iter().filter_map(|s| g.node(*s).parent).find(|p| !g.node(*p).sidechain);
+        let meta = input.agent_meta.get(&key).cloned();
+        let spawn = find_spawn(g, entries, &key, &meta, &spawns, &nodes);
+        let first_ts = nodes.first().map_or(0, |n| g.node(*n).ts);
+        let messages = count_messages(entries, g, &nodes);
+        let a = g.agents.next_id();
+        for m in &nodes {
+            g.nodes[*m].agent = Some(a);
+        }
+        g.agents.push(Agent { agent_id: key.into(), kind, nodes, spawn, attached_to, meta, first_ts, messages });
+    }
+}
+
+/// The sidechain nodes by agent: its `agentId` (from the entry, else its
+/// file's name), else `inline-<uuid of its sidechain root>`.
+fn agent_groups(g: &Graph, input: &GraphInput<'_>) -> BTreeMap<String, Vec<NodeId>> {
+    let entries = input.entries;
+    let top = sidechain_roots(g);
+    let mut groups: BTreeMap<String, Vec<NodeId>> = BTreeMap::new();
+    for (i, node) in g.nodes.iter_enumerated() {
+        let Some(root) = top[i] else { continue };
+        let e = &entries[node.entry];
+        let file = &input.files[e.loc.file];
+        let key = match e.agent_id.as_deref().or(file.agent_id_from_name.as_deref()) {
+            Some(a) => a.to_string(),
+            None => format!("inline-{}", g.uuid(entries, root)),
+        };
+        groups.entry(key).or_default().push(i);
+    }
+    groups
+}
+
+/// The sidechain root of every sidechain node (`None` for main nodes):
+/// iterative, memoized.
+fn sidechain_roots(g: &Graph) -> IdVec<NodeId, Option<NodeId>> {
     let n = g.nodes.len();
-    let mut top = vec![NONE; n];
-    for start in 0..n {
-        if !g.nodes[start].sidechain || top[start] != NONE {
+    let mut top: IdVec<NodeId, Option<NodeId>> = IdVec::filled(None, n);
+    for start in g.nodes.ids() {
+        if !g.nodes[start].sidechain || top[start].is_some() {
             continue;
         }
         let mut path = vec![start];
         let mut cur = start;
         let root = loop {
             match g.nodes[cur].parent {
-                Some(p) if g.node(p).sidechain && top[p.ix()] == NONE && path.len() <= n => {
-                    cur = p.ix();
+                Some(p) if g.node(p).sidechain && top[p].is_none() && path.len() <= n => {
+                    cur = p;
                     path.push(cur);
                 }
-                Some(p) if g.node(p).sidechain && top[p.ix()] != NONE => break top[p.ix()],
-                _ => break cur as u32,
+                Some(p) if g.node(p).sidechain => break top[p].unwrap_or(cur),
+                _ => break cur,
             }
         };
         for x in path {
-            top[x] = root;
+            top[x] = Some(root);
         }
     }
+    top
+}
 
-    // Agents by id (the kind is decided per agent below).
-    let mut groups: BTreeMap<String, Vec<NodeId>> = BTreeMap::new();
-    for i in 0..n {
-        if !g.nodes[i].sidechain {
-            continue;
-        }
-        let e = &entries[g.nodes[i].entry as usize];
-        let file = &input.files[e.loc.file as usize];
-        let key = match e.agent_id.as_deref().or(file.agent_id_from_name.as_deref()) {
-            Some(a) => a.to_string(),
-            None => format!("inline-{}", g.uuid(entries, NodeId(top[i]))),
-        };
-        groups.entry(key).or_default().push(NodeId(i as u32));
-    }
+/// Where agents are spawned from.
+struct Spawns<'e> {
+    /// The result naming each agent id (the earliest).
+    by_result: FxHashMap<&'e str, NodeId>,
+    /// The call of each prompt text (the first by node): its tool_use id and node.
+    by_prompt: FxHashMap<u64, (Box<str>, NodeId)>,
+}
 
-    // Spawn links: results naming the agent, sidecar tool-use ids, prompts.
+fn spawn_index<'e>(g: &Graph, entries: &'e Entries) -> Spawns<'e> {
     let mut by_result: FxHashMap<&str, NodeId> = FxHashMap::default();
     let mut by_prompt: FxHashMap<u64, (Box<str>, NodeId)> = FxHashMap::default();
-    for (i, node) in g.nodes.iter().enumerate() {
-        let e = &entries[node.entry as usize];
-        let id = NodeId(i as u32);
+    for (id, node) in g.nodes.iter_enumerated() {
+        let e = &entries[node.entry];
         if let Some(a) = e.spawned_agent.as_deref() {
             by_result
                 .entry(a)
@@ -284,49 +340,18 @@ fn build_agents(g: &mut Graph, input: &GraphInput<'_>) {
             }
         }
     }
-
-    for (key, members) in groups {
-        let set: FxHashSet<NodeId> = members.iter().copied().collect();
-        let mut starts: Vec<NodeId> =
-            members.iter().copied().filter(|m| g.node(*m).parent.is_none_or(|p| !set.contains(&p))).collect();
-        starts.sort_by_key(|s| (g.node(*s).ts, *s));
-        let mut nodes = Vec::with_capacity(members.len());
-        for s in &starts {
-            nodes.extend(linearize(g, *s, |k| set.contains(&k)));
-        }
-        let kind = if key.starts_with("inline-") {
-            AgentKind::Inline
-        } else if input.files[g.entry(entries, members[0]).loc.file as usize].class == FileClass::SideAgent
-            || key.starts_with("acompact")
-            || key.starts_with("aside_question")
-        {
-            AgentKind::SideAgent
-        } else {
-            AgentKind::Subagent
-        };
-        let attached_to = starts.iter().filter_map(|s| g.node(*s).parent).find(|p| !g.node(*p).sidechain);
-        let meta = input.agent_meta.get(&key).cloned();
-        let spawn = find_spawn(g, entries, &key, &meta, &by_result, &by_prompt, &nodes);
-        let first_ts = nodes.first().map_or(0, |n| g.node(*n).ts);
-        let messages = count_messages(entries, g, &nodes);
-        let a = g.agents.len() as u32;
-        for m in &nodes {
-            g.nodes[m.ix()].agent = a;
-        }
-        g.agents.push(Agent { id: key.into(), kind, nodes, spawn, attached_to, meta, first_ts, messages });
-    }
+    Spawns { by_result, by_prompt }
 }
 
 fn find_spawn(
     g: &Graph,
-    entries: &[Entry],
+    entries: &Entries,
     key: &str,
     meta: &Option<crate::discover::AgentMeta>,
-    by_result: &FxHashMap<&str, NodeId>,
-    by_prompt: &FxHashMap<u64, (Box<str>, NodeId)>,
+    spawns: &Spawns<'_>,
     nodes: &[NodeId],
 ) -> Option<Spawn> {
-    if let Some(&r) = by_result.get(key) {
+    if let Some(&r) = spawns.by_result.get(key) {
         let re = g.entry(entries, r);
         let tool_use_id = re.tool_results.first().map(|t| t.tool_use_id.clone());
         let use_node = tool_use_id.as_deref().and_then(|t| g.tools.get(t)).and_then(|l| l.use_node);
@@ -339,7 +364,7 @@ fn find_spawn(
         }
     }
     let first_prompt = nodes.iter().map(|n| g.entry(entries, *n)).find(|e| e.user_kind == UserKind::Prompt)?;
-    let (tool_use_id, use_node) = by_prompt.get(&first_prompt.text_hash)?;
+    let (tool_use_id, use_node) = spawns.by_prompt.get(&first_prompt.text_hash)?;
     let result_node =
         g.tools.get(&**tool_use_id).and_then(|l| l.results.iter().copied().min_by_key(|r| (g.node(*r).ts, *r)));
     Some(Spawn { tool_use_id: Some(tool_use_id.clone()), use_node: Some(*use_node), result_node })

@@ -2,24 +2,26 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Graph, GraphFinding, GraphInput, Link, NONE, Node, NodeId, Problem, Session};
+use super::{Graph, GraphFinding, GraphInput, Link, Node, NodeId, Problem, Session, SessionId};
+use crate::discover::FileId;
+use crate::id::IdVec;
 use crate::limits::COMPACTION_LOOKBACK;
-use crate::parse::{Entry, Kind, UserKind};
+use crate::parse::{Entries, Entry, EntryId, Kind, UserKind};
 
 /// Builds nodes, parents and children. Conversations and branches come later.
 pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     let entries = input.entries;
     let mut g = Graph::default();
 
-    // Sessions, interned in id order.
+    // Sessions, interned in `sessionId` order.
     let mut session_ids: Vec<&str> = entries.iter().map(|e| e.session_id.as_deref().unwrap_or("")).collect();
     session_ids.sort_unstable();
     session_ids.dedup();
-    let session_ix: FxHashMap<&str, u32> = session_ids.iter().enumerate().map(|(i, s)| (*s, i as u32)).collect();
-    g.sessions = session_ids.iter().map(|s| Session { id: (*s).into(), ..Session::default() }).collect();
+    g.sessions = session_ids.iter().map(|s| Session { session_id: (*s).into(), ..Session::default() }).collect();
+    let session_ix: FxHashMap<&str, SessionId> = g.sessions.ids().zip(session_ids).map(|(id, s)| (s, id)).collect();
     for e in entries {
         if let Some(ts) = e.timestamp {
-            let s = &mut g.sessions[session_ix[e.session_id.as_deref().unwrap_or("")] as usize];
+            let s = &mut g.sessions[session_ix[e.session_id.as_deref().unwrap_or("")]];
             s.first_ts = Some(s.first_ts.map_or(ts, |f| f.min(ts)));
             s.last_ts = Some(s.last_ts.map_or(ts, |f| f.max(ts)));
         }
@@ -30,14 +32,14 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     for e in entries {
         if let (Some(cp), Some(sid)) = (e.cctree_fork.as_deref(), e.session_id.as_deref()) {
             if let (Some(&node), Some(&s)) = (g.index.get(cp), session_ix.get(sid)) {
-                g.sessions[s as usize].fork_of = Some(node);
+                g.sessions[s].fork_of = Some(node);
             }
         }
     }
 
     // Physical parents.
-    for n in 0..g.nodes.len() {
-        let e = &entries[g.nodes[n].entry as usize];
+    for n in g.nodes.ids() {
+        let e = &entries[g.nodes[n].entry];
         if let Some(p) = e.parent_uuid.as_deref() {
             match g.index.get(p) {
                 Some(&pid) => {
@@ -55,21 +57,19 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
         }
     }
     break_cycles(&mut g);
-
-    break_cycles(&mut g);
     join_compactions(&mut g, entries);
     break_cycles(&mut g);
     // Effective timestamps and children.
-    g.children = vec![Vec::new(); g.nodes.len()];
-    for n in 0..g.nodes.len() {
-        if let Some(p) = g.nodes[n].parent {
-            g.children[p.ix()].push(NodeId(n as u32));
+    g.children = IdVec::filled(Vec::new(), g.nodes.len());
+    for (n, node) in g.nodes.iter_enumerated() {
+        if let Some(p) = node.parent {
+            g.children[p].push(n);
         }
     }
     inherit_timestamps(&mut g);
     let nodes = &g.nodes;
     for c in &mut g.children {
-        c.sort_unstable_by_key(|id| (nodes[id.ix()].ts, *id));
+        c.sort_unstable_by_key(|id| (nodes[*id].ts, *id));
     }
 
     index_tools(&mut g, entries);
@@ -78,49 +78,49 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
 
 /// One node per uuid, its canonical instance chosen among the copies (§5.4);
 /// other instances are aliases, differing ones P1 findings.
-fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, u32>) {
+fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, SessionId>) {
     let entries = input.entries;
     let session_of = |e: &Entry| session_ix[e.session_id.as_deref().unwrap_or("")];
     // Group instances by uuid; uuids in sorted order give order-free node ids.
-    let mut by_uuid: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-    for (i, e) in entries.iter().enumerate() {
+    let mut by_uuid: FxHashMap<&str, Vec<EntryId>> = FxHashMap::default();
+    for (i, e) in entries.iter_enumerated() {
         if let Some(u) = e.uuid.as_deref() {
-            by_uuid.entry(u).or_default().push(i as u32);
+            by_uuid.entry(u).or_default().push(i);
         }
     }
     let mut uuids: Vec<&str> = by_uuid.keys().copied().collect();
     uuids.sort_unstable();
 
-    let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file as usize].class.is_agent();
+    let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file].class.is_agent();
     let copies = Copies::new(entries, input.files.len(), session_ix);
-    for (s, src) in copies.direct.iter().enumerate() {
-        g.sessions[s].copied_from = src.clone();
+    for (sess, src) in g.sessions.iter_mut().zip(&copies.direct) {
+        sess.copied_from = src.clone();
     }
     // A previous version kept by `cctree sync`: the live file is newer.
-    let in_kept_version = |e: &Entry| input.files.get(e.loc.file as usize).is_some_and(|f| f.kept_version);
+    let in_kept_version = |e: &Entry| input.files.get(e.loc.file).is_some_and(|f| f.kept_version);
     // Canonical instance (§5.4): main thread first; then not a copy (an
     // instance whose session copied from the session of another instance,
     // or a line `cctree fork` copied); then the live file over a previous
     // version kept by `cctree sync`; then the session that started first,
     // the session id, the line's own bytes.
-    let canon_key = |i: u32, instances: &[u32]| {
-        let e = &entries[i as usize];
+    let canon_key = |i: EntryId, instances: &[EntryId]| {
+        let e = &entries[i];
         let s = session_of(e);
-        let copied = instances.iter().any(|&j| copies.copies(s, session_of(&entries[j as usize])));
-        let sess = &g.sessions[s as usize];
+        let copied = instances.iter().any(|&j| copies.copies(s, session_of(&entries[j])));
+        let sess = &g.sessions[s];
         (
             is_side(e),
             copied,
             copies.cctree_copy(e, s),
             in_kept_version(e),
             sess.first_ts.unwrap_or(i64::MAX),
-            &sess.id,
+            &sess.session_id,
             e.line_hash,
             e.payload_hash,
         )
     };
 
-    let canonical: Vec<u32> = uuids
+    let canonical: Vec<EntryId> = uuids
         .iter()
         .map(|u| {
             let instances = &by_uuid[u];
@@ -132,10 +132,10 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, u3
         .collect();
     g.nodes.reserve(uuids.len());
     g.index.reserve(uuids.len());
-    for (n, (u, &canonical)) in uuids.iter().zip(&canonical).enumerate() {
-        let id = NodeId(n as u32);
+    for (u, &canonical) in uuids.iter().zip(&canonical) {
+        let id = g.nodes.next_id();
         let instances = &by_uuid[u];
-        let ce = &entries[canonical as usize];
+        let ce = &entries[canonical];
         add_aliases(g, entries, (id, u, canonical), instances);
         g.nodes.push(Node {
             entry: canonical,
@@ -144,9 +144,9 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, u3
             session: session_of(ce),
             sidechain: is_side(ce),
             ts: ce.timestamp.unwrap_or(i64::MIN),
-            conversation: NONE,
-            branch: NONE,
-            agent: NONE,
+            conversation: None,
+            branch: None,
+            agent: None,
         });
         g.index.insert((*u).into(), id);
     }
@@ -154,15 +154,15 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, u3
 
 /// The other instances of a uuid become aliases; those a reader would see
 /// differently are a P1 finding.
-fn add_aliases(g: &mut Graph, entries: &[Entry], (id, u, canonical): (NodeId, &str, u32), instances: &[u32]) {
-    let ce = &entries[canonical as usize];
-    let mut conflicting: Vec<u32> = Vec::new();
+fn add_aliases(g: &mut Graph, entries: &Entries, (id, u, canonical): (NodeId, &str, EntryId), instances: &[EntryId]) {
+    let ce = &entries[canonical];
+    let mut conflicting: Vec<EntryId> = Vec::new();
     for &i in instances {
         if i == canonical {
             continue;
         }
         g.aliases.push((id, i));
-        let e = &entries[i as usize];
+        let e = &entries[i];
         // Copies may differ in envelope keys and in how a text is stored
         // (a string or one text block): only what a reader sees counts.
         if e.kind != ce.kind || e.content_hash != ce.content_hash {
@@ -170,7 +170,7 @@ fn add_aliases(g: &mut Graph, entries: &[Entry], (id, u, canonical): (NodeId, &s
         }
     }
     if !conflicting.is_empty() {
-        conflicting.sort_by_key(|i| entries[*i as usize].loc);
+        conflicting.sort_by_key(|i| entries[*i].loc);
         g.findings.push(GraphFinding {
             entry: canonical,
             problem: Problem::ConflictingDuplicate { uuid: u.into(), others: conflicting },
@@ -180,37 +180,36 @@ fn add_aliases(g: &mut Graph, entries: &[Entry], (id, u, canonical): (NodeId, &s
 
 /// Compaction joins (§5.7): boundaries to their logical parent, else after
 /// the preceding node of the session in time; 1.0.x summary roots likewise.
-fn join_compactions(g: &mut Graph, entries: &[Entry]) {
-    let mut by_session: FxHashMap<u32, Vec<(i64, NodeId)>> = FxHashMap::default();
-    for (n, node) in g.nodes.iter().enumerate() {
+fn join_compactions(g: &mut Graph, entries: &Entries) {
+    let mut by_session: FxHashMap<SessionId, Vec<(i64, NodeId)>> = FxHashMap::default();
+    for (n, node) in g.nodes.iter_enumerated() {
         if !node.sidechain && node.ts != i64::MIN {
-            by_session.entry(node.session).or_default().push((node.ts, NodeId(n as u32)));
+            by_session.entry(node.session).or_default().push((node.ts, n));
         }
     }
     for v in by_session.values_mut() {
         v.sort_unstable();
     }
-    for n in 0..g.nodes.len() {
-        let node = &g.nodes[n];
+    for id in g.nodes.ids() {
+        let node = &g.nodes[id];
         if node.parent.is_some() || node.sidechain || node.link == Link::Dangling {
             continue;
         }
-        let e = &entries[node.entry as usize];
+        let e = &entries[node.entry];
         let is_boundary = e.is_compact_boundary();
         let is_old_summary = e.kind == Kind::User && e.user_kind == UserKind::CompactSummary;
         if !is_boundary && !is_old_summary {
             continue;
         }
         g.compactions += 1;
-        let id = NodeId(n as u32);
         let (entry, ts, session) = (node.entry, node.ts, node.session);
         let logical = e.logical_parent_uuid.as_deref();
         match logical.and_then(|l| g.index.get(l)).copied() {
             // A preserved segment can be re-parented under the summary, so the
             // logical parent may sit below the boundary: then join by time.
             Some(pid) if !descends_from(g, pid, id) => {
-                g.nodes[n].parent = Some(pid);
-                g.nodes[n].link = Link::Compaction;
+                g.nodes[id].parent = Some(pid);
+                g.nodes[id].link = Link::Compaction;
                 continue;
             }
             Some(_) => {}
@@ -230,25 +229,25 @@ fn join_compactions(g: &mut Graph, entries: &[Entry]) {
         let prev =
             list[..pos].iter().rev().take(COMPACTION_LOOKBACK).map(|&(_, p)| p).find(|&p| !descends_from(g, p, id));
         if let Some(prev) = prev {
-            g.nodes[n].parent = Some(prev);
-            g.nodes[n].link = Link::CompactionByTime;
+            g.nodes[id].parent = Some(prev);
+            g.nodes[id].link = Link::CompactionByTime;
         }
     }
 }
 
 /// Tool calls and results, project-wide by id (§4.6).
-fn index_tools(g: &mut Graph, entries: &[Entry]) {
-    for (n, node) in g.nodes.iter().enumerate() {
-        let e = &entries[node.entry as usize];
+fn index_tools(g: &mut Graph, entries: &Entries) {
+    for (n, node) in g.nodes.iter_enumerated() {
+        let e = &entries[node.entry];
         for u in &e.tool_uses {
             let link = g.tools.entry(u.id.clone()).or_default();
             // Two nodes claiming one id: keep the first by node id (deterministic).
             if link.use_node.is_none() {
-                link.use_node = Some(NodeId(n as u32));
+                link.use_node = Some(n);
             }
         }
         for r in &e.tool_results {
-            g.tools.entry(r.tool_use_id.clone()).or_default().results.push(NodeId(n as u32));
+            g.tools.entry(r.tool_use_id.clone()).or_default().results.push(n);
         }
     }
 }
@@ -260,24 +259,24 @@ fn index_tools(g: &mut Graph, entries: &[Entry]) {
 /// `cctreeFork` record, under another session id than the fork's own).
 struct Copies {
     /// Sources of each session, sorted.
-    direct: Vec<Vec<u32>>,
+    direct: IdVec<SessionId, Vec<SessionId>>,
     /// Everything each session copied from, directly or through other copies.
-    reach: Vec<FxHashSet<u32>>,
+    reach: IdVec<SessionId, FxHashSet<SessionId>>,
     /// The fork session of each file `cctree fork` wrote.
-    fork_file: Vec<Option<u32>>,
+    fork_file: IdVec<FileId, Option<SessionId>>,
 }
 
 impl Copies {
-    fn new(entries: &[Entry], files: usize, session_ix: &FxHashMap<&str, u32>) -> Copies {
-        let mut direct = vec![Vec::new(); session_ix.len()];
-        let mut fork_file = vec![None; files];
+    fn new(entries: &Entries, files: usize, session_ix: &FxHashMap<&str, SessionId>) -> Copies {
+        let mut direct: IdVec<SessionId, Vec<SessionId>> = IdVec::filled(Vec::new(), session_ix.len());
+        let mut fork_file = IdVec::filled(None, files);
         for e in entries {
             let Some(&s) = session_ix.get(e.session_id.as_deref().unwrap_or("")) else { continue };
             if let Some(&src) = e.copied_from.as_deref().and_then(|c| session_ix.get(c)) {
-                direct[s as usize].push(src);
+                direct[s].push(src);
             }
             if e.cctree_fork.is_some() {
-                if let Some(f) = fork_file.get_mut(e.loc.file as usize) {
+                if let Some(f) = fork_file.get_mut(e.loc.file) {
                     *f = Some(s);
                 }
             }
@@ -286,26 +285,30 @@ impl Copies {
             d.sort_unstable();
             d.dedup();
         }
-        let mut reach = vec![FxHashSet::default(); direct.len()];
-        for (s, r) in reach.iter_mut().enumerate() {
-            let mut stack = direct[s].clone();
-            while let Some(t) = stack.pop() {
-                if r.insert(t) {
-                    stack.extend_from_slice(&direct[t as usize]);
+        let reach = direct
+            .iter()
+            .map(|sources| {
+                let mut r = FxHashSet::default();
+                let mut stack = sources.clone();
+                while let Some(t) = stack.pop() {
+                    if r.insert(t) {
+                        stack.extend_from_slice(&direct[t]);
+                    }
                 }
-            }
-        }
+                r
+            })
+            .collect();
         Copies { direct, reach, fork_file }
     }
 
     /// Session `s` copied from session `t` (and not the other way round).
-    fn copies(&self, s: u32, t: u32) -> bool {
-        s != t && self.reach[s as usize].contains(&t) && !self.reach[t as usize].contains(&s)
+    fn copies(&self, s: SessionId, t: SessionId) -> bool {
+        s != t && self.reach[s].contains(&t) && !self.reach[t].contains(&s)
     }
 
     /// A line `cctree fork` copied byte for byte (it keeps its source's session).
-    fn cctree_copy(&self, e: &Entry, session: u32) -> bool {
-        self.fork_file.get(e.loc.file as usize).copied().flatten().is_some_and(|f| f != session)
+    fn cctree_copy(&self, e: &Entry, session: SessionId) -> bool {
+        self.fork_file.get(e.loc.file).copied().flatten().is_some_and(|f| f != session)
     }
 }
 
@@ -321,7 +324,7 @@ fn descends_from(g: &Graph, node: NodeId, ancestor: NodeId) -> bool {
         if steps > g.nodes.len() {
             return false;
         }
-        cur = g.nodes[c.ix()].parent;
+        cur = g.nodes[c].parent;
     }
     false
 }
@@ -330,25 +333,31 @@ fn descends_from(g: &Graph, node: NodeId, ancestor: NodeId) -> bool {
 /// there is one, else the parent pointer of the earliest node (by time, then
 /// uuid): that node becomes a root. Iterative; independent of input order.
 fn break_cycles(g: &mut Graph) {
-    const UNSEEN: u32 = u32::MAX;
-    const DONE: u32 = u32::MAX - 1;
-    let n = g.nodes.len();
-    let mut state = vec![UNSEEN; n];
+    /// Where the walk up the parents stands with a node.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Visit {
+        Unseen,
+        /// On the path of the walk that started at this node.
+        OnPath(NodeId),
+        /// Its whole parent chain is known to end at a root.
+        Done,
+    }
+    let mut state: IdVec<NodeId, Visit> = IdVec::filled(Visit::Unseen, g.nodes.len());
     let mut path = Vec::new();
-    for start in 0..n {
-        if state[start] != UNSEEN {
+    for start in g.nodes.ids() {
+        if state[start] != Visit::Unseen {
             continue;
         }
         path.clear();
         let mut cur = start;
         loop {
-            if state[cur] == DONE {
+            if state[cur] == Visit::Done {
                 break;
             }
-            if state[cur] == start as u32 {
+            if state[cur] == Visit::OnPath(start) {
                 // Found a cycle: the part of `path` from `cur` on.
                 let at = path.iter().position(|&x| x == cur).unwrap_or(0);
-                let cycle: &[usize] = &path[at..];
+                let cycle: &[NodeId] = &path[at..];
                 let cut = cycle
                     .iter()
                     .copied()
@@ -361,15 +370,15 @@ fn break_cycles(g: &mut Graph) {
                 g.findings.push(GraphFinding { entry: g.nodes[cut].entry, problem: Problem::Cycle });
                 break;
             }
-            state[cur] = start as u32;
+            state[cur] = Visit::OnPath(start);
             path.push(cur);
             match g.nodes[cur].parent {
-                Some(p) => cur = p.ix(),
+                Some(p) => cur = p,
                 None => break,
             }
         }
         for &x in &path {
-            state[x] = DONE;
+            state[x] = Visit::Done;
         }
     }
 }
@@ -377,17 +386,17 @@ fn break_cycles(g: &mut Graph) {
 /// Nodes without a timestamp take their parent's (roots without one: 0).
 fn inherit_timestamps(g: &mut Graph) {
     let mut stack: Vec<NodeId> = g.roots().collect();
-    for r in &stack {
-        if g.nodes[r.ix()].ts == i64::MIN {
-            g.nodes[r.ix()].ts = 0;
+    for &r in &stack {
+        if g.nodes[r].ts == i64::MIN {
+            g.nodes[r].ts = 0;
         }
     }
     while let Some(id) = stack.pop() {
-        let ts = g.nodes[id.ix()].ts;
-        for i in 0..g.children[id.ix()].len() {
-            let c = g.children[id.ix()][i];
-            if g.nodes[c.ix()].ts == i64::MIN {
-                g.nodes[c.ix()].ts = ts;
+        let ts = g.nodes[id].ts;
+        for i in 0..g.children[id].len() {
+            let c = g.children[id][i];
+            if g.nodes[c].ts == i64::MIN {
+                g.nodes[c].ts = ts;
             }
             stack.push(c);
         }

@@ -1,9 +1,11 @@
 //! Graph stage: the entries of one project → its conversation DAG.
 //!
-//! Pure and index-based: no I/O, no HTML. Relations are stored as ids
-//! ([`NodeId`], indices into `entries`, `sessions`, `branches`), never as
-//! references. Node ids are assigned in uuid order, so nothing here depends on
-//! the order of lines or files (transcript-format §6.4).
+//! Pure and index-based: no I/O, no HTML. Relations are stored as typed ids
+//! ([`NodeId`], [`SessionId`], [`ConversationId`], [`BranchId`], [`AgentId`],
+//! and [`EntryId`] for the project's entries; see [`crate::id`]), never as
+//! references, and each list is an [`IdVec`] indexed by its own kind of id.
+//! Node ids are assigned in uuid order, so nothing here depends on the order
+//! of lines or files (transcript-format §6.4).
 //!
 //! ```text
 //!  entries (every parsed line, any order)
@@ -31,20 +33,34 @@ mod titles;
 
 use rustc_hash::FxHashMap;
 
-use crate::discover::{AgentMeta, FileClass};
-use crate::parse::Entry;
+use crate::discover::{AgentMeta, FileClass, FileId};
+use crate::id::{IdVec, typed_id};
+use crate::parse::{Entries, Entry, EntryId};
 
 pub use forks::ChildRole;
 
-/// A node: a canonical instance of a uuid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub u32);
-
-impl NodeId {
-    pub fn ix(self) -> usize {
-        self.0 as usize
-    }
-}
+typed_id!(
+    /// A node: a canonical instance of a uuid ([`Graph::nodes`]).
+    NodeId
+);
+typed_id!(
+    /// A session's place in [`Graph::sessions`] (its `sessionId` string is
+    /// [`Session::session_id`]).
+    SessionId
+);
+typed_id!(
+    /// A conversation ([`Graph::conversations`]).
+    ConversationId
+);
+typed_id!(
+    /// A branch of a conversation ([`Graph::branches`]).
+    BranchId
+);
+typed_id!(
+    /// A sidechain transcript's place in [`Graph::agents`] (its `agentId`
+    /// string is [`Agent::agent_id`]).
+    AgentId
+);
 
 /// How a node hangs from its tree parent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,30 +89,29 @@ impl Link {
 /// One node of the graph.
 #[derive(Debug, Clone)]
 pub struct Node {
-    /// Index of the canonical entry.
-    pub entry: u32,
+    /// The canonical entry.
+    pub entry: EntryId,
     /// Tree parent (after joins and cycle breaking).
     pub parent: Option<NodeId>,
     pub link: Link,
-    /// Index into [`Graph::sessions`] of the canonical instance's `sessionId`.
-    pub session: u32,
+    /// The session of the canonical instance's `sessionId`.
+    pub session: SessionId,
     /// A sidechain node (sub-agent, side agent, Warmup): not part of conversations.
     pub sidechain: bool,
     /// Timestamp, or the parent's when missing (0 for a root without one).
     pub ts: i64,
-    /// Conversation and branch of a main node; agent of a sidechain node.
-    pub conversation: u32,
-    pub branch: u32,
-    pub agent: u32,
+    /// Conversation and branch of a main node; agent of a sidechain node
+    /// (`None` for the others, and before they are assigned).
+    pub conversation: Option<ConversationId>,
+    pub branch: Option<BranchId>,
+    pub agent: Option<AgentId>,
 }
-
-/// Marks "none" in the `u32` index fields of [`Node`].
-pub const NONE: u32 = u32::MAX;
 
 /// A `sessionId` and what is known about it.
 #[derive(Debug, Clone, Default)]
 pub struct Session {
-    pub id: Box<str>,
+    /// Its `sessionId`.
+    pub session_id: Box<str>,
     pub first_ts: Option<i64>,
     pub last_ts: Option<i64>,
     pub custom_title: Option<Box<str>>,
@@ -105,7 +120,7 @@ pub struct Session {
     /// For a session written by `cctree fork`: the checkpoint it copies up to.
     pub fork_of: Option<NodeId>,
     /// The sessions it copied entries from (`--fork-session`, `/branch`).
-    pub copied_from: Vec<u32>,
+    pub copied_from: Vec<SessionId>,
     /// The leaf its `last-prompt` names (`leafUuid`, the last one in its file).
     pub leaf: Option<NodeId>,
 }
@@ -139,20 +154,19 @@ pub struct ForkPoint {
     /// never context attachments or the client's synthetic notices.
     pub labels: Vec<Box<str>>,
     /// The branch holding `node`.
-    pub branch: u32,
+    pub branch: BranchId,
 }
 
 /// A run of nodes from a fork child (or the root) to a leaf.
 #[derive(Debug, Clone)]
 pub struct Branch {
-    /// Index of the conversation.
-    pub conversation: u32,
+    pub conversation: ConversationId,
     /// The first node: the conversation root, or a fork child.
     pub first: NodeId,
     /// The fork point it leaves from (`None` for the main branch).
     pub fork_point: Option<NodeId>,
     /// The branch the fork point is on.
-    pub parent_branch: Option<u32>,
+    pub parent_branch: Option<BranchId>,
     /// Nesting depth: 0 for the main branch.
     pub depth: u32,
     /// Its nodes in display order (topological, by time).
@@ -168,26 +182,26 @@ pub struct Branch {
     /// Timestamp of its latest node.
     pub last_ts: i64,
     /// Session of its first node.
-    pub session: u32,
+    pub session: SessionId,
 }
 
 /// One connected tree of main nodes after joins.
 #[derive(Debug, Clone)]
 pub struct Conversation {
     pub root: NodeId,
-    /// Branch indices; the first is the main branch.
-    pub branches: Vec<u32>,
+    /// Its branches; the first is the main branch.
+    pub branches: Vec<BranchId>,
     /// Fork points in the order they appear (main branch first, then by branch).
     pub fork_points: Vec<ForkPoint>,
     /// Sessions whose nodes it holds, by first timestamp.
-    pub sessions: Vec<u32>,
+    pub sessions: Vec<SessionId>,
     pub title: Box<str>,
     /// Where the title came from.
     pub title_source: TitleSource,
     /// The first meaningful prompt, if any.
     pub first_prompt: Option<Box<str>>,
     /// The branch holding the active leaf.
-    pub active_branch: u32,
+    pub active_branch: BranchId,
     pub first_ts: i64,
     pub last_ts: i64,
     /// Total messages over all branches.
@@ -212,7 +226,7 @@ pub enum JunctionKind {
 /// A session joining a conversation at a node of another session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Junction {
-    pub session: u32,
+    pub session: SessionId,
     /// The node it continues from.
     pub at: NodeId,
     /// Its first own node (none for a `cctree fork` copy not resumed yet).
@@ -253,8 +267,9 @@ pub struct Spawn {
 /// A sidechain transcript.
 #[derive(Debug, Clone)]
 pub struct Agent {
-    /// The agent id, or `inline-<root uuid>`.
-    pub id: Box<str>,
+    /// Its `agentId` (from the entries or the file name), or
+    /// `inline-<root uuid>` for a sidechain without one.
+    pub agent_id: Box<str>,
     pub kind: AgentKind,
     /// Its nodes in display order.
     pub nodes: Vec<NodeId>,
@@ -269,7 +284,7 @@ pub struct Agent {
 /// A `summary` entry and the node its `leafUuid` resolved to.
 #[derive(Debug, Clone)]
 pub struct SummaryRef {
-    pub entry: u32,
+    pub entry: EntryId,
     pub node: Option<NodeId>,
 }
 
@@ -277,7 +292,7 @@ pub struct SummaryRef {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
     /// The same uuid with different content in several places (P1).
-    ConflictingDuplicate { uuid: Box<str>, others: Vec<u32> },
+    ConflictingDuplicate { uuid: Box<str>, others: Vec<EntryId> },
     /// `parentUuid` resolves nowhere (P2).
     DanglingParent { parent: Box<str> },
     /// `logicalParentUuid` resolves nowhere; joined by time instead.
@@ -289,7 +304,7 @@ pub enum Problem {
 /// A problem at an entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphFinding {
-    pub entry: u32,
+    pub entry: EntryId,
     pub problem: Problem,
 }
 
@@ -315,25 +330,26 @@ pub struct FileFacts {
 
 /// Everything the graph is built from.
 pub struct GraphInput<'a> {
-    pub entries: &'a [Entry],
-    pub files: &'a [FileFacts],
+    pub entries: &'a Entries,
+    pub files: &'a IdVec<FileId, FileFacts>,
     pub agent_meta: &'a std::collections::BTreeMap<String, AgentMeta>,
 }
 
 /// The project's graph.
 #[derive(Debug, Clone, Default)]
 pub struct Graph {
-    pub nodes: Vec<Node>,
+    pub nodes: IdVec<NodeId, Node>,
     /// uuid → node.
     pub index: FxHashMap<Box<str>, NodeId>,
     /// Children of each node, by (timestamp, uuid). Includes sidechain children.
-    pub children: Vec<Vec<NodeId>>,
+    pub children: IdVec<NodeId, Vec<NodeId>>,
     /// Non-canonical instances: (node, entry).
-    pub aliases: Vec<(NodeId, u32)>,
-    pub sessions: Vec<Session>,
-    pub conversations: Vec<Conversation>,
-    pub branches: Vec<Branch>,
-    pub agents: Vec<Agent>,
+    pub aliases: Vec<(NodeId, EntryId)>,
+    /// Sessions in `sessionId` order.
+    pub sessions: IdVec<SessionId, Session>,
+    pub conversations: IdVec<ConversationId, Conversation>,
+    pub branches: IdVec<BranchId, Branch>,
+    pub agents: IdVec<AgentId, Agent>,
     pub summaries: Vec<SummaryRef>,
     pub findings: Vec<GraphFinding>,
     /// Role of each child at multi-child main nodes (for diagnostics and rendering).
@@ -346,9 +362,9 @@ pub struct Graph {
     /// Messages typed while Claude worked that never became a prompt or a
     /// `queued_command` (their `queue-operation` entries), by the node they
     /// follow: the last node of their session written before them.
-    pub queued: FxHashMap<NodeId, Vec<u32>>,
+    pub queued: FxHashMap<NodeId, Vec<EntryId>>,
     /// Such messages of a session without any node.
-    pub unplaced_queued: Vec<u32>,
+    pub unplaced_queued: Vec<EntryId>,
 }
 
 /// Where a tool call and its results are.
@@ -383,37 +399,41 @@ impl Graph {
     }
 
     pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id.ix()]
+        &self.nodes[id]
     }
 
     /// The canonical entry of a node.
-    pub fn entry<'e>(&self, entries: &'e [Entry], id: NodeId) -> &'e Entry {
-        &entries[self.nodes[id.ix()].entry as usize]
+    pub fn entry<'e>(&self, entries: &'e Entries, id: NodeId) -> &'e Entry {
+        &entries[self.nodes[id].entry]
     }
 
-    pub fn uuid<'e>(&self, entries: &'e [Entry], id: NodeId) -> &'e str {
+    pub fn uuid<'e>(&self, entries: &'e Entries, id: NodeId) -> &'e str {
         self.entry(entries, id).uuid.as_deref().unwrap_or("")
     }
 
     /// The main-branch children of a node (non-sidechain).
     pub fn main_children(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        self.children[id.ix()].iter().copied().filter(|c| !self.nodes[c.ix()].sidechain)
+        self.children[id].iter().copied().filter(|c| !self.nodes[*c].sidechain)
+    }
+
+    /// The session whose `sessionId` is `session_id` (sessions are kept in
+    /// `sessionId` order).
+    pub fn session_named(&self, session_id: &str) -> Option<SessionId> {
+        let pos = self.sessions.as_slice().binary_search_by(|s| (*s.session_id).cmp(session_id)).ok()?;
+        SessionId::new(pos)
     }
 
     /// The fork point at a node, if it is one.
     pub fn fork_at(&self, id: NodeId) -> Option<&ForkPoint> {
-        let n = &self.nodes[id.ix()];
-        if n.conversation == NONE {
-            return None;
-        }
-        self.conversations[n.conversation as usize].fork_points.iter().find(|f| f.node == id)
+        let c = self.nodes[id].conversation?;
+        self.conversations[c].fork_points.iter().find(|f| f.node == id)
     }
 
     /// Root → node path of tree parents (iterative; guarded against cycles).
     pub fn ancestry(&self, id: NodeId) -> Vec<NodeId> {
         let mut path = vec![id];
         let mut cur = id;
-        while let Some(p) = self.nodes[cur.ix()].parent {
+        while let Some(p) = self.nodes[cur].parent {
             if path.len() > self.nodes.len() {
                 break;
             }
@@ -426,7 +446,7 @@ impl Graph {
 
     /// Roots: nodes without a tree parent.
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes.iter().enumerate().filter(|(_, n)| n.parent.is_none()).map(|(i, _)| NodeId(i as u32))
+        self.nodes.iter_enumerated().filter(|(_, n)| n.parent.is_none()).map(|(id, _)| id)
     }
 }
 

@@ -6,17 +6,17 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Graph, Link, NodeId};
-use crate::parse::Entry;
+use super::{BranchId, Graph, Link, NodeId, SessionId};
+use crate::parse::Entries;
 
 impl Graph {
     /// The nodes read on a branch from the root: its ancestors' runs up to
     /// each fork point, then its own run (what `check` balances tool calls
     /// on, and where `fork` judges checkpoints).
-    pub fn projection(&self, branch: u32) -> Vec<NodeId> {
+    pub fn projection(&self, branch: BranchId) -> Vec<NodeId> {
         let mut chain = vec![branch];
         let mut cur = branch;
-        while let Some(parent) = self.branches[cur as usize].parent_branch {
+        while let Some(parent) = self.branches[cur].parent_branch {
             if chain.len() > self.branches.len() {
                 break;
             }
@@ -26,15 +26,15 @@ impl Graph {
         chain.reverse();
         let mut path = Vec::new();
         for w in chain.windows(2) {
-            let fork = self.branches[w[1] as usize].fork_point;
-            for &n in &self.branches[w[0] as usize].nodes {
+            let fork = self.branches[w[1]].fork_point;
+            for &n in &self.branches[w[0]].nodes {
                 path.push(n);
                 if Some(n) == fork {
                     break;
                 }
             }
         }
-        path.extend_from_slice(&self.branches[branch as usize].nodes);
+        path.extend_from_slice(&self.branches[branch].nodes);
         path
     }
 
@@ -67,8 +67,9 @@ impl Graph {
 
     /// Sessions that carry a `cctree fork` provenance record
     /// (`Entry::cctree_fork`): the copies `cctree fork` wrote.
-    pub fn own_fork_sessions(&self, entries: &[Entry]) -> FxHashSet<u32> {
-        let ix: FxHashMap<&str, u32> = self.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i as u32)).collect();
+    pub fn own_fork_sessions(&self, entries: &Entries) -> FxHashSet<SessionId> {
+        let ix: FxHashMap<&str, SessionId> =
+            self.sessions.iter_enumerated().map(|(i, s)| (&*s.session_id, i)).collect();
         entries
             .iter()
             .filter(|e| e.cctree_fork.is_some())

@@ -11,11 +11,13 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Graph, NodeId};
-use crate::parse::{Entry, Kind, Meta, UserKind};
+use super::{Graph, NodeId, SessionId};
+use crate::discover::FileId;
+use crate::parse::{Entries, Entry, EntryId, Kind, Meta, UserKind};
 
-pub(super) fn place(g: &mut Graph, entries: &[Entry]) {
-    let session_ix: FxHashMap<&str, u32> = g.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i as u32)).collect();
+pub(super) fn place(g: &mut Graph, entries: &Entries) {
+    let session_ix: FxHashMap<&str, SessionId> =
+        g.sessions.iter_enumerated().map(|(i, s)| (&*s.session_id, i)).collect();
     // Texts that reached the transcript as a prompt or a queued_command.
     let mut delivered: FxHashSet<(&str, u64)> = FxHashSet::default();
     for e in entries {
@@ -38,14 +40,14 @@ pub(super) fn place(g: &mut Graph, entries: &[Entry]) {
         return;
     }
     // Each session's main nodes by time, to find the anchor.
-    let mut by_session: FxHashMap<u32, Vec<(i64, NodeId)>> = FxHashMap::default();
-    for (n, node) in g.nodes.iter().enumerate().filter(|(_, n)| !n.sidechain) {
-        by_session.entry(node.session).or_default().push((node.ts, NodeId(n as u32)));
+    let mut by_session: FxHashMap<SessionId, Vec<(i64, NodeId)>> = FxHashMap::default();
+    for (n, node) in g.nodes.iter_enumerated().filter(|(_, n)| !n.sidechain) {
+        by_session.entry(node.session).or_default().push((node.ts, n));
     }
     for v in by_session.values_mut() {
         v.sort_unstable();
     }
-    lost.sort_unstable_by_key(|&(s, ts, i)| (s, ts, entries[i as usize].loc));
+    lost.sort_unstable_by_key(|&(s, ts, i)| (s, ts, entries[i].loc));
     for (s, ts, i) in lost {
         let Some(list) = by_session.get(&s) else {
             g.unplaced_queued.push(i);
@@ -62,17 +64,16 @@ pub(super) fn place(g: &mut Graph, entries: &[Entry]) {
 
 /// The `enqueue` entries (index, entry) that were not `dequeue`d as the next
 /// prompt, per (file, session) in file order.
-fn replay(entries: &[Entry]) -> Vec<(u32, &Entry)> {
-    let mut ops: Vec<(u32, &Entry, &str)> = entries
-        .iter()
-        .enumerate()
+fn replay(entries: &Entries) -> Vec<(EntryId, &Entry)> {
+    let mut ops: Vec<(EntryId, &Entry, &str)> = entries
+        .iter_enumerated()
         .filter_map(|(i, e)| match &e.meta {
-            Some(Meta::Queue { operation }) => Some((i as u32, e, &**operation)),
+            Some(Meta::Queue { operation }) => Some((i, e, &**operation)),
             _ => None,
         })
         .collect();
     ops.sort_by_key(|(_, e, _)| e.loc);
-    let mut pending: FxHashMap<(u32, &str), Vec<(u32, &Entry)>> = FxHashMap::default();
+    let mut pending: FxHashMap<(FileId, &str), Vec<(EntryId, &Entry)>> = FxHashMap::default();
     let mut out = Vec::new();
     for (i, e, op) in ops {
         let q = pending.entry((e.loc.file, e.session_id.as_deref().unwrap_or(""))).or_default();
@@ -90,7 +91,7 @@ fn replay(entries: &[Entry]) -> Vec<(u32, &Entry)> {
             _ => {}
         }
     }
-    let mut rest: Vec<(u32, &Entry)> = pending.into_values().flatten().collect();
+    let mut rest: Vec<(EntryId, &Entry)> = pending.into_values().flatten().collect();
     rest.sort_by_key(|(i, _)| *i);
     out.extend(rest);
     out

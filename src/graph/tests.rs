@@ -64,17 +64,18 @@ impl T {
         )
     }
 
-    fn build(&self) -> (Vec<Entry>, Graph) {
-        let entries: Vec<Entry> = self
+    fn build(&self) -> (Entries, Graph) {
+        let entries: Entries = self
             .lines
             .iter()
             .enumerate()
             .map(|(i, (f, v))| {
                 let line = serde_json::to_string(v).unwrap();
-                parse_line(line.as_bytes(), Loc { file: *f, line: i as u32 + 1 }, 0).0.unwrap()
+                let loc = Loc { file: FileId::new(*f as usize).unwrap(), line: u32::try_from(i + 1).unwrap() };
+                parse_line(line.as_bytes(), loc, 0).0.unwrap()
             })
             .collect();
-        let files: Vec<FileFacts> = (0u32..)
+        let files: IdVec<FileId, FileFacts> = (0u32..)
             .zip(&self.classes)
             .map(|(i, c)| FileFacts { class: *c, kept_version: self.kept.contains(&i), ..FileFacts::default() })
             .collect();
@@ -83,7 +84,7 @@ impl T {
     }
 }
 
-fn forks(e: &[Entry], g: &Graph) -> Vec<(String, Vec<String>)> {
+fn forks(e: &Entries, g: &Graph) -> Vec<(String, Vec<String>)> {
     g.conversations
         .iter()
         .flat_map(|c| &c.fork_points)
@@ -91,12 +92,8 @@ fn forks(e: &[Entry], g: &Graph) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-fn branch_ids(e: &[Entry], g: &Graph) -> Vec<String> {
-    g.conversations
-        .iter()
-        .flat_map(|c| &c.branches)
-        .map(|b| g.uuid(e, g.branches[*b as usize].first).to_string())
-        .collect()
+fn branch_ids(e: &Entries, g: &Graph) -> Vec<String> {
+    g.conversations.iter().flat_map(|c| &c.branches).map(|b| g.uuid(e, g.branches[*b].first).to_string()).collect()
 }
 
 #[test]
@@ -108,9 +105,9 @@ fn real_rewind_is_a_fork_and_the_first_child_continues() {
     let (e, g) = t.build();
     assert_eq!(forks(&e, &g), [("a1".to_string(), vec!["u2".to_string(), "u3".to_string()])]);
     assert_eq!(branch_ids(&e, &g), ["u1", "u3"]);
-    let main = &g.branches[g.conversations[0].branches[0] as usize];
+    let main = &g.branches[g.conversations.as_slice()[0].branches[0]];
     assert_eq!(g.uuid(&e, main.leaf), "a2", "the earlier child continues the main branch");
-    assert_eq!(g.uuid(&e, g.branches[g.conversations[0].active_branch as usize].first), "u3");
+    assert_eq!(g.uuid(&e, g.branches[g.conversations.as_slice()[0].active_branch].first), "u3");
     assert_eq!(main.messages, 4);
 }
 
@@ -125,9 +122,9 @@ fn parallel_tool_calls_are_not_forks() {
     assert_eq!(g.multi_child.total, 1);
     assert_eq!(g.multi_child.artifacts, 1);
     assert_eq!(g.child_roles[&g.index["r1"]], ChildRole::ToolTurn);
-    let order: Vec<&str> = g.branches[0].nodes.iter().map(|n| g.uuid(&e, *n)).collect();
+    let order: Vec<&str> = g.branches.as_slice()[0].nodes.iter().map(|n| g.uuid(&e, *n)).collect();
     assert_eq!(order, ["u1", "a1", "a2", "r1", "r2", "a3"]);
-    assert_eq!(g.branches[0].messages, 3, "one prompt, two assistant turns");
+    assert_eq!(g.branches.as_slice()[0].messages, 3, "one prompt, two assistant turns");
 }
 
 #[test]
@@ -178,9 +175,9 @@ fn cross_session_continuation_and_fork() {
     t.text("s3", "w2", "w1", 61);
     let (e, g) = t.build();
     assert_eq!(forks(&e, &g), [("a1".to_string(), vec!["u2".to_string(), "w1".to_string()])]);
-    assert_eq!(g.conversations[0].fork_points[0].kind, ForkKind::CrossSession);
+    assert_eq!(g.conversations.as_slice()[0].fork_points[0].kind, ForkKind::CrossSession);
     assert_eq!(g.child_roles.get(&g.index["v1"]), None, "a single child is no multi-child node");
-    let main = &g.branches[g.conversations[0].branches[0] as usize];
+    let main = &g.branches[g.conversations.as_slice()[0].branches[0]];
     assert_eq!(g.uuid(&e, main.leaf), "v1", "the resume continues the main branch");
     assert_eq!(g.conversations.len(), 1);
 }
@@ -201,9 +198,9 @@ fn resume_copies_dedupe_onto_the_first_session() {
     assert_eq!(g.nodes.len(), 3);
     assert_eq!(g.aliases.len(), 2);
     assert!(g.findings.is_empty(), "identical copies are not conflicts: {:?}", g.findings);
-    assert_eq!(g.sessions[g.node(g.index["a1"]).session as usize].id.as_ref(), "s1");
+    assert_eq!(g.sessions[g.node(g.index["a1"]).session].session_id.as_ref(), "s1");
     assert!(forks(&e, &g).is_empty());
-    assert_eq!(g.conversations[0].sessions.len(), 2);
+    assert_eq!(g.conversations.as_slice()[0].sessions.len(), 2);
 }
 
 #[test]
@@ -252,7 +249,7 @@ fn compaction_joins_through_logical_parent_and_by_time() {
     assert_eq!(g.node(g.index["cb"]).link, Link::Compaction);
     assert_eq!(g.node(g.index["cb2"]).link, Link::CompactionByTime);
     assert_eq!(g.node(g.index["cb2"]).parent, Some(g.index["a2"]));
-    let order: Vec<&str> = g.branches[0].nodes.iter().map(|n| g.uuid(&e, *n)).collect();
+    let order: Vec<&str> = g.branches.as_slice()[0].nodes.iter().map(|n| g.uuid(&e, *n)).collect();
     assert_eq!(order, ["u1", "a1", "cb", "cs", "u2", "a2", "cb2", "u3"]);
 }
 
@@ -286,8 +283,8 @@ fn agents_are_linked_to_their_spawn() {
     let (e, g) = t.build();
     assert_eq!(g.conversations.len(), 1);
     assert_eq!(g.agents.len(), 1);
-    let a = &g.agents[0];
-    assert_eq!(&*a.id, "abc");
+    let a = &g.agents.as_slice()[0];
+    assert_eq!(&*a.agent_id, "abc");
     let spawn = a.spawn.as_ref().unwrap();
     assert_eq!(spawn.tool_use_id.as_deref(), Some("tk"));
     assert_eq!(spawn.use_node, Some(g.index["a1"]));
@@ -309,12 +306,12 @@ fn summaries_and_titles() {
     let (_, g) = t.build();
     assert_eq!(g.summaries.len(), 2);
     assert_eq!(g.summaries.iter().filter(|s| s.node.is_some()).count(), 1);
-    let c = &g.conversations[0];
+    let c = &g.conversations.as_slice()[0];
     assert_eq!(&*c.title, "Mine");
     assert_eq!(c.title_source, TitleSource::CustomTitle);
-    assert_eq!(&*g.branches[c.branches[0] as usize].title, "Abandoned idea");
+    assert_eq!(&*g.branches[c.branches[0]].title, "Abandoned idea");
     // The renamed session ends on the second branch: it carries the name.
-    assert_eq!(&*g.branches[c.branches[1] as usize].title, "Mine");
+    assert_eq!(&*g.branches[c.branches[1]].title, "Mine");
 }
 
 #[test]
@@ -349,7 +346,7 @@ fn node_ids_do_not_depend_on_line_order() {
     assert_eq!(forks(&e1, &g1), forks(&e2, &g2));
     assert_eq!(branch_ids(&e1, &g1), branch_ids(&e2, &g2));
     for (n1, n2) in g1.nodes.iter().zip(&g2.nodes) {
-        assert_eq!(e1[n1.entry as usize].uuid, e2[n2.entry as usize].uuid);
+        assert_eq!(e1[n1.entry].uuid, e2[n2.entry].uuid);
     }
 }
 
@@ -372,12 +369,12 @@ fn main_thread_instance_wins_over_side_agent_copies() {
     let (e, g) = t.build();
     let u1 = g.node(g.index["u1"]);
     assert!(!u1.sidechain);
-    assert_eq!(e[u1.entry as usize].loc.file, 0, "the main file's instance is canonical");
+    assert_eq!(e[u1.entry].loc.file, FileId::FIRST, "the main file's instance is canonical");
     assert_eq!(u1.parent, None);
     assert_eq!(g.conversations.len(), 1);
     assert_eq!(g.agents.len(), 1);
-    assert_eq!(g.agents[0].kind, AgentKind::SideAgent);
-    assert_eq!(g.agents[0].attached_to, Some(g.index["a1"]));
+    assert_eq!(g.agents.as_slice()[0].kind, AgentKind::SideAgent);
+    assert_eq!(g.agents.as_slice()[0].attached_to, Some(g.index["a1"]));
 }
 
 #[test]
@@ -388,12 +385,12 @@ fn last_prompt_marks_the_active_branch() {
     t.user("s", "u3", Some("a1"), 100, "abandoned later").text("s", "a3", "u3", 101);
     t.raw(1, json!({"type":"last-prompt","lastPrompt":"keep this one","sessionId":"s"}));
     let (e, g) = t.build();
-    let c = &g.conversations[0];
-    assert_eq!(g.uuid(&e, g.branches[c.active_branch as usize].first), "u1");
+    let c = &g.conversations.as_slice()[0];
+    assert_eq!(g.uuid(&e, g.branches[c.active_branch].first), "u1");
     // Without it, the latest leaf decides.
     t.lines.pop();
     let (e, g) = t.build();
-    assert_eq!(g.uuid(&e, g.branches[g.conversations[0].active_branch as usize].first), "u3");
+    assert_eq!(g.uuid(&e, g.branches[g.conversations.as_slice()[0].active_branch].first), "u3");
 }
 
 #[test]
@@ -425,15 +422,15 @@ fn the_live_file_wins_over_a_kept_previous_version() {
     t.raw(1, json!({"type":"summary","summary":"Zzz old summary","leafUuid":"a1"}));
     t.raw(0, json!({"type":"summary","summary":"Aaa new summary","leafUuid":"a1"}));
     let (e, g) = t.build();
-    assert_eq!(&*g.conversations[0].title, "Aaa new name");
+    assert_eq!(&*g.conversations.as_slice()[0].title, "Aaa new name");
     let a1 = g.index["a1"];
-    assert_eq!(g.entry(&e, a1).loc.file, 0, "the live file's copy is canonical");
-    let b = &g.branches[g.conversations[0].branches[0] as usize];
+    assert_eq!(g.entry(&e, a1).loc.file, FileId::FIRST, "the live file's copy is canonical");
+    let b = &g.branches[g.conversations.as_slice()[0].branches[0]];
     assert_eq!(b.summary.as_deref(), Some("Aaa new summary"));
     // Without the flag, the old file's later line would win: the test can fail.
     t.kept.clear();
     let (_, g) = t.build();
-    assert_eq!(&*g.conversations[0].title, "Zzz old name");
+    assert_eq!(&*g.conversations.as_slice()[0].title, "Zzz old name");
 }
 
 /// A client copy (`--fork-session`, `/branch`, 2.1.330) of a TUI session: the
@@ -472,16 +469,16 @@ fn a_client_copy_never_takes_over_the_original() {
     let mut t = T::new();
     tui_session_and_copy(&mut t);
     let (e, g) = t.build();
-    let c = &g.conversations[0];
+    let c = &g.conversations.as_slice()[0];
     assert_eq!(g.conversations.len(), 1);
-    let s = |u: &str| &*g.sessions[g.node(g.index[u]).session as usize].id;
+    let s = |u: &str| &*g.sessions[g.node(g.index[u]).session].session_id;
     assert_eq!((s("u1"), s("a1"), s("a3")), ("b-orig", "b-orig", "b-orig"), "the original instances are canonical");
     assert_eq!(s("u5"), "a-copy");
     let kinds: Vec<ForkKind> = c.fork_points.iter().map(|f| f.kind).collect();
     assert_eq!(kinds, [ForkKind::Rewind], "the in-file rewind stays a rewind");
     assert_eq!(forks(&e, &g), [("a1".to_string(), vec!["u2".to_string(), "u3".to_string()])]);
     let j: Vec<(&str, &str, JunctionKind)> =
-        c.junctions.iter().map(|j| (&*g.sessions[j.session as usize].id, g.uuid(&e, j.at), j.kind)).collect();
+        c.junctions.iter().map(|j| (&*g.sessions[j.session].session_id, g.uuid(&e, j.at), j.kind)).collect();
     assert_eq!(j, [("a-copy", "a3", JunctionKind::Continues)], "only the copy joins, where it goes on");
 }
 
@@ -500,16 +497,16 @@ fn a_branch_copy_named_by_forked_from_is_a_copy() {
     }
     t.user("a-copy", "u9", Some("a1"), 50, "in the branch");
     let (_, g) = t.build();
-    let s = |u: &str| &*g.sessions[g.node(g.index[u]).session as usize].id;
+    let s = |u: &str| &*g.sessions[g.node(g.index[u]).session].session_id;
     assert_eq!((s("u1"), s("a1")), ("b-orig", "b-orig"));
-    let f = &g.conversations[0].fork_points;
+    let f = &g.conversations.as_slice()[0].fork_points;
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].kind, ForkKind::CrossSession);
     assert_eq!(s_of(&g, f[0].children[0]), "b-orig", "the original goes on on its line, the copy branches off");
 }
 
 fn s_of(g: &Graph, n: NodeId) -> &str {
-    &g.sessions[g.node(n).session as usize].id
+    &g.sessions[g.node(n).session].session_id
 }
 
 #[test]
@@ -520,10 +517,10 @@ fn the_last_title_line_in_the_file_wins() {
     t.raw(0, json!({"type":"custom-title","customTitle":"Zeta title","sessionId":"s"}));
     t.raw(0, json!({"type":"custom-title","customTitle":"Alpha title","sessionId":"s"}));
     let (_, g) = t.build();
-    assert_eq!(&*g.conversations[0].title, "Alpha title");
+    assert_eq!(&*g.conversations.as_slice()[0].title, "Alpha title");
     t.lines.swap(2, 3);
     let (_, g) = t.build();
-    assert_eq!(&*g.conversations[0].title, "Zeta title");
+    assert_eq!(&*g.conversations.as_slice()[0].title, "Zeta title");
 }
 
 #[test]
@@ -539,8 +536,8 @@ fn stale_last_prompt_text_does_not_flip_the_active_branch() {
     );
     t.raw(0, json!({"type":"last-prompt","lastPrompt":"old idea","leafUuid":"a3","sessionId":"s"}));
     let (e, g) = t.build();
-    let c = &g.conversations[0];
-    assert_eq!(g.uuid(&e, g.branches[c.active_branch as usize].first), "u3");
+    let c = &g.conversations.as_slice()[0];
+    assert_eq!(g.uuid(&e, g.branches[c.active_branch].first), "u3");
 }
 
 #[test]

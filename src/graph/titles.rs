@@ -16,9 +16,10 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{Graph, GraphInput, NONE, NodeId, SummaryRef, TitleSource};
+use super::{BranchId, ConversationId, Graph, GraphInput, NodeId, SessionId, SummaryRef, TitleSource};
+use crate::id::IdVec;
 use crate::limits::LABEL_LOOKAHEAD;
-use crate::parse::{Entry, Kind, Loc, Meta, UserKind};
+use crate::parse::{Entries, Entry, Kind, Loc, Meta, UserKind};
 
 pub(super) fn attach(g: &mut Graph, input: &GraphInput<'_>) {
     let entries = input.entries;
@@ -26,10 +27,10 @@ pub(super) fn attach(g: &mut Graph, input: &GraphInput<'_>) {
     let by_leaf = summaries(g, input);
     branch_titles(g, entries, &by_leaf);
     fork_labels(g, entries);
-    for c in 0..g.conversations.len() {
+    for c in g.conversations.ids() {
         let active = active_branch(g, entries, c);
         let (title, source) = conversation_title(g, c, active);
-        let first = first_prompt(g, entries, &g.branches[g.conversations[c].branches[0] as usize].nodes);
+        let first = first_prompt(g, entries, &g.branches[g.conversations[c].branches[0]].nodes);
         let conv = &mut g.conversations[c];
         conv.title = title.unwrap_or_else(|| first.clone().unwrap_or_else(|| "(untitled)".into()));
         conv.title_source = match (source, &first) {
@@ -48,23 +49,24 @@ pub(super) fn attach(g: &mut Graph, input: &GraphInput<'_>) {
 type Rank = (bool, bool, Loc);
 
 fn rank(input: &GraphInput<'_>, e: &Entry) -> Rank {
-    let own = input.files.get(e.loc.file as usize).and_then(|f| f.session_from_name.as_deref());
+    let own = input.files.get(e.loc.file).and_then(|f| f.session_from_name.as_deref());
     (live(input, e), own.is_some() && own == e.session_id.as_deref(), e.loc)
 }
 
 /// Not in a previous version kept by `cctree sync`.
 fn live(input: &GraphInput<'_>, e: &Entry) -> bool {
-    !input.files.get(e.loc.file as usize).is_some_and(|f| f.kept_version)
+    !input.files.get(e.loc.file).is_some_and(|f| f.kept_version)
 }
 
 /// Per session: its custom and AI titles, last prompt and leaf.
 fn session_meta(g: &mut Graph, input: &GraphInput<'_>) {
     let entries = input.entries;
-    let session_ix: FxHashMap<&str, usize> = g.sessions.iter().enumerate().map(|(i, s)| (&*s.id, i)).collect();
+    let session_ix: FxHashMap<&str, SessionId> =
+        g.sessions.iter_enumerated().map(|(i, s)| (&*s.session_id, i)).collect();
     // (session, slot) → (rank, text): 0 custom title, 1 AI title, 2 prompt text.
-    let mut best: FxHashMap<(usize, u8), (Rank, &str)> = FxHashMap::default();
+    let mut best: FxHashMap<(SessionId, u8), (Rank, &str)> = FxHashMap::default();
     // session → (rank, leaf) of every `leafUuid` that names a node.
-    let mut leaves: FxHashMap<usize, (Rank, NodeId)> = FxHashMap::default();
+    let mut leaves: FxHashMap<SessionId, (Rank, NodeId)> = FxHashMap::default();
     for e in entries {
         let Some(meta) = &e.meta else { continue };
         let Some(&s) = e.session_id.as_deref().and_then(|s| session_ix.get(s)) else { continue };
@@ -110,10 +112,10 @@ fn session_meta(g: &mut Graph, input: &GraphInput<'_>) {
 fn summaries<'e>(g: &mut Graph, input: &GraphInput<'e>) -> FxHashMap<NodeId, &'e str> {
     let entries = input.entries;
     let mut by_leaf: FxHashMap<NodeId, (bool, &str)> = FxHashMap::default();
-    for (i, e) in entries.iter().enumerate() {
+    for (i, e) in entries.iter_enumerated() {
         let Some(Meta::Summary { summary, leaf_uuid }) = &e.meta else { continue };
         let node = leaf_uuid.as_deref().and_then(|l| g.index.get(l)).copied();
-        g.summaries.push(SummaryRef { entry: i as u32, node });
+        g.summaries.push(SummaryRef { entry: i, node });
         if let Some(n) = node {
             let cand = (live(input, e), &**summary);
             let cur = by_leaf.entry(n).or_insert(cand);
@@ -122,17 +124,17 @@ fn summaries<'e>(g: &mut Graph, input: &GraphInput<'e>) -> FxHashMap<NodeId, &'e
             }
         }
     }
-    g.summaries.sort_by_key(|s| (entries[s.entry as usize].loc, s.entry));
+    g.summaries.sort_by_key(|s| (entries[s.entry].loc, s.entry));
     by_leaf.into_iter().map(|(n, (_, s))| (n, s)).collect()
 }
 
 /// Each session's leaf: the one its `last-prompt` names, else its latest main node.
-fn session_leaves(g: &Graph) -> Vec<Option<NodeId>> {
-    let mut latest: Vec<Option<NodeId>> = vec![None; g.sessions.len()];
-    for (i, n) in g.nodes.iter().enumerate().filter(|(_, n)| !n.sidechain) {
-        let slot = &mut latest[n.session as usize];
-        if slot.is_none_or(|l| (g.node(l).ts, l) < (n.ts, NodeId(i as u32))) {
-            *slot = Some(NodeId(i as u32));
+fn session_leaves(g: &Graph) -> IdVec<SessionId, Option<NodeId>> {
+    let mut latest: IdVec<SessionId, Option<NodeId>> = IdVec::filled(None, g.sessions.len());
+    for (i, n) in g.nodes.iter_enumerated().filter(|(_, n)| !n.sidechain) {
+        let slot = &mut latest[n.session];
+        if slot.is_none_or(|l| (g.node(l).ts, l) < (n.ts, i)) {
+            *slot = Some(i);
         }
     }
     g.sessions.iter().zip(latest).map(|(s, l)| s.leaf.or(l)).collect()
@@ -141,29 +143,29 @@ fn session_leaves(g: &Graph) -> Vec<Option<NodeId>> {
 /// Branch titles: the summary of one of its nodes, else the name of the
 /// renamed session whose leaf it holds (as the client's resume list shows
 /// it), else its first typed prompt.
-fn branch_titles(g: &mut Graph, entries: &[Entry], by_leaf: &FxHashMap<NodeId, &str>) {
+fn branch_titles(g: &mut Graph, entries: &Entries, by_leaf: &FxHashMap<NodeId, &str>) {
     // Branch → (last activity, session) of the latest renamed session ending on it.
-    let mut renamed: FxHashMap<u32, (Option<i64>, u32)> = FxHashMap::default();
+    let mut renamed: FxHashMap<BranchId, (Option<i64>, SessionId)> = FxHashMap::default();
     let leaves = session_leaves(g);
-    for s in 0..g.sessions.len() as u32 {
-        if g.sessions[s as usize].custom_title.is_none() {
+    for (s, sess) in g.sessions.iter_enumerated() {
+        if sess.custom_title.is_none() {
             continue;
         }
-        let Some(leaf) = leaves[s as usize] else { continue };
-        let b = g.node(leaf).branch;
-        if b == NONE || g.node(leaf).sidechain {
+        let Some(leaf) = leaves[s] else { continue };
+        let Some(b) = g.node(leaf).branch else { continue };
+        if g.node(leaf).sidechain {
             continue;
         }
-        let key = (g.sessions[s as usize].last_ts, s);
+        let key = (sess.last_ts, s);
         let cur = renamed.entry(b).or_insert(key);
         if key > *cur {
             *cur = key;
         }
     }
-    for b in 0..g.branches.len() {
+    for b in g.branches.ids() {
         let br = &g.branches[b];
         let summary = br.nodes.iter().rev().find_map(|n| by_leaf.get(n)).map(|s| Box::<str>::from(*s));
-        let name = renamed.get(&(b as u32)).and_then(|(_, s)| g.sessions[*s as usize].custom_title.clone());
+        let name = renamed.get(&b).and_then(|(_, s)| g.sessions[*s].custom_title.clone());
         let title = summary
             .clone()
             .or(name)
@@ -178,24 +180,22 @@ fn branch_titles(g: &mut Graph, entries: &[Entry], by_leaf: &FxHashMap<NodeId, &
 /// The conversation's title: a custom title, else an AI title, of the root's
 /// session, then of the other sessions that are not copies (a fork's title
 /// never renames its source); else the summary of the active or main branch.
-fn conversation_title(g: &Graph, c: usize, active: u32) -> (Option<Box<str>>, Option<TitleSource>) {
+fn conversation_title(g: &Graph, c: ConversationId, active: BranchId) -> (Option<Box<str>>, Option<TitleSource>) {
     let conv = &g.conversations[c];
     let root_session = g.node(conv.root).session;
     let mut order = vec![root_session];
-    let mut others: Vec<u32> =
-        conv.sessions.iter().copied().filter(|s| *s != root_session && !g.sessions[*s as usize].is_copy()).collect();
-    others.sort_by_key(|s| (g.sessions[*s as usize].first_ts, *s));
+    let mut others: Vec<SessionId> =
+        conv.sessions.iter().copied().filter(|s| *s != root_session && !g.sessions[*s].is_copy()).collect();
+    others.sort_by_key(|s| (g.sessions[*s].first_ts, *s));
     order.extend(others);
-    let pick =
-        |f: fn(&super::Session) -> Option<&Box<str>>| order.iter().find_map(|s| f(&g.sessions[*s as usize])).cloned();
+    let pick = |f: fn(&super::Session) -> Option<&Box<str>>| order.iter().find_map(|s| f(&g.sessions[*s])).cloned();
     if let Some(t) = pick(|s| s.custom_title.as_ref()) {
         return (Some(t), Some(TitleSource::CustomTitle));
     }
     if let Some(t) = pick(|s| s.ai_title.as_ref()) {
         return (Some(t), Some(TitleSource::AiTitle));
     }
-    let summary =
-        g.branches[active as usize].summary.clone().or_else(|| g.branches[conv.branches[0] as usize].summary.clone());
+    let summary = g.branches[active].summary.clone().or_else(|| g.branches[conv.branches[0]].summary.clone());
     match summary {
         Some(t) => (Some(t), Some(TitleSource::Summary)),
         None => (None, None),
@@ -203,8 +203,8 @@ fn conversation_title(g: &Graph, c: usize, active: u32) -> (Option<Box<str>>, Op
 }
 
 /// The labels of every fork point's children (see [`super::ForkPoint::labels`]).
-fn fork_labels(g: &mut Graph, entries: &[Entry]) {
-    for c in 0..g.conversations.len() {
+fn fork_labels(g: &mut Graph, entries: &Entries) {
+    for c in g.conversations.ids() {
         for f in 0..g.conversations[c].fork_points.len() {
             let fp = &g.conversations[c].fork_points[f];
             let labels: Vec<Box<str>> = fp.children.iter().map(|k| label_of(g, entries, *k)).collect();
@@ -214,9 +214,10 @@ fn fork_labels(g: &mut Graph, entries: &[Entry]) {
 }
 
 /// The first words a person reads from `child` on, along its branch.
-fn label_of(g: &Graph, entries: &[Entry], child: NodeId) -> Box<str> {
-    let b = g.node(child).branch;
-    let Some(nodes) = g.branches.get(b as usize).map(|br| &br.nodes) else { return "".into() };
+fn label_of(g: &Graph, entries: &Entries, child: NodeId) -> Box<str> {
+    let Some(nodes) = g.node(child).branch.and_then(|b| g.branches.get(b)).map(|br| &br.nodes) else {
+        return "".into();
+    };
     let start = nodes.iter().position(|n| *n == child).unwrap_or(0);
     let run = || nodes[start..].iter().take(LABEL_LOOKAHEAD).map(|n| g.entry(entries, *n));
     let typed = run().find(|e| {
@@ -230,7 +231,7 @@ fn label_of(g: &Graph, entries: &[Entry], child: NodeId) -> Box<str> {
 }
 
 /// The first meaningful prompt (§4.2): typed, not meta, not a marker.
-fn first_prompt(g: &Graph, entries: &[Entry], nodes: &[NodeId]) -> Option<Box<str>> {
+fn first_prompt(g: &Graph, entries: &Entries, nodes: &[NodeId]) -> Option<Box<str>> {
     nodes
         .iter()
         .map(|n| g.entry(entries, *n))
@@ -241,34 +242,36 @@ fn first_prompt(g: &Graph, entries: &[Entry], nodes: &[NodeId]) -> Option<Box<st
 /// The branch holding the active leaf: the leaf the most recent session's
 /// `last-prompt` names (`leafUuid`, 2.1.330); for older archives the latest
 /// prompt matching its `lastPrompt` text; else the latest leaf.
-fn active_branch(g: &Graph, entries: &[Entry], c: usize) -> u32 {
+fn active_branch(g: &Graph, entries: &Entries, c: ConversationId) -> BranchId {
     let conv = &g.conversations[c];
     let latest_leaf_branch = conv
         .branches
         .iter()
         .copied()
         .max_by_key(|b| {
-            let br = &g.branches[*b as usize];
+            let br = &g.branches[*b];
             (g.node(br.leaf).ts, br.leaf)
         })
         .unwrap_or(conv.branches[0]);
-    let latest_session = conv.sessions.iter().copied().max_by_key(|s| (g.sessions[*s as usize].last_ts, *s));
+    let latest_session = conv.sessions.iter().copied().max_by_key(|s| (g.sessions[*s].last_ts, *s));
     let Some(s) = latest_session else {
         return latest_leaf_branch;
     };
-    let sess = &g.sessions[s as usize];
+    let sess = &g.sessions[s];
     if let Some(leaf) = sess.leaf {
         let n = g.node(leaf);
-        if n.conversation == c as u32 && !n.sidechain && n.branch != NONE {
-            return n.branch;
+        if let (Some(nc), Some(b), false) = (n.conversation, n.branch, n.sidechain) {
+            if nc == c {
+                return b;
+            }
         }
     }
     let Some(lp) = sess.last_prompt.as_deref().map(str::trim).filter(|l| !l.is_empty()) else {
         return latest_leaf_branch;
     };
-    let mut hit: Option<(i64, NodeId, u32)> = None;
+    let mut hit: Option<(i64, NodeId, BranchId)> = None;
     for &b in &conv.branches {
-        for &n in &g.branches[b as usize].nodes {
+        for &n in &g.branches[b].nodes {
             let e = g.entry(entries, n);
             if e.user_kind != UserKind::Prompt || g.node(n).session != s {
                 continue;

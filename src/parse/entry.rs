@@ -11,12 +11,23 @@ use serde_json::value::RawValue;
 
 use super::lenient::{MaybeBool, MaybeStr, MaybeU64};
 use super::time::parse_timestamp;
+use crate::discover::FileId;
+use crate::id::{IdVec, typed_id};
 use crate::limits::EXCERPT_CHARS;
 
-/// Where a line came from: index of the file in its project, 1-based line number.
+typed_id!(
+    /// An entry's place among its project's entries ([`Entries`]).
+    EntryId
+);
+
+/// Every entry of a project, files in order and each file's lines in order
+/// (`crate::project::Project::entries`).
+pub type Entries = IdVec<EntryId, Entry>;
+
+/// Where a line came from: its file in the project, its 1-based line number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Loc {
-    pub file: u32,
+    pub file: FileId,
     pub line: u32,
 }
 
@@ -831,7 +842,7 @@ mod tests {
     use super::*;
 
     fn parse(s: &str) -> Entry {
-        parse_entry(s, Loc { file: 0, line: 1 }, 0).unwrap()
+        parse_entry(s, Loc { file: FileId::FIRST, line: 1 }, 0).unwrap()
     }
 
     #[test]

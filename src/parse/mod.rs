@@ -10,8 +10,9 @@ mod entry;
 mod lenient;
 pub mod time;
 
+use crate::discover::FileId;
 pub(crate) use entry::hash_bytes;
-pub use entry::{Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry};
+pub use entry::{Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry};
 
 use crate::limits::PARSE_PIECE;
 use std::borrow::Cow;
@@ -74,13 +75,13 @@ pub struct ParsedFile {
     pub bytes: u64,
 }
 
-/// Parses the bytes of a whole file. `file` is the file's index in its project.
-pub fn parse_bytes(bytes: &[u8], file: u32) -> ParsedFile {
+/// Parses the bytes of a whole file. `file` is the file's place in its project.
+pub fn parse_bytes(bytes: &[u8], file: FileId) -> ParsedFile {
     parse_bytes_with(bytes, file, ParseOptions::default())
 }
 
 /// [`parse_bytes`] with options.
-pub fn parse_bytes_with(bytes: &[u8], file: u32, opts: ParseOptions) -> ParsedFile {
+pub fn parse_bytes_with(bytes: &[u8], file: FileId, opts: ParseOptions) -> ParsedFile {
     parse_window(bytes, 0, 0, file, opts)
 }
 
@@ -90,7 +91,7 @@ pub fn parse_bytes_with(bytes: &[u8], file: u32, opts: ParseOptions) -> ParsedFi
 /// parsing a file window by window gives the same entries as parsing it at
 /// once. A window larger than [`PARSE_PIECE`] is cut at line ends into pieces
 /// parsed in parallel.
-pub fn parse_window(window: &[u8], base: u64, lines_before: u32, file: u32, opts: ParseOptions) -> ParsedFile {
+pub fn parse_window(window: &[u8], base: u64, lines_before: u32, file: FileId, opts: ParseOptions) -> ParsedFile {
     if window.len() <= PARSE_PIECE {
         return parse_at(window, 0..window.len(), base, lines_before, file, opts);
     }
@@ -137,7 +138,7 @@ pub fn parse_range(
     bytes: &[u8],
     range: std::ops::Range<usize>,
     lines_before: u32,
-    file: u32,
+    file: FileId,
     opts: ParseOptions,
 ) -> ParsedFile {
     parse_at(bytes, range, 0, lines_before, file, opts)
@@ -149,7 +150,7 @@ fn parse_at(
     range: std::ops::Range<usize>,
     base: u64,
     lines_before: u32,
-    file: u32,
+    file: FileId,
     opts: ParseOptions,
 ) -> ParsedFile {
     let to = range.end.min(bytes.len());
@@ -312,7 +313,7 @@ mod tests {
 {\"type\":\"user\",\"uuid\":\"c\",\"message\":{\"content\":\"lone \\udc80 surrogate\"}}\n\
 [1,2]\n\
 {\"type\":\"user\",\"uuid\":\"d\",\"mess";
-        let p = parse_bytes(input, 0);
+        let p = parse_bytes(input, FileId::FIRST);
         let uuids: Vec<_> = p.entries.iter().map(|e| e.uuid.as_deref().unwrap()).collect();
         assert_eq!(uuids, ["a", "b", "c"]);
         assert_eq!(p.lines, 5);
@@ -346,8 +347,8 @@ mod tests {
             );
             i += 1;
         }
-        let whole = parse_range(&big, 0..big.len(), 0, 0, ParseOptions::default());
-        let pieces = parse_bytes(&big, 0);
+        let whole = parse_range(&big, 0..big.len(), 0, FileId::FIRST, ParseOptions::default());
+        let pieces = parse_bytes(&big, FileId::FIRST);
         assert_eq!(pieces.lines, whole.lines);
         assert_eq!(pieces.bad_lines, whole.bad_lines);
         assert_eq!(pieces.warnings, whole.warnings);
@@ -359,11 +360,12 @@ mod tests {
     #[test]
     fn parsing_in_pieces_cut_after_newlines_is_parsing_at_once() {
         let input = b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"a\"}\n\n{bad\n{\"type\":\"user\",\"uuid\":\"b\"}\n{\"type\":\"user\",\"uu";
-        let whole = parse_bytes(input, 3);
+        let file = FileId::new(3).unwrap();
+        let whole = parse_bytes(input, file);
         for cut in input.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1) {
             let before = input[..cut].iter().filter(|b| **b == b'\n').count() as u32;
-            let a = parse_range(input, 0..cut, 0, 3, ParseOptions::default());
-            let b = parse_range(input, cut..input.len(), before, 3, ParseOptions::default());
+            let a = parse_range(input, 0..cut, 0, file, ParseOptions::default());
+            let b = parse_range(input, cut..input.len(), before, file, ParseOptions::default());
             let offsets: Vec<(u64, u32, Loc)> =
                 a.entries.iter().chain(&b.entries).map(|e| (e.offset, e.len, e.loc)).collect();
             let expected: Vec<(u64, u32, Loc)> = whole.entries.iter().map(|e| (e.offset, e.len, e.loc)).collect();

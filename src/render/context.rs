@@ -7,27 +7,28 @@
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::graph::{AgentKind, Graph, NodeId};
-use crate::parse::Entry;
+use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, Graph, NodeId, SessionId};
+use crate::id::IdVec;
+use crate::parse::{Entries, EntryId};
 use crate::project::Project;
 
 use super::images::ImageStore;
-use super::layout::{Item, LineLayout, layout};
+use super::layout::{Item, ItemId, LineLayout, layout};
 use super::redaction::Redactor;
 use super::urls::{Href, anchor, href, page_file, sanitize_segment};
 
 /// A line with its own pages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LineId {
-    Branch(u32),
-    Agent(u32),
+    Branch(BranchId),
+    Agent(AgentId),
 }
 
 /// Where a node is shown.
 #[derive(Debug, Clone, Copy)]
 pub struct NodeLoc {
     pub line: LineId,
-    pub item: u32,
+    pub item: ItemId,
 }
 
 /// Shared, read-only facts about one project's pages.
@@ -38,32 +39,32 @@ pub struct ProjectCtx<'a> {
     /// What the project is called on pages (its working directory).
     pub name: String,
     pub page_size: u32,
-    pub conv_dirs: Vec<String>,
-    pub branch_dirs: Vec<String>,
-    pub agent_dirs: Vec<String>,
-    pub branch_layouts: Vec<LineLayout>,
-    pub agent_layouts: Vec<LineLayout>,
+    pub conv_dirs: IdVec<ConversationId, String>,
+    pub branch_dirs: IdVec<BranchId, String>,
+    pub agent_dirs: IdVec<AgentId, String>,
+    pub branch_layouts: IdVec<BranchId, LineLayout>,
+    pub agent_layouts: IdVec<AgentId, LineLayout>,
     /// `23.2`-style label of each branch (`main` for main branches).
-    pub labels: Vec<String>,
+    pub labels: IdVec<BranchId, String>,
     /// Message number of each fork point node.
     pub fork_numbers: FxHashMap<NodeId, u32>,
-    pub loc: Vec<Option<NodeLoc>>,
+    pub loc: IdVec<NodeId, Option<NodeLoc>>,
     /// tool_use id → agent it spawned.
-    pub agent_by_tool: FxHashMap<&'a str, u32>,
+    pub agent_by_tool: FxHashMap<&'a str, AgentId>,
     pub images: &'a ImageStore<'a>,
     pub warnings: &'a PageWarnings,
     /// `--redact` for strings that are not entry lines (side files, paths).
     pub redactor: &'a Redactor,
     /// Legal `cctree fork` checkpoints, by node (judged on each branch's
     /// projection; agent nodes are never legal).
-    pub legal: Vec<bool>,
+    pub legal: IdVec<NodeId, bool>,
     /// Position of each node in its branch's run (for the end of an item).
-    pub pos: Vec<u32>,
+    pub pos: IdVec<NodeId, usize>,
     /// Sessions written by `cctree fork`.
-    pub own_forks: FxHashSet<u32>,
+    pub own_forks: FxHashSet<SessionId>,
     /// Copies of a node's uuid whose content differs (P1): shown with the node,
     /// so nothing readable is lost.
-    pub conflicts: FxHashMap<NodeId, Vec<u32>>,
+    pub conflicts: FxHashMap<NodeId, Vec<EntryId>>,
     pub paths: InputPaths,
 }
 
@@ -92,19 +93,20 @@ impl<'a> ProjectCtx<'a> {
         let e = &project.entries;
         let dir = format!("{slug}/");
         let seg = |n: NodeId| sanitize_segment(g.uuid(e, n));
-        let conv_dirs: Vec<String> = g.conversations.iter().map(|c| format!("{dir}c/{}/", seg(c.root))).collect();
+        let conv_dirs: IdVec<ConversationId, String> =
+            g.conversations.iter().map(|c| format!("{dir}c/{}/", seg(c.root))).collect();
         let branch_dirs = g
             .branches
             .iter()
             .map(|b| {
-                let cd = &conv_dirs[b.conversation as usize];
+                let cd = &conv_dirs[b.conversation];
                 match b.fork_point {
                     None => cd.clone(),
                     Some(_) => format!("{cd}b/{}/", seg(b.first)),
                 }
             })
             .collect();
-        let agent_dirs = g.agents.iter().map(|a| format!("{dir}agents/{}/", sanitize_segment(&a.id))).collect();
+        let agent_dirs = g.agents.iter().map(|a| format!("{dir}agents/{}/", sanitize_segment(&a.agent_id))).collect();
         let mut ctx = ProjectCtx {
             project,
             name: paths.cwd.clone().unwrap_or_else(|| {
@@ -117,17 +119,17 @@ impl<'a> ProjectCtx<'a> {
             conv_dirs,
             branch_dirs,
             agent_dirs,
-            branch_layouts: vec![LineLayout::default(); g.branches.len()],
-            agent_layouts: Vec::new(),
-            labels: vec!["main".to_string(); g.branches.len()],
+            branch_layouts: IdVec::filled(LineLayout::default(), g.branches.len()),
+            agent_layouts: IdVec::new(),
+            labels: IdVec::filled("main".to_string(), g.branches.len()),
             fork_numbers: FxHashMap::default(),
-            loc: vec![None; g.nodes.len()],
+            loc: IdVec::filled(None, g.nodes.len()),
             agent_by_tool: FxHashMap::default(),
             images,
             warnings,
             redactor,
-            legal: Vec::new(),
-            pos: vec![0; g.nodes.len()],
+            legal: IdVec::new(),
+            pos: IdVec::filled(0, g.nodes.len()),
             own_forks: g.own_fork_sessions(e),
             conflicts: g
                 .findings
@@ -151,22 +153,22 @@ impl<'a> ProjectCtx<'a> {
     /// only the flags of the branch's own nodes are kept.
     fn judge_checkpoints(&mut self, g: &Graph) {
         let project = self.project;
-        let branches: Vec<u32> = g.conversations.iter().flat_map(|c| c.branches.iter().copied()).collect();
-        let flags: Vec<(u32, Vec<bool>)> = branches
+        let branches: Vec<BranchId> = g.conversations.iter().flat_map(|c| c.branches.iter().copied()).collect();
+        let flags: Vec<(BranchId, Vec<bool>)> = branches
             .par_iter()
             .map(|&b| {
                 let path = g.projection(b);
-                let own = g.branches[b as usize].nodes.len().min(path.len());
+                let own = g.branches[b].nodes.len().min(path.len());
                 let mut legal = crate::fork::legal_checkpoints(project, &path);
                 (b, legal.split_off(legal.len() - own))
             })
             .collect();
-        self.legal = vec![false; g.nodes.len()];
+        self.legal = IdVec::filled(false, g.nodes.len());
         for (b, own) in flags {
-            let nodes = &g.branches[b as usize].nodes;
+            let nodes = &g.branches[b].nodes;
             for (i, (&n, ok)) in nodes.iter().zip(own).enumerate() {
-                self.legal[n.ix()] = ok;
-                self.pos[n.ix()] = i as u32;
+                self.legal[n] = ok;
+                self.pos[n] = i;
             }
         }
     }
@@ -181,17 +183,17 @@ impl<'a> ProjectCtx<'a> {
             .nodes
             .iter()
             .chain(&item.absorbed)
-            .filter(|n| g.node(**n).branch == b)
-            .max_by_key(|n| self.pos[n.ix()])
+            .filter(|n| g.node(**n).branch == Some(b))
+            .max_by_key(|n| self.pos[**n])
             .copied()?;
-        self.legal[last.ix()].then_some(last)
+        self.legal[last].then_some(last)
     }
 
     /// The `cctree fork` command for a legal checkpoint.
     pub fn fork_command(&self, node: NodeId) -> String {
         let g = self.graph();
         let e = g.entry(self.entries(), node);
-        let session = e.session_id.as_deref().unwrap_or_else(|| &g.sessions[g.node(node).session as usize].id);
+        let session = e.session_id.as_deref().unwrap_or_else(|| &g.sessions[g.node(node).session].session_id);
         crate::fork::fork_command(session, g.uuid(self.entries(), node), self.paths.fork_projects.as_deref())
     }
 
@@ -199,17 +201,17 @@ impl<'a> ProjectCtx<'a> {
     /// (`<project>/<file>:<line>`), or the full path with `--show-paths`.
     pub fn place(&self, loc: crate::parse::Loc) -> String {
         let p = self.project;
-        match p.source.files.get(loc.file as usize) {
+        match p.source.files.get(loc.file) {
             Some(f) if !self.paths.show => format!("{}/{}:{}", p.source.name, f.rel, loc.line),
             _ => p.locate(loc),
         }
     }
 
-    fn lay_out(&mut self, g: &'a Graph, e: &[Entry]) {
+    fn lay_out(&mut self, g: &'a Graph, e: &Entries) {
         for c in &g.conversations {
             // Parents come before their children in `c.branches`.
             for &b in &c.branches {
-                let br = &g.branches[b as usize];
+                let br = &g.branches[b];
                 let first_number = match (br.fork_point, br.parent_branch) {
                     (Some(f), Some(_)) => *self.fork_numbers.get(&f).unwrap_or(&0),
                     _ => 0,
@@ -217,34 +219,33 @@ impl<'a> ProjectCtx<'a> {
                 let lay = layout(g, e, &br.nodes, first_number, self.page_size);
                 self.index(LineId::Branch(b), &lay);
                 for fp in c.fork_points.iter().filter(|f| f.branch == b) {
-                    let n = self.loc[fp.node.ix()].map_or(0, |l| lay.items[l.item as usize].number);
+                    let n = self.loc[fp.node].map_or(0, |l| lay.items[l.item].number);
                     self.fork_numbers.insert(fp.node, n);
                     for (k, child) in fp.children.iter().enumerate().skip(1) {
-                        let cb = g.node(*child).branch;
-                        if let Some(label) = self.labels.get_mut(cb as usize) {
+                        if let Some(label) = g.node(*child).branch.and_then(|cb| self.labels.get_mut(cb)) {
                             *label = format!("{n}.{}", k + 1);
                         }
                     }
                 }
-                self.branch_layouts[b as usize] = lay;
+                self.branch_layouts[b] = lay;
             }
         }
-        for (i, a) in g.agents.iter().enumerate() {
+        for (i, a) in g.agents.iter_enumerated() {
             let lay = layout(g, e, &a.nodes, 0, self.page_size);
-            self.index(LineId::Agent(i as u32), &lay);
+            self.index(LineId::Agent(i), &lay);
             self.agent_layouts.push(lay);
             if let Some(t) = a.spawn.as_ref().and_then(|s| s.tool_use_id.as_deref()) {
                 if a.kind == AgentKind::Subagent || !self.agent_by_tool.contains_key(t) {
-                    self.agent_by_tool.insert(t, i as u32);
+                    self.agent_by_tool.insert(t, i);
                 }
             }
         }
     }
 
     fn index(&mut self, line: LineId, lay: &LineLayout) {
-        for (i, item) in lay.items.iter().enumerate() {
-            for n in item.nodes.iter().chain(&item.absorbed) {
-                self.loc[n.ix()] = Some(NodeLoc { line, item: i as u32 });
+        for (i, item) in lay.items.iter_enumerated() {
+            for &n in item.nodes.iter().chain(&item.absorbed) {
+                self.loc[n] = Some(NodeLoc { line, item: i });
             }
         }
     }
@@ -253,28 +254,28 @@ impl<'a> ProjectCtx<'a> {
         &self.project.graph
     }
 
-    pub fn entries(&self) -> &'a [Entry] {
+    pub fn entries(&self) -> &'a Entries {
         &self.project.entries
     }
 
     pub fn line_dir(&self, line: LineId) -> &str {
         match line {
-            LineId::Branch(b) => &self.branch_dirs[b as usize],
-            LineId::Agent(a) => &self.agent_dirs[a as usize],
+            LineId::Branch(b) => &self.branch_dirs[b],
+            LineId::Agent(a) => &self.agent_dirs[a],
         }
     }
 
     pub fn line_layout(&self, line: LineId) -> &LineLayout {
         match line {
-            LineId::Branch(b) => &self.branch_layouts[b as usize],
-            LineId::Agent(a) => &self.agent_layouts[a as usize],
+            LineId::Branch(b) => &self.branch_layouts[b],
+            LineId::Agent(a) => &self.agent_layouts[a],
         }
     }
 
     /// The page (0-based) a node is shown on.
     pub fn page_of(&self, node: NodeId) -> Option<(LineId, u32)> {
-        let l = self.loc[node.ix()]?;
-        Some((l.line, self.line_layout(l.line).items[l.item as usize].page))
+        let l = self.loc[node]?;
+        Some((l.line, self.line_layout(l.line).items[l.item].page))
     }
 
     /// A link from a page in `from_dir` to the anchor of `node`.

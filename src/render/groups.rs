@@ -18,72 +18,95 @@
 
 use std::fmt::Write as _;
 
-use crate::graph::{NONE, NodeId};
+use crate::graph::{AgentId, BranchId, ConversationId, Graph, NodeId, SessionId};
+use crate::id::{IdVec, typed_id};
 
 use super::context::{LineId, ProjectCtx};
 
+typed_id!(
+    /// A unit of a project: a conversation, an agent, or the nodes in neither.
+    UnitId
+);
+typed_id!(
+    /// A page group ([`Groups`]).
+    GroupId
+);
+
 /// The group of every line, and each group's key.
 pub struct Groups {
-    branch: Vec<u32>,
-    agent: Vec<u32>,
-    keys: Vec<String>,
+    branch: IdVec<BranchId, GroupId>,
+    agent: IdVec<AgentId, GroupId>,
+    keys: IdVec<GroupId, String>,
 }
 
 impl Groups {
     /// The key of the group a line belongs to.
     pub fn key(&self, line: LineId) -> &str {
         let g = match line {
-            LineId::Branch(b) => self.branch[b as usize],
-            LineId::Agent(a) => self.agent[a as usize],
+            LineId::Branch(b) => self.branch[b],
+            LineId::Agent(a) => self.agent[a],
         };
-        &self.keys[g as usize]
+        &self.keys[g]
     }
 }
 
-struct Dsu(Vec<u32>);
+/// Union-find over units; the root of a set is its smallest unit.
+struct Dsu(IdVec<UnitId, UnitId>);
 
 impl Dsu {
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.0[x as usize] != x {
-            let up = self.0[self.0[x as usize] as usize];
-            self.0[x as usize] = up;
+    fn find(&mut self, mut x: UnitId) -> UnitId {
+        while self.0[x] != x {
+            let up = self.0[self.0[x]];
+            self.0[x] = up;
             x = up;
         }
         x
     }
-    fn union(&mut self, a: u32, b: u32) {
+    fn union(&mut self, a: UnitId, b: UnitId) {
         let (a, b) = (self.find(a), self.find(b));
         if a != b {
             let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-            self.0[hi as usize] = lo;
+            self.0[hi] = lo;
         }
     }
 }
 
-/// Units of a project: conversations `0..nc`, agents `nc..nc + na`, and
-/// `rest` (= `nc + na`) for nodes in neither.
+/// What a unit is.
 #[derive(Clone, Copy)]
-struct Units<'g> {
-    g: &'g crate::graph::Graph,
-    nc: u32,
-    na: u32,
+enum Unit {
+    Conversation(ConversationId),
+    Agent(AgentId),
+    /// The nodes in no conversation and no agent.
+    Rest,
 }
 
-impl Units<'_> {
-    fn rest(&self) -> u32 {
-        self.nc + self.na
+/// The units of a project: its conversations, then its agents, then the rest.
+struct Units<'g> {
+    g: &'g Graph,
+    list: IdVec<UnitId, Unit>,
+    conversation: IdVec<ConversationId, UnitId>,
+    agent: IdVec<AgentId, UnitId>,
+    rest: UnitId,
+}
+
+impl<'g> Units<'g> {
+    fn new(g: &'g Graph) -> Units<'g> {
+        let mut list = IdVec::with_capacity(g.conversations.len() + g.agents.len() + 1);
+        let conversation = g.conversations.ids().map(|c| list.push(Unit::Conversation(c))).collect();
+        let agent = g.agents.ids().map(|a| list.push(Unit::Agent(a))).collect();
+        let rest = list.push(Unit::Rest);
+        Units { g, list, conversation, agent, rest }
     }
 
     /// The unit a node belongs to.
-    fn of(&self, n: NodeId) -> u32 {
+    fn of(&self, n: NodeId) -> UnitId {
         let node = self.g.node(n);
-        if node.sidechain && node.agent != NONE && node.agent < self.na {
-            self.nc + node.agent
-        } else if !node.sidechain && node.conversation != NONE && node.conversation < self.nc {
-            node.conversation
+        let unit = if node.sidechain {
+            node.agent.and_then(|a| self.agent.get(a))
         } else {
-            self.rest()
-        }
+            node.conversation.and_then(|c| self.conversation.get(c))
+        };
+        unit.copied().unwrap_or(self.rest)
     }
 }
 
@@ -91,43 +114,37 @@ impl Units<'_> {
 /// every page of the project depends on.
 pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
     let g = ctx.graph();
-    let units = Units { g, nc: g.conversations.len() as u32, na: g.agents.len() as u32 };
-    let mut dsu = merge_related(units);
-    let roots: Vec<u32> = (0..=units.rest()).map(|u| dsu.find(u)).collect();
-    let sigs = signatures(ctx, units);
-
-    // Group keys: the base, then each member unit's signature in unit order.
-    let mut keys_of_root: Vec<Option<blake3::Hasher>> = (0..=units.rest()).map(|_| None).collect();
-    for (u, &r) in roots.iter().enumerate() {
-        let h = keys_of_root[r as usize].get_or_insert_with(|| {
+    let units = Units::new(g);
+    let mut dsu = merge_related(&units);
+    let sigs = signatures(ctx, &units);
+    // Group keys: the base, then each member unit's signature in unit order
+    // (a group is met first at its root, its smallest unit).
+    let mut group_of_root: IdVec<UnitId, Option<GroupId>> = IdVec::filled(None, units.list.len());
+    let mut hashers: IdVec<GroupId, blake3::Hasher> = IdVec::new();
+    let mut group: IdVec<UnitId, GroupId> = IdVec::with_capacity(units.list.len());
+    for (u, sig) in sigs.iter_enumerated() {
+        let id = *group_of_root[dsu.find(u)].get_or_insert_with(|| {
             let mut h = blake3::Hasher::new();
             h.update(base.as_bytes());
-            h
+            hashers.push(h)
         });
-        h.update(sigs[u].finalize().as_bytes());
+        hashers[id].update(sig.as_bytes());
+        group.push(id);
     }
-    let mut index = vec![u32::MAX; roots.len()];
-    let mut keys = Vec::new();
-    for (r, h) in keys_of_root.iter().enumerate() {
-        if let Some(h) = h {
-            index[r] = keys.len() as u32;
-            keys.push(h.finalize().to_hex()[..32].to_string());
-        }
-    }
-    let group_of = |u: u32| index[roots[u as usize] as usize];
-    let branch = g.branches.iter().map(|b| group_of(b.conversation.min(units.rest()))).collect();
-    let agent = (0..units.na).map(|a| group_of(units.nc + a)).collect();
+    let keys = hashers.iter().map(|h| h.finalize().to_hex()[..32].to_string()).collect();
+    let branch = g.branches.iter().map(|b| group[units.conversation[b.conversation]]).collect();
+    let agent = units.agent.iter().map(|u| group[*u]).collect();
     Groups { branch, agent, keys }
 }
 
 /// Merges units that refer to one another: a tree parent, a tool call and
 /// its result, an agent's spawn and attachment, a junction.
-fn merge_related(units: Units<'_>) -> Dsu {
-    let (g, nc) = (units.g, units.nc);
-    let mut dsu = Dsu((0..=units.rest()).collect());
-    for (i, node) in g.nodes.iter().enumerate() {
+fn merge_related(units: &Units<'_>) -> Dsu {
+    let g = units.g;
+    let mut dsu = Dsu(units.list.ids().collect());
+    for (i, node) in g.nodes.iter_enumerated() {
         if let Some(p) = node.parent {
-            dsu.union(units.of(NodeId(i as u32)), units.of(p));
+            dsu.union(units.of(i), units.of(p));
         }
     }
     for link in g.tools.values() {
@@ -137,8 +154,7 @@ fn merge_related(units: Units<'_>) -> Dsu {
             }
         }
     }
-    for (i, a) in g.agents.iter().enumerate() {
-        let me = nc + i as u32;
+    for (a, &me) in g.agents.iter().zip(&units.agent) {
         let spawn = a.spawn.as_ref();
         for n in
             [spawn.and_then(|s| s.use_node), spawn.and_then(|s| s.result_node), a.attached_to].into_iter().flatten()
@@ -152,44 +168,43 @@ fn merge_related(units: Units<'_>) -> Dsu {
             }
         }
     }
-    for (i, c) in g.conversations.iter().enumerate() {
+    for (c, &me) in g.conversations.iter().zip(&units.conversation) {
         for j in &c.junctions {
             for n in std::iter::once(j.at).chain(j.first) {
-                dsu.union(i as u32, units.of(n));
+                dsu.union(me, units.of(n));
             }
         }
     }
     dsu
 }
 
-/// The signature of every unit: what its pages show of it.
-fn signatures(ctx: &ProjectCtx<'_>, units: Units<'_>) -> Vec<blake3::Hasher> {
+/// The signature of every unit: a hash of what its pages show of it.
+fn signatures(ctx: &ProjectCtx<'_>, units: &Units<'_>) -> IdVec<UnitId, blake3::Hash> {
     let g = units.g;
-    let mut sigs: Vec<blake3::Hasher> = (0..=units.rest()).map(|_| blake3::Hasher::new()).collect();
-    for (i, c) in g.conversations.iter().enumerate() {
+    let sig = |unit: &Unit| {
         let mut s = String::new();
-        conversation_sig(&mut s, ctx, i);
-        for &b in &c.branches {
-            for n in &g.branches[b as usize].nodes {
-                node_sig(&mut s, ctx, *n);
+        match *unit {
+            Unit::Conversation(c) => {
+                conversation_sig(&mut s, ctx, c);
+                for &b in &g.conversations[c].branches {
+                    for n in &g.branches[b].nodes {
+                        node_sig(&mut s, ctx, *n);
+                    }
+                }
+            }
+            Unit::Agent(a) => agent_sig(&mut s, ctx, a),
+            Unit::Rest => {
+                for n in g.nodes.ids().filter(|n| units.of(*n) == units.rest) {
+                    node_sig(&mut s, ctx, n);
+                }
             }
         }
-        sigs[i].update(s.as_bytes());
-    }
-    for i in 0..g.agents.len() {
-        let mut s = String::new();
-        agent_sig(&mut s, ctx, i);
-        sigs[units.nc as usize + i].update(s.as_bytes());
-    }
-    let mut s = String::new();
-    for n in (0..g.nodes.len() as u32).map(NodeId).filter(|n| units.of(*n) == units.rest()) {
-        node_sig(&mut s, ctx, n);
-    }
-    sigs[units.rest() as usize].update(s.as_bytes());
-    sigs
+        blake3::hash(s.as_bytes())
+    };
+    units.list.iter().map(sig).collect()
 }
 
-fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
+fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: AgentId) {
     let (g, e) = (ctx.graph(), ctx.entries());
     let a = &g.agents[i];
     let uuid = |n: Option<NodeId>| n.map_or("", |n| g.uuid(e, n));
@@ -197,7 +212,7 @@ fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
     let _ = writeln!(
         s,
         "agent {:?} {:?} {:?} spawn {:?} {} {} attached {} meta {:?} {} {} {}",
-        a.id,
+        a.agent_id,
         a.kind,
         ctx.agent_dirs[i],
         spawn.and_then(|s| s.tool_use_id.as_deref()),
@@ -214,12 +229,12 @@ fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
     }
 }
 
-fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
+fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: ConversationId) {
     let g = ctx.graph();
     let e = ctx.entries();
     let c = &g.conversations[i];
     let uuid = |n: NodeId| g.uuid(e, n);
-    let first_of = |b: u32| uuid(g.branches[b as usize].first);
+    let first_of = |b: BranchId| uuid(g.branches[b].first);
     let _ = writeln!(
         s,
         "conv {} {:?} {:?} {:?} {:?} active {} {} {} {} {} {}",
@@ -256,12 +271,12 @@ fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
         );
     }
     for &b in &c.branches {
-        let br = &g.branches[b as usize];
+        let br = &g.branches[b];
         let _ = writeln!(
             s,
             "branch {} {:?} fork {:?} parent {:?} {} leaf {} {} {:?} {:?} {} {} pages {}",
             uuid(br.first),
-            ctx.branch_dirs[b as usize],
+            ctx.branch_dirs[b],
             br.fork_point.map(uuid),
             br.parent_branch.map(first_of),
             br.depth,
@@ -270,20 +285,20 @@ fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: usize) {
             br.summary,
             br.title,
             br.last_ts,
-            ctx.labels[b as usize],
-            ctx.branch_layouts[b as usize].pages
+            ctx.labels[b],
+            ctx.branch_layouts[b].pages
         );
         session_sig(s, ctx, br.session);
     }
 }
 
-fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: u32) {
+fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: SessionId) {
     let g = ctx.graph();
-    let Some(ss) = g.sessions.get(sid as usize) else { return };
+    let Some(ss) = g.sessions.get(sid) else { return };
     let _ = writeln!(
         s,
         "session {:?} {:?} {:?} {:?} {:?} {:?} leaf {:?} fork_of {:?} own {}",
-        ss.id,
+        ss.session_id,
         ss.first_ts,
         ss.last_ts,
         ss.custom_title,
@@ -299,7 +314,7 @@ fn node_sig(s: &mut String, ctx: &ProjectCtx<'_>, n: NodeId) {
     let (g, e) = (ctx.graph(), ctx.entries());
     let node = g.node(n);
     let en = g.entry(e, n);
-    let sess = g.sessions.get(node.session as usize).map_or("", |x| &x.id);
+    let sess = g.sessions.get(node.session).map_or("", |x| &x.session_id);
     let _ = write!(
         s,
         "n {} {:x} {:x} {} p {} {:?} {sess} {} {} {:?}",
@@ -323,12 +338,12 @@ fn node_sig(s: &mut String, ctx: &ProjectCtx<'_>, n: NodeId) {
         }
     }
     // Queued messages shown after it.
-    for q in g.queued.get(&n).into_iter().flatten() {
-        let _ = write!(s, " queued {:x}", e[*q as usize].line_hash);
+    for &q in g.queued.get(&n).into_iter().flatten() {
+        let _ = write!(s, " queued {:x}", e[q].line_hash);
     }
     // Differing copies of the uuid are shown with the message, with their place.
-    for o in ctx.conflicts.get(&n).into_iter().flatten() {
-        let other = &e[*o as usize];
+    for &o in ctx.conflicts.get(&n).into_iter().flatten() {
+        let other = &e[o];
         let _ = write!(s, " conflict {:x} {}", other.line_hash, ctx.project.locate(other.loc));
     }
     s.push('\n');

@@ -9,9 +9,15 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::{Graph, NodeId};
-use crate::parse::{Entry, Kind, UserKind};
+use crate::id::{IdVec, typed_id};
+use crate::parse::{Entries, Entry, Kind, UserKind};
 
 use super::urls::page_of;
+
+typed_id!(
+    /// An item's place in its [`LineLayout`].
+    ItemId
+);
 
 /// A display unit: one prompt, one assistant turn, one system entry…
 #[derive(Debug, Clone)]
@@ -32,29 +38,30 @@ pub struct Item {
 /// The layout of one line.
 #[derive(Debug, Clone, Default)]
 pub struct LineLayout {
-    pub items: Vec<Item>,
+    pub items: IdVec<ItemId, Item>,
     pub pages: u32,
     /// Counted items on the line.
     pub turns: u32,
 }
 
 impl LineLayout {
-    /// Items on page `p`, as an index range.
+    /// Items on page `p`, as a range of positions in `items`.
     pub fn page_range(&self, p: u32) -> std::ops::Range<usize> {
-        let start = self.items.partition_point(|i| i.page < p);
-        let end = self.items.partition_point(|i| i.page <= p);
+        let items = self.items.as_slice();
+        let start = items.partition_point(|i| i.page < p);
+        let end = items.partition_point(|i| i.page <= p);
         start..end
     }
 }
 
 /// Lays out `nodes` (in display order); numbering starts after `first_number`.
-pub fn layout(g: &Graph, entries: &[Entry], nodes: &[NodeId], first_number: u32, page_size: u32) -> LineLayout {
+pub fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32, page_size: u32) -> LineLayout {
     let on_line: FxHashSet<NodeId> = nodes.iter().copied().collect();
-    let mut items: Vec<Item> = Vec::new();
+    let mut items: IdVec<ItemId, Item> = IdVec::new();
     // message.id → item, for the streamed entries of the current exchange.
-    let mut turns: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut turns: FxHashMap<&str, ItemId> = FxHashMap::default();
     // tool_use id → item holding the call.
-    let mut calls: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut calls: FxHashMap<&str, ItemId> = FxHashMap::default();
     let mut counted = 0u32;
     for &id in nodes {
         let e = g.entry(entries, id);
@@ -81,7 +88,7 @@ pub fn layout(g: &Graph, entries: &[Entry], nodes: &[NodeId], first_number: u32,
         if e.kind == Kind::User && e.user_kind == UserKind::Prompt {
             turns.clear();
         }
-        let ix = items.len();
+        let ix = items.next_id();
         if e.kind == Kind::Assistant {
             if let Some(m) = e.message_id.as_deref() {
                 turns.insert(m, ix);

@@ -3,7 +3,7 @@
 //! collapsed "other entries" (fragments, side agents, unknown metadata); plus
 //! the project's entries for the search index.
 
-use crate::graph::{AgentKind, Conversation};
+use crate::graph::{AgentKind, Conversation, ConversationId};
 use crate::parse::Kind;
 
 use super::blocks::Block;
@@ -41,7 +41,7 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> (Vec<Block>, usize) {
 fn unplaced_queued(ctx: &ProjectCtx<'_>) -> Vec<Vec<Block>> {
     let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
     let queued = &ctx.graph().unplaced_queued;
-    queued.iter().map(|&q| super::message::queued_view(&mut pcx, &ctx.entries()[q as usize]).body).collect()
+    queued.iter().map(|&q| super::message::queued_view(&mut pcx, &ctx.entries()[q]).body).collect()
 }
 
 /// Token totals of a conversation: per assistant turn (`message.id`), the
@@ -52,7 +52,7 @@ pub fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> String {
     let mut best: rustc_hash::FxHashMap<&str, crate::parse::Usage> = Default::default();
     let mut loose = (0u64, 0u64);
     for &b in &c.branches {
-        for &n in &g.branches[b as usize].nodes {
+        for &n in &g.branches[b].nodes {
             let en = g.entry(e, n);
             let (Kind::Assistant, Some(u)) = (&en.kind, en.usage) else { continue };
             match en.message_id.as_deref() {
@@ -86,7 +86,7 @@ pub fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
     let mut search = vec![SearchEntry::new("project", &ctx.name, &ctx.name, "", format!("{dir}index.html"))];
     let mut convs = Vec::new();
     let mut fragments = Vec::new();
-    for (i, c) in ctx.graph().conversations.iter().enumerate() {
+    for (i, c) in ctx.graph().conversations.iter_enumerated() {
         let row = conv_row(ctx, i, c);
         if c.is_fragment {
             fragments.push(row);
@@ -113,7 +113,7 @@ pub fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
     (page, search)
 }
 
-fn conv_row(ctx: &ProjectCtx<'_>, i: usize, c: &Conversation) -> ConvRow {
+fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRow {
     ConvRow {
         title: excerpt(&c.title, LISTED_TITLE_CHARS),
         href: href(&ctx.dir, &ctx.conv_dirs[i], "index.html", None),
@@ -130,7 +130,7 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: usize, c: &Conversation) -> ConvRow {
 
 /// A conversation's entries of the search index: itself, its fork points
 /// and its branches.
-fn conversation_search(ctx: &ProjectCtx<'_>, i: usize, c: &Conversation) -> Vec<SearchEntry> {
+fn conversation_search(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> Vec<SearchEntry> {
     let g = ctx.graph();
     let first_prompt = c.first_prompt.as_deref().unwrap_or("");
     let mut out = vec![SearchEntry::new(
@@ -142,16 +142,16 @@ fn conversation_search(ctx: &ProjectCtx<'_>, i: usize, c: &Conversation) -> Vec<
     )];
     for fp in &c.fork_points {
         let n = ctx.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-        let lay = &ctx.branch_layouts[fp.branch as usize];
-        let ix = ctx.loc[fp.node.ix()].map_or(0, |l| l.item as usize);
+        let lay = &ctx.branch_layouts[fp.branch];
+        let ix = ctx.loc[fp.node].map_or(0, |l| l.item.index());
         let url = ctx.node_href("", fp.node).unwrap_or_default().into_string();
         let title = format!("Fork at #{n} · {}", c.title);
         out.push(SearchEntry::new("fork", &ctx.name, &title, &turn_text(ctx, lay, ix), url));
     }
     for &b in c.branches.iter().skip(1) {
-        let br = &g.branches[b as usize];
-        let url = format!("{}index.html", ctx.branch_dirs[b as usize]);
-        let title = format!("Branch {} · {}", ctx.labels[b as usize], br.title);
+        let br = &g.branches[b];
+        let url = format!("{}index.html", ctx.branch_dirs[b]);
+        let title = format!("Branch {} · {}", ctx.labels[b], br.title);
         out.push(SearchEntry::new("branch", &ctx.name, &title, &g.entry(ctx.entries(), br.first).excerpt, url));
     }
     out
@@ -162,10 +162,10 @@ fn conversation_search(ctx: &ProjectCtx<'_>, i: usize, c: &Conversation) -> Vec<
 fn agent_rows(ctx: &ProjectCtx<'_>) -> (Vec<AgentRow>, Vec<AgentRow>) {
     let mut agents = Vec::new();
     let mut others = Vec::new();
-    for (i, a) in ctx.graph().agents.iter().enumerate() {
+    for (i, a) in ctx.graph().agents.iter_enumerated() {
         let desc = a.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("");
         let row = AgentRow {
-            title: if desc.is_empty() { a.id.to_string() } else { desc.to_string() },
+            title: if desc.is_empty() { a.agent_id.to_string() } else { desc.to_string() },
             href: href(&ctx.dir, &ctx.agent_dirs[i], "index.html", None),
             kind: match a.kind {
                 AgentKind::Subagent => {

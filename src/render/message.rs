@@ -132,7 +132,7 @@ fn landmarks(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
     for n in item.nodes.iter().chain(&item.absorbed) {
         let Some(others) = cx.p.conflicts.get(n).cloned() else { continue };
         for o in others {
-            let other = &cx.p.entries()[o as usize];
+            let other = &cx.p.entries()[o];
             let label = format!("A different copy of this entry ({})", cx.p.place(other.loc));
             let json = parse(cx, other);
             let details = cx.json_details(&cx.p.redactor.text(|| label.clone(), &label), &json);
@@ -149,16 +149,17 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
         .children
         .iter()
         .enumerate()
-        .map(|(k, &child)| {
+        .filter_map(|(k, &child)| {
             let words = excerpt(fp.labels.get(k).map_or("", |l| &**l), 60);
             if k == 0 {
                 let href = cx.p.node_href(cx.dir, child).unwrap_or_default();
-                return ForkBranch { label: format!("{n}.1"), href, words, continues: true };
+                return Some(ForkBranch { label: format!("{n}.1"), href, words, continues: true });
             }
-            let cb = g.node(child).branch;
-            let label = cx.p.labels.get(cb as usize).cloned().unwrap_or_default();
+            // Every later child of a fork point starts a branch.
+            let cb = g.node(child).branch?;
+            let label = cx.p.labels[cb].clone();
             let href = href(cx.dir, cx.p.line_dir(LineId::Branch(cb)), &page_file(0), None);
-            ForkBranch { label, href, words, continues: false }
+            Some(ForkBranch { label, href, words, continues: false })
         })
         .collect();
     Some(ForkNote { number: n, branches })

@@ -185,7 +185,7 @@ pub fn render_project(
 fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(LineId, u32, String)> {
     let g = ctx.graph();
     let lines = g.conversations.iter().flat_map(|c| c.branches.iter().map(|&b| LineId::Branch(b)));
-    let lines = lines.chain((0..g.agents.len() as u32).map(LineId::Agent));
+    let lines = lines.chain(g.agents.ids().map(LineId::Agent));
     let mut jobs = Vec::new();
     for line in lines {
         let pages = ctx.line_layout(line).pages;

@@ -12,7 +12,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::graph::{Conversation, NodeId};
+use crate::graph::{BranchId, Conversation, NodeId};
 
 use super::context::{LineId, ProjectCtx};
 use super::pages::Time;
@@ -45,7 +45,7 @@ pub struct OutlineRow {
 pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<OutlineRow> {
     let g = p.graph();
     let e = p.entries();
-    let active: FxHashSet<NodeId> = g.ancestry(g.branches[c.active_branch as usize].leaf).into_iter().collect();
+    let active: FxHashSet<NodeId> = g.ancestry(g.branches[c.active_branch].leaf).into_iter().collect();
     let mut rows = vec![OutlineRow {
         kind: "first",
         depth: 0,
@@ -66,18 +66,18 @@ pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<Outl
 fn walk(
     p: &ProjectCtx<'_>,
     c: &Conversation,
-    b: u32,
+    b: BranchId,
     depth: u32,
     from_dir: &str,
     active: &FxHashSet<NodeId>,
     rows: &mut Vec<OutlineRow>,
 ) {
     let g = p.graph();
-    let lay = &p.branch_layouts[b as usize];
-    let br = &g.branches[b as usize];
-    let item_of = |n: NodeId| p.loc[n.ix()].map_or(0, |l| l.item as usize);
+    let lay = &p.branch_layouts[b];
+    let br = &g.branches[b];
+    let item_of = |n: NodeId| p.loc[n].map_or(0, |l| l.item.index());
     let last_fork = c.fork_points.iter().filter(|f| f.branch == b).map(|f| item_of(f.node)).max();
-    let has_forks = |cb: u32| c.fork_points.iter().any(|f| f.branch == cb);
+    let has_forks = |cb: BranchId| c.fork_points.iter().any(|f| f.branch == cb);
     let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
     for fp in c.fork_points.iter().filter(|f| f.branch == b) {
         let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
@@ -98,7 +98,7 @@ fn walk(
         for (k, &child) in fp.children.iter().enumerate() {
             let first_words = excerpt(fp.labels.get(k).map_or("", |l| &**l), 120);
             if k == 0 {
-                let after = lay.items[item_ix + 1..].iter().filter(|i| i.counted).count();
+                let after = lay.items.as_slice()[item_ix + 1..].iter().filter(|i| i.counted).count();
                 rows.push(OutlineRow {
                     kind: "branch",
                     depth: (depth + 1).min(OUTLINE_DEPTH),
@@ -114,14 +114,13 @@ fn walk(
                 });
                 continue;
             }
-            let cb = g.node(child).branch;
-            let Some(cbr) = g.branches.get(cb as usize) else {
+            let Some((cb, cbr)) = g.node(child).branch.and_then(|cb| Some((cb, g.branches.get(cb)?))) else {
                 continue;
             };
             rows.push(OutlineRow {
                 kind: "branch",
                 depth: (depth + 1).min(OUTLINE_DEPTH),
-                label: p.labels[cb as usize].clone(),
+                label: p.labels[cb].clone(),
                 text: first_words,
                 href: href(from_dir, p.line_dir(LineId::Branch(cb)), &page_file(0), None),
                 title: if has_forks(cb) { String::new() } else { summary(cbr) },
@@ -142,7 +141,7 @@ pub fn turn_text(p: &ProjectCtx<'_>, lay: &super::layout::LineLayout, ix: usize)
     let g = p.graph();
     let e = p.entries();
     let end = (ix + 1).min(lay.items.len());
-    lay.items[..end]
+    lay.items.as_slice()[..end]
         .iter()
         .rev()
         .filter(|i| i.counted)

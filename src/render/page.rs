@@ -111,7 +111,7 @@ impl<'a> PageCtx<'a> {
         if !self.anchors {
             return None;
         }
-        let mine = self.p.loc[node.ix()].is_some_and(|l| Some(l.line) == self.line);
+        let mine = self.p.loc[node].is_some_and(|l| Some(l.line) == self.line);
         if !mine || !self.emitted.insert(node) {
             return None;
         }

@@ -282,7 +282,7 @@ pub fn standalone_result(cx: &mut PageCtx<'_>, b: &Value, tur: Option<&Value>) -
 fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<CallResult> {
     let g = cx.p.graph();
     let link = g.tools.get(id)?;
-    let same_line = |n: &NodeId| cx.p.loc[n.ix()].map(|l| l.line) == cx.line && cx.line.is_some();
+    let same_line = |n: &NodeId| cx.p.loc[*n].map(|l| l.line) == cx.line && cx.line.is_some();
     let node = link
         .results
         .iter()
@@ -402,8 +402,8 @@ fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &'static
 
 fn agent_link(cx: &PageCtx<'_>, tool_id: &str) -> Option<AgentLink> {
     let &a = cx.p.agent_by_tool.get(tool_id)?;
-    let agent = &cx.p.graph().agents[a as usize];
-    Some(AgentLink { href: href(cx.dir, &cx.p.agent_dirs[a as usize], &page_file(0), None), messages: agent.messages })
+    let agent = &cx.p.graph().agents[a];
+    Some(AgentLink { href: href(cx.dir, &cx.p.agent_dirs[a], &page_file(0), None), messages: agent.messages })
 }
 
 fn read_arg(input: &Value) -> String {

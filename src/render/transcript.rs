@@ -5,11 +5,12 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::graph::{AgentKind, Conversation, NodeId};
+use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, NodeId, SessionId};
 use crate::parse::Kind;
 
 use super::blocks::{Block, SessionRef};
 use super::context::{LineId, ProjectCtx};
+use super::layout::ItemId;
 use super::listing;
 use super::message::{MessageView, render_item};
 use super::outline::outline;
@@ -19,13 +20,12 @@ use super::text::excerpt;
 use super::urls::{href, sibling_page};
 use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, TITLE_CHARS};
 
-pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<&Conversation>) -> Vec<Crumb> {
+pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<ConversationId>) -> Vec<Crumb> {
     let mut v = vec![Crumb { label: excerpt(&ctx.name, CRUMB_CHARS), href: href(from, &ctx.dir, "index.html", None) }];
     if let Some(c) = conv {
-        let i = ctx.graph().node(c.root).conversation as usize;
         v.push(Crumb {
-            label: excerpt(&c.title, CRUMB_CHARS),
-            href: href(from, &ctx.conv_dirs[i], "index.html", None),
+            label: excerpt(&ctx.graph().conversations[c].title, CRUMB_CHARS),
+            href: href(from, &ctx.conv_dirs[c], "index.html", None),
         });
     }
     v
@@ -38,15 +38,15 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
     let mut pcx = PageCtx::new(ctx, dir, Some(line));
     pcx.page = page;
     let mut messages = Vec::new();
-    let range = lay.page_range(page);
-    for ix in range {
-        let item = &lay.items[ix];
+    let items = lay.items.as_slice();
+    for ix in lay.page_range(page) {
+        let item = &items[ix];
         let session = g.node(item.nodes[0]).session;
         if ix > 0
-            && g.node(lay.items[ix - 1].nodes[0]).session != session
+            && g.node(items[ix - 1].nodes[0]).session != session
             && g.entry(ctx.entries(), item.nodes[0]).kind != Kind::Assistant
         {
-            messages.push(session_marker(&g.sessions[session as usize].id, ctx.own_forks.contains(&session)));
+            messages.push(session_marker(&g.sessions[session].session_id, ctx.own_forks.contains(&session)));
         }
         let mut view = render_item(&mut pcx, item);
         if let Some(k) = ctx.checkpoint(line, item) {
@@ -54,7 +54,7 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
         }
         messages.push(view);
         for q in item.nodes.iter().chain(&item.absorbed).filter_map(|n| g.queued.get(n)).flatten() {
-            messages.push(super::message::queued_view(&mut pcx, &ctx.entries()[*q as usize]));
+            messages.push(super::message::queued_view(&mut pcx, &ctx.entries()[*q]));
         }
     }
     let pager = pager(lay.pages, page);
@@ -76,13 +76,13 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
     };
     match line {
         LineId::Branch(b) => {
-            let br = &g.branches[b as usize];
-            let c = &g.conversations[br.conversation as usize];
-            p.crumbs = crumbs(ctx, dir, Some(c));
+            let br = &g.branches[b];
+            let c = &g.conversations[br.conversation];
+            p.crumbs = crumbs(ctx, dir, Some(br.conversation));
             if br.fork_point.is_none() {
                 p.title = excerpt(&c.title, TITLE_CHARS);
                 p.heading = c.title.to_string();
-                p.facts = conv_facts(ctx, c);
+                p.facts = conv_facts(ctx, br.conversation);
                 if page == 0 && !c.fork_points.is_empty() {
                     p.outline = outline(ctx, c, dir);
                 }
@@ -108,8 +108,8 @@ fn session_marker(id: &str, own_fork: bool) -> MessageView {
 }
 
 /// A session, with the cctree-fork badge when it is one.
-fn session_ref(ctx: &ProjectCtx<'_>, s: u32) -> SessionRef {
-    SessionRef { id: ctx.graph().sessions[s as usize].id.to_string(), own_fork: ctx.own_forks.contains(&s) }
+fn session_ref(ctx: &ProjectCtx<'_>, s: SessionId) -> SessionRef {
+    SessionRef { id: ctx.graph().sessions[s].session_id.to_string(), own_fork: ctx.own_forks.contains(&s) }
 }
 
 fn pager(pages: u32, cur: u32) -> Pager {
@@ -124,8 +124,9 @@ fn fact(label: &str, value: FactValue) -> Fact {
     Fact { label: label.into(), value }
 }
 
-fn conv_facts(ctx: &ProjectCtx<'_>, c: &Conversation) -> Vec<Fact> {
+fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
     let g = ctx.graph();
+    let c = &g.conversations[ci];
     let mut v = vec![
         fact("started", FactValue::Time(Time::at(c.first_ts))),
         fact("last active", FactValue::Time(Time::at(c.last_ts))),
@@ -139,11 +140,11 @@ fn conv_facts(ctx: &ProjectCtx<'_>, c: &Conversation) -> Vec<Fact> {
         .iter()
         .filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork)
         .map(|j| CctreeFork {
-            session: g.sessions[j.session as usize].id.to_string(),
-            at: ctx.loc[j.at.ix()]
-                .map(|l| ctx.line_layout(l.line).items[l.item as usize].number)
+            session: g.sessions[j.session].session_id.to_string(),
+            at: ctx.loc[j.at]
+                .map(|l| ctx.line_layout(l.line).items[l.item].number)
                 .map_or_else(|| "a message".to_string(), |n| format!("#{n}")),
-            href: ctx.node_href(&ctx.conv_dirs[g.node(c.root).conversation as usize], j.at),
+            href: ctx.node_href(&ctx.conv_dirs[ci], j.at),
         })
         .collect();
     if !forks.is_empty() {
@@ -156,14 +157,14 @@ fn conv_facts(ctx: &ProjectCtx<'_>, c: &Conversation) -> Vec<Fact> {
     v
 }
 
-fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
+fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut LinePage) {
     let g = ctx.graph();
-    let br = &g.branches[b as usize];
-    let label = &ctx.labels[b as usize];
+    let br = &g.branches[b];
+    let label = &ctx.labels[b];
     p.kind = "branch";
     // A branch with nested forks ends in one of their continuations: its
     // summary names that leaf, not the branch (as in the fork-point index).
-    let has_nested = g.conversations[br.conversation as usize].fork_points.iter().any(|f| f.branch == b);
+    let has_nested = g.conversations[br.conversation].fork_points.iter().any(|f| f.branch == b);
     let first_words = br
         .nodes
         .iter()
@@ -177,19 +178,19 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
     p.title = format!("{label} · {}", excerpt(&title, TITLE_CHARS));
     p.heading = format!("Branch {label}: {}", excerpt(&title, TITLE_CHARS));
     let Some(fork) = br.fork_point else { return };
-    let parent = br.parent_branch.unwrap_or(0);
+    let parent = br.parent_branch.unwrap_or(BranchId::FIRST);
     let n = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
-    let link = ctx.node_href(&ctx.branch_dirs[b as usize], fork).unwrap_or_default();
-    let parent_label = if g.branches[parent as usize].fork_point.is_none() {
+    let link = ctx.node_href(&ctx.branch_dirs[b], fork).unwrap_or_default();
+    let parent_label = if g.branches[parent].fork_point.is_none() {
         "the main branch".to_string()
     } else {
-        format!("branch {}", ctx.labels[parent as usize])
+        format!("branch {}", ctx.labels[parent])
     };
     p.forked_from = Some(ForkedFrom {
         href: link,
         number: n,
         parent: parent_label,
-        active: g.conversations[br.conversation as usize].active_branch == b,
+        active: g.conversations[br.conversation].active_branch == b,
         own_fork: ctx.own_forks.contains(&br.session),
     });
     p.facts = vec![
@@ -198,7 +199,7 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
         fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
     ];
     if page == 0 {
-        p.context = fork_context(ctx, &ctx.branch_dirs[b as usize], fork, FORK_CONTEXT);
+        p.context = fork_context(ctx, &ctx.branch_dirs[b], fork, FORK_CONTEXT);
     }
 }
 
@@ -208,21 +209,14 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: u32, page: u32, p: &mut LinePage) {
 fn fork_context<'a>(ctx: &'a ProjectCtx<'a>, dir: &'a str, fork: NodeId, n: usize) -> Vec<MessageView> {
     let g = ctx.graph();
     let e = ctx.entries();
-    let mut seen: FxHashSet<(u32, u32)> = FxHashSet::default();
+    let mut seen: FxHashSet<(LineId, ItemId)> = FxHashSet::default();
     let mut picked = Vec::new();
     let mut prompt = None;
     let mut scanned = 0;
     for node in g.ancestry(fork).into_iter().rev() {
-        let Some(l) = ctx.loc[node.ix()] else { continue };
-        let item = &ctx.line_layout(l.line).items[l.item as usize];
-        let key = (
-            match l.line {
-                LineId::Branch(b) => b,
-                LineId::Agent(a) => a | 1 << 31,
-            },
-            l.item,
-        );
-        if !item.counted || !seen.insert(key) {
+        let Some(l) = ctx.loc[node] else { continue };
+        let item = &ctx.line_layout(l.line).items[l.item];
+        if !item.counted || !seen.insert((l.line, l.item)) {
             continue;
         }
         if g.entry(e, item.nodes[0]).user_kind == crate::parse::UserKind::Prompt {
@@ -242,23 +236,23 @@ fn fork_context<'a>(ctx: &'a ProjectCtx<'a>, dir: &'a str, fork: NodeId, n: usiz
     picked.into_iter().map(|item| render_item(&mut pcx, item)).collect()
 }
 
-fn agent_header(ctx: &ProjectCtx<'_>, a: u32, p: &mut LinePage) {
+fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, p: &mut LinePage) {
     let g = ctx.graph();
-    let agent = &g.agents[a as usize];
-    let dir = &ctx.agent_dirs[a as usize];
+    let agent = &g.agents[a];
+    let dir = &ctx.agent_dirs[a];
     let desc = agent.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("");
     let ty = agent.meta.as_ref().and_then(|m| m.agent_type.as_deref()).unwrap_or("");
     p.kind = "agent";
-    p.heading = if desc.is_empty() { format!("Agent {}", agent.id) } else { desc.to_string() };
+    p.heading = if desc.is_empty() { format!("Agent {}", agent.agent_id) } else { desc.to_string() };
     p.title = p.heading.clone();
     p.subheading = match (ty, agent.kind) {
-        (t, AgentKind::Subagent) if !t.is_empty() => format!("{t} sub-agent {}", agent.id),
-        (_, AgentKind::Subagent) => format!("Sub-agent {}", agent.id),
-        (_, AgentKind::SideAgent) => format!("Side agent {}", agent.id),
+        (t, AgentKind::Subagent) if !t.is_empty() => format!("{t} sub-agent {}", agent.agent_id),
+        (_, AgentKind::Subagent) => format!("Sub-agent {}", agent.agent_id),
+        (_, AgentKind::SideAgent) => format!("Side agent {}", agent.agent_id),
         (_, AgentKind::Inline) => "Side exchange".to_string(),
     };
     let spawn = agent.spawn.as_ref().and_then(|s| s.use_node);
-    let conv = spawn.map(|n| g.node(n).conversation).and_then(|c| g.conversations.get(c as usize));
+    let conv = spawn.and_then(|n| g.node(n).conversation);
     p.crumbs = crumbs(ctx, dir, conv);
     p.spawned_by = spawn.and_then(|n| ctx.node_href(dir, n));
     p.facts = vec![

@@ -25,7 +25,8 @@ use jiff::tz::TimeZone;
 use rustc_hash::FxHashMap;
 
 use crate::discover::{FileClass, ProjectSource};
-use crate::graph::{Graph, NONE};
+use crate::graph::{ConversationId, Graph, SessionId};
+use crate::id::IdVec;
 use crate::limits::{START_DIR_BYTES, START_DIR_LINES};
 use crate::project::Project;
 
@@ -223,13 +224,13 @@ impl Selection {
             }
         }
         let mut chosen = Vec::new();
-        for (i, c) in g.conversations.iter().enumerate() {
+        for (i, c) in g.conversations.iter_enumerated() {
             let ids = &named[i];
             if !self.conversations.is_empty() && ids.is_empty() {
                 continue;
             }
             if self.in_range(c.last_ts) {
-                chosen.push(i as u32);
+                chosen.push(i);
                 tally.matched.extend(ids.iter().map(|id| id.to_string()));
             } else {
                 for id in ids {
@@ -322,38 +323,38 @@ impl Selection {
     /// For each conversation of `g`, the `--conversation` ids that name it:
     /// its root, a session holding its nodes (or a `cctree fork` copy of
     /// it), a message of it or of an agent it spawned.
-    fn named(&self, g: &Graph) -> Vec<Vec<&str>> {
-        let mut out: Vec<Vec<&str>> = vec![Vec::new(); g.conversations.len()];
+    fn named(&self, g: &Graph) -> IdVec<ConversationId, Vec<&str>> {
+        let mut out: IdVec<ConversationId, Vec<&str>> = IdVec::filled(Vec::new(), g.conversations.len());
         if self.conversations.is_empty() {
             return out;
         }
-        let mut hits: Vec<(u32, &str)> = Vec::new();
-        let mut owners: Option<Vec<Option<u32>>> = None;
+        let mut hits: Vec<(ConversationId, &str)> = Vec::new();
+        let mut owners = None;
         for id in &self.conversations {
             let Some(&n) = g.index.get(id.as_str()) else { continue };
             let node = g.node(n);
             let c = if node.sidechain {
-                owners.get_or_insert_with(|| subset::agent_owners(g)).get(node.agent as usize).copied().flatten()
+                let owners = owners.get_or_insert_with(|| subset::agent_owners(g));
+                node.agent.and_then(|a| owners.get(a)).copied().flatten()
             } else {
-                (node.conversation != NONE).then_some(node.conversation)
+                node.conversation
             };
             hits.extend(c.map(|c| (c, id.as_str())));
         }
-        let by_session: FxHashMap<u32, &str> = g
+        let by_session: FxHashMap<SessionId, &str> = g
             .sessions
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| Some((i as u32, self.conversations.iter().find(|c| **c == *s.id)?.as_str())))
+            .iter_enumerated()
+            .filter_map(|(i, s)| Some((i, self.conversations.iter().find(|c| **c == *s.session_id)?.as_str())))
             .collect();
         if !by_session.is_empty() {
-            for (i, c) in g.conversations.iter().enumerate() {
+            for (i, c) in g.conversations.iter_enumerated() {
                 for s in c.sessions.iter().chain(c.junctions.iter().map(|j| &j.session)) {
-                    hits.extend(by_session.get(s).map(|id| (i as u32, *id)));
+                    hits.extend(by_session.get(s).map(|id| (i, *id)));
                 }
             }
         }
         for (c, id) in hits {
-            if let Some(v) = out.get_mut(c as usize) {
+            if let Some(v) = out.get_mut(c) {
                 if !v.contains(&id) {
                     v.push(id);
                 }

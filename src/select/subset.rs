@@ -32,20 +32,21 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::discover::ProjectSource;
+use crate::discover::{FileId, ProjectSource};
 use crate::graph::{
-    Agent, Branch, Conversation, ForkPoint, Graph, GraphFinding, Junction, MultiChildCounts, NONE, Node, NodeId,
-    Problem, Session, Spawn, SummaryRef, ToolLink,
+    Agent, AgentId, Branch, BranchId, Conversation, ConversationId, ForkPoint, Graph, GraphFinding, Junction,
+    MultiChildCounts, Node, NodeId, Problem, Session, SessionId, Spawn, SummaryRef, ToolLink,
 };
-use crate::parse::{Entry, Kind, Meta};
+use crate::id::{Id, IdVec};
+use crate::parse::{Entries, EntryId, Kind, Meta};
 use crate::project::{FileStats, Project};
 
 /// The conversation each agent belongs to: the conversation of the node that
 /// spawned it (its call, else its result), else of the main node it hangs
 /// from; an agent spawned inside another agent belongs where that one does.
 /// `None`: spawned by no conversation (an orphan sub-agent file, a Warmup).
-pub fn agent_owners(g: &Graph) -> Vec<Option<u32>> {
-    let direct: Vec<Vec<NodeId>> = g
+pub fn agent_owners(g: &Graph) -> IdVec<AgentId, Option<ConversationId>> {
+    let direct: IdVec<AgentId, Vec<NodeId>> = g
         .agents
         .iter()
         .map(|a| {
@@ -59,178 +60,127 @@ pub fn agent_owners(g: &Graph) -> Vec<Option<u32>> {
                 .collect()
         })
         .collect();
-    let mut owners: Vec<Option<u32>> = vec![None; g.agents.len()];
-    for (a, owner) in owners.iter_mut().enumerate() {
-        // Follow spawning agents up (iteratively; a loop of agents spawning
-        // one another ends as an orphan).
-        let mut seen = FxHashSet::default();
-        let mut cur = a;
-        *owner = loop {
-            if !seen.insert(cur) {
-                break None;
-            }
-            let mut next = None;
-            let mut found = None;
-            for n in &direct[cur] {
-                let node = g.node(*n);
-                if !node.sidechain && (node.conversation as usize) < g.conversations.len() {
-                    found = Some(node.conversation);
-                    break;
+    g.agents
+        .ids()
+        .map(|a| {
+            // Follow spawning agents up (iteratively; a loop of agents spawning
+            // one another ends as an orphan).
+            let mut seen = FxHashSet::default();
+            let mut cur = a;
+            loop {
+                if !seen.insert(cur) {
+                    break None;
                 }
-                if node.sidechain && node.agent != NONE && node.agent as usize != cur && next.is_none() {
-                    next = Some(node.agent as usize);
+                let mut next = None;
+                let mut found = None;
+                for n in &direct[cur] {
+                    let node = g.node(*n);
+                    if !node.sidechain && node.conversation.is_some() {
+                        found = node.conversation;
+                        break;
+                    }
+                    if node.sidechain && next.is_none() {
+                        next = node.agent.filter(|up| *up != cur);
+                    }
+                }
+                match (found, next) {
+                    (Some(c), _) => break Some(c),
+                    (None, Some(up)) => cur = up,
+                    _ => break None,
                 }
             }
-            match (found, next) {
-                (Some(c), _) => break Some(c),
-                (None, Some(up)) if (up) < g.agents.len() => cur = up,
-                _ => break None,
-            }
-        };
-    }
-    owners
+        })
+        .collect()
 }
 
-/// Old index → new index of the kept items of a list (`NONE`: dropped).
-struct Renumber(Vec<u32>);
+/// Old id → new id of the kept items of a list (`None`: dropped).
+struct Renumber<I: Id>(IdVec<I, Option<I>>);
 
-impl Renumber {
-    fn new(keep: impl Iterator<Item = bool>) -> Renumber {
-        let mut next = 0;
+impl<I: Id> Renumber<I> {
+    fn new(keep: impl Iterator<Item = bool>) -> Renumber<I> {
+        let mut kept = 0;
         Renumber(
             keep.map(|k| {
-                if k {
-                    next += 1;
-                    next - 1
-                } else {
-                    NONE
-                }
+                // The new ids are at most as many as the old ones.
+                let new = if k { I::new(kept) } else { None };
+                kept += usize::from(k);
+                new
             })
             .collect(),
         )
     }
 
-    fn get(&self, old: u32) -> Option<u32> {
-        self.0.get(old as usize).copied().filter(|n| *n != NONE)
+    fn get(&self, old: I) -> Option<I> {
+        self.0.get(old).copied().flatten()
     }
 
-    fn keeps(&self, old: u32) -> bool {
+    fn keeps(&self, old: I) -> bool {
         self.get(old).is_some()
     }
 
-    fn node(&self, old: NodeId) -> Option<NodeId> {
-        self.get(old.0).map(NodeId)
+    /// The kept items of `list`, in order.
+    fn kept<'v, T>(&'v self, list: &'v IdVec<I, T>) -> impl Iterator<Item = &'v T> {
+        list.iter_enumerated().filter(|(i, _)| self.keeps(*i)).map(|(_, t)| t)
     }
 }
 
-/// `project` holding only the conversations `keep` (indices into its
-/// conversations) and what belongs to them (see the module doc).
-pub fn restrict(project: Project, keep: &[u32]) -> Project {
+/// `project` holding only the conversations `keep` and what belongs to
+/// them (see the module doc).
+pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
     let Project { source, file_stats, entries, warnings, texts, redactions, graph: g } = project;
     let owners = agent_owners(&g);
-    let mut conv_keep = vec![false; g.conversations.len()];
+    let mut conv_keep: IdVec<ConversationId, bool> = IdVec::filled(false, g.conversations.len());
     for &c in keep {
-        if let Some(k) = conv_keep.get_mut(c as usize) {
+        if let Some(k) = conv_keep.get_mut(c) {
             *k = true;
         }
     }
-    let agent_keep: Vec<bool> = owners.iter().map(|o| o.is_some_and(|c| conv_keep[c as usize])).collect();
-    let nodes = Renumber::new(g.nodes.iter().map(|n| {
-        if n.sidechain {
-            agent_keep.get(n.agent as usize).copied().unwrap_or(false)
-        } else {
-            conv_keep.get(n.conversation as usize).copied().unwrap_or(false)
-        }
+    let agent_keep: IdVec<AgentId, bool> = owners.iter().map(|o| o.is_some_and(|c| conv_keep[c])).collect();
+    let nodes: Renumber<NodeId> = Renumber::new(g.nodes.iter().map(|n| {
+        if n.sidechain { n.agent.is_some_and(|a| agent_keep[a]) } else { n.conversation.is_some_and(|c| conv_keep[c]) }
     }));
     let convs = Renumber::new(conv_keep.iter().copied());
     let agents = Renumber::new(agent_keep.iter().copied());
-    let branches = Renumber::new(g.branches.iter().map(|b| conv_keep[b.conversation as usize]));
+    let branches = Renumber::new(g.branches.iter().map(|b| conv_keep[b.conversation]));
 
     // Sessions: those of kept nodes, branches, conversations and junctions.
-    let mut session_keep = vec![false; g.sessions.len()];
-    let mut mark = |s: u32| {
-        if let Some(k) = session_keep.get_mut(s as usize) {
+    let mut session_keep: IdVec<SessionId, bool> = IdVec::filled(false, g.sessions.len());
+    let mut mark = |s: SessionId| {
+        if let Some(k) = session_keep.get_mut(s) {
             *k = true;
         }
     };
-    for (i, n) in g.nodes.iter().enumerate() {
-        if nodes.keeps(i as u32) {
-            mark(n.session);
-        }
+    for n in nodes.kept(&g.nodes) {
+        mark(n.session);
     }
-    for (_, c) in g.conversations.iter().enumerate().filter(|(i, _)| conv_keep[*i]) {
+    for c in convs.kept(&g.conversations) {
         c.sessions.iter().copied().for_each(&mut mark);
         c.junctions.iter().for_each(|j| mark(j.session));
         for &b in &c.branches {
-            mark(g.branches[b as usize].session);
+            mark(g.branches[b].session);
         }
     }
     let sessions = Renumber::new(session_keep.iter().copied());
-    let session_ids: FxHashSet<&str> =
-        g.sessions.iter().enumerate().filter(|(i, _)| session_keep[*i]).map(|(_, s)| &*s.id).collect();
+    let session_ids: FxHashSet<&str> = sessions.kept(&g.sessions).map(|s| &*s.session_id).collect();
 
-    // Lines: of kept nodes, their summaries and queued messages, and the
-    // metadata of kept sessions.
-    let mut entry_keep = vec![false; entries.len()];
-    for (i, n) in g.nodes.iter().enumerate() {
-        if nodes.keeps(i as u32) {
-            entry_keep[n.entry as usize] = true;
-        }
-    }
-    for (n, e) in &g.aliases {
-        if nodes.keeps(n.0) {
-            entry_keep[*e as usize] = true;
-        }
-    }
-    for s in &g.summaries {
-        if s.node.is_some_and(|n| nodes.keeps(n.0)) {
-            entry_keep[s.entry as usize] = true;
-        }
-    }
-    for (n, qs) in &g.queued {
-        if nodes.keeps(n.0) {
-            qs.iter().for_each(|q| entry_keep[*q as usize] = true);
-        }
-    }
-    let own_file_session: Vec<Option<&str>> = source
-        .files
-        .iter()
-        .map(|f| {
-            let live = crate::discover::split_kept(&f.rel).unwrap_or_else(|| f.rel.clone());
-            live.strip_suffix(".jsonl").filter(|s| !s.contains('/')).and_then(|s| session_ids.get(s).copied())
-        })
-        .collect();
-    for (i, e) in entries.iter().enumerate() {
-        if e.is_node() || entry_keep[i] {
-            continue;
-        }
-        let by_node = match (&e.kind, &e.meta) {
-            (Kind::Summary, _) | (_, Some(Meta::Summary { .. } | Meta::Queue { .. })) => continue,
-            (_, Some(Meta::FileHistory { message })) => Some(g.index.get(&**message).is_some_and(|n| nodes.keeps(n.0))),
-            _ => None,
-        };
-        let session_kept = match e.session_id.as_deref() {
-            Some(s) => session_ids.contains(s),
-            None => own_file_session.get(e.loc.file as usize).is_some_and(Option::is_some),
-        };
-        entry_keep[i] = session_kept && by_node.unwrap_or(true);
-    }
-    let entry_map = Renumber::new(entry_keep.iter().copied());
-    let mut file_keep = vec![false; source.files.len()];
+    let entry_keep = kept_entries(&g, &entries, &source, &nodes, &session_ids);
+    let entry_map: Renumber<EntryId> = Renumber::new(entry_keep.iter().copied());
+    let mut file_keep: IdVec<FileId, bool> = IdVec::filled(false, source.files.len());
     for (e, _) in entries.iter().zip(&entry_keep).filter(|(_, k)| **k) {
-        if let Some(k) = file_keep.get_mut(e.loc.file as usize) {
+        if let Some(k) = file_keep.get_mut(e.loc.file) {
             *k = true;
         }
     }
-    let files = Renumber::new(file_keep.iter().copied());
+    let files: Renumber<FileId> = Renumber::new(file_keep.iter().copied());
 
-    let new_entries: Vec<Entry> = entries
+    let new_entries: Entries = entries
         .into_iter()
         .zip(&entry_keep)
         .filter(|(_, k)| **k)
-        .map(|(mut e, _)| {
-            e.loc.file = files.get(e.loc.file).unwrap_or(0);
-            e
+        .filter_map(|(mut e, _)| {
+            // A kept entry's file is kept.
+            e.loc.file = files.get(e.loc.file)?;
+            Some(e)
         })
         .collect();
     let kept_locs: FxHashSet<crate::parse::Loc> = new_entries.iter().map(|e| e.loc).collect();
@@ -251,31 +201,28 @@ pub fn restrict(project: Project, keep: &[u32]) -> Project {
         .into_iter()
         .filter_map(|(loc, r)| relocate(loc).filter(|l| kept_locs.contains(l)).map(|l| (l, r)))
         .collect();
-    let mut new_stats: Vec<FileStats> = file_stats
-        .into_iter()
-        .zip(&file_keep)
-        .filter(|(_, k)| **k)
-        .map(|(s, _)| FileStats { lines: 0, bad_lines: 0, bytes: 0, read_error: s.read_error })
+    let mut new_stats: IdVec<FileId, FileStats> = files
+        .kept(&file_stats)
+        .map(|s| FileStats { lines: 0, bad_lines: 0, bytes: 0, read_error: s.read_error.clone() })
         .collect();
     for e in &new_entries {
-        let s = &mut new_stats[e.loc.file as usize];
+        let s = &mut new_stats[e.loc.file];
         s.lines += 1;
         s.bytes += u64::from(e.len) + 1;
     }
     for w in &new_warnings {
         if w.problem.is_bad_line() {
-            new_stats[w.loc.file as usize].lines += 1;
-            new_stats[w.loc.file as usize].bad_lines += 1;
+            new_stats[w.loc.file].lines += 1;
+            new_stats[w.loc.file].bad_lines += 1;
         }
     }
     let new_texts = texts.into_iter().zip(&file_keep).filter(|(_, k)| **k).map(|(t, _)| t).collect();
 
-    let kept_agent_ids: FxHashSet<&str> =
-        g.agents.iter().enumerate().filter(|(i, _)| agent_keep[*i]).map(|(_, a)| &*a.id).collect();
+    let kept_agent_ids: FxHashSet<&str> = agents.kept(&g.agents).map(|a| &*a.agent_id).collect();
     let new_source = ProjectSource {
         name: source.name.clone(),
         dir: source.dir.clone(),
-        files: source.files.iter().zip(&file_keep).filter(|(_, k)| **k).map(|(f, _)| f.clone()).collect(),
+        files: files.kept(&source.files).cloned().collect(),
         agent_meta: source
             .agent_meta
             .iter()
@@ -293,7 +240,7 @@ pub fn restrict(project: Project, keep: &[u32]) -> Project {
 
     let maps = Maps { nodes, convs, agents, branches, sessions, entries: entry_map };
     let mut graph = maps.graph(&g);
-    graph.compactions = graph.nodes.iter().filter(|n| is_compaction(&new_entries, n)).count() as u32;
+    graph.compactions = graph.nodes.iter().map(|n| u32::from(is_compaction(&new_entries, n))).sum();
     Project {
         source: new_source,
         file_stats: new_stats,
@@ -305,107 +252,107 @@ pub fn restrict(project: Project, keep: &[u32]) -> Project {
     }
 }
 
+/// The lines a cut-down project keeps: of kept nodes, their summaries and
+/// queued messages, and the metadata of kept sessions.
+fn kept_entries(
+    g: &Graph,
+    entries: &Entries,
+    source: &ProjectSource,
+    nodes: &Renumber<NodeId>,
+    session_ids: &FxHashSet<&str>,
+) -> IdVec<EntryId, bool> {
+    let mut entry_keep: IdVec<EntryId, bool> = IdVec::filled(false, entries.len());
+    for n in nodes.kept(&g.nodes) {
+        entry_keep[n.entry] = true;
+    }
+    for &(n, e) in &g.aliases {
+        if nodes.keeps(n) {
+            entry_keep[e] = true;
+        }
+    }
+    for s in &g.summaries {
+        if s.node.is_some_and(|n| nodes.keeps(n)) {
+            entry_keep[s.entry] = true;
+        }
+    }
+    for (n, qs) in &g.queued {
+        if nodes.keeps(*n) {
+            qs.iter().for_each(|q| entry_keep[*q] = true);
+        }
+    }
+    let own_file_session: IdVec<FileId, Option<&str>> = source
+        .files
+        .iter()
+        .map(|f| {
+            let live = crate::discover::split_kept(&f.rel).unwrap_or_else(|| f.rel.clone());
+            live.strip_suffix(".jsonl").filter(|s| !s.contains('/')).and_then(|s| session_ids.get(s).copied())
+        })
+        .collect();
+    for (i, e) in entries.iter_enumerated() {
+        if e.is_node() || entry_keep[i] {
+            continue;
+        }
+        let by_node = match (&e.kind, &e.meta) {
+            (Kind::Summary, _) | (_, Some(Meta::Summary { .. } | Meta::Queue { .. })) => continue,
+            (_, Some(Meta::FileHistory { message })) => Some(g.index.get(&**message).is_some_and(|n| nodes.keeps(*n))),
+            _ => None,
+        };
+        let session_kept = match e.session_id.as_deref() {
+            Some(s) => session_ids.contains(s),
+            None => own_file_session.get(e.loc.file).is_some_and(Option::is_some),
+        };
+        entry_keep[i] = session_kept && by_node.unwrap_or(true);
+    }
+    entry_keep
+}
+
 /// The renumbering of everything a graph indexes.
 struct Maps {
-    nodes: Renumber,
-    convs: Renumber,
-    agents: Renumber,
-    branches: Renumber,
-    sessions: Renumber,
-    entries: Renumber,
+    nodes: Renumber<NodeId>,
+    convs: Renumber<ConversationId>,
+    agents: Renumber<AgentId>,
+    branches: Renumber<BranchId>,
+    sessions: Renumber<SessionId>,
+    entries: Renumber<EntryId>,
 }
 
 impl Maps {
     fn node(&self, n: NodeId) -> Option<NodeId> {
-        self.nodes.node(n)
+        self.nodes.get(n)
     }
 
-    /// A `u32` index field of a node (`NONE` stays `NONE`).
-    fn index(map: &Renumber, old: u32) -> u32 {
-        map.get(old).unwrap_or(NONE)
+    fn nodes_of(&self, v: &[NodeId]) -> Vec<NodeId> {
+        v.iter().filter_map(|n| self.node(*n)).collect()
     }
 
     fn graph(&self, g: &Graph) -> Graph {
-        let kept = |i: usize| self.nodes.keeps(i as u32);
-        let nodes: Vec<Node> = g
+        let nodes = self
             .nodes
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| kept(*i))
-            .map(|(_, n)| Node {
-                entry: Self::index(&self.entries, n.entry),
-                parent: n.parent.and_then(|p| self.node(p)),
-                link: n.link,
-                session: Self::index(&self.sessions, n.session),
-                sidechain: n.sidechain,
-                ts: n.ts,
-                conversation: Self::index(&self.convs, n.conversation),
-                branch: Self::index(&self.branches, n.branch),
-                agent: Self::index(&self.agents, n.agent),
+            .kept(&g.nodes)
+            .filter_map(|n| {
+                Some(Node {
+                    // A kept node's entry and session are kept.
+                    entry: self.entries.get(n.entry)?,
+                    parent: n.parent.and_then(|p| self.node(p)),
+                    link: n.link,
+                    session: self.sessions.get(n.session)?,
+                    sidechain: n.sidechain,
+                    ts: n.ts,
+                    conversation: n.conversation.and_then(|c| self.convs.get(c)),
+                    branch: n.branch.and_then(|b| self.branches.get(b)),
+                    agent: n.agent.and_then(|a| self.agents.get(a)),
+                })
             })
             .collect();
-        let children = g
-            .children
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| kept(*i))
-            .map(|(_, c)| c.iter().filter_map(|n| self.node(*n)).collect())
-            .collect();
-        let nodes_of = |v: &[NodeId]| v.iter().filter_map(|n| self.node(*n)).collect::<Vec<_>>();
-        let conversations: Vec<Conversation> = g
-            .conversations
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.convs.keeps(*i as u32))
-            .map(|(_, c)| self.conversation(c))
-            .collect();
-        let branches = g
-            .branches
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.branches.keeps(*i as u32))
-            .map(|(_, b)| Branch {
-                conversation: Self::index(&self.convs, b.conversation),
-                first: self.node(b.first).unwrap_or(NodeId(NONE)),
-                fork_point: b.fork_point.and_then(|n| self.node(n)),
-                parent_branch: b.parent_branch.and_then(|p| self.branches.get(p)),
-                depth: b.depth,
-                nodes: nodes_of(&b.nodes),
-                leaf: self.node(b.leaf).unwrap_or(NodeId(NONE)),
-                messages: b.messages,
-                summary: b.summary.clone(),
-                title: b.title.clone(),
-                last_ts: b.last_ts,
-                session: Self::index(&self.sessions, b.session),
-            })
-            .collect();
-        let agents = g
-            .agents
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.agents.keeps(*i as u32))
-            .map(|(_, a)| Agent {
-                id: a.id.clone(),
-                kind: a.kind,
-                nodes: nodes_of(&a.nodes),
-                spawn: a.spawn.as_ref().map(|s| Spawn {
-                    tool_use_id: s.tool_use_id.clone(),
-                    use_node: s.use_node.and_then(|n| self.node(n)),
-                    result_node: s.result_node.and_then(|n| self.node(n)),
-                }),
-                attached_to: a.attached_to.and_then(|n| self.node(n)),
-                meta: a.meta.clone(),
-                first_ts: a.first_ts,
-                messages: a.messages,
-            })
-            .collect();
-        let sessions = g
+        let children = self.nodes.kept(&g.children).map(|c| self.nodes_of(c)).collect();
+        let conversations = self.convs.kept(&g.conversations).filter_map(|c| self.conversation(c)).collect();
+        let branches = self.branches.kept(&g.branches).filter_map(|b| self.branch(b)).collect();
+        let agents = self.agents.kept(&g.agents).map(|a| self.agent(a)).collect();
+        let sessions = self
             .sessions
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| self.sessions.keeps(*i as u32))
-            .map(|(_, s)| Session {
-                id: s.id.clone(),
+            .kept(&g.sessions)
+            .map(|s| Session {
+                session_id: s.session_id.clone(),
                 first_ts: s.first_ts,
                 last_ts: s.last_ts,
                 custom_title: s.custom_title.clone(),
@@ -426,30 +373,15 @@ impl Maps {
                 Some(SummaryRef { entry: self.entries.get(s.entry)?, node: Some(node) })
             })
             .collect();
-        let findings = g
-            .findings
-            .iter()
-            .filter_map(|f| {
-                let problem = match &f.problem {
-                    Problem::ConflictingDuplicate { uuid, others } => Problem::ConflictingDuplicate {
-                        uuid: uuid.clone(),
-                        others: others.iter().filter_map(|o| self.entries.get(*o)).collect(),
-                    },
-                    other => other.clone(),
-                };
-                Some(GraphFinding { entry: self.entries.get(f.entry)?, problem })
-            })
-            .collect();
+        let findings = g.findings.iter().filter_map(|f| self.finding(f)).collect();
         let child_roles: FxHashMap<NodeId, crate::graph::ChildRole> =
             g.child_roles.iter().filter_map(|(n, r)| Some((self.node(*n)?, *r))).collect();
         let tools = g
             .tools
             .iter()
             .filter_map(|(id, l)| {
-                let link = ToolLink {
-                    use_node: l.use_node.and_then(|n| self.node(n)),
-                    results: l.results.iter().filter_map(|n| self.node(*n)).collect(),
-                };
+                let link =
+                    ToolLink { use_node: l.use_node.and_then(|n| self.node(n)), results: self.nodes_of(&l.results) };
                 (link.use_node.is_some() || !link.results.is_empty()).then(|| (id.clone(), link))
             })
             .collect();
@@ -480,10 +412,56 @@ impl Maps {
         out
     }
 
-    fn conversation(&self, c: &Conversation) -> Conversation {
-        let node = |n: NodeId| self.node(n).unwrap_or(NodeId(NONE));
-        Conversation {
-            root: node(c.root),
+    /// A kept branch (its nodes, its conversation and its session are kept).
+    fn branch(&self, b: &Branch) -> Option<Branch> {
+        Some(Branch {
+            conversation: self.convs.get(b.conversation)?,
+            first: self.node(b.first)?,
+            fork_point: b.fork_point.and_then(|n| self.node(n)),
+            parent_branch: b.parent_branch.and_then(|p| self.branches.get(p)),
+            depth: b.depth,
+            nodes: self.nodes_of(&b.nodes),
+            leaf: self.node(b.leaf)?,
+            messages: b.messages,
+            summary: b.summary.clone(),
+            title: b.title.clone(),
+            last_ts: b.last_ts,
+            session: self.sessions.get(b.session)?,
+        })
+    }
+
+    fn agent(&self, a: &Agent) -> Agent {
+        Agent {
+            agent_id: a.agent_id.clone(),
+            kind: a.kind,
+            nodes: self.nodes_of(&a.nodes),
+            spawn: a.spawn.as_ref().map(|s| Spawn {
+                tool_use_id: s.tool_use_id.clone(),
+                use_node: s.use_node.and_then(|n| self.node(n)),
+                result_node: s.result_node.and_then(|n| self.node(n)),
+            }),
+            attached_to: a.attached_to.and_then(|n| self.node(n)),
+            meta: a.meta.clone(),
+            first_ts: a.first_ts,
+            messages: a.messages,
+        }
+    }
+
+    fn finding(&self, f: &GraphFinding) -> Option<GraphFinding> {
+        let problem = match &f.problem {
+            Problem::ConflictingDuplicate { uuid, others } => Problem::ConflictingDuplicate {
+                uuid: uuid.clone(),
+                others: others.iter().filter_map(|o| self.entries.get(*o)).collect(),
+            },
+            other => other.clone(),
+        };
+        Some(GraphFinding { entry: self.entries.get(f.entry)?, problem })
+    }
+
+    /// A kept conversation (its root and its branches are kept).
+    fn conversation(&self, c: &Conversation) -> Option<Conversation> {
+        Some(Conversation {
+            root: self.node(c.root)?,
             branches: c.branches.iter().filter_map(|b| self.branches.get(*b)).collect(),
             fork_points: c
                 .fork_points
@@ -492,7 +470,7 @@ impl Maps {
                     Some(ForkPoint {
                         node: self.node(f.node)?,
                         kind: f.kind,
-                        children: f.children.iter().filter_map(|n| self.node(*n)).collect(),
+                        children: self.nodes_of(&f.children),
                         labels: f.labels.clone(),
                         branch: self.branches.get(f.branch)?,
                     })
@@ -502,7 +480,7 @@ impl Maps {
             title: c.title.clone(),
             title_source: c.title_source,
             first_prompt: c.first_prompt.clone(),
-            active_branch: Self::index(&self.branches, c.active_branch),
+            active_branch: self.branches.get(c.active_branch)?,
             first_ts: c.first_ts,
             last_ts: c.last_ts,
             messages: c.messages,
@@ -519,16 +497,16 @@ impl Maps {
                     })
                 })
                 .collect(),
-        }
+        })
     }
 }
 
 /// A compaction root (a boundary or a 1.0.x summary root, joined or not), as
 /// the graph counts them.
-fn is_compaction(entries: &[Entry], n: &Node) -> bool {
+fn is_compaction(entries: &Entries, n: &Node) -> bool {
     use crate::graph::Link;
     use crate::parse::UserKind;
-    let Some(e) = entries.get(n.entry as usize) else { return false };
+    let Some(e) = entries.get(n.entry) else { return false };
     !n.sidechain
         && matches!(n.link, Link::Root | Link::CycleCut | Link::Compaction | Link::CompactionByTime)
         && (e.is_compact_boundary() || (e.kind == Kind::User && e.user_kind == UserKind::CompactSummary))
@@ -538,8 +516,7 @@ fn is_compaction(entries: &[Entry], n: &Node) -> bool {
 fn multi_child(g: &Graph) -> MultiChildCounts {
     use crate::graph::ChildRole;
     let mut m = MultiChildCounts::default();
-    for i in 0..g.nodes.len() {
-        let id = NodeId(i as u32);
+    for id in g.nodes.ids() {
         if g.node(id).sidechain {
             continue;
         }

@@ -10,7 +10,10 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::record::{Record, deleted_in_project};
+use crate::discover::FileId;
 use crate::graph::NodeId;
+use crate::id::IdVec;
+use crate::parse::EntryId;
 use crate::project::Project;
 
 /// Counts of what exists only in the archive.
@@ -50,11 +53,10 @@ pub struct ProjectOnlyHere {
 pub fn of_project(p: &Project, record: &Record) -> ProjectOnlyHere {
     let deleted = deleted_in_project(record, &p.source.name);
     let mut out = ProjectOnlyHere::default();
-    let mut held = Vec::with_capacity(p.source.files.len());
-    for (i, f) in p.source.files.iter().enumerate() {
+    let mut held: IdVec<FileId, bool> = IdVec::with_capacity(p.source.files.len());
+    for (f, s) in p.source.files.iter().zip(&p.file_stats) {
         let gone = deleted.contains(&f.rel);
         if gone {
-            let s = &p.file_stats[i];
             out.counts.files += 1;
             out.counts.lines += s.lines;
             out.counts.bytes += s.bytes;
@@ -63,15 +65,15 @@ pub fn of_project(p: &Project, record: &Record) -> ProjectOnlyHere {
         held.push(!gone && !f.kept_version);
     }
     let g = &p.graph;
-    let file_held = |entry: u32| held.get(p.entries[entry as usize].loc.file as usize).copied().unwrap_or(true);
-    let mut node_held: Vec<bool> = g.nodes.iter().map(|n| file_held(n.entry)).collect();
-    for (n, e) in &g.aliases {
-        node_held[n.ix()] |= file_held(*e);
+    let file_held = |entry: EntryId| held.get(p.entries[entry].loc.file).copied().unwrap_or(true);
+    let mut node_held: IdVec<NodeId, bool> = g.nodes.iter().map(|n| file_held(n.entry)).collect();
+    for &(n, e) in &g.aliases {
+        node_held[n] |= file_held(e);
     }
     out.counts.nodes = node_held.iter().filter(|h| !**h).count() as u64;
     for c in g.conversations.iter().filter(|c| !c.is_fragment) {
-        let mut nodes = c.branches.iter().flat_map(|b| &g.branches[*b as usize].nodes);
-        if nodes.all(|n| !node_held[n.ix()]) {
+        let mut nodes = c.branches.iter().flat_map(|b| &g.branches[*b].nodes);
+        if nodes.all(|n| !node_held[*n]) {
             out.counts.conversations += 1;
             out.conversation_roots.insert(c.root);
         }

@@ -157,7 +157,7 @@ pub fn example_pages() -> ExamplePages {
                 continue;
             }
             let conv = format!("{slug}/c/{}/", sanitize_segment(g.uuid(&p.entries, c.root)));
-            let first = g.uuid(&p.entries, g.branches[b as usize].first);
+            let first = g.uuid(&p.entries, g.branches[b].first);
             let prompt = c.first_prompt.as_deref().expect("the conversation has a first prompt");
             let words: Vec<&str> =
                 prompt.split_whitespace().filter(|w| w.chars().all(char::is_alphabetic)).take(3).collect();
@@ -166,7 +166,7 @@ pub fn example_pages() -> ExamplePages {
                 ExamplePages {
                     branch: format!("{conv}b/{}/index.html", sanitize_segment(first)),
                     conversation: format!("{conv}index.html"),
-                    agent: format!("{slug}/agents/{}/index.html", sanitize_segment(&agent.id)),
+                    agent: format!("{slug}/agents/{}/index.html", sanitize_segment(&agent.agent_id)),
                     phrase: words.join(" "),
                 },
             ));

@@ -152,7 +152,7 @@ fn turns_the_client_appends_to_a_cctree_fork_belong_to_the_fork() {
         for v in lines(&f).iter().filter(|v| v["sessionId"] == id.as_str() && v.get("uuid").is_some()) {
             let n = p.graph.index[v["uuid"].as_str().unwrap()];
             assert_eq!(
-                &*p.graph.sessions[p.graph.node(n).session as usize].id,
+                &*p.graph.sessions[p.graph.node(n).session].session_id,
                 id,
                 "a turn the client appended to {id}"
             );
@@ -191,11 +191,14 @@ fn default_fork_titles_do_not_compound() {
     let p = Project::load(scan_project(&project_dir("time-travel")).unwrap());
     // A turn the client appended to a cctree fork (its session is titled "Fork of …").
     let g = &p.graph;
-    let forked =
-        g.sessions.iter().position(|s| s.custom_title.as_deref().is_some_and(|t| t.starts_with("Fork of "))).unwrap();
-    let (n, _) = g.nodes.iter().enumerate().find(|(_, n)| n.session as usize == forked && !n.sidechain).unwrap();
-    let at = g.uuid(&p.entries, cctree::graph::NodeId(n as u32)).to_string();
-    let session = g.sessions[forked].id.to_string();
+    let (forked, _) = g
+        .sessions
+        .iter_enumerated()
+        .find(|(_, s)| s.custom_title.as_deref().is_some_and(|t| t.starts_with("Fork of ")))
+        .unwrap();
+    let (n, _) = g.nodes.iter_enumerated().find(|(_, n)| n.session == forked && !n.sidechain).unwrap();
+    let at = g.uuid(&p.entries, n).to_string();
+    let session = g.sessions[forked].session_id.to_string();
     let out = cctree()
         .args(["fork", &session, "--at", &at, "--dry-run", "--json", "--projects"])
         .arg(&projects)

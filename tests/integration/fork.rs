@@ -80,7 +80,7 @@ fn uuid(p: &Project, n: NodeId) -> String {
 /// The source bytes of a node's canonical line.
 fn source_line(p: &Project, n: NodeId) -> Vec<u8> {
     let e = p.graph.entry(&p.entries, n);
-    let bytes = std::fs::read(&p.source.files[e.loc.file as usize].path).unwrap();
+    let bytes = std::fs::read(&p.source.files[e.loc.file].path).unwrap();
     bytes[e.offset as usize..e.offset as usize + e.len as usize].to_vec()
 }
 
@@ -209,11 +209,10 @@ fn every_real_session_forks_by_default_and_reloads_with_the_same_ancestry() {
         let mains: Vec<PathBuf> = p
             .source
             .files
-            .iter()
-            .enumerate()
+            .iter_enumerated()
             .filter(|(_, f)| f.class == cctree::discover::FileClass::Main)
             // Files of only metadata (snapshots, titles) have nothing to fork.
-            .filter(|(i, _)| p.entries.iter().any(|e| e.loc.file == *i as u32 && e.is_node()))
+            .filter(|(i, _)| p.entries.iter().any(|e| e.loc.file == *i && e.is_node()))
             .map(|(_, f)| f.path.clone())
             .collect();
         assert!(!mains.is_empty());
@@ -314,12 +313,7 @@ fn stats_after_a_fork_share_the_prefix() {
     // The originals stay canonical: locations never point into the fork's copy.
     let q = load_dir(&root.join(name));
     let fork_file = format!("{}.jsonl", plan.new_session_id);
-    assert!(
-        q.graph
-            .nodes
-            .iter()
-            .all(|n| !q.source.files[q.entries[n.entry as usize].loc.file as usize].rel.ends_with(&fork_file))
-    );
+    assert!(q.graph.nodes.iter().all(|n| !q.source.files[q.entries[n.entry].loc.file].rel.ends_with(&fork_file)));
     // It shows as a junction at its checkpoint.
     let junctions = &s1.projects_detail.as_ref().unwrap()[0].conversations[0].junctions;
     assert!(
@@ -352,7 +346,7 @@ fn stats_after_a_fork_share_the_prefix() {
     // The checkpoint was the session's leaf: the fork continues it (a junction).
     let q = load_dir(&root.join(name));
     let k = q.graph.index[plan.checkpoint.as_str()];
-    assert_eq!(q.graph.children[k.ix()].len(), 1);
+    assert_eq!(q.graph.children[k].len(), 1);
     let s2x = stats(&root, true);
     assert_eq!(s2x.total.own_forks, 0);
     assert_eq!(s2x.total.conversations, s0.total.conversations);
@@ -360,7 +354,7 @@ fn stats_after_a_fork_share_the_prefix() {
     // A second, earlier-checkpoint fork that is resumed makes a fork point;
     // `--exclude-own-forks` leaves that fork (and its branch) out again.
     let q = load_dir(&root.join(name));
-    let path = q.graph.projection(q.graph.conversations[0].branches[0]);
+    let path = q.graph.projection(q.graph.conversations.as_slice()[0].branches[0]);
     let legal = cctree::fork::legal_checkpoints(&q, &path);
     let early = path.iter().zip(&legal).filter(|(_, ok)| **ok).map(|(n, _)| *n).nth(2).unwrap();
     let plan2 = fork::run(&ForkRequest {
@@ -657,7 +651,7 @@ proptest! {
 
         // Candidate checkpoints: every node of every branch's display path.
         let mut all: Vec<(NodeId, bool)> = Vec::new();
-        for b in 0..p.graph.branches.len() as u32 {
+        for b in p.graph.branches.ids() {
             let path = p.graph.projection(b);
             let legal = legal_checkpoints(&p, &path);
             for (n, l) in path.iter().zip(legal) {

@@ -307,11 +307,12 @@ proptest! {
         let at = cut % (bytes.len() + 1);
         bytes.splice(at..at, noise.iter().copied());
         for input in [&noise[..], &bytes[..]] {
-            let parsed = cctree::parse::parse_bytes(input, 0);
+            let parsed = cctree::parse::parse_bytes(input, cctree::discover::FileId::FIRST);
             prop_assert_eq!(parsed.entries.len() as u64 + parsed.bad_lines, parsed.lines);
-            let files = vec![cctree::graph::FileFacts::default()];
+            let files = cctree::id::IdVec::from_vec(vec![cctree::graph::FileFacts::default()]);
+            let entries = cctree::id::IdVec::from_vec(parsed.entries.clone());
             let g = cctree::graph::Graph::build(&cctree::graph::GraphInput {
-                entries: &parsed.entries,
+                entries: &entries,
                 files: &files,
                 agent_meta: &Default::default(),
             });

@@ -12,7 +12,7 @@ fn fuzz_parse_lines_1_broken_literal_in_lenient_field() {
         r#"{"type":"user","uuid":"a","isSidechain":falsd,"message":{"content":"x"}}"#,
         r#"{"type":"assistant","uuid":"a","message":{"usage":{"output_tokens":1x}}}"#,
     ] {
-        let p = parse_bytes(line.as_bytes(), 0);
+        let p = parse_bytes(line.as_bytes(), cctree::discover::FileId::FIRST);
         assert!(p.entries.is_empty(), "{line}");
         assert_eq!(p.bad_lines, 1);
         assert!(matches!(p.warnings[0].problem, LineProblem::Malformed(_)));

@@ -183,7 +183,7 @@ fn check_branches_reachable(input: &Path, site: &BTreeMap<PathBuf, Vec<u8>>) {
             let targets: BTreeSet<PathBuf> =
                 attr_values(&html, "href").into_iter().map(|l| resolve(&page, l).0).collect();
             for &b in c.branches.iter().skip(1) {
-                let first = g.uuid(&p.entries, g.branches[b as usize].first);
+                let first = g.uuid(&p.entries, g.branches[b].first);
                 let bpage = conv_dir.join("b").join(sanitize_segment(first)).join("index.html");
                 assert!(site.contains_key(&bpage), "missing branch page {}", bpage.display());
                 assert!(targets.contains(&bpage), "{} not linked from {}", bpage.display(), page.display());
@@ -239,7 +239,7 @@ fn site_text(site: &BTreeMap<PathBuf, Vec<u8>>) -> String {
 fn message_texts(p: &Project) -> Vec<String> {
     let mut out = Vec::new();
     for n in &p.graph.nodes {
-        let e = &p.entries[n.entry as usize];
+        let e = &p.entries[n.entry];
         let wanted =
             (e.kind == Kind::User && e.user_kind == UserKind::Prompt) || (e.kind == Kind::Assistant && e.is_reply());
         if !wanted {
@@ -410,7 +410,7 @@ fn checkpoints(p: &Project) -> BTreeMap<String, (bool, String)> {
         for &b in &c.branches {
             let path = g.projection(b);
             let legal = cctree::fork::legal_checkpoints(p, &path);
-            let own = g.branches[b as usize].nodes.len();
+            let own = g.branches[b].nodes.len();
             for (&n, ok) in path.iter().zip(legal).skip(path.len() - own) {
                 let e = g.entry(&p.entries, n);
                 out.insert(g.uuid(&p.entries, n).to_string(), (ok, e.session_id.as_deref().unwrap_or("").to_string()));

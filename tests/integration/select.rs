@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use cctree::build::{BuildOptions, BuildSummary, build};
 use cctree::discover;
-use cctree::graph::{NONE, NodeId};
+use cctree::graph::{AgentId, ConversationId};
 use cctree::project::Project;
 use cctree::render::urls::{project_slugs, sanitize_segment};
 use cctree::select::{Selection, Tally, subset};
@@ -75,30 +75,28 @@ struct Split {
 /// Splits project `p` (published as `slug`) into conversation `c` and the
 /// rest. (A project's only conversation keeps the whole project, with the
 /// agents no conversation spawned.)
-fn split(p: &Project, slug: &str, c: usize) -> Split {
+fn split(p: &Project, slug: &str, c: ConversationId) -> Split {
     let g = &p.graph;
     let e = &p.entries;
     let owners = subset::agent_owners(g);
     let whole = g.conversations.len() == 1;
-    let kept_agent = |a: u32| whole || owners.get(a as usize).copied().flatten() == Some(c as u32);
-    let kept_node = |n: NodeId| {
-        let node = g.node(n);
-        if node.sidechain { node.agent != NONE && kept_agent(node.agent) } else { node.conversation == c as u32 }
+    let kept_agent = |a: AgentId| whole || owners[a] == Some(c);
+    let kept_node = |node: &cctree::graph::Node| {
+        if node.sidechain { node.agent.is_some_and(kept_agent) } else { node.conversation == Some(c) }
     };
     let conv = &g.conversations[c];
     let mut dirs = vec![format!("{slug}/c/{}/", sanitize_segment(g.uuid(e, conv.root)))];
     let mut left_out = BTreeSet::new();
-    for (i, a) in g.agents.iter().enumerate() {
-        if kept_agent(i as u32) {
-            dirs.push(format!("{slug}/agents/{}/", sanitize_segment(&a.id)));
+    for (i, a) in g.agents.iter_enumerated() {
+        if kept_agent(i) {
+            dirs.push(format!("{slug}/agents/{}/", sanitize_segment(&a.agent_id)));
         } else {
-            left_out.insert(a.id.to_string());
+            left_out.insert(a.agent_id.to_string());
         }
     }
     let mut kept_sessions = BTreeSet::new();
-    for (i, node) in g.nodes.iter().enumerate() {
-        let n = NodeId(i as u32);
-        if kept_node(n) {
+    for (n, node) in g.nodes.iter_enumerated() {
+        if kept_node(node) {
             kept_sessions.insert(node.session);
         } else {
             left_out.insert(g.uuid(e, n).to_string());
@@ -112,12 +110,12 @@ fn split(p: &Project, slug: &str, c: usize) -> Split {
         }
     }
     kept_sessions.extend(conv.junctions.iter().map(|j| j.session));
-    for (i, s) in g.sessions.iter().enumerate() {
-        if !kept_sessions.contains(&(i as u32)) {
-            left_out.insert(s.id.to_string());
+    for (i, s) in g.sessions.iter_enumerated() {
+        if !kept_sessions.contains(&i) {
+            left_out.insert(s.session_id.to_string());
         }
     }
-    for (_, other) in g.conversations.iter().enumerate().filter(|(i, _)| *i != c) {
+    for (_, other) in g.conversations.iter_enumerated().filter(|(i, _)| *i != c) {
         for t in [Some(&*other.title), other.first_prompt.as_deref()].into_iter().flatten() {
             // The words of a title as any page or index writes them.
             let plain: String = t.chars().take_while(|ch| ch.is_ascii_alphanumeric() || " ,.-".contains(*ch)).collect();
@@ -170,7 +168,7 @@ fn each_conversation_alone_is_its_pages_of_the_whole_site_and_nothing_else() {
         let names: Vec<&str> = projects.iter().map(|p| p.source.name.as_str()).collect();
         let slugs = project_slugs(&names);
         for (pi, p) in projects.iter().enumerate() {
-            for c in 0..p.graph.conversations.len() {
+            for c in p.graph.conversations.ids() {
                 let root = p.graph.uuid(&p.entries, p.graph.conversations[c].root).to_string();
                 let out = tmp.path().join("part");
                 let _ = std::fs::remove_dir_all(&out);
@@ -183,15 +181,15 @@ fn each_conversation_alone_is_its_pages_of_the_whole_site_and_nothing_else() {
                 for (qi, q) in projects.iter().enumerate().filter(|(qi, _)| *qi != pi) {
                     left_out.insert(slugs[qi].clone());
                     left_out.extend(q.cwd().map(str::to_string));
-                    for (qc, _) in q.graph.conversations.iter().enumerate() {
+                    for qc in q.graph.conversations.ids() {
                         left_out.extend(split(q, &slugs[qi], qc).left_out);
                     }
                     // (Everything of it: each split above keeps one conversation.)
-                    for n in 0..q.graph.nodes.len() as u32 {
-                        left_out.insert(q.graph.uuid(&q.entries, NodeId(n)).to_string());
+                    for n in q.graph.nodes.ids() {
+                        left_out.insert(q.graph.uuid(&q.entries, n).to_string());
                     }
-                    left_out.extend(q.graph.sessions.iter().map(|s| s.id.to_string()));
-                    left_out.extend(q.graph.agents.iter().map(|a| a.id.to_string()));
+                    left_out.extend(q.graph.sessions.iter().map(|s| s.session_id.to_string()));
+                    left_out.extend(q.graph.agents.iter().map(|a| a.agent_id.to_string()));
                 }
                 let expected: BTreeMap<String, Vec<u8>> = whole
                     .iter()
@@ -408,7 +406,7 @@ fn a_filtered_render_is_the_same_bytes_with_one_thread_or_two() {
     let tmp = tempfile::tempdir().unwrap();
     let real = real_projects();
     let p = load(std::slice::from_ref(&real)).into_iter().find(|p| p.graph.conversations.len() > 4).unwrap();
-    let root = p.graph.uuid(&p.entries, p.graph.conversations[2].root).to_string();
+    let root = p.graph.uuid(&p.entries, p.graph.conversations.as_slice()[2].root).to_string();
     let mut sites = Vec::new();
     for (i, j) in ["1", "2", "2"].iter().enumerate() {
         let out = tmp.path().join(format!("s{i}"));
@@ -431,7 +429,7 @@ fn an_incremental_render_follows_the_selection() {
     let tmp = tempfile::tempdir().unwrap();
     let input = real_projects();
     let p = load(std::slice::from_ref(&input)).into_iter().find(|p| p.graph.conversations.len() > 4).unwrap();
-    let root = |c: usize| p.graph.uuid(&p.entries, p.graph.conversations[c].root).to_string();
+    let root = |c: usize| p.graph.uuid(&p.entries, p.graph.conversations.as_slice()[c].root).to_string();
     let (a, b) = (root(0), root(3));
     let site = tmp.path().join("site");
     let steps: Vec<(&str, Selection)> = vec![
@@ -485,12 +483,12 @@ fn project_globs_match_names_and_working_directories() {
 fn conversation_ids_name_a_conversation_in_every_way() {
     let p = load(&[example_archive()]).into_iter().find(|p| p.source.name.contains("weather")).unwrap();
     let g = &p.graph;
-    let c = &g.conversations[0];
+    let c = &g.conversations.as_slice()[0];
     let root = g.uuid(&p.entries, c.root).to_string();
-    let sessions: Vec<String> = c.sessions.iter().map(|s| g.sessions[*s as usize].id.to_string()).collect();
+    let sessions: Vec<String> = c.sessions.iter().map(|s| g.sessions[*s].session_id.to_string()).collect();
     assert!(sessions.len() >= 2, "a resume into a second file");
-    let reply = g.uuid(&p.entries, *g.branches[c.branches[1] as usize].nodes.last().unwrap()).to_string();
-    let agent_node = g.uuid(&p.entries, g.agents[0].nodes[1]).to_string();
+    let reply = g.uuid(&p.entries, *g.branches[c.branches[1]].nodes.last().unwrap()).to_string();
+    let agent_node = g.uuid(&p.entries, g.agents.as_slice()[0].nodes[1]).to_string();
     for id in [&root, &sessions[0], &sessions[1], &reply, &agent_node] {
         let sel = selection(&[], &[id], None, None);
         let mut tally = Tally::default();
@@ -612,8 +610,9 @@ fn a_range_keeping_everything_is_the_whole_site() {
     assert!(files.keys().any(|k| k.starts_with("-home-alice-src-weather-cli/")));
     assert!(!files.keys().any(|k| k.contains("notes")));
     let notes = load(&[input]).into_iter().find(|p| p.source.name.contains("notes")).unwrap();
-    let root = notes.graph.uuid(&notes.entries, notes.graph.conversations[0].root).to_string();
-    let session = notes.graph.sessions[notes.graph.conversations[0].sessions[0] as usize].id.to_string();
+    let first = &notes.graph.conversations.as_slice()[0];
+    let root = notes.graph.uuid(&notes.entries, first.root).to_string();
+    let session = notes.graph.sessions[first.sessions[0]].session_id.to_string();
     let left_out = BTreeSet::from([root, session, "/home/alice/notes".to_string()]);
     assert_eq!(traces(&files, &left_out), Vec::<(String, String)>::new());
 }
