@@ -5,7 +5,7 @@
 //! *future*: a typed prompt, a command that got a reply, a compaction that
 //! continues with a prompt, or a live cross-session continuation. Everything
 //! else (parallel tool calls, lagging results, hooks, progress, local commands,
-//! replays, aborted output) is an artifact and stays on its parent's line.
+//! replays, aborted output) is an artifact and stays on its parent's track.
 
 use rustc_hash::FxHashMap;
 
@@ -124,7 +124,7 @@ pub(super) fn classify(g: &mut Graph, entries: &Entries) -> Facts {
         }
         let mut futures: Vec<NodeId> =
             kids.iter().zip(&roles).filter(|(_, r)| **r == ChildRole::Future).map(|(k, _)| *k).collect();
-        // The node's own session goes on on its line; other sessions branch
+        // The node's own session goes on on its track; other sessions branch
         // off (each group by time).
         futures.sort_by_key(|k| g.node(*k).session != own);
         let mut is_artifact = true;
@@ -211,7 +211,7 @@ fn classify_children(g: &Graph, entries: &Entries, f: &Facts, p: NodeId, kids: &
         .iter()
         .enumerate()
         .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session != own && f.has_conv[*k]);
-    // When another session branches mid-line, the own session's continuation
+    // When another session branches mid-track, the own session's continuation
     // (the earliest live child) is a future too.
     let own_continuation: Option<usize> = if cross_live && own_goes_on && !own_user_initiated {
         kids.iter()

@@ -25,11 +25,11 @@
 //! ```
 
 mod forks;
-mod lines;
 mod link;
 mod queries;
 mod queue;
 mod titles;
+mod tracks;
 
 use rustc_hash::FxHashMap;
 
@@ -215,7 +215,7 @@ pub struct Conversation {
 /// How another session joins a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JunctionKind {
-    /// It continues from the end of the line it joins (a resume).
+    /// It continues from the end of the branch it joins (a resume).
     Continues,
     /// It branches off from the middle (a cross-session fork).
     Branches,
@@ -382,13 +382,13 @@ impl Graph {
         let t_link = t.elapsed().as_secs_f64();
         let facts = forks::classify(&mut g, input.entries);
         let t_forks = t.elapsed().as_secs_f64();
-        lines::assign(&mut g, input, &facts);
+        tracks::assign(&mut g, input, &facts);
         let t_lines = t.elapsed().as_secs_f64();
         titles::attach(&mut g, input);
         let t_titles = t.elapsed().as_secs_f64();
         queue::place(&mut g, input.entries);
         tracing::debug!(
-            "graph of {} nodes: link {t_link:.3} s, forks {:.3} s, lines {:.3} s, titles {:.3} s, queue {:.3} s",
+            "graph of {} nodes: link {t_link:.3} s, forks {:.3} s, tracks {:.3} s, titles {:.3} s, queue {:.3} s",
             g.nodes.len(),
             t_forks - t_link,
             t_lines - t_forks,

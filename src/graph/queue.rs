@@ -6,7 +6,7 @@
 //! into the running turn as a `queued_command` attachment) or a `popAll`.
 //! Those that never became a prompt or a `queued_command` of their session
 //! would appear nowhere: each is placed after the last node of its session
-//! written at or before it, on that node's line. The queue is replayed per
+//! written at or before it, on that node's track. The queue is replayed per
 //! file in file order (the client appends its operations in order).
 
 use rustc_hash::{FxHashMap, FxHashSet};

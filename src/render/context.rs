@@ -1,6 +1,6 @@
 //! What every page of a project needs to know about the others: where each
-//! line (branch or agent transcript) is written, how its nodes are laid out,
-//! the label of each branch, and on which line/item/page every node sits, so
+//! track (branch or agent transcript) is written, how its nodes are laid out,
+//! the label of each branch, and on which track/item/page every node sits, so
 //! that links across pages (fork index → branch, branch → parent message,
 //! tool call ↔ sub-agent) are computed, never guessed.
 
@@ -13,13 +13,13 @@ use crate::parse::{Entries, EntryId};
 use crate::project::Project;
 
 use super::images::ImageStore;
-use super::layout::{Item, ItemId, LineLayout, layout};
+use super::layout::{Item, ItemId, TrackLayout, layout};
 use super::redaction::Redactor;
 use super::urls::{Href, anchor, href, page_file, sanitize_segment};
 
-/// A line with its own pages.
+/// A track with its own pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum LineId {
+pub enum TrackId {
     Branch(BranchId),
     Agent(AgentId),
 }
@@ -27,7 +27,7 @@ pub enum LineId {
 /// Where a node is shown.
 #[derive(Debug, Clone, Copy)]
 pub struct NodeLoc {
-    pub line: LineId,
+    pub track: TrackId,
     pub item: ItemId,
 }
 
@@ -42,8 +42,8 @@ pub struct ProjectCtx<'a> {
     pub conv_dirs: IdVec<ConversationId, String>,
     pub branch_dirs: IdVec<BranchId, String>,
     pub agent_dirs: IdVec<AgentId, String>,
-    pub branch_layouts: IdVec<BranchId, LineLayout>,
-    pub agent_layouts: IdVec<AgentId, LineLayout>,
+    pub branch_layouts: IdVec<BranchId, TrackLayout>,
+    pub agent_layouts: IdVec<AgentId, TrackLayout>,
     /// `23.2`-style label of each branch (`main` for main branches).
     pub labels: IdVec<BranchId, String>,
     /// Message number of each fork point node.
@@ -119,7 +119,7 @@ impl<'a> ProjectCtx<'a> {
             conv_dirs,
             branch_dirs,
             agent_dirs,
-            branch_layouts: IdVec::filled(LineLayout::default(), g.branches.len()),
+            branch_layouts: IdVec::filled(TrackLayout::default(), g.branches.len()),
             agent_layouts: IdVec::new(),
             labels: IdVec::filled("main".to_string(), g.branches.len()),
             fork_numbers: FxHashMap::default(),
@@ -175,9 +175,9 @@ impl<'a> ProjectCtx<'a> {
 
     /// The checkpoint a message stands for, when it is legal: the last of
     /// its entries (for a streamed assistant turn, its last block), or, when
-    /// the tool results it shows come later on the line, the last of those.
-    pub fn checkpoint(&self, line: LineId, item: &Item) -> Option<NodeId> {
-        let LineId::Branch(b) = line else { return None };
+    /// the tool results it shows come later on the track, the last of those.
+    pub fn checkpoint(&self, track: TrackId, item: &Item) -> Option<NodeId> {
+        let TrackId::Branch(b) = track else { return None };
         let g = self.graph();
         let last = item
             .nodes
@@ -217,7 +217,7 @@ impl<'a> ProjectCtx<'a> {
                     _ => 0,
                 };
                 let lay = layout(g, e, &br.nodes, first_number, self.page_size);
-                self.index(LineId::Branch(b), &lay);
+                self.index(TrackId::Branch(b), &lay);
                 for fp in c.fork_points.iter().filter(|f| f.branch == b) {
                     let n = self.loc[fp.node].map_or(0, |l| lay.items[l.item].number);
                     self.fork_numbers.insert(fp.node, n);
@@ -232,7 +232,7 @@ impl<'a> ProjectCtx<'a> {
         }
         for (i, a) in g.agents.iter_enumerated() {
             let lay = layout(g, e, &a.nodes, 0, self.page_size);
-            self.index(LineId::Agent(i), &lay);
+            self.index(TrackId::Agent(i), &lay);
             self.agent_layouts.push(lay);
             if let Some(t) = a.spawn.as_ref().and_then(|s| s.tool_use_id.as_deref()) {
                 if a.kind == AgentKind::Subagent || !self.agent_by_tool.contains_key(t) {
@@ -242,10 +242,10 @@ impl<'a> ProjectCtx<'a> {
         }
     }
 
-    fn index(&mut self, line: LineId, lay: &LineLayout) {
+    fn index(&mut self, track: TrackId, lay: &TrackLayout) {
         for (i, item) in lay.items.iter_enumerated() {
             for &n in item.nodes.iter().chain(&item.absorbed) {
-                self.loc[n] = Some(NodeLoc { line, item: i });
+                self.loc[n] = Some(NodeLoc { track, item: i });
             }
         }
     }
@@ -258,31 +258,31 @@ impl<'a> ProjectCtx<'a> {
         &self.project.entries
     }
 
-    pub fn line_dir(&self, line: LineId) -> &str {
-        match line {
-            LineId::Branch(b) => &self.branch_dirs[b],
-            LineId::Agent(a) => &self.agent_dirs[a],
+    pub fn track_dir(&self, track: TrackId) -> &str {
+        match track {
+            TrackId::Branch(b) => &self.branch_dirs[b],
+            TrackId::Agent(a) => &self.agent_dirs[a],
         }
     }
 
-    pub fn line_layout(&self, line: LineId) -> &LineLayout {
-        match line {
-            LineId::Branch(b) => &self.branch_layouts[b],
-            LineId::Agent(a) => &self.agent_layouts[a],
+    pub fn track_layout(&self, track: TrackId) -> &TrackLayout {
+        match track {
+            TrackId::Branch(b) => &self.branch_layouts[b],
+            TrackId::Agent(a) => &self.agent_layouts[a],
         }
     }
 
     /// The page (0-based) a node is shown on.
-    pub fn page_of(&self, node: NodeId) -> Option<(LineId, u32)> {
+    pub fn page_of(&self, node: NodeId) -> Option<(TrackId, u32)> {
         let l = self.loc[node]?;
-        Some((l.line, self.line_layout(l.line).items[l.item].page))
+        Some((l.track, self.track_layout(l.track).items[l.item].page))
     }
 
     /// A link from a page in `from_dir` to the anchor of `node`.
     pub fn node_href(&self, from_dir: &str, node: NodeId) -> Option<Href> {
-        let (line, page) = self.page_of(node)?;
+        let (track, page) = self.page_of(node)?;
         let a = anchor(self.graph().uuid(self.entries(), node));
-        Some(href(from_dir, self.line_dir(line), &page_file(page), Some(&a)))
+        Some(href(from_dir, self.track_dir(track), &page_file(page), Some(&a)))
     }
 
     /// Records a problem met while rendering `page` (a path in the site).

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use crate::graph::{AgentId, BranchId, ConversationId, Graph, NodeId, SessionId};
 use crate::id::{IdVec, typed_id};
 
-use super::context::{LineId, ProjectCtx};
+use super::context::{ProjectCtx, TrackId};
 
 typed_id!(
     /// A unit of a project: a conversation, an agent, or the nodes in neither.
@@ -32,7 +32,7 @@ typed_id!(
     GroupId
 );
 
-/// The group of every line, and each group's key.
+/// The group of every track, and each group's key.
 pub struct Groups {
     branch: IdVec<BranchId, GroupId>,
     agent: IdVec<AgentId, GroupId>,
@@ -40,11 +40,11 @@ pub struct Groups {
 }
 
 impl Groups {
-    /// The key of the group a line belongs to.
-    pub fn key(&self, line: LineId) -> &str {
-        let g = match line {
-            LineId::Branch(b) => self.branch[b],
-            LineId::Agent(a) => self.agent[a],
+    /// The key of the group a track belongs to.
+    pub fn key(&self, track: TrackId) -> &str {
+        let g = match track {
+            TrackId::Branch(b) => self.branch[b],
+            TrackId::Agent(a) => self.agent[a],
         };
         &self.keys[g]
     }
@@ -110,7 +110,7 @@ impl<'g> Units<'g> {
     }
 }
 
-/// Groups the lines of a project and computes their keys; `base` covers what
+/// Groups the tracks of a project and computes their keys; `base` covers what
 /// every page of the project depends on.
 pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
     let g = ctx.graph();

@@ -1,9 +1,9 @@
-//! How a line of nodes (a branch or an agent transcript) is laid out on pages:
+//! How a track of nodes (a branch or an agent transcript) is laid out on pages:
 //! nodes grouped into display items (an assistant turn is every streamed entry
 //! sharing a `message.id`; tool results are absorbed into the call they answer),
-//! items numbered and paginated by counted turns from the line's start.
+//! items numbered and paginated by counted turns from the track's start.
 //!
-//! Works on entry headers only (no JSON), so every line of a project can be
+//! Works on entry headers only (no JSON), so every track of a project can be
 //! laid out up front and any message's page is known before pages are written.
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -15,7 +15,7 @@ use crate::parse::{Entries, Entry, Kind, UserKind};
 use super::urls::page_of;
 
 typed_id!(
-    /// An item's place in its [`LineLayout`].
+    /// An item's place in its [`TrackLayout`].
     ItemId
 );
 
@@ -35,16 +35,16 @@ pub struct Item {
     pub page: u32,
 }
 
-/// The layout of one line.
+/// The layout of one track.
 #[derive(Debug, Clone, Default)]
-pub struct LineLayout {
+pub struct TrackLayout {
     pub items: IdVec<ItemId, Item>,
     pub pages: u32,
-    /// Counted items on the line.
+    /// Counted items on the track.
     pub turns: u32,
 }
 
-impl LineLayout {
+impl TrackLayout {
     /// Items on page `p`, as a range of positions in `items`.
     pub fn page_range(&self, p: u32) -> std::ops::Range<usize> {
         let items = self.items.as_slice();
@@ -55,7 +55,7 @@ impl LineLayout {
 }
 
 /// Lays out `nodes` (in display order); numbering starts after `first_number`.
-pub fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32, page_size: u32) -> LineLayout {
+pub fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32, page_size: u32) -> TrackLayout {
     let on_line: FxHashSet<NodeId> = nodes.iter().copied().collect();
     let mut items: IdVec<ItemId, Item> = IdVec::new();
     // message.id → item, for the streamed entries of the current exchange.
@@ -106,10 +106,10 @@ pub fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32,
             page,
         });
     }
-    LineLayout { pages: items.last().map_or(1, |i| i.page + 1), items, turns: counted }
+    TrackLayout { pages: items.last().map_or(1, |i| i.page + 1), items, turns: counted }
 }
 
-/// A tool-result-only user entry whose calls are all on this line.
+/// A tool-result-only user entry whose calls are all on this track.
 fn absorbable(g: &Graph, e: &Entry, on_line: &FxHashSet<NodeId>) -> bool {
     e.user_kind == UserKind::ToolResult
         && !e.tool_results.is_empty()

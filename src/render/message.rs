@@ -14,7 +14,7 @@ use super::blocks::{
     Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, Note, NoticeText, ShellInput, Summary,
     Thinking,
 };
-use super::context::LineId;
+use super::context::TrackId;
 use super::html::{Html, filters};
 use super::layout::Item;
 use super::page::{PageCtx, placeholder};
@@ -69,7 +69,7 @@ pub struct ForkBranch {
     pub href: Href,
     /// The first words a person reads on it.
     pub words: String,
-    /// The `.1` branch: the line the fork is on, continuing.
+    /// The `.1` branch: the track the fork is on, continuing.
     pub continues: bool,
 }
 
@@ -158,7 +158,7 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
             // Every later child of a fork point starts a branch.
             let cb = g.node(child).branch?;
             let label = cx.p.labels[cb].clone();
-            let href = href(cx.dir, cx.p.line_dir(LineId::Branch(cb)), &page_file(0), None);
+            let href = href(cx.dir, cx.p.track_dir(TrackId::Branch(cb)), &page_file(0), None);
             Some(ForkBranch { label, href, words, continues: false })
         })
         .collect();

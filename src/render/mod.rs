@@ -44,7 +44,7 @@ use serde::{Deserialize, Serialize};
 use crate::graph::Conversation;
 use crate::project::Project;
 
-use context::{InputPaths, LineId, PageWarnings, ProjectCtx};
+use context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
 use images::ImageStore;
 use redaction::{RedactionSite, Redactor};
 use search::SearchEntry;
@@ -151,12 +151,12 @@ pub fn render_project(
     let jobs = transcript_pages(&ctx);
     let rendered = jobs
         .par_iter()
-        .map(|(line, page, path)| {
-            let key = groups.key(*line);
+        .map(|(track, page, path)| {
+            let key = groups.key(*track);
             if out.reuse_page(path, key)? {
                 return Ok(false);
             }
-            let html = transcript::line_page(&ctx, *line, *page).render().context("rendering a page")?;
+            let html = transcript::track_page(&ctx, *track, *page).render().context("rendering a page")?;
             out.page(path, html.as_bytes(), key)?;
             Ok(true)
         })
@@ -182,14 +182,14 @@ pub fn render_project(
 }
 
 /// Every page of every branch and agent transcript of a project, with its path.
-fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(LineId, u32, String)> {
+fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(TrackId, u32, String)> {
     let g = ctx.graph();
-    let lines = g.conversations.iter().flat_map(|c| c.branches.iter().map(|&b| LineId::Branch(b)));
-    let lines = lines.chain(g.agents.ids().map(LineId::Agent));
+    let tracks = g.conversations.iter().flat_map(|c| c.branches.iter().map(|&b| TrackId::Branch(b)));
+    let tracks = tracks.chain(g.agents.ids().map(TrackId::Agent));
     let mut jobs = Vec::new();
-    for line in lines {
-        let pages = ctx.line_layout(line).pages;
-        jobs.extend((0..pages).map(|p| (line, p, format!("{}{}", ctx.line_dir(line), urls::page_file(p)))));
+    for track in tracks {
+        let pages = ctx.track_layout(track).pages;
+        jobs.extend((0..pages).map(|p| (track, p, format!("{}{}", ctx.track_dir(track), urls::page_file(p)))));
     }
     jobs
 }

@@ -1,7 +1,7 @@
 //! The fork-point index at the top of a conversation page: the conversation
 //! as an outline tree. First the first message; then every fork point on the
 //! main branch with its message number and an excerpt; under each, its
-//! branches (`23.1` continues the line the fork is on, `23.2`… start new
+//! branches (`23.1` continues the track the fork is on, `23.2`… start new
 //! branches), each with first words, length, title, last activity and a link;
 //! the forks of a branch are nested under it. The active path is marked.
 //!
@@ -14,7 +14,7 @@ use rustc_hash::FxHashSet;
 
 use crate::graph::{BranchId, Conversation, NodeId};
 
-use super::context::{LineId, ProjectCtx};
+use super::context::{ProjectCtx, TrackId};
 use super::pages::Time;
 use super::text::plain_excerpt as excerpt;
 use super::urls::{Href, href, page_file};
@@ -35,7 +35,7 @@ pub struct OutlineRow {
     /// The last activity.
     pub last: Time,
     pub active: bool,
-    /// A `.1` row: the line the fork is on, continuing.
+    /// A `.1` row: the track the fork is on, continuing.
     pub continues: bool,
     /// A branch in a session written by `cctree fork`.
     pub own_fork: bool,
@@ -122,7 +122,7 @@ fn walk(
                 depth: (depth + 1).min(OUTLINE_DEPTH),
                 label: p.labels[cb].clone(),
                 text: first_words,
-                href: href(from_dir, p.line_dir(LineId::Branch(cb)), &page_file(0), None),
+                href: href(from_dir, p.track_dir(TrackId::Branch(cb)), &page_file(0), None),
                 title: if has_forks(cb) { String::new() } else { summary(cbr) },
                 messages: cbr.messages,
                 last: Time::at(cbr.last_ts),
@@ -137,7 +137,7 @@ fn walk(
 
 /// The text of the message a fork point belongs to: the last counted item
 /// at or before item `ix` that has any text.
-pub fn turn_text(p: &ProjectCtx<'_>, lay: &super::layout::LineLayout, ix: usize) -> String {
+pub fn turn_text(p: &ProjectCtx<'_>, lay: &super::layout::TrackLayout, ix: usize) -> String {
     let g = p.graph();
     let e = p.entries();
     let end = (ix + 1).min(lay.items.len());

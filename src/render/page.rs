@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::graph::NodeId;
 
 use super::blocks::{Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Output, Placeholder};
-use super::context::{LineId, ProjectCtx};
+use super::context::{ProjectCtx, TrackId};
 use super::html::highlight::Budget;
 use super::html::{Html, markdown, terminal};
 use super::payload::str_at;
@@ -22,8 +22,8 @@ pub struct PageCtx<'a> {
     pub p: &'a ProjectCtx<'a>,
     /// The page's directory, relative to the site root.
     pub dir: &'a str,
-    /// The line whose messages the page shows (`None` for context previews).
-    pub line: Option<LineId>,
+    /// The track whose messages the page shows (`None` for context previews).
+    pub track: Option<TrackId>,
     pub budget: Budget,
     /// Emit `id="m-…"` anchors (off for copies shown out of place).
     pub anchors: bool,
@@ -31,20 +31,20 @@ pub struct PageCtx<'a> {
     pub emitted: FxHashSet<NodeId>,
     /// What is left of [`PAGE_TEXT`].
     pub text_left: usize,
-    /// The page's number on its line (0: `index.html`), for warnings.
+    /// The page's number on its track (0: `index.html`), for warnings.
     pub page: u32,
     /// What is left of [`META_CAP`].
     pub meta_left: usize,
 }
 
 impl<'a> PageCtx<'a> {
-    pub fn new(p: &'a ProjectCtx<'a>, dir: &'a str, line: Option<LineId>) -> PageCtx<'a> {
+    pub fn new(p: &'a ProjectCtx<'a>, dir: &'a str, track: Option<TrackId>) -> PageCtx<'a> {
         PageCtx {
             p,
             dir,
-            line,
+            track,
             budget: Budget::default(),
-            anchors: line.is_some(),
+            anchors: track.is_some(),
             emitted: FxHashSet::default(),
             text_left: PAGE_TEXT,
             page: 0,
@@ -111,7 +111,7 @@ impl<'a> PageCtx<'a> {
         if !self.anchors {
             return None;
         }
-        let mine = self.p.loc[node].is_some_and(|l| Some(l.line) == self.line);
+        let mine = self.p.loc[node].is_some_and(|l| Some(l.track) == self.track);
         if !mine || !self.emitted.insert(node) {
             return None;
         }

@@ -91,7 +91,7 @@ pub struct PageLink {
     pub current: bool,
 }
 
-/// Prev/next and page list of a paginated line.
+/// Prev/next and page list of a paginated track.
 #[derive(Debug, Clone, Default)]
 pub struct Pager {
     pub pages: Vec<PageLink>,
@@ -166,11 +166,11 @@ pub struct ProjectPage {
     pub queued: Vec<Vec<Block>>,
 }
 
-/// A page of a line: the main branch (with the fork index on page 1), another
+/// A page of a track: the main branch (with the fork index on page 1), another
 /// branch, or an agent transcript.
 #[derive(Template)]
-#[template(path = "line.html")]
-pub struct LinePage {
+#[template(path = "track.html")]
+pub struct TrackPage {
     pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,

@@ -282,12 +282,12 @@ pub fn standalone_result(cx: &mut PageCtx<'_>, b: &Value, tur: Option<&Value>) -
 fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<CallResult> {
     let g = cx.p.graph();
     let link = g.tools.get(id)?;
-    let same_line = |n: &NodeId| cx.p.loc[*n].map(|l| l.line) == cx.line && cx.line.is_some();
+    let same_track = |n: &NodeId| cx.p.loc[*n].map(|l| l.track) == cx.track && cx.track.is_some();
     let node = link
         .results
         .iter()
         .find(|n| item.absorbed.contains(n))
-        .or_else(|| link.results.iter().find(|n| same_line(n)))
+        .or_else(|| link.results.iter().find(|n| same_track(n)))
         .or_else(|| link.results.first())
         .copied()?;
     let e = g.entry(cx.p.entries(), node);

@@ -9,13 +9,13 @@ use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, NodeId, Session
 use crate::parse::Kind;
 
 use super::blocks::{Block, SessionRef};
-use super::context::{LineId, ProjectCtx};
+use super::context::{ProjectCtx, TrackId};
 use super::layout::ItemId;
 use super::listing;
 use super::message::{MessageView, render_item};
 use super::outline::outline;
 use super::page::PageCtx;
-use super::pages::{CctreeFork, Crumb, Fact, FactValue, ForkedFrom, LinePage, PageLink, Pager, Time};
+use super::pages::{CctreeFork, Crumb, Fact, FactValue, ForkedFrom, PageLink, Pager, Time, TrackPage};
 use super::text::excerpt;
 use super::urls::{href, sibling_page};
 use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, TITLE_CHARS};
@@ -31,11 +31,11 @@ pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<Conversation
     v
 }
 
-pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePage {
+pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> TrackPage {
     let g = ctx.graph();
-    let dir = ctx.line_dir(line);
-    let lay = ctx.line_layout(line);
-    let mut pcx = PageCtx::new(ctx, dir, Some(line));
+    let dir = ctx.track_dir(track);
+    let lay = ctx.track_layout(track);
+    let mut pcx = PageCtx::new(ctx, dir, Some(track));
     pcx.page = page;
     let mut messages = Vec::new();
     let items = lay.items.as_slice();
@@ -49,7 +49,7 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
             messages.push(session_marker(&g.sessions[session].session_id, ctx.own_forks.contains(&session)));
         }
         let mut view = render_item(&mut pcx, item);
-        if let Some(k) = ctx.checkpoint(line, item) {
+        if let Some(k) = ctx.checkpoint(track, item) {
             view.fork = ctx.fork_command(k);
         }
         messages.push(view);
@@ -59,7 +59,7 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
     }
     let pager = pager(lay.pages, page);
     let root = pcx.root();
-    let mut p = LinePage {
+    let mut p = TrackPage {
         root,
         title: String::new(),
         crumbs: Vec::new(),
@@ -74,8 +74,8 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
         messages,
         pager,
     };
-    match line {
-        LineId::Branch(b) => {
+    match track {
+        TrackId::Branch(b) => {
             let br = &g.branches[b];
             let c = &g.conversations[br.conversation];
             p.crumbs = crumbs(ctx, dir, Some(br.conversation));
@@ -90,7 +90,7 @@ pub(super) fn line_page(ctx: &ProjectCtx<'_>, line: LineId, page: u32) -> LinePa
                 branch_header(ctx, b, page, &mut p);
             }
         }
-        LineId::Agent(a) => agent_header(ctx, a, &mut p),
+        TrackId::Agent(a) => agent_header(ctx, a, &mut p),
     }
     if page > 0 {
         p.subheading = format!("Page {} of {}", page + 1, lay.pages);
@@ -142,7 +142,7 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
         .map(|j| CctreeFork {
             session: g.sessions[j.session].session_id.to_string(),
             at: ctx.loc[j.at]
-                .map(|l| ctx.line_layout(l.line).items[l.item].number)
+                .map(|l| ctx.track_layout(l.track).items[l.item].number)
                 .map_or_else(|| "a message".to_string(), |n| format!("#{n}")),
             href: ctx.node_href(&ctx.conv_dirs[ci], j.at),
         })
@@ -157,7 +157,7 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
     v
 }
 
-fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut LinePage) {
+fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage) {
     let g = ctx.graph();
     let br = &g.branches[b];
     let label = &ctx.labels[b];
@@ -209,14 +209,14 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut LinePage)
 fn fork_context<'a>(ctx: &'a ProjectCtx<'a>, dir: &'a str, fork: NodeId, n: usize) -> Vec<MessageView> {
     let g = ctx.graph();
     let e = ctx.entries();
-    let mut seen: FxHashSet<(LineId, ItemId)> = FxHashSet::default();
+    let mut seen: FxHashSet<(TrackId, ItemId)> = FxHashSet::default();
     let mut picked = Vec::new();
     let mut prompt = None;
     let mut scanned = 0;
     for node in g.ancestry(fork).into_iter().rev() {
         let Some(l) = ctx.loc[node] else { continue };
-        let item = &ctx.line_layout(l.line).items[l.item];
-        if !item.counted || !seen.insert((l.line, l.item)) {
+        let item = &ctx.track_layout(l.track).items[l.item];
+        if !item.counted || !seen.insert((l.track, l.item)) {
             continue;
         }
         if g.entry(e, item.nodes[0]).user_kind == crate::parse::UserKind::Prompt {
@@ -236,7 +236,7 @@ fn fork_context<'a>(ctx: &'a ProjectCtx<'a>, dir: &'a str, fork: NodeId, n: usiz
     picked.into_iter().map(|item| render_item(&mut pcx, item)).collect()
 }
 
-fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, p: &mut LinePage) {
+fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, p: &mut TrackPage) {
     let g = ctx.graph();
     let agent = &g.agents[a];
     let dir = &ctx.agent_dirs[a];

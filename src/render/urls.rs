@@ -75,7 +75,7 @@ pub fn fragment(id: &str) -> Href {
     Href(format!("#{id}"))
 }
 
-/// A link to page `page` (0-based) of the same line.
+/// A link to page `page` (0-based) of the same track.
 pub fn sibling_page(page: u32) -> Href {
     Href(page_file(page))
 }
@@ -169,12 +169,12 @@ pub fn page_file(page: u32) -> String {
     if page == 0 { "index.html".into() } else { format!("page-{}.html", page + 1) }
 }
 
-/// The page (0-based) of the `index`-th counted turn (0-based) of a line.
+/// The page (0-based) of the `index`-th counted turn (0-based) of a track.
 pub fn page_of(index: u32, page_size: u32) -> u32 {
     index / page_size.max(1)
 }
 
-/// How many pages a line of `turns` counted turns takes (at least one).
+/// How many pages a track of `turns` counted turns takes (at least one).
 pub fn page_count(turns: u32, page_size: u32) -> u32 {
     turns.div_ceil(page_size.max(1)).max(1)
 }

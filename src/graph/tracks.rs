@@ -1,5 +1,5 @@
-//! Conversations, branches and agents: assigning every node to one line and
-//! ordering each line (§5.5, §6.4).
+//! Conversations, branches and agents: assigning every node to one track and
+//! ordering each track (§5.5, §6.4).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
