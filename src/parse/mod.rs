@@ -201,6 +201,9 @@ fn parse_at(
     out
 }
 
+/// What JSON (and `JSON.parse`) skips around a value.
+const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
+
 /// Parses one line (no newline). Returns the entry, if any could be read, and
 /// the problems met on the way.
 pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<LineProblem>) {
@@ -212,7 +215,10 @@ pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<Lin
             String::from_utf8_lossy(line)
         }
     };
-    let trimmed = text.trim();
+    // JSON's whitespace only (what `JSON.parse` skips): a line the client
+    // cannot read, such as `{}` followed by a vertical tab or a no-break
+    // space, is a warning here too, never an entry that render cannot read.
+    let trimmed = text.trim_matches(JSON_WHITESPACE);
     if !trimmed.starts_with('{') {
         let problem = if serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok() {
             LineProblem::NotAnObject
