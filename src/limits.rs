@@ -39,9 +39,17 @@
 //! | [`TOOL_ARG_CHARS`] | 120 | a tool call's argument in its header | `render::tools` |
 //! | [`TOOL_NOTE_CHARS`] | 200 | the line of a result text whose call shows its effect (longer: the whole text under it) | `render::tools` |
 //! | [`HINT_CHARS`] | 400 | a tool call's description | `render::tools` |
-//! | [`SEARCH_PROJECT_CHARS`] | 120 | a project name in the search index | `render::search` |
-//! | [`SEARCH_TITLE_CHARS`] | 200 | a title in the search index | `render::search` |
-//! | [`SEARCH_TEXT_CHARS`] | 240 | a text in the search index | `render::search` |
+//! | [`SEARCH_TITLE_CHARS`] | 200 | a conversation's title in the search index | `render::search` |
+//! | **Search index** | | | |
+//! | [`SEARCH_TERM_CHARS`] | 24 | a term (longer runs are indexed by their start) | `render::search::terms` |
+//! | [`SEARCH_DOC_CHARS`] | 1,200 | the excerpt kept of one message (characters) | `render::search::docs` |
+//! | [`SEARCH_PROSE_CHARS`] | 600 | … of one piece of prose (a prompt, a reply) | `render::search::docs` |
+//! | [`SEARCH_THINKING_CHARS`] | 240 | … of one thinking block | `render::search::docs` |
+//! | [`SEARCH_CALL_CHARS`] | 160 | … of one piece of a tool call (name, argument, command) | `render::search::docs` |
+//! | [`SEARCH_OUTPUT_CHARS`] | 240 | … of one output, file or diff | `render::search::docs` |
+//! | [`SEARCH_SHARD`] | 32 KB | the average shard of the term dictionary | `render::search::index` |
+//! | [`SEARCH_SHARD_MAX`] | 128 KB | a shard of several terms | `render::search::index` |
+//! | [`SEARCH_UNIT_CHUNK`] | 256 | units per file of the unit table | `render::search::index` |
 //! | [`MEDIA_TYPE_CHARS`] | 40 | an unsupported image type quoted in a warning | `render::images` |
 //! | [`FORK_TITLE_CHARS`] | 60 | the source's title in a fork's default title | `fork::plan` |
 //! | [`FORK_TITLE_ID_CHARS`] | 8 | the checkpoint uuid in a fork's default title | `fork::plan` |
@@ -135,12 +143,31 @@ pub const TOOL_ARG_CHARS: usize = 120;
 pub const TOOL_NOTE_CHARS: usize = 200;
 /// A tool call's description.
 pub const HINT_CHARS: usize = 400;
-/// A project name in the search index.
-pub const SEARCH_PROJECT_CHARS: usize = 120;
-/// A title in the search index.
+/// A conversation's title in the search index.
 pub const SEARCH_TITLE_CHARS: usize = 200;
-/// A text (first prompt, first words, excerpt) in the search index.
-pub const SEARCH_TEXT_CHARS: usize = 240;
+/// Longest term of the search index, in characters: hashes, base64 and
+/// other long runs are found by their start.
+pub const SEARCH_TERM_CHARS: usize = 24;
+/// The excerpt the search index keeps of one message (characters): what a
+/// result can show around a hit. Every word is indexed; the excerpt keeps the
+/// start of each piece of text, within the caps below, so that the index
+/// stays a fraction of the text (docs/performance.md).
+pub const SEARCH_DOC_CHARS: usize = 1200;
+/// The excerpt kept of one piece of prose (a prompt, a reply, a summary).
+pub const SEARCH_PROSE_CHARS: usize = 600;
+/// The excerpt kept of one thinking block.
+pub const SEARCH_THINKING_CHARS: usize = 240;
+/// The excerpt kept of one piece of a tool call (its name, argument, command).
+pub const SEARCH_CALL_CHARS: usize = 160;
+/// The excerpt kept of one output, file, diff or raw JSON.
+pub const SEARCH_OUTPUT_CHARS: usize = 240;
+/// The average size of a shard of the term dictionary (bytes before base64):
+/// a word's search loads one.
+pub const SEARCH_SHARD: usize = 32 * 1024;
+/// A shard of several terms ends past this size (a term's own list may be larger).
+pub const SEARCH_SHARD_MAX: usize = 128 * 1024;
+/// Units (conversations) per file of the search index's unit table.
+pub const SEARCH_UNIT_CHUNK: usize = 256;
 /// An unsupported image media type quoted in a warning.
 pub const MEDIA_TYPE_CHARS: usize = 40;
 /// The source's title in a fork's default title.

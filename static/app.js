@@ -1,10 +1,8 @@
 // cctree: progressive enhancement only. The pages work without this file.
-// Adds: local times, archive search (index loaded on demand from
-// search-index.js, so it works from file://), expand/collapse all, and
-// keyboard navigation (j/k: next/previous message, /: search).
+// Adds: local times, expand/collapse all, and keyboard navigation (j/k:
+// next/previous message). The search is static/search.js.
 (function () {
   "use strict";
-  var root = document.documentElement.getAttribute("data-root") || "";
 
   // Local time for every <time datetime>.
   function pad(n) { return (n < 10 ? "0" : "") + n; }
@@ -68,94 +66,6 @@
     });
   }
 
-  // Search.
-  var box = document.getElementById("search");
-  var input = document.getElementById("search-input");
-  var list = document.getElementById("search-results");
-  var loading = false;
-  var selected = -1;
-  function ensureIndex(then) {
-    if (window.CCTREE_SEARCH) { then(); return; }
-    if (loading) return;
-    loading = true;
-    var s = document.createElement("script");
-    s.src = root + "search-index.js";
-    s.onload = function () { loading = false; then(); };
-    s.onerror = function () { loading = false; };
-    document.head.appendChild(s);
-  }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text) e.textContent = text;
-    return e;
-  }
-  function search() {
-    var q = input.value.toLowerCase().trim();
-    while (list.firstChild) list.removeChild(list.firstChild);
-    selected = -1;
-    if (!q || !window.CCTREE_SEARCH) { list.hidden = true; return; }
-    var terms = q.split(/\s+/);
-    var hits = [];
-    var data = window.CCTREE_SEARCH;
-    for (var k = 0; k < data.length && hits.length < 400; k++) {
-      var e = data[k];
-      var hay = (e.title + " " + e.text + " " + e.project).toLowerCase();
-      var ok = true;
-      for (var m = 0; m < terms.length; m++) if (hay.indexOf(terms[m]) < 0) { ok = false; break; }
-      if (ok) hits.push({ e: e, score: e.title.toLowerCase().indexOf(terms[0]) >= 0 ? 0 : 1 });
-    }
-    hits.sort(function (a, b) { return a.score - b.score; });
-    hits = hits.slice(0, 40);
-    if (!hits.length) {
-      list.appendChild(el("li", "none", "No matches"));
-    }
-    for (var h = 0; h < hits.length; h++) {
-      var it = hits[h].e;
-      var li = el("li");
-      var a = el("a");
-      a.href = root + it.url;
-      a.appendChild(el("span", "kind", it.kind));
-      a.appendChild(document.createTextNode(it.title));
-      if (it.text && it.text !== it.title) a.appendChild(el("span", "text", it.text));
-      a.appendChild(el("span", "project", it.project));
-      li.appendChild(a);
-      list.appendChild(li);
-    }
-    list.hidden = false;
-  }
-  function move(delta) {
-    var links = list.querySelectorAll("a");
-    if (!links.length) return;
-    if (selected >= 0 && links[selected]) links[selected].classList.remove("sel");
-    selected = (selected + delta + links.length) % links.length;
-    links[selected].classList.add("sel");
-    links[selected].scrollIntoView({ block: "nearest" });
-  }
-  if (box && input && list) {
-    box.hidden = false;
-    input.addEventListener("focus", function () { ensureIndex(search); });
-    input.addEventListener("input", function () { ensureIndex(search); });
-    input.addEventListener("keydown", function (ev) {
-      if (ev.key === "ArrowDown") { move(1); ev.preventDefault(); }
-      else if (ev.key === "ArrowUp") { move(-1); ev.preventDefault(); }
-      else if (ev.key === "Enter") {
-        var links = list.querySelectorAll("a");
-        var target = links[selected >= 0 ? selected : 0];
-        if (target) window.location.href = target.href;
-      } else if (ev.key === "Escape") { list.hidden = true; input.blur(); }
-    });
-    document.addEventListener("click", function (ev) {
-      if (!box.contains(ev.target)) list.hidden = true;
-    });
-    // index.html?q=words opens with that search (shareable, testable).
-    var q = /[?&]q=([^&]*)/.exec(window.location.search);
-    if (q) {
-      try { input.value = decodeURIComponent(q[1].replace(/\+/g, " ")); } catch (e) { input.value = ""; }
-      ensureIndex(search);
-    }
-  }
-
   // Keyboard navigation between messages.
   function visibleMessages() {
     var all = document.querySelectorAll("main .messages > .msg");
@@ -166,7 +76,6 @@
   document.addEventListener("keydown", function (ev) {
     var tag = (ev.target && ev.target.tagName) || "";
     if (tag === "INPUT" || tag === "TEXTAREA" || ev.metaKey || ev.ctrlKey || ev.altKey) return;
-    if (ev.key === "/" && input) { input.focus(); ev.preventDefault(); return; }
     if (ev.key !== "j" && ev.key !== "k") return;
     var msgs = visibleMessages();
     var y = 70;

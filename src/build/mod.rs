@@ -23,13 +23,14 @@ mod summary;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::cache::parse::LoadCounts;
-use crate::cache::{self, Manifest, OutputRecord, ProjectRecord, SearchRecord};
+use crate::cache::{self, Manifest, OutputRecord, ProjectRecord};
 use crate::discover::{Archive, ProjectSource};
 use crate::driver::{self, Progress};
 use crate::render::redaction::{self, RedactionSite, Redactor};
+use crate::render::search::{IndexBuilder, Previous, UnitEntry};
 use crate::render::{self, Placement, RenderOptions};
 use crate::select::{Selection, Tally};
 
@@ -148,6 +149,10 @@ struct Builder<'p> {
     rendered_redactions: Redactor,
     /// What the selection matched so far.
     tally: Tally,
+    /// The search index of the projects rendered so far.
+    search: IndexBuilder,
+    /// The previous site's search units, by key.
+    previous_units: rustc_hash::FxHashMap<&'p str, &'p UnitEntry>,
 }
 
 impl<'p> Builder<'p> {
@@ -165,6 +170,14 @@ impl<'p> Builder<'p> {
             redactions: plan.redactions.clone(),
             rendered_redactions: Redactor::new(opts.redact),
             tally: Tally::default(),
+            search: IndexBuilder::default(),
+            previous_units: plan
+                .old
+                .iter()
+                .flat_map(|m| &m.projects)
+                .flat_map(|p| &p.output.search)
+                .map(|u| (u.key.as_str(), u))
+                .collect(),
         })
     }
 
@@ -242,6 +255,16 @@ impl<'p> Builder<'p> {
         self.pages_rendered += out.rendered;
         self.rendered_redactions.absorb(out.redactions);
         let pages = sink.into_records(&out.pages, out.warnings);
+        self.search.text_read(out.search.text_bytes);
+        let mut units: Vec<UnitEntry> = out.search.fresh.into_iter().map(|u| self.search.add(u)).collect();
+        for key in &out.search.reused {
+            let Some(u) = self.previous_units.get(key.as_str()) else {
+                anyhow::bail!(
+                    "the previous site's cache lacks the search entry of {key}, whose pages were re-used: render with --force"
+                );
+            };
+            units.push((*u).clone());
+        }
         summary::page_warnings(progress, &pages, &self.opts.output);
 
         // A part of a project keeps no parse cache: it would hold the rest.
@@ -261,10 +284,7 @@ impl<'p> Builder<'p> {
             parse,
             warnings,
             files: project.source.files.len(),
-            output: OutputRecord {
-                summary: out.summary,
-                search: out.search.iter().map(SearchRecord::from_entry).collect(),
-            },
+            output: OutputRecord { summary: out.summary, search: units },
             pages,
             matched: self.opts.selection.matched_in(&project),
         }))
@@ -281,10 +301,39 @@ impl<'p> Builder<'p> {
         Ok(())
     }
 
+    /// The search index (`search/`): the units rendered, and the others'
+    /// postings from the previous site's index.
     fn emit_search_index(&mut self) -> Result<()> {
-        let search = self.manifest.projects.iter().flat_map(|p| &p.output.search).map(SearchRecord::to_entry);
-        let script = render::search::script(&search.collect::<Vec<_>>());
-        self.manifest.files.push(self.site.emit("search-index.js", script.as_bytes(), "")?);
+        let t0 = Instant::now();
+        let units: Vec<&UnitEntry> = self.manifest.projects.iter().flat_map(|p| &p.output.search).collect();
+        let projects: Vec<(&str, &str)> = self
+            .manifest
+            .projects
+            .iter()
+            .map(|p| (p.output.summary.name.as_str(), p.output.summary.dir.as_str()))
+            .collect();
+        let site = &self.opts.output;
+        let read = |rel: &str| {
+            std::fs::read_to_string(site.join(rel)).with_context(|| {
+                format!("reading {rel} of the previous site's search index (render with --force to rebuild it)")
+            })
+        };
+        let previous = self.plan.old.as_ref().map(|m| Previous {
+            units: m.projects.iter().flat_map(|p| &p.output.search).collect(),
+            files: m.files.iter().map(|f| f.path.as_str()).collect(),
+            read: &read,
+        });
+        let files = std::mem::take(&mut self.search).finish(&units, &projects, previous)?;
+        let (count, mut size) = (files.len(), 0);
+        for (path, bytes) in files {
+            size += bytes.len();
+            let record = self.site.emit(&path, bytes.as_bytes(), "")?;
+            self.manifest.files.push(record);
+        }
+        tracing::debug!(
+            "search index: {count} files of {size} bytes under search/ in {:.3} s",
+            t0.elapsed().as_secs_f64()
+        );
         Ok(())
     }
 

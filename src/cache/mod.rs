@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::discover::ProjectSource;
 use crate::render::ProjectSummary;
-use crate::render::search::SearchEntry;
+use crate::render::search::UnitEntry;
 
 /// The cache directory, relative to the site root.
 pub const CACHE_DIR: &str = ".cctree-cache";
@@ -40,7 +40,7 @@ pub const MANIFEST: &str = ".cctree-cache/manifest.json";
 /// Where parse caches live, relative to the site root.
 const PARSE_DIR: &str = ".cctree-cache/parse/";
 /// Bump when the layout of the cache changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// A fingerprint of the renderer: cctree's version and a hash of the running
 /// executable (templates, assets and code are compiled into it).
@@ -202,38 +202,6 @@ impl FileRecord {
     }
 }
 
-/// A search entry as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SearchRecord {
-    kind: String,
-    project: String,
-    title: String,
-    text: String,
-    url: String,
-}
-
-impl SearchRecord {
-    pub fn from_entry(e: &SearchEntry) -> SearchRecord {
-        SearchRecord {
-            kind: e.kind.into(),
-            project: e.project.clone(),
-            title: e.title.clone(),
-            text: e.text.clone(),
-            url: e.url.clone(),
-        }
-    }
-
-    pub fn to_entry(&self) -> SearchEntry {
-        SearchEntry {
-            kind: intern(&self.kind),
-            project: self.project.clone(),
-            title: self.title.clone(),
-            text: self.text.clone(),
-            url: self.url.clone(),
-        }
-    }
-}
-
 /// A `&'static str` for a kind read back from the cache (a handful of
 /// distinct values; unknown ones are leaked once).
 fn intern(s: &str) -> &'static str {
@@ -253,7 +221,8 @@ fn intern(s: &str) -> &'static str {
 pub struct OutputRecord {
     #[serde(flatten)]
     pub summary: ProjectSummary,
-    pub search: Vec<SearchRecord>,
+    /// Its units of the search index.
+    pub search: Vec<UnitEntry>,
 }
 
 /// The files a previous render wrote, from its manifest whatever its format,

@@ -1,10 +1,12 @@
 //! The site's static files, embedded in the binary: `assets/style.css`,
-//! `assets/app.js` and `assets/syntax.css` (classes for the `hl-` spans the
-//! highlighter emits, light and dark).
+//! `assets/app.js`, `assets/search.js` (the archive search, find in page)
+//! and `assets/syntax.css` (classes for the `hl-` spans the highlighter
+//! emits, light and dark).
 
 /// `(path under the site root, contents)`.
 pub const ASSETS: &[(&str, &str)] = &[
     ("assets/style.css", include_str!("../../static/style.css")),
     ("assets/app.js", include_str!("../../static/app.js")),
+    ("assets/search.js", include_str!("../../static/search.js")),
     ("assets/syntax.css", include_str!("../../static/syntax.css")),
 ];

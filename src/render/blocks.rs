@@ -15,9 +15,9 @@ view_enum! {
     /// One block of a message body.
     #[derive(Debug)]
     pub enum Block {
-        /// Markup from a renderer (a diff, a highlighted file) or a view
-        /// measured before it was placed (JSON details).
+        /// Markup from a renderer (a diff, a highlighted file).
         Html(Html),
+        Meta(Meta),
         Markdown(Markdown),
         Note(Note),
         NoticeText(NoticeText),
@@ -43,6 +43,15 @@ view_enum! {
         Persisted(PersistedNote),
         ResultText(ResultText),
     }
+}
+
+/// The raw JSON of an entry or block, collapsed ([`JsonDetails`], written
+/// before it was placed, to be measured): metadata, which the search index
+/// leaves out.
+#[derive(Debug, Template)]
+#[template(source = "{{ html|html }}", ext = "html")]
+pub struct Meta {
+    pub html: Html,
 }
 
 /// Markdown rendered ([`super::html::markdown`]), in its `div.md`.

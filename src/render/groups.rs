@@ -42,11 +42,20 @@ pub struct Groups {
 impl Groups {
     /// The key of the group a track belongs to.
     pub fn key(&self, track: TrackId) -> &str {
-        let g = match track {
+        &self.keys[self.of(track)]
+    }
+
+    /// The group a track belongs to.
+    pub fn of(&self, track: TrackId) -> GroupId {
+        match track {
             TrackId::Branch(b) => self.branch[b],
             TrackId::Agent(a) => self.agent[a],
-        };
-        &self.keys[g]
+        }
+    }
+
+    /// How many groups there are.
+    pub fn count(&self) -> usize {
+        self.keys.len()
     }
 }
 

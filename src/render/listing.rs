@@ -1,17 +1,14 @@
 //! The project index page: its conversations (title, first prompt, times,
 //! messages, branches, forks, token totals), sub-agent transcripts, and the
-//! collapsed "other entries" (fragments, side agents, unknown metadata); plus
-//! the project's entries for the search index.
+//! collapsed "other entries" (fragments, side agents, unknown metadata).
 
 use crate::graph::{AgentKind, Conversation, ConversationId};
 use crate::parse::Kind;
 
 use super::blocks::Block;
 use super::context::ProjectCtx;
-use super::outline::turn_text;
 use super::page::PageCtx;
 use super::pages::{AgentRow, ConvRow, ProjectPage, Time};
-use super::search::SearchEntry;
 use super::text::{compact_num, excerpt, plain_excerpt};
 use super::transcript::crumbs;
 use super::urls::{Root, href};
@@ -80,10 +77,9 @@ pub fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> String {
     format!("{} tokens in · {} out", compact_num(input), compact_num(output))
 }
 
-/// The project index page, and the project's entries of the search index.
-pub fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
+/// The project index page.
+pub fn project_page(ctx: &ProjectCtx<'_>) -> ProjectPage {
     let dir = ctx.dir.as_str();
-    let mut search = vec![SearchEntry::new("project", &ctx.name, &ctx.name, "", format!("{dir}index.html"))];
     let mut convs = Vec::new();
     let mut fragments = Vec::new();
     for (i, c) in ctx.graph().conversations.iter_enumerated() {
@@ -91,14 +87,13 @@ pub fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
         if c.is_fragment {
             fragments.push(row);
         } else {
-            search.extend(conversation_search(ctx, i, c));
             convs.push(row);
         }
     }
     convs.sort_by(|a, b| b.last.ms.cmp(&a.last.ms).then_with(|| a.href.cmp(&b.href)));
     let (agents, others) = agent_rows(ctx);
     let (unknown, unknown_more) = unknown_entries(ctx);
-    let page = ProjectPage {
+    ProjectPage {
         root: Root::of(dir),
         title: ctx.name.clone(),
         crumbs: crumbs(ctx, dir, None),
@@ -109,8 +104,7 @@ pub fn project_page(ctx: &ProjectCtx<'_>) -> (ProjectPage, Vec<SearchEntry>) {
         unknown,
         unknown_more,
         queued: unplaced_queued(ctx),
-    };
-    (page, search)
+    }
 }
 
 fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRow {
@@ -126,35 +120,6 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
         tokens: tokens(ctx, c),
         cctree_forks: c.junctions.iter().filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork).count(),
     }
-}
-
-/// A conversation's entries of the search index: itself, its fork points
-/// and its branches.
-fn conversation_search(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> Vec<SearchEntry> {
-    let g = ctx.graph();
-    let first_prompt = c.first_prompt.as_deref().unwrap_or("");
-    let mut out = vec![SearchEntry::new(
-        "conversation",
-        &ctx.name,
-        &c.title,
-        first_prompt,
-        format!("{}index.html", ctx.conv_dirs[i]),
-    )];
-    for fp in &c.fork_points {
-        let n = ctx.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-        let lay = &ctx.branch_layouts[fp.branch];
-        let ix = ctx.loc[fp.node].map_or(0, |l| l.item.index());
-        let url = ctx.node_href("", fp.node).unwrap_or_default().into_string();
-        let title = format!("Fork at #{n} · {}", c.title);
-        out.push(SearchEntry::new("fork", &ctx.name, &title, &turn_text(ctx, lay, ix), url));
-    }
-    for &b in c.branches.iter().skip(1) {
-        let br = &g.branches[b];
-        let url = format!("{}index.html", ctx.branch_dirs[b]);
-        let title = format!("Branch {} · {}", ctx.labels[b], br.title);
-        out.push(SearchEntry::new("branch", &ctx.name, &title, &g.entry(ctx.entries(), br.first).excerpt, url));
-    }
-    out
 }
 
 /// The sub-agent transcripts of a project, and its other agents (side

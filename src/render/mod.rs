@@ -47,7 +47,7 @@ use crate::project::Project;
 use context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
 use images::ImageStore;
 use redaction::{RedactionSite, Redactor};
-use search::SearchEntry;
+use search::{PageIndex, ProjectSearch, Units};
 
 /// What shapes every page besides the input.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -113,10 +113,10 @@ pub struct ProjectSummary {
 #[derive(Debug, Default)]
 pub struct ProjectPages {
     pub summary: ProjectSummary,
-    /// Its entries of the archive-wide search index.
-    pub search: Vec<SearchEntry>,
-    /// Every page of the project in order (the project index last), rendered
-    /// or re-used.
+    /// What it gives the archive-wide search index.
+    pub search: ProjectSearch,
+    /// Every file of the project in order (each page, then its doc file of
+    /// the search index; the project index last), rendered or re-used.
     pub pages: Vec<String>,
     /// Pages rendered (the others were re-used through [`Sink::reuse_page`]).
     pub rendered: usize,
@@ -149,33 +149,24 @@ pub fn render_project(
     tracing::debug!("{name}: page groups in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
     let jobs = transcript_pages(&ctx);
-    let rendered = jobs
-        .par_iter()
-        .map(|(track, page, path)| {
-            let key = groups.key(*track);
-            if out.reuse_page(path, key)? {
-                return Ok(false);
-            }
-            let html = transcript::track_page(&ctx, *track, *page).render().context("rendering a page")?;
-            out.page(path, html.as_bytes(), key)?;
-            Ok(true)
-        })
-        .collect::<Result<Vec<bool>>>()?;
+    let (rendered, search) = track_pages(&ctx, &groups, &jobs, out)?;
     tracing::debug!("{name}: pages in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
-    let (page, search) = listing::project_page(&ctx);
+    let page = listing::project_page(&ctx);
     let index = format!("{}index.html", ctx.dir);
     out.page(&index, page.render()?.as_bytes(), "")?;
     tracing::debug!("{name}: project index in {:.3} s", t0.elapsed().as_secs_f64());
     if let Some(err) = images.take_failure() {
         return Err(err);
     }
-    let pages: Vec<String> = jobs.into_iter().map(|(_, _, path)| path).chain([index]).collect();
+    let page_count = jobs.len() + 1;
+    let files: Vec<String> =
+        jobs.into_iter().flat_map(|(track, page, path)| [path, doc_path(&ctx, track, page)]).chain([index]).collect();
     Ok(ProjectPages {
-        summary: summary(&ctx, pages.len()),
+        summary: summary(&ctx, page_count),
         search,
-        pages,
-        rendered: rendered.into_iter().filter(|r| *r).count(),
+        pages: files,
+        rendered,
         warnings: warnings.take_all(),
         redactions: redactor.take(),
     })
@@ -192,6 +183,57 @@ fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(TrackId, u32, String)> {
         jobs.extend((0..pages).map(|p| (track, p, format!("{}{}", ctx.track_dir(track), urls::page_file(p)))));
     }
     jobs
+}
+
+/// The transcript pages of a project, each with its file of the search
+/// index beside it ([`search::doc_file`]): a page group's are re-used
+/// together or rendered together, and so are the units of the search index
+/// (a group holds whole units). Returns how many pages were rendered and
+/// what they give the search index.
+fn track_pages(
+    ctx: &ProjectCtx<'_>,
+    groups: &groups::Groups,
+    jobs: &[(TrackId, u32, String)],
+    out: &dyn Sink,
+) -> Result<(usize, ProjectSearch)> {
+    let units = Units::of(ctx);
+    let reused = jobs
+        .par_iter()
+        .map(|(track, page, path)| {
+            let key = groups.key(*track);
+            Ok(out.reuse_page(path, key)? && out.reuse_page(&doc_path(ctx, *track, *page), key)?)
+        })
+        .collect::<Result<Vec<bool>>>()?;
+    let mut group_reused = vec![true; groups.count()];
+    for ((track, _, _), ok) in jobs.iter().zip(&reused) {
+        group_reused[groups.of(*track).index()] &= ok;
+    }
+    let render = |track: TrackId| !group_reused[groups.of(track).index()];
+    let pages = jobs
+        .par_iter()
+        .filter(|(track, _, _)| render(*track))
+        .map(|(track, page, path)| {
+            let key = groups.key(*track);
+            let view = transcript::track_page(ctx, *track, *page);
+            let index = PageIndex::of(&view.messages);
+            let html = view.render().context("rendering a page")?;
+            out.page(path, html.as_bytes(), key)?;
+            let docs = doc_path(ctx, *track, *page);
+            out.page(&docs, index.doc_script(&docs).as_bytes(), key)?;
+            Ok((*track, *page, index))
+        })
+        .collect::<Result<Vec<(TrackId, u32, PageIndex)>>>()?;
+    let rendered = pages.len();
+    let mut fresh = vec![false; units.count()];
+    for (track, _, _) in jobs {
+        fresh[units.unit(*track) as usize] |= render(*track);
+    }
+    Ok((rendered, units.index(&fresh, pages)))
+}
+
+/// The search index's doc file of a page ([`search::doc_file`]).
+fn doc_path(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> String {
+    format!("{}{}", ctx.track_dir(track), search::doc_file(page))
 }
 
 /// What the archive index shows of a project (fragments do not count).

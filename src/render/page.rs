@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::graph::NodeId;
 
-use super::blocks::{Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Output, Placeholder};
+use super::blocks::{Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Meta, Output, Placeholder};
 use super::context::{ProjectCtx, TrackId};
 use super::html::highlight::Budget;
 use super::html::{Html, markdown, terminal};
@@ -92,7 +92,7 @@ impl<'a> PageCtx<'a> {
             if html.len() <= self.meta_left {
                 self.meta_left -= html.len();
                 self.spend(s.len().min(cap));
-                return Block::Html(html);
+                return Block::Meta(Meta { html });
             }
         }
         placeholder(format!(

@@ -2,11 +2,15 @@
 //! math and relative links. Nothing here touches the file system.
 //!
 //! ```text
-//! index.html, search-index.js, assets/{style.css,app.js,syntax.css,img/<blake3>.<ext>}
+//! index.html, assets/{style.css,app.js,search.js,syntax.css,img/<blake3>.<ext>}
+//! search/index.js, search/t/<hash>.js, search/u/<k>.js     the search index
+//!                                                          (see `render::search`)
 //! <project>/index.html
 //! <project>/c/<root-uuid>/index.html, page-N.html          main branch (+ fork index)
 //! <project>/c/<root-uuid>/b/<first-uuid>/index.html, …    every other branch
 //! <project>/agents/<agent-id>/index.html, …               sub-agent transcripts
+//! <track's directory>/search-N.js                         the docs of its page N
+//!                                                          in the search index
 //! ```
 //!
 //! Directories are written relative to the site root with a trailing `/`
@@ -138,7 +142,7 @@ pub fn sanitize_segment(s: &str) -> String {
 /// get a hash suffix, then a counter.
 pub fn project_slugs<S: AsRef<str>>(names: &[S]) -> Vec<String> {
     let mut taken: BTreeSet<String> =
-        ["assets", "index.html", "search-index.js"].into_iter().map(String::from).collect();
+        ["assets", "index.html", "search", "search-index.js"].into_iter().map(String::from).collect();
     names
         .iter()
         .map(|n| {

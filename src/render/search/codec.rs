@@ -1,0 +1,142 @@
+//! The byte encodings of the search index: LEB128 varints, gaps of sorted
+//! numbers, base64, and the JavaScript files that carry the data.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+
+/// Appends `v` as a LEB128 varint (7 bits a byte, low bits first).
+pub fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v.to_le_bytes()[0] & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out.push(v.to_le_bytes()[0]);
+}
+
+/// A count or position as the index stores it (`u32`). Everything counted
+/// (units, pages, docs of a page, terms) is numbered by the graph's `u32`
+/// ids or is smaller, so this never saturates in practice; if it did, a
+/// search would miss, nothing would break.
+pub fn n32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Reads a varint that gives a length, as a `usize`.
+pub fn get_len(bytes: &[u8], at: &mut usize) -> Option<usize> {
+    usize::try_from(get(bytes, at)?).ok()
+}
+
+/// The slice of `len` bytes at `*at`, moving past it; `None` past the end.
+pub fn take<'a>(bytes: &'a [u8], at: &mut usize, len: usize) -> Option<&'a [u8]> {
+    let end = at.checked_add(len)?;
+    let part = bytes.get(*at..end)?;
+    *at = end;
+    Some(part)
+}
+
+/// Reads a varint at `*at`, moving past it; `None` past the end or on an
+/// overlong one.
+pub fn get(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Writes an ascending sequence as gaps: the first value as it is, each
+/// next as its distance to the previous minus one.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gaps(Option<u64>);
+
+impl Gaps {
+    pub fn new() -> Gaps {
+        Gaps(None)
+    }
+
+    /// Appends `v` (greater than the previous value).
+    pub fn put(&mut self, out: &mut Vec<u8>, v: u64) {
+        put(out, self.0.map_or(v, |p| v - p - 1));
+        self.0 = Some(v);
+    }
+}
+
+pub fn base64(bytes: &[u8]) -> String {
+    STANDARD.encode(bytes)
+}
+
+pub fn unbase64(s: &str) -> Option<Vec<u8>> {
+    STANDARD.decode(s).ok()
+}
+
+/// A file of the index: a script that only assigns data, `json`, to
+/// `CCTREE_SEARCH[id]`. Loaded as a `<script>` (so from `file://` too), it
+/// runs nothing. `<`, `>` and the JavaScript line separators are escaped, so
+/// nothing in the data can end the script or start markup.
+pub fn script(id: &str, json: &str) -> String {
+    let mut s = String::with_capacity(json.len() + id.len() + 64);
+    s.push_str(PREFIX);
+    s.push_str(&serde_json::to_string(id).unwrap_or_default());
+    s.push_str("]=");
+    for c in json.chars() {
+        match c {
+            '<' => s.push_str("\\u003c"),
+            '>' => s.push_str("\\u003e"),
+            '\u{2028}' => s.push_str("\\u2028"),
+            '\u{2029}' => s.push_str("\\u2029"),
+            c => s.push(c),
+        }
+    }
+    s.push_str(";\n");
+    s
+}
+
+const PREFIX: &str = "(self.CCTREE_SEARCH=self.CCTREE_SEARCH||{})[";
+
+/// The id and the JSON of a file written by [`script`].
+pub fn unscript(file: &str) -> Option<(String, &str)> {
+    let rest = file.strip_prefix(PREFIX)?;
+    let (id, json) = rest.split_once("]=")?;
+    Some((serde_json::from_str(id).ok()?, json.trim_end().strip_suffix(';')?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_and_gaps_round_trip() {
+        let mut b = Vec::new();
+        let mut g = Gaps::new();
+        for v in [0u64, 1, 5, 200, 100_000, u64::from(u32::MAX)] {
+            g.put(&mut b, v);
+        }
+        let mut at = 0;
+        let mut prev: Option<u64> = None;
+        let mut back = Vec::new();
+        while at < b.len() {
+            let gap = get(&b, &mut at).unwrap();
+            let v = prev.map_or(gap, |p| p + gap + 1);
+            back.push(v);
+            prev = Some(v);
+        }
+        assert_eq!(back, [0, 1, 5, 200, 100_000, u64::from(u32::MAX)]);
+        assert_eq!(get(&[0x80, 0x80], &mut 0), None);
+    }
+
+    #[test]
+    fn scripts_assign_inert_data() {
+        let s = script("t/x", "{\"a\":\"</script><!-- \u{2028}\"}");
+        assert!(s.starts_with("(self.CCTREE_SEARCH=self.CCTREE_SEARCH||{})[\"t/x\"]={"));
+        assert!(!s.contains('<') && !s.contains('>') && !s.contains('\u{2028}'), "{s}");
+        let (id, json) = unscript(&s).unwrap();
+        assert_eq!(id, "t/x");
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(v["a"], "</script><!-- \u{2028}");
+    }
+}

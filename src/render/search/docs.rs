@@ -1,0 +1,427 @@
+//! What the search index takes from a project's pages: the *docs* of each
+//! page (its messages: anchor, role, number, an excerpt of their text) and
+//! the terms each holds, gathered per *unit* — a conversation with the
+//! sub-agents it spawned, or an agent spawned by no conversation — into the
+//! unit's entry and postings.
+//!
+//! A unit's pages are numbered from 1 by the time of their first message
+//! (then path), so a page added later (a new branch, the next page of a
+//! growing track) comes last and leaves the others' numbers alone; number 0
+//! is the unit itself (its title and the titles of its branches).
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::graph::{AgentId, AgentKind, BranchId, ConversationId};
+use crate::id::IdVec;
+use crate::limits::{SEARCH_CALL_CHARS, SEARCH_DOC_CHARS, SEARCH_OUTPUT_CHARS, SEARCH_PROSE_CHARS};
+use crate::limits::{SEARCH_THINKING_CHARS, SEARCH_TITLE_CHARS};
+
+use super::super::context::{ProjectCtx, TrackId};
+use super::super::html::Html;
+use super::super::layout::ItemId;
+use super::super::message::MessageView;
+use super::super::text::excerpt;
+use super::super::urls::page_file;
+use super::codec::{self, Gaps, n32};
+use super::terms::Terms;
+use super::text::{Part, TextSink, message_text, strip};
+
+/// A unit of the archive-wide index, as its table of units lists it (and
+/// the cache keeps it).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitEntry {
+    /// Its directory in the site (`<project>/c/<root uuid>/`,
+    /// `<project>/agents/<id>/`): unique in the archive, and its page.
+    pub key: String,
+    /// When it started (ms), which orders the units.
+    pub first_ts: i64,
+    pub title: String,
+    /// The project's name.
+    pub project: String,
+    /// Its pages 1, 2, … (paths in the site; each page's docs are in the
+    /// file [`doc_file`] names beside it).
+    pub pages: Vec<String>,
+}
+
+/// A unit rendered: its entry, and each of its terms with where it occurs,
+/// encoded (see [`super::index`]: the part of a posting list after the
+/// unit's number).
+#[derive(Debug, Default)]
+pub struct UnitIndex {
+    pub entry: UnitEntry,
+    pub postings: Vec<(Box<str>, Vec<u8>)>,
+}
+
+/// What rendering a project gives the search index.
+#[derive(Debug, Default)]
+pub struct ProjectSearch {
+    /// The units whose pages were rendered.
+    pub fresh: Vec<UnitIndex>,
+    /// The keys of the units whose pages were re-used: what they contribute
+    /// is in the previous index.
+    pub reused: Vec<String>,
+    /// Bytes of text the fresh units' pages gave the index.
+    pub text_bytes: u64,
+}
+
+/// The file holding the docs of page `page` (0-based) of a track, beside the
+/// page: `search-1.js` for `index.html`, `search-N.js` for `page-N.html`.
+pub fn doc_file(page: u32) -> String {
+    format!("search-{}.js", page + 1)
+}
+
+/// The id a doc file assigns its data to (`d/` and its path in the site).
+fn doc_id(path: &str) -> String {
+    format!("d/{path}")
+}
+
+/// One message of a page, as the index shows it.
+#[derive(Debug, Clone)]
+struct Doc {
+    anchor: String,
+    role: String,
+    number: u32,
+    excerpt: String,
+}
+
+/// What the index takes from one page: its docs in page order and their terms.
+#[derive(Debug, Default)]
+pub struct PageIndex {
+    docs: Vec<Doc>,
+    /// Each term with the docs holding it (ascending), in no particular order.
+    terms: Vec<(Box<str>, Vec<u32>)>,
+    /// Bytes of text read (for the index's size against it: docs/performance.md).
+    text_bytes: u64,
+}
+
+impl PageIndex {
+    /// The docs and terms of a page's messages: a message with an anchor is a
+    /// doc; one without (typed while Claude worked) joins the doc before it,
+    /// as it is shown after it; one without text is none.
+    pub fn of(messages: &[MessageView]) -> PageIndex {
+        let mut sink = DocSink::default();
+        let mut docs: Vec<Doc> = Vec::new();
+        for m in messages {
+            let anchor = if m.id.is_empty() { docs.last().map(|d| d.anchor.clone()) } else { Some(m.id.clone()) };
+            let Some(anchor) = anchor else { continue };
+            sink.start(n32(docs.len()));
+            message_text(m, &mut sink);
+            if sink.empty {
+                continue;
+            }
+            docs.push(Doc {
+                anchor,
+                role: m.role.clone(),
+                number: m.number.unwrap_or(0),
+                excerpt: std::mem::take(&mut sink.excerpt),
+            });
+        }
+        PageIndex { docs, terms: sink.terms.into_iter().collect(), text_bytes: sink.text_bytes }
+    }
+
+    /// The doc file of the page (see [`doc_file`]): each doc as
+    /// `[anchor, role, number (0: none), excerpt]`.
+    pub fn doc_script(&self, path: &str) -> String {
+        let docs: Vec<(&str, &str, u32, &str)> =
+            self.docs.iter().map(|d| (d.anchor.as_str(), d.role.as_str(), d.number, d.excerpt.as_str())).collect();
+        let json = serde_json::to_string(&serde_json::json!({ "docs": docs })).unwrap_or_default();
+        codec::script(&doc_id(path), &json)
+    }
+}
+
+/// Takes the text of one message after another: every term, into the
+/// page's terms; the start of each piece, into the excerpt.
+#[derive(Default)]
+struct DocSink {
+    doc: u32,
+    terms: FxHashMap<Box<str>, Vec<u32>>,
+    cut: Terms,
+    excerpt: String,
+    /// Characters in the excerpt.
+    chars: usize,
+    /// No term met yet in this doc.
+    empty: bool,
+    text_bytes: u64,
+    scratch: String,
+}
+
+impl DocSink {
+    fn start(&mut self, doc: u32) {
+        self.doc = doc;
+        self.excerpt.clear();
+        self.chars = 0;
+        self.empty = true;
+    }
+}
+
+impl TextSink for DocSink {
+    fn text(&mut self, part: Part, text: &str) {
+        self.text_bytes += text.len() as u64;
+        let (doc, terms) = (self.doc, &mut self.terms);
+        let mut any = false;
+        self.cut.each(text, |t| {
+            any = true;
+            match terms.get_mut(t) {
+                Some(docs) => {
+                    if docs.last() != Some(&doc) {
+                        docs.push(doc);
+                    }
+                }
+                None => {
+                    terms.insert(t.into(), vec![doc]);
+                }
+            }
+        });
+        if !any {
+            return;
+        }
+        self.empty = false;
+        let room = SEARCH_DOC_CHARS.saturating_sub(self.chars);
+        let cap = match part {
+            Part::Prose => SEARCH_PROSE_CHARS,
+            Part::Thinking => SEARCH_THINKING_CHARS,
+            Part::Call => SEARCH_CALL_CHARS,
+            Part::Output => SEARCH_OUTPUT_CHARS,
+        }
+        .min(room);
+        if cap == 0 {
+            return;
+        }
+        if !self.excerpt.is_empty() {
+            self.excerpt.push('\n');
+        }
+        self.chars += push_collapsed(&mut self.excerpt, text, cap) + 1;
+    }
+
+    fn html(&mut self, part: Part, html: &Html) {
+        let mut s = std::mem::take(&mut self.scratch);
+        s.clear();
+        strip(html.as_str(), &mut s);
+        self.text(part, &s);
+        self.scratch = s;
+    }
+}
+
+/// Appends at most `cap` characters of `text` with runs of whitespace as one
+/// space (and `…` when cut); returns the characters appended.
+fn push_collapsed(out: &mut String, text: &str, cap: usize) -> usize {
+    let mut n = 0;
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if n + usize::from(space) >= cap {
+            out.push('…');
+            return n + 1;
+        }
+        if space {
+            out.push(' ');
+            n += 1;
+            space = false;
+        }
+        out.push(c);
+        n += 1;
+    }
+    n
+}
+
+/// A term's postings in a unit being written: the gaps of its pages, and
+/// the bytes so far.
+type Encoding = (Gaps, Vec<u8>);
+
+/// The units of a project, and where each page of each track goes.
+pub struct Units {
+    entries: Vec<UnitEntry>,
+    /// The text of each unit's doc 0 (its title and its branches' titles).
+    titles: Vec<String>,
+    /// Unit of each branch and each agent.
+    branch_unit: IdVec<BranchId, u32>,
+    agent_unit: IdVec<AgentId, u32>,
+    /// Number (from 1) of each page of each track, within its unit.
+    branch_pages: IdVec<BranchId, Vec<u32>>,
+    agent_pages: IdVec<AgentId, Vec<u32>>,
+}
+
+impl Units {
+    pub fn of(ctx: &ProjectCtx<'_>) -> Units {
+        let g = ctx.graph();
+        let mut u = Units {
+            entries: Vec::new(),
+            titles: Vec::new(),
+            branch_unit: IdVec::filled(0, g.branches.len()),
+            agent_unit: IdVec::filled(0, g.agents.len()),
+            branch_pages: IdVec::filled(Vec::new(), g.branches.len()),
+            agent_pages: IdVec::filled(Vec::new(), g.agents.len()),
+        };
+        let mut conv_unit: IdVec<ConversationId, u32> = IdVec::filled(0, g.conversations.len());
+        for (i, c) in g.conversations.iter_enumerated() {
+            let unit = n32(u.entries.len());
+            conv_unit[i] = unit;
+            let mut titles = vec![c.title.to_string()];
+            for &b in &c.branches {
+                u.branch_unit[b] = unit;
+                let t = &g.branches[b].title;
+                if !t.is_empty() && !titles.iter().any(|x| **x == **t) {
+                    titles.push(t.to_string());
+                }
+            }
+            u.push(ctx, &ctx.conv_dirs[i], c.first_ts, &c.title, titles.join("\n"));
+        }
+        for (a, agent) in g.agents.iter_enumerated() {
+            let spawner = agent.spawn.as_ref().and_then(|s| s.use_node).and_then(|n| g.node(n).conversation);
+            match spawner.and_then(|c| conv_unit.get(c)) {
+                Some(&unit) => u.agent_unit[a] = unit,
+                None => {
+                    u.agent_unit[a] = n32(u.entries.len());
+                    let desc = agent.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("");
+                    let title = match (desc, agent.kind) {
+                        ("", AgentKind::Subagent) => format!("Sub-agent {}", agent.agent_id),
+                        ("", _) => format!("Agent {}", agent.agent_id),
+                        (d, _) => d.to_string(),
+                    };
+                    u.push(ctx, &ctx.agent_dirs[a], agent.first_ts, &title, title.clone());
+                }
+            }
+        }
+        u.number_pages(ctx);
+        u
+    }
+
+    fn push(&mut self, ctx: &ProjectCtx<'_>, key: &str, first_ts: i64, title: &str, titles: String) {
+        self.entries.push(UnitEntry {
+            key: key.to_string(),
+            first_ts,
+            title: excerpt(title, SEARCH_TITLE_CHARS),
+            project: ctx.name.clone(),
+            pages: Vec::new(),
+        });
+        self.titles.push(titles);
+    }
+
+    /// Orders each unit's pages by the time of their first message, then path.
+    fn number_pages(&mut self, ctx: &ProjectCtx<'_>) {
+        let g = ctx.graph();
+        let mut pages: Vec<Vec<(i64, String, TrackId, u32)>> = vec![Vec::new(); self.entries.len()];
+        let tracks = g.branches.ids().map(TrackId::Branch).chain(g.agents.ids().map(TrackId::Agent));
+        for track in tracks {
+            let lay = ctx.track_layout(track);
+            let unit = self.unit(track) as usize;
+            for p in 0..lay.pages {
+                let first = lay.page_range(p).next().and_then(ItemId::new).and_then(|i| lay.items.get(i));
+                let ts = first.and_then(|it| it.nodes.first()).map_or(0, |&n| g.node(n).ts);
+                pages[unit].push((ts, format!("{}{}", ctx.track_dir(track), page_file(p)), track, p));
+            }
+        }
+        for (unit, mut list) in pages.into_iter().enumerate() {
+            list.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            for (q, (_, path, track, p)) in list.into_iter().enumerate() {
+                let slot = match track {
+                    TrackId::Branch(b) => &mut self.branch_pages[b],
+                    TrackId::Agent(a) => &mut self.agent_pages[a],
+                };
+                if slot.len() <= p as usize {
+                    slot.resize(p as usize + 1, 0);
+                }
+                slot[p as usize] = n32(q).saturating_add(1);
+                self.entries[unit].pages.push(path);
+            }
+        }
+    }
+
+    /// The unit a track's docs belong to.
+    pub fn unit(&self, track: TrackId) -> u32 {
+        match track {
+            TrackId::Branch(b) => self.branch_unit[b],
+            TrackId::Agent(a) => self.agent_unit[a],
+        }
+    }
+
+    /// How many units there are.
+    pub fn count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The number of page `page` of `track` within its unit.
+    fn page_number(&self, track: TrackId, page: u32) -> u32 {
+        let pages = match track {
+            TrackId::Branch(b) => &self.branch_pages[b],
+            TrackId::Agent(a) => &self.agent_pages[a],
+        };
+        pages.get(page as usize).copied().unwrap_or(0)
+    }
+
+    /// The index of the units marked `fresh`, from the pages rendered (every
+    /// page of each, see `render_project`): `(track, page, its index)`.
+    pub fn index(self, fresh: &[bool], pages: Vec<(TrackId, u32, PageIndex)>) -> ProjectSearch {
+        // Per unit: term → (last page number written, encoded postings).
+        let mut post: Vec<FxHashMap<Box<str>, Encoding>> = vec![FxHashMap::default(); self.entries.len()];
+        let mut order: Vec<(u32, u32, PageIndex)> = pages
+            .into_iter()
+            .map(|(track, p, index)| (self.unit(track), self.page_number(track, p), index))
+            .filter(|(u, _, _)| fresh.get(*u as usize).copied().unwrap_or(false))
+            .collect();
+        order.sort_unstable_by_key(|(u, q, _)| (*u, *q));
+        let mut text_bytes = 0;
+        for (u, title) in self.titles.iter().enumerate().filter(|(u, _)| fresh[*u]) {
+            let mut cut = Terms::default();
+            let map = &mut post[u];
+            cut.each(title, |t| {
+                map.entry(t.into()).or_insert_with(|| {
+                    let mut b = Vec::new();
+                    let mut g = Gaps::new();
+                    g.put(&mut b, 0); // page 0
+                    codec::put(&mut b, 0); // one doc
+                    codec::put(&mut b, 0); // doc 0
+                    (g, b)
+                });
+            });
+        }
+        for (u, q, page) in order {
+            text_bytes += page.text_bytes;
+            let map = &mut post[u as usize];
+            for (term, docs) in page.terms {
+                let (gaps, bytes) = map.entry(term).or_insert_with(|| (Gaps::new(), Vec::new()));
+                gaps.put(bytes, u64::from(q));
+                codec::put(bytes, docs.len() as u64 - 1);
+                let mut d = Gaps::new();
+                for i in docs {
+                    d.put(bytes, u64::from(i));
+                }
+            }
+        }
+        let mut out = ProjectSearch { text_bytes, ..ProjectSearch::default() };
+        for ((entry, map), fresh) in self.entries.into_iter().zip(post).zip(fresh) {
+            // A unit with no page (nothing of it is shown) is not searched:
+            // a hit could lead nowhere.
+            if entry.pages.is_empty() {
+                continue;
+            }
+            if !fresh {
+                out.reused.push(entry.key);
+                continue;
+            }
+            let mut postings: Vec<(Box<str>, Vec<u8>)> = map.into_iter().map(|(t, (_, b))| (t, b)).collect();
+            postings.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            out.fresh.push(UnitIndex { entry, postings });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_collapse_whitespace_and_say_when_cut() {
+        let mut s = String::new();
+        assert_eq!(push_collapsed(&mut s, "  a \n\n b  ", 10), 3);
+        assert_eq!(s, "a b");
+        let mut s = String::new();
+        push_collapsed(&mut s, "abcdef", 3);
+        assert_eq!(s, "abc…");
+    }
+}

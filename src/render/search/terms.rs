@@ -1,0 +1,110 @@
+//! How text is cut into the terms of the search index. `static/search.js`
+//! cuts queries, and finds what to highlight, by the same rules; keep the two
+//! in step:
+//!
+//! - a term is a run of letters and digits (`char::is_alphanumeric`: the
+//!   Unicode `Alphabetic` property or a number, `[\p{Alphabetic}\p{N}]` in
+//!   JavaScript), lowercased character by character;
+//! - every CJK ideograph or kana (U+3040–U+30FF, U+3400–U+4DBF,
+//!   U+4E00–U+9FFF, U+F900–U+FAFF, U+20000–U+2FFFF) is a term of its own, as
+//!   those scripts do not separate words;
+//! - a term keeps its first [`TERM_CHARS`] characters (hashes, base64 and
+//!   other long runs are found by their start).
+//!
+//! Everything else (spaces, punctuation, `_`, `-`, `.`) separates terms, so
+//! `parse_entry` is the two terms `parse` and `entry`.
+
+use crate::limits::SEARCH_TERM_CHARS as TERM_CHARS;
+
+/// Whether `c` is a term on its own (see the module doc).
+pub fn is_ideograph(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
+}
+
+/// Cuts text into terms, re-using one buffer.
+#[derive(Debug, Default)]
+pub struct Terms {
+    term: String,
+    chars: usize,
+}
+
+impl Terms {
+    /// Calls `f` with every term of `text`, in order (repeats included).
+    pub fn each(&mut self, text: &str, mut f: impl FnMut(&str)) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                if b.is_ascii_alphanumeric() {
+                    if self.chars < TERM_CHARS {
+                        self.term.push(b.to_ascii_lowercase() as char);
+                        self.chars += 1;
+                    }
+                } else {
+                    self.flush(&mut f);
+                }
+                i += 1;
+                continue;
+            }
+            let c = text[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+            i += c.len_utf8();
+            if is_ideograph(c) {
+                self.flush(&mut f);
+                self.term.push(c);
+                self.chars = 1;
+                self.flush(&mut f);
+            } else if c.is_alphanumeric() {
+                for l in c.to_lowercase() {
+                    if self.chars < TERM_CHARS {
+                        self.term.push(l);
+                        self.chars += 1;
+                    }
+                }
+            } else {
+                self.flush(&mut f);
+            }
+        }
+        self.flush(&mut f);
+    }
+
+    fn flush(&mut self, f: &mut impl FnMut(&str)) {
+        if !self.term.is_empty() {
+            f(&self.term);
+            self.term.clear();
+        }
+        self.chars = 0;
+    }
+}
+
+/// The terms of `text`, in order (for tests and queries).
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    Terms::default().each(text, |t| out.push(t.to_string()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_lowercased_split_on_everything_else() {
+        assert_eq!(terms("Parse_entry(x) -> Ürün.ÉTÉ 42nd"), ["parse", "entry", "x", "ürün", "été", "42nd"]);
+        assert_eq!(terms("  "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn ideographs_are_terms_of_their_own() {
+        assert_eq!(terms("検索エンジンabc"), ["検", "索", "エ", "ン", "ジ", "ン", "abc"]);
+    }
+
+    #[test]
+    fn long_runs_keep_their_start() {
+        let long = "a".repeat(100);
+        assert_eq!(terms(&long), ["a".repeat(TERM_CHARS)]);
+        // Counted in characters of the lowercased term.
+        let t = terms(&"É".repeat(40));
+        assert_eq!(t[0].chars().count(), TERM_CHARS);
+    }
+}
