@@ -3,6 +3,7 @@
 //   node run.mjs --site DIR --pages [name=]a.html,[name=]b/index.html
 //                [--search QUERY --expect HREF_PART] [--shots DIR] [--xss-site DIR]
 //                [--viewport 1200x1400]
+//   node run.mjs --site DIR --fulltext WORD,WORD [--shots DIR --name NAME]
 //
 // For each page, over file:// and over http (served under a sub-path): HTTP 200
 // for the page and everything it loads, no console errors or warnings (a CSP
@@ -12,6 +13,13 @@
 // light and dark (named after the page's name). Search on the archive index,
 // over file:// and http, must find QUERY with a link whose href contains
 // HREF_PART, and the link must lead there.
+//
+// With --fulltext (and no --pages), each WORD (one that occurs in exactly one
+// message of the archive) is searched from the archive index over file:// and
+// http, at 1280 and 390 px: exactly one message is found, the word is marked
+// in its excerpt, the results are on screen with no horizontal scroll, the
+// result leads to the message with the word marked in it, and find within the
+// page (Ctrl+F) finds it there. Screenshots NAME-search-{1280,390}-{light,dark}.png.
 //
 // With --xss-site, every page of that site is loaded twice, with the page's CSP
 // and with the CSP bypassed (so escaping is tested, not only the CSP), with
@@ -41,7 +49,7 @@ function args() {
 
 const opt = args();
 const failures = [];
-const report = { pages: [], search: [], xss: null, screenshots: [] };
+const report = { pages: [], search: [], fulltext: [], xss: null, screenshots: [] };
 const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
 const [vw, vh] = (opt.viewport || "1200x1400").split("x").map(Number);
 
@@ -111,7 +119,7 @@ function isLocal(u) {
 // Runs in the page: everything active or foreign in the DOM.
 function domProblems() {
   const bad = [];
-  const own = /(^|\/)(assets\/app\.js|search-index\.js)$/;
+  const own = /(^|\/)assets\/(app|search)\.js$/;
   const urlAttrs = ["href", "src", "xlink:href", "action", "formaction", "poster", "data", "srcset", "background", "ping", "cite"];
   const describe = (el) => el.outerHTML.slice(0, 160);
   for (const el of document.querySelectorAll("*")) {
@@ -221,6 +229,93 @@ async function search(browser, site, base, shots) {
   }
 }
 
+// Runs in the page: where the search results are, for the 390 px check.
+function resultsBox() {
+  const list = document.getElementById("search-results");
+  const hit = list && list.querySelector(".sr-hits a");
+  const r = (e) => { const b = e.getBoundingClientRect(); return { left: b.left, right: b.right, top: b.top, bottom: b.bottom }; };
+  return {
+    list: list && r(list), hit: hit && r(hit), width: window.innerWidth, height: window.innerHeight,
+    scrollWidth: document.documentElement.scrollWidth,
+  };
+}
+
+async function fulltext(browser, site, base, shots) {
+  const words = opt.fulltext.split(",");
+  const name = opt.name || "site";
+  for (const [width, height] of [[1280, 900], [390, 844]]) {
+    for (const scheme of ["light", "dark"]) {
+      const context = await browser.newContext({ colorScheme: scheme, viewport: { width, height } });
+      for (const word of words) {
+        for (const [how, url] of [["file", pathToFileURL(path.join(site, "index.html")).href], ["http", base + "index.html"]]) {
+          if (scheme === "dark" && how === "http") continue;
+          const problems = [];
+          const label = `fulltext ${name} ${how} ${width}px ${scheme} ${JSON.stringify(word)}`;
+          const page = await newPage(context, label, problems);
+          await page.goto(url, { waitUntil: "load" });
+          await page.waitForSelector("#search-input", { state: "visible", timeout: 5000 });
+          const t0 = Date.now();
+          await page.fill("#search-input", word);
+          await page.waitForSelector("#search-results .sr-hits a .sr-role", { timeout: 10000 }).catch(() => problems.push(`${label}: no message found`));
+          const ms = Date.now() - t0;
+          const hits = await page.$$eval("#search-results .sr-hits a", (as) => as.map((a) => ({
+            href: a.getAttribute("href"), marks: [...a.querySelectorAll("mark")].map((m) => m.textContent.toLowerCase()), text: a.textContent,
+          })));
+          if (hits.length !== 1) problems.push(`${label}: ${hits.length} messages found, not 1: ${JSON.stringify(hits)}`);
+          const hit = hits[0];
+          if (hit && !hit.marks.includes(word)) problems.push(`${label}: the word is not marked in the excerpt: ${JSON.stringify(hit)}`);
+          if (hit && !/#m-/.test(hit.href)) problems.push(`${label}: the result does not link to a message: ${hit.href}`);
+          const box = await page.evaluate(resultsBox);
+          if (box.scrollWidth > box.width) problems.push(`${label}: horizontal scroll (${box.scrollWidth} > ${box.width})`);
+          for (const [what, b] of [["results", box.list], ["hit", box.hit]]) {
+            if (!b) continue;
+            if (b.left < 0 || b.right > box.width || b.top < 0 || b.top >= box.height) problems.push(`${label}: the ${what} are off screen: ${JSON.stringify(b)}`);
+          }
+          if (shots && how === "file" && word === words[0]) {
+            const file = `${name}-search-${width}-${scheme}.png`;
+            await page.screenshot({ path: path.join(shots, file) });
+            report.screenshots.push(file);
+          }
+          let found = null;
+          if (hit) {
+            await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("#search-results .sr-hits a")]);
+            await page.waitForTimeout(100);
+            found = await page.evaluate((w) => {
+              const id = decodeURIComponent(location.hash.slice(1));
+              const target = document.getElementById(id);
+              const marks = target ? [...target.querySelectorAll("mark.cc-hit")] : [];
+              const m = marks.find((x) => x.textContent.toLowerCase() === w);
+              const r = m && m.getBoundingClientRect();
+              return { id, target: !!target, marked: !!m, onScreen: !!r && r.width > 0 && r.top >= 0 && r.bottom <= innerHeight };
+            }, word);
+            if (!found.target) problems.push(`${label}: the result's anchor #${found.id} is not on ${page.url()}`);
+            else if (!found.marked || !found.onScreen) problems.push(`${label}: the word is not marked on screen in the message: ${JSON.stringify(found)}`);
+            // Find within the page.
+            await page.keyboard.press("Control+f");
+            await page.waitForSelector(".findbar input", { state: "visible", timeout: 3000 }).catch(() => problems.push(`${label}: Ctrl+F opened no find bar`));
+            await page.fill(".findbar input", word.toUpperCase());
+            await page.keyboard.press("Enter");
+            await page.waitForTimeout(200);
+            const f = await page.evaluate(() => {
+              const cur = document.querySelector("mark.cc-find.cur");
+              const r = cur && cur.getBoundingClientRect();
+              return { count: document.querySelector(".find-count").textContent, cur: cur && cur.textContent, onScreen: !!r && r.top >= 0 && r.bottom <= innerHeight,
+                scrollWidth: document.documentElement.scrollWidth, width: innerWidth };
+            });
+            if (!/^1\/\d+$/.test(f.count) || !f.cur || f.cur.toLowerCase() !== word || !f.onScreen) problems.push(`${label}: find in page: ${JSON.stringify(f)}`);
+            if (f.scrollWidth > f.width) problems.push(`${label}: horizontal scroll on the page found (${f.scrollWidth} > ${f.width})`);
+            found.find = f.count;
+          }
+          report.fulltext.push({ name, how, width, scheme, word, ms, hit: hit && hit.href, found, problems: problems.length });
+          problems.forEach(fail);
+          await page.close();
+        }
+      }
+      await context.close();
+    }
+  }
+}
+
 async function xss(browser, dir, base) {
   const files = htmlFiles(dir);
   const problems = [];
@@ -301,8 +396,9 @@ async function main() {
       servers.push(server);
       locals.push(`http://127.0.0.1:${server.address().port}/`);
       const base = `http://127.0.0.1:${server.address().port}${SUBPATH}`;
-      await pages(browser, site, base, shots);
+      if (!opt.fulltext || opt.pages) await pages(browser, site, base, shots);
       if (opt.search) await search(browser, site, base, shots);
+      if (opt.fulltext) await fulltext(browser, site, base, shots);
     }
     if (opt["xss-site"]) {
       const dir = path.resolve(opt["xss-site"]);

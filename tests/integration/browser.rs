@@ -239,3 +239,130 @@ fn odd_entries_render_cleanly_in_chromium() {
     let opened = v["pages"].as_array().map_or(0, Vec::len);
     assert_eq!(opened, 6, "two pages, over file:// (light, dark) and http: {v}");
 }
+
+/// Words to search for: each occurs in one line of the whole input (every
+/// line of every file, any case: an entry, which may repeat its tool's
+/// output in `toolUseResult`), so a search must find exactly that message.
+#[derive(Debug)]
+pub struct Probes {
+    /// A word of an assistant's reply in the last third of the longest
+    /// transcript (a late reply).
+    pub reply: String,
+    /// A word of a tool's output (a `tool_result`), from its first 200
+    /// characters (what any page shows of it).
+    pub output: String,
+}
+
+/// The words of `text` that a reader sees as words: runs of 6 to 20 ASCII
+/// letters between spaces or sentence punctuation, on a line without a link
+/// or markup that could hide them.
+fn plain_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.contains("http") && !l.contains("](") && !l.contains('<')) {
+        for w in line.split(|c: char| c.is_whitespace()) {
+            let w =
+                w.trim_start_matches(['(', '"', '\'']).trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'']);
+            if (6..=20).contains(&w.len()) && w.chars().all(|c| c.is_ascii_alphabetic()) {
+                out.push(w.to_ascii_lowercase());
+            }
+        }
+    }
+    out
+}
+
+/// The texts of an entry: `(is an assistant's text, text)`.
+fn entry_texts(v: &serde_json::Value) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    let reply = v["type"] == "assistant";
+    for block in v["message"]["content"].as_array().into_iter().flatten() {
+        match block["type"].as_str() {
+            Some("text") if reply => out.extend(block["text"].as_str().map(|t| (true, t.to_string()))),
+            Some("tool_result") => {
+                let text = match &block["content"] {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Array(parts) => {
+                        parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n")
+                    }
+                    _ => String::new(),
+                };
+                out.push((false, text.chars().take(200).collect()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// [`Probes`] of the archive under `root`.
+pub fn probes(root: &Path) -> Probes {
+    let mut all: Vec<String> = Vec::new();
+    let mut transcripts: Vec<Vec<serde_json::Value>> = Vec::new();
+    for e in walkdir::WalkDir::new(root).sort_by_file_name().into_iter().filter_map(Result::ok) {
+        if !e.file_type().is_file() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).to_lowercase();
+        all.extend(text.lines().map(str::to_string));
+        if e.path().extension().is_some_and(|x| x == "jsonl") {
+            let raw = std::fs::read_to_string(e.path()).unwrap_or_default();
+            transcripts.push(raw.lines().filter_map(|l| serde_json::from_str(l).ok()).collect());
+        }
+    }
+    let once = |w: &String| all.iter().filter(|l| l.contains(w.as_str())).take(2).count() == 1;
+    transcripts.sort_by_key(|t| std::cmp::Reverse(t.len()));
+    let longest = &transcripts[0];
+    let reply = longest[longest.len() * 2 / 3..]
+        .iter()
+        .rev()
+        .flat_map(entry_texts)
+        .filter(|(reply, _)| *reply)
+        .flat_map(|(_, t)| plain_words(&t))
+        .find(once)
+        .expect("a word of a late reply that occurs once in the archive");
+    let output = transcripts
+        .iter()
+        .flatten()
+        .flat_map(entry_texts)
+        .filter(|(reply, _)| !*reply)
+        .flat_map(|(_, t)| plain_words(&t))
+        .find(once)
+        .expect("a word of a tool output that occurs once in the archive");
+    Probes { reply, output }
+}
+
+/// Issue 12's search: a word found only in a late reply and one found only
+/// in a tool's output, on the example and on the vendored real projects,
+/// over file:// and http, at 1280 and 390 px: exactly one message found,
+/// the word highlighted in the result (and on screen at 390 px, with no
+/// horizontal scroll), the result leads to that message with the word
+/// marked in it, and find within the page finds it there.
+#[test]
+fn full_text_search_in_chromium() {
+    let Some(driver) = Driver::get() else { return };
+    let mut tmp = tempfile::tempdir().unwrap();
+    let shots = screenshots_dir();
+    for (name, input) in [("example", example_archive()), ("real", crate::support::real_projects())] {
+        let site = tmp.path().join(name);
+        render(&input, &site);
+        let p = probes(&input);
+        let words = format!("{},{}", p.reply, p.output);
+        let args: Vec<&OsStr> = vec![
+            "--site".as_ref(),
+            site.as_os_str(),
+            "--fulltext".as_ref(),
+            words.as_ref(),
+            "--shots".as_ref(),
+            shots.as_os_str(),
+            "--name".as_ref(),
+            name.as_ref(),
+        ];
+        let result = driver.try_run(args);
+        if result.is_err() || std::env::var_os("CCTREE_BROWSER_KEEP").is_some() {
+            let kept = std::mem::replace(&mut tmp, tempfile::tempdir().unwrap()).keep();
+            eprintln!("the rendered site is kept in {} for a look", kept.join(name).display());
+        }
+        let v = result.unwrap_or_else(|e| panic!("{name}: {p:?}: {e}"));
+        let checked = v["fulltext"].as_array().map_or(0, Vec::len);
+        assert_eq!(checked, 12, "{name}: two words at 1280 and 390 px, over file:// (light, dark) and http: {v}");
+    }
+}

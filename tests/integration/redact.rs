@@ -251,10 +251,14 @@ fn redact_removes_every_secret_from_every_output_file() {
     };
     let agent_page = page(&plain, &format!("agents/{AGENT}/"));
     assert!(agent_page.contains(SECRETS[0].1), "agent description (.meta.json) not shown");
-    let search = page(&plain, "search-index.js");
+    // The search index: its unit tables and manifest (titles, project
+    // names) and the docs beside each page (excerpts of every message).
+    let search = page(&plain, "search/");
     for (what, n) in [("cwd", "AKIAFAKE0123456789AB"), ("custom title", SECRETS[3].1)] {
         assert!(search.contains(n), "{what} not in the search index");
     }
+    let docs: String = plain.iter().filter(|(r, _)| r.contains("/search-")).map(|(_, t)| t.as_str()).collect();
+    assert!(SECRETS.iter().any(|(_, n)| docs.contains(n)), "no secret in the search index's excerpts");
     let all_plain: String = plain.iter().map(|(_, t)| t.as_str()).collect();
     assert!(all_plain.contains("log start"), "the persisted-output side file is not shown");
 
@@ -263,7 +267,7 @@ fn redact_removes_every_secret_from_every_output_file() {
     let o = render(&input, &red_out, true);
     let stderr = String::from_utf8_lossy(&o.stderr);
     let red = site_files(&red_out);
-    assert!(red.iter().any(|(r, _)| r == "search-index.js"));
+    assert!(red.iter().any(|(r, _)| r == "search/index.js"));
     for n in needles() {
         let hits = found(&red, n);
         assert!(hits.is_empty(), "{n:?} survived --redact in:\n{}", hits.join("\n"));
@@ -285,7 +289,8 @@ fn redact_removes_every_secret_from_every_output_file() {
     let all: String = red.iter().map(|(_, t)| t.as_str()).collect();
     assert!(all.contains("log start"), "the side file is still shown, redacted");
     assert!(page(&red, &format!("agents/{AGENT}/")).contains("[REDACTED:anthropic-key]"));
-    assert!(page(&red, "search-index.js").contains("[REDACTED:"), "search index not redacted");
+    assert!(page(&red, "search/").contains("[REDACTED:"), "search index not redacted");
+    assert!(page(&red, "/search-").contains("[REDACTED:"), "search index's excerpts not redacted");
 
     // Rendering with --redact over a site rendered without it leaves nothing
     // of the old one behind (pages, search index, cache).

@@ -930,7 +930,7 @@ pub fn page_problems(rel: &str, html: &str) -> Vec<String> {
         bad.push(format!("{rel}: control character U+{:04X} in the HTML", u32::from(c)));
     }
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    let own_script = regex::Regex::new(r#"^(\.\./)*(assets/app\.js|search-index\.js)$"#).unwrap();
+    let own_script = regex::Regex::new(r#"^(\.\./)*assets/(app|search)\.js$"#).unwrap();
     let own_style = regex::Regex::new(r#"^(\.\./)*assets/[a-z]+\.css$"#).unwrap();
     for tag in start_tags(html) {
         let name = tag.name.as_str();
@@ -1022,28 +1022,61 @@ pub fn page_problems(rel: &str, html: &str) -> Vec<String> {
     bad
 }
 
-/// Every reason the search index is unsafe.
-pub fn search_index_problems(js: &str) -> Vec<String> {
+/// Whether a path of the site taken from the search index is a plain
+/// relative path (no scheme, no root, no way up, no backslash).
+fn safe_site_path(u: &str) -> bool {
+    let first = u.split('/').next().unwrap_or("");
+    !(u.is_empty() || u.starts_with('/') || first.contains(':') || u.contains('\\') || u.contains(".."))
+}
+
+/// Every reason a file of the search index (`search/…`, a page's
+/// `search-N.js`, at `rel`) is unsafe: it must be one assignment of JSON
+/// data to `CCTREE_SEARCH[id]`, `id` naming the file, with no `<` or `>`
+/// anywhere (nothing can end a script or start markup), and every path it
+/// holds a plain relative path of the site.
+pub fn search_index_problems(rel: &str, js: &str) -> Vec<String> {
     let mut bad = Vec::new();
-    let Some(body) = js.strip_prefix("window.CCTREE_SEARCH = ").and_then(|r| r.strip_suffix(";\n")) else {
-        return vec!["search-index.js is not one assignment".into()];
+    let prefix = "(self.CCTREE_SEARCH=self.CCTREE_SEARCH||{})[";
+    let Some((id, body)) = js.strip_prefix(prefix).and_then(|r| r.strip_suffix(";\n")).and_then(|r| r.split_once("]="))
+    else {
+        return vec![format!("{rel}: not one assignment to CCTREE_SEARCH[id]")];
     };
-    if js.to_ascii_lowercase().contains("</script") || js.contains("<!--") {
-        bad.push("search-index.js holds </script or <!--".into());
+    if js.contains(['<', '>', '\u{2028}', '\u{2029}']) {
+        bad.push(format!("{rel}: holds < or > or a line separator"));
     }
-    match serde_json::from_str::<Value>(body) {
-        Ok(Value::Array(items)) => {
-            for it in items {
-                let u = it["url"].as_str().unwrap_or("");
-                let first = u.split('/').next().unwrap_or("");
-                if u.is_empty() || u.starts_with('/') || first.contains(':') || u.contains('\\') || u.contains("..") {
-                    bad.push(format!("search-index.js: url {u:?}"));
-                }
-            }
+    let want = match rel.strip_prefix("search/") {
+        Some("index.js") => "index".to_string(),
+        Some(r) => r.trim_end_matches(".js").to_string(),
+        None => format!("d/{rel}"),
+    };
+    if serde_json::from_str::<String>(id).ok().as_deref() != Some(want.as_str()) {
+        bad.push(format!("{rel}: assigns to {id}, not {want:?}"));
+    }
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        return [bad, vec![format!("{rel}: the value is not JSON")]].concat();
+    };
+    let mut paths: Vec<&str> = Vec::new();
+    if want == "index" {
+        paths.extend(v["projects"].as_array().into_iter().flatten().filter_map(|p| p[1].as_str()));
+    } else if want.starts_with("u/") {
+        for u in v.as_array().into_iter().flatten() {
+            paths.extend(u[2].as_str());
+            paths.extend(u[3].as_array().into_iter().flatten().filter_map(Value::as_str));
         }
-        _ => bad.push("search-index.js: the value is not a JSON array".into()),
+    }
+    for p in paths {
+        if !safe_site_path(p) {
+            bad.push(format!("{rel}: path {p:?}"));
+        }
     }
     bad
+}
+
+/// Whether `rel` is a page's file of the search index (`…/search-N.js`).
+fn is_doc_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or("");
+    rel.contains('/')
+        && name.strip_prefix("search-").and_then(|n| n.strip_suffix(".js")).is_some_and(|n| n.parse::<u32>().is_ok())
 }
 
 /// Checks every file of the site at `out`: pages, search index, names.
@@ -1079,8 +1112,10 @@ pub fn check_inert(out: &Path) -> Vec<String> {
                 let html = String::from_utf8_lossy(&text);
                 bad.extend(page_problems(&rel, &html));
             }
-            "js" if rel == "search-index.js" => bad.extend(search_index_problems(&String::from_utf8_lossy(&text))),
-            "js" if rel != "assets/app.js" => bad.push(format!("unexpected script {rel}")),
+            "js" if rel.starts_with("search/") || is_doc_file(&rel) => {
+                bad.extend(search_index_problems(&rel, &String::from_utf8_lossy(&text)));
+            }
+            "js" if rel != "assets/app.js" && rel != "assets/search.js" => bad.push(format!("unexpected script {rel}")),
             _ => {}
         }
     }
@@ -1172,6 +1207,13 @@ fn the_inertness_check_catches_what_it_should() {
     ] {
         assert!(!page_problems("bad.html", &page(body)).is_empty(), "not caught: {body}");
     }
-    assert!(!search_index_problems("window.CCTREE_SEARCH = [{\"url\":\"javascript:alert(1)\"}];\n").is_empty());
-    assert!(search_index_problems("window.CCTREE_SEARCH = [{\"url\":\"p/c/x/index.html#m-1\"}];\n").is_empty());
+    let unit =
+        |key: &str| format!("(self.CCTREE_SEARCH=self.CCTREE_SEARCH||{{}})[\"u/0\"]=[[\"t\",\"p\",\"{key}\",[]]];\n");
+    assert!(search_index_problems("search/u/0.js", &unit("p/c/x/")).is_empty());
+    assert!(!search_index_problems("search/u/0.js", &unit("javascript:alert(1)//")).is_empty());
+    assert!(!search_index_problems("search/u/1.js", &unit("p/c/x/")).is_empty(), "named for another file");
+    let doc = "(self.CCTREE_SEARCH=self.CCTREE_SEARCH||{})[\"d/p/search-1.js\"]={\"docs\":[[\"m-1\",\"You\",1,\"</script>\"]]};\n";
+    assert!(!search_index_problems("p/search-1.js", doc).is_empty());
+    assert!(search_index_problems("p/search-1.js", &doc.replace("</script>", "\\u003c/script\\u003e")).is_empty());
+    assert!(!search_index_problems("search/index.js", "window.CCTREE_SEARCH = [];\n").is_empty());
 }
