@@ -33,6 +33,9 @@
 #
 # Needs: cargo, /usr/bin/time (GNU time; installed with apt-get if missing),
 # python3 with venv (for claude-code-log 1.7.0, installed into DIR/venv).
+# The search figures (index size, first query in Chromium) need CCTREE_NODE
+# and CCTREE_CHROMIUM (`. scripts/browser-env.sh` sets them) for the query
+# time; SEARCH_QUERIES="a,b c,…" overrides the queries timed.
 # Times are wall-clock seconds with a warm page cache; MB/s is archive bytes
 # (10^6) over wall time; RSS is the peak resident set of the process.
 # The script prints figures only: it never fails on a missed target, but any
@@ -139,7 +142,8 @@ measure() {
   t1=$(date +%s%N)
   # Wall time from date (ms resolution); CPU (user + sys) and peak RSS from GNU time.
   printf -v "$__out" '%s' "$(awk -v ns=$((t1 - t0)) 'END {printf "%.3f %.2f %s", ns / 1e9, $2 + $3, $4}' "$tf")"
-  rm -f "$tf" "$ef"
+  mv -f "$ef" "$DIR/last.err"  # the search figures read the render's debug log
+  rm -f "$tf"
 }
 
 # repeat N OUTVAR CMD… : median wall, median CPU, max RSS over N runs.
@@ -205,8 +209,9 @@ run_size() {
       rm -rf "$work" "$out"
       cp -al "$arch" "$work"
       log "render $label MB, -j $j"
-      FRESH="$out" repeat "$runs" r "$CCTREE" -q -j "$j" render "$work" -o "$out"
+      FRESH="$out" repeat "$runs" r env CCTREE_LOG=cctree::render::search=debug "$CCTREE" -q -j "$j" render "$work" -o "$out"
       read -r f_wall f_cpu f_rss <<<"$r"
+      [[ "$j" == "${THREADS%% *}" ]] && search_figures "$label" "$bytes" "$out"
       rd=$f_wall
       rmb=$(mbps "$bytes" "$rd")
       out_mb=$(mb "$(du -sb "$out" | cut -f1)")
@@ -223,6 +228,28 @@ run_size() {
     fi
     ROWS+=("$label|$j|$s_wall|$(mbps "$bytes" "$s_wall")|$s_cpu|$(kb2mb "$s_rss")|$rd|$rmb|$rrss|$out_mb|$nc|$app")
   done
+}
+
+# --- search ------------------------------------------------------------------
+# search_figures LABEL JSONL_BYTES SITE: the size of the search index (search/
+# and the pages' search-N.js) against the JSONL and against the text it read
+# (from the render's debug log), and the first-query time in Chromium
+# (tests/browser/search-bench.mjs: a fresh browser per query, from typing to
+# the first result shown), when the browser driver is installed.
+SEARCH_LINES=()
+SEARCH_QUERIES="${SEARCH_QUERIES:-weather,regression timeout,summary_packet,adf8c91e075f9ff9b,zzzzqqq}"
+search_figures() {
+  local label="$1" bytes="$2" site="$3" idx docs text q=""
+  idx=$(du -sb "$site/search" | cut -f1)
+  docs=$(find "$site" -name 'search-*.js' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
+  text=$(sed -n 's/.*from \([0-9]*\) bytes of text.*/\1/p' "$DIR/last.err" | tail -n1)
+  if [[ -x "${CCTREE_NODE:-}" && -x "${CCTREE_CHROMIUM:-}" && -d "$ROOT/tests/browser/node_modules/playwright-core" ]]; then
+    q=$("$CCTREE_NODE" "$ROOT/tests/browser/search-bench.mjs" --site "$site" --queries "$SEARCH_QUERIES" |
+      python3 -c 'import json,sys; r=json.load(sys.stdin); print("first query in Chromium: median %d ms, max %d ms (%s)" % (r["median"], r["max"], "; ".join("%r %d ms, %d files, %d conversations" % (q["query"], q["ms"], q["files"], q["units"]) for q in r["queries"])))')
+  else
+    q="first query in Chromium: not measured (run with CCTREE_NODE and CCTREE_CHROMIUM set, see scripts/browser-env.sh)"
+  fi
+  SEARCH_LINES+=("search $label MB: index $(mb $((idx + docs))) MB (search/ $(mb "$idx") MB + excerpts beside pages $(mb "$docs") MB) = $(awk -v a=$((idx + docs)) -v b="$bytes" 'BEGIN {printf "%.1f", 100 * a / b}')% of the JSONL, $(awk -v a=$((idx + docs)) -v b="${text:-0}" 'BEGIN {if (b > 0) printf "%.1f", 100 * a / b; else printf "?"}')% of the $(mb "${text:-0}") MB of text indexed; $q")
 }
 
 for s in $SIZES; do run_size "$s"; done
@@ -375,6 +402,7 @@ for s in $SIZES "$SINGLE (1p)"; do
       'BEGIN { if (b <= 0) b = 0.005; printf "stats speed-up -j 2 vs -j 1 on %s MB: %.2fx\n", s, a / b }'
   fi
 done
+(( ${#SEARCH_LINES[@]} )) && printf '%s\n' "${SEARCH_LINES[@]}"
 printf '%s\n' "${SYNC_LINES[@]}"
 (( ${#HOSTILE_LINES[@]} )) && printf '%s\n' "${HOSTILE_LINES[@]}"
 [[ -n "$RENDER_NOTE" ]] && echo "$RENDER_NOTE"
