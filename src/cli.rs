@@ -40,6 +40,11 @@ pub enum Command {
     /// session that `claude -r <new-id>` resumes. Existing files are never
     /// modified. Exit 2 when the checkpoint is not legal.
     Fork(ForkArgs),
+    /// Export one conversation as one file: a self-contained HTML page (every
+    /// branch and sub-agent transcript, the fork-point index, images inline,
+    /// search within the page; it opens from anywhere and loads nothing), or
+    /// Markdown for an issue or a pull request (--format md).
+    Export(ExportArgs),
     /// Keep every conversation: mirror the projects directory into an append-only archive.
     ///
     /// New files are copied and grown files get their new complete lines; files
@@ -85,6 +90,17 @@ pub struct RenderArgs {
     #[command(flatten)]
     pub select: SelectArgs,
 
+    /// Where the site will be published (an http:// or https:// URL): every
+    /// page names its absolute URL there in a <link rel="canonical">. Every
+    /// other link stays relative, so the site still works from disk.
+    #[arg(long, value_name = "URL", value_parser = parse_base_url)]
+    pub base_url: Option<crate::render::urls::BaseUrl>,
+
+    /// With --base-url: also write sitemap.xml (every page of the site by its
+    /// absolute URL) and robots.txt (allows everything, names the sitemap).
+    #[arg(long, requires = "base_url")]
+    pub sitemap: bool,
+
     /// Show the full path of the input on pages (in fork commands, places of
     /// odd entries). By default pages name files from the project directory
     /// and fork commands name the projects directory as given, from ~ or from
@@ -105,9 +121,16 @@ impl RenderArgs {
             redact: false,
             sync: false,
             select: SelectArgs::default(),
+            base_url: None,
+            sitemap: false,
             show_paths: false,
         }
     }
+}
+
+/// `--base-url`, checked ([`crate::render::urls::BaseUrl::parse`]).
+fn parse_base_url(s: &str) -> Result<crate::render::urls::BaseUrl, String> {
+    crate::render::urls::BaseUrl::parse(s)
 }
 
 /// Which projects and conversations a command shows (`render`, `stats`,
@@ -173,6 +196,45 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub select: SelectArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ExportArgs {
+    /// The conversation: its root uuid, a session id, any message uuid in it
+    /// (also of a sub-agent it spawned), or a session file (.jsonl).
+    pub target: String,
+
+    /// The file to write (never inside the input; an existing file is
+    /// replaced only if cctree wrote it).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// html: one self-contained page; md: Markdown of the active line, the
+    /// other branches as appendices, every transcript text in code blocks
+    /// (nothing from it renders as markup where it is pasted). Default: md
+    /// when FILE ends in .md, else html.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ExportFormat>,
+
+    /// Projects directory to look TARGET up in (default: $CLAUDE_CONFIG_DIR/projects,
+    /// else ~/.claude/projects).
+    #[arg(long, value_name = "DIR")]
+    pub projects: Option<PathBuf>,
+
+    /// Replace secrets with `[REDACTED:<kind>]`, as `render --redact` does.
+    #[arg(long)]
+    pub redact: bool,
+
+    /// Show the full path of the input (as `render --show-paths`).
+    #[arg(long)]
+    pub show_paths: bool,
+}
+
+/// What `cctree export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    Html,
+    Md,
 }
 
 #[derive(Debug, Args)]

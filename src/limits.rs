@@ -22,6 +22,8 @@
 //! | [`UNKNOWN_ENTRIES`] | 200 | entries of unknown types listed on a project page | `render::listing` |
 //! | [`OUTLINE_DEPTH`] | 8 | indentation levels of the fork-point index | `render::outline` |
 //! | [`FORK_CONTEXT`] | 3 | messages before a fork shown atop a branch page | `render::transcript` |
+//! | [`MD_TOOL_INPUT`] | 4 KB | a tool call's input in a Markdown export | `render::export::markdown` |
+//! | [`MD_TOOL_RESULT`] | 8 KB | a tool result in a Markdown export | `render::export::markdown` |
 //! | **Highlighting** (syntect runs near 1 MB/s per core) | | | |
 //! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted | `render::html::highlight` |
 //! | [`HIGHLIGHT_FILE`] | 4 KB | a file view (Read results, written files) that is highlighted | `render::html::highlight` |
@@ -108,6 +110,13 @@ pub const OUTLINE_DEPTH: u32 = 8;
 /// Messages before a fork point shown atop a branch's first page (back to
 /// the last prompt at most, plus that prompt).
 pub const FORK_CONTEXT: usize = 3;
+
+/// A tool call's input in a Markdown export (`cctree export --format md`):
+/// the rest is noted as cut (the HTML export shows it).
+pub const MD_TOOL_INPUT: usize = 4 * 1024;
+
+/// A tool result in a Markdown export: the rest is noted as cut.
+pub const MD_TOOL_RESULT: usize = 8 * 1024;
 
 /// Largest code block of prose (a fenced block in a prompt or reply) that is
 /// highlighted; larger ones are shown plain.

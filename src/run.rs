@@ -5,7 +5,7 @@
 use anyhow::{Context, Result};
 
 use crate::build::BuildOptions;
-use crate::cli::{CheckArgs, Cli, Command, RenderArgs, SelectArgs, StatsArgs, SyncArgs};
+use crate::cli::{CheckArgs, Cli, Command, ExportArgs, ExportFormat, RenderArgs, SelectArgs, StatsArgs, SyncArgs};
 use crate::discover;
 use crate::driver::for_each_project;
 use crate::limits::THREADS_PER_CORE;
@@ -61,6 +61,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Some(Command::Check(args)) => check(&args),
         Some(Command::Fork(args)) => fork(&args),
         Some(Command::Sync(args)) => sync(&args, cli.quiet),
+        Some(Command::Export(args)) => export(&args, cli.quiet),
         Some(Command::Render(args)) => render(&args, cli.quiet),
         None => plain(cli.quiet),
     }
@@ -142,6 +143,8 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         redact: args.redact,
         show_paths: args.show_paths,
         selection,
+        base_url: args.base_url.clone(),
+        sitemap: args.sitemap,
     };
     let summary = crate::build::build(archive, &opts)?;
     if !quiet {
@@ -230,6 +233,50 @@ fn fork(args: &crate::cli::ForkArgs) -> Result<Status> {
         print_json(&plan)?;
     } else {
         print_out(&crate::fork::text(&plan))?;
+    }
+    Ok(Status::Clean)
+}
+
+/// `cctree export`: one conversation as one file.
+fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
+    let md = args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    let format = match args.format {
+        Some(ExportFormat::Md) => crate::export::Format::Markdown,
+        Some(ExportFormat::Html) => crate::export::Format::Html,
+        None if md => crate::export::Format::Markdown,
+        None => crate::export::Format::Html,
+    };
+    let req = crate::export::ExportRequest {
+        target: args.target.clone(),
+        output: args.output.clone(),
+        format,
+        projects: args.projects.clone(),
+        redact: args.redact,
+        show_paths: args.show_paths,
+    };
+    let r = crate::export::run(&req)?;
+    if !quiet {
+        crate::render::redaction::report(&r.redactions);
+        let warnings = match r.warnings {
+            0 => String::new(),
+            n => format!(", {n} warning{}", if n == 1 { "" } else { "s" }),
+        };
+        crate::term::print_err(&format!(
+            "exported {} ({} messages, {} branch{}, {} agent transcript{}{warnings}) → {} ({})\n",
+            crate::term::safe(crate::render::text::excerpt(&r.title, 80)),
+            r.messages,
+            r.branches,
+            if r.branches == 1 { "" } else { "es" },
+            r.agents,
+            if r.agents == 1 { "" } else { "s" },
+            crate::term::safe(args.output.display()),
+            crate::render::text::human_size(r.bytes)
+        ));
+        if !args.redact {
+            crate::term::print_err(
+                "hint: before sharing the file, export it with --redact to replace API keys, tokens and passwords\n",
+            );
+        }
     }
     Ok(Status::Clean)
 }

@@ -16,6 +16,7 @@
 //! (`tests/integration/incremental.rs`).
 
 mod emit;
+pub mod file;
 pub mod output;
 mod plan;
 mod summary;
@@ -55,12 +56,21 @@ pub struct BuildOptions {
     pub show_paths: bool,
     /// What of the archive is rendered (`--project`, `--conversation`, …).
     pub selection: Selection,
+    /// `--base-url`: where the site is published (canonical links).
+    pub base_url: Option<crate::render::urls::BaseUrl>,
+    /// `--sitemap`: write `sitemap.xml` and `robots.txt` (needs `base_url`).
+    pub sitemap: bool,
 }
 
 impl BuildOptions {
     /// What shapes the pages besides the input.
     pub fn render_options(&self) -> RenderOptions {
-        RenderOptions { page_size: self.page_size.max(1), redact: self.redact, show_paths: self.show_paths }
+        RenderOptions {
+            page_size: self.page_size.max(1),
+            redact: self.redact,
+            show_paths: self.show_paths,
+            base_url: self.base_url.clone(),
+        }
     }
 
     /// The settings a cache is valid for: every option but the output and `force`.
@@ -98,6 +108,7 @@ pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
     b.link_images()?;
     b.emit_search_index()?;
     b.emit_archive_index()?;
+    b.emit_sitemap()?;
     b.carry_over_user_files()?;
     b.save_manifest()?;
     tracing::debug!("site built in {:.3} s", start.elapsed().as_secs_f64());
@@ -339,8 +350,21 @@ impl<'p> Builder<'p> {
 
     fn emit_archive_index(&mut self) -> Result<()> {
         let projects: Vec<&render::ProjectSummary> = self.manifest.projects.iter().map(|p| &p.output.summary).collect();
-        let html = render::archive::index_html(&projects)?;
+        let html = render::archive::index_html(&projects, &self.opts.render_options())?;
         self.manifest.files.push(self.site.emit("index.html", html.as_bytes(), "")?);
+        Ok(())
+    }
+
+    /// `sitemap.xml` (every page of the site) and `robots.txt`, with `--sitemap`.
+    fn emit_sitemap(&mut self) -> Result<()> {
+        let Some(base) = self.opts.base_url.as_ref().filter(|_| self.opts.sitemap) else { return Ok(()) };
+        // The pages: a project's files besides them (its search excerpts) are no page.
+        let files = self.manifest.projects.iter().flat_map(|p| &p.pages).map(|f| f.path.as_str());
+        let pages = files.filter(|p| p.ends_with(".html"));
+        let xml = render::sitemap::sitemap_xml(base, pages.chain(["index.html"]))?;
+        self.manifest.files.push(self.site.emit("sitemap.xml", xml.as_bytes(), "")?);
+        let robots = render::sitemap::robots_txt(base);
+        self.manifest.files.push(self.site.emit("robots.txt", robots.as_bytes(), "")?);
         Ok(())
     }
 

@@ -278,7 +278,7 @@ pub fn check_apart<'a>(output: &Path, inputs: impl IntoIterator<Item = &'a Path>
 }
 
 /// An absolute, symlink-resolved form of `p`, even if it does not exist yet.
-fn resolve(p: &Path) -> PathBuf {
+pub(super) fn resolve(p: &Path) -> PathBuf {
     let abs = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
     let mut existing = abs.as_path();
     let mut rest = Vec::new();

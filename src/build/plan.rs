@@ -92,6 +92,8 @@ impl Plan {
             }
         }
         input.update(select.as_bytes());
+        // `--sitemap` writes two files more, from the same pages.
+        input.update(if opts.sitemap { b"\0sitemap" } else { b"" });
         let input = input.finalize().to_hex()[..32].to_string();
         Plan { code, settings, old, projects, redactions: redactor.take(), warnings, input }
     }

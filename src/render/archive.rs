@@ -4,13 +4,16 @@
 use anyhow::Result;
 use askama::Template;
 
-use super::ProjectSummary;
 use super::pages::{IndexPage, ProjectRow, Time};
 use super::urls::{Root, href};
+use super::{ProjectSummary, RenderOptions};
 
-/// The archive index of the projects `projects` (rendered or re-used).
-pub fn index_html(projects: &[&ProjectSummary]) -> Result<String> {
-    Ok(index_page(projects).render()?)
+/// The archive index of the projects `projects` (rendered or re-used); its
+/// canonical link under `--base-url`.
+pub fn index_html(projects: &[&ProjectSummary], opts: &RenderOptions) -> Result<String> {
+    let mut page = index_page(projects);
+    page.root = page.root.with_canonical(opts.canonical("index.html"));
+    Ok(page.render()?)
 }
 
 fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {

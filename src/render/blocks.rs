@@ -119,12 +119,14 @@ pub struct JsonDetails {
     pub json: Block,
 }
 
-/// An image of the transcript, written to `assets/img/`.
+/// An image of the transcript, written to `assets/img/` (a link opens it
+/// alone), or carried by the page as a `data:` URL (`inline`: no link).
 #[derive(Debug, Template)]
 #[template(path = "blocks/image.html")]
 pub struct Image {
     pub src: Href,
     pub media: String,
+    pub inline: bool,
 }
 
 /// A link to an external URL from the transcript.

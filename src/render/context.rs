@@ -15,7 +15,7 @@ use crate::project::Project;
 use super::images::ImageStore;
 use super::layout::{Item, ItemId, TrackLayout, layout};
 use super::redaction::Redactor;
-use super::urls::{Href, anchor, href, page_file, sanitize_segment};
+use super::urls::{Href, Links, anchor, page_file, sanitize_segment};
 
 /// A track with its own pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,6 +66,9 @@ pub struct ProjectCtx<'a> {
     /// so nothing readable is lost.
     pub conflicts: FxHashMap<NodeId, Vec<EntryId>>,
     pub paths: InputPaths,
+    /// How pages link to each other: as files of the site, or as sections of
+    /// one file (`cctree export`).
+    pub links: Links,
 }
 
 /// How the pages of a project name places on the publisher's disk.
@@ -142,6 +145,7 @@ impl<'a> ProjectCtx<'a> {
                 })
                 .collect(),
             paths,
+            links: Links::Site,
         };
         ctx.lay_out(g, e);
         ctx.judge_checkpoints(g);
@@ -282,7 +286,13 @@ impl<'a> ProjectCtx<'a> {
     pub fn node_href(&self, from_dir: &str, node: NodeId) -> Option<Href> {
         let (track, page) = self.page_of(node)?;
         let a = anchor(self.graph().uuid(self.entries(), node));
-        Some(href(from_dir, self.track_dir(track), &page_file(page), Some(&a)))
+        Some(self.href(from_dir, self.track_dir(track), &page_file(page), Some(&a)))
+    }
+
+    /// A link from a page in `from_dir` to `file` in `to_dir` (see
+    /// [`super::urls::href`]), as this render links pages ([`Links`]).
+    pub fn href(&self, from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Href {
+        self.links.href(from_dir, to_dir, file, frag)
     }
 
     /// Records a problem met while rendering `page` (a path in the site).

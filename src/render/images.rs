@@ -2,7 +2,8 @@
 //! decoded from base64, checked (PNG, JPEG, GIF or WebP only, by declared
 //! media type *and* magic bytes), handed to the [`Sink`] as
 //! `assets/img/<blake3>.<ext>` (which writes each once) and referenced by
-//! relative URL. Never inlined as `data:` URLs.
+//! relative URL. Only a page meant to stand alone (`cctree export`,
+//! [`ImageStore::inline`]) carries its images, as `data:` URLs.
 
 use std::sync::Mutex;
 
@@ -10,12 +11,14 @@ use anyhow::Result;
 use base64::Engine;
 
 use super::Sink;
+use super::urls::{Href, Root, data_url};
 use crate::limits::{IMAGE_CAP, MEDIA_TYPE_CHARS};
 
 /// Hands the images of a project's pages to the sink; remembers the first
 /// failure to write one (the page shows a placeholder, the render fails).
 pub struct ImageStore<'a> {
-    sink: &'a dyn Sink,
+    /// `None`: images are inlined as `data:` URLs.
+    sink: Option<&'a dyn Sink>,
     failure: Mutex<Option<anyhow::Error>>,
 }
 
@@ -66,36 +69,39 @@ fn magic_ok(ext: &str, b: &[u8]) -> bool {
 impl<'a> ImageStore<'a> {
     /// A store handing images to `sink`.
     pub fn new(sink: &'a dyn Sink) -> ImageStore<'a> {
-        ImageStore { sink, failure: Mutex::new(None) }
+        ImageStore { sink: Some(sink), failure: Mutex::new(None) }
+    }
+
+    /// A store that writes nothing: every image is shown as a `data:` URL.
+    pub fn inline() -> ImageStore<'a> {
+        ImageStore { sink: None, failure: Mutex::new(None) }
+    }
+
+    /// Whether images are inlined ([`ImageStore::inline`]).
+    pub fn is_inline(&self) -> bool {
+        self.sink.is_none()
+    }
+
+    /// Decodes and checks an image; the URL a page in `root` shows it by:
+    /// its file under `assets/img/` (handed to the sink), or a `data:` URL.
+    /// An `Err` is a failure to write it.
+    pub fn show(&self, media_type: &str, b64: &str, root: &Root) -> Result<std::result::Result<Href, Rejected>> {
+        if self.sink.is_none() {
+            return Ok(decode(media_type, b64).map(|(ext, bytes)| data_url(media_of(ext), &bytes)));
+        }
+        Ok(self.store(media_type, b64)?.map(|name| root.asset(&format!("img/{name}"))))
     }
 
     /// Decodes and checks an image and hands it to the sink; returns its
     /// file name under `assets/img/`. An `Err` is a failure to write it.
     pub fn store(&self, media_type: &str, b64: &str) -> Result<std::result::Result<String, Rejected>> {
-        let Some(ext) = extension(media_type) else {
-            return Ok(Err(Rejected::MediaType(media_type.chars().take(MEDIA_TYPE_CHARS).collect())));
+        let (ext, bytes) = match decode(media_type, b64) {
+            Ok(image) => image,
+            Err(why) => return Ok(Err(why)),
         };
-        if b64.len() / 4 * 3 > IMAGE_CAP {
-            return Ok(Err(Rejected::TooLarge(b64.len() / 4 * 3)));
-        }
-        let cleaned: String;
-        let data = if b64.bytes().any(|c| c.is_ascii_whitespace()) {
-            cleaned = b64.split_ascii_whitespace().collect();
-            cleaned.as_str()
-        } else {
-            b64
-        };
-        if data.is_empty() {
-            return Ok(Err(Rejected::Empty));
-        }
-        let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data) else {
-            return Ok(Err(Rejected::Decode));
-        };
-        if !magic_ok(ext, &bytes) {
-            return Ok(Err(Rejected::Mismatch));
-        }
         let name = format!("{}.{ext}", blake3::hash(&bytes).to_hex());
-        if let Err(err) = self.sink.image(&name, &bytes) {
+        let Some(sink) = self.sink else { return Ok(Ok(name)) };
+        if let Err(err) = sink.image(&name, &bytes) {
             let shown = anyhow::anyhow!("{err:#}");
             let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
             failure.get_or_insert(err);
@@ -108,6 +114,43 @@ impl<'a> ImageStore<'a> {
     pub fn take_failure(&self) -> Option<anyhow::Error> {
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
+}
+
+/// The media type of an accepted extension, as a `data:` URL names it.
+fn media_of(ext: &str) -> &'static str {
+    match ext {
+        "png" => "image/png",
+        "jpg" => "image/jpeg",
+        "gif" => "image/gif",
+        _ => "image/webp",
+    }
+}
+
+/// An image's extension and bytes, decoded and checked (type, size, magic).
+fn decode(media_type: &str, b64: &str) -> std::result::Result<(&'static str, Vec<u8>), Rejected> {
+    let Some(ext) = extension(media_type) else {
+        return Err(Rejected::MediaType(media_type.chars().take(MEDIA_TYPE_CHARS).collect()));
+    };
+    if b64.len() / 4 * 3 > IMAGE_CAP {
+        return Err(Rejected::TooLarge(b64.len() / 4 * 3));
+    }
+    let cleaned: String;
+    let data = if b64.bytes().any(|c| c.is_ascii_whitespace()) {
+        cleaned = b64.split_ascii_whitespace().collect();
+        cleaned.as_str()
+    } else {
+        b64
+    };
+    if data.is_empty() {
+        return Err(Rejected::Empty);
+    }
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(data) else {
+        return Err(Rejected::Decode);
+    };
+    if !magic_ok(ext, &bytes) {
+        return Err(Rejected::Mismatch);
+    }
+    Ok((ext, bytes))
 }
 
 #[cfg(test)]
@@ -152,6 +195,17 @@ mod tests {
         assert_eq!(store.store("image/png", "!!!").unwrap(), Err(Rejected::Decode));
         assert_eq!(store.store("image/png", " \n").unwrap(), Err(Rejected::Empty));
         assert!(store.take_failure().is_none());
+    }
+
+    #[test]
+    fn inline_images_are_data_urls_of_checked_bytes() {
+        let store = ImageStore::inline();
+        let src = store.show("image/PNG", PNG_1PX, &Root::of("p/")).unwrap().unwrap();
+        assert_eq!(src.as_str(), format!("data:image/png;base64,{PNG_1PX}"));
+        assert_eq!(store.show("image/jpeg", PNG_1PX, &Root::of("")).unwrap(), Err(Rejected::Mismatch));
+        let sink = Images::default();
+        let site = ImageStore::new(&sink).show("image/png", PNG_1PX, &Root::of("p/")).unwrap().unwrap();
+        assert!(site.as_str().starts_with("../assets/img/") && site.as_str().ends_with(".png"), "{site}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use super::pages::Time;
 use super::payload::{at, str_at, strip_tags, tag_text, text_of};
 use super::text::{compact_num, excerpt};
 use super::tools;
-use super::urls::{Href, fragment, href, page_file};
+use super::urls::{Href, fragment, page_file};
 use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, THINKING_SUMMARY_CHARS};
 
 /// A message of a page, as `templates/_message.html` writes it.
@@ -158,7 +158,7 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
             // Every later child of a fork point starts a branch.
             let cb = g.node(child).branch?;
             let label = cx.p.labels[cb].clone();
-            let href = href(cx.dir, cx.p.track_dir(TrackId::Branch(cb)), &page_file(0), None);
+            let href = cx.p.href(cx.dir, cx.p.track_dir(TrackId::Branch(cb)), &page_file(0), None);
             Some(ForkBranch { label, href, words, continues: false })
         })
         .collect();

@@ -17,6 +17,7 @@ pub mod archive;
 pub mod assets;
 pub mod blocks;
 pub mod context;
+pub mod export;
 pub mod groups;
 pub mod html;
 pub mod images;
@@ -29,6 +30,7 @@ pub mod pages;
 pub mod payload;
 pub mod redaction;
 pub mod search;
+pub mod sitemap;
 pub mod text;
 pub mod tools;
 pub mod transcript;
@@ -59,6 +61,16 @@ pub struct RenderOptions {
     pub redact: bool,
     /// `--show-paths`: absolute input paths on pages ([`context::InputPaths`]).
     pub show_paths: bool,
+    /// `--base-url`: where the site is published; every page names its
+    /// absolute URL there (`<link rel="canonical">`).
+    pub base_url: Option<urls::BaseUrl>,
+}
+
+impl RenderOptions {
+    /// The absolute URL of the page `rel` under `--base-url`, if given.
+    pub fn canonical(&self, rel: &str) -> Option<urls::Href> {
+        self.base_url.as_ref().map(|b| b.page(rel))
+    }
 }
 
 /// Where a project is published and what its pages depend on besides the
@@ -149,11 +161,12 @@ pub fn render_project(
     tracing::debug!("{name}: page groups in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
     let jobs = transcript_pages(&ctx);
-    let (rendered, search) = track_pages(&ctx, &groups, &jobs, out)?;
+    let (rendered, search) = track_pages(&ctx, &groups, &jobs, opts, out)?;
     tracing::debug!("{name}: pages in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
-    let page = listing::project_page(&ctx);
+    let mut page = listing::project_page(&ctx);
     let index = format!("{}index.html", ctx.dir);
+    page.root = page.root.with_canonical(opts.canonical(&index));
     out.page(&index, page.render()?.as_bytes(), "")?;
     tracing::debug!("{name}: project index in {:.3} s", t0.elapsed().as_secs_f64());
     if let Some(err) = images.take_failure() {
@@ -194,6 +207,7 @@ fn track_pages(
     ctx: &ProjectCtx<'_>,
     groups: &groups::Groups,
     jobs: &[(TrackId, u32, String)],
+    opts: &RenderOptions,
     out: &dyn Sink,
 ) -> Result<(usize, ProjectSearch)> {
     let units = Units::of(ctx);
@@ -214,7 +228,8 @@ fn track_pages(
         .filter(|(track, _, _)| render(*track))
         .map(|(track, page, path)| {
             let key = groups.key(*track);
-            let view = transcript::track_page(ctx, *track, *page);
+            let mut view = transcript::track_page(ctx, *track, *page);
+            view.root = view.root.with_canonical(opts.canonical(path));
             let index = PageIndex::of(&view.messages);
             let html = view.render().context("rendering a page")?;
             out.page(path, html.as_bytes(), key)?;

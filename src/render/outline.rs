@@ -17,7 +17,7 @@ use crate::graph::{BranchId, Conversation, NodeId};
 use super::context::{ProjectCtx, TrackId};
 use super::pages::Time;
 use super::text::plain_excerpt as excerpt;
-use super::urls::{Href, href, page_file};
+use super::urls::{Href, page_file};
 use crate::limits::{OUTLINE_CHARS, OUTLINE_DEPTH};
 
 /// One row of the outline (flattened; `depth` gives the nesting).
@@ -122,7 +122,7 @@ fn walk(
                 depth: (depth + 1).min(OUTLINE_DEPTH),
                 label: p.labels[cb].clone(),
                 text: first_words,
-                href: href(from_dir, p.track_dir(TrackId::Branch(cb)), &page_file(0), None),
+                href: p.href(from_dir, p.track_dir(TrackId::Branch(cb)), &page_file(0), None),
                 title: if has_forks(cb) { String::new() } else { summary(cbr) },
                 messages: cbr.messages,
                 last: Time::at(cbr.last_ts),

@@ -126,16 +126,14 @@ impl<'a> PageCtx<'a> {
     }
 
     /// An image for a base64 image block's `source` (written to
-    /// `assets/img/`), a link to a remote one, or a placeholder.
+    /// `assets/img/`, or inline), a link to a remote one, or a placeholder.
     pub fn image(&mut self, source: Option<&Value>) -> Block {
         let kind = str_at(source, &["type"]).unwrap_or("");
         let media = str_at(source, &["media_type"]).unwrap_or("");
         let data = str_at(source, &["data"]);
         match (kind, data) {
-            ("base64", Some(data)) => match self.p.images.store(media, data) {
-                Ok(Ok(name)) => {
-                    Block::Image(Image { src: self.root().asset(&format!("img/{name}")), media: media.to_string() })
-                }
+            ("base64", Some(data)) => match self.p.images.show(media, data, &self.root()) {
+                Ok(Ok(src)) => Block::Image(Image { src, media: media.to_string(), inline: self.p.images.is_inline() }),
                 Ok(Err(why)) => {
                     if why != super::images::Rejected::Empty {
                         self.warn(format_args!("image not written: {why}"));

@@ -20,7 +20,7 @@ use super::message::note;
 use super::page::{PageCtx, fold};
 use super::payload::{at, str_at, strip_tags, tag_text};
 use super::text::{cut, excerpt, human_size, is_cut};
-use super::urls::{Href, external, href, page_file};
+use super::urls::{Href, external, page_file};
 use crate::limits::{COMMAND_CAP, HINT_CHARS, OUTPUT_CAP, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
 
 /// A tool call with its result, as `templates/blocks/tool.html` writes it.
@@ -403,7 +403,7 @@ fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &'static
 fn agent_link(cx: &PageCtx<'_>, tool_id: &str) -> Option<AgentLink> {
     let &a = cx.p.agent_by_tool.get(tool_id)?;
     let agent = &cx.p.graph().agents[a];
-    Some(AgentLink { href: href(cx.dir, &cx.p.agent_dirs[a], &page_file(0), None), messages: agent.messages })
+    Some(AgentLink { href: cx.p.href(cx.dir, &cx.p.agent_dirs[a], &page_file(0), None), messages: agent.messages })
 }
 
 fn read_arg(input: &Value) -> String {

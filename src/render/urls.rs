@@ -47,31 +47,129 @@ impl fmt::Display for Href {
 }
 
 /// How a page reaches the site root: `../` once per directory of the page
-/// (the `data-root` of every page), and the links it makes from there.
+/// (the `data-root` of every page), and the links it makes from there; and,
+/// under `--base-url`, the page's own absolute URL (its canonical link).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Root(String);
+pub struct Root {
+    up: String,
+    canonical: Option<Href>,
+}
 
 impl Root {
     /// The root as seen from a page in `dir` (relative to the site root).
     pub fn of(dir: &str) -> Root {
-        Root(up(dir))
+        Root { up: up(dir), canonical: None }
+    }
+
+    /// The same, for a page whose absolute URL is `url` (`<link rel="canonical">`).
+    pub fn with_canonical(self, url: Option<Href>) -> Root {
+        Root { canonical: url, ..self }
+    }
+
+    /// The page's absolute URL, under `--base-url`.
+    pub fn canonical(&self) -> Option<&Href> {
+        self.canonical.as_ref()
     }
 
     /// `index.html` at the site root: the archive index.
     pub fn home(&self) -> Href {
-        Href(format!("{}index.html", self.0))
+        Href(format!("{}index.html", self.up))
     }
 
     /// A file of `assets/` (`style.css`, `img/<blake3>.<ext>`…).
     pub fn asset(&self, name: &str) -> Href {
-        Href(format!("{}assets/{name}", self.0))
+        Href(format!("{}assets/{name}", self.up))
     }
 }
 
 impl fmt::Display for Root {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.up)
     }
+}
+
+/// Where a site is published (`render --base-url`): an absolute http(s) URL
+/// ending in `/`, under which every page is at its path in the site. Only
+/// canonical links and the sitemap use it: every other link stays relative,
+/// so the site still works from disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrl(String);
+
+impl BaseUrl {
+    /// Checks a URL given on the command line: `http://` or `https://`, a
+    /// host, no user or password, no query or fragment, only characters a
+    /// URL may carry as they are (others percent-encoded). A `/` is added at
+    /// the end when missing.
+    pub fn parse(url: &str) -> Result<BaseUrl, String> {
+        let lower = url.to_ascii_lowercase();
+        let Some(rest) = ["https://", "http://"].iter().find_map(|s| lower.starts_with(s).then(|| &url[s.len()..]))
+        else {
+            return Err(format!("{url:?} is not an http:// or https:// URL (e.g. https://example.org/chats/)"));
+        };
+        let host = rest.split('/').next().unwrap_or_default();
+        let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~:/!$&'()*+,;=%".contains(c);
+        if let Some(bad) = url.chars().find(|c| !allowed(*c)) {
+            let why = match bad {
+                '?' | '#' => "a base URL has no query or fragment".to_string(),
+                '@' => "a base URL names no user or password".to_string(),
+                c => format!("{c:?} cannot appear in a URL as it is: percent-encode it"),
+            };
+            return Err(format!("{url:?}: {why}"));
+        }
+        if host.is_empty() || host.starts_with(':') {
+            return Err(format!("{url:?} names no host (e.g. https://example.org/)"));
+        }
+        let mut base = url.to_string();
+        if !base.ends_with('/') {
+            base.push('/');
+        }
+        Ok(BaseUrl(base))
+    }
+
+    /// The absolute URL of the file `rel` of the site.
+    pub fn page(&self, rel: &str) -> Href {
+        Href(format!("{}{rel}", self.0))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// How the pages of a render reach each other: as files of a site (relative
+/// links), or as sections of one file (`cctree export`: every link a
+/// fragment, so the file works alone, from anywhere).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Links {
+    #[default]
+    Site,
+    OneFile,
+}
+
+impl Links {
+    /// A link from a page in `from_dir` to `file` in `to_dir` (see [`href`]);
+    /// in one file, the anchor `frag`, else the section of that page
+    /// ([`section_id`]).
+    pub fn href(self, from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Href {
+        match (self, frag) {
+            (Links::Site, _) => href(from_dir, to_dir, file, frag),
+            (Links::OneFile, Some(f)) => fragment(f),
+            (Links::OneFile, None) => fragment(&section_id(to_dir, file)),
+        }
+    }
+}
+
+/// The id of the section that holds the page `file` of `dir` when the pages
+/// are sections of one file ([`Links::OneFile`]).
+pub fn section_id(dir: &str, file: &str) -> String {
+    format!("s-{}", sanitize_segment(&format!("{dir}{file}")))
+}
+
+/// An image as a `data:` URL (`cctree export`: the file carries its images).
+/// `media` is one of the accepted types ([`super::images::extension`]).
+pub fn data_url(media: &str, bytes: &[u8]) -> Href {
+    use base64::Engine;
+    Href(format!("data:{media};base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)))
 }
 
 /// A link to an anchor of the same page: `#<id>`.
@@ -270,6 +368,47 @@ mod tests {
         assert_eq!(up("p/c/x/"), "../../../");
         assert_eq!(Root::of("p/c/x/").asset("img/a.png").as_str(), "../../../assets/img/a.png");
         assert_eq!(Root::of("").home().as_str(), "index.html");
+    }
+
+    #[test]
+    fn base_urls_are_checked() {
+        let ok = |u: &str| BaseUrl::parse(u).map(|b| b.as_str().to_string());
+        assert_eq!(ok("https://example.org").as_deref(), Ok("https://example.org/"));
+        assert_eq!(ok("HTTP://a.example:8080/x/y/").as_deref(), Ok("HTTP://a.example:8080/x/y/"));
+        assert_eq!(ok("https://a.example/caf%C3%A9/").as_deref(), Ok("https://a.example/caf%C3%A9/"));
+        for bad in [
+            "ftp://a.example/",
+            "javascript:alert(1)",
+            "//a.example/",
+            "https://",
+            "https:///x",
+            "https://a.example/x?y=1",
+            "https://a.example/#top",
+            "https://user:pw@a.example/",
+            "https://a.example/a b",
+            "https://a.example/\"><script>",
+            "https://a.example/é",
+            "example.org",
+        ] {
+            assert!(BaseUrl::parse(bad).is_err(), "{bad}");
+        }
+        let b = BaseUrl::parse("https://a.example/chats").unwrap();
+        assert_eq!(b.page("p/c/x/index.html").as_str(), "https://a.example/chats/p/c/x/index.html");
+        assert_eq!(
+            Root::of("p/").with_canonical(Some(b.page("p/index.html"))).canonical(),
+            Some(&b.page("p/index.html"))
+        );
+    }
+
+    #[test]
+    fn one_file_links_are_fragments() {
+        let one = |to, file, frag| Links::OneFile.href("p/c/x/", to, file, frag).into_string();
+        assert_eq!(one("p/c/x/b/y/", "page-2.html", Some("m-a")), "#m-a");
+        let section = one("p/c/x/b/y/", "index.html", None);
+        assert_eq!(section, format!("#{}", section_id("p/c/x/b/y/", "index.html")));
+        assert_ne!(section_id("p/c/x/b/y/", "index.html"), section_id("p/c/x/b/y/", "page-2.html"));
+        assert_eq!(Links::Site.href("p/c/x/", "p/c/x/b/y/", "index.html", None).as_str(), "b/y/index.html");
+        assert_eq!(data_url("image/png", b"\x89PNG").as_str(), "data:image/png;base64,iVBORw==");
     }
 
     #[test]

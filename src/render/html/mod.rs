@@ -153,6 +153,13 @@ impl Html {
         Html(view.render().unwrap_or_default())
     }
 
+    /// One of cctree's own static files (a style sheet, a script), embedded
+    /// in the binary: written as it is into a page that carries it inline
+    /// (`cctree export`).
+    pub fn asset(text: &'static str) -> Html {
+        Html(text.to_string())
+    }
+
     /// Markup a renderer of this module wrote.
     pub(in crate::render::html) fn trusted(html: String) -> Html {
         Html(html)

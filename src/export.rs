@@ -1,0 +1,218 @@
+//! `cctree export TARGET -o FILE`: one conversation as one file, HTML that
+//! stands alone or Markdown ([`crate::render::export`]).
+//!
+//! TARGET is looked up as `fork` looks it up (a conversation's root uuid, a
+//! session id, any message uuid of it or of a sub-agent it spawned, or a
+//! session file): only the projects whose files hold its text are loaded,
+//! and [`crate::select`] picks the conversation it names, cut down as a
+//! `render --conversation` would (`subset::restrict`), so nothing of the
+//! other conversations can reach the file. The file is written by the build
+//! stage ([`crate::build::file`]): never inside the input, never over a file
+//! cctree did not write.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use crate::discover;
+use crate::driver::Progress;
+use crate::parse::ParseOptions;
+use crate::project::Project;
+use crate::render::export::{Exported, conversation_html, markdown};
+use crate::render::redaction::{self, RedactionSite};
+use crate::render::urls::sanitize_segment;
+use crate::render::{Placement, RenderOptions};
+use crate::select::{Selection, Tally};
+
+/// What the file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One self-contained HTML page.
+    Html,
+    /// Markdown: the active line, then the branches as appendices.
+    Markdown,
+}
+
+/// One `cctree export`.
+#[derive(Debug, Clone)]
+pub struct ExportRequest {
+    pub target: String,
+    pub output: PathBuf,
+    pub format: Format,
+    /// The projects directory to look TARGET up in (default: the client's).
+    pub projects: Option<PathBuf>,
+    pub redact: bool,
+    pub show_paths: bool,
+}
+
+/// What was exported.
+#[derive(Debug)]
+pub struct ExportReport {
+    pub title: String,
+    pub root: String,
+    pub project: String,
+    pub messages: u32,
+    pub branches: usize,
+    pub agents: usize,
+    pub bytes: usize,
+    /// Warnings printed.
+    pub warnings: usize,
+    pub redactions: Vec<RedactionSite>,
+}
+
+/// The conversation TARGET names, loaded.
+struct Found {
+    project: Project,
+    conv: crate::graph::ConversationId,
+    /// The whole project's working directory (pages name it so).
+    cwd: Option<String>,
+}
+
+/// Runs an export: finds the conversation, renders it, writes the file.
+pub fn run(req: &ExportRequest) -> Result<ExportReport> {
+    let (root, target) = lookup_root(req)?;
+    let dirs = crate::fork::target::list_projects(&root)?;
+    // Refused before anything is read: the file never lands in the input.
+    let mut inputs: Vec<&Path> = vec![root.as_path()];
+    inputs.extend(dirs.iter().map(PathBuf::as_path));
+    crate::build::file::check_outside(&req.output, inputs.iter().copied())?;
+    let found = find(&target, &dirs, &root, req.redact)?;
+    let progress = Progress::hidden();
+    let mut warnings = progress.source_warnings(&found.project.source);
+    warnings += progress.project_warnings(&found.project).len();
+    // Directory names are not entry lines: redacted before they name anything (as the build does).
+    let name = &found.project.source.name;
+    let redactor = crate::render::redaction::Redactor::new(req.redact);
+    let slug = sanitize_segment(&redactor.text(|| found.project.source.dir.display().to_string(), name));
+    let at = Placement {
+        slug: &slug,
+        fork_projects: crate::fork::lookup::projects_arg(&found.project.source.dir, &root, req.show_paths),
+        key_base: String::new(),
+        cwd: found.cwd.clone(),
+    };
+    let opts = RenderOptions {
+        page_size: crate::limits::PAGE_SIZE,
+        redact: req.redact,
+        show_paths: req.show_paths,
+        base_url: None,
+    };
+    let out: Exported = match req.format {
+        Format::Html => conversation_html(&found.project, found.conv, &at, &opts)?,
+        Format::Markdown => markdown::conversation_md(&found.project, found.conv, &at, &opts)?,
+    };
+    for (page, list) in &out.warnings {
+        for w in list {
+            progress.warn(crate::term::safe(format!("{}: {page}: {w}", req.output.display())));
+            warnings += 1;
+        }
+    }
+    let mark = match req.format {
+        Format::Html => crate::render::export::MARK,
+        Format::Markdown => markdown::MARK,
+    };
+    crate::build::file::write_file(&req.output, inputs, mark, out.text.as_bytes())?;
+    let mut redactions = redactor.take();
+    redactions.extend(redaction::entry_lines(&found.project));
+    redactions.extend(out.redactions);
+    Ok(report(&found, out.text.len(), warnings, redactions))
+}
+
+fn report(found: &Found, bytes: usize, warnings: usize, redactions: Vec<RedactionSite>) -> ExportReport {
+    let g = &found.project.graph;
+    let c = &g.conversations[found.conv];
+    ExportReport {
+        title: c.title.to_string(),
+        root: g.uuid(&found.project.entries, c.root).to_string(),
+        project: found.project.source.name.clone(),
+        messages: c.messages,
+        branches: c.branches.len(),
+        agents: g.agents.len(),
+        bytes,
+        warnings,
+        redactions,
+    }
+}
+
+/// The projects directory to look in, and the id to look for: a session
+/// file names its project directory and its session.
+fn lookup_root(req: &ExportRequest) -> Result<(PathBuf, String)> {
+    let t = req.target.trim();
+    if t.is_empty() {
+        bail!("empty TARGET: give a conversation's root uuid, a session id or a message uuid");
+    }
+    let as_path = Path::new(t);
+    if t.ends_with(".jsonl") || t.contains('/') {
+        if !as_path.is_file() {
+            bail!("no such session file: {t}; give a session file, a session id or a message uuid");
+        }
+        let dir = as_path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let stem = as_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        return Ok((dir.to_path_buf(), stem));
+    }
+    let root = match &req.projects {
+        Some(d) => d.clone(),
+        None => match discover::default_projects_dir() {
+            Some(d) if d.is_dir() => d,
+            Some(d) => bail!("the default projects directory {} does not exist: pass --projects DIR", d.display()),
+            None => bail!("neither CLAUDE_CONFIG_DIR nor HOME is set: pass --projects DIR"),
+        },
+    };
+    if !root.is_dir() {
+        bail!("--projects {}: no such directory", root.display());
+    }
+    Ok((root, t.to_string()))
+}
+
+/// Loads the projects whose files hold `target` and picks the conversation
+/// it names; exactly one must match.
+fn find(target: &str, dirs: &[PathBuf], root: &Path, redact: bool) -> Result<Found> {
+    let shown = crate::term::safe(root.display()).to_string();
+    let selection = Selection::new(&[], &[target.to_string()], None, None, &jiff::tz::TimeZone::UTC, &shown)?;
+    // The longest piece of TARGET that a transcript writes as it is (JSON
+    // escapes quotes, backslashes and control characters): files without it
+    // cannot hold TARGET.
+    let needle = target.split(|c: char| c == '"' || c == '\\' || c.is_control()).max_by_key(|p| p.len());
+    let finder = memchr::memmem::Finder::new(needle.unwrap_or_default().as_bytes());
+    let mut found: Vec<Found> = Vec::new();
+    let mut named: Vec<String> = Vec::new();
+    for d in dirs {
+        let source = discover::scan_project(d)?;
+        let holds = |f: &discover::SourceFile| {
+            f.rel.contains(target) || std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some())
+        };
+        if !source.files.iter().any(holds) {
+            continue;
+        }
+        let project = Project::load_with(source, ParseOptions { redact });
+        let cwd = project.cwd().map(str::to_string);
+        let Some(picked) = selection.pick(project, &mut Tally::default()) else { continue };
+        let project = picked.into_project();
+        let g = &project.graph;
+        let before = named.len();
+        named.extend(g.conversations.iter().map(|c| {
+            format!(
+                "{} ({}, last active {}): {}",
+                g.uuid(&project.entries, c.root),
+                project.source.name,
+                crate::parse::time::format_human(c.last_ts),
+                crate::render::text::excerpt(&c.title, 80)
+            )
+        }));
+        if named.len() == before + 1 {
+            found.push(Found { project, conv: crate::graph::ConversationId::FIRST, cwd });
+        }
+    }
+    match (found.len(), named.len()) {
+        (1, 1) => Ok(found.remove(0)),
+        (_, 0) => bail!(
+            "{target}: no conversation, session or message has this id in {shown}\nhint: `cctree stats --json \
+             --detail {shown}` lists each project's conversations (root, sessions, title); pass --projects DIR \
+             to look elsewhere"
+        ),
+        _ => bail!(
+            "{target} names {} conversations; export one by its root uuid:\n  {}",
+            named.len(),
+            crate::term::safe(named.join("\n  "))
+        ),
+    }
+}

@@ -1,0 +1,297 @@
+//! One conversation as Markdown (`cctree export --format md`), for pasting
+//! into an issue or a pull request: the active line (root → where the
+//! conversation was last continued), then, as appendices, what of each
+//! branch is not on it, then the sub-agent transcripts it spawned.
+//!
+//! Nothing from a transcript is read as Markdown or HTML where it is pasted:
+//! texts are fenced code blocks (the fence longer than any run of backticks
+//! in them), names and titles code spans, so no link, image, mention, raw
+//! HTML or heading of a transcript becomes active. Control characters are
+//! shown as their Control Pictures, as on the site. Long tool inputs and
+//! results are cut, saying so ([`MD_TOOL_INPUT`], [`MD_TOOL_RESULT`]).
+
+use std::fmt::Write as _;
+
+use anyhow::{Result, bail};
+use rustc_hash::FxHashSet;
+use serde_json::Value;
+
+use crate::graph::{ConversationId, NodeId};
+use crate::parse::time::format_human;
+use crate::parse::{Kind, UserKind};
+use crate::project::Project;
+
+use super::super::context::{PageWarnings, ProjectCtx, TrackId};
+use super::super::html::controls_shown;
+use super::super::images::ImageStore;
+use super::super::layout::{Item, layout};
+use super::super::payload::{str_at, tag_text, text_of};
+use super::super::redaction::Redactor;
+use super::super::text::{cut, human_size};
+use super::super::{Placement, RenderOptions};
+use super::{Exported, active_path, context, tracks};
+use crate::limits::{MD_TOOL_INPUT, MD_TOOL_RESULT};
+
+/// The first line of every Markdown export (how `cctree export` knows a
+/// file it may write over).
+pub const MARK: &str = "<!-- exported by cctree";
+
+/// Conversation `conv` of `project` as Markdown.
+pub fn conversation_md(
+    project: &Project,
+    conv: ConversationId,
+    at: &Placement<'_>,
+    opts: &RenderOptions,
+) -> Result<Exported> {
+    let images = ImageStore::inline();
+    let warnings = PageWarnings::default();
+    let redactor = Redactor::new(opts.redact);
+    let ctx = context(project, at, opts, &images, &warnings, &redactor);
+    let g = ctx.graph();
+    let Some(c) = g.conversations.get(conv) else { bail!("no conversation {conv:?} in the project") };
+    let mut md = Md { ctx: &ctx, out: String::new() };
+    let root = g.uuid(ctx.entries(), c.root);
+    let _ = writeln!(md.out, "{MARK}: conversation {} -->", comment(root));
+    md.header(conv);
+    let active_nodes = g.projection(c.active_branch);
+    let on_active: FxHashSet<NodeId> = active_nodes.iter().copied().collect();
+    let lay = layout(g, ctx.entries(), &active_nodes, 0, ctx.page_size);
+    md.out.push_str("\n## The active line\n");
+    md.items(lay.items.as_slice());
+    let mut appendix = 0;
+    for track in tracks(&ctx, conv) {
+        let lay = ctx.track_layout(track);
+        let rest: Vec<Item> = lay.items.iter().filter(|i| !on_active.contains(&i.nodes[0])).cloned().collect();
+        if rest.is_empty() {
+            continue;
+        }
+        appendix += 1;
+        md.appendix(appendix, track, &rest);
+    }
+    Ok(Exported { text: md.out, warnings: warnings.take_all(), redactions: redactor.take() })
+}
+
+struct Md<'a> {
+    ctx: &'a ProjectCtx<'a>,
+    out: String,
+}
+
+impl Md<'_> {
+    fn header(&mut self, conv: ConversationId) {
+        let ctx = self.ctx;
+        let g = ctx.graph();
+        let c = &g.conversations[conv];
+        let _ = writeln!(self.out, "\n# {}\n", span(&c.title));
+        let _ = writeln!(self.out, "- project: {}", span(&ctx.name));
+        let _ = writeln!(self.out, "- started: {}, last active: {}", format_human(c.first_ts), format_human(c.last_ts));
+        let _ = writeln!(
+            self.out,
+            "- {} messages, {} branches, {} fork points",
+            c.messages,
+            c.branches.len(),
+            c.fork_points.len()
+        );
+        let sessions: Vec<String> = c.sessions.iter().map(|s| span(&g.sessions[*s].session_id)).collect();
+        let _ = writeln!(self.out, "- sessions: {}", sessions.join(" → "));
+        let path: Vec<String> = active_path(ctx, conv).iter().map(|b| span(&ctx.labels[*b])).collect();
+        if path.len() > 1 {
+            let _ = writeln!(self.out, "- the active line runs through the branches {}", path.join(" → "));
+        }
+        self.out.push_str(
+            "\nExported by cctree. Texts from the transcript are shown verbatim in code blocks; \
+             each branch that leaves the active line is an appendix.\n",
+        );
+    }
+
+    fn appendix(&mut self, n: usize, track: TrackId, items: &[Item]) {
+        let ctx = self.ctx;
+        let g = ctx.graph();
+        let title = match track {
+            TrackId::Branch(b) => {
+                let br = &g.branches[b];
+                let label = &ctx.labels[b];
+                let from = items.first().map_or(0, |i| i.number.saturating_sub(1));
+                match br.fork_point {
+                    None => format!("the main branch after #{from}"),
+                    Some(_) => format!("branch {} (forked after #{from}): {}", span(label), span(&br.title)),
+                }
+            }
+            TrackId::Agent(a) => {
+                let agent = &g.agents[a];
+                let desc = agent.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("");
+                format!("sub-agent {}: {}", span(&agent.agent_id), span(desc))
+            }
+        };
+        let _ = writeln!(self.out, "\n## Appendix {n}: {title}");
+        self.items(items);
+    }
+
+    fn items(&mut self, items: &[Item]) {
+        for item in items {
+            self.item(item);
+        }
+    }
+
+    /// A message: its head, then its text, tool calls and results.
+    fn item(&mut self, item: &Item) {
+        let ctx = self.ctx;
+        let g = ctx.graph();
+        let first = g.entry(ctx.entries(), item.nodes[0]);
+        let shown =
+            item.counted || first.user_kind == UserKind::ToolResult || first.user_kind == UserKind::CompactSummary;
+        if !shown {
+            return;
+        }
+        let role = match (&first.kind, first.user_kind) {
+            (Kind::Assistant, _) => "Claude",
+            (_, UserKind::Prompt) => "You",
+            (_, UserKind::Command) => "Command",
+            (_, UserKind::Bash) => "Shell",
+            (_, UserKind::ToolResult) => "Tool result",
+            (_, UserKind::CompactSummary) => "Compaction summary",
+            (Kind::Attachment, _) => "You (queued)",
+            _ => "Entry",
+        };
+        let number = if item.counted { format!("#{} · ", item.number) } else { String::new() };
+        let ts = first.timestamp.unwrap_or(g.node(item.nodes[0]).ts);
+        let uuid = g.uuid(ctx.entries(), item.nodes[0]);
+        let _ = writeln!(self.out, "\n### {number}{role} · {}\n\n<!-- {} -->", format_human(ts), comment(uuid));
+        for n in item.nodes.iter().chain(&item.absorbed) {
+            let e = g.entry(ctx.entries(), *n);
+            match ctx.project.json(e) {
+                Ok(v) => self.entry(&e.kind, &v),
+                Err(err) => {
+                    let _ = writeln!(self.out, "\n_{}_", escape_line(&err.to_string()));
+                }
+            }
+        }
+    }
+
+    /// What one entry of a message says.
+    fn entry(&mut self, kind: &Kind, v: &Value) {
+        if *kind == Kind::Attachment {
+            let text = str_at(v.get("attachment"), &["prompt"]).unwrap_or_default();
+            return fence(&mut self.out, "", text);
+        }
+        match v.get("message").and_then(|m| m.get("content")) {
+            Some(Value::String(s)) => self.text(s),
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    self.block(b);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A user text: a slash command by its name and arguments, else as it is.
+    fn text(&mut self, s: &str) {
+        match tag_text(s, "command-name") {
+            Some(name) => {
+                let args = tag_text(s, "command-args").unwrap_or_default();
+                fence(&mut self.out, "", format!("{name} {args}").trim_end());
+            }
+            None => fence(&mut self.out, "", s),
+        }
+    }
+
+    fn block(&mut self, b: &Value) {
+        match b.get("type").and_then(Value::as_str).unwrap_or("") {
+            "text" => self.text(b.get("text").and_then(Value::as_str).unwrap_or_default()),
+            "thinking" | "redacted_thinking" => self.out.push_str("\n_(thinking not shown)_\n"),
+            "image" => self.out.push_str("\n_(an image; the HTML export shows it)_\n"),
+            "tool_use" => {
+                let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
+                let _ = writeln!(self.out, "\n**Tool call** {}", span(name));
+                let input = tool_input(b.get("input"));
+                fence(&mut self.out, "", &capped(&input, MD_TOOL_INPUT));
+            }
+            "tool_result" => {
+                let error = b.get("is_error").and_then(Value::as_bool) == Some(true);
+                let text = text_of(b.get("content"));
+                let what = if error { "**Tool result** (error)" } else { "**Tool result**" };
+                let _ = writeln!(self.out, "\n{what}");
+                fence(&mut self.out, "", &capped(&text, MD_TOOL_RESULT));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What a tool call is asked, in a few lines: its usual arguments by name,
+/// else its input as JSON.
+fn tool_input(input: Option<&Value>) -> String {
+    const KEYS: [&str; 8] = ["description", "command", "file_path", "path", "pattern", "url", "query", "prompt"];
+    let Some(input) = input else { return String::new() };
+    let known: Vec<String> =
+        KEYS.iter().filter_map(|k| input.get(*k).and_then(Value::as_str).map(|v| format!("{k}: {v}"))).collect();
+    if known.is_empty() { serde_json::to_string_pretty(input).unwrap_or_default() } else { known.join("\n") }
+}
+
+/// `text` cut at `cap` bytes, saying so.
+fn capped(text: &str, cap: usize) -> String {
+    let shown = cut(text, cap);
+    if shown.len() == text.len() {
+        return text.to_string();
+    }
+    format!("{shown}\n… (cut: {} of {} shown)", human_size(shown.len()), human_size(text.len()))
+}
+
+/// Appends `text` as a fenced code block that nothing in it can close.
+fn fence(out: &mut String, info: &str, text: &str) {
+    let text = controls_shown(text);
+    if text.trim().is_empty() {
+        return;
+    }
+    let ticks = "`".repeat(longest_run(&text, '`').max(2) + 1);
+    let _ = write!(out, "\n{ticks}{info}\n{}\n{ticks}\n", text.trim_end_matches('\n'));
+}
+
+/// `s` as an inline code span on one line (empty: `(none)`).
+fn span(s: &str) -> String {
+    let one_line: String = controls_shown(s).split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.is_empty() {
+        return "(none)".to_string();
+    }
+    let ticks = "`".repeat(longest_run(&one_line, '`') + 1);
+    format!("{ticks} {one_line} {ticks}")
+}
+
+/// Text for an HTML comment: no `--` and no `>`.
+fn comment(s: &str) -> String {
+    s.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect::<String>().replace("--", "-")
+}
+
+/// A line of our own words with a transcript's text in it, kept inert.
+fn escape_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_punctuation() { format!("\\{c}") } else { c.to_string() })
+        .collect::<String>()
+        .replace('\n', " ")
+}
+
+fn longest_run(s: &str, c: char) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for ch in s.chars() {
+        run = if ch == c { run + 1 } else { 0 };
+        best = best.max(run);
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fences_cannot_be_closed_from_inside() {
+        let mut out = String::new();
+        fence(&mut out, "", "a\n```\n<script>alert(1)</script>\n````x");
+        assert!(out.starts_with("\n`````\n") && out.ends_with("\n`````\n"), "{out}");
+        assert_eq!(span("a `b` c"), "`` a `b` c ``");
+        assert_eq!(span("x\ny\u{1b}"), "` x y\u{241b} `");
+        assert_eq!(span(""), "(none)");
+        assert_eq!(comment("a--b>c"), "a-bc");
+        assert_eq!(escape_line("<b>*x*</b>"), "\\<b\\>\\*x\\*\\<\\/b\\>");
+    }
+}

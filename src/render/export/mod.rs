@@ -1,0 +1,262 @@
+//! One conversation as one file (`cctree export`): the pages the site shows
+//! of it — the conversation page with its fork-point index, every branch,
+//! the sub-agent transcripts it spawned — as sections of one HTML page that
+//! stands alone ([`conversation_html`]), or as Markdown ([`markdown`]).
+//!
+//! No second renderer: each section is a page of the site
+//! ([`super::transcript::track_page`], the same typed views), written by the
+//! `main` block of `templates/track.html` ([`TrackSection`]) into the layout
+//! `templates/export/conversation.html`. What differs is how pages reach
+//! each other and their images:
+//! - links are fragments of the file ([`Links::OneFile`]): a message is
+//!   `#m-<uuid>` as on the site, a branch or agent is the section of its
+//!   first page ([`section_id`]);
+//! - images are `data:` URLs ([`ImageStore::inline`]);
+//! - the style sheets and the script are inline, each allowed by its
+//!   SHA-256 in the page's Content-Security-Policy, which otherwise allows
+//!   nothing (`default-src 'none'`): the file makes no request at all;
+//! - the pages of a long track follow each other in its section (each
+//!   rendered with its own allowances, as on the site), without a pager.
+//!
+//! Sections come in reading order: the conversation (its title, facts and
+//! fork-point index, then its main branch), the branches on the way to the
+//! active leaf, the other branches, then the agents.
+
+pub mod markdown;
+
+use std::collections::BTreeMap;
+
+use anyhow::{Result, bail};
+use askama::Template;
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+use crate::graph::{BranchId, ConversationId};
+use crate::project::Project;
+
+use super::context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
+use super::html::{Html, filters};
+use super::images::ImageStore;
+use super::message::MessageView;
+use super::outline::OutlineRow;
+use super::pages::{Fact, FactValue, ForkedFrom, Pager, TrackPage};
+use super::redaction::{RedactionSite, Redactor};
+use super::urls::{Href, Links, fragment, page_file, section_id};
+use super::{Placement, RenderOptions, transcript};
+
+/// What every HTML export carries in its first bytes (how `cctree export`
+/// knows a file it may write over).
+pub const MARK: &str = "<meta name=\"generator\" content=\"cctree\">";
+
+/// A conversation exported: the file's bytes, and what rendering it met.
+#[derive(Debug, Default)]
+pub struct Exported {
+    pub text: String,
+    /// Problems met rendering pages, by page (as the site names them).
+    pub warnings: BTreeMap<String, Vec<String>>,
+    /// Where `--redact` replaced secrets in strings that are not entry lines.
+    pub redactions: Vec<RedactionSite>,
+}
+
+/// The `main` block of `templates/track.html`: a page of a track without the
+/// site around it (the same fields as [`TrackPage`] there).
+#[derive(Template)]
+#[template(path = "track.html", block = "main")]
+pub struct TrackSection {
+    pub kind: &'static str,
+    pub heading: String,
+    pub subheading: String,
+    pub facts: Vec<Fact>,
+    pub forked_from: Option<ForkedFrom>,
+    pub spawned_by: Option<Href>,
+    pub outline: Vec<OutlineRow>,
+    pub context: Vec<MessageView>,
+    pub messages: Vec<MessageView>,
+    pub pager: Pager,
+}
+
+impl From<TrackPage> for TrackSection {
+    fn from(p: TrackPage) -> TrackSection {
+        TrackSection {
+            kind: p.kind,
+            heading: p.heading,
+            subheading: p.subheading,
+            facts: p.facts,
+            forked_from: p.forked_from,
+            spawned_by: p.spawned_by,
+            outline: p.outline,
+            context: p.context,
+            messages: p.messages,
+            // One file: the pages of a track follow each other.
+            pager: Pager::default(),
+        }
+    }
+}
+
+/// A track of the conversation (a branch or an agent) as a section of the file.
+pub struct Section {
+    pub id: String,
+    /// What the table of contents calls it (`main`, `3.2`, `agent`).
+    pub label: String,
+    pub title: String,
+    pub href: Href,
+    pub body: TrackSection,
+}
+
+/// The file (`templates/export/conversation.html`).
+#[derive(Template)]
+#[template(path = "export/conversation.html")]
+pub struct ExportPage {
+    pub title: String,
+    pub project: String,
+    pub csp: String,
+    pub style: Html,
+    pub script: Html,
+    pub sections: Vec<Section>,
+    /// The branches on the way to the active leaf (labels).
+    pub active: Vec<String>,
+}
+
+/// The style sheets the file carries: the site's, and the export's own.
+const STYLE: &str = concat!(
+    include_str!("../../../static/style.css"),
+    include_str!("../../../static/syntax.css"),
+    include_str!("../../../static/export.css")
+);
+
+/// The script the file carries: the site's (local times, expand all, copy
+/// buttons, keys), and finding text in the file.
+const SCRIPT: &str = concat!(include_str!("../../../static/app.js"), include_str!("../../../static/export.js"));
+
+/// `'sha256-…'`: a CSP source allowing an inline element with this text.
+fn csp_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(digest))
+}
+
+/// The file's Content-Security-Policy: its own style and script (by hash),
+/// `data:` images, nothing else.
+pub fn csp() -> String {
+    format!(
+        "default-src 'none'; script-src {}; style-src {}; img-src data:; base-uri 'none'; form-action 'none'",
+        csp_hash(SCRIPT),
+        csp_hash(STYLE)
+    )
+}
+
+/// Conversation `conv` of `project` as one self-contained HTML file.
+pub fn conversation_html(
+    project: &Project,
+    conv: ConversationId,
+    at: &Placement<'_>,
+    opts: &RenderOptions,
+) -> Result<Exported> {
+    let images = ImageStore::inline();
+    let warnings = PageWarnings::default();
+    let redactor = Redactor::new(opts.redact);
+    let ctx = context(project, at, opts, &images, &warnings, &redactor);
+    let g = ctx.graph();
+    let Some(c) = g.conversations.get(conv) else { bail!("no conversation {conv:?} in the project") };
+    let tracks = tracks(&ctx, conv);
+    let mut sections = Vec::with_capacity(tracks.len());
+    for track in tracks {
+        sections.push(section(&ctx, track)?);
+    }
+    let active = active_path(&ctx, conv).iter().map(|b| ctx.labels[*b].clone()).collect();
+    let page = ExportPage {
+        title: c.title.to_string(),
+        project: ctx.name.clone(),
+        csp: csp(),
+        style: Html::asset(STYLE),
+        script: Html::asset(SCRIPT),
+        sections,
+        active,
+    };
+    Ok(Exported { text: page.render()?, warnings: warnings.take_all(), redactions: redactor.take() })
+}
+
+/// The pages' shared facts, linked as one file.
+fn context<'a>(
+    project: &'a Project,
+    at: &Placement<'_>,
+    opts: &RenderOptions,
+    images: &'a ImageStore<'a>,
+    warnings: &'a PageWarnings,
+    redactor: &'a Redactor,
+) -> ProjectCtx<'a> {
+    let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
+    let mut ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), images, warnings, redactor, paths);
+    ctx.links = Links::OneFile;
+    ctx
+}
+
+/// The branches from the main branch to the active one.
+fn active_path(ctx: &ProjectCtx<'_>, conv: ConversationId) -> Vec<BranchId> {
+    let g = ctx.graph();
+    let mut path = vec![g.conversations[conv].active_branch];
+    // A branch's parent comes before it: the walk ends (a guard all the same).
+    while let Some(parent) = path.last().and_then(|b| g.branches[*b].parent_branch) {
+        if path.len() > g.branches.len() {
+            break;
+        }
+        path.push(parent);
+    }
+    path.reverse();
+    path
+}
+
+/// The tracks of the file in reading order: the main branch, the branches on
+/// the way to the active leaf, the other branches, the agents the
+/// conversation spawned.
+pub fn tracks(ctx: &ProjectCtx<'_>, conv: ConversationId) -> Vec<TrackId> {
+    let g = ctx.graph();
+    let c = &g.conversations[conv];
+    let mut seen = crate::id::IdVec::<BranchId, bool>::filled(false, g.branches.len());
+    let main = c.branches.iter().copied().filter(|b| g.branches[*b].fork_point.is_none());
+    let mut order: Vec<TrackId> = Vec::with_capacity(c.branches.len());
+    for b in main.chain(active_path(ctx, conv)).chain(c.branches.iter().copied()) {
+        if !std::mem::replace(&mut seen[b], true) {
+            order.push(TrackId::Branch(b));
+        }
+    }
+    let owners = crate::select::subset::agent_owners(g);
+    order.extend(owners.iter_enumerated().filter(|(_, o)| **o == Some(conv)).map(|(a, _)| TrackId::Agent(a)));
+    order
+}
+
+/// A track as one section: its first page's head, then the messages of each
+/// of its pages.
+fn section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Section> {
+    let dir = ctx.track_dir(track).to_string();
+    let pages = ctx.track_layout(track).pages;
+    let mut body = TrackSection::from(transcript::track_page(ctx, track, 0));
+    for page in 1..pages {
+        body.messages.extend(transcript::track_page(ctx, track, page).messages);
+    }
+    let id = section_id(&dir, &page_file(0));
+    let label = match track {
+        TrackId::Branch(b) => ctx.labels[b].clone(),
+        TrackId::Agent(_) => "agent".to_string(),
+    };
+    Ok(Section { href: fragment(&id), id, label, title: body.heading.clone(), body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_assets_cannot_close_their_element() {
+        assert!(!STYLE.to_ascii_lowercase().contains("</style"));
+        assert!(!SCRIPT.to_ascii_lowercase().contains("</script"));
+        assert!(!SCRIPT.contains("<!--"), "a comment opener in a script changes how it is parsed");
+    }
+
+    #[test]
+    fn the_csp_allows_exactly_the_inline_style_and_script() {
+        let csp = csp();
+        assert!(csp.starts_with("default-src 'none';"), "{csp}");
+        assert_eq!(csp.matches("'sha256-").count(), 2, "{csp}");
+        assert!(!csp.contains("'self'") && !csp.contains("unsafe") && !csp.contains("http"), "{csp}");
+    }
+}
