@@ -4,6 +4,7 @@ mod adversarial;
 mod browser;
 mod cli;
 mod corpus;
+mod export;
 mod fidelity;
 mod fork;
 mod incremental;

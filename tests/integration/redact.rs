@@ -38,11 +38,11 @@ fn block() -> String {
 }
 
 /// What must not appear in a redacted site.
-fn needles() -> Vec<&'static str> {
+pub fn needles() -> Vec<&'static str> {
     SECRETS.iter().map(|(_, n)| *n).chain([KEY_BODY]).collect()
 }
 
-const SESSION: &str = "5ec0e700-0000-4000-8000-000000000001";
+pub const SESSION: &str = "5ec0e700-0000-4000-8000-000000000001";
 const AGENT: &str = "a5ec0e7000000000f";
 
 fn uuid(n: u32) -> String {
@@ -50,7 +50,7 @@ fn uuid(n: u32) -> String {
 }
 
 /// Writes one project whose every page-reaching field holds the secrets.
-fn write_fixture(root: &Path) -> PathBuf {
+pub fn write_fixture(root: &Path) -> PathBuf {
     let cwd = "/home/u/app-AKIAFAKE0123456789AB";
     // Claude Code's folder name for the cwd: every non-alphanumeric → `-`.
     let folder: String = cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
