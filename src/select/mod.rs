@@ -295,7 +295,9 @@ impl Selection {
                 )),
             }
         }
-        if problems.is_empty() && (tally.projects == 0 || (self.by_conversation() && tally.conversations == 0)) {
+        // Nothing selected out of nothing (an empty archive) is no error.
+        let empty = !self.is_everything() && tally.projects == 0;
+        if problems.is_empty() && (empty || (self.by_conversation() && tally.conversations == 0)) {
             let what = if self.by_conversation() { "no conversation" } else { "no project" };
             problems.push(format!("{what} matches {} in {}", self.describe(), self.input));
         }
@@ -400,5 +402,20 @@ fn quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_archive_is_no_error_unless_something_is_selected() {
+        let tz = TimeZone::UTC;
+        let everything = Selection::new(&[], &[], None, None, &tz, "in").unwrap();
+        assert!(everything.finish(&Tally::default()).is_ok());
+        let some = Selection::new(&["app".into()], &[], None, None, &tz, "in").unwrap();
+        let err = some.finish(&Tally::default()).unwrap_err().to_string();
+        assert!(err.contains("no project matches --project app in in"), "{err}");
     }
 }
