@@ -411,7 +411,11 @@
   if (box && input && list) {
     box.hidden = false;
     input.placeholder = "Search all conversations…";
-    input.addEventListener("focus", function () { if (input.value.trim() && !list.childNodes.length) search(); else if (list.childNodes.length) list.hidden = false; });
+    input.addEventListener("focus", function () {
+      // The manifest loads while the first words are typed.
+      manifest().catch(function () {});
+      if (input.value.trim() && !list.childNodes.length) search(); else if (list.childNodes.length) list.hidden = false;
+    });
     input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(search, 60); });
     input.addEventListener("keydown", function (ev) {
       if (ev.key === "ArrowDown") { move(1); ev.preventDefault(); }

@@ -24,7 +24,7 @@ const browser = await chromium.launch({
 });
 const out = [];
 try {
-  for (const query of opt.queries.split(",")) {
+  for (const query of opt.queries.split(",").filter((q) => q.trim())) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     let files = 0;
@@ -42,6 +42,7 @@ try {
         }
       };
       const obs = new MutationObserver(done);
+      setTimeout(() => { obs.disconnect(); resolve({ ms: NaN, units: 0, text: "no answer in 10 s" }); }, 10000);
       obs.observe(list, { childList: true, subtree: true, characterData: true });
       t0 = performance.now();
       input.value = q;
