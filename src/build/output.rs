@@ -320,8 +320,9 @@ pub const NO_EXCHANGE_ENV: &str = "CCTREE_TEST_NO_EXCHANGE";
 
 /// Which files of a previous site cctree wrote: the marker, `.cctree-cache/`,
 /// `assets/`, and every file its manifest lists (or, without a readable
-/// manifest, `index.html`, `search-index.js` and every top-level directory not
-/// starting with `.`, where project pages live). Everything else is the user's.
+/// manifest, `index.html`, `search-index.js` of sites before the full-text
+/// index, and every top-level directory not starting with `.`, where project
+/// pages and `search/` live). Everything else is the user's.
 #[derive(Debug, Default)]
 pub struct Ownership {
     /// Files the previous render wrote, from its manifest.
