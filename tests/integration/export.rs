@@ -26,7 +26,7 @@ use crate::support::{cctree, example_archive, load, real_projects};
 use crate::xss::{decode_entities, start_tags};
 
 /// Every projects directory with conversations to export.
-pub fn inputs() -> Vec<PathBuf> {
+fn inputs() -> Vec<PathBuf> {
     let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/client-2.1.330");
     let mut v = vec![example_archive(), real_projects()];
     for scenario in ["bash-rewind", "print", "time-travel", "tui"] {
@@ -36,7 +36,7 @@ pub fn inputs() -> Vec<PathBuf> {
 }
 
 /// Exports `target` from `projects` into `out` with `args`; the output.
-pub fn export(projects: &Path, target: &str, out: &Path, args: &[&str]) -> std::process::Output {
+fn export(projects: &Path, target: &str, out: &Path, args: &[&str]) -> std::process::Output {
     cctree()
         .args(["-q", "export", "--projects"])
         .arg(projects)
@@ -56,7 +56,7 @@ fn export_ok(projects: &Path, target: &str, out: &Path, args: &[&str]) -> String
 
 /// The uuids of the messages a conversation's export must show: every node
 /// of the conversation and of the agents it spawned.
-pub fn conversation_uuids(p: &Project, conv: ConversationId) -> Vec<String> {
+fn conversation_uuids(p: &Project, conv: ConversationId) -> Vec<String> {
     let g = &p.graph;
     let owners = agent_owners(g);
     g.nodes
@@ -71,7 +71,7 @@ pub fn conversation_uuids(p: &Project, conv: ConversationId) -> Vec<String> {
 }
 
 /// Every reason the exported file is not a self-contained, inert page.
-pub fn file_problems(html: &str) -> Vec<String> {
+fn file_problems(html: &str) -> Vec<String> {
     let mut bad = Vec::new();
     let csp = regex::Regex::new(r#"<meta http-equiv="Content-Security-Policy" content="([^"]*)">"#).unwrap();
     let Some(policy) = csp.captures(html).map(|c| decode_entities(&c[1])) else {
