@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{ForkKind, Graph, NodeId};
+use super::{ForkKind, Graph, NodeId, SessionId};
 use crate::id::IdVec;
 use crate::parse::{Entries, Kind, UserKind};
 
@@ -74,10 +74,35 @@ pub(super) fn main_order(g: &Graph, roots: &[NodeId]) -> Vec<NodeId> {
     order
 }
 
+/// Subtree facts of every main node, then the roles of the children of every
+/// multi-child node and the fork points they make.
 pub(super) fn classify(g: &mut Graph, entries: &Entries) -> Facts {
-    let n = g.nodes.len();
     let roots = main_roots(g);
     let order = main_order(g, &roots);
+    let mut f = subtree_facts(g, entries, &order);
+    let prefix_conv = prefix_conversation(g, entries, &order);
+    for &id in &order {
+        let kids: Vec<NodeId> = g.main_children(id).collect();
+        if kids.len() < 2 {
+            continue;
+        }
+        g.multi_child.total += 1;
+        let mut roles = classify_children(g, entries, &f, id, &kids);
+        if !prefix_conv[id] {
+            detach_other_sessions(g, &mut f, id, &kids, &mut roles);
+        }
+        judge_fork_point(g, entries, &mut f, id, &kids, &roles);
+        for (k, r) in kids.into_iter().zip(roles) {
+            g.child_roles.insert(k, r);
+        }
+    }
+    f
+}
+
+/// Has reply / prompt / conversation, size and latest time of every main
+/// node's subtree (children before parents).
+fn subtree_facts(g: &Graph, entries: &Entries, order: &[NodeId]) -> Facts {
+    let n = g.nodes.len();
     let mut f = Facts {
         has_reply: IdVec::filled(false, n),
         has_prompt: IdVec::filled(false, n),
@@ -88,7 +113,6 @@ pub(super) fn classify(g: &mut Graph, entries: &Entries) -> Facts {
         detached: Vec::new(),
         is_detached: IdVec::filled(false, n),
     };
-    let prefix_conv = prefix_conversation(g, entries, &order);
     for &i in order.iter().rev() {
         let e = g.entry(entries, i);
         f.has_reply[i] |= e.is_reply();
@@ -104,61 +128,53 @@ pub(super) fn classify(g: &mut Graph, entries: &Entries) -> Facts {
             f.max_ts[p] = f.max_ts[p].max(f.max_ts[i]);
         }
     }
+    f
+}
 
-    for &id in &order {
-        let kids: Vec<NodeId> = g.main_children(id).collect();
-        if kids.len() < 2 {
-            continue;
-        }
-        g.multi_child.total += 1;
-        let mut roles = classify_children(g, entries, &f, id, &kids);
-        let own = g.node(id).session;
-        if !prefix_conv[id] {
-            for (k, r) in kids.iter().zip(roles.iter_mut()) {
-                if matches!(*r, ChildRole::Future | ChildRole::Continuation) && g.node(*k).session != own {
-                    *r = ChildRole::NewConversation;
-                    f.detached.push(*k);
-                    f.is_detached[*k] = true;
-                }
-            }
-        }
-        let mut futures: Vec<NodeId> =
-            kids.iter().zip(&roles).filter(|(_, r)| **r == ChildRole::Future).map(|(k, _)| *k).collect();
-        // The node's own session goes on on its track; other sessions branch
-        // off (each group by time).
-        futures.sort_by_key(|k| g.node(*k).session != own);
-        let mut is_artifact = true;
-        if futures.len() >= 2 {
-            let kind = if futures.iter().all(|c| g.node(*c).session == own) {
-                ForkKind::Rewind
-            } else {
-                ForkKind::CrossSession
-            };
-            f.forks.insert(id, (kind, futures));
-            g.multi_child.fork_points += 1;
-            is_artifact = false;
-        } else if roles.iter().any(|r| matches!(r, ChildRole::Continuation | ChildRole::NewConversation)) {
-            g.multi_child.continuations += 1;
-            is_artifact = false;
-        }
-        if is_artifact && roles.contains(&ChildRole::Unclassified) {
-            let e = g.entry(entries, id);
-            tracing::debug!(
-                "unclassified multi-child node {} (file #{} line {}): children {:?}",
-                e.uuid.as_deref().unwrap_or(""),
-                e.loc.file.index(),
-                e.loc.line,
-                kids.iter().map(|k| g.entry(entries, *k).kind.name().to_string()).collect::<Vec<_>>()
-            );
-        }
-        if is_artifact {
-            g.multi_child.artifacts += 1;
-        }
-        for (k, r) in kids.into_iter().zip(roles) {
-            g.child_roles.insert(k, r);
+/// Under a prefix without any conversation, another session's future or
+/// continuation starts a conversation of its own.
+fn detach_other_sessions(g: &Graph, f: &mut Facts, id: NodeId, kids: &[NodeId], roles: &mut [ChildRole]) {
+    let own = g.node(id).session;
+    for (k, r) in kids.iter().zip(roles.iter_mut()) {
+        if matches!(*r, ChildRole::Future | ChildRole::Continuation) && g.node(*k).session != own {
+            *r = ChildRole::NewConversation;
+            f.detached.push(*k);
+            f.is_detached[*k] = true;
         }
     }
-    f
+}
+
+/// A multi-child node with two or more futures is a fork point; one with a
+/// continuation is counted as such; anything else is an artifact.
+fn judge_fork_point(g: &mut Graph, entries: &Entries, f: &mut Facts, id: NodeId, kids: &[NodeId], roles: &[ChildRole]) {
+    let own = g.node(id).session;
+    let mut futures: Vec<NodeId> =
+        kids.iter().zip(roles).filter(|(_, r)| **r == ChildRole::Future).map(|(k, _)| *k).collect();
+    // The node's own session goes on on its track; other sessions branch
+    // off (each group by time).
+    futures.sort_by_key(|k| g.node(*k).session != own);
+    if futures.len() >= 2 {
+        let kind =
+            if futures.iter().all(|c| g.node(*c).session == own) { ForkKind::Rewind } else { ForkKind::CrossSession };
+        f.forks.insert(id, (kind, futures));
+        g.multi_child.fork_points += 1;
+        return;
+    }
+    if roles.iter().any(|r| matches!(r, ChildRole::Continuation | ChildRole::NewConversation)) {
+        g.multi_child.continuations += 1;
+        return;
+    }
+    if roles.contains(&ChildRole::Unclassified) {
+        let e = g.entry(entries, id);
+        tracing::debug!(
+            "unclassified multi-child node {} (file #{} line {}): children {:?}",
+            e.uuid.as_deref().unwrap_or(""),
+            e.loc.file.index(),
+            e.loc.line,
+            kids.iter().map(|k| g.entry(entries, *k).kind.name().to_string()).collect::<Vec<_>>()
+        );
+    }
+    g.multi_child.artifacts += 1;
 }
 
 /// Whether the path root → node holds a prompt, tool result or reply, or a
@@ -175,10 +191,49 @@ fn prefix_conversation(g: &Graph, entries: &Entries, order: &[NodeId]) -> IdVec<
 
 fn classify_children(g: &Graph, entries: &Entries, f: &Facts, p: NodeId, kids: &[NodeId]) -> Vec<ChildRole> {
     let mut roles = vec![ChildRole::Unclassified; kids.len()];
-    let pe = g.entry(entries, p);
+    mark_replays(g, entries, f, kids, &mut roles);
     let own = g.node(p).session;
+    let live = |i: usize| roles[i] != ChildRole::Replay;
+    // Rule 2 needs to know whether the parent's own session goes on from here.
+    let own_goes_on = kids.iter().enumerate().any(|(i, k)| live(i) && g.node(*k).session == own && f.has_conv[*k]);
+    let own_user_initiated =
+        kids.iter().enumerate().any(|(i, k)| live(i) && g.node(*k).session == own && user_initiated(g, entries, f, *k));
+    let cross_live = kids.iter().enumerate().any(|(i, k)| live(i) && g.node(*k).session != own && f.has_conv[*k]);
+    // When another session branches mid-track, the own session's continuation
+    // (the earliest live child) is a future too.
+    let own_continuation: Option<usize> = if cross_live && own_goes_on && !own_user_initiated {
+        kids.iter().enumerate().find(|(i, k)| live(*i) && g.node(**k).session == own && f.has_conv[**k]).map(|(i, _)| i)
+    } else {
+        None
+    };
+    let parent = Parent {
+        session: own,
+        own_goes_on,
+        has_tool_use: {
+            let pe = g.entry(entries, p);
+            pe.kind == Kind::Assistant && !pe.tool_uses.is_empty()
+        },
+        turn_ids: turn_tool_ids(g, entries, p),
+    };
+    for (i, &k) in kids.iter().enumerate() {
+        if roles[i] != ChildRole::Replay {
+            roles[i] = role_of(g, entries, f, &parent, k, Some(i) == own_continuation);
+        }
+    }
+    // Several cross-session continuations of one leaf: each is a future.
+    let continuations = roles.iter().filter(|r| **r == ChildRole::Continuation).count();
+    if continuations > 1 || (continuations == 1 && roles.contains(&ChildRole::Future)) {
+        for r in &mut roles {
+            if *r == ChildRole::Continuation {
+                *r = ChildRole::Future;
+            }
+        }
+    }
+    roles
+}
 
-    // Rule 3: same-timestamp equivalent children are replays; keep the live one.
+/// Rule 3: same-timestamp equivalent children are replays; keep the live one.
+fn mark_replays(g: &Graph, entries: &Entries, f: &Facts, kids: &[NodeId], roles: &mut [ChildRole]) {
     let mut groups: FxHashMap<(i64, &str, u64), Vec<usize>> = FxHashMap::default();
     for (i, k) in kids.iter().enumerate() {
         let e = g.entry(entries, *k);
@@ -197,75 +252,48 @@ fn classify_children(g: &Graph, entries: &Entries, f: &Facts, p: NodeId, kids: &
             }
         }
     }
+}
 
-    // Rule 2 needs to know whether the parent's own session goes on from here.
-    let own_goes_on = kids
-        .iter()
-        .enumerate()
-        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session == own && f.has_conv[*k]);
-    let own_user_initiated = kids
-        .iter()
-        .enumerate()
-        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session == own && user_initiated(g, entries, f, *k));
-    let cross_live = kids
-        .iter()
-        .enumerate()
-        .any(|(i, k)| roles[i] != ChildRole::Replay && g.node(*k).session != own && f.has_conv[*k]);
-    // When another session branches mid-track, the own session's continuation
-    // (the earliest live child) is a future too.
-    let own_continuation: Option<usize> = if cross_live && own_goes_on && !own_user_initiated {
-        kids.iter()
-            .enumerate()
-            .filter(|(i, k)| roles[*i] != ChildRole::Replay && g.node(**k).session == own && f.has_conv[**k])
-            .map(|(i, _)| i)
-            .next()
-    } else {
-        None
-    };
-    let p_has_tool_use = pe.kind == Kind::Assistant && !pe.tool_uses.is_empty();
-    let p_turn_ids: Vec<&str> = turn_tool_ids(g, entries, p);
+/// What [`role_of`] needs to know of the parent of a multi-child node.
+struct Parent<'e> {
+    session: SessionId,
+    /// The parent's own session goes on from it (a live child of its session).
+    own_goes_on: bool,
+    /// The parent is an assistant entry calling tools.
+    has_tool_use: bool,
+    /// The tool ids of the parent's turn.
+    turn_ids: Vec<&'e str>,
+}
 
-    for (i, &k) in kids.iter().enumerate() {
-        if roles[i] == ChildRole::Replay {
-            continue;
-        }
-        let e = g.entry(entries, k);
-        roles[i] = if g.node(k).session != own {
-            if !f.has_conv[k] {
-                ChildRole::SideBranch
-            } else if own_goes_on {
-                ChildRole::Future
-            } else {
-                ChildRole::Continuation
-            }
-        } else if Some(i) == own_continuation || user_initiated(g, entries, f, k) {
-            ChildRole::Future
-        } else if !f.has_conv[k] {
+/// The role of a child that is not a replay (rules 2, 4–10); `continues_own`:
+/// it is the own session's continuation next to a live cross-session child.
+fn role_of(g: &Graph, entries: &Entries, f: &Facts, parent: &Parent<'_>, k: NodeId, continues_own: bool) -> ChildRole {
+    let e = g.entry(entries, k);
+    if g.node(k).session != parent.session {
+        if !f.has_conv[k] {
             ChildRole::SideBranch
-        } else if p_has_tool_use
-            && (e.kind == Kind::Assistant
-                || (e.user_kind == UserKind::ToolResult
-                    && e.tool_results.iter().all(|r| p_turn_ids.contains(&&*r.tool_use_id))))
-        {
-            ChildRole::ToolTurn
-        } else if e.kind == Kind::Assistant && !f.has_prompt[k] {
-            ChildRole::Aborted
-        } else if e.user_kind == UserKind::ToolResult {
-            ChildRole::ToolTurn
+        } else if parent.own_goes_on {
+            ChildRole::Future
         } else {
-            ChildRole::Unclassified
-        };
-    }
-    // Several cross-session continuations of one leaf: each is a future.
-    let continuations = roles.iter().filter(|r| **r == ChildRole::Continuation).count();
-    if continuations > 1 || (continuations == 1 && roles.contains(&ChildRole::Future)) {
-        for r in &mut roles {
-            if *r == ChildRole::Continuation {
-                *r = ChildRole::Future;
-            }
+            ChildRole::Continuation
         }
+    } else if continues_own || user_initiated(g, entries, f, k) {
+        ChildRole::Future
+    } else if !f.has_conv[k] {
+        ChildRole::SideBranch
+    } else if parent.has_tool_use
+        && (e.kind == Kind::Assistant
+            || (e.user_kind == UserKind::ToolResult
+                && e.tool_results.iter().all(|r| parent.turn_ids.contains(&&*r.tool_use_id))))
+    {
+        ChildRole::ToolTurn
+    } else if e.kind == Kind::Assistant && !f.has_prompt[k] {
+        ChildRole::Aborted
+    } else if e.user_kind == UserKind::ToolResult {
+        ChildRole::ToolTurn
+    } else {
+        ChildRole::Unclassified
     }
-    roles
 }
 
 /// A typed prompt, a command child whose subtree has a reply, or a compaction

@@ -44,16 +44,52 @@ pub(super) fn assign(g: &mut Graph, input: &GraphInput<'_>, facts: &Facts) {
 fn build_conversation(g: &mut Graph, entries: &Entries, facts: &Facts, root: NodeId) {
     let c = g.conversations.next_id();
     let main = new_branch(g, c, root, None, None, 0);
+    let reach = assign_branches(g, facts, c, root, main);
+    let branch_ids: Vec<BranchId> = g.branches.ids().skip(main.index()).collect();
+    for &b in &branch_ids {
+        order_branch(g, entries, facts, b);
+    }
+    let (ordered, fork_points) = outline_order(g, facts, main, branch_ids.len());
+    let mut sessions: Vec<SessionId> = reach.sessions.into_iter().collect();
+    sessions.sort_by_key(|s| (g.sessions[*s].first_ts, *s));
+    let messages = ordered.iter().map(|b| g.branches[*b].messages).sum();
+    g.conversations.push(Conversation {
+        root,
+        branches: ordered,
+        fork_points,
+        sessions,
+        title: "".into(),
+        title_source: TitleSource::None,
+        first_prompt: None,
+        active_branch: main,
+        first_ts: reach.first_ts,
+        last_ts: reach.last_ts,
+        messages,
+        is_fragment: !facts.has_conv[root],
+        junctions: Vec::new(),
+    });
+}
+
+/// What the walk of a conversation met: its sessions and its time span.
+struct Reach {
+    sessions: FxHashSet<SessionId>,
+    first_ts: i64,
+    last_ts: i64,
+}
+
+/// Walks the conversation from `root`, putting each node on its branch: the
+/// earliest future of a fork point continues the parent's branch, each later
+/// one starts a branch.
+fn assign_branches(g: &mut Graph, facts: &Facts, c: ConversationId, root: NodeId, main: BranchId) -> Reach {
     let mut stack = vec![(root, main)];
-    let mut sessions: FxHashSet<SessionId> = FxHashSet::default();
-    let (mut first_ts, mut last_ts) = (i64::MAX, i64::MIN);
+    let mut reach = Reach { sessions: FxHashSet::default(), first_ts: i64::MAX, last_ts: i64::MIN };
     while let Some((id, b)) = stack.pop() {
         let node = &mut g.nodes[id];
         node.conversation = Some(c);
         node.branch = Some(b);
-        sessions.insert(node.session);
-        first_ts = first_ts.min(node.ts);
-        last_ts = last_ts.max(node.ts);
+        reach.sessions.insert(node.session);
+        reach.first_ts = reach.first_ts.min(node.ts);
+        reach.last_ts = reach.last_ts.max(node.ts);
         let kids: Vec<NodeId> = g.main_children(id).filter(|k| !facts.is_detached[*k]).collect();
         match facts.forks.get(&id) {
             Some((_, futures)) => {
@@ -73,30 +109,32 @@ fn build_conversation(g: &mut Graph, entries: &Entries, facts: &Facts, root: Nod
             None => stack.extend(kids.into_iter().map(|k| (k, b))),
         }
     }
+    reach
+}
 
-    // Order each branch, find its leaf, count its messages.
-    let branch_ids: Vec<BranchId> = g.branches.ids().skip(main.index()).collect();
-    for &b in &branch_ids {
-        let nodes = linearize(g, g.branches[b].first, |n| g.node(n).branch == Some(b));
-        let leaf = nodes
-            .iter()
-            .copied()
-            .filter(|n| g.main_children(*n).all(|k| facts.is_detached[k]))
-            .max_by_key(|n| (g.node(*n).ts, *n))
-            .unwrap_or(g.branches[b].first);
-        let messages = count_messages(entries, g, &nodes);
-        let last = nodes.iter().map(|n| g.node(*n).ts).max().unwrap_or(0);
-        let br = &mut g.branches[b];
-        br.leaf = leaf;
-        br.messages = messages;
-        br.last_ts = last;
-        br.nodes = nodes;
-    }
+/// Orders a branch's nodes, finds its leaf, counts its messages.
+fn order_branch(g: &mut Graph, entries: &Entries, facts: &Facts, b: BranchId) {
+    let nodes = linearize(g, g.branches[b].first, |n| g.node(n).branch == Some(b));
+    let leaf = nodes
+        .iter()
+        .copied()
+        .filter(|n| g.main_children(*n).all(|k| facts.is_detached[k]))
+        .max_by_key(|n| (g.node(*n).ts, *n))
+        .unwrap_or(g.branches[b].first);
+    let messages = count_messages(entries, g, &nodes);
+    let last = nodes.iter().map(|n| g.node(*n).ts).max().unwrap_or(0);
+    let br = &mut g.branches[b];
+    br.leaf = leaf;
+    br.messages = messages;
+    br.last_ts = last;
+    br.nodes = nodes;
+}
 
-    // Outline order: depth first over the branch tree, each branch's fork
-    // points in display order, each fork's new branches by time.
+/// Outline order: depth first over the branch tree, each branch's fork
+/// points in display order, each fork's new branches by time.
+fn outline_order(g: &Graph, facts: &Facts, main: BranchId, branches: usize) -> (Vec<BranchId>, Vec<ForkPoint>) {
     let mut fork_points = Vec::new();
-    let mut ordered = Vec::with_capacity(branch_ids.len());
+    let mut ordered = Vec::with_capacity(branches);
     let mut todo = vec![main];
     while let Some(b) = todo.pop() {
         ordered.push(b);
@@ -110,25 +148,7 @@ fn build_conversation(g: &mut Graph, entries: &Entries, facts: &Facts, root: Nod
         }
         todo.extend(nested.into_iter().rev());
     }
-
-    let mut sessions: Vec<SessionId> = sessions.into_iter().collect();
-    sessions.sort_by_key(|s| (g.sessions[*s].first_ts, *s));
-    let messages = ordered.iter().map(|b| g.branches[*b].messages).sum();
-    g.conversations.push(Conversation {
-        root,
-        branches: ordered,
-        fork_points,
-        sessions,
-        title: "".into(),
-        title_source: TitleSource::None,
-        first_prompt: None,
-        active_branch: main,
-        first_ts,
-        last_ts,
-        messages,
-        is_fragment: !facts.has_conv[root],
-        junctions: Vec::new(),
-    });
+    (ordered, fork_points)
 }
 
 /// Sessions joining conversation `c` at another session's node, and

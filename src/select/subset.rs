@@ -38,7 +38,7 @@ use crate::graph::{
     MultiChildCounts, Node, NodeId, Problem, Session, SessionId, Spawn, SummaryRef, ToolLink,
 };
 use crate::id::{Id, IdVec};
-use crate::parse::{Entries, EntryId, Kind, Meta};
+use crate::parse::{Entries, EntryId, Kind, LineWarning, Meta};
 use crate::project::{FileStats, Project};
 
 /// The conversation each agent belongs to: the conversation of the node that
@@ -143,24 +143,7 @@ pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
     let agents = Renumber::new(agent_keep.iter().copied());
     let branches = Renumber::new(g.branches.iter().map(|b| conv_keep[b.conversation]));
 
-    // Sessions: those of kept nodes, branches, conversations and junctions.
-    let mut session_keep: IdVec<SessionId, bool> = IdVec::filled(false, g.sessions.len());
-    let mut mark = |s: SessionId| {
-        if let Some(k) = session_keep.get_mut(s) {
-            *k = true;
-        }
-    };
-    for n in nodes.kept(&g.nodes) {
-        mark(n.session);
-    }
-    for c in convs.kept(&g.conversations) {
-        c.sessions.iter().copied().for_each(&mut mark);
-        c.junctions.iter().for_each(|j| mark(j.session));
-        for &b in &c.branches {
-            mark(g.branches[b].session);
-        }
-    }
-    let sessions = Renumber::new(session_keep.iter().copied());
+    let sessions = kept_sessions(&g, &nodes, &convs);
     let session_ids: FxHashSet<&str> = sessions.kept(&g.sessions).map(|s| &*s.session_id).collect();
 
     let entry_keep = kept_entries(&g, &entries, &source, &nodes, &session_ids);
@@ -201,42 +184,11 @@ pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
         .into_iter()
         .filter_map(|(loc, r)| relocate(loc).filter(|l| kept_locs.contains(l)).map(|l| (l, r)))
         .collect();
-    let mut new_stats: IdVec<FileId, FileStats> = files
-        .kept(&file_stats)
-        .map(|s| FileStats { lines: 0, bad_lines: 0, bytes: 0, read_error: s.read_error.clone() })
-        .collect();
-    for e in &new_entries {
-        let s = &mut new_stats[e.loc.file];
-        s.lines += 1;
-        s.bytes += u64::from(e.len) + 1;
-    }
-    for w in &new_warnings {
-        if w.problem.is_bad_line() {
-            new_stats[w.loc.file].lines += 1;
-            new_stats[w.loc.file].bad_lines += 1;
-        }
-    }
+    let new_stats = counted_stats(&files, &file_stats, &new_entries, &new_warnings);
     let new_texts = texts.into_iter().zip(&file_keep).filter(|(_, k)| **k).map(|(t, _)| t).collect();
 
     let kept_agent_ids: FxHashSet<&str> = agents.kept(&g.agents).map(|a| &*a.agent_id).collect();
-    let new_source = ProjectSource {
-        name: source.name.clone(),
-        dir: source.dir.clone(),
-        files: files.kept(&source.files).cloned().collect(),
-        agent_meta: source
-            .agent_meta
-            .iter()
-            .filter(|(id, _)| kept_agent_ids.contains(id.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
-        tool_results: source
-            .tool_results
-            .iter()
-            .filter(|(k, _)| k.split('/').next().is_some_and(|s| session_ids.contains(s)))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
-        warnings: source.warnings.clone(),
-    };
+    let new_source = cut_source(&source, &files, &kept_agent_ids, &session_ids);
 
     let maps = Maps { nodes, convs, agents, branches, sessions, entries: entry_map };
     let mut graph = maps.graph(&g);
@@ -249,6 +201,81 @@ pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
         texts: new_texts,
         redactions: new_redactions,
         graph,
+    }
+}
+
+/// The sessions a cut-down project keeps: those of kept nodes, branches,
+/// conversations and junctions.
+fn kept_sessions(g: &Graph, nodes: &Renumber<NodeId>, convs: &Renumber<ConversationId>) -> Renumber<SessionId> {
+    let mut session_keep: IdVec<SessionId, bool> = IdVec::filled(false, g.sessions.len());
+    let mut mark = |s: SessionId| {
+        if let Some(k) = session_keep.get_mut(s) {
+            *k = true;
+        }
+    };
+    for n in nodes.kept(&g.nodes) {
+        mark(n.session);
+    }
+    for c in convs.kept(&g.conversations) {
+        c.sessions.iter().copied().for_each(&mut mark);
+        c.junctions.iter().for_each(|j| mark(j.session));
+        for &b in &c.branches {
+            mark(g.branches[b].session);
+        }
+    }
+    Renumber::new(session_keep.iter().copied())
+}
+
+/// The counts of each kept file, recomputed from the lines it keeps.
+fn counted_stats(
+    files: &Renumber<FileId>,
+    file_stats: &IdVec<FileId, FileStats>,
+    entries: &Entries,
+    warnings: &[LineWarning],
+) -> IdVec<FileId, FileStats> {
+    let mut stats: IdVec<FileId, FileStats> = files
+        .kept(file_stats)
+        .map(|s| FileStats { lines: 0, bad_lines: 0, bytes: 0, read_error: s.read_error.clone() })
+        .collect();
+    for e in entries {
+        let s = &mut stats[e.loc.file];
+        s.lines += 1;
+        s.bytes += u64::from(e.len) + 1;
+    }
+    for w in warnings {
+        if w.problem.is_bad_line() {
+            stats[w.loc.file].lines += 1;
+            stats[w.loc.file].bad_lines += 1;
+        }
+    }
+    stats
+}
+
+/// What `discover` found of the project, cut to the kept files, the sidecars
+/// of kept agents and the side files of kept sessions.
+fn cut_source(
+    source: &ProjectSource,
+    files: &Renumber<FileId>,
+    agent_ids: &FxHashSet<&str>,
+    session_ids: &FxHashSet<&str>,
+) -> ProjectSource {
+    ProjectSource {
+        name: source.name.clone(),
+        dir: source.dir.clone(),
+        files: files.kept(&source.files).cloned().collect(),
+        agent_meta: source
+            .agent_meta
+            .iter()
+            .filter(|(id, _)| agent_ids.contains(id.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        tool_results: source
+            .tool_results
+            .iter()
+            .filter(|(k, _)| k.split('/').next().is_some_and(|s| session_ids.contains(s)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        warnings: source.warnings.clone(),
     }
 }
 
@@ -326,43 +353,12 @@ impl Maps {
     }
 
     fn graph(&self, g: &Graph) -> Graph {
-        let nodes = self
-            .nodes
-            .kept(&g.nodes)
-            .filter_map(|n| {
-                Some(Node {
-                    // A kept node's entry and session are kept.
-                    entry: self.entries.get(n.entry)?,
-                    parent: n.parent.and_then(|p| self.node(p)),
-                    link: n.link,
-                    session: self.sessions.get(n.session)?,
-                    sidechain: n.sidechain,
-                    ts: n.ts,
-                    conversation: n.conversation.and_then(|c| self.convs.get(c)),
-                    branch: n.branch.and_then(|b| self.branches.get(b)),
-                    agent: n.agent.and_then(|a| self.agents.get(a)),
-                })
-            })
-            .collect();
+        let nodes = self.nodes.kept(&g.nodes).filter_map(|n| self.node_of(n)).collect();
         let children = self.nodes.kept(&g.children).map(|c| self.nodes_of(c)).collect();
         let conversations = self.convs.kept(&g.conversations).filter_map(|c| self.conversation(c)).collect();
         let branches = self.branches.kept(&g.branches).filter_map(|b| self.branch(b)).collect();
         let agents = self.agents.kept(&g.agents).map(|a| self.agent(a)).collect();
-        let sessions = self
-            .sessions
-            .kept(&g.sessions)
-            .map(|s| Session {
-                session_id: s.session_id.clone(),
-                first_ts: s.first_ts,
-                last_ts: s.last_ts,
-                custom_title: s.custom_title.clone(),
-                ai_title: s.ai_title.clone(),
-                last_prompt: s.last_prompt.clone(),
-                fork_of: s.fork_of.and_then(|n| self.node(n)),
-                copied_from: s.copied_from.iter().filter_map(|c| self.sessions.get(*c)).collect(),
-                leaf: s.leaf.and_then(|n| self.node(n)),
-            })
-            .collect();
+        let sessions = self.sessions.kept(&g.sessions).map(|s| self.session(s)).collect();
         let index = g.index.iter().filter_map(|(k, n)| Some((k.clone(), self.node(*n)?))).collect();
         let aliases = g.aliases.iter().filter_map(|(n, e)| Some((self.node(*n)?, self.entries.get(*e)?))).collect();
         let summaries = g
@@ -376,15 +372,7 @@ impl Maps {
         let findings = g.findings.iter().filter_map(|f| self.finding(f)).collect();
         let child_roles: FxHashMap<NodeId, crate::graph::ChildRole> =
             g.child_roles.iter().filter_map(|(n, r)| Some((self.node(*n)?, *r))).collect();
-        let tools = g
-            .tools
-            .iter()
-            .filter_map(|(id, l)| {
-                let link =
-                    ToolLink { use_node: l.use_node.and_then(|n| self.node(n)), results: self.nodes_of(&l.results) };
-                (link.use_node.is_some() || !link.results.is_empty()).then(|| (id.clone(), link))
-            })
-            .collect();
+        let tools = g.tools.iter().filter_map(|(id, l)| Some((id.clone(), self.tool_link(l)?))).collect();
         let queued = g
             .queued
             .iter()
@@ -410,6 +398,41 @@ impl Maps {
         };
         out.multi_child = multi_child(&out);
         out
+    }
+
+    /// A kept node (its entry and session are kept).
+    fn node_of(&self, n: &Node) -> Option<Node> {
+        Some(Node {
+            entry: self.entries.get(n.entry)?,
+            parent: n.parent.and_then(|p| self.node(p)),
+            link: n.link,
+            session: self.sessions.get(n.session)?,
+            sidechain: n.sidechain,
+            ts: n.ts,
+            conversation: n.conversation.and_then(|c| self.convs.get(c)),
+            branch: n.branch.and_then(|b| self.branches.get(b)),
+            agent: n.agent.and_then(|a| self.agents.get(a)),
+        })
+    }
+
+    fn session(&self, s: &Session) -> Session {
+        Session {
+            session_id: s.session_id.clone(),
+            first_ts: s.first_ts,
+            last_ts: s.last_ts,
+            custom_title: s.custom_title.clone(),
+            ai_title: s.ai_title.clone(),
+            last_prompt: s.last_prompt.clone(),
+            fork_of: s.fork_of.and_then(|n| self.node(n)),
+            copied_from: s.copied_from.iter().filter_map(|c| self.sessions.get(*c)).collect(),
+            leaf: s.leaf.and_then(|n| self.node(n)),
+        }
+    }
+
+    /// A tool call and its results, as far as they are kept (`None`: nothing is).
+    fn tool_link(&self, l: &ToolLink) -> Option<ToolLink> {
+        let link = ToolLink { use_node: l.use_node.and_then(|n| self.node(n)), results: self.nodes_of(&l.results) };
+        (link.use_node.is_some() || !link.results.is_empty()).then_some(link)
     }
 
     /// A kept branch (its nodes, its conversation and its session are kept).
