@@ -60,7 +60,7 @@ impl FileClass {
 
 typed_id!(
     /// A transcript file's place in its project ([`ProjectSource::files`]).
-    FileId
+    pub FileId
 );
 
 /// A transcript file of a project.

@@ -27,24 +27,25 @@ pub trait Id: Copy + Eq + Ord + std::hash::Hash + fmt::Debug {
     fn index(self) -> usize;
 }
 
-/// Defines an id type: `typed_id!(/// doc \n Name);`.
+/// Defines an id type: `typed_id!(/// doc \n pub Name);` (its visibility,
+/// that of its constructors, is the caller's).
 macro_rules! typed_id {
-    ($(#[$attr:meta])* $name:ident) => {
+    ($(#[$attr:meta])* $vis:vis $name:ident) => {
         $(#[$attr])*
         #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(std::num::NonZeroU32);
+        $vis struct $name(std::num::NonZeroU32);
 
         impl $name {
             /// The id of the first item.
-            pub const FIRST: Self = Self(std::num::NonZeroU32::MIN);
+            $vis const FIRST: Self = Self(std::num::NonZeroU32::MIN);
 
             /// The id of position `index`; `None` past the last id.
-            pub fn new(index: usize) -> Option<Self> {
+            $vis fn new(index: usize) -> Option<Self> {
                 <Self as $crate::id::Id>::new(index)
             }
 
             /// Its position.
-            pub fn index(self) -> usize {
+            $vis fn index(self) -> usize {
                 <Self as $crate::id::Id>::index(self)
             }
         }
@@ -284,7 +285,7 @@ mod tests {
 
     typed_id!(
         /// An id for the tests.
-        TestId
+        pub(super) TestId
     );
 
     #[test]

@@ -253,7 +253,7 @@ pub(crate) fn parse_opened(
         let p = parse::parse_window(&w[..complete], at, r.done_lines, index, opts);
         r.mid.append(p);
         r.done = at + complete as u64;
-        r.done_lines += memchr::memchr_iter(b'\n', &w[..complete]).count() as u32;
+        r.done_lines = r.done_lines.saturating_add(parse::newlines(&w[..complete]));
         if complete < w.len() {
             r.tail = parse::parse_window(&w[complete..], r.done, r.done_lines, index, opts);
         }
@@ -347,7 +347,7 @@ mod tests {
         // The same length, other bytes.
         let path = dir.path().join("s.jsonl");
         let mut bytes = std::fs::read(&path).unwrap();
-        let at = e.offset as usize + e.len as usize - 3;
+        let at = usize::try_from(e.offset).unwrap() + e.len as usize - 3;
         bytes[at] = b'Z';
         std::fs::write(&path, &bytes).unwrap();
         let err = p.line(e).unwrap_err().to_string();

@@ -2,6 +2,8 @@
 //!
 //! The JSON field names are an interface other tools read: keep them.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 
 use crate::graph::{BranchId, Graph, NodeId, SessionId};
@@ -434,7 +436,7 @@ pub fn table(r: &Report) -> String {
     let name_w = rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(7).clamp(7, 48);
     let mut out = format!("{:<name_w$}", "project");
     for (h, _) in &cols {
-        out.push_str(&format!(" {h:>9}"));
+        let _ = write!(out, " {h:>9}");
     }
     out.push('\n');
     for (name, c) in rows {
@@ -444,22 +446,24 @@ pub fn table(r: &Report) -> String {
         } else {
             name
         };
-        out.push_str(&format!("{name:<name_w$}"));
+        let _ = write!(out, "{name:<name_w$}");
         for (_, f) in &cols {
-            out.push_str(&format!(" {:>9}", f(c)));
+            let _ = write!(out, " {:>9}", f(c));
         }
         out.push('\n');
     }
-    out.push_str(&format!(
-        "summaries {} (attached {}), compactions {}, agents {}, {} bytes\n",
+    let _ = writeln!(
+        out,
+        "summaries {} (attached {}), compactions {}, agents {}, {} bytes",
         r.total.summaries, r.total.summaries_attached, r.total.compactions, r.total.agents, r.total.bytes
-    ));
+    );
     if let Some(a) = &r.archive {
         let o = &a.only_in_archive;
-        out.push_str(&format!(
+        let _ = writeln!(
+            out,
             "archive of {}: kept after the source deleted it: {} files ({} lines, {} bytes), \
              {} nodes in {} conversations found nowhere else; {} previous versions of rewritten files; \
-             {} files moved at the source\n",
+             {} files moved at the source",
             crate::term::escape(&a.source),
             o.files,
             o.lines,
@@ -468,7 +472,7 @@ pub fn table(r: &Report) -> String {
             o.conversations,
             o.kept_versions,
             a.moved_at_source
-        ));
+        );
     }
     out
 }

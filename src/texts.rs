@@ -129,8 +129,9 @@ impl Text {
         let end = offset.checked_add(u64::from(len)).ok_or_else(|| std::io::Error::other("offset out of range"))?;
         match self {
             Text::Held(b) => {
-                let (start, end) = (offset as usize, end as usize);
-                b.get(start..end)
+                let range = usize::try_from(offset).ok().zip(usize::try_from(end).ok());
+                range
+                    .and_then(|(start, end)| b.get(start..end))
                     .map(Cow::Borrowed)
                     .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "past the end"))
             }
@@ -169,7 +170,7 @@ impl Opened {
         let len = file.metadata()?.len();
         // Kept whole, or (nothing kept) read at once when it fits a window.
         let held = if budget.hold(len) || (budget.keep == Keep::Nothing && len <= budget.window as u64) {
-            let mut bytes = Vec::with_capacity(len as usize);
+            let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
             // The length observed is the length read: an append after it is read next time.
             (&mut file).take(len).read_to_end(&mut bytes)?;
             Some(bytes)
@@ -201,8 +202,10 @@ impl Opened {
     pub fn windows(&self, from: u64, to: u64, mut f: impl FnMut(&[u8], u64)) -> std::io::Result<()> {
         let to = to.min(self.len);
         if let Some(b) = &self.held {
-            if from < to {
-                f(&b[from as usize..to as usize], from);
+            // `to` is at most the length read: the bytes held.
+            let range = usize::try_from(from).ok().zip(usize::try_from(to).ok());
+            if let Some(w) = range.and_then(|(from, to)| b.get(from..to)).filter(|w| !w.is_empty()) {
+                f(w, from);
             }
             return Ok(());
         }
@@ -211,7 +214,7 @@ impl Opened {
         let mut at = from;
         let mut read_to = from;
         while read_to < to {
-            let want = (self.window as u64).min(to - read_to) as usize;
+            let want = usize::try_from(to - read_to).map_or(self.window, |left| left.min(self.window));
             let old = buf.len();
             buf.resize(old + want, 0);
             let n = read_fully_at(&self.file, &mut buf[old..], read_to)?;
@@ -315,7 +318,7 @@ mod tests {
                     seen.extend_from_slice(w);
                 })
                 .unwrap();
-                assert_eq!(seen, &bytes[from as usize..]);
+                assert_eq!(seen, &bytes[usize::try_from(from).unwrap()..]);
             }
         }
     }

@@ -25,13 +25,13 @@ pub(super) struct SiteWriter {
 }
 
 impl SiteWriter {
-    pub fn new(stage: Stage, prev: FxHashMap<String, FileRecord>) -> SiteWriter {
+    pub(super) fn new(stage: Stage, prev: FxHashMap<String, FileRecord>) -> SiteWriter {
         SiteWriter { stage, prev, images: Mutex::default() }
     }
 
     /// Puts a file into the site: linked from the previous site when its
     /// bytes are the same, written otherwise. `key`: its page group's.
-    pub fn emit(&self, rel: &str, bytes: &[u8], key: &str) -> Result<FileRecord> {
+    pub(super) fn emit(&self, rel: &str, bytes: &[u8], key: &str) -> Result<FileRecord> {
         let record = FileRecord::new(rel, bytes, key);
         let same = self.prev.get(rel).is_some_and(|r| r.hash == record.hash);
         if !(same && self.stage.reuse(rel)?) {
@@ -42,7 +42,7 @@ impl SiteWriter {
 
     /// The previous render's page at `rel`, linked without rendering, when
     /// its page group had the same key.
-    pub fn reuse_page(&self, rel: &str, key: &str) -> Result<Option<FileRecord>> {
+    pub(super) fn reuse_page(&self, rel: &str, key: &str) -> Result<Option<FileRecord>> {
         match self.prev.get(rel) {
             Some(r) if !key.is_empty() && r.key == key && self.stage.reuse(rel)? => Ok(Some(r.clone())),
             _ => Ok(None),
@@ -50,7 +50,7 @@ impl SiteWriter {
     }
 
     /// Writes `assets/img/<name>` unless it was written already.
-    pub fn image(&self, name: &str, bytes: &[u8]) -> Result<()> {
+    pub(super) fn image(&self, name: &str, bytes: &[u8]) -> Result<()> {
         let fresh = self.images.lock().map(|mut w| w.insert(name.to_string())).unwrap_or(true);
         if fresh {
             self.stage.write(&format!("assets/img/{name}"), bytes)?;
@@ -60,7 +60,7 @@ impl SiteWriter {
 
     /// Links every file of an unchanged project from the previous site.
     /// `false` (and the project is rendered) when one is missing there.
-    pub fn reuse_project(&self, r: &ProjectRecord) -> Result<bool> {
+    pub(super) fn reuse_project(&self, r: &ProjectRecord) -> Result<bool> {
         use rayon::prelude::*;
         let parse = (!r.parse.is_empty()).then_some(&r.parse);
         let all = r
@@ -75,7 +75,7 @@ impl SiteWriter {
 
     /// Links the images that pages linked from the previous site show (the
     /// pages rendered wrote theirs). Returns the paths missing there.
-    pub fn link_images<'a>(&self, shown: impl IntoIterator<Item = &'a str>) -> Result<Vec<String>> {
+    pub(super) fn link_images<'a>(&self, shown: impl IntoIterator<Item = &'a str>) -> Result<Vec<String>> {
         let mut images: Vec<&str> = shown.into_iter().collect::<FxHashSet<&str>>().into_iter().collect();
         images.sort_unstable();
         let mut missing = Vec::new();
@@ -98,7 +98,7 @@ pub(super) struct ProjectSink<'s> {
 }
 
 impl<'s> ProjectSink<'s> {
-    pub fn new(site: &'s SiteWriter) -> ProjectSink<'s> {
+    pub(super) fn new(site: &'s SiteWriter) -> ProjectSink<'s> {
         ProjectSink { site, records: Mutex::default() }
     }
 
@@ -111,7 +111,7 @@ impl<'s> ProjectSink<'s> {
     /// the warnings met rendering it (a re-used page keeps those of the
     /// render that wrote it). None is dropped: a warning about a page the
     /// records do not name goes with the project index (the last page).
-    pub fn into_records(self, pages: &[String], mut by_page: BTreeMap<String, Vec<String>>) -> Vec<FileRecord> {
+    pub(super) fn into_records(self, pages: &[String], mut by_page: BTreeMap<String, Vec<String>>) -> Vec<FileRecord> {
         let mut records = self.records.into_inner().unwrap_or_else(|e| e.into_inner());
         let mut files: Vec<FileRecord> = pages.iter().filter_map(|p| records.remove(p)).collect();
         for f in files.iter_mut() {

@@ -43,7 +43,7 @@ pub(super) struct Planned {
 
 impl Plan {
     /// Plans the build of `archive`; `has_site`: the output holds a previous site.
-    pub fn new(archive: &Archive, opts: &BuildOptions, has_site: bool) -> Plan {
+    pub(super) fn new(archive: &Archive, opts: &BuildOptions, has_site: bool) -> Plan {
         let code = cache::code_fingerprint();
         let settings = opts.settings();
         let mut warnings = 0;
@@ -99,30 +99,30 @@ impl Plan {
     }
 
     /// The previous render's record of project `i`.
-    pub fn previous(&self, i: usize) -> Option<&ProjectRecord> {
+    pub(super) fn previous(&self, i: usize) -> Option<&ProjectRecord> {
         let ix = self.projects[i].previous?;
         self.old.as_ref().map(|m| &m.projects[ix])
     }
 
     /// The previous record of project `i` when its key and slug are unchanged.
-    pub fn unchanged(&self, i: usize) -> Option<&ProjectRecord> {
+    pub(super) fn unchanged(&self, i: usize) -> Option<&ProjectRecord> {
         let p = &self.projects[i];
         self.previous(i).filter(|r| r.key == p.key && r.slug == p.slug)
     }
 
     /// Every project is unchanged, none was added or removed, and the
     /// selection is the same: the previous site stands as it is.
-    pub fn nothing_changed(&self) -> Option<&Manifest> {
+    pub(super) fn nothing_changed(&self) -> Option<&Manifest> {
         self.old.as_ref().filter(|m| m.input == self.input)
     }
 
     /// The project of the plan that the previous record `r` is of.
-    pub fn project_of(&self, r: &ProjectRecord) -> Option<usize> {
+    pub(super) fn project_of(&self, r: &ProjectRecord) -> Option<usize> {
         self.projects.iter().position(|p| p.source == r.source)
     }
 
     /// The files of the previous site, by path (pages linked when unchanged).
-    pub fn previous_files(&self) -> FxHashMap<String, FileRecord> {
+    pub(super) fn previous_files(&self) -> FxHashMap<String, FileRecord> {
         self.old
             .iter()
             .flat_map(|m| m.files.iter().chain(m.projects.iter().flat_map(|p| &p.pages)))

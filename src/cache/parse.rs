@@ -144,7 +144,9 @@ fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Res
     let hashed = base.hashed;
     let (read, err) = crate::project::parse_opened(&opened, start, lines_before, index, opts, |w, at| {
         if base.full_hash.is_none() && at + w.len() as u64 > hashed {
-            base.hasher.update(&w[hashed.saturating_sub(at) as usize..]);
+            // Below `w.len()`, so a `usize`.
+            let skip = usize::try_from(hashed.saturating_sub(at)).unwrap_or(w.len());
+            base.hasher.update(&w[skip..]);
         }
     });
     let (head_lines, head_bad) = (out.lines + read.mid.lines, out.bad_lines + read.mid.bad_lines);

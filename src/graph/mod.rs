@@ -41,25 +41,25 @@ pub use forks::ChildRole;
 
 typed_id!(
     /// A node: a canonical instance of a uuid ([`Graph::nodes`]).
-    NodeId
+    pub NodeId
 );
 typed_id!(
     /// A session's place in [`Graph::sessions`] (its `sessionId` string is
     /// [`Session::session_id`]).
-    SessionId
+    pub SessionId
 );
 typed_id!(
     /// A conversation ([`Graph::conversations`]).
-    ConversationId
+    pub ConversationId
 );
 typed_id!(
     /// A branch of a conversation ([`Graph::branches`]).
-    BranchId
+    pub BranchId
 );
 typed_id!(
     /// A sidechain transcript's place in [`Graph::agents`] (its `agentId`
     /// string is [`Agent::agent_id`]).
-    AgentId
+    pub AgentId
 );
 
 /// How a node hangs from its tree parent.

@@ -17,7 +17,7 @@ use crate::limits::EXCERPT_CHARS;
 
 typed_id!(
     /// An entry's place among its project's entries ([`Entries`]).
-    EntryId
+    pub EntryId
 );
 
 /// Every entry of a project, files in order and each file's lines in order
@@ -53,7 +53,7 @@ pub enum Kind {
 /// Metadata types Claude Code writes that carry no uuid (transcript-format
 /// §2.4 and appendix B: seen from 2.1.330 with the conformance suite, or
 /// named by the client's changelog and others' notes).
-pub const KNOWN_META: &[&str] = &[
+const KNOWN_META: &[&str] = &[
     "file-history-snapshot",
     "file-history-delta",
     "queue-operation",
@@ -214,7 +214,7 @@ pub enum Meta {
 }
 
 /// The `leafUuid` a rewind writes into `last-prompt`: not a node.
-pub const ZERO_UUID: &str = "00000000-0000-0000-0000-000000000000";
+const ZERO_UUID: &str = "00000000-0000-0000-0000-000000000000";
 
 /// A parsed transcript line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -605,7 +605,9 @@ fn header(r: &mut RawEntry<'_>, raw: &str, loc: Loc, offset: u64) -> Entry {
     Entry {
         loc,
         offset,
-        len: raw.len() as u32,
+        // A line of 4 GiB or more (one window) keeps `u32::MAX`: reading it
+        // again then fails its hash check, a warning naming it.
+        len: u32::try_from(raw.len()).unwrap_or(u32::MAX),
         kind: Kind::from_type(r.ty.as_deref()),
         uuid: std::mem::take(&mut r.uuid).into_box().filter(|u| !u.is_empty()),
         parent_uuid: std::mem::take(&mut r.parent_uuid).into_box().filter(|u| !u.is_empty()),

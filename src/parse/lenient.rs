@@ -8,13 +8,13 @@ use std::fmt;
 /// A string field that tolerates any other JSON type (read as `None`).
 /// Borrows from the line when the string has no escapes.
 #[derive(Debug, Default, Clone)]
-pub struct MaybeStr<'a>(pub Option<Cow<'a, str>>);
+pub(super) struct MaybeStr<'a>(pub(super) Option<Cow<'a, str>>);
 
 impl<'a> MaybeStr<'a> {
-    pub fn into_box(self) -> Option<Box<str>> {
+    pub(super) fn into_box(self) -> Option<Box<str>> {
         self.0.map(|c| c.into_owned().into_boxed_str())
     }
-    pub fn as_deref(&self) -> Option<&str> {
+    pub(super) fn as_deref(&self) -> Option<&str> {
         self.0.as_deref()
     }
 }
@@ -116,9 +116,22 @@ impl<'de, T> Visitor<'de> for Scalar<T> {
     }
 }
 
+/// The whole part of a finite `f >= 0`, `u64::MAX` from 2^64 on (what `as`
+/// does, made explicit).
+fn whole_part(f: f64) -> u64 {
+    const END: f64 = 18_446_744_073_709_551_616.0; // 2^64
+    if f < END {
+        #[expect(clippy::cast_possible_truncation, reason = "0 <= f < 2^64: the whole part fits a u64")]
+        let n = f as u64;
+        n
+    } else {
+        u64::MAX
+    }
+}
+
 /// A boolean field that tolerates any other JSON type (read as `false`).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct MaybeBool(pub bool);
+pub(super) struct MaybeBool(pub(super) bool);
 
 impl<'de> serde::Deserialize<'de> for MaybeBool {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -132,14 +145,14 @@ impl<'de> serde::Deserialize<'de> for MaybeBool {
 
 /// A number field that tolerates any other JSON type (read as `None`).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct MaybeU64(pub Option<u64>);
+pub(super) struct MaybeU64(pub(super) Option<u64>);
 
 impl<'de> serde::Deserialize<'de> for MaybeU64 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = d.deserialize_any(Scalar(|l| match l {
             Lit::U64(n) => Some(n),
             Lit::I64(n) => u64::try_from(n).ok(),
-            Lit::F64(f) if f >= 0.0 && f.is_finite() => Some(f as u64),
+            Lit::F64(f) if f >= 0.0 && f.is_finite() => Some(whole_part(f)),
             _ => None,
         }))?;
         Ok(MaybeU64(v))

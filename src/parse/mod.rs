@@ -104,7 +104,7 @@ pub fn parse_window(window: &[u8], base: u64, lines_before: u32, file: FileId, o
             end = memchr::memchr(b'\n', &window[end..]).map_or(window.len(), |i| end + i + 1);
         }
         pieces.push((start..end, lines));
-        lines = lines.saturating_add(memchr::memchr_iter(b'\n', &window[start..end]).count() as u32);
+        lines = lines.saturating_add(newlines(&window[start..end]));
         start = end;
     }
     use rayon::prelude::*;
@@ -127,6 +127,11 @@ impl ParsedFile {
         self.lines += p.lines;
         self.bad_lines += p.bad_lines;
     }
+}
+
+/// The newlines in `bytes`, as a line count (`u32::MAX` past it).
+pub fn newlines(bytes: &[u8]) -> u32 {
+    u32::try_from(memchr::memchr_iter(b'\n', bytes).count()).unwrap_or(u32::MAX)
 }
 
 /// Parses the lines of `bytes[range]`, where `bytes` is a whole file, `range`
@@ -176,7 +181,8 @@ fn parse_at(
         out.lines += 1;
         let loc = Loc { file, line: line_no };
         // The line as it is on disk (what `fork` copies), before any redaction.
-        let len_on_disk = line.len() as u32;
+        // As `Entry::len`: saturated for a line of 4 GiB or more.
+        let len_on_disk = u32::try_from(line.len()).unwrap_or(u32::MAX);
         let mut redacted: Option<Vec<u8>> = None;
         if opts.redact {
             if let (Cow::Owned(text), found) = crate::redact::redact(&String::from_utf8_lossy(line)) {
@@ -333,7 +339,7 @@ mod tests {
         assert!(p.entries[2].excerpt.contains('\u{FFFD}'));
         // Offsets point at the line's first byte, after the BOM.
         assert_eq!(p.entries[0].offset, 3);
-        assert_eq!(&input[p.entries[0].offset as usize..][..1], b"{");
+        assert_eq!(&input[usize::try_from(p.entries[0].offset).unwrap()..][..1], b"{");
     }
 
     #[test]
@@ -369,7 +375,7 @@ mod tests {
         let file = FileId::new(3).unwrap();
         let whole = parse_bytes(input, file);
         for cut in input.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1) {
-            let before = input[..cut].iter().filter(|b| **b == b'\n').count() as u32;
+            let before = u32::try_from(input[..cut].iter().filter(|b| **b == b'\n').count()).unwrap();
             let a = parse_range(input, 0..cut, 0, file, ParseOptions::default());
             let b = parse_range(input, cut..input.len(), before, file, ParseOptions::default());
             let offsets: Vec<(u64, u32, Loc)> =

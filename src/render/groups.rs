@@ -25,11 +25,11 @@ use super::context::{ProjectCtx, TrackId};
 
 typed_id!(
     /// A unit of a project: a conversation, an agent, or the nodes in neither.
-    UnitId
+    pub UnitId
 );
 typed_id!(
     /// A page group ([`Groups`]).
-    GroupId
+    pub GroupId
 );
 
 /// The group of every track, and each group's key.

@@ -16,7 +16,7 @@ use super::urls::page_of;
 
 typed_id!(
     /// An item's place in its [`TrackLayout`].
-    ItemId
+    pub ItemId
 );
 
 /// A display unit: one prompt, one assistant turn, one system entry…

@@ -141,7 +141,8 @@ pub fn complete_end(f: &mut File, len: u64) -> std::io::Result<u64> {
     let mut buf = vec![0u8; 64 * 1024];
     while end > 0 {
         let start = end.saturating_sub(buf.len() as u64);
-        let chunk = &mut buf[..(end - start) as usize];
+        // At most `buf.len()`.
+        let chunk = &mut buf[..usize::try_from(end - start).unwrap_or(0)];
         f.seek(SeekFrom::Start(start))?;
         f.read_exact(chunk)?;
         if let Some(i) = memchr::memrchr(b'\n', chunk) {
@@ -174,7 +175,7 @@ fn copy_range(src: &mut Source<'_>, from: u64, upto: u64, out: &mut File, out_pa
     let mut lines = 0;
     let mut buf = vec![0u8; CHUNK];
     while left > 0 {
-        let want = (left as usize).min(CHUNK);
+        let want = usize::try_from(left).map_or(CHUNK, |left| left.min(CHUNK));
         let n = src.file.read(&mut buf[..want]).map_err(|e| src.err(e))?;
         if n == 0 {
             let short = std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "it got shorter while it was read");

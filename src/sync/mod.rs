@@ -168,7 +168,9 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
 }
 
 fn now_ms() -> i64 {
-    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// One source file to bring into the archive.
