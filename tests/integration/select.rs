@@ -499,6 +499,28 @@ fn conversation_ids_name_a_conversation_in_every_way() {
     }
 }
 
+/// Without a selection nothing is asked for: an archive without a project
+/// (empty, or only begun by a sync that was killed) is an empty report and an
+/// empty site, not "no project matches"; a selection in it still is an error.
+#[test]
+fn an_archive_without_projects_is_no_error_without_a_selection() {
+    let tmp = tempfile::tempdir().unwrap();
+    let arch = tmp.path().join("projects");
+    std::fs::create_dir_all(arch.join(".cctree-sync")).unwrap();
+    let a = arch.to_str().unwrap();
+    let out = tmp.path().join("site");
+    let o = out.to_str().unwrap();
+    for args in [&["stats", a][..], &["stats", "--json", a], &["check", a], &["render", a, "-o", o]] {
+        let (code, _, err) = run(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!err.contains("matches"), "{args:?}: {err}");
+    }
+    assert!(out.join("index.html").is_file());
+    let (code, _, err) = run(&["stats", a, "--project", "x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no project matches --project x"), "{err}");
+}
+
 /// What matches nothing is an error naming what was asked, with a hint; the
 /// output is not touched.
 #[test]
