@@ -1,6 +1,6 @@
 //! The commands: the command line → the stages → what is printed, and how
 //! the command ended. The only module that knows the command line
-//! ([`crate::cli`]); `render` is the build stage ([`crate::build`]).
+//! ([`crate::cli`]); `render` runs the build stage ([`crate::build`]).
 
 use anyhow::{Context, Result};
 

@@ -1,6 +1,7 @@
 //! The parsed form of one transcript line: a compact header with everything the
-//! graph needs, plus the line's JSON text for the renderer. No generic JSON tree
-//! is kept per line.
+//! graph needs, and where the line is (offset, length, hash), so the renderer
+//! and `fork` read its text again (`Project::line`). No generic JSON tree is
+//! kept per line.
 
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
