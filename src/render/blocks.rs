@@ -7,7 +7,6 @@
 use askama::Template;
 
 use super::html::{Html, filters, view_enum};
-use super::message::ForkNote;
 use super::tools::{StandaloneResult, ToolView};
 use super::urls::Href;
 
@@ -28,7 +27,6 @@ view_enum! {
         Image(Image),
         Link(ExternalLink),
         Anchor(Anchor),
-        ForkNote(ForkNote),
         Conflict(Conflict),
         Command(Command),
         ShellInput(ShellInput),

@@ -1,13 +1,19 @@
 //! What every page of a project needs to know about the others: where each
-//! track (branch or agent transcript) is written, how its nodes are laid out,
-//! the label of each branch, and on which track/item/page every node sits, so
-//! that links across pages (fork index → branch, branch → parent message,
-//! tool call ↔ sub-agent) are computed, never guessed.
+//! track (the active track of a conversation, a branch, an agent transcript) is
+//! written, how its nodes are laid out, the label of each branch, and on
+//! which track/item/page every node sits, so that links across pages (fork
+//! index → branch, branch → parent message, tool call ↔ sub-agent) are
+//! computed, never guessed.
+//!
+//! A node has one *home*: the page of its branch (or agent), whose URL never
+//! depends on which branch is active. A conversation with forks also shows
+//! its active track (root → active leaf) on the conversation page; a node on
+//! that track is shown there too, and links from that page to it stay on it.
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, Graph, NodeId, SessionId};
+use crate::graph::{AgentId, AgentKind, BranchId, Conversation, ConversationId, Graph, NodeId, SessionId};
 use crate::id::IdVec;
 use crate::parse::{Entries, EntryId};
 use crate::project::Project;
@@ -15,13 +21,17 @@ use crate::project::Project;
 use super::images::ImageStore;
 use super::layout::{Item, ItemId, TrackLayout, layout};
 use super::redaction::Redactor;
-use super::urls::{Href, Links, anchor, page_file, sanitize_segment};
+use super::urls::{Href, Links, anchor, fork_anchor, page_file, sanitize_segment};
 
 /// A track with its own pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TrackId {
     Branch(BranchId),
     Agent(AgentId),
+    /// The active track of a conversation with forks (root → active leaf): the
+    /// conversation page. A conversation without forks is read on the page
+    /// of its one branch, at the same place.
+    Active(ConversationId),
 }
 
 /// Where a node is shown.
@@ -44,6 +54,12 @@ pub struct ProjectCtx<'a> {
     pub agent_dirs: IdVec<AgentId, String>,
     pub branch_layouts: IdVec<BranchId, TrackLayout>,
     pub agent_layouts: IdVec<AgentId, TrackLayout>,
+    /// The layout of each conversation's active track (empty for a
+    /// conversation without forks: its branch's layout is the page).
+    pub active_layouts: IdVec<ConversationId, TrackLayout>,
+    /// Item of each node on its conversation's active track (`None` when it
+    /// is not on it, or the conversation has no forks).
+    pub active_item: IdVec<NodeId, Option<ItemId>>,
     /// `23.2`-style label of each branch (`main` for main branches).
     pub labels: IdVec<BranchId, String>,
     /// Message number of each fork point node.
@@ -103,9 +119,13 @@ impl<'a> ProjectCtx<'a> {
             .iter()
             .map(|b| {
                 let cd = &conv_dirs[b.conversation];
-                match b.fork_point {
-                    None => cd.clone(),
-                    Some(_) => format!("{cd}b/{}/", seg(b.first)),
+                // Every branch of a conversation with forks has its own
+                // page, the main branch too; a conversation without forks is
+                // read at its own URL.
+                if g.conversations[b.conversation].branches.len() < 2 {
+                    cd.clone()
+                } else {
+                    format!("{cd}b/{}/", seg(b.first))
                 }
             })
             .collect();
@@ -124,6 +144,8 @@ impl<'a> ProjectCtx<'a> {
             agent_dirs,
             branch_layouts: IdVec::filled(TrackLayout::default(), g.branches.len()),
             agent_layouts: IdVec::new(),
+            active_layouts: IdVec::filled(TrackLayout::default(), g.conversations.len()),
+            active_item: IdVec::filled(None, g.nodes.len()),
             labels: IdVec::filled("main".to_string(), g.branches.len()),
             fork_numbers: FxHashMap::default(),
             loc: IdVec::filled(None, g.nodes.len()),
@@ -181,8 +203,13 @@ impl<'a> ProjectCtx<'a> {
     /// its entries (for a streamed assistant turn, its last block), or, when
     /// the tool results it shows come later on the track, the last of those.
     pub fn checkpoint(&self, track: TrackId, item: &Item) -> Option<NodeId> {
-        let TrackId::Branch(b) = track else { return None };
         let g = self.graph();
+        let b = match track {
+            TrackId::Branch(b) => b,
+            // The active track crosses branches; an item lies on one.
+            TrackId::Active(_) => g.node(item.nodes[0]).branch?,
+            TrackId::Agent(_) => return None,
+        };
         let last = item
             .nodes
             .iter()
@@ -234,6 +261,15 @@ impl<'a> ProjectCtx<'a> {
                 self.branch_layouts[b] = lay;
             }
         }
+        for (i, c) in g.conversations.iter_enumerated().filter(|(_, c)| c.branches.len() > 1) {
+            let lay = layout(g, e, &g.projection(c.active_branch), 0, self.page_size);
+            for (ix, item) in lay.items.iter_enumerated() {
+                for &n in item.nodes.iter().chain(&item.absorbed) {
+                    self.active_item[n] = Some(ix);
+                }
+            }
+            self.active_layouts[i] = lay;
+        }
         for (i, a) in g.agents.iter_enumerated() {
             let lay = layout(g, e, &a.nodes, 0, self.page_size);
             self.index(TrackId::Agent(i), &lay);
@@ -266,6 +302,7 @@ impl<'a> ProjectCtx<'a> {
         match track {
             TrackId::Branch(b) => &self.branch_dirs[b],
             TrackId::Agent(a) => &self.agent_dirs[a],
+            TrackId::Active(c) => &self.conv_dirs[c],
         }
     }
 
@@ -273,26 +310,92 @@ impl<'a> ProjectCtx<'a> {
         match track {
             TrackId::Branch(b) => &self.branch_layouts[b],
             TrackId::Agent(a) => &self.agent_layouts[a],
+            TrackId::Active(c) => &self.active_layouts[c],
         }
     }
 
-    /// The page (0-based) a node is shown on.
+    /// The track the conversation page shows: the active track of a
+    /// conversation with forks, else its one branch.
+    pub fn conversation_track(&self, c: &Conversation) -> TrackId {
+        match self.graph().node(c.root).conversation {
+            Some(i) if c.branches.len() > 1 => TrackId::Active(i),
+            _ => TrackId::Branch(c.branches[0]),
+        }
+    }
+
+    /// The item showing `node` on `track`, if the track shows it.
+    pub fn item_on(&self, track: TrackId, node: NodeId) -> Option<ItemId> {
+        match track {
+            TrackId::Active(c) => self.active_item[node].filter(|_| self.graph().node(node).conversation == Some(c)),
+            _ => self.loc[node].filter(|l| l.track == track).map(|l| l.item),
+        }
+    }
+
+    /// Whether `node` is on its conversation's active track (in a
+    /// conversation with forks: a fork's child there leads to the active leaf).
+    pub fn on_active_track(&self, node: NodeId) -> bool {
+        self.active_item[node].is_some()
+    }
+
+    /// Where a link from a page of `from` finds `node`: on that track when it
+    /// shows the node (the conversation page keeps the reader on the active
+    /// track), else at the node's home.
+    pub fn place_of(&self, from: Option<TrackId>, node: NodeId) -> Option<NodeLoc> {
+        match from.and_then(|l| self.item_on(l, node).map(|item| NodeLoc { track: l, item })) {
+            Some(here) => Some(here),
+            None => self.loc[node],
+        }
+    }
+
+    /// The page (0-based) a node is shown on, at its home.
     pub fn page_of(&self, node: NodeId) -> Option<(TrackId, u32)> {
         let l = self.loc[node]?;
         Some((l.track, self.track_layout(l.track).items[l.item].page))
     }
 
-    /// A link from a page in `from_dir` to the anchor of `node`.
+    /// A link from a page in `from_dir` to the anchor of `node` at its home.
     pub fn node_href(&self, from_dir: &str, node: NodeId) -> Option<Href> {
-        let (track, page) = self.page_of(node)?;
+        self.node_link(from_dir, None, node)
+    }
+
+    /// A link from a page of `from` (in `from_dir`) to the anchor of `node`:
+    /// on `from` when it shows the node, else at its home.
+    pub fn node_link(&self, from_dir: &str, from: Option<TrackId>, node: NodeId) -> Option<Href> {
+        let at = self.place_of(from, node)?;
+        let page = self.track_layout(at.track).items[at.item].page;
         let a = anchor(self.graph().uuid(self.entries(), node));
-        Some(self.href(from_dir, self.track_dir(track), &page_file(page), Some(&a)))
+        Some(self.href(from_dir, self.track_dir(at.track), &page_file(page), Some(&a)))
     }
 
     /// A link from a page in `from_dir` to `file` in `to_dir` (see
     /// [`super::urls::href`]), as this render links pages ([`Links`]).
     pub fn href(&self, from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Href {
         self.links.href(from_dir, to_dir, file, frag)
+    }
+
+    /// A link to the message a reader sees for `node`: the item showing it
+    /// when that is a message shown by default, else the nearest such
+    /// message on its track — after it (`forward`, for where a branch starts)
+    /// or before it (for where a track forks) — so that a link never lands
+    /// on an entry the page hides.
+    pub fn message_link(&self, from_dir: &str, from: Option<TrackId>, node: NodeId, forward: bool) -> Option<Href> {
+        let at = self.place_of(from, node)?;
+        let lay = self.track_layout(at.track);
+        let (before, after) = (lay.shown_before[at.item], lay.shown_after[at.item]);
+        let pick = if forward { after.or(before) } else { before.or(after) };
+        let item = &lay.items[pick.unwrap_or(at.item)];
+        let a = anchor(self.graph().uuid(self.entries(), item.nodes[0]));
+        Some(self.href(from_dir, self.track_dir(at.track), &page_file(item.page), Some(&a)))
+    }
+
+    /// A link to the fork-point landmark of `fork` (see
+    /// [`super::message::ForkNote`]): on `from` when it shows the fork,
+    /// else on the page of the fork's branch.
+    pub fn fork_link(&self, from_dir: &str, from: Option<TrackId>, fork: NodeId) -> Option<Href> {
+        let at = self.place_of(from, fork)?;
+        let page = self.track_layout(at.track).items[at.item].page;
+        let a = fork_anchor(self.graph().uuid(self.entries(), fork));
+        Some(self.href(from_dir, self.track_dir(at.track), &page_file(page), Some(&a)))
     }
 
     /// Records a problem met while rendering `page` (a path in the site).

@@ -34,6 +34,7 @@ typed_id!(
 
 /// The group of every track, and each group's key.
 pub struct Groups {
+    conversation: IdVec<ConversationId, GroupId>,
     branch: IdVec<BranchId, GroupId>,
     agent: IdVec<AgentId, GroupId>,
     keys: IdVec<GroupId, String>,
@@ -50,6 +51,7 @@ impl Groups {
         match track {
             TrackId::Branch(b) => self.branch[b],
             TrackId::Agent(a) => self.agent[a],
+            TrackId::Active(c) => self.conversation[c],
         }
     }
 
@@ -143,7 +145,8 @@ pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
     let keys = hashers.iter().map(|h| h.finalize().to_hex()[..32].to_string()).collect();
     let branch = g.branches.iter().map(|b| group[units.conversation[b.conversation]]).collect();
     let agent = units.agent.iter().map(|u| group[*u]).collect();
-    Groups { branch, agent, keys }
+    let conversation = units.conversation.iter().map(|u| group[*u]).collect();
+    Groups { conversation, branch, agent, keys }
 }
 
 /// Merges units that refer to one another: a tree parent, a tool call and

@@ -33,6 +33,10 @@ pub struct Item {
     /// number of the message before them).
     pub number: u32,
     pub page: u32,
+    /// A counted message the page shows whatever the reader's settings (not
+    /// a slash command, which is shown with the system entries): where links
+    /// to a place on the track land ([`super::context::ProjectCtx::message_link`]).
+    pub shown: bool,
 }
 
 /// The layout of one track.
@@ -42,6 +46,10 @@ pub struct TrackLayout {
     pub pages: u32,
     /// Counted items on the track.
     pub turns: u32,
+    /// For each item, the nearest [`Item::shown`] item at or before it, and
+    /// at or after it.
+    pub shown_before: IdVec<ItemId, Option<ItemId>>,
+    pub shown_after: IdVec<ItemId, Option<ItemId>>,
 }
 
 impl TrackLayout {
@@ -104,9 +112,26 @@ pub fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32,
             counted: is_counted,
             number: first_number + counted,
             page,
+            shown: is_counted && e.user_kind != UserKind::Command,
         });
     }
-    TrackLayout { pages: items.last().map_or(1, |i| i.page + 1), items, turns: counted }
+    let mut shown_before = IdVec::filled(None, items.len());
+    let mut last = None;
+    for (i, item) in items.iter_enumerated() {
+        if item.shown {
+            last = Some(i);
+        }
+        shown_before[i] = last;
+    }
+    let mut shown_after = IdVec::filled(None, items.len());
+    let mut next = None;
+    for (i, item) in items.iter_enumerated().rev() {
+        if item.shown {
+            next = Some(i);
+        }
+        shown_after[i] = next;
+    }
+    TrackLayout { pages: items.last().map_or(1, |i| i.page + 1), items, turns: counted, shown_before, shown_after }
 }
 
 /// A tool-result-only user entry whose calls are all on this track.

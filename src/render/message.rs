@@ -20,9 +20,9 @@ use super::layout::Item;
 use super::page::{PageCtx, placeholder};
 use super::pages::Time;
 use super::payload::{at, str_at, strip_tags, tag_text, text_of};
-use super::text::{compact_num, excerpt};
+use super::text::{compact_num, excerpt, prompt_words};
 use super::tools;
-use super::urls::{Href, fragment, page_file};
+use super::urls::{Href, fork_anchor, fragment, page_file};
 use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, THINKING_SUMMARY_CHARS};
 
 /// A message of a page, as `templates/_message.html` writes it.
@@ -52,11 +52,16 @@ impl MessageView {
     }
 }
 
-/// The fork-point landmark after a message: `12.1` continues below (or on
-/// its page), `12.2`… each link to their branch page.
+/// The landmark where a track forks, right after the message of the fork
+/// point (a block of its own between messages, never inside an entry the
+/// reader may hide): every branch from there, with its label, first words
+/// and a link — the one that goes on below on this page, or its own page.
 #[derive(Debug, Template)]
 #[template(path = "blocks/fork_note.html")]
 pub struct ForkNote {
+    /// `fork-<uuid>` ([`super::urls::fork_anchor`]).
+    pub id: String,
+    /// The number of the message the track forks after.
     pub number: u32,
     pub branches: Vec<ForkBranch>,
 }
@@ -69,8 +74,10 @@ pub struct ForkBranch {
     pub href: Href,
     /// The first words a person reads on it.
     pub words: String,
-    /// The `.1` branch: the track the fork is on, continuing.
-    pub continues: bool,
+    /// It goes on below, on this page.
+    pub here: bool,
+    /// It leads to the active leaf.
+    pub active: bool,
 }
 
 fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
@@ -116,18 +123,6 @@ fn landmarks(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
             v.body.push(Block::Anchor(Anchor { id }));
         }
     }
-    // At a fork point: where each future goes from here (not on copies shown
-    // out of place, such as the context before a branch).
-    for n in item.nodes.iter().chain(&item.absorbed).filter(|_| cx.anchors) {
-        if let Some(note) = fork_note(cx, *n) {
-            v.body.push(Block::ForkNote(note));
-            // A fork at a system entry (2.1.330: `turn_duration` ends every
-            // TUI turn) stays visible when system entries are hidden.
-            if v.class.starts_with("aux") && !v.class.contains("fork-at") {
-                v.class.push_str(" fork-at");
-            }
-        }
-    }
     // Other copies of the same uuid with different content (P1): shown too.
     for n in item.nodes.iter().chain(&item.absorbed) {
         let Some(others) = cx.p.conflicts.get(n).cloned() else { continue };
@@ -141,6 +136,16 @@ fn landmarks(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
     }
 }
 
+/// The fork-point landmarks to show after `item`: one per fork point among
+/// its entries (not on copies shown out of place, such as the context
+/// before a branch).
+pub fn fork_notes(cx: &PageCtx<'_>, item: &Item) -> Vec<ForkNote> {
+    if !cx.anchors {
+        return Vec::new();
+    }
+    item.nodes.iter().chain(&item.absorbed).filter_map(|n| fork_note(cx, *n)).collect()
+}
+
 fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
     let g = cx.p.graph();
     let fp = g.fork_at(node)?;
@@ -150,19 +155,23 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
         .iter()
         .enumerate()
         .filter_map(|(k, &child)| {
-            let words = excerpt(fp.labels.get(k).map_or("", |l| &**l), 60);
-            if k == 0 {
-                let href = cx.p.node_href(cx.dir, child).unwrap_or_default();
-                return Some(ForkBranch { label: format!("{n}.1"), href, words, continues: true });
+            let words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 80);
+            let here = cx.track.is_some_and(|l| cx.p.item_on(l, child).is_some());
+            let active = cx.p.on_active_track(child);
+            if k == 0 || here {
+                let href = cx.p.message_link(cx.dir, cx.track, child, true).unwrap_or_default();
+                let label =
+                    if k == 0 { format!("{n}.1") } else { g.node(child).branch.map(|cb| cx.p.labels[cb].clone())? };
+                return Some(ForkBranch { label, href, words, here, active });
             }
             // Every later child of a fork point starts a branch.
             let cb = g.node(child).branch?;
             let label = cx.p.labels[cb].clone();
             let href = cx.p.href(cx.dir, cx.p.track_dir(TrackId::Branch(cb)), &page_file(0), None);
-            Some(ForkBranch { label, href, words, continues: false })
+            Some(ForkBranch { label, href, words, here, active })
         })
         .collect();
-    Some(ForkNote { number: n, branches })
+    Some(ForkNote { id: fork_anchor(g.uuid(cx.p.entries(), node)), number: n, branches })
 }
 
 fn aux(v: &mut MessageView, role: &str) {

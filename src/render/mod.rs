@@ -48,6 +48,7 @@ use crate::project::Project;
 
 use context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
 use images::ImageStore;
+use pages::TrackEntry;
 use redaction::{RedactionSite, Redactor};
 use search::{PageIndex, ProjectSearch, Units};
 
@@ -185,10 +186,15 @@ pub fn render_project(
     })
 }
 
-/// Every page of every branch and agent transcript of a project, with its path.
+/// Every page of every track of a project, with its path: each
+/// conversation's active track (when it has forks), its branches, and the
+/// agent transcripts.
 fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(TrackId, u32, String)> {
     let g = ctx.graph();
-    let tracks = g.conversations.iter().flat_map(|c| c.branches.iter().map(|&b| TrackId::Branch(b)));
+    let tracks = g.conversations.iter_enumerated().flat_map(|(i, c)| {
+        let active = (c.branches.len() > 1).then_some(TrackId::Active(i));
+        active.into_iter().chain(c.branches.iter().map(|&b| TrackId::Branch(b)))
+    });
     let tracks = tracks.chain(g.agents.ids().map(TrackId::Agent));
     let mut jobs = Vec::new();
     for track in tracks {
@@ -215,7 +221,8 @@ fn track_pages(
         .par_iter()
         .map(|(track, page, path)| {
             let key = groups.key(*track);
-            Ok(out.reuse_page(path, key)? && out.reuse_page(&doc_path(ctx, *track, *page), key)?)
+            let indexed = !matches!(track, TrackId::Active(_));
+            Ok(out.reuse_page(path, key)? && (!indexed || out.reuse_page(&doc_path(ctx, *track, *page), key)?))
         })
         .collect::<Result<Vec<bool>>>()?;
     let mut group_reused = vec![true; groups.count()];
@@ -230,15 +237,20 @@ fn track_pages(
             let key = groups.key(*track);
             let mut view = transcript::track_page(ctx, *track, *page);
             view.root = view.root.with_canonical(opts.canonical(path));
-            let index = PageIndex::of(&view.messages);
             let html = view.render().context("rendering a page")?;
             out.page(path, html.as_bytes(), key)?;
+            // The active track's messages are indexed on their branches' pages.
+            if matches!(track, TrackId::Active(_)) {
+                return Ok(None);
+            }
+            let index = PageIndex::of(view.messages.iter().filter_map(TrackEntry::message));
             let docs = doc_path(ctx, *track, *page);
             out.page(&docs, index.doc_script(&docs).as_bytes(), key)?;
-            Ok((*track, *page, index))
+            Ok(Some((*track, *page, index)))
         })
-        .collect::<Result<Vec<(TrackId, u32, PageIndex)>>>()?;
+        .collect::<Result<Vec<Option<(TrackId, u32, PageIndex)>>>>()?;
     let rendered = pages.len();
+    let pages = pages.into_iter().flatten().collect();
     let mut fresh = vec![false; units.count()];
     for (track, _, _) in jobs {
         fresh[units.unit(*track) as usize] |= render(*track);

@@ -16,7 +16,7 @@ use crate::graph::{BranchId, Conversation, NodeId};
 
 use super::context::{ProjectCtx, TrackId};
 use super::pages::Time;
-use super::text::plain_excerpt as excerpt;
+use super::text::{plain_excerpt as excerpt, prompt_words};
 use super::urls::{Href, page_file};
 use crate::limits::{OUTLINE_CHARS, OUTLINE_DEPTH};
 
@@ -28,7 +28,12 @@ pub struct OutlineRow {
     pub depth: u32,
     pub label: String,
     pub text: String,
+    /// Where the row is read: on this page when the conversation page shows
+    /// it (the active track), else on the branch's own page.
     pub href: Href,
+    /// The link of the label: a branch's own page (for a `.1` row, its
+    /// place on the page of the track it continues), whatever is active.
+    pub page: Href,
     /// The branch's summary, if it has one.
     pub title: String,
     pub messages: u32,
@@ -41,17 +46,19 @@ pub struct OutlineRow {
     pub own_fork: bool,
 }
 
-/// The outline of a conversation, for a page in `from_dir`.
-pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<OutlineRow> {
+/// The outline of a conversation, for its page `track` (in `from_dir`).
+pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, track: TrackId) -> Vec<OutlineRow> {
     let g = p.graph();
     let e = p.entries();
     let active: FxHashSet<NodeId> = g.ancestry(g.branches[c.active_branch].leaf).into_iter().collect();
+    let first = p.message_link(from_dir, Some(track), c.root, true).unwrap_or_default();
     let mut rows = vec![OutlineRow {
         kind: "first",
         depth: 0,
         label: "1".into(),
         text: excerpt(c.first_prompt.as_deref().unwrap_or(&g.entry(e, c.root).excerpt), 160),
-        href: p.node_href(from_dir, c.root).unwrap_or_default(),
+        page: first.clone(),
+        href: first,
         title: String::new(),
         messages: c.messages,
         last: Time::at(c.first_ts),
@@ -59,7 +66,7 @@ pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str) -> Vec<Outl
         continues: false,
         own_fork: false,
     }];
-    walk(p, c, c.branches[0], 0, from_dir, &active, &mut rows);
+    walk(p, c, c.branches[0], 0, (from_dir, track), &active, &mut rows);
     rows
 }
 
@@ -68,7 +75,7 @@ fn walk(
     c: &Conversation,
     b: BranchId,
     depth: u32,
-    from_dir: &str,
+    (from_dir, track): (&str, TrackId),
     active: &FxHashSet<NodeId>,
     rows: &mut Vec<OutlineRow>,
 ) {
@@ -82,12 +89,14 @@ fn walk(
     for fp in c.fork_points.iter().filter(|f| f.branch == b) {
         let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
         let item_ix = item_of(fp.node);
+        let fork = p.fork_link(from_dir, Some(track), fp.node).unwrap_or_default();
         rows.push(OutlineRow {
             kind: "fork",
             depth: depth.min(OUTLINE_DEPTH),
             label: n.to_string(),
             text: excerpt(&turn_text(p, lay, item_ix), OUTLINE_CHARS),
-            href: p.node_href(from_dir, fp.node).unwrap_or_default(),
+            page: fork.clone(),
+            href: fork,
             title: String::new(),
             messages: 0,
             last: Time::at(g.node(fp.node).ts),
@@ -96,7 +105,7 @@ fn walk(
             own_fork: false,
         });
         for (k, &child) in fp.children.iter().enumerate() {
-            let first_words = excerpt(fp.labels.get(k).map_or("", |l| &**l), 120);
+            let first_words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
             if k == 0 {
                 let after = lay.items.as_slice()[item_ix + 1..].iter().filter(|i| i.counted).count();
                 rows.push(OutlineRow {
@@ -104,7 +113,8 @@ fn walk(
                     depth: (depth + 1).min(OUTLINE_DEPTH),
                     label: format!("{n}.1"),
                     text: first_words,
-                    href: p.node_href(from_dir, child).unwrap_or_default(),
+                    href: p.message_link(from_dir, Some(track), child, true).unwrap_or_default(),
+                    page: p.message_link(from_dir, None, child, true).unwrap_or_default(),
                     title: if Some(item_ix) == last_fork { summary(br) } else { String::new() },
                     messages: u32::try_from(after).unwrap_or(u32::MAX),
                     last: Time::at(br.last_ts),
@@ -117,12 +127,19 @@ fn walk(
             let Some((cb, cbr)) = g.node(child).branch.and_then(|cb| Some((cb, g.branches.get(cb)?))) else {
                 continue;
             };
+            let page = p.href(from_dir, p.track_dir(TrackId::Branch(cb)), &page_file(0), None);
+            let here = p.item_on(track, child).is_some();
             rows.push(OutlineRow {
                 kind: "branch",
                 depth: (depth + 1).min(OUTLINE_DEPTH),
                 label: p.labels[cb].clone(),
                 text: first_words,
-                href: p.href(from_dir, p.track_dir(TrackId::Branch(cb)), &page_file(0), None),
+                href: if here {
+                    p.message_link(from_dir, Some(track), child, true).unwrap_or_default()
+                } else {
+                    page.clone()
+                },
+                page,
                 title: if has_forks(cb) { String::new() } else { summary(cbr) },
                 messages: cbr.messages,
                 last: Time::at(cbr.last_ts),
@@ -130,7 +147,7 @@ fn walk(
                 continues: false,
                 own_fork: p.own_forks.contains(&cbr.session),
             });
-            walk(p, c, cb, depth + 2, from_dir, active, rows);
+            walk(p, c, cb, depth + 2, (from_dir, track), active, rows);
         }
     }
 }

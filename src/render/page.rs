@@ -14,7 +14,7 @@ use super::html::highlight::Budget;
 use super::html::{Html, markdown, terminal};
 use super::payload::str_at;
 use super::text::{cut, human_size};
-use super::urls::{Root, anchor, external, page_file};
+use super::urls::{Href, Root, anchor, external, page_file};
 use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FOLD, PAGE_TEXT, SMALL_CAP};
 
 /// Per-page rendering state.
@@ -111,11 +111,17 @@ impl<'a> PageCtx<'a> {
         if !self.anchors {
             return None;
         }
-        let mine = self.p.loc[node].is_some_and(|l| Some(l.track) == self.track);
+        let mine = self.track.is_some_and(|l| self.p.item_on(l, node).is_some());
         if !mine || !self.emitted.insert(node) {
             return None;
         }
         Some(anchor(self.p.graph().uuid(self.p.entries(), node)))
+    }
+
+    /// A link to `node`'s anchor: on this page's track when it shows the
+    /// node, else at its home ([`ProjectCtx::node_link`]).
+    pub fn link(&self, node: NodeId) -> Option<Href> {
+        self.p.node_link(self.dir, self.track, node)
     }
 
     /// Markdown, within the page's text allowance.

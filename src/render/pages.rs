@@ -7,8 +7,8 @@ use askama::Template;
 use crate::parse::time::{format_human, format_timestamp};
 
 use super::blocks::{Block, SessionRef};
-use super::html::filters;
-use super::message::MessageView;
+use super::html::{filters, view_enum};
+use super::message::{ForkNote, MessageView};
 use super::outline::OutlineRow;
 use super::urls::{Href, Root};
 
@@ -138,6 +138,29 @@ pub struct ForkedFrom {
     pub own_fork: bool,
 }
 
+/// What the conversation page shows (a conversation with forks): the
+/// active track (the active line readers see), from the first message to the active leaf.
+#[derive(Debug)]
+pub struct ActiveTrack {
+    /// The label of the branch it ends on (`15.2`, `main`).
+    pub label: String,
+    /// That branch's own page.
+    pub page: Href,
+    /// The number of its last message.
+    pub last: u32,
+    /// How many other branches the conversation has.
+    pub others: usize,
+}
+
+/// The page of a main branch (in a conversation with forks).
+#[derive(Debug)]
+pub struct MainBranch {
+    /// The conversation page (the active track).
+    pub conversation: Href,
+    /// It is the active branch.
+    pub active: bool,
+}
+
 #[derive(Template)]
 #[template(path = "index.html")]
 pub struct IndexPage {
@@ -184,7 +207,31 @@ pub struct TrackPage {
     /// An agent page: the tool call that spawned it.
     pub spawned_by: Option<Href>,
     pub outline: Vec<OutlineRow>,
+    /// The conversation page of a conversation with forks (first page).
+    pub active: Option<ActiveTrack>,
+    /// A main branch's page (in a conversation with forks).
+    pub main_branch: Option<MainBranch>,
     pub context: Vec<MessageView>,
-    pub messages: Vec<MessageView>,
+    pub messages: Vec<TrackEntry>,
     pub pager: Pager,
+}
+
+impl TrackEntry {
+    /// The message, if it is one.
+    pub fn message(&self) -> Option<&MessageView> {
+        match self {
+            TrackEntry::Message(m) => Some(m),
+            TrackEntry::Fork(_) => None,
+        }
+    }
+}
+
+view_enum! {
+    /// What a track page lists: its messages, and the landmarks between them.
+    #[derive(Debug)]
+    pub enum TrackEntry {
+        Message(MessageView),
+        /// Where the track forks, after the message of the fork point.
+        Fork(ForkNote),
+    }
 }

@@ -77,6 +77,19 @@ pub fn compact_num(n: u64) -> String {
     }
 }
 
+/// The first words of a prompt as typed, up to `chars`: a slash command as
+/// `/rename Zeta title`, not its tags.
+pub fn prompt_words(text: &str, chars: usize) -> String {
+    use super::payload::tag_text;
+    match tag_text(text, "command-name") {
+        Some(name) => {
+            let args = tag_text(text, "command-args").unwrap_or("");
+            plain_excerpt(&format!("{name} {args}"), chars)
+        }
+        None => plain_excerpt(text, chars),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -275,14 +275,14 @@ pub fn standalone_result(cx: &mut PageCtx<'_>, b: &Value, tur: Option<&Value>) -
     let mut r = result_of(b);
     r.tur = tur.cloned();
     let g = cx.p.graph();
-    let call = g.tools.get(id).and_then(|l| l.use_node).and_then(|n| cx.p.node_href(cx.dir, n));
+    let call = g.tools.get(id).and_then(|l| l.use_node).and_then(|n| cx.link(n));
     StandaloneResult { call, body: result_body(cx, "", &r) }
 }
 
 fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<CallResult> {
     let g = cx.p.graph();
     let link = g.tools.get(id)?;
-    let same_track = |n: &NodeId| cx.p.loc[*n].map(|l| l.track) == cx.track && cx.track.is_some();
+    let same_track = |n: &NodeId| cx.track.is_some_and(|l| cx.p.item_on(l, *n).is_some());
     let node = link
         .results
         .iter()

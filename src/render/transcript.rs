@@ -12,12 +12,15 @@ use super::blocks::{Block, SessionRef};
 use super::context::{ProjectCtx, TrackId};
 use super::layout::ItemId;
 use super::listing;
-use super::message::{MessageView, render_item};
+use super::message::{MessageView, fork_notes, render_item};
 use super::outline::outline;
 use super::page::PageCtx;
-use super::pages::{CctreeFork, Crumb, Fact, FactValue, ForkedFrom, PageLink, Pager, Time, TrackPage};
+use super::pages::{
+    ActiveTrack, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, PageLink, Pager, Time, TrackEntry,
+    TrackPage,
+};
 use super::text::excerpt;
-use super::urls::{href, sibling_page};
+use super::urls::{href, page_file, sibling_page};
 use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, TITLE_CHARS};
 
 pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<ConversationId>) -> Vec<Crumb> {
@@ -46,16 +49,17 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
             && g.node(items[ix - 1].nodes[0]).session != session
             && g.entry(ctx.entries(), item.nodes[0]).kind != Kind::Assistant
         {
-            messages.push(session_marker(&g.sessions[session].session_id, ctx.own_forks.contains(&session)));
+            messages.push(session_marker(&g.sessions[session].session_id, ctx.own_forks.contains(&session)).into());
         }
         let mut view = render_item(&mut pcx, item);
         if let Some(k) = ctx.checkpoint(track, item) {
             view.fork = ctx.fork_command(k);
         }
-        messages.push(view);
+        messages.push(view.into());
         for q in item.nodes.iter().chain(&item.absorbed).filter_map(|n| g.queued.get(n)).flatten() {
-            messages.push(super::message::queued_view(&mut pcx, &ctx.entries()[*q]));
+            messages.push(super::message::queued_view(&mut pcx, &ctx.entries()[*q]).into());
         }
+        messages.extend(fork_notes(&pcx, item).into_iter().map(TrackEntry::from));
     }
     let pager = pager(lay.pages, page);
     let root = pcx.root();
@@ -70,23 +74,20 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
         forked_from: None,
         spawned_by: None,
         outline: Vec::new(),
+        active: None,
+        main_branch: None,
         context: Vec::new(),
         messages,
         pager,
     };
     match track {
+        TrackId::Active(c) => conversation_header(ctx, c, track, page, &mut p),
         TrackId::Branch(b) => {
-            let br = &g.branches[b];
-            let c = &g.conversations[br.conversation];
-            p.crumbs = crumbs(ctx, dir, Some(br.conversation));
-            if br.fork_point.is_none() {
-                p.title = excerpt(&c.title, TITLE_CHARS);
-                p.heading = c.title.to_string();
-                p.facts = conv_facts(ctx, br.conversation);
-                if page == 0 && !c.fork_points.is_empty() {
-                    p.outline = outline(ctx, c, dir);
-                }
+            let c = g.branches[b].conversation;
+            if ctx.conversation_track(&g.conversations[c]) == track {
+                conversation_header(ctx, c, track, page, &mut p);
             } else {
+                p.crumbs = crumbs(ctx, dir, Some(c));
                 branch_header(ctx, b, page, &mut p);
             }
         }
@@ -96,6 +97,30 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
         p.subheading = format!("Page {} of {}", page + 1, lay.pages);
     }
     p
+}
+
+/// The head of the conversation page: its title and facts, and on the first
+/// page the track it shows, the map and the fork-point index.
+fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, page: u32, p: &mut TrackPage) {
+    let g = ctx.graph();
+    let conv = &g.conversations[c];
+    let dir = ctx.track_dir(track);
+    p.crumbs = crumbs(ctx, dir, Some(c));
+    p.title = excerpt(&conv.title, TITLE_CHARS);
+    p.heading = conv.title.to_string();
+    p.facts = conv_facts(ctx, c);
+    if page > 0 || conv.fork_points.is_empty() {
+        return;
+    }
+    p.outline = outline(ctx, conv, dir, track);
+    let b = conv.active_branch;
+    let lay = ctx.track_layout(track);
+    p.active = Some(ActiveTrack {
+        label: ctx.labels[b].clone(),
+        page: ctx.href(dir, &ctx.branch_dirs[b], &page_file(0), None),
+        last: lay.items.iter().rev().find(|i| i.counted).map_or(0, |i| i.number),
+        others: conv.branches.len() - 1,
+    });
 }
 
 fn session_marker(id: &str, own_fork: bool) -> MessageView {
@@ -144,7 +169,7 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
             at: ctx.loc[j.at]
                 .map(|l| ctx.track_layout(l.track).items[l.item].number)
                 .map_or_else(|| "a message".to_string(), |n| format!("#{n}")),
-            href: ctx.node_href(&ctx.conv_dirs[ci], j.at),
+            href: ctx.message_link(&ctx.conv_dirs[ci], Some(ctx.conversation_track(c)), j.at, false),
         })
         .collect();
     if !forks.is_empty() {
@@ -162,6 +187,9 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage
     let br = &g.branches[b];
     let label = &ctx.labels[b];
     p.kind = "branch";
+    if br.fork_point.is_none() {
+        return main_branch_header(ctx, b, p);
+    }
     // A branch with nested forks ends in one of their continuations: its
     // summary names that leaf, not the branch (as in the fork-point index).
     let has_nested = g.conversations[br.conversation].fork_points.iter().any(|f| f.branch == b);
@@ -180,7 +208,7 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage
     let Some(fork) = br.fork_point else { return };
     let parent = br.parent_branch.unwrap_or(BranchId::FIRST);
     let n = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
-    let link = ctx.node_href(&ctx.branch_dirs[b], fork).unwrap_or_default();
+    let link = ctx.fork_link(&ctx.branch_dirs[b], None, fork).unwrap_or_default();
     let parent_label = if g.branches[parent].fork_point.is_none() {
         "the main branch".to_string()
     } else {
@@ -201,6 +229,27 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage
     if page == 0 {
         p.context = fork_context(ctx, &ctx.branch_dirs[b], fork, FORK_CONTEXT);
     }
+}
+
+/// The head of the page of a main branch (in a conversation with forks):
+/// the track the conversation took first, at every fork its `.1` branch.
+fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, p: &mut TrackPage) {
+    let g = ctx.graph();
+    let br = &g.branches[b];
+    let c = &g.conversations[br.conversation];
+    let first = c.first_prompt.as_deref().unwrap_or(&br.title);
+    p.title = format!("main · {}", excerpt(first, TITLE_CHARS));
+    p.heading = format!("Main branch: {}", excerpt(first, CRUMB_CHARS));
+    p.subheading = "The line the conversation took first: at every fork, its first branch (.1).".into();
+    p.main_branch = Some(MainBranch {
+        conversation: ctx.href(&ctx.branch_dirs[b], &ctx.conv_dirs[br.conversation], &page_file(0), None),
+        active: c.active_branch == b,
+    });
+    p.facts = vec![
+        fact("messages", FactValue::Text(br.messages.to_string())),
+        fact("last active", FactValue::Time(Time::at(br.last_ts))),
+        fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
+    ];
 }
 
 /// The messages just before the fork point (back to the last prompt, at

@@ -6,12 +6,23 @@
 //! search/index.js, search/t/<hash>.js, search/u/<k>.js     the search index
 //!                                                          (see `render::search`)
 //! <project>/index.html
-//! <project>/c/<root-uuid>/index.html, page-N.html          main branch (+ fork index)
-//! <project>/c/<root-uuid>/b/<first-uuid>/index.html, …    every other branch
+//! <project>/c/<root-uuid>/index.html, page-N.html          the conversation: its active line
+//!                                                         (root → active leaf), map, fork index
+//! <project>/c/<root-uuid>/b/<first-uuid>/index.html, …    each branch of a conversation with
+//!                                                         forks (the main branch: b/<root-uuid>/)
 //! <project>/agents/<agent-id>/index.html, …               sub-agent transcripts
 //! <track's directory>/search-N.js                         the docs of its page N
 //!                                                          in the search index
 //! ```
+//!
+//! A branch is named by its first message (the root, or the prompt a fork
+//! started it with), which never changes: its URL does not depend on which
+//! branch is active and survives every later render. A conversation without
+//! forks is one line, read at the conversation's URL; once it forks, its main
+//! branch gets `b/<root-uuid>/` and the conversation page shows the active
+//! line from the same root, so the shared part keeps its pages and anchors.
+//! Message anchors are `#m-<uuid>`; fork landmarks `#fork-<uuid>` (the uuid
+//! of the fork point).
 //!
 //! Directories are written relative to the site root with a trailing `/`
 //! (`proj/c/abc/`); links are always relative, and always name a file
@@ -309,6 +320,12 @@ pub fn href(from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Hre
 /// The anchor id of a message: `m-<uuid>` (uuid sanitized like a segment).
 pub fn anchor(uuid: &str) -> String {
     format!("m-{}", sanitize_segment(uuid))
+}
+
+/// The anchor id of the landmark where a line forks, after the message of
+/// the fork point `uuid`: `fork-<uuid>`.
+pub fn fork_anchor(uuid: &str) -> String {
+    format!("fork-{}", sanitize_segment(uuid))
 }
 
 #[cfg(test)]

@@ -283,8 +283,8 @@ fn fork_labels_are_what_a_person_typed_not_context_or_synthetic_notices() {
         for (page, html) in &pages {
             for note in html.split("<nav class=\"forknote\"").skip(1) {
                 let note = &note[..note.find("</nav>").unwrap()];
-                for txt in note.split("<span class=\"txt\">").skip(1) {
-                    let words = &txt[..txt.find("</span>").unwrap()];
+                for txt in note.split("class=\"txt\"").skip(1) {
+                    let words = &txt[txt.find('>').unwrap() + 1..txt.find("</").unwrap()];
                     assert!(!words.trim().is_empty(), "{}: an empty fork label", page.display());
                     assert!(!words.contains("No response requested."), "{}: {words}", page.display());
                     notes += 1;
@@ -297,26 +297,29 @@ fn fork_labels_are_what_a_person_typed_not_context_or_synthetic_notices() {
 
 #[test]
 fn fork_landmarks_at_a_turn_duration_stay_visible_with_system_entries_hidden() {
-    // In TUI sessions the rewind forks at the previous turn's `turn_duration`.
+    // In TUI sessions the rewind forks at the previous turn's `turn_duration`
+    // (a system entry, hidden by default): the landmark is a block of its own
+    // between messages, never inside one, and nothing hides it.
     let tmp = tempfile::tempdir().unwrap();
     let pages = render(&fixture("tui"), tmp.path());
     let mut seen = 0;
     for (page, html) in &pages {
         for (i, _) in html.match_indices("<nav class=\"forknote\"") {
-            let start = html[..i].rfind("<article class=\"").unwrap();
-            let class = &html[start + "<article class=\"".len()..];
-            let class = &class[..class.find('"').unwrap()];
-            let hidden = class.split(' ').any(|c| c == "aux") && !class.split(' ').any(|c| c == "fork-at");
-            assert!(!hidden, "{}: a fork landmark inside a hidden {class:?} message", page.display());
+            let opened = html[..i].matches("<article").count();
+            let closed = html[..i].matches("</article>").count();
+            assert_eq!(opened, closed, "{}: a fork landmark inside a message", page.display());
             seen += 1;
         }
     }
     assert!(seen >= 3, "the three fork points have landmarks ({seen})");
-    let css = std::fs::read_to_string(tmp.path().join("assets/style.css")).or_else(|_| {
-        let p = walkdir::WalkDir::new(tmp.path()).into_iter().flatten().find(|e| e.file_name() == "style.css").unwrap();
-        std::fs::read_to_string(p.path())
-    });
-    assert!(css.unwrap().contains(".aux:not(:target):not(.fork-at)"), "the stylesheet keeps them shown");
+    let css = walkdir::WalkDir::new(tmp.path()).into_iter().flatten().find(|e| e.file_name() == "style.css").unwrap();
+    let css = std::fs::read_to_string(css.path()).unwrap();
+    for rule in css.split('}') {
+        let (selector, body) = rule.split_once('{').unwrap_or((rule, ""));
+        if selector.contains("forknote") {
+            assert!(!body.contains("display: none") && !body.contains("display:none"), "{rule}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -464,7 +464,11 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
             let (ok, session) = judged.get(at).unwrap_or_else(|| panic!("{path:?}: unknown node in {cmd}"));
             assert!(ok, "{path:?}: fork command at an illegal checkpoint: {cmd}");
             assert_eq!(s, session, "{path:?}: {cmd}");
-            assert!(seen.insert(at.to_string()), "{path:?}: two commands for {at}");
+            // A checkpoint's command stands once on the page of its branch,
+            // and once more on the conversation page when the active line
+            // passes it.
+            let conv_page = !path.to_string_lossy().contains("/b/");
+            assert!(seen.insert((conv_page, at.to_string())), "{path:?}: two commands for {at}");
         }
         assert_eq!(
             text.matches("<details class=\"fork-cmd\">").count(),
@@ -548,31 +552,44 @@ fn sessions_written_by_cctree_fork_are_marked() {
     assert!(project.contains("1 cctree fork</span>"), "no badge on the conversation row");
 }
 
-/// The message at a fork point carries a landmark linking every later future
-/// to its branch page (readers of a long page see where the line forked).
+/// Where a line forks, a landmark names every future with its link (readers
+/// of a long page see where the line forked): on the page of the branch the
+/// fork is on, and on the conversation page when the active line passes it.
 #[test]
 fn fork_points_are_marked_where_they_happen() {
     let tmp = tempfile::tempdir().unwrap();
     render(&example_archive(), tmp.path(), 50);
     let site = files(tmp.path());
-    let notes: Vec<String> = site
-        .iter()
-        .filter(|(p, _)| p.extension().is_some_and(|x| x == "html"))
-        .flat_map(|(_, b)| {
-            let html = String::from_utf8_lossy(b).into_owned();
-            html.split("<nav class=\"forknote\"")
-                .skip(1)
-                .map(|n| n.split("</nav>").next().unwrap_or("").to_string())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    // Two fork points in the example, each marked once, each linking its new branch.
-    assert_eq!(notes.len(), 2, "{notes:?}");
-    for branch in ["a1f1b200-0000-4000-8000-000000000001", "a1f2b200-0000-4000-8000-000000000001"] {
-        let linked = |n: &String| {
-            n.contains(&format!("b/{branch}/index.html")) || n.contains(&format!("../{branch}/index.html"))
-        };
-        assert_eq!(notes.iter().filter(|n| linked(n)).count(), 1, "{branch}: {notes:?}");
+    let mut notes: Vec<(String, String)> = Vec::new();
+    for (p, b) in site.iter().filter(|(p, _)| p.extension().is_some_and(|x| x == "html")) {
+        let html = String::from_utf8_lossy(b).into_owned();
+        for n in html.split("<nav class=\"forknote\"").skip(1) {
+            let n = n.split("</nav>").next().unwrap_or("").to_string();
+            notes.push((p.display().to_string(), n));
+        }
+    }
+    // Two fork points in the example (#12 on the main branch, #15 on 12.2,
+    // both on the active line): each marked on its branch's page and on the
+    // conversation page, once per page.
+    let conv = "c/a1000000-0000-4000-8000-000000000001/index.html";
+    assert_eq!(notes.len(), 4, "{notes:?}");
+    assert_eq!(notes.iter().filter(|(p, _)| p.ends_with(conv)).count(), 2, "{notes:?}");
+    // Each new branch linked from both: its page, or its first message on
+    // the conversation page, which reads it.
+    for (fork, branch) in [
+        ("a1000000-0000-4000-8000-000000000029", "a1f1b200-0000-4000-8000-000000000001"),
+        ("a1f1b200-0000-4000-8000-000000000005", "a1f2b200-0000-4000-8000-000000000001"),
+    ] {
+        let at_fork: Vec<_> = notes.iter().filter(|(_, n)| n.starts_with(&format!(" id=\"fork-{fork}\""))).collect();
+        assert_eq!(at_fork.len(), 2, "{fork}: {notes:?}");
+        for (p, n) in at_fork {
+            let here = p.ends_with(conv) && n.contains(&format!("href=\"index.html#m-{branch}\""));
+            assert!(here || n.contains(&format!("{branch}/index.html")), "{p}: {branch} not linked: {n}");
+        }
+    }
+    for (page, n) in &notes {
+        assert!(n.contains("id=\"fork-a1"), "{page}: a landmark without its anchor: {n}");
+        assert_eq!(n.matches("<li").count(), 2, "{page}: two futures at each fork: {n}");
     }
 }
 

@@ -121,6 +121,7 @@ impl Md<'_> {
                 let desc = agent.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("");
                 format!("sub-agent {}: {}", span(&agent.agent_id), span(desc))
             }
+            TrackId::Active(_) => "the active line".to_string(),
         };
         let _ = writeln!(self.out, "\n## Appendix {n}: {title}");
         self.items(items);

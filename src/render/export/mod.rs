@@ -39,7 +39,7 @@ use super::html::{Html, filters};
 use super::images::ImageStore;
 use super::message::MessageView;
 use super::outline::OutlineRow;
-use super::pages::{Fact, FactValue, ForkedFrom, Pager, TrackPage};
+use super::pages::{ActiveTrack, Fact, FactValue, ForkedFrom, MainBranch, Pager, TrackEntry, TrackPage};
 use super::redaction::{RedactionSite, Redactor};
 use super::urls::{Href, Links, fragment, page_file, section_id};
 use super::{Placement, RenderOptions, transcript};
@@ -70,8 +70,10 @@ pub struct TrackSection {
     pub forked_from: Option<ForkedFrom>,
     pub spawned_by: Option<Href>,
     pub outline: Vec<OutlineRow>,
+    pub active: Option<ActiveTrack>,
+    pub main_branch: Option<MainBranch>,
     pub context: Vec<MessageView>,
-    pub messages: Vec<MessageView>,
+    pub messages: Vec<TrackEntry>,
     pub pager: Pager,
 }
 
@@ -85,6 +87,9 @@ impl From<TrackPage> for TrackSection {
             forked_from: p.forked_from,
             spawned_by: p.spawned_by,
             outline: p.outline,
+            active: p.active,
+            // One file: no separate conversation page to point to.
+            main_branch: None,
             context: p.context,
             messages: p.messages,
             // One file: the pages of a track follow each other.
@@ -230,6 +235,14 @@ fn section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Section> {
     let dir = ctx.track_dir(track).to_string();
     let pages = ctx.track_layout(track).pages;
     let mut body = TrackSection::from(transcript::track_page(ctx, track, 0));
+    // The file has no conversation page (its active track): the main
+    // branch's section carries the conversation's fork-point index.
+    if let TrackId::Branch(b) = track {
+        let c = &ctx.graph().conversations[ctx.graph().branches[b].conversation];
+        if c.branches.len() > 1 && c.branches[0] == b {
+            body.outline = super::outline::outline(ctx, c, &dir, track);
+        }
+    }
     for page in 1..pages {
         body.messages.extend(transcript::track_page(ctx, track, page).messages);
     }
@@ -237,6 +250,7 @@ fn section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Section> {
     let label = match track {
         TrackId::Branch(b) => ctx.labels[b].clone(),
         TrackId::Agent(_) => "agent".to_string(),
+        TrackId::Active(_) => "active".to_string(),
     };
     Ok(Section { href: fragment(&id), id, label, title: body.heading.clone(), body })
 }

@@ -99,7 +99,7 @@ impl PageIndex {
     /// The docs and terms of a page's messages: a message with an anchor is a
     /// doc; one without (typed while Claude worked) joins the doc before it,
     /// as it is shown after it; one without text is none.
-    pub fn of(messages: &[MessageView]) -> PageIndex {
+    pub fn of<'m>(messages: impl IntoIterator<Item = &'m MessageView>) -> PageIndex {
         let mut sink = DocSink::default();
         let mut docs: Vec<Doc> = Vec::new();
         for m in messages {
@@ -243,6 +243,9 @@ pub struct Units {
     /// Number (from 1) of each page of each track, within its unit.
     branch_pages: IdVec<BranchId, Vec<u32>>,
     agent_pages: IdVec<AgentId, Vec<u32>>,
+    /// Unit of each conversation (its active track's pages are not indexed:
+    /// their messages are, on the pages of their branches).
+    conv_unit: IdVec<ConversationId, u32>,
 }
 
 impl Units {
@@ -255,6 +258,7 @@ impl Units {
             agent_unit: IdVec::filled(0, g.agents.len()),
             branch_pages: IdVec::filled(Vec::new(), g.branches.len()),
             agent_pages: IdVec::filled(Vec::new(), g.agents.len()),
+            conv_unit: IdVec::new(),
         };
         let mut conv_unit: IdVec<ConversationId, u32> = IdVec::filled(0, g.conversations.len());
         for (i, c) in g.conversations.iter_enumerated() {
@@ -286,6 +290,7 @@ impl Units {
                 }
             }
         }
+        u.conv_unit = conv_unit;
         u.number_pages(ctx);
         u
     }
@@ -321,6 +326,7 @@ impl Units {
                 let slot = match track {
                     TrackId::Branch(b) => &mut self.branch_pages[b],
                     TrackId::Agent(a) => &mut self.agent_pages[a],
+                    TrackId::Active(_) => continue,
                 };
                 if slot.len() <= p as usize {
                     slot.resize(p as usize + 1, 0);
@@ -336,6 +342,7 @@ impl Units {
         match track {
             TrackId::Branch(b) => self.branch_unit[b],
             TrackId::Agent(a) => self.agent_unit[a],
+            TrackId::Active(c) => self.conv_unit[c],
         }
     }
 
@@ -346,9 +353,10 @@ impl Units {
 
     /// The number of page `page` of `track` within its unit.
     fn page_number(&self, track: TrackId, page: u32) -> u32 {
-        let pages = match track {
+        let pages: &[u32] = match track {
             TrackId::Branch(b) => &self.branch_pages[b],
             TrackId::Agent(a) => &self.agent_pages[a],
+            TrackId::Active(_) => &[],
         };
         pages.get(page as usize).copied().unwrap_or(0)
     }

@@ -74,12 +74,7 @@ fn block_text(b: &Block, t: &mut impl TextSink) {
             None => t.text(Part::Output, &r.line),
         },
         // Landmarks cctree writes: no text of the transcript.
-        Block::Image(_)
-        | Block::Anchor(_)
-        | Block::ForkNote(_)
-        | Block::Compaction(_)
-        | Block::Session(_)
-        | Block::Persisted(_) => {}
+        Block::Image(_) | Block::Anchor(_) | Block::Compaction(_) | Block::Session(_) | Block::Persisted(_) => {}
     }
 }
 
