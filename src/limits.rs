@@ -225,3 +225,16 @@ pub const COMPACTION_LOOKBACK: usize = 64;
 pub const START_DIR_LINES: usize = 64;
 /// Bytes of a session file read for the same, at most.
 pub const START_DIR_BYTES: u64 = 4 << 20;
+
+/// The map of a conversation (render/map.rs): at most this many rows…
+pub const MAP_ROWS: usize = 600;
+/// …this many branches drawn per fork (the rest are in the fork-point index)…
+pub const MAP_FANOUT: usize = 24;
+/// …lanes of nesting (deeper branches share the last one)…
+pub const MAP_LANES: u32 = 8;
+/// …prompts in a row of the line collapsed into one row from this many on…
+pub const MAP_RUN: u32 = 3;
+/// …and characters of the first words shown on a row.
+pub const MAP_CHARS: usize = 64;
+/// A conversation without forks has a map when it has more rows than this.
+pub const MAP_MIN_ROWS: usize = 4;

@@ -23,6 +23,7 @@ pub mod html;
 pub mod images;
 pub mod layout;
 pub mod listing;
+pub mod map;
 pub mod message;
 pub mod outline;
 pub mod page;

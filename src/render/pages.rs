@@ -8,6 +8,7 @@ use crate::parse::time::{format_human, format_timestamp};
 
 use super::blocks::{Block, SessionRef};
 use super::html::{filters, view_enum};
+use super::map::MapView;
 use super::message::{ForkNote, MessageView};
 use super::outline::OutlineRow;
 use super::urls::{Href, Root};
@@ -207,6 +208,8 @@ pub struct TrackPage {
     /// An agent page: the tool call that spawned it.
     pub spawned_by: Option<Href>,
     pub outline: Vec<OutlineRow>,
+    /// The conversation's map (its first page).
+    pub map: Option<MapView>,
     /// The conversation page of a conversation with forks (first page).
     pub active: Option<ActiveTrack>,
     /// A main branch's page (in a conversation with forks).

@@ -12,6 +12,7 @@ use super::blocks::{Block, SessionRef};
 use super::context::{ProjectCtx, TrackId};
 use super::layout::ItemId;
 use super::listing;
+use super::map::map;
 use super::message::{MessageView, fork_notes, render_item};
 use super::outline::outline;
 use super::page::PageCtx;
@@ -21,7 +22,7 @@ use super::pages::{
 };
 use super::text::excerpt;
 use super::urls::{href, page_file, sibling_page};
-use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, TITLE_CHARS};
+use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, MAP_MIN_ROWS, TITLE_CHARS};
 
 pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<ConversationId>) -> Vec<Crumb> {
     let mut v = vec![Crumb { label: excerpt(&ctx.name, CRUMB_CHARS), href: href(from, &ctx.dir, "index.html", None) }];
@@ -74,6 +75,7 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
         forked_from: None,
         spawned_by: None,
         outline: Vec::new(),
+        map: None,
         active: None,
         main_branch: None,
         context: Vec::new(),
@@ -109,7 +111,15 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     p.title = excerpt(&conv.title, TITLE_CHARS);
     p.heading = conv.title.to_string();
     p.facts = conv_facts(ctx, c);
-    if page > 0 || conv.fork_points.is_empty() {
+    if page > 0 {
+        return;
+    }
+    // A map of a few prompts in a row says nothing the page does not.
+    let m = map(ctx, conv, dir, line);
+    if !conv.fork_points.is_empty() || m.rows.len() > MAP_MIN_ROWS {
+        p.map = Some(m);
+    }
+    if conv.fork_points.is_empty() {
         return;
     }
     p.outline = outline(ctx, conv, dir, track);

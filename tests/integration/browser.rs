@@ -366,3 +366,89 @@ fn full_text_search_in_chromium() {
         assert_eq!(checked, 12, "{name}: two words at 1280 and 390 px, over file:// (light, dark) and http: {v}");
     }
 }
+
+/// What `tests/browser/reader.mjs` checks on a rendered site: each
+/// conversation's page, its first prompt, the last prompt of its active line
+/// and a prompt of each branch off that line.
+fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
+    use cctree::parse::{Kind, UserKind};
+    let projects = load(&[input.to_path_buf()]);
+    let names: Vec<&str> = projects.iter().map(|p| p.source.name.as_str()).collect();
+    let slugs = project_slugs(&names);
+    let mut conversations = Vec::new();
+    for (p, slug) in projects.iter().zip(&slugs) {
+        let g = &p.graph;
+        let prompt = |n: &cctree::graph::NodeId| {
+            let e = g.entry(&p.entries, *n);
+            e.kind == Kind::User && e.user_kind == UserKind::Prompt
+        };
+        let anchor = |n: cctree::graph::NodeId| format!("m-{}", sanitize_segment(g.uuid(&p.entries, n)));
+        for c in &g.conversations {
+            let page = format!("{slug}/c/{}/index.html", sanitize_segment(g.uuid(&p.entries, c.root)));
+            let line = g.projection(c.active_branch);
+            let (Some(&first), Some(&last)) = (line.iter().find(|n| prompt(n)), line.iter().rev().find(|n| prompt(n)))
+            else {
+                continue;
+            };
+            if !site.join(&page).is_file() {
+                continue;
+            }
+            let on: std::collections::HashSet<_> = line.iter().copied().collect();
+            let off: Vec<String> = c
+                .branches
+                .iter()
+                .filter_map(|&b| g.branches[b].nodes.iter().find(|n| !on.contains(n) && prompt(n)))
+                .map(|&n| anchor(n))
+                .collect();
+            conversations.push(serde_json::json!({
+                "page": page, "forks": c.branches.len() > 1,
+                "first": anchor(first), "last": anchor(last), "off": off,
+            }));
+        }
+    }
+    serde_json::json!({ "name": name, "dir": site, "conversations": conversations })
+}
+
+/// Issue 12, what a reader follows: the conversation page reads the active
+/// line; every fork landmark is visible and outside any message; every link
+/// of a landmark, the fork-point index and the map lands on a visible
+/// message; every conversation with forks has its map — on the example, the
+/// real projects and the 2.1.330 archives.
+#[test]
+fn active_line_forks_and_map_in_chromium() {
+    let Some(driver) = Driver::get() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut inputs = vec![("example", example_archive()), ("real", crate::support::real_projects())];
+    for name in ["tui", "time-travel", "bash-rewind", "print"] {
+        inputs.push((name, fixtures.join("client-2.1.330").join(name).join("projects")));
+    }
+    let mut sites = Vec::new();
+    for (name, input) in &inputs {
+        let site = tmp.path().join(name);
+        render(input, &site);
+        sites.push(reader_spec(name, input, &site));
+    }
+    let spec = tmp.path().join("spec.json");
+    std::fs::write(&spec, serde_json::json!({ "sites": sites }).to_string()).unwrap();
+    let reader = Driver {
+        node: driver.node.clone(),
+        script: driver.script.with_file_name("reader.mjs"),
+        chromium: driver.chromium.clone(),
+    };
+    let shots = screenshots_dir();
+    let result = reader.try_run([OsStr::new("--spec"), spec.as_os_str(), OsStr::new("--shots"), shots.as_os_str()]);
+    if result.is_err() || std::env::var_os("CCTREE_BROWSER_KEEP").is_some() {
+        eprintln!("the rendered sites are kept in {} for a look", tmp.keep().display());
+    }
+    let v = result.unwrap_or_else(|e| panic!("{e}"));
+    let sites = v["sites"].as_array().expect("a report per site");
+    assert_eq!(sites.len(), inputs.len(), "{v}");
+    let sum = |k: &str| sites.iter().map(|s| s[k].as_u64().unwrap_or(0)).sum::<u64>();
+    // The checks ran on real material: conversations with forks, landmarks,
+    // index and map links.
+    assert!(sum("notes") >= 10 && sum("maps") >= 6 && sum("targets") >= 200, "{v}");
+    for s in sites {
+        assert!(s["conversations"].as_u64().unwrap_or(0) >= 1, "{v}");
+    }
+}

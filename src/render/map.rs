@@ -1,0 +1,356 @@
+//! The map of a conversation: its tree drawn as an SVG at render time (no
+//! script), on the first page of the conversation. Rust lays it out as a
+//! typed view ([`MapView`]); `templates/_map.html` draws it.
+//!
+//! One row per thing a reader looks for, top to bottom in reading order:
+//! the first prompt of each branch, each fork, each compaction and
+//! sub-agent, the last message of each branch, and between them the
+//! prompts — a run of [`MAP_RUN`] or more collapsed into one row
+//! (`#14–#37 · 24 prompts`). The active line is the left-most lane, drawn
+//! bold, from the first message to the active leaf; at each fork the other
+//! branches leave it to the right (one lane per level of nesting, up to
+//! [`MAP_LANES`]) and are drawn before the line goes on, so a lane is busy
+//! only while its branch is. Every row links to the message it stands for
+//! (a fork to its landmark), on the conversation page when it shows it.
+//!
+//! Cost is linear: each node of the conversation is looked at once; a fork
+//! lists at most [`MAP_FANOUT`] branches, the map at most [`MAP_ROWS`] rows,
+//! the rest summed up in one row pointing at the fork-point index.
+
+use rustc_hash::FxHashMap;
+
+use crate::graph::{BranchId, Conversation, NodeId};
+use crate::limits::{MAP_CHARS, MAP_FANOUT, MAP_LANES, MAP_ROWS, MAP_RUN};
+use crate::parse::Kind;
+
+use super::context::{LineId, ProjectCtx};
+use super::text::{plain_excerpt as excerpt, prompt_words};
+use super::urls::{Href, fragment};
+
+/// Height of a row, in px.
+const ROW: u32 = 24;
+/// Width of a lane, in px.
+const LANE: u32 = 16;
+/// Left and top margins, in px.
+const PAD: u32 = 12;
+
+/// A conversation's map, as `templates/_map.html` draws it.
+#[derive(Debug)]
+pub struct MapView {
+    /// Height of the drawing, in px.
+    pub height: u32,
+    /// Where the rows' text starts (right of the widest lane).
+    pub text_x: u32,
+    pub rows: Vec<MapRow>,
+    pub edges: Vec<MapEdge>,
+    /// Prompts and branches of the conversation (for the caption).
+    pub prompts: u32,
+    pub branches: usize,
+    /// Branches and forks left out (past [`MAP_ROWS`] or [`MAP_FANOUT`]).
+    pub omitted: usize,
+}
+
+/// One row: a node and its label.
+#[derive(Debug)]
+pub struct MapRow {
+    /// `head` (first prompt of a branch), `prompt`, `run`, `fork`,
+    /// `compaction`, `agent`, `leaf` or `more`.
+    pub kind: &'static str,
+    /// Centre of the node, in px.
+    pub x: u32,
+    pub y: u32,
+    /// On the active line.
+    pub on: bool,
+    /// The active leaf.
+    pub active_leaf: bool,
+    pub href: Href,
+    /// `#12`, `12.2`, `#14–#37`: what the row is called.
+    pub label: String,
+    pub text: String,
+}
+
+/// A line between two rows: down the lane of `x1`, then (for a branch
+/// leaving a fork) a bend into the lane of `x2`.
+#[derive(Debug)]
+pub struct MapEdge {
+    pub x1: u32,
+    pub y1: u32,
+    /// Where the bend starts (`y2` when the edge is straight).
+    pub ym: u32,
+    pub x2: u32,
+    pub y2: u32,
+    pub on: bool,
+}
+
+/// What to draw next: the nodes of branch `branch` from position `from`, in
+/// `lane`, coming from row `from_row` (none for the first message).
+struct Segment {
+    branch: BranchId,
+    from: usize,
+    lane: u32,
+    from_row: Option<usize>,
+    /// The label of its first row (`#1`, `12.1`, `12.2`).
+    label: String,
+    /// The first words of the branch (a fork's label for its child).
+    words: String,
+}
+
+/// A run of prompts not drawn yet.
+#[derive(Default)]
+struct Run {
+    first: Option<NodeId>,
+    first_n: u32,
+    last_n: u32,
+    count: u32,
+    /// Its prompts while it is too short to collapse.
+    few: Vec<NodeId>,
+}
+
+impl Run {
+    fn push(&mut self, n: NodeId, number: u32) {
+        if self.first.is_none() {
+            self.first = Some(n);
+            self.first_n = number;
+        }
+        self.last_n = number;
+        self.count += 1;
+        if self.count < MAP_RUN {
+            self.few.push(n);
+        } else {
+            self.few.clear();
+        }
+    }
+}
+
+struct Builder<'a, 'c> {
+    ctx: &'a ProjectCtx<'c>,
+    c: &'a Conversation,
+    dir: &'a str,
+    line: LineId,
+    forks: FxHashMap<NodeId, usize>,
+    view: MapView,
+    /// The last row drawn in each lane of the current segment chain.
+    prev: Option<usize>,
+}
+
+/// The map of conversation `c`, for its page `line` in `dir`.
+pub fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, line: LineId) -> MapView {
+    let forks = c.fork_points.iter().enumerate().map(|(i, f)| (f.node, i)).collect();
+    let view = MapView {
+        height: 0,
+        text_x: 0,
+        rows: Vec::new(),
+        edges: Vec::new(),
+        prompts: 0,
+        branches: c.branches.len(),
+        omitted: 0,
+    };
+    let mut b = Builder { ctx, c, dir, line, forks, view, prev: None };
+    let first = c.first_prompt.as_deref().unwrap_or(&c.title);
+    let mut stack = vec![Segment {
+        branch: c.branches[0],
+        from: 0,
+        lane: 0,
+        from_row: None,
+        label: "#1".into(),
+        words: words(first),
+    }];
+    while let Some(seg) = stack.pop() {
+        if b.view.rows.len() >= MAP_ROWS {
+            b.view.omitted += 1 + stack.len();
+            break;
+        }
+        b.segment(seg, &mut stack);
+    }
+    if b.view.omitted > 0 {
+        let y = b.y();
+        // The fork-point index lists every branch; a line without forks
+        // goes on to its last message.
+        let leaf = ctx.graph().branches[c.active_branch].leaf;
+        let more = if c.fork_points.is_empty() { b.link(leaf, false) } else { fragment("forks") };
+        b.view.rows.push(MapRow {
+            kind: "more",
+            x: PAD,
+            y,
+            on: false,
+            active_leaf: false,
+            href: more,
+            label: "…".into(),
+            text: format!("{} more in the fork-point index", b.view.omitted),
+        });
+    }
+    b.view.prompts = c.branches.iter().map(|&br| prompts_of(ctx, br)).sum();
+    let lanes = b.view.rows.iter().map(|r| r.x).max().unwrap_or(PAD);
+    b.view.text_x = lanes + LANE;
+    b.view.height = b.y() + PAD - ROW / 2;
+    b.view
+}
+
+fn words(text: &str) -> String {
+    prompt_words(text, MAP_CHARS)
+}
+
+/// Prompts on a branch's own nodes.
+fn prompts_of(ctx: &ProjectCtx<'_>, b: BranchId) -> u32 {
+    let lay = &ctx.branch_layouts[b];
+    let g = ctx.graph();
+    let n = lay.items.iter().filter(|i| i.shown && g.entry(ctx.entries(), i.nodes[0]).kind == Kind::User).count();
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Builder<'_, '_> {
+    /// The y of the next row.
+    fn y(&self) -> u32 {
+        let n = u32::try_from(self.view.rows.len()).unwrap_or(u32::MAX);
+        PAD + ROW / 2 + n.saturating_mul(ROW)
+    }
+
+    fn x(lane: u32) -> u32 {
+        PAD + lane.min(MAP_LANES) * LANE
+    }
+
+    /// Draws a row, joined to the previous row of its segment.
+    fn row(&mut self, kind: &'static str, lane: u32, node: NodeId, label: String, text: String, href: Href) {
+        let (x, y) = (Self::x(lane), self.y());
+        let on = self.ctx.on_active_line(node) || self.single_line();
+        if let Some(p) = self.prev {
+            let from = &self.view.rows[p];
+            let ym = if from.x == x { y } else { y - ROW * 2 / 3 };
+            self.view.edges.push(MapEdge { x1: from.x, y1: from.y, ym, x2: x, y2: y, on: on && from.on });
+        }
+        let active_leaf = kind == "leaf" && on;
+        self.prev = Some(self.view.rows.len());
+        self.view.rows.push(MapRow { kind, x, y, on, active_leaf, href, label, text });
+    }
+
+    /// A conversation without forks: its one line is the active line.
+    fn single_line(&self) -> bool {
+        self.c.branches.len() < 2
+    }
+
+    fn number(&self, node: NodeId) -> u32 {
+        self.ctx.loc[node].map_or(0, |l| self.ctx.line_layout(l.line).items[l.item].number)
+    }
+
+    fn link(&self, node: NodeId, forward: bool) -> Href {
+        self.ctx.message_link(self.dir, Some(self.line), node, forward).unwrap_or_default()
+    }
+
+    /// Draws the prompts collected in `run`.
+    fn flush(&mut self, run: &mut Run, lane: u32) {
+        let r = std::mem::take(run);
+        let Some(first) = r.first else { return };
+        if r.count >= MAP_RUN {
+            let label = format!("#{}–#{}", r.first_n, r.last_n);
+            let text = format!("{} prompts", r.count);
+            self.row("run", lane, first, label, text, self.link(first, true));
+            return;
+        }
+        // Too short to collapse: each prompt on its own row.
+        let g = self.ctx.graph();
+        for n in r.few {
+            let text = words(&g.entry(self.ctx.entries(), n).excerpt);
+            self.row("prompt", lane, n, format!("#{}", self.number(n)), text, self.link(n, true));
+        }
+    }
+
+    /// The first node of a user item shown by default at its home: a prompt
+    /// (a slash command is shown with the system entries).
+    fn is_prompt(&self, n: NodeId) -> bool {
+        let Some(l) = self.ctx.loc[n] else { return false };
+        let item = &self.ctx.line_layout(l.line).items[l.item];
+        item.shown && item.nodes[0] == n && self.ctx.graph().entry(self.ctx.entries(), n).kind == Kind::User
+    }
+
+    /// Draws `seg` up to the end of its branch or its next fork, where it
+    /// pushes what comes next: the line going on, then above it (drawn
+    /// first) the branches leaving there.
+    fn segment(&mut self, seg: Segment, stack: &mut Vec<Segment>) {
+        let g = self.ctx.graph();
+        let br = &g.branches[seg.branch];
+        let nodes = &br.nodes[seg.from.min(br.nodes.len())..];
+        self.prev = seg.from_row;
+        let Some(&head) = nodes.first() else { return };
+        let (branch, lane) = (seg.branch, seg.lane);
+        let said = seg.words.clone();
+        self.row("head", lane, head, seg.label, seg.words, self.link(head, true));
+        let mut run = Run::default();
+        // The head row stands for the first prompt on the way when it shows
+        // its words.
+        let mut told = false;
+        for (k, &n) in nodes.iter().enumerate() {
+            if self.view.rows.len() >= MAP_ROWS {
+                return;
+            }
+            if self.is_prompt(n) {
+                if told || k > 0 && words(&g.entry(self.ctx.entries(), n).excerpt) != said {
+                    run.push(n, self.number(n));
+                }
+                told = true;
+            }
+            if g.node(n).link.is_join() {
+                self.flush(&mut run, lane);
+                let label = format!("#{}", self.number(n));
+                self.row("compaction", lane, n, label, "compacted".into(), self.link(n, true));
+            }
+            let e = g.entry(self.ctx.entries(), n);
+            if let Some(a) = e.tool_uses.iter().find_map(|t| self.ctx.agent_by_tool.get(&*t.id)) {
+                self.flush(&mut run, lane);
+                let agent = &g.agents[*a];
+                let what = agent.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("sub-agent");
+                let text = format!("sub-agent: {}", excerpt(what, MAP_CHARS));
+                self.row("agent", lane, n, format!("#{}", self.number(n)), text, self.link(n, false));
+            }
+            if let Some(&f) = self.forks.get(&n).filter(|_| g.node(n).branch == Some(branch)) {
+                self.flush(&mut run, lane);
+                self.fork(f, (branch, lane), seg.from + k, stack);
+                return;
+            }
+        }
+        self.flush(&mut run, lane);
+        let leaf = *nodes.last().unwrap_or(&head);
+        if leaf != head && !self.is_prompt(leaf) {
+            let label = format!("#{}", self.number(leaf));
+            let text = if self.ctx.on_active_line(leaf) || self.single_line() { "active leaf" } else { "end" };
+            self.row("leaf", lane, leaf, label, text.into(), self.link(leaf, false));
+        }
+    }
+
+    /// Draws fork `f` (at position `at` of `branch`, drawn in `lane`) and
+    /// pushes the segments after it.
+    fn fork(&mut self, f: usize, (branch, lane): (BranchId, u32), at: usize, stack: &mut Vec<Segment>) {
+        let g = self.ctx.graph();
+        let fp = &self.c.fork_points[f];
+        let n = self.ctx.fork_numbers.get(&fp.node).copied().unwrap_or(0);
+        let text = format!("fork · {} branches", fp.children.len());
+        let href = self.ctx.fork_link(self.dir, Some(self.line), fp.node).unwrap_or_default();
+        self.row("fork", lane, fp.node, format!("#{n}"), text, href);
+        let fork_row = self.prev;
+        let label_words = |k: usize| words(fp.labels.get(k).map_or("", |l| &**l));
+        // The line goes on in this lane: where the active line goes if it
+        // leaves here, else the branch's own continuation (`.1`).
+        let (mut next, active): (Vec<Segment>, Vec<bool>) = fp
+            .children
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &child)| {
+                let (branch, from, label) = if k == 0 {
+                    (branch, at + 1, format!("{n}.1"))
+                } else {
+                    let cb = g.node(child).branch?;
+                    (cb, 0, self.ctx.labels[cb].clone())
+                };
+                let seg = Segment { branch, from, lane: lane + 1, from_row: fork_row, label, words: label_words(k) };
+                Some((seg, self.ctx.on_active_line(child)))
+            })
+            .unzip();
+        let straight = active.iter().position(|a| *a).unwrap_or(0);
+        let mut main = next.remove(straight);
+        main.lane = lane;
+        let shown = next.len().min(MAP_FANOUT);
+        self.view.omitted += next.len() - shown;
+        next.truncate(shown);
+        stack.push(main);
+        stack.extend(next.into_iter().rev());
+    }
+}
