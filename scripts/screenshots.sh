@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's screenshots: renders examples/archive/projects and photographs
 # (in Debian's chromium, through tests/browser/run.mjs) the conversation page
-# with the fork-point index (light) and one of its branch pages (dark), into
+# with its map and the fork-point index (light) and one of its branch pages (dark), into
 # docs/screenshots/. Installs what it needs like scripts/test.sh (chromium,
 # the pinned Node, the driver: scripts/browser-env.sh).
 set -euo pipefail
@@ -26,7 +26,9 @@ for d in "$tmp"/site/*/c/*/; do
   if [ "$n" -gt "$best" ]; then best=$n; conv=$d; fi
 done
 [ "$best" -gt 0 ] || { echo "error: no conversation with forks in the example" >&2; exit 1; }
-branch="$(find "$conv" -path '*/b/*/index.html' | sort | head -n 1)"
+# A branch that starts at a fork (not the main branch's page, b/<root-uuid>/).
+root="$(basename "$conv")"
+branch="$(find "$conv" -path '*/b/*/index.html' ! -path "*/b/$root/*" | sort | head -n 1)"
 conv="${conv#"$tmp/site/"}index.html"
 branch="${branch#"$tmp/site/"}"
 

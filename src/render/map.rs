@@ -329,27 +329,23 @@ impl Builder<'_, '_> {
         let label_words = |k: usize| words(fp.labels.get(k).map_or("", |l| &**l));
         // The line goes on in this lane: where the active line goes if it
         // leaves here, else the branch's own continuation (`.1`).
-        let (mut next, active): (Vec<Segment>, Vec<bool>) = fp
-            .children
-            .iter()
-            .enumerate()
-            .filter_map(|(k, &child)| {
-                let (branch, from, label) = if k == 0 {
-                    (branch, at + 1, format!("{n}.1"))
-                } else {
-                    let cb = g.node(child).branch?;
-                    (cb, 0, self.ctx.labels[cb].clone())
-                };
-                let seg = Segment { branch, from, lane: lane + 1, from_row: fork_row, label, words: label_words(k) };
-                Some((seg, self.ctx.on_active_line(child)))
-            })
-            .unzip();
-        let straight = active.iter().position(|a| *a).unwrap_or(0);
-        let mut main = next.remove(straight);
-        main.lane = lane;
-        let shown = next.len().min(MAP_FANOUT);
-        self.view.omitted += next.len() - shown;
-        next.truncate(shown);
+        let segment = |k: usize, child: NodeId, lane: u32| {
+            let (branch, from, label) = if k == 0 {
+                (branch, at + 1, format!("{n}.1"))
+            } else {
+                let cb = g.node(child).branch?;
+                (cb, 0, self.ctx.labels[cb].clone())
+            };
+            Some(Segment { branch, from, lane, from_row: fork_row, label, words: label_words(k) })
+        };
+        // Only what is drawn is looked at: a fork of a million branches
+        // costs MAP_FANOUT segments.
+        let straight = fp.children.iter().position(|c| self.ctx.on_active_line(*c)).unwrap_or(0);
+        let Some(main) = segment(straight, fp.children[straight], lane) else { return };
+        let others = fp.children.iter().enumerate().filter(|(k, _)| *k != straight);
+        let next: Vec<Segment> =
+            others.take(MAP_FANOUT).filter_map(|(k, &child)| segment(k, child, lane + 1)).collect();
+        self.view.omitted += (fp.children.len() - 1).saturating_sub(MAP_FANOUT);
         stack.push(main);
         stack.extend(next.into_iter().rev());
     }
