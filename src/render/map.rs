@@ -6,10 +6,10 @@
 //! the first prompt of each branch, each fork, each compaction and
 //! sub-agent, the last message of each branch, and between them the
 //! prompts — a run of [`MAP_RUN`] or more collapsed into one row
-//! (`#14–#37 · 24 prompts`). The active line is the left-most lane, drawn
+//! (`#14–#37 · 24 prompts`). The active track (the active line readers see) is the left-most lane, drawn
 //! bold, from the first message to the active leaf; at each fork the other
 //! branches leave it to the right (one lane per level of nesting, up to
-//! [`MAP_LANES`]) and are drawn before the line goes on, so a lane is busy
+//! [`MAP_LANES`]) and are drawn before the track goes on, so a lane is busy
 //! only while its branch is. Every row links to the message it stands for
 //! (a fork to its landmark), on the conversation page when it shows it.
 //!
@@ -23,7 +23,7 @@ use crate::graph::{BranchId, Conversation, NodeId};
 use crate::limits::{MAP_CHARS, MAP_FANOUT, MAP_LANES, MAP_ROWS, MAP_RUN};
 use crate::parse::Kind;
 
-use super::context::{LineId, ProjectCtx};
+use super::context::{ProjectCtx, TrackId};
 use super::text::{plain_excerpt as excerpt, prompt_words};
 use super::urls::{Href, fragment};
 
@@ -59,7 +59,7 @@ pub struct MapRow {
     /// Centre of the node, in px.
     pub x: u32,
     pub y: u32,
-    /// On the active line.
+    /// On the active track.
     pub on: bool,
     /// The active leaf.
     pub active_leaf: bool,
@@ -69,7 +69,7 @@ pub struct MapRow {
     pub text: String,
 }
 
-/// A line between two rows: down the lane of `x1`, then (for a branch
+/// A stroke between two rows: down the lane of `x1`, then (for a branch
 /// leaving a fork) a bend into the lane of `x2`.
 #[derive(Debug)]
 pub struct MapEdge {
@@ -126,15 +126,15 @@ struct Builder<'a, 'c> {
     ctx: &'a ProjectCtx<'c>,
     c: &'a Conversation,
     dir: &'a str,
-    line: LineId,
+    track: TrackId,
     forks: FxHashMap<NodeId, usize>,
     view: MapView,
     /// The last row drawn in each lane of the current segment chain.
     prev: Option<usize>,
 }
 
-/// The map of conversation `c`, for its page `line` in `dir`.
-pub fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, line: LineId) -> MapView {
+/// The map of conversation `c`, for its page `track` in `dir`.
+pub fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: TrackId) -> MapView {
     let forks = c.fork_points.iter().enumerate().map(|(i, f)| (f.node, i)).collect();
     let view = MapView {
         height: 0,
@@ -145,7 +145,7 @@ pub fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, line: LineId) -> M
         branches: c.branches.len(),
         omitted: 0,
     };
-    let mut b = Builder { ctx, c, dir, line, forks, view, prev: None };
+    let mut b = Builder { ctx, c, dir, track, forks, view, prev: None };
     let first = c.first_prompt.as_deref().unwrap_or(&c.title);
     let mut stack = vec![Segment {
         branch: c.branches[0],
@@ -164,7 +164,7 @@ pub fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, line: LineId) -> M
     }
     if b.view.omitted > 0 {
         let y = b.y();
-        // The fork-point index lists every branch; a line without forks
+        // The fork-point index lists every branch; a track without forks
         // goes on to its last message.
         let leaf = ctx.graph().branches[c.active_branch].leaf;
         let more = if c.fork_points.is_empty() { b.link(leaf, false) } else { fragment("forks") };
@@ -212,7 +212,7 @@ impl Builder<'_, '_> {
     /// Draws a row, joined to the previous row of its segment.
     fn row(&mut self, kind: &'static str, lane: u32, node: NodeId, label: String, text: String, href: Href) {
         let (x, y) = (Self::x(lane), self.y());
-        let on = self.ctx.on_active_line(node) || self.single_line();
+        let on = self.ctx.on_active_track(node) || self.single_line();
         if let Some(p) = self.prev {
             let from = &self.view.rows[p];
             let ym = if from.x == x { y } else { y - ROW * 2 / 3 };
@@ -223,17 +223,17 @@ impl Builder<'_, '_> {
         self.view.rows.push(MapRow { kind, x, y, on, active_leaf, href, label, text });
     }
 
-    /// A conversation without forks: its one line is the active line.
+    /// A conversation without forks: its one track is the active track.
     fn single_line(&self) -> bool {
         self.c.branches.len() < 2
     }
 
     fn number(&self, node: NodeId) -> u32 {
-        self.ctx.loc[node].map_or(0, |l| self.ctx.line_layout(l.line).items[l.item].number)
+        self.ctx.loc[node].map_or(0, |l| self.ctx.track_layout(l.track).items[l.item].number)
     }
 
     fn link(&self, node: NodeId, forward: bool) -> Href {
-        self.ctx.message_link(self.dir, Some(self.line), node, forward).unwrap_or_default()
+        self.ctx.message_link(self.dir, Some(self.track), node, forward).unwrap_or_default()
     }
 
     /// Draws the prompts collected in `run`.
@@ -258,12 +258,12 @@ impl Builder<'_, '_> {
     /// (a slash command is shown with the system entries).
     fn is_prompt(&self, n: NodeId) -> bool {
         let Some(l) = self.ctx.loc[n] else { return false };
-        let item = &self.ctx.line_layout(l.line).items[l.item];
+        let item = &self.ctx.track_layout(l.track).items[l.item];
         item.shown && item.nodes[0] == n && self.ctx.graph().entry(self.ctx.entries(), n).kind == Kind::User
     }
 
     /// Draws `seg` up to the end of its branch or its next fork, where it
-    /// pushes what comes next: the line going on, then above it (drawn
+    /// pushes what comes next: the track going on, then above it (drawn
     /// first) the branches leaving there.
     fn segment(&mut self, seg: Segment, stack: &mut Vec<Segment>) {
         let g = self.ctx.graph();
@@ -311,7 +311,7 @@ impl Builder<'_, '_> {
         let leaf = *nodes.last().unwrap_or(&head);
         if leaf != head && !self.is_prompt(leaf) {
             let label = format!("#{}", self.number(leaf));
-            let text = if self.ctx.on_active_line(leaf) || self.single_line() { "active leaf" } else { "end" };
+            let text = if self.ctx.on_active_track(leaf) || self.single_line() { "active leaf" } else { "end" };
             self.row("leaf", lane, leaf, label, text.into(), self.link(leaf, false));
         }
     }
@@ -323,11 +323,11 @@ impl Builder<'_, '_> {
         let fp = &self.c.fork_points[f];
         let n = self.ctx.fork_numbers.get(&fp.node).copied().unwrap_or(0);
         let text = format!("fork · {} branches", fp.children.len());
-        let href = self.ctx.fork_link(self.dir, Some(self.line), fp.node).unwrap_or_default();
+        let href = self.ctx.fork_link(self.dir, Some(self.track), fp.node).unwrap_or_default();
         self.row("fork", lane, fp.node, format!("#{n}"), text, href);
         let fork_row = self.prev;
         let label_words = |k: usize| words(fp.labels.get(k).map_or("", |l| &**l));
-        // The line goes on in this lane: where the active line goes if it
+        // The track goes on in this lane: where the active track goes if it
         // leaves here, else the branch's own continuation (`.1`).
         let segment = |k: usize, child: NodeId, lane: u32| {
             let (branch, from, label) = if k == 0 {
@@ -340,7 +340,7 @@ impl Builder<'_, '_> {
         };
         // Only what is drawn is looked at: a fork of a million branches
         // costs MAP_FANOUT segments.
-        let straight = fp.children.iter().position(|c| self.ctx.on_active_line(*c)).unwrap_or(0);
+        let straight = fp.children.iter().position(|c| self.ctx.on_active_track(*c)).unwrap_or(0);
         let Some(main) = segment(straight, fp.children[straight], lane) else { return };
         let others = fp.children.iter().enumerate().filter(|(k, _)| *k != straight);
         let next: Vec<Segment> =

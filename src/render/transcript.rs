@@ -115,7 +115,7 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
         return;
     }
     // A map of a few prompts in a row says nothing the page does not.
-    let m = map(ctx, conv, dir, line);
+    let m = map(ctx, conv, dir, track);
     if !conv.fork_points.is_empty() || m.rows.len() > MAP_MIN_ROWS {
         p.map = Some(m);
     }
