@@ -28,7 +28,7 @@ use super::text::{plain_excerpt as excerpt, prompt_words};
 use super::urls::{Href, fragment};
 
 /// Height of a row, in px.
-const ROW: u32 = 24;
+const ROW: u32 = 22;
 /// Width of a lane, in px.
 const LANE: u32 = 16;
 /// Left and top margins, in px.
@@ -37,8 +37,9 @@ const PAD: u32 = 12;
 /// A conversation's map, as `templates/_map.html` draws it.
 #[derive(Debug)]
 pub struct MapView {
-    /// Height of the drawing, in px.
+    /// Height of the drawing, and of a row, in px.
     pub height: u32,
+    pub row_h: u32,
     /// Where the rows' text starts (right of the widest lane).
     pub text_x: u32,
     pub rows: Vec<MapRow>,
@@ -93,6 +94,21 @@ struct Segment {
     label: String,
     /// The first words of the branch (a fork's label for its child).
     words: String,
+    /// How its first row is drawn.
+    head: Head,
+}
+
+/// The first row of a segment.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Head {
+    /// Its label and first words, then its rows.
+    Shown,
+    /// None: the line goes on from the fork in the same lane, on the same
+    /// branch.
+    Quiet,
+    /// A branch leaving a fork: one row (label, first words, prompts) when
+    /// it does not fork again, else as [`Head::Shown`].
+    Side,
 }
 
 /// A run of prompts not drawn yet.
@@ -138,6 +154,7 @@ pub fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: TrackId) ->
     let forks = c.fork_points.iter().enumerate().map(|(i, f)| (f.node, i)).collect();
     let view = MapView {
         height: 0,
+        row_h: ROW,
         text_x: 0,
         rows: Vec::new(),
         edges: Vec::new(),
@@ -154,6 +171,7 @@ pub fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: TrackId) ->
         from_row: None,
         label: "#1".into(),
         words: words(first),
+        head: Head::Shown,
     }];
     while let Some(seg) = stack.pop() {
         if b.view.rows.len() >= MAP_ROWS {
@@ -254,6 +272,11 @@ impl Builder<'_, '_> {
         }
     }
 
+    /// Whether `n` is a fork point on `branch`.
+    fn forks_here(&self, n: NodeId, branch: BranchId) -> bool {
+        self.forks.contains_key(&n) && self.ctx.graph().node(n).branch == Some(branch)
+    }
+
     /// The first node of a user item shown by default at its home: a prompt
     /// (a slash command is shown with the system entries).
     fn is_prompt(&self, n: NodeId) -> bool {
@@ -272,12 +295,20 @@ impl Builder<'_, '_> {
         self.prev = seg.from_row;
         let Some(&head) = nodes.first() else { return };
         let (branch, lane) = (seg.branch, seg.lane);
+        if seg.head == Head::Side && !nodes.iter().any(|n| self.forks_here(*n, branch)) {
+            let prompts = nodes.iter().filter(|n| self.is_prompt(**n)).count();
+            let text = format!("{} · {prompts} prompt{}", seg.words, if prompts == 1 { "" } else { "s" });
+            self.row("head", lane, head, seg.label, text, self.link(head, true));
+            return;
+        }
         let said = seg.words.clone();
-        self.row("head", lane, head, seg.label, seg.words, self.link(head, true));
-        let mut run = Run::default();
         // The head row stands for the first prompt on the way when it shows
         // its words.
-        let mut told = false;
+        let mut told = seg.head == Head::Quiet;
+        if seg.head != Head::Quiet {
+            self.row("head", lane, head, seg.label, seg.words, self.link(head, true));
+        }
+        let mut run = Run::default();
         for (k, &n) in nodes.iter().enumerate() {
             if self.view.rows.len() >= MAP_ROWS {
                 return;
@@ -301,7 +332,7 @@ impl Builder<'_, '_> {
                 let text = format!("sub-agent: {}", excerpt(what, MAP_CHARS));
                 self.row("agent", lane, n, format!("#{}", self.number(n)), text, self.link(n, false));
             }
-            if let Some(&f) = self.forks.get(&n).filter(|_| g.node(n).branch == Some(branch)) {
+            if let Some(&f) = self.forks.get(&n).filter(|_| self.forks_here(n, branch)) {
                 self.flush(&mut run, lane);
                 self.fork(f, (branch, lane), seg.from + k, stack);
                 return;
@@ -329,6 +360,7 @@ impl Builder<'_, '_> {
         let label_words = |k: usize| words(fp.labels.get(k).map_or("", |l| &**l));
         // The track goes on in this lane: where the active track goes if it
         // leaves here, else the branch's own continuation (`.1`).
+        let this = lane;
         let segment = |k: usize, child: NodeId, lane: u32| {
             let (branch, from, label) = if k == 0 {
                 (branch, at + 1, format!("{n}.1"))
@@ -336,7 +368,14 @@ impl Builder<'_, '_> {
                 let cb = g.node(child).branch?;
                 (cb, 0, self.ctx.labels[cb].clone())
             };
-            Some(Segment { branch, from, lane, from_row: fork_row, label, words: label_words(k) })
+            let head = if lane > this {
+                Head::Side
+            } else if k == 0 {
+                Head::Quiet
+            } else {
+                Head::Shown
+            };
+            Some(Segment { branch, from, lane, from_row: fork_row, label, words: label_words(k), head })
         };
         // Only what is drawn is looked at: a fork of a million branches
         // costs MAP_FANOUT segments.
