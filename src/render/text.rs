@@ -78,16 +78,17 @@ pub fn compact_num(n: u64) -> String {
 }
 
 /// The first words of a prompt as typed, up to `chars`: a slash command as
-/// `/rename Zeta title`, not its tags.
+/// `/rename Zeta title`, a shell-mode input as `! ls`, not their tags.
 pub fn prompt_words(text: &str, chars: usize) -> String {
     use super::payload::tag_text;
-    match tag_text(text, "command-name") {
-        Some(name) => {
-            let args = tag_text(text, "command-args").unwrap_or("");
-            plain_excerpt(&format!("{name} {args}"), chars)
-        }
-        None => plain_excerpt(text, chars),
+    if let Some(name) = tag_text(text, "command-name") {
+        let args = tag_text(text, "command-args").unwrap_or("");
+        return plain_excerpt(&format!("{name} {args}"), chars);
     }
+    if let Some(cmd) = tag_text(text, "bash-input") {
+        return plain_excerpt(&format!("! {cmd}"), chars);
+    }
+    plain_excerpt(text, chars)
 }
 
 #[cfg(test)]
@@ -107,5 +108,13 @@ mod tests {
         assert_eq!(human_size(999), "999 B");
         assert_eq!(human_size(20_500), "20.5 KB");
         assert_eq!(compact_num(12_345), "12.3k");
+    }
+
+    #[test]
+    fn prompt_words_read_as_typed() {
+        let cmd = "<command-name>/rename</command-name> <command-message>rename</command-message> <command-args>Zeta title</command-args>";
+        assert_eq!(prompt_words(cmd, 60), "/rename Zeta title");
+        assert_eq!(prompt_words("<bash-input>echo hi</bash-input>", 60), "! echo hi");
+        assert_eq!(prompt_words("Use **bold** `code`", 60), "Use bold code");
     }
 }
