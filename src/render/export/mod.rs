@@ -37,6 +37,7 @@ use crate::project::Project;
 use super::context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
 use super::html::{Html, filters};
 use super::images::ImageStore;
+use super::map::MapView;
 use super::message::MessageView;
 use super::outline::OutlineRow;
 use super::pages::{ActiveTrack, Fact, FactValue, ForkedFrom, MainBranch, Pager, TrackEntry, TrackPage};
@@ -70,6 +71,7 @@ pub struct TrackSection {
     pub forked_from: Option<ForkedFrom>,
     pub spawned_by: Option<Href>,
     pub outline: Vec<OutlineRow>,
+    pub map: Option<MapView>,
     pub active: Option<ActiveTrack>,
     pub main_branch: Option<MainBranch>,
     pub context: Vec<MessageView>,
@@ -87,6 +89,7 @@ impl From<TrackPage> for TrackSection {
             forked_from: p.forked_from,
             spawned_by: p.spawned_by,
             outline: p.outline,
+            map: p.map,
             active: p.active,
             // One file: no separate conversation page to point to.
             main_branch: None,
@@ -236,11 +239,12 @@ fn section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Section> {
     let pages = ctx.track_layout(track).pages;
     let mut body = TrackSection::from(transcript::track_page(ctx, track, 0));
     // The file has no conversation page (its active track): the main
-    // branch's section carries the conversation's fork-point index.
+    // branch's section carries the conversation's map and fork-point index.
     if let TrackId::Branch(b) = track {
         let c = &ctx.graph().conversations[ctx.graph().branches[b].conversation];
         if c.branches.len() > 1 && c.branches[0] == b {
             body.outline = super::outline::outline(ctx, c, &dir, track);
+            body.map = Some(super::map::map(ctx, c, &dir, track));
         }
     }
     for page in 1..pages {
