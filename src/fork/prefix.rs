@@ -150,8 +150,9 @@ impl<'p> Folder<'p> {
     fn extras(&self, s: &mut State<'p>, x: NodeId, next: NodeId, out: Option<&mut Vec<NodeId>>) {
         let g = self.g;
         let mut out = out;
-        let mut stack: Vec<NodeId> =
-            g.main_children(x).filter(|c| *c != next).collect::<Vec<_>>().into_iter().rev().collect();
+        // Only the turn's candidates: a node's other children (a million
+        // prompts of rewinds) are never part of its turn.
+        let mut stack: Vec<NodeId> = g.turn_children(x).iter().rev().copied().filter(|c| *c != next).collect();
         let mut guard = 0usize;
         while let Some(n) = stack.pop() {
             guard += 1;
@@ -165,8 +166,7 @@ impl<'p> Folder<'p> {
             if let Some(o) = out.as_deref_mut() {
                 o.push(n);
             }
-            let kids: Vec<NodeId> = g.main_children(n).collect();
-            stack.extend(kids.into_iter().rev());
+            stack.extend(g.turn_children(n).iter().rev());
         }
     }
 
@@ -227,7 +227,9 @@ impl<'p> Folder<'p> {
     /// Whether a streamed block of response `m` hangs below `k` (within the turn).
     fn turn_continues_after(&self, k: NodeId, m: &str) -> bool {
         let g = self.g;
-        let mut stack: Vec<NodeId> = g.main_children(k).collect();
+        // At most TURN_LOOKAHEAD + 1 nodes are popped, last first: no earlier
+        // child is ever reached (a node may have a million children).
+        let mut stack: Vec<NodeId> = g.last_main_children(k, TURN_LOOKAHEAD + 1);
         let mut seen = 0usize;
         while let Some(n) = stack.pop() {
             seen += 1;
@@ -245,7 +247,7 @@ impl<'p> Folder<'p> {
                     }
                 }
                 Kind::User if e.user_kind == UserKind::Prompt => {}
-                _ => stack.extend(g.main_children(n)),
+                _ => stack.extend(g.last_main_children(n, TURN_LOOKAHEAD + 1)),
             }
         }
         false

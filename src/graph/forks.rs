@@ -333,3 +333,27 @@ fn turn_tool_ids<'e>(g: &Graph, entries: &'e Entries, p: NodeId) -> Vec<&'e str>
     }
     ids
 }
+
+/// [`Graph::turn_children`] of every node, once the child roles are known.
+pub(super) fn index_turn_children(g: &mut Graph, entries: &Entries) {
+    let turn =
+        g.children.iter().map(|c| c.iter().copied().filter(|k| is_turn_candidate(g, entries, *k)).collect()).collect();
+    g.turn_children = turn;
+}
+
+/// Whether a child may belong to its parent's turn: a main (not sidechain)
+/// streamed block of a response (an assistant entry with a `message.id`, not
+/// aborted) or a tool result, and not a replay.
+fn is_turn_candidate(g: &Graph, entries: &Entries, k: NodeId) -> bool {
+    if g.node(k).sidechain {
+        return false;
+    }
+    let role = g.child_roles.get(&k).copied();
+    let e = g.entry(entries, k);
+    role != Some(ChildRole::Replay)
+        && match e.kind {
+            Kind::Assistant => e.message_id.is_some() && role != Some(ChildRole::Aborted),
+            Kind::User => e.user_kind != UserKind::Prompt && !e.tool_results.is_empty(),
+            _ => false,
+        }
+}

@@ -354,6 +354,9 @@ pub struct Graph {
     pub findings: Vec<GraphFinding>,
     /// Role of each child at multi-child main nodes (for diagnostics and rendering).
     pub child_roles: FxHashMap<NodeId, ChildRole>,
+    /// The main children of each node that may belong to its turn (see
+    /// [`Graph::turn_children`]).
+    pub turn_children: IdVec<NodeId, Vec<NodeId>>,
     pub multi_child: MultiChildCounts,
     /// tool_use id → (node holding the use, nodes holding results).
     pub tools: FxHashMap<Box<str>, ToolLink>,
@@ -381,6 +384,7 @@ impl Graph {
         let mut g = link::link(input);
         let t_link = t.elapsed().as_secs_f64();
         let facts = forks::classify(&mut g, input.entries);
+        forks::index_turn_children(&mut g, input.entries);
         let t_forks = t.elapsed().as_secs_f64();
         tracks::assign(&mut g, input, &facts);
         let t_lines = t.elapsed().as_secs_f64();
@@ -421,6 +425,24 @@ impl Graph {
     pub fn session_named(&self, session_id: &str) -> Option<SessionId> {
         let pos = self.sessions.as_slice().binary_search_by(|s| (*s.session_id).cmp(session_id)).ok()?;
         SessionId::new(pos)
+    }
+
+    /// The last `n` main children of a node, in [`Graph::main_children`]
+    /// order (a walk that stops after `n` steps sees no others).
+    pub fn last_main_children(&self, id: NodeId, n: usize) -> Vec<NodeId> {
+        let mut last: Vec<NodeId> =
+            self.children[id].iter().rev().copied().filter(|c| !self.nodes[*c].sidechain).take(n).collect();
+        last.reverse();
+        last
+    }
+
+    /// The main children of a node that may belong to its turn, in
+    /// [`Graph::main_children`] order: streamed blocks of a response
+    /// (assistant entries with a `message.id`, not aborted) and tool results,
+    /// not replays. What `fork` folds beside a chain is among them, so a
+    /// node with a million prompts under it costs nothing there.
+    pub fn turn_children(&self, id: NodeId) -> &[NodeId] {
+        self.turn_children.get(id).map_or(&[], Vec::as_slice)
     }
 
     /// The fork point at a node, if it is one.

@@ -355,6 +355,9 @@ impl Maps {
     fn graph(&self, g: &Graph) -> Graph {
         let nodes = self.nodes.kept(&g.nodes).filter_map(|n| self.node_of(n)).collect();
         let children = self.nodes.kept(&g.children).map(|c| self.nodes_of(c)).collect();
+        // A kept node's turn candidates are its kept candidates (being one
+        // depends on the child alone).
+        let turn_children = self.nodes.kept(&g.turn_children).map(|c| self.nodes_of(c)).collect();
         let conversations = self.convs.kept(&g.conversations).filter_map(|c| self.conversation(c)).collect();
         let branches = self.branches.kept(&g.branches).filter_map(|b| self.branch(b)).collect();
         let agents = self.agents.kept(&g.agents).map(|a| self.agent(a)).collect();
@@ -390,6 +393,7 @@ impl Maps {
             summaries,
             findings,
             child_roles,
+            turn_children,
             multi_child: MultiChildCounts::default(),
             tools,
             compactions: 0,

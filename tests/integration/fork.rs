@@ -789,3 +789,54 @@ fn a_plan_depends_only_on_its_inputs() {
     assert!(a.drift.entries.is_empty() && a.drift.newest_version.is_none());
     assert!(!a.path.exists(), "planning writes nothing");
 }
+
+/// Issue 15: a node with 1,000,000 prompts under it (rewinds) made the fold
+/// of every prefix through it walk them all (and `render`, folding every
+/// branch's path, quadratic). A fork at the last rewind's reply copies
+/// exactly its line and the turn beside it, and each checkpoint on that path
+/// is judged as on a small one.
+#[test]
+fn fork_under_a_million_sibling_prompts_copies_only_its_line() {
+    use std::io::Write;
+    const N: u64 = 1_000_000;
+    let mut lines = generate(&[Op::Reply { new: true, texts: 1, tools: 2, shape: 1, hook: false }]);
+    let u = |i: u64| format!("00000000-0000-4000-8000-{i:012}");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("projects").join("-w");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join(format!("{SESSION}.jsonl"))).unwrap());
+    // u1 … u7 as in `parallel_and_lagging_results_beside_the_chain_are_copied`;
+    // then N prompts under the reply u7, and a reply to the last one.
+    for i in 0..N {
+        lines.push(format!(
+            r#"{{"parentUuid":"{}","isSidechain":false,"sessionId":"{SESSION}","type":"user","uuid":"{}","timestamp":"2025-07-02T00:00:00.000Z","message":{{"role":"user","content":"rewind {i}"}}}}"#,
+            u(7),
+            u(100 + i)
+        ));
+    }
+    let last = u(100 + N - 1);
+    lines.push(format!(
+        r#"{{"parentUuid":"{last}","isSidechain":false,"sessionId":"{SESSION}","type":"assistant","uuid":"{}","timestamp":"2025-07-02T00:00:01.000Z","message":{{"id":"msg_last","type":"message","role":"assistant","model":"claude","content":[{{"type":"text","text":"The last answer"}}],"stop_reason":"end_turn"}}}}"#,
+        u(99)
+    ));
+    for l in &lines {
+        writeln!(w, "{l}").unwrap();
+    }
+    w.into_inner().unwrap().sync_all().unwrap();
+    let p = load_dir(&dir);
+    let ids = |v: &[NodeId]| -> Vec<String> { v.iter().map(|n| uuid(&p, *n)).collect() };
+    let reply = p.graph.index[u(99).as_str()];
+    let at = prefix(&p, reply);
+    assert!(at.legal.is_ok(), "{:?}", at.legal);
+    assert_eq!(ids(&at.chain), [u(1), u(2), u(3), u(6), u(7), last.clone(), u(99)]);
+    assert_eq!(ids(&at.nodes), [u(1), u(2), u(3), u(4), u(5), u(6), u(7), last.clone(), u(99)]);
+    // The reply u7 with a million children is a legal checkpoint, and so is
+    // any rewind prompt under it; the path's checkpoints are those of the
+    // small session plus the rewind and its reply.
+    assert!(prefix(&p, p.graph.index[u(7).as_str()]).legal.is_ok());
+    assert!(prefix(&p, p.graph.index[u(100).as_str()]).legal.is_ok());
+    let path: Vec<NodeId> = at.chain.clone();
+    let legal = legal_checkpoints(&p, &path);
+    let legal_ids: Vec<String> = path.iter().zip(&legal).filter(|(_, ok)| **ok).map(|(n, _)| uuid(&p, *n)).collect();
+    assert_eq!(legal_ids, [u(1), u(6), u(7), last, u(99)]);
+}
