@@ -19,6 +19,7 @@
 //! | [`COMMAND_CAP`] | 64 KB | a shell command shown in a tool call | `render::tools` |
 //! | [`IMAGE_CAP`] | 16 MB | a decoded image (larger: a placeholder) | `render::images` |
 //! | [`DIFF_LINES`] | 6,000 | changed lines diffed line by line (more: shown whole) | `render::html::diff` |
+//! | [`LISTED_PER_PAGE`] | 200 | rows of each list (conversations, sub-agent transcripts, other entries) on a page of a project index | `render::listing` |
 //! | [`UNKNOWN_ENTRIES`] | 200 | entries of unknown types listed on a project page | `render::listing` |
 //! | [`OUTLINE_DEPTH`] | 8 | indentation levels of the fork-point index | `render::outline` |
 //! | [`FORK_CONTEXT`] | 3 | messages before a fork shown atop a branch page | `render::transcript` |
@@ -105,6 +106,10 @@ pub const IMAGE_CAP: usize = 16 * 1024 * 1024;
 pub const DIFF_LINES: usize = 6_000;
 /// Entries of unknown types listed on a project page (the rest counted).
 pub const UNKNOWN_ENTRIES: usize = 200;
+/// Rows of each list on one page of a project index (conversations,
+/// sub-agent transcripts, other entries): the index of a project of 200,000
+/// sessions is 1,000 pages of a fixed size, not one page of 72 MB.
+pub const LISTED_PER_PAGE: usize = 200;
 /// Deepest indentation class of the fork-point index (the stylesheet's).
 pub const OUTLINE_DEPTH: u32 = 8;
 /// Messages before a fork point shown atop a branch's first page (back to

@@ -1,18 +1,19 @@
-//! The project index page: its conversations (title, first prompt, times,
-//! messages, branches, forks, token totals), sub-agent transcripts, and the
-//! collapsed "other entries" (fragments, side agents, unknown metadata).
+//! The pages of the project index: its conversations (title, first prompt,
+//! times, messages, branches, forks, token totals), sub-agent transcripts,
+//! and the collapsed "other entries" (fragments, side agents, unknown
+//! metadata), [`LISTED_PER_PAGE`] rows of each a page.
 
-use crate::graph::{AgentKind, Conversation, ConversationId};
+use crate::graph::{AgentId, AgentKind, Conversation, ConversationId};
 use crate::parse::Kind;
 
 use super::blocks::Block;
 use super::context::ProjectCtx;
 use super::page::PageCtx;
-use super::pages::{AgentRow, ConvRow, ProjectPage, Time};
+use super::pages::{AgentRow, ConvRow, Pager, ProjectPage, Shown, Time};
 use super::text::{compact_num, excerpt, plain_excerpt};
 use super::transcript::crumbs;
-use super::urls::{Root, href};
-use crate::limits::{LISTED_TITLE_CHARS, UNKNOWN_ENTRIES};
+use super::urls::{Root, href, page_file, sibling_page};
+use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES};
 
 /// Metadata entries of types cctree does not know (no uuid, so on no line):
 /// shown as they are, collapsed, on the project page (the first
@@ -34,11 +35,12 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> (Vec<Block>, usize) {
     (shown, unknown.len().saturating_sub(UNKNOWN_ENTRIES))
 }
 
-/// Messages queued in sessions that hold no node (so no line to show them on).
-fn unplaced_queued(ctx: &ProjectCtx<'_>) -> Vec<Vec<Block>> {
+/// Messages queued in sessions that hold no node (so no line to show them
+/// on): those of the page starting at row `at`.
+fn unplaced_queued(ctx: &ProjectCtx<'_>, at: usize) -> Vec<Vec<Block>> {
     let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
-    let queued = &ctx.graph().unplaced_queued;
-    queued.iter().map(|&q| super::message::queued_view(&mut pcx, &ctx.entries()[q]).body).collect()
+    let queued = ctx.graph().unplaced_queued.iter().skip(at).take(LISTED_PER_PAGE);
+    queued.map(|&q| super::message::queued_view(&mut pcx, &ctx.entries()[q]).body).collect()
 }
 
 /// Token totals of a conversation: per assistant turn (`message.id`), the
@@ -77,33 +79,84 @@ pub fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> String {
     format!("{} tokens in · {} out", compact_num(input), compact_num(output))
 }
 
-/// The project index page.
-pub fn project_page(ctx: &ProjectCtx<'_>) -> ProjectPage {
-    let dir = ctx.dir.as_str();
-    let mut convs = Vec::new();
-    let mut fragments = Vec::new();
-    for (i, c) in ctx.graph().conversations.iter_enumerated() {
-        let row = conv_row(ctx, i, c);
-        if c.is_fragment {
-            fragments.push(row);
-        } else {
-            convs.push(row);
-        }
+/// The project index, in pages of at most [`LISTED_PER_PAGE`] rows of each
+/// list (conversations, newest first; sub-agent transcripts; other entries;
+/// queued messages without a conversation): page 1 is the project's
+/// `index.html`, page `n` its `page-<n>.html`, so that no page grows with the
+/// number of sessions. Which row lands on which page depends only on the
+/// project.
+pub struct ProjectIndex {
+    /// Conversations, newest activity first.
+    convs: Vec<ConversationId>,
+    /// Fragments, in graph order.
+    fragments: Vec<ConversationId>,
+    /// Sub-agent transcripts and other agents, in graph order.
+    agents: Vec<AgentId>,
+    others: Vec<AgentId>,
+    pages: u32,
+}
+
+impl ProjectIndex {
+    pub fn new(ctx: &ProjectCtx<'_>) -> ProjectIndex {
+        let g = ctx.graph();
+        let (fragments, mut convs): (Vec<ConversationId>, Vec<ConversationId>) =
+            g.conversations.ids().partition(|i| g.conversations[*i].is_fragment);
+        convs.sort_by(|a, b| {
+            let (ca, cb) = (&g.conversations[*a], &g.conversations[*b]);
+            cb.last_ts.cmp(&ca.last_ts).then_with(|| ctx.conv_dirs[*a].cmp(&ctx.conv_dirs[*b]))
+        });
+        let (agents, others): (Vec<AgentId>, Vec<AgentId>) =
+            g.agents.ids().partition(|i| g.agents[*i].kind == AgentKind::Subagent);
+        let lists = [convs.len(), agents.len(), fragments.len() + others.len(), g.unplaced_queued.len()];
+        let pages = lists.iter().map(|n| n.div_ceil(LISTED_PER_PAGE)).max().unwrap_or(0).max(1);
+        ProjectIndex { convs, fragments, agents, others, pages: u32::try_from(pages).unwrap_or(u32::MAX) }
     }
-    convs.sort_by(|a, b| b.last.ms.cmp(&a.last.ms).then_with(|| a.href.cmp(&b.href)));
-    let (agents, others) = agent_rows(ctx);
-    let (unknown, unknown_more) = unknown_entries(ctx);
-    ProjectPage {
-        root: Root::of(dir),
-        title: ctx.name.clone(),
-        crumbs: crumbs(ctx, dir, None),
-        convs,
-        fragments,
-        agents,
-        others,
-        unknown,
-        unknown_more,
-        queued: unplaced_queued(ctx),
+
+    /// How many pages the index takes (at least one).
+    pub fn pages(&self) -> u32 {
+        self.pages
+    }
+
+    /// Page `page`'s path (0-based), relative to the site root.
+    pub fn path(ctx: &ProjectCtx<'_>, page: u32) -> String {
+        format!("{}{}", ctx.dir, page_file(page))
+    }
+
+    /// Page `page` (0-based) of the project index.
+    pub fn page(&self, ctx: &ProjectCtx<'_>, page: u32) -> ProjectPage {
+        let dir = ctx.dir.as_str();
+        let g = ctx.graph();
+        let at = page as usize * LISTED_PER_PAGE;
+        let slice = |v: &[ConversationId]| -> Vec<ConversationId> {
+            v.iter().skip(at).take(LISTED_PER_PAGE).copied().collect()
+        };
+        let convs = slice(&self.convs).into_iter().map(|i| conv_row(ctx, i, &g.conversations[i])).collect();
+        let agents = self.agents.iter().skip(at).take(LISTED_PER_PAGE).map(|&i| agent_row(ctx, i)).collect();
+        // "Other entries": fragments, then other agents, as one list.
+        let fragments: Vec<ConvRow> =
+            slice(&self.fragments).into_iter().map(|i| conv_row(ctx, i, &g.conversations[i])).collect();
+        let others = (self.others.iter().skip(at.saturating_sub(self.fragments.len())))
+            .take(LISTED_PER_PAGE - fragments.len())
+            .map(|&i| agent_row(ctx, i))
+            .collect();
+        let (unknown, unknown_more) = if page == 0 { unknown_entries(ctx) } else { (Vec::new(), 0) };
+        let queued = unplaced_queued(ctx, at);
+        let shown = |total: usize| Shown { first: at.min(total) + 1, last: (at + LISTED_PER_PAGE).min(total), total };
+        ProjectPage {
+            root: Root::of(dir),
+            title: ctx.name.clone(),
+            crumbs: crumbs(ctx, dir, None),
+            convs,
+            conv_count: shown(self.convs.len()),
+            fragments,
+            agents,
+            agent_count: shown(self.agents.len()),
+            others,
+            unknown,
+            unknown_more,
+            queued,
+            pager: Pager::window(self.pages, page, sibling_page),
+        }
     }
 }
 
@@ -122,28 +175,22 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
     }
 }
 
-/// The sub-agent transcripts of a project, and its other agents (side
-/// agents, side exchanges).
-fn agent_rows(ctx: &ProjectCtx<'_>) -> (Vec<AgentRow>, Vec<AgentRow>) {
-    let mut agents = Vec::new();
-    let mut others = Vec::new();
-    for (i, a) in ctx.graph().agents.iter_enumerated() {
-        let desc = a.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("");
-        let row = AgentRow {
-            title: if desc.is_empty() { a.agent_id.to_string() } else { desc.to_string() },
-            href: href(&ctx.dir, &ctx.agent_dirs[i], "index.html", None),
-            kind: match a.kind {
-                AgentKind::Subagent => {
-                    a.meta.as_ref().and_then(|m| m.agent_type.clone()).unwrap_or_else(|| "sub-agent".into())
-                }
-                AgentKind::SideAgent => "side agent".into(),
-                AgentKind::Inline => "side exchange".into(),
-            },
-            messages: a.messages,
-            started: Time::at(a.first_ts),
-            spawn: a.spawn.as_ref().and_then(|s| s.use_node).and_then(|n| ctx.node_href(&ctx.dir, n)),
-        };
-        if a.kind == AgentKind::Subagent { agents.push(row) } else { others.push(row) }
+/// An agent transcript's row on the project index.
+fn agent_row(ctx: &ProjectCtx<'_>, i: AgentId) -> AgentRow {
+    let a = &ctx.graph().agents[i];
+    let desc = a.meta.as_ref().and_then(|m| m.description.as_deref()).unwrap_or("");
+    AgentRow {
+        title: if desc.is_empty() { a.agent_id.to_string() } else { desc.to_string() },
+        href: href(&ctx.dir, &ctx.agent_dirs[i], "index.html", None),
+        kind: match a.kind {
+            AgentKind::Subagent => {
+                a.meta.as_ref().and_then(|m| m.agent_type.clone()).unwrap_or_else(|| "sub-agent".into())
+            }
+            AgentKind::SideAgent => "side agent".into(),
+            AgentKind::Inline => "side exchange".into(),
+        },
+        messages: a.messages,
+        started: Time::at(a.first_ts),
+        spawn: a.spawn.as_ref().and_then(|s| s.use_node).and_then(|n| ctx.node_href(&ctx.dir, n)),
     }
-    (agents, others)
 }

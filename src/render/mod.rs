@@ -130,7 +130,7 @@ pub struct ProjectPages {
     /// What it gives the archive-wide search index.
     pub search: ProjectSearch,
     /// Every file of the project in order (each page, then its doc file of
-    /// the search index; the project index last), rendered or re-used.
+    /// the search index; the pages of the project index last), rendered or re-used.
     pub pages: Vec<String>,
     /// Pages rendered (the others were re-used through [`Sink::reuse_page`]).
     pub rendered: usize,
@@ -142,7 +142,7 @@ pub struct ProjectPages {
 
 /// Renders every page of a project: the pages of every branch and agent
 /// transcript (in parallel, each page independent; a page whose group key is
-/// unchanged is re-used), then the project index.
+/// unchanged is re-used), then the pages of the project index.
 pub fn render_project(
     project: &Project,
     at: &Placement<'_>,
@@ -166,17 +166,27 @@ pub fn render_project(
     let (rendered, search) = track_pages(&ctx, &groups, &jobs, opts, out)?;
     tracing::debug!("{name}: pages in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
-    let mut page = listing::project_page(&ctx);
-    let index = format!("{}index.html", ctx.dir);
-    page.root = page.root.with_canonical(opts.canonical(&index));
-    out.page(&index, page.render()?.as_bytes(), "")?;
-    tracing::debug!("{name}: project index in {:.3} s", t0.elapsed().as_secs_f64());
+    let index = listing::ProjectIndex::new(&ctx);
+    let index_pages = (0..index.pages())
+        .into_par_iter()
+        .map(|p| {
+            let path = listing::ProjectIndex::path(&ctx, p);
+            let mut page = index.page(&ctx, p);
+            page.root = page.root.with_canonical(opts.canonical(&path));
+            out.page(&path, page.render()?.as_bytes(), "")?;
+            Ok(path)
+        })
+        .collect::<Result<Vec<String>>>()?;
+    tracing::debug!("{name}: project index ({} pages) in {:.3} s", index_pages.len(), t0.elapsed().as_secs_f64());
     if let Some(err) = images.take_failure() {
         return Err(err);
     }
-    let page_count = jobs.len() + 1;
-    let files: Vec<String> =
-        jobs.into_iter().flat_map(|(track, page, path)| [path, doc_path(&ctx, track, page)]).chain([index]).collect();
+    let page_count = jobs.len() + index_pages.len();
+    let files: Vec<String> = jobs
+        .into_iter()
+        .flat_map(|(track, page, path)| [path, doc_path(&ctx, track, page)])
+        .chain(index_pages)
+        .collect();
     Ok(ProjectPages {
         summary: summary(&ctx, page_count),
         search,

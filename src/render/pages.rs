@@ -90,14 +90,52 @@ pub struct PageLink {
     pub n: u32,
     pub href: Href,
     pub current: bool,
+    /// Pages are skipped before this one (shown as `…`).
+    pub gap: bool,
 }
 
-/// Prev/next and page list of a paginated track.
+/// Prev/next and page list of a paginated track or index.
 #[derive(Debug, Clone, Default)]
 pub struct Pager {
     pub pages: Vec<PageLink>,
     pub prev: Option<Href>,
     pub next: Option<Href>,
+}
+
+impl Pager {
+    /// How many pages on each side of the current one are linked.
+    const AROUND: u32 = 2;
+
+    /// The pager of page `cur` (0-based) of `pages`: the first and last
+    /// pages, and those within [`Pager::AROUND`] of the current one, with a
+    /// gap where pages are skipped, so that a pager's size does not grow with
+    /// the number of pages. `href` links page `n`.
+    pub fn window(pages: u32, cur: u32, href: impl Fn(u32) -> Href) -> Pager {
+        let mut links = Vec::new();
+        let mut prev_shown: Option<u32> = None;
+        let around = cur.saturating_sub(Self::AROUND)..=cur.saturating_add(Self::AROUND).min(pages.saturating_sub(1));
+        for p in [0].into_iter().chain(around).chain([pages.saturating_sub(1)]).filter(|p| *p < pages) {
+            if prev_shown.is_some_and(|q| q >= p) {
+                continue;
+            }
+            links.push(PageLink {
+                n: p + 1,
+                href: href(p),
+                current: p == cur,
+                gap: prev_shown.is_some_and(|q| q + 1 < p),
+            });
+            prev_shown = Some(p);
+        }
+        Pager { pages: links, prev: (cur > 0).then(|| href(cur - 1)), next: (cur + 1 < pages).then(|| href(cur + 1)) }
+    }
+}
+
+/// Which rows of a list a page shows (1-based, inclusive) of how many.
+#[derive(Debug, Clone, Copy)]
+pub struct Shown {
+    pub first: usize,
+    pub last: usize,
+    pub total: usize,
 }
 
 /// A label and value in a page's fact list.
@@ -178,9 +216,13 @@ pub struct ProjectPage {
     pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
+    /// This page's conversations, and which of all they are.
     pub convs: Vec<ConvRow>,
+    pub conv_count: Shown,
     pub fragments: Vec<ConvRow>,
+    /// This page's sub-agent transcripts, and which of all they are.
     pub agents: Vec<AgentRow>,
+    pub agent_count: Shown,
     pub others: Vec<AgentRow>,
     /// Metadata entries of unknown types, as collapsed JSON.
     pub unknown: Vec<Block>,
@@ -188,6 +230,8 @@ pub struct ProjectPage {
     pub unknown_more: usize,
     /// Messages queued in sessions that hold no conversation, each its blocks.
     pub queued: Vec<Vec<Block>>,
+    /// The index's pages.
+    pub pager: Pager,
 }
 
 /// A page of a track: the main branch (with the fork index on page 1), another

@@ -17,8 +17,7 @@ use super::message::{MessageView, fork_notes, render_item};
 use super::outline::outline;
 use super::page::PageCtx;
 use super::pages::{
-    ActiveTrack, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, PageLink, Pager, Time, TrackEntry,
-    TrackPage,
+    ActiveTrack, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, Pager, Time, TrackEntry, TrackPage,
 };
 use super::text::excerpt;
 use super::urls::{href, page_file, sibling_page};
@@ -148,11 +147,7 @@ fn session_ref(ctx: &ProjectCtx<'_>, s: SessionId) -> SessionRef {
 }
 
 fn pager(pages: u32, cur: u32) -> Pager {
-    Pager {
-        pages: (0..pages).map(|p| PageLink { n: p + 1, href: sibling_page(p), current: p == cur }).collect(),
-        prev: (cur > 0).then(|| sibling_page(cur - 1)),
-        next: (cur + 1 < pages).then(|| sibling_page(cur + 1)),
-    }
+    Pager::window(pages, cur, sibling_page)
 }
 
 fn fact(label: &str, value: FactValue) -> Fact {

@@ -697,3 +697,63 @@ fn edit_and_write_results_are_not_cut_at_200_characters() {
     }
     assert!(page.contains("<p class=\"note\">Short result.</p>"), "a short result stays one line");
 }
+
+/// Issue 15: a project of 200,000 sessions (`claude -p` per job) was one
+/// project page of 72 MB. The index is pages of at most 200 conversations
+/// (page 1 at the project's `index.html`, then `page-2.html`…), newest
+/// first, each conversation on exactly one page, linked to one another by a
+/// pager that does not grow with the number of pages.
+#[test]
+fn many_sessions_make_an_index_of_pages_not_one_huge_page() {
+    const N: usize = 1_250;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("projects").join("-jobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    for i in 0..N {
+        let s = format!("00000000-0000-4000-8000-{i:012}");
+        let (h, m) = (i / 60, i % 60);
+        let ts = format!("2025-07-01T{:02}:{m:02}:00.000Z", h % 24);
+        let day = 1 + h / 24;
+        let ts = ts.replacen("-01T", &format!("-{day:02}T"), 1);
+        let lines = [
+            format!(
+                r#"{{"type":"user","uuid":"u-{i}","parentUuid":null,"sessionId":"{s}","timestamp":"{ts}","message":{{"role":"user","content":"Job number {i} please"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"assistant","uuid":"a-{i}","parentUuid":"u-{i}","sessionId":"{s}","timestamp":"{ts}","message":{{"id":"m-{i}","role":"assistant","content":[{{"type":"text","text":"Done with job {i}"}}]}}}}"#
+            ),
+        ];
+        std::fs::write(dir.join(format!("{s}.jsonl")), lines.join("\n") + "\n").unwrap();
+    }
+    let out = tmp.path().join("site");
+    render(&tmp.path().join("projects"), &out, 50);
+    let site = files(&out);
+    check_links(&site);
+    let page = |n: usize| {
+        let name = if n == 1 { "index.html".to_string() } else { format!("page-{n}.html") };
+        site.get(&Path::new("-jobs").join(name)).map(|b| String::from_utf8(b.clone()).unwrap())
+    };
+    let pages: Vec<String> = (1..).map_while(page).collect();
+    assert_eq!(pages.len(), N.div_ceil(200), "200 conversations a page");
+    let mut seen = Vec::new();
+    for (i, html) in pages.iter().enumerate() {
+        let cards = html.matches(r#"<li class="card">"#).count();
+        assert_eq!(cards, 200.min(N - 200 * i), "page {}", i + 1);
+        assert!(html.contains(&format!("{N} conversations")), "the total on every page");
+        let jobs: Vec<usize> =
+            html.split("Job number ").skip(1).map(|t| t[..t.find(' ').unwrap()].parse().unwrap()).collect();
+        seen.extend(jobs);
+        // The pager: first and last page, two around the current one, gaps.
+        let nav = &html[html.find(r#"<nav class="pager""#).unwrap()..];
+        let nav = &nav[..nav.find("</nav>").unwrap()];
+        assert!(nav.matches("<a ").count() + nav.matches(r#"class="cur""#).count() <= 2 + 7, "{nav}");
+        assert_eq!(nav.contains(r#"rel="prev""#), i > 0);
+        assert_eq!(nav.contains(r#"rel="next""#), i + 1 < pages.len());
+        assert!(nav.contains(&format!(r#"<span class="cur">{}</span>"#, i + 1)));
+    }
+    // Newest first, each exactly once.
+    assert_eq!(seen, (0..N).rev().collect::<Vec<_>>());
+    // Page 1 links 1, 2, 3 … 7; page 4 links every page 1–7, with no gap.
+    assert!(pages[0].contains(r#"<a href="page-3.html">3</a><span class="gap">…</span><a href="page-7.html">7</a>"#));
+    assert!(!pages[3].contains(r#"class="gap""#));
+}
