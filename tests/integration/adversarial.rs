@@ -857,3 +857,31 @@ fn duplicate_keys_are_read_last_value_wins() {
     // No malformed line, and `a2` hangs from `u2` (the last parentUuid), not from `nowhere`.
     assert!(findings.is_empty(), "{findings:?}");
 }
+
+/// 1,000,000 prompts under one answer (rewinds) did not finish in 6
+/// minutes (10k 0.3 s, 100k 9.5 s, 300k 82 s: quadratic). Read in linear
+/// time, they are one fork point of a million branches, each ending at its
+/// prompt. (Speed is a `scripts/bench.sh` figure; this is the shape.)
+#[test]
+fn a_million_prompts_under_one_parent_are_one_fork_of_a_million_branches() {
+    use std::io::Write;
+    const N: usize = 1_000_000;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("-rewinds");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join("rewinds.jsonl")).unwrap());
+    writeln!(w, r#"{{"type":"user","uuid":"root","parentUuid":null,"sessionId":"s","timestamp":"{}","message":{{"role":"user","content":"Start"}}}}"#, ts(0)).unwrap();
+    writeln!(w, r#"{{"type":"assistant","uuid":"answer","parentUuid":"root","sessionId":"s","timestamp":"{}","message":{{"id":"m0","role":"assistant","content":[{{"type":"text","text":"Ask again"}}]}}}}"#, ts(1)).unwrap();
+    for i in 0..N {
+        writeln!(w, r#"{{"type":"user","uuid":"p{i}","parentUuid":"answer","sessionId":"s","timestamp":"{}","message":{{"role":"user","content":"Rewind {i}"}}}}"#, ts(2 + i as u64 / 1000)).unwrap();
+    }
+    w.into_inner().unwrap().sync_all().unwrap();
+    let out = cctree().args(["stats", "--json"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"], N + 2);
+    assert_eq!(v["conversations"], 1);
+    assert_eq!(v["fork_points"], 1);
+    assert_eq!(v["branches"], N);
+    assert_eq!(v["leaves"], N);
+}
