@@ -156,6 +156,13 @@ fn the_file_shows_the_fork_index_the_branches_in_order_and_inline_images() {
     let out = tmp.path().join("weather.html");
     let html = export_ok(&example_archive(), "a1000000-0000-4000-8000-000000000001", &out, &[]);
     assert!(html.contains("<h2>Fork-point index</h2>"));
+    // The conversation's map, every row a link into the file (file_problems
+    // checks that each lands).
+    let map = &html[html.find("<details class=\"map\"").expect("the map is in the file")..];
+    let map = &map[..map.find("</details>").unwrap()];
+    let rows = map.matches("<a class=").count();
+    assert!(rows >= 10 && !map.contains("href=\"c/"), "{rows} rows in the map: {map}");
+    assert!(file_problems(&html).is_empty());
     // The main branch first, then the branches on the way to the active leaf
     // (12.2, then 15.2), then the sub-agent transcript.
     let label = regex::Regex::new(r##"<li><a href="#s-[^"]+"><span class="lbl">([^<]*)</span>"##).unwrap();

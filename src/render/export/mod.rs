@@ -89,8 +89,7 @@ impl From<TrackPage> for TrackSection {
             forked_from: p.forked_from,
             spawned_by: p.spawned_by,
             outline: p.outline,
-            // The map stays on the site (the file's links are HTML links).
-            map: None,
+            map: p.map,
             active: p.active,
             // One file: no separate conversation page to point to.
             main_branch: None,
@@ -240,12 +239,12 @@ fn section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Section> {
     let pages = ctx.track_layout(track).pages;
     let mut body = TrackSection::from(transcript::track_page(ctx, track, 0));
     // The file has no conversation page (its active track): the main
-    // branch's section carries the conversation's fork-point index (the
-    // map stays on the site: the file's checks allow HTML links only).
+    // branch's section carries the conversation's map and fork-point index.
     if let TrackId::Branch(b) = track {
         let c = &ctx.graph().conversations[ctx.graph().branches[b].conversation];
         if c.branches.len() > 1 && c.branches[0] == b {
             body.outline = super::outline::outline(ctx, c, &dir, track);
+            body.map = Some(super::map::map(ctx, c, &dir, track));
         }
     }
     for page in 1..pages {
