@@ -1,6 +1,7 @@
 // cctree: progressive enhancement only. The pages work without this file.
-// Adds: local times, expand/collapse all, and keyboard navigation (j/k:
-// next/previous message). The search is static/search.js.
+// Adds: local times, expand/collapse all, copy buttons (fork commands, code
+// blocks) and keyboard navigation (j/k: next/previous message). The search
+// is static/search.js; the view menu's choice, static/view.js.
 (function () {
   "use strict";
 
@@ -31,57 +32,85 @@
     });
   }
 
-  // Copy buttons of the fork controls: the command is in data-copy. Uses the
-  // clipboard API when the page may (https, file:// in most browsers), else
-  // selects the command so that Ctrl+C copies it.
+  // Copy buttons: the fork commands (the text is in data-copy) and, added
+  // here, every code block. Uses the clipboard API where the page may; else
+  // (or if it refuses) selects the text and asks the browser to copy the
+  // selection; if that fails too, the text stays selected for Ctrl+C.
   function selectText(node) {
     var sel = window.getSelection && window.getSelection();
-    if (!sel || !document.createRange) return;
+    if (!sel || !document.createRange) return false;
     var range = document.createRange();
     range.selectNodeContents(node);
     sel.removeAllRanges();
     sel.addRange(range);
+    return true;
   }
   function copied(button, label) {
     button.textContent = label;
     button.classList.add("done");
     setTimeout(function () { button.textContent = "copy"; button.classList.remove("done"); }, 1600);
   }
+  function copy(button, text, node) {
+    var fallback = function () {
+      var ok = false;
+      if (node && selectText(node)) {
+        try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      }
+      copied(button, ok ? "copied" : "selected: Ctrl+C");
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(function () { copied(button, "copied"); }, fallback);
+    } else {
+      fallback();
+    }
+  }
   var copies = document.querySelectorAll("button.copy[data-copy]");
   for (var c = 0; c < copies.length; c++) {
     copies[c].hidden = false;
     copies[c].addEventListener("click", function (ev) {
       var button = ev.currentTarget;
-      var text = button.getAttribute("data-copy") || "";
-      var code = button.parentNode && button.parentNode.querySelector("code");
-      var fallback = function () {
-        if (code) selectText(code);
-        copied(button, "selected");
-      };
-      if (navigator.clipboard && navigator.clipboard.writeText) {
-        navigator.clipboard.writeText(text).then(function () { copied(button, "copied"); }, fallback);
-      } else {
-        fallback();
-      }
+      copy(button, button.getAttribute("data-copy") || "", button.parentNode && button.parentNode.querySelector("code"));
+    });
+  }
+  var blocks = main ? main.querySelectorAll(".md pre, pre.code") : [];
+  for (var k = 0; k < blocks.length; k++) {
+    var pre = blocks[k];
+    if (pre.parentNode && pre.parentNode.classList && pre.parentNode.classList.contains("code-box")) continue;
+    var box = document.createElement("div");
+    box.className = "code-box";
+    pre.parentNode.insertBefore(box, pre);
+    box.appendChild(pre);
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "btn copy code-copy";
+    button.textContent = "copy";
+    button.setAttribute("aria-label", "Copy this code");
+    box.appendChild(button);
+    button.addEventListener("click", function (ev) {
+      var b = ev.currentTarget, p = b.parentNode.querySelector("pre");
+      copy(b, p ? p.textContent : "", p);
     });
   }
 
-  // Keyboard navigation between messages.
+  // Keyboard navigation between messages: j the next, k the previous (or
+  // the top of the one being read). A message scrolled to sits at its
+  // scroll-margin-top, under the sticky header.
   function visibleMessages() {
     var all = document.querySelectorAll("main .messages > .msg");
     var out = [];
-    for (var n = 0; n < all.length; n++) if (all[n].offsetParent !== null) out.push(all[n]);
+    for (var n = 0; n < all.length; n++) if (all[n].getClientRects().length) out.push(all[n]);
     return out;
   }
   document.addEventListener("keydown", function (ev) {
     var tag = (ev.target && ev.target.tagName) || "";
-    if (tag === "INPUT" || tag === "TEXTAREA" || ev.metaKey || ev.ctrlKey || ev.altKey) return;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || ev.metaKey || ev.ctrlKey || ev.altKey) return;
     if (ev.key !== "j" && ev.key !== "k") return;
     var msgs = visibleMessages();
-    var y = 70;
+    if (!msgs.length) return;
+    var y = parseFloat(getComputedStyle(msgs[0]).scrollMarginTop) || 0;
     var idx = -1;
     for (var p = 0; p < msgs.length; p++) {
-      if (msgs[p].getBoundingClientRect().top <= y + 1) idx = p;
+      if (msgs[p].getBoundingClientRect().top <= y + 2) idx = p;
     }
     var next = ev.key === "j" ? idx + 1 : idx - 1;
     if (ev.key === "k" && idx >= 0 && msgs[idx].getBoundingClientRect().top < y - 2) next = idx;

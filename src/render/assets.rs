@@ -1,5 +1,6 @@
 //! The site's static files, embedded in the binary: `assets/style.css`,
-//! `assets/app.js`, `assets/search.js` (the archive search, find in page)
+//! `assets/app.js`, `assets/view.js` (the reader's view settings, kept
+//! across pages), `assets/search.js` (the archive search, find in page)
 //! and `assets/syntax.css` (classes for the `hl-` spans the highlighter
 //! emits, light and dark).
 
@@ -7,6 +8,7 @@
 pub const ASSETS: &[(&str, &str)] = &[
     ("assets/style.css", include_str!("../../static/style.css")),
     ("assets/app.js", include_str!("../../static/app.js")),
+    ("assets/view.js", include_str!("../../static/view.js")),
     ("assets/search.js", include_str!("../../static/search.js")),
     ("assets/syntax.css", include_str!("../../static/syntax.css")),
 ];

@@ -2,7 +2,7 @@
 //! math and relative links. Nothing here touches the file system.
 //!
 //! ```text
-//! index.html, assets/{style.css,app.js,search.js,syntax.css,img/<blake3>.<ext>}
+//! index.html, assets/{style.css,app.js,view.js,search.js,syntax.css,img/<blake3>.<ext>}
 //! search/index.js, search/t/<hash>.js, search/u/<k>.js     the search index
 //!                                                          (see `render::search`)
 //! <project>/index.html

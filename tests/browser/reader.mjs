@@ -16,8 +16,10 @@
 // (with the reader's default settings, and outside any message), and every
 // link of a fork landmark, of the fork-point index and of the map lands on an
 // element that is there and visible when the page opens — never on an entry
-// the page hides. Screenshots of the first conversation page with a map, at
-// 1280 px and 390 px, light and dark.
+// the page hides; with the view "prompts and answers only", each of those
+// links shows its target. The view menu (see `controls`), on the first
+// conversation of each site. Screenshots of the first conversation page with
+// a map, at 1280 px and 390 px, light and dark.
 //
 // Prints a JSON report on stdout; exits 0 if all is well, 1 on any failure,
 // 2 if the browser could not run.
@@ -31,7 +33,7 @@ const opt = {};
 for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
 const spec = JSON.parse(fs.readFileSync(opt.spec, "utf8"));
 const failures = [];
-const report = { sites: [], screenshots: [] };
+const report = { sites: [], controls: [], screenshots: [] };
 const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
 
 function htmlFiles(dir) {
@@ -42,6 +44,37 @@ function htmlFiles(dir) {
   });
   walk(dir);
   return files.sort();
+}
+
+const TALK = JSON.stringify({ "only-talk": true, "show-tools": true, "show-thinking": true, "show-aux": false });
+
+// Runs in the page: what the page shows of its messages.
+function shown() {
+  const vis = (e) => e.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+  const all = (sel) => [...document.querySelectorAll(sel)];
+  const count = (sel) => { const a = all(sel); return { all: a.length, shown: a.filter(vis).length }; };
+  const msgs = all("main .msg").filter(vis);
+  const text = (m) => [...m.querySelectorAll(":scope > .msg-body > :not(details.tool, details.thinking, .anchor)")].some(vis);
+  return {
+    msgs: count("main .msg"),
+    tools: count("main details.tool"),
+    thinking: count("main details.thinking"),
+    aux: count("main .msg.aux"),
+    results: count("main .msg.result"),
+    notes: count("nav.forknote"),
+    // Messages shown that are not a prompt or a reply (landmarks and notices are).
+    others: msgs.filter((m) => !m.matches(".user:not(.shell), .assistant, .landmark, .notice")).map((m) => m.id || m.className),
+    // Replies shown without any text.
+    bare: msgs.filter((m) => m.matches(".assistant") && !text(m)).map((m) => m.id || m.className),
+    // Visible buttons, and what they are.
+    buttons: all("button").filter(vis).map((b) => b.id || b.className || b.textContent),
+    boxes: Object.fromEntries(["only-talk", "show-tools", "show-thinking", "show-aux"].map((id) => [id, document.getElementById(id)?.checked ?? null])),
+  };
+}
+
+// Runs in the page: ids of messages with an id the page hides.
+function hiddenMessages() {
+  return [...document.querySelectorAll("main .msg[id]")].filter((m) => !m.checkVisibility({ checkVisibilityCSS: true })).map((m) => m.id);
 }
 
 // Runs in the page: which of `ids` are missing or hidden.
@@ -77,7 +110,7 @@ async function site(browser, s) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   page.on("pageerror", (e) => fail(`${s.name}: page error: ${e.message}`));
-  const r = { name: s.name, pages: 0, notes: 0, links: 0, targets: 0, maps: 0, mapNodes: 0, conversations: 0 };
+  const r = { name: s.name, pages: 0, notes: 0, links: 0, targets: 0, revealed: 0, maps: 0, mapNodes: 0, conversations: 0 };
   // Every link of a landmark, the index and the map, by target document.
   const targets = new Map();
   const want = (href, from, kind) => {
@@ -116,6 +149,22 @@ async function site(browser, s) {
       if (why) fail(`${s.name} ${t.from}: a ${t.kind} link lands on ${path.relative(s.dir, fileURLToPath(doc))}#${why}`);
     }
   }
+  // The same links with "prompts and answers only" (the view that hides the
+  // most): a target the view hides is shown once the address names it.
+  await page.evaluate((v) => localStorage.setItem("cctree.view", v), TALK);
+  for (const [doc, ts] of targets) {
+    if (!doc.startsWith("file:") || !fs.existsSync(fileURLToPath(doc))) continue;
+    await page.goto(doc, { waitUntil: "load" });
+    if (!(await page.evaluate(() => document.getElementById("only-talk")?.checked))) { fail(`${s.name} ${doc}: the view "prompts and answers only" was not restored`); break; }
+    const ids = [...new Set(ts.map((t) => t.id).filter((id) => id))];
+    const hidden = (await page.evaluate(unseen, ids)).filter((b) => b.endsWith(": hidden") || b.endsWith(": no box")).map((b) => b.split(": ")[0]);
+    for (const id of hidden) {
+      await page.goto(`${doc}#${encodeURIComponent(id)}`, { waitUntil: "load" });
+      for (const b of await page.evaluate(unseen, [id])) fail(`${s.name}: with prompts and answers only, a link to ${path.relative(s.dir, fileURLToPath(doc))}#${id} lands on nothing visible: ${b}`);
+      r.revealed++;
+    }
+  }
+  await page.evaluate(() => localStorage.clear());
   // The active line: first prompt on the first page, last on the last, no other branch.
   for (const c of s.conversations) {
     r.conversations++;
@@ -139,6 +188,119 @@ async function site(browser, s) {
   }
   await context.close();
   report.sites.push(r);
+}
+
+// The view menu (issue 12, reader controls), on the site's first
+// conversation with forks (else its first): tool calls, thinking, system
+// entries and "prompts and answers only" hide what they say, keep every fork
+// landmark, and the choice is kept on the next page; a link into a hidden
+// message shows it; a browser whose storage throws still toggles; without
+// JavaScript the controls still work, every message can be shown and no
+// button is shown that would do nothing.
+async function controls(browser, s) {
+  const c = s.conversations.find((c) => c.forks) || s.conversations[0];
+  if (!c) return;
+  const r = { name: s.name, checks: 0 };
+  const first = pathToFileURL(path.join(s.dir, c.page)).href;
+  const other = htmlFiles(s.dir).filter((f) => f.includes(`${path.sep}c${path.sep}`)).map((f) => pathToFileURL(f).href).find((u) => u !== first);
+  const ok = (cond, m) => { r.checks++; if (!cond) fail(`${s.name} controls: ${m}`); };
+  const menu = async (page, id) => {
+    if (!(await page.isVisible(`#${id}`))) await page.click("details.view-menu > summary");
+    await page.click(`#${id}`);
+  };
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.on("pageerror", (e) => fail(`${s.name} controls: page error: ${e.message}`));
+    await page.goto(first, { waitUntil: "load" });
+    if (!(await page.$("details.view-menu #only-talk"))) { fail(`${s.name} controls: ${c.page} has no view menu`); await context.close(); return; }
+    let v = await page.evaluate(shown);
+    ok(JSON.stringify(v.boxes) === JSON.stringify({ "only-talk": false, "show-tools": true, "show-thinking": true, "show-aux": false }), `the default view is not everything but system entries: ${JSON.stringify(v.boxes)}`);
+    ok(v.tools.shown === v.tools.all && v.thinking.shown === v.thinking.all && v.aux.shown === 0, `by default, tool calls and thinking are shown and system entries hidden: ${JSON.stringify(v)}`);
+    const notes = v.notes.all;
+    // Tool calls off.
+    await menu(page, "show-tools");
+    v = await page.evaluate(shown);
+    ok(v.tools.shown === 0 && v.results.shown === 0, `tool calls still shown once hidden: ${JSON.stringify(v.tools)}`);
+    ok(v.notes.shown === notes, `fork landmarks hidden with the tool calls: ${JSON.stringify(v.notes)}`);
+    // Kept on another page.
+    if (other) {
+      await page.goto(other, { waitUntil: "load" });
+      v = await page.evaluate(shown);
+      ok(v.boxes["show-tools"] === false && v.tools.shown === 0, `the choice "no tool calls" was not kept on the next page: ${JSON.stringify(v)}`);
+    }
+    // Thinking off, system entries on.
+    await page.goto(first, { waitUntil: "load" });
+    await menu(page, "show-tools");
+    await menu(page, "show-thinking");
+    await menu(page, "show-aux");
+    v = await page.evaluate(shown);
+    ok(v.tools.shown === v.tools.all && v.thinking.shown === 0 && v.aux.shown === v.aux.all, `tool calls on, thinking off, system entries on: ${JSON.stringify(v)}`);
+    if (other) {
+      await page.goto(other, { waitUntil: "load" });
+      v = await page.evaluate(shown);
+      ok(v.thinking.shown === 0 && v.aux.shown === v.aux.all && v.boxes["show-aux"] === true, `the system-entries toggle was reset on the next page: ${JSON.stringify(v)}`);
+      await page.goto(first, { waitUntil: "load" });
+    }
+    await menu(page, "show-thinking");
+    await menu(page, "show-aux");
+    // Prompts and answers only.
+    await menu(page, "only-talk");
+    v = await page.evaluate(shown);
+    ok(v.tools.shown === 0 && v.thinking.shown === 0 && v.aux.shown === 0 && v.others.length === 0 && v.bare.length === 0,
+      `prompts and answers only shows more: ${JSON.stringify(v)}`);
+    ok(v.msgs.shown > 0 && v.notes.shown === notes, `prompts and answers only hides the prompts or the fork landmarks: ${JSON.stringify(v)}`);
+    await page.goto(other || first, { waitUntil: "load" });
+    v = await page.evaluate(shown);
+    ok(v.boxes["only-talk"] === true && v.tools.shown === 0 && v.others.length === 0, `prompts and answers only was not kept on the next page: ${JSON.stringify(v)}`);
+    // A link to a message the view hides shows it: on arriving, and within the page.
+    await page.goto(first, { waitUntil: "load" });
+    const hidden = await page.evaluate(hiddenMessages);
+    ok(hidden.length >= 2 || s.name !== "example", `the example has no message that prompts and answers only hides: ${hidden}`);
+    if (hidden.length) {
+      await page.goto(`${first}#${hidden[0]}`, { waitUntil: "load" });
+      ok((await page.evaluate(unseen, [hidden[0]])).length === 0, `a link to ${hidden[0]}, hidden by the view, lands on nothing visible`);
+      r.revealed = 1;
+      const last = hidden[hidden.length - 1];
+      await page.evaluate((id) => { window.location.hash = id; }, last);
+      ok((await page.evaluate(unseen, [last])).length === 0, `following #${last} within the page does not show it`);
+      ok(await page.evaluate((id) => { const e = document.getElementById(id).getBoundingClientRect(); return e.top >= 0 && e.top < window.innerHeight; }, last), `#${last} is not scrolled into view`);
+    }
+    await context.close();
+  }
+  // Storage that throws (file:// in some browsers, private windows): the
+  // menu still works on the page.
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript(() => {
+      Object.defineProperty(window, "localStorage", { get() { throw new DOMException("denied", "SecurityError"); } });
+    });
+    const page = await context.newPage();
+    page.on("pageerror", (e) => fail(`${s.name} controls, storage refused: page error: ${e.message}`));
+    await page.goto(first, { waitUntil: "load" });
+    await menu(page, "show-tools");
+    const v = await page.evaluate(shown);
+    ok(v.tools.shown === 0, `with storage refused, hiding tool calls does nothing: ${JSON.stringify(v.tools)}`);
+    await context.close();
+  }
+  // Without JavaScript.
+  {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(first, { waitUntil: "load" });
+    let v = await page.evaluate(shown);
+    ok(v.buttons.length === 0, `without JavaScript, buttons that need it are shown: ${v.buttons}`);
+    ok(!(await page.isVisible("#search")), "without JavaScript, the search box (which needs it) is shown");
+    ok(v.msgs.shown === v.msgs.all - v.aux.all && v.tools.shown === v.tools.all, `without JavaScript, messages are hidden: ${JSON.stringify(v)}`);
+    await menu(page, "show-aux");
+    v = await page.evaluate(shown);
+    ok(v.msgs.shown === v.msgs.all, `without JavaScript, some messages cannot be shown: ${JSON.stringify(v.msgs)}`);
+    await menu(page, "only-talk");
+    v = await page.evaluate(shown);
+    ok(v.tools.shown === 0 && v.others.length === 0, `without JavaScript, prompts and answers only does not work: ${JSON.stringify(v)}`);
+    await context.close();
+  }
+  report.controls.push(r);
 }
 
 async function shots(browser, s, dir) {
@@ -174,6 +336,7 @@ async function main() {
     if (dir) fs.mkdirSync(dir, { recursive: true });
     for (const s of spec.sites) {
       await site(browser, s);
+      await controls(browser, s);
       if (dir) await shots(browser, s, dir);
     }
   } finally {

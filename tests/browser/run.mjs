@@ -119,7 +119,7 @@ function isLocal(u) {
 // Runs in the page: everything active or foreign in the DOM.
 function domProblems() {
   const bad = [];
-  const own = /(^|\/)assets\/(app|search)\.js$/;
+  const own = /(^|\/)assets\/(app|view|search)\.js$/;
   const urlAttrs = ["href", "src", "xlink:href", "action", "formaction", "poster", "data", "srcset", "background", "ping", "cite"];
   const describe = (el) => el.outerHTML.slice(0, 160);
   for (const el of document.querySelectorAll("*")) {

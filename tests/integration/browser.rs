@@ -413,7 +413,11 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
 /// line; every fork landmark is visible and outside any message; every link
 /// of a landmark, the fork-point index and the map lands on a visible
 /// message; every conversation with forks has its map — on the example, the
-/// real projects and the 2.1.330 archives.
+/// real projects and the 2.1.330 archives. The view menu (tool calls,
+/// thinking, system entries, prompts and answers only) hides what it says,
+/// never a fork landmark, keeps the choice on the next page, works with
+/// storage refused and without JavaScript; a link to a message it hides shows
+/// it (every landmark, index and map link is followed in that view too).
 #[test]
 fn active_line_forks_and_map_in_chromium() {
     let Some(driver) = Driver::get() else { return };
@@ -450,5 +454,12 @@ fn active_line_forks_and_map_in_chromium() {
     assert!(sum("notes") >= 10 && sum("maps") >= 6 && sum("targets") >= 200, "{v}");
     for s in sites {
         assert!(s["conversations"].as_u64().unwrap_or(0) >= 1, "{v}");
+    }
+    // The view menu was tried on every site, with a link into a message it
+    // hides followed.
+    let controls = v["controls"].as_array().expect("a report of the view menu per site");
+    assert_eq!(controls.len(), inputs.len(), "{v}");
+    for c in controls {
+        assert!(c["checks"].as_u64().unwrap_or(0) >= 20 && c["revealed"].as_u64() == Some(1), "{v}");
     }
 }

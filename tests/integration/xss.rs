@@ -930,7 +930,7 @@ pub fn page_problems(rel: &str, html: &str) -> Vec<String> {
         bad.push(format!("{rel}: control character U+{:04X} in the HTML", u32::from(c)));
     }
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    let own_script = regex::Regex::new(r#"^(\.\./)*assets/(app|search)\.js$"#).unwrap();
+    let own_script = regex::Regex::new(r#"^(\.\./)*assets/(app|view|search)\.js$"#).unwrap();
     let own_style = regex::Regex::new(r#"^(\.\./)*assets/[a-z]+\.css$"#).unwrap();
     for tag in start_tags(html) {
         let name = tag.name.as_str();
@@ -1115,7 +1115,9 @@ pub fn check_inert(out: &Path) -> Vec<String> {
             "js" if rel.starts_with("search/") || is_doc_file(&rel) => {
                 bad.extend(search_index_problems(&rel, &String::from_utf8_lossy(&text)));
             }
-            "js" if rel != "assets/app.js" && rel != "assets/search.js" => bad.push(format!("unexpected script {rel}")),
+            "js" if !["assets/app.js", "assets/view.js", "assets/search.js"].contains(&rel.as_str()) => {
+                bad.push(format!("unexpected script {rel}"))
+            }
             _ => {}
         }
     }

@@ -133,8 +133,12 @@ const STYLE: &str = concat!(
 );
 
 /// The script the file carries: the site's (local times, expand all, copy
-/// buttons, keys), and finding text in the file.
-const SCRIPT: &str = concat!(include_str!("../../../static/app.js"), include_str!("../../../static/export.js"));
+/// buttons, keys, the view menu's choice), and finding text in the file.
+const SCRIPT: &str = concat!(
+    include_str!("../../../static/app.js"),
+    include_str!("../../../static/view.js"),
+    include_str!("../../../static/export.js")
+);
 
 /// `'sha256-…'`: a CSP source allowing an inline element with this text.
 fn csp_hash(text: &str) -> String {
