@@ -27,9 +27,9 @@
 //! | [`MD_TOOL_RESULT`] | 8 KB | a tool result in a Markdown export | `render::export::markdown` |
 //! | **Highlighting** (syntect runs near 1 MB/s per core) | | | |
 //! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted | `render::html::highlight` |
-//! | [`HIGHLIGHT_FILE`] | 4 KB | a file view (Read results, written files) that is highlighted | `render::html::highlight` |
 //! | [`HIGHLIGHT_PAGE`] | 8 KB | highlighted source per page | `render::html::highlight` |
 //! | [`HIGHLIGHT_LINE`] | 16 KB | a block with a longer line is shown plain | `render::html::highlight` |
+//! | [`HIGHLIGHT_CACHE`] | 64 MB | HTML of highlighted snippets kept to be served again | `render::html::highlight` |
 //! | **Excerpts** (characters) | | | |
 //! | [`EXCERPT_CHARS`] | 240 | the text an entry keeps for titles and excerpts | `parse` |
 //! | [`CRUMB_CHARS`] | 60 | a breadcrumb | `render::transcript` |
@@ -126,14 +126,14 @@ pub const MD_TOOL_RESULT: usize = 8 * 1024;
 /// Largest code block of prose (a fenced block in a prompt or reply) that is
 /// highlighted; larger ones are shown plain.
 pub const HIGHLIGHT_BLOCK: usize = 16 * 1024;
-/// Largest file view (Read results, written files) that is highlighted: these
-/// are most of an archive's bytes and usually sit collapsed.
-pub const HIGHLIGHT_FILE: usize = 4 * 1024;
 /// Highlighted source per page; beyond it blocks are shown plain (classed
 /// HTML is ~9× its source, so this also keeps pages light).
 pub const HIGHLIGHT_PAGE: usize = 8 * 1024;
 /// A block with a longer line is shown plain (minified files, data dumps).
 pub const HIGHLIGHT_LINE: usize = 16 * 1024;
+/// HTML of highlighted snippets kept to be served again (each distinct
+/// snippet is highlighted once per process while this lasts).
+pub const HIGHLIGHT_CACHE: usize = 64 * 1024 * 1024;
 
 /// How many characters of text an entry keeps as its excerpt.
 pub const EXCERPT_CHARS: usize = 240;

@@ -13,7 +13,7 @@ use crate::graph::NodeId;
 
 use super::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
 use super::html::diff::{diff_html, patch_html};
-use super::html::highlight::{file_block, lang_of_path};
+use super::html::highlight::file_block;
 use super::html::{Html, filters, view_enum};
 use super::layout::Item;
 use super::message::note;
@@ -243,7 +243,7 @@ fn call_view(
         }
         "Write" => {
             let content = s("content");
-            let code = file_block(cut(content, cx.cap()), lang_of_path(s("file_path")), &mut cx.budget);
+            let code = file_block(cut(content, cx.cap()));
             let file = fold(Block::Html(code), "File", content.len());
             (s("file_path").into(), WriteCall { file }.into(), false)
         }
@@ -334,8 +334,7 @@ fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &CallResult) -> Vec<Block> {
     match tool {
         "Read" if !r.is_error => {
             if let Some(content) = str_at(tur, &["file", "content"]) {
-                let path = str_at(tur, &["file", "filePath"]).unwrap_or("");
-                let code = file_block(cut(content, cx.cap()), lang_of_path(path), &mut cx.budget);
+                let code = file_block(cut(content, cx.cap()));
                 body.push(fold(Block::Html(code), "File", content.len()));
             } else if r.images.is_empty() {
                 body.push(cx.output(&r.text, "Output", ""));
