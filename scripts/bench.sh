@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Benchmark cctree on synthetic archives (issue 5) and compare with claude-code-log;
+# Benchmark cctree on synthetic archives (issue 5) and on the vendored real projects,
+# compared with claude-code-log there (issue 13);
 # also `cctree sync` into a fresh archive, again with no change, and after one turn;
 # and the hostile scaling cases of issue 15 (many sessions, directory links).
 #
-#   scripts/bench.sh                       # 10 MB, 100 MB, 1 GB; 1 and 2 threads; claude-code-log on 100 MB
+#   scripts/bench.sh                       # 10 MB, 100 MB, 1 GB; 1 and 2 threads; real projects and claude-code-log
 #   scripts/bench.sh --quick               # 10 MB and 100 MB, one run each
 #   scripts/bench.sh --sizes "10 100" --threads "2" --runs 5 --no-ccl --stats-only
 #
@@ -28,6 +29,7 @@
 #   --quick           --sizes "10 100" --runs 1
 #   --stats-only      skip `render`
 #   --no-ccl          skip claude-code-log
+#   --no-sync         skip `cctree sync`
 #   --dir DIR         scratch directory, default target/bench (archives are kept
 #                     there and reused when seed, size and generator are unchanged)
 #
@@ -37,7 +39,10 @@
 # and CCTREE_CHROMIUM (`. scripts/browser-env.sh` sets them) for the query
 # time; SEARCH_QUERIES="a,b c,…" overrides the queries timed.
 # Times are wall-clock seconds with a warm page cache; MB/s is archive bytes
-# (10^6) over wall time; RSS is the peak resident set of the process.
+# (10^6) over wall time; CPU-s is user + sys (less sensitive than wall time
+# to a busy machine); RSS is the peak resident set of the process; load is
+# the 1-minute load average when the command ended (the highest of a row's).
+# The last lines hold the figures of issue 13 against their targets.
 # The script prints figures only: it never fails on a missed target, but any
 # failing command stops it with its error output.
 set -euo pipefail
@@ -54,6 +59,7 @@ HUGE_LINE=300
 LINK_LEVELS=24
 RENDER=1
 CCL=1
+SYNC=1
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="$ROOT/target/bench"
 
@@ -72,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --quick) SIZES="10 100"; RUNS=1; shift ;;
     --stats-only) RENDER=0; shift ;;
     --no-ccl) CCL=0; shift ;;
+    --no-sync) SYNC=0; shift ;;
     --dir) DIR="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -126,7 +133,8 @@ largest_project() {
   echo "$best"
 }
 
-# measure OUTVAR CMD… : runs CMD once under GNU time; sets OUTVAR to "wall_s cpu_s rss_kb".
+# measure OUTVAR CMD… : runs CMD once under GNU time; sets OUTVAR to "wall_s cpu_s rss_kb load"
+# (load: the 1-minute load average when CMD ended: the machine may be shared).
 measure() {
   local __out="$1"; shift
   local tf ef
@@ -141,12 +149,12 @@ measure() {
   fi
   t1=$(date +%s%N)
   # Wall time from date (ms resolution); CPU (user + sys) and peak RSS from GNU time.
-  printf -v "$__out" '%s' "$(awk -v ns=$((t1 - t0)) 'END {printf "%.3f %.2f %s", ns / 1e9, $2 + $3, $4}' "$tf")"
+  printf -v "$__out" '%s' "$(awk -v ns=$((t1 - t0)) -v load="$(cut -d' ' -f1 /proc/loadavg)" 'END {printf "%.3f %.2f %s %s", ns / 1e9, $2 + $3, $4, load}' "$tf")"
   mv -f "$ef" "$DIR/last.err"  # the search figures read the render's debug log
   rm -f "$tf"
 }
 
-# repeat N OUTVAR CMD… : median wall, median CPU, max RSS over N runs.
+# repeat N OUTVAR CMD… : median wall, median CPU, max RSS, max load average over N runs.
 # When FRESH is set, that directory is removed before each run.
 FRESH=""
 repeat() {
@@ -157,11 +165,12 @@ repeat() {
     measure _one "$@"
     _all+="$_one"$'\n'
   done
-  local _w _c _m
+  local _w _c _m _l
   _w=$(printf '%s' "$_all" | awk '{print $1}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   _c=$(printf '%s' "$_all" | awk '{print $2}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   _m=$(printf '%s' "$_all" | awk '$3 > m {m = $3} END {print m}')
-  printf -v "$_var" '%s %s %s' "$_w" "$_c" "$_m"
+  _l=$(printf '%s' "$_all" | awk '$4 > l {l = $4} END {print l + 0}')
+  printf -v "$_var" '%s %s %s %s' "$_w" "$_c" "$_m" "$_l"
 }
 
 mbps() { awk -v b="$1" -v t="$2" 'BEGIN { if (t <= 0) t = 0.005; printf "%.0f", b / 1e6 / t }'; }
@@ -185,12 +194,13 @@ fi
 # --- main table --------------------------------------------------------------
 ROWS=()
 NOTES=()
+TARGETS=()
 declare -A STATS_WALL
 
 run_size() {
   local size="$1" projects="${2:-}" label="$1"
   [[ -n "$projects" ]] && label="$1 (${projects}p)"
-  local arch bytes largest runs j r s_wall s_cpu s_rss
+  local arch bytes largest runs j r s_wall s_cpu s_rss s_load
   arch="$(archive "$size" "$projects")"
   bytes=$(jsonl_bytes "$arch")
   largest=$(largest_project "$arch")
@@ -201,32 +211,48 @@ run_size() {
   for j in $THREADS; do
     log "stats $label MB, -j $j"
     repeat "$runs" r "$CCTREE" -q -j "$j" stats "$arch"
-    read -r s_wall s_cpu s_rss <<<"$r"
+    read -r s_wall s_cpu s_rss s_load <<<"$r"
     STATS_WALL["$label/$j"]=$s_wall
-    local rd="-" rmb="-" rrss="-" out_mb="-" nc="-" app="-"
+    local rd="-" rmb="-" rcpu="-" rrss="-" out_mb="-" nc="-" app="-" load="$s_load"
     if (( RENDER )); then
-      local work="$DIR/work" out="$DIR/out" f_wall f_cpu f_rss session
+      local work="$DIR/work" out="$DIR/out" f_wall f_cpu f_rss f_load n_load a_load session out_b
       rm -rf "$work" "$out"
       cp -al "$arch" "$work"
       log "render $label MB, -j $j"
       FRESH="$out" repeat "$runs" r env CCTREE_LOG=cctree::render::search=debug "$CCTREE" -q -j "$j" render "$work" -o "$out"
-      read -r f_wall f_cpu f_rss <<<"$r"
+      read -r f_wall f_cpu f_rss f_load <<<"$r"
       [[ "$j" == "${THREADS%% *}" ]] && search_figures "$label" "$bytes" "$out"
       rd=$f_wall
+      rcpu=$f_cpu
       rmb=$(mbps "$bytes" "$rd")
-      out_mb=$(mb "$(du -sb "$out" | cut -f1)")
+      out_b=$(du -sb --exclude=.cctree-cache "$out" | cut -f1)
+      out_mb=$(mb "$out_b")
       rrss=$(kb2mb "$f_rss")
       repeat "$runs" r "$CCTREE" -q -j "$j" render "$work" -o "$out"
-      nc=${r%% *}
+      read -r nc _ _ n_load <<<"$r"
       # One appended turn: break the hard link of the largest main session, append, re-render.
       session="$(find "$work" -maxdepth 2 -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)"
       cp "$session" "$session.tmp" && mv "$session.tmp" "$session"
       "$GEN" --append-turn "$session" --seed 7
       measure r "$CCTREE" -q -j "$j" render "$work" -o "$out"
-      app=${r%% *}
+      read -r app _ _ a_load <<<"$r"
+      load=$(printf '%s\n' "$s_load" "$f_load" "$n_load" "$a_load" | sort -g | tail -n1)
       rm -rf "$work" "$out"
+      # The figures of issue 13, at the largest thread count.
+      if [[ "$j" == "${THREADS##* }" ]]; then
+        TARGETS+=("$(awk -v l="$label" -v j="$j" -v b="$bytes" -v big="$largest" -v sc="$s_cpu" -v sw="$s_wall" \
+          -v rc="$f_cpu" -v rw="$f_wall" -v rss="$f_rss" -v srss="$s_rss" -v ob="$out_b" -v nc="$nc" -v app="$app" \
+          -v ls="$s_load" -v lr="$f_load" -v ln="$n_load" -v la="$a_load" 'BEGIN {
+            if (sc <= 0) sc = 0.005; if (sw <= 0) sw = 0.005; if (rw <= 0) rw = 0.005
+            printf "%s MB, -j %s: render/stats CPU %.2f / %.2f CPU-s = %.1fx (target <= 2x; load %s/%s)\n", l, j, rc, sc, rc / sc, lr, ls
+            printf "%s MB, -j %s: render %.0f MB/s (target >= 250), stats %.0f MB/s (target >= 800) (load %s/%s)\n", l, j, b / 1e6 / rw, b / 1e6 / sw, lr, ls
+            printf "%s MB, -j %s: incremental: one appended turn %.3f s (target <= 0.5), no change %.3f s (target <= 0.05) (load %s/%s)\n", l, j, app, nc, la, ln
+            printf "%s MB, -j %s: peak RSS render %.0f MB, stats %.0f MB; largest project %.0f MB + 200 = %.0f MB (target: at most that)\n", l, j, rss * 1024 / 1e6, srss * 1024 / 1e6, big / 1e6, big / 1e6 + 200
+            printf "%s MB: output %.1f MB (search index included, cache excluded) / input %.1f MB = %.2f (target <= 1.0)", l, ob / 1e6, b / 1e6, ob / b
+          }')")
+      fi
     fi
-    ROWS+=("$label|$j|$s_wall|$(mbps "$bytes" "$s_wall")|$s_cpu|$(kb2mb "$s_rss")|$rd|$rmb|$rrss|$out_mb|$nc|$app")
+    ROWS+=("$label|$j|$s_wall|$(mbps "$bytes" "$s_wall")|$s_cpu|$(kb2mb "$s_rss")|$rd|$rmb|$rcpu|$rrss|$out_mb|$nc|$app|$load")
   done
 }
 
@@ -266,7 +292,7 @@ sync_size() {
   cp -al "$arch" "$src"
   log "sync $size MB: into a new archive, again, after one appended turn"
   measure r "$CCTREE" -q sync "$src" --to "$to"
-  read -r f_wall _ f_rss <<<"$r"
+  read -r f_wall _ f_rss _ <<<"$r"
   measure r "$CCTREE" -q sync "$src" --to "$to"
   n_wall=${r%% *}
   session="$(find "$src" -maxdepth 2 -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)"
@@ -277,7 +303,7 @@ sync_size() {
   SYNC_LINES+=("sync $size MB: new archive $f_wall s ($(mbps "$bytes" "$f_wall") MB/s, peak RSS $(kb2mb "$f_rss") MB), no change $n_wall s, +1 turn $a_wall s")
   rm -rf "$src" "$DIR/sync-archive"
 }
-for s in $SIZES; do sync_size "$s"; done
+(( SYNC )) && for s in $SIZES; do sync_size "$s"; done
 
 # --- hostile scaling (issue 15) ---------------------------------------------
 # Discovery alone (`gen_hostile discover`: list and classify every file, no
@@ -310,7 +336,7 @@ hostile_commands() {
     else
       repeat "$RUNS" r "$CCTREE" -q "$cmd" "$arch"
     fi
-    read -r wall _ rss <<<"$r"
+    read -r wall _ rss _ <<<"$r"
     line+="${line:+; }$cmd $wall s, peak RSS $(kb2mb "$rss") MB"
   done
   HOSTILE_LINES+=("$label: $line")
@@ -319,7 +345,7 @@ if (( SESSIONS > 0 )); then
   arch="$(hostile_archive "sessions-$SESSIONS" sessions --count "$SESSIONS")"
   log "discovery of $SESSIONS sessions in one project"
   repeat "$RUNS" r "$HOSTILE" discover "$arch"
-  read -r d_wall _ d_rss <<<"$r"
+  read -r d_wall _ d_rss _ <<<"$r"
   HOSTILE_LINES+=("discovery of $SESSIONS sessions in one project: $d_wall s, peak RSS $(kb2mb "$d_rss") MB ($("$HOSTILE" discover "$arch" | cut -d' ' -f1-4))")
   hostile_commands "$SESSIONS sessions in one project" "$arch" stats check render
 fi
@@ -342,56 +368,71 @@ if (( LINK_LEVELS > 0 )); then
   d_wall=${r%% *}
   found="$("$HOSTILE" discover "$arch" | cut -d' ' -f3)"
   repeat "$RUNS" r "$CCTREE" -q stats "$arch"
-  read -r s_wall _ s_rss <<<"$r"
+  read -r s_wall _ s_rss _ <<<"$r"
   HOSTILE_LINES+=("$((2 * LINK_LEVELS)) directory links (2^$LINK_LEVELS paths to one file): discovery $d_wall s, $found files found; stats $s_wall s, peak RSS $(kb2mb "$s_rss") MB")
 fi
 
-# --- claude-code-log ---------------------------------------------------------
-CCL_LINE=""
-if (( CCL )); then
-  VENV="$DIR/venv"
-  if [[ ! -x "$VENV/bin/claude-code-log" ]]; then
-    log "installing claude-code-log 1.7.0 into $VENV"
-    python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet claude-code-log==1.7.0
-  fi
-  "$VENV/bin/claude-code-log" --version >&2
-  arch="$(archive 100)"
-  bytes=$(jsonl_bytes "$arch")
-  work="$DIR/ccl-work"; out="$DIR/ccl-out"
-  rm -rf "$work" "$out"
-  cp -al "$arch" "$work"
-  log "claude-code-log on the 100 MB archive (HTML, all projects, no cache, default jobs)"
-  measure r "$VENV/bin/claude-code-log" "$work" --all-projects -o "$out" --no-cache
-  read -r c_wall c_cpu c_rss <<<"$r"
-  c_out=$(du -sb "$out" | cut -f1)
-  rm -rf "$work" "$out"
+# --- real projects and claude-code-log ---------------------------------------
+# The real transcripts vendored from claude-code-log's tests (not generated by
+# us): cctree `stats` and a fresh `render` (median of at least 5 runs: they
+# take a fraction of a second), and claude-code-log 1.7.0 on the same
+# projects, back to back, in CPU-seconds (user + sys, children included).
+REAL="$ROOT/tests/fixtures/claude-code-log/real_projects"
+REAL_LINES=()
+if [[ -d "$REAL" ]]; then
+  real_runs=$(( RUNS > 5 ? RUNS : 5 ))
+  bytes=$(jsonl_bytes "$REAL")
+  log "real projects: stats and render, $real_runs runs each"
+  repeat "$real_runs" r "$CCTREE" -q stats "$REAL"
+  read -r rs_wall rs_cpu rs_rss rs_load <<<"$r"
+  REAL_LINES+=("real projects ($(mb "$bytes") MB of JSONL, $(find "$REAL" -name '*.jsonl' | wc -l) files, $(find "$REAL" -mindepth 1 -maxdepth 1 -type d | wc -l) projects, largest $(mb "$(largest_project "$REAL")") MB): cctree stats $rs_wall s wall, $rs_cpu CPU-s, peak RSS $(kb2mb "$rs_rss") MB (load $rs_load)")
   if (( RENDER )); then
-    work="$DIR/work"; out="$DIR/out"
-    rm -rf "$work" "$out"; cp -al "$arch" "$work"
-    log "cctree render on the same archive (default threads)"
-    measure r "$CCTREE" -q render "$work" -o "$out"
-    what="render"
-    rm -rf "$work" "$out"
-  else
-    measure r "$CCTREE" -q stats "$arch"
-    what="stats (render unavailable)"
+    out="$DIR/real-out"
+    FRESH="$out" repeat "$real_runs" r "$CCTREE" -q render "$REAL" -o "$out"
+    read -r rr_wall rr_cpu rr_rss rr_load <<<"$r"
+    out_b=$(du -sb --exclude=.cctree-cache "$out" | cut -f1)
+    rm -rf "$out"
+    REAL_LINES+=("$(awk -v w="$rr_wall" -v c="$rr_cpu" -v m="$rr_rss" -v l="$rr_load" -v sc="$rs_cpu" -v ob="$out_b" -v b="$bytes" 'BEGIN {
+      if (sc <= 0) sc = 0.005
+      printf "real projects: cctree render %s s wall, %s CPU-s, peak RSS %.0f MB, output %.1f MB (%.2f of the input) (load %s)\n", w, c, m * 1024 / 1e6, ob / 1e6, ob / b, l
+      printf "real projects: render/stats CPU %.2f / %.2f CPU-s = %.1fx (target <= 2x)", c, sc, c / sc
+    }')")
   fi
-  read -r t_wall t_cpu t_rss <<<"$r"
-  CCL_LINE=$(awk -v cw="$c_wall" -v cc="$c_cpu" -v cr="$c_rss" -v co="$c_out" -v tw="$t_wall" -v tc="$t_cpu" \
-    -v tr="$t_rss" -v b="$bytes" -v what="$what" 'BEGIN {
-      if (tw <= 0) tw = 0.005; if (tc <= 0) tc = 0.005
-      printf "claude-code-log 1.7.0: %.1f s wall, %.1f CPU-s (%.2f CPU-s/MiB), peak RSS %.0f MB, output %.1f MB\n", cw, cc, cc / (b / 1048576), cr * 1024 / 1e6, co / 1e6
-      printf "cctree %s: %.2f s wall, %.2f CPU-s, peak RSS %.0f MB\n", what, tw, tc, tr * 1024 / 1e6
-      printf "ratio (claude-code-log / cctree %s): %.0fx wall, %.0fx CPU\n", what, cw / tw, cc / tc
-    }')
+  if (( CCL )); then
+    VENV="$DIR/venv"
+    if [[ ! -x "$VENV/bin/claude-code-log" ]]; then
+      log "installing claude-code-log 1.7.0 into $VENV"
+      python3 -m venv "$VENV"
+      "$VENV/bin/pip" install --quiet claude-code-log==1.7.0
+    fi
+    "$VENV/bin/claude-code-log" --version >&2
+    work="$DIR/ccl-work"; out="$DIR/ccl-out"
+    rm -rf "$work" "$out"
+    cp -r "$REAL" "$work"
+    log "claude-code-log on the real projects (HTML, all projects, no cache, default jobs)"
+    measure r "$VENV/bin/claude-code-log" "$work" --all-projects -o "$out" --no-cache
+    read -r c_wall c_cpu c_rss c_load <<<"$r"
+    c_out=$(du -sb "$out" | cut -f1)
+    rm -rf "$work" "$out"
+    if (( RENDER )); then
+      what="render"; t_wall=$rr_wall; t_cpu=$rr_cpu
+    else
+      what="stats (render unavailable)"; t_wall=$rs_wall; t_cpu=$rs_cpu
+    fi
+    REAL_LINES+=("$(awk -v cw="$c_wall" -v cc="$c_cpu" -v cr="$c_rss" -v co="$c_out" -v cl="$c_load" -v tw="$t_wall" -v tc="$t_cpu" \
+      -v b="$bytes" -v what="$what" 'BEGIN {
+        if (tw <= 0) tw = 0.005; if (tc <= 0) tc = 0.005
+        printf "real projects: claude-code-log 1.7.0 %.2f s wall, %.2f CPU-s (%.2f CPU-s/MiB), peak RSS %.0f MB, output %.1f MB (load %s)\n", cw, cc, cc / (b / 1048576), cr * 1024 / 1e6, co / 1e6, cl
+        printf "real projects: claude-code-log / cctree %s: %.0fx CPU (target >= 100x), %.0fx wall", what, cc / tc, cw / tw
+      }')")
+  fi
 fi
 
 # --- print -------------------------------------------------------------------
 echo
 echo "cctree $("$CCTREE" --version | awk '{print $2}') on $(nproc) cores; seed $SEED; runs per measurement: $RUNS (1 for >= 1000 MB)"
 {
-  echo "archive MB|-j|stats s|stats MB/s|stats CPU-s|stats RSS MB|render s|render MB/s|render RSS MB|output MB|no-change s|+1 turn s"
+  echo "archive MB|-j|stats s|stats MB/s|stats CPU-s|stats RSS MB|render s|render MB/s|render CPU-s|render RSS MB|output MB|no-change s|+1 turn s|load"
   printf '%s\n' "${ROWS[@]}"
 } | column -t -s'|' -o '  '
 echo
@@ -403,8 +444,10 @@ for s in $SIZES "$SINGLE (1p)"; do
   fi
 done
 (( ${#SEARCH_LINES[@]} )) && printf '%s\n' "${SEARCH_LINES[@]}"
-printf '%s\n' "${SYNC_LINES[@]}"
+(( ${#SYNC_LINES[@]} )) && printf '%s\n' "${SYNC_LINES[@]}"
 (( ${#HOSTILE_LINES[@]} )) && printf '%s\n' "${HOSTILE_LINES[@]}"
 [[ -n "$RENDER_NOTE" ]] && echo "$RENDER_NOTE"
-[[ -n "$CCL_LINE" ]] && { echo; echo "$CCL_LINE"; }
+echo
+(( ${#REAL_LINES[@]} )) && printf '%s\n' "${REAL_LINES[@]}"
+(( ${#TARGETS[@]} )) && printf '%s\n' "${TARGETS[@]}"
 exit 0
