@@ -52,10 +52,18 @@
   }
   function copy(button, text, node) {
     var fallback = function () {
+      // The browser's copy command, with the exact text put on the clipboard
+      // by its copy event; if it refuses, the text is selected for Ctrl+C.
       var ok = false;
-      if (node && selectText(node)) {
-        try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-      }
+      var put = function (ev) {
+        if (!ev.clipboardData) return;
+        ev.clipboardData.setData("text/plain", text);
+        ev.preventDefault();
+      };
+      document.addEventListener("copy", put);
+      try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+      document.removeEventListener("copy", put);
+      if (!ok && node) selectText(node);
       copied(button, ok ? "copied" : "selected: Ctrl+C");
     };
     if (navigator.clipboard && navigator.clipboard.writeText) {

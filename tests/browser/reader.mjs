@@ -19,7 +19,11 @@
 // the page hides; with the view "prompts and answers only", each of those
 // links shows its target. The view menu (see `controls`), on the first
 // conversation of each site. Screenshots of the first conversation page with
-// a map, at 1280 px and 390 px, light and dark.
+// a map, at 1280 px and 390 px, light and dark. Mobile and access (see
+// `access`): header height, sideways scroll, contrast, j/k, copy buttons.
+//
+// SPEC.json also names, per site, `fork_projects`: the `--projects` argument
+// its fork commands must carry.
 //
 // Prints a JSON report on stdout; exits 0 if all is well, 1 on any failure,
 // 2 if the browser could not run.
@@ -33,7 +37,7 @@ const opt = {};
 for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
 const spec = JSON.parse(fs.readFileSync(opt.spec, "utf8"));
 const failures = [];
-const report = { sites: [], controls: [], screenshots: [] };
+const report = { sites: [], controls: [], access: [], screenshots: [] };
 const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
 
 function htmlFiles(dir) {
@@ -75,6 +79,85 @@ function shown() {
 // Runs in the page: ids of messages with an id the page hides.
 function hiddenMessages() {
   return [...document.querySelectorAll("main .msg[id]")].filter((m) => !m.checkVisibility({ checkVisibilityCSS: true })).map((m) => m.id);
+}
+
+// Runs in the page: every text on screen whose contrast with what is behind
+// it is under WCAG AA (4.5:1, 3:1 for large text), grouped by colours.
+// The text's colour (SVG: its fill) and the backgrounds of its ancestors are
+// composited, with their alpha and the ancestors' opacity, over the canvas.
+function lowContrast() {
+  const parse = (c) => {
+    let m = /^rgba?\(([^)]+)\)$/.exec(c);
+    if (m) {
+      const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+      return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    }
+    m = /^color\(srgb ([^)]+)\)$/.exec(c);
+    if (m) {
+      const p = m[1].split(/[\s\/]+/).filter(Boolean).map(Number);
+      return [p[0] * 255, p[1] * 255, p[2] * 255, p.length > 3 ? p[3] : 1];
+    }
+    return null;
+  };
+  const over = (top, under) => {
+    const a = top[3];
+    return [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a)).concat([1]);
+  };
+  const lum = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const canvas = (() => {
+    for (const e of [document.body, document.documentElement]) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c[3] > 0) return over(c, [255, 255, 255, 1]);
+    }
+    return [255, 255, 255, 1];
+  })();
+  const bgCache = new Map();
+  const background = (el) => {
+    if (!el || el === document.documentElement) return canvas;
+    if (bgCache.has(el)) return bgCache.get(el);
+    const c = parse(getComputedStyle(el).backgroundColor);
+    const under = background(el.parentElement);
+    const out = c && c[3] > 0 ? over(c, under) : under;
+    bgCache.set(el, out);
+    return out;
+  };
+  const opacity = (el) => { let o = 1; for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity); return o; };
+  const bad = new Map();
+  let texts = 0;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = walker.nextNode());) {
+    if (!n.data.trim()) continue;
+    const el = n.parentElement;
+    if (!el || el.closest("script, style, title")) continue;
+    if (!el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+    const r = document.createRange();
+    r.selectNodeContents(n);
+    if (![...r.getClientRects()].some((b) => b.width > 0 && b.height > 0)) continue;
+    texts++;
+    const cs = getComputedStyle(el);
+    const inSvg = el instanceof SVGElement;
+    const fg = parse(inSvg ? cs.fill : cs.color);
+    if (!fg) continue;
+    const bg = background(inSvg ? el.closest("svg").parentElement : el);
+    const fgOn = over([fg[0], fg[1], fg[2], fg[3] * opacity(el)], bg);
+    const size = parseFloat(cs.fontSize), bold = Number(cs.fontWeight) >= 700;
+    const need = size >= 24 || (size >= 18.66 && bold) ? 3 : 4.5;
+    const got = ratio(fgOn, bg);
+    if (got + 1e-6 < need) {
+      const hex = (c) => "#" + c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, "0")).join("");
+      const path = [];
+      for (let e = el; e && e !== document.body && path.length < 4; e = e.parentElement) path.unshift(e.tagName.toLowerCase() + (e.classList.length ? "." + [...e.classList].join(".") : ""));
+      const key = `${hex(fgOn)} on ${hex(bg)} ${got.toFixed(2)}:1 (needs ${need}) ${path.join(" > ")}`;
+      const b = bad.get(key) || { n: 0, text: n.data.trim().slice(0, 40) };
+      b.n++;
+      bad.set(key, b);
+    }
+  }
+  return { texts, bad: [...bad].map(([k, v]) => `${k} ×${v.n}: ${JSON.stringify(v.text)}`) };
 }
 
 // Runs in the page: which of `ids` are missing or hidden.
@@ -303,6 +386,165 @@ async function controls(browser, s) {
   report.controls.push(r);
 }
 
+// Mobile and access (issue 12), on sample pages of each kind of the site
+// (the archive index, a project index, the two largest conversation, branch
+// and sub-agent pages), light and dark: the sticky header at most 64 px tall
+// at 390 and 1280 px, no horizontal scroll at 390 px (as the page opens, and
+// with every fold open and system entries shown), and every text on screen
+// (with every fold open, system entries shown, the view menu open, and a
+// search's results on the archive index) at WCAG AA contrast against what
+// is behind it. Then, on the site's conversation: `j` then `k` moves forward
+// then back, and the copy buttons put the exact text in the clipboard (the
+// fork command with its `--projects`, and a code block, also when the
+// clipboard API is missing).
+async function access(browser, s) {
+  const r = { name: s.name, pages: 0, texts: 0, header: 0, keys: 0, copies: 0 };
+  const rel = (f) => path.relative(s.dir, f).split(path.sep).join("/");
+  const files = htmlFiles(s.dir);
+  const largest = (fs_) => fs_.map((f) => [fs.statSync(f).size, f]).sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).slice(0, 2).map((x) => x[1]);
+  const kinds = {
+    archive: files.filter((f) => rel(f) === "index.html"),
+    project: files.filter((f) => /^[^/]+\/index\.html$/.test(rel(f))).slice(0, 1),
+    conversation: largest(files.filter((f) => /\/c\/[^/]+\/[^/]+\.html$/.test(rel(f)))),
+    branch: largest(files.filter((f) => /\/c\/[^/]+\/b\//.test(rel(f)))),
+    agent: largest(files.filter((f) => /\/agents\//.test(rel(f)))),
+  };
+  const everything = async (page) => {
+    await page.evaluate(() => {
+      document.querySelectorAll("main details").forEach((d) => { d.open = true; });
+      const aux = document.getElementById("show-aux");
+      if (aux) aux.checked = true;
+    });
+  };
+  for (const scheme of ["light", "dark"]) {
+    const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    page.on("pageerror", (e) => fail(`${s.name} access: page error: ${e.message}`));
+    for (const [kind, list] of Object.entries(kinds)) {
+      for (const file of list) {
+        const where = `${s.name} ${kind} ${rel(file)} (${scheme})`;
+        r.pages++;
+        for (const width of [390, 1280]) {
+          await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+          await page.goto(pathToFileURL(file).href, { waitUntil: "load" });
+          const h = await page.evaluate(() => document.querySelector("header.top").getBoundingClientRect().height);
+          r.header = Math.max(r.header, h);
+          if (h > 64) fail(`${where}: the header is ${h} px tall at ${width} px (at most 64)`);
+          if (width === 390) {
+            const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            if (wide > 0) fail(`${where}: scrolls sideways by ${wide} px at 390 px`);
+          }
+          await everything(page);
+          if (width === 390) {
+            const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+            if (wide > 0) fail(`${where}: with every fold open, scrolls sideways by ${wide} px at 390 px`);
+          }
+          if (width === 1280) {
+            if (await page.$("details.view-menu")) await page.evaluate(() => { document.querySelector("details.view-menu").open = true; });
+            const c = await page.evaluate(lowContrast);
+            r.texts += c.texts;
+            for (const b of c.bad) fail(`${where}: contrast under AA: ${b}`);
+          }
+        }
+      }
+    }
+    // A search's results, on the archive index.
+    const index = pathToFileURL(path.join(s.dir, "index.html")).href;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(index, { waitUntil: "load" });
+    const word = await page.evaluate(() => ((document.querySelector("main .card-text, main .card-title") || {}).textContent || "").match(/[A-Za-z]{4,}/)?.[0]);
+    if (word) {
+      await page.fill("#search-input", word);
+      await page.waitForSelector("#search-results mark", { timeout: 10000 }).catch(() => fail(`${s.name}: a search for ${word} marks nothing`));
+      const c = await page.evaluate(lowContrast);
+      r.texts += c.texts;
+      for (const b of c.bad) fail(`${s.name} search results (${scheme}): contrast under AA: ${b}`);
+    }
+    await context.close();
+  }
+  const conv = s.conversations.find((c) => c.forks) || s.conversations[0];
+  if (conv) {
+    const url = pathToFileURL(path.join(s.dir, conv.page)).href;
+    // j then k, over the messages that can be scrolled to the top.
+    {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 600 } });
+      const page = await context.newPage();
+      await page.goto(url, { waitUntil: "load" });
+      const at = () => page.evaluate(() => {
+        const msgs = [...document.querySelectorAll("main .messages > .msg")].filter((m) => m.getClientRects().length);
+        const margin = parseFloat(getComputedStyle(msgs[0]).scrollMarginTop);
+        return msgs.findIndex((m) => Math.abs(m.getBoundingClientRect().top - margin) < 3);
+      });
+      const reachable = await page.evaluate(() => {
+        const msgs = [...document.querySelectorAll("main .messages > .msg")].filter((m) => m.getClientRects().length);
+        const margin = parseFloat(getComputedStyle(msgs[0]).scrollMarginTop);
+        const max = document.documentElement.scrollHeight - window.innerHeight;
+        return msgs.filter((m) => m.getBoundingClientRect().top + window.scrollY - margin <= max).length;
+      });
+      const n = Math.min(3, reachable);
+      const keys = [...Array(n).fill("j"), ...Array(n - 1).fill("k")];
+      const want = [...Array(n).keys(), ...[...Array(n - 1).keys()].reverse()];
+      const seen = [];
+      for (const key of keys) { await page.keyboard.press(key); seen.push(await at()); }
+      r.keys = seen.length;
+      if (n < 2) fail(`${s.name} ${conv.page}: too short to try j and k`);
+      if (JSON.stringify(seen) !== JSON.stringify(want)) fail(`${s.name} ${conv.page}: ${keys.join(", ")} go to messages ${JSON.stringify(seen)}, not ${JSON.stringify(want)}`);
+      await context.close();
+    }
+    // Copy buttons.
+    {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ["clipboard-read", "clipboard-write"] });
+      const page = await context.newPage();
+      page.on("pageerror", (e) => fail(`${s.name} copy: page error: ${e.message}`));
+      const clip = () => page.evaluate(() => navigator.clipboard.readText());
+      const put = (t) => page.evaluate((t) => navigator.clipboard.writeText(t), t);
+      await page.goto(url, { waitUntil: "load" });
+      // The first fork command the page shows.
+      const fork = await page.evaluate(() => {
+        const f = [...document.querySelectorAll("main .fork-cmd")].find((d) => d.checkVisibility());
+        if (f) f.id = "fork-probe";
+        return !!f;
+      });
+      if (fork) {
+        await put("");
+        await page.click("#fork-probe > summary");
+        const want = await page.evaluate(() => document.querySelector("#fork-probe code.cmd").textContent);
+        await page.click("#fork-probe .copy");
+        await page.waitForFunction(() => document.querySelector("#fork-probe .copy").textContent !== "copy");
+        const got = await clip();
+        r.copies++;
+        if (got !== want) fail(`${s.name}: the fork command's copy button copied ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
+        if (s.fork_projects && !got.includes(` --projects ${s.fork_projects} `)) fail(`${s.name}: the copied fork command ${JSON.stringify(got)} lacks --projects ${s.fork_projects}`);
+      }
+      // A code block: with the clipboard API, and without it (the fallback).
+      for (const api of [true, false]) {
+        await put("");
+        if (!api) await page.evaluate(() => { window.apiClipboard = Object.getOwnPropertyDescriptor(Navigator.prototype, "clipboard"); Object.defineProperty(Navigator.prototype, "clipboard", { get: () => undefined, configurable: true }); });
+        const found = await page.evaluate(() => {
+          const b = [...document.querySelectorAll("main .code-box .code-copy")].find((x) => !x.closest(".msg.aux"));
+          if (!b) return null;
+          document.querySelectorAll("#code-probe").forEach((x) => x.removeAttribute("id"));
+          b.id = "code-probe";
+          for (let d = b.parentElement; d; d = d.parentElement) if (d.tagName === "DETAILS") d.open = true;
+          b.scrollIntoView({ block: "center" });
+          return b.parentElement.querySelector("pre").textContent;
+        });
+        if (found === null) break;
+        await page.click("#code-probe");
+        await page.waitForFunction(() => document.querySelector("#code-probe").textContent !== "copy");
+        if (!api) await page.evaluate(() => { Object.defineProperty(Navigator.prototype, "clipboard", window.apiClipboard); });
+        const label = await page.evaluate(() => document.querySelector("#code-probe").textContent);
+        const got = await page.evaluate(() => (window.navigator.clipboard ? navigator.clipboard.readText() : null));
+        r.copies++;
+        if (got !== found) fail(`${s.name}: a code block's copy button (${api ? "clipboard API" : "fallback"}, says ${label}) copied ${JSON.stringify(got && got.slice(0, 80))}, not ${JSON.stringify(found.slice(0, 80))}`);
+        await page.goto(url, { waitUntil: "load" });
+      }
+      await context.close();
+    }
+  }
+  report.access.push(r);
+}
+
 async function shots(browser, s, dir) {
   const c = s.conversations.find((c) => c.forks);
   if (!c) return;
@@ -337,6 +579,7 @@ async function main() {
     for (const s of spec.sites) {
       await site(browser, s);
       await controls(browser, s);
+      await access(browser, s);
       if (dir) await shots(browser, s, dir);
     }
   } finally {

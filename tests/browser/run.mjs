@@ -219,7 +219,12 @@ async function search(browser, site, base, shots) {
     const hit = hrefs.find((h) => h && h.includes(opt.expect || ""));
     if (!hit) problems.push(`${label}: ${JSON.stringify(opt.search)} found no link containing ${opt.expect}: ${hrefs}`);
     else {
-      if (shots && how === "file") { await page.screenshot({ path: path.join(shots, "search.png") }); report.screenshots.push("search.png"); }
+      if (shots && how === "file") {
+        // With the excerpts in, their words marked.
+        await page.waitForSelector("#search-results .sr-hits mark", { timeout: 5000 }).catch(() => problems.push(`${label}: no word marked in the results`));
+        await page.screenshot({ path: path.join(shots, "search.png") });
+        report.screenshots.push("search.png");
+      }
       await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(`#search-results a[href="${hit}"]`)]);
       const want = (opt.expect || "").split("#")[0];
       if (!page.url().includes(want)) problems.push(`${label}: clicking the result went to ${page.url()}`);

@@ -376,8 +376,12 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
     let names: Vec<&str> = projects.iter().map(|p| p.source.name.as_str()).collect();
     let slugs = project_slugs(&names);
     let mut conversations = Vec::new();
+    let mut fork_projects = None;
     for (p, slug) in projects.iter().zip(&slugs) {
         let g = &p.graph;
+        if fork_projects.is_none() && g.conversations.iter().any(|c| c.branches.len() > 1) {
+            fork_projects = cctree::fork::lookup::projects_arg(&p.source.dir, input, false);
+        }
         let prompt = |n: &cctree::graph::NodeId| {
             let e = g.entry(&p.entries, *n);
             e.kind == Kind::User && e.user_kind == UserKind::Prompt
@@ -406,7 +410,10 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
             }));
         }
     }
-    serde_json::json!({ "name": name, "dir": site, "conversations": conversations })
+    // The first conversation with forks is the one the copy buttons are tried
+    // on: its fork commands name the archive (never the default one here).
+    let fork_projects = fork_projects.expect("the archive is not the default: fork commands name it");
+    serde_json::json!({ "name": name, "dir": site, "conversations": conversations, "fork_projects": fork_projects })
 }
 
 /// Issue 12, what a reader follows: the conversation page reads the active
@@ -418,6 +425,11 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
 /// never a fork landmark, keeps the choice on the next page, works with
 /// storage refused and without JavaScript; a link to a message it hides shows
 /// it (every landmark, index and map link is followed in that view too).
+/// Mobile and access: on sample pages of every kind, light and dark, the
+/// sticky header at most 64 px tall at 390 and 1280 px, no sideways scroll at
+/// 390 px, WCAG AA contrast of every text on screen computed from the
+/// rendered styles; `j` then `k` moves forward then back; the copy buttons
+/// copy the exact fork command (with `--projects`) and code.
 #[test]
 fn active_line_forks_and_map_in_chromium() {
     let Some(driver) = Driver::get() else { return };
@@ -462,4 +474,16 @@ fn active_line_forks_and_map_in_chromium() {
     for c in controls {
         assert!(c["checks"].as_u64().unwrap_or(0) >= 20 && c["revealed"].as_u64() == Some(1), "{v}");
     }
+    // Mobile and access ran on every kind of page of every site, both themes:
+    // header heights, sideways scroll, contrast of every text, j/k, copies
+    // (on the example: the fork command and a code block, with the clipboard
+    // API and without).
+    let access = v["access"].as_array().expect("a report of the access checks per site");
+    assert_eq!(access.len(), inputs.len(), "{v}");
+    for a in access {
+        let n = |k: &str| a[k].as_u64().unwrap_or(0);
+        assert!(n("pages") >= 6 && n("texts") >= 500 && (3..=5).contains(&n("keys")) && n("copies") >= 1, "{v}");
+        assert!(a["header"].as_f64().is_some_and(|h| h > 20.0 && h <= 64.0), "{v}");
+    }
+    assert_eq!(access[0]["copies"].as_u64(), Some(3), "the example's copy buttons: {v}");
 }
