@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's screenshots: renders examples/archive/projects and photographs
 # (in Debian's chromium, through tests/browser/run.mjs) the conversation page
-# with its map and the fork-point index (light) and one of its branch pages (dark), into
+# with its map and the fork-point index (light), one of its branch pages (dark)
+# and a search with its results (light), into
 # docs/screenshots/. Installs what it needs like scripts/test.sh (chromium,
 # the pinned Node, the driver: scripts/browser-env.sh).
 set -euo pipefail
@@ -32,11 +33,15 @@ branch="$(find "$conv" -path '*/b/*/index.html' ! -path "*/b/$root/*" | sort | h
 conv="${conv#"$tmp/site/"}index.html"
 branch="${branch#"$tmp/site/"}"
 
+# The search: a word of the conversation's later prompts, with its results
+# (grouped by conversation, the word marked in each excerpt) over the archive index.
 "$CCTREE_NODE" tests/browser/run.mjs --site "$tmp/site" --viewport 1100x1200 \
-  --pages "conversation=$conv,branch=$branch" --shots "$tmp/shots" >"$tmp/report.json" ||
+  --pages "conversation=$conv,branch=$branch" --search retry --expect "$conv" \
+  --shots "$tmp/shots" >"$tmp/report.json" ||
   { cat "$tmp/report.json" >&2; exit 1; }
 
 mkdir -p docs/screenshots
 cp "$tmp/shots/conversation-light.png" docs/screenshots/conversation-light.png
 cp "$tmp/shots/branch-dark.png" docs/screenshots/branch-dark.png
+cp "$tmp/shots/search.png" docs/screenshots/search-light.png
 ls -l docs/screenshots/

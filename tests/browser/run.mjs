@@ -213,7 +213,9 @@ async function search(browser, site, base, shots) {
     await page.goto(url);
     await page.waitForSelector("#search-input", { state: "visible", timeout: 5000 });
     await page.fill("#search-input", opt.search);
-    await page.waitForSelector("#search-results a", { timeout: 5000 }).catch(() => {});
+    // The rows come first, their links once the conversation's index is in.
+    await page.waitForFunction((want) => [...document.querySelectorAll("#search-results a[href]")].some((a) => a.getAttribute("href").includes(want)),
+      opt.expect || "", { timeout: 5000 }).catch(() => {});
     const hrefs = await page.$$eval("#search-results a", (as) => as.map((a) => a.getAttribute("href")));
     report.search.push({ how, query: opt.search, hrefs });
     const hit = hrefs.find((h) => h && h.includes(opt.expect || ""));
