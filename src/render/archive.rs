@@ -5,6 +5,7 @@ use anyhow::Result;
 use askama::Template;
 
 use super::pages::{IndexPage, ProjectRow, Time};
+use super::text::Tokens;
 use super::urls::{Root, href};
 use super::{ProjectSummary, RenderOptions};
 
@@ -26,6 +27,7 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
             forks: o.forks,
             messages: o.messages,
             last: Time::at(o.last_ts),
+            tokens: o.tokens.total(),
         })
         .collect();
     projects.sort_by(|a, b| b.last.ms.cmp(&a.last.ms).then_with(|| a.href.cmp(&b.href)));
@@ -34,13 +36,21 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
         root: Root::of(""),
         title: "Archive".into(),
         crumbs: Vec::new(),
-        totals: format!(
-            "{} projects · {} conversations · {} branches · {} forks",
-            summaries.len(),
-            sum(|s| s.conversations),
-            sum(|s| s.branches),
-            sum(|s| s.forks)
-        ),
+        totals: [
+            (summaries.len(), "project", "projects"),
+            (sum(|s| s.conversations), "conversation", "conversations"),
+            (sum(|s| s.branches), "branch", "branches"),
+            (sum(|s| s.forks), "fork", "forks"),
+        ]
+        .iter()
+        .map(|(n, one, many)| format!("{n} {}", if *n == 1 { one } else { many }))
+        .collect::<Vec<_>>()
+        .join(" · "),
+        tokens: {
+            let mut t = Tokens::default();
+            summaries.iter().for_each(|s| t.add(s.tokens));
+            t.total()
+        },
         projects,
     }
 }

@@ -33,9 +33,9 @@ pub struct Item {
     /// number of the message before them).
     pub number: u32,
     pub page: u32,
-    /// A counted message the page shows whatever the reader's settings (not
-    /// a slash command, which is shown with the system entries): where links
-    /// to a place on the track land ([`super::context::ProjectCtx::message_link`]).
+    /// A counted message the page shows whatever the reader's settings
+    /// (slash commands included): where links to a place on the track land
+    /// ([`super::context::ProjectCtx::message_link`]).
     pub shown: bool,
 }
 
@@ -112,7 +112,7 @@ pub fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32,
             counted: is_counted,
             number: first_number + counted,
             page,
-            shown: is_counted && e.user_kind != UserKind::Command,
+            shown: is_counted,
         });
     }
     let mut shown_before = IdVec::filled(None, items.len());

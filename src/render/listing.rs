@@ -3,14 +3,14 @@
 //! and the collapsed "other entries" (fragments, side agents, unknown
 //! metadata), [`LISTED_PER_PAGE`] rows of each a page.
 
-use crate::graph::{AgentId, AgentKind, Conversation, ConversationId};
+use crate::graph::{AgentId, AgentKind, Conversation, ConversationId, NodeId};
 use crate::parse::Kind;
 
 use super::blocks::Block;
 use super::context::ProjectCtx;
 use super::page::PageCtx;
 use super::pages::{AgentRow, ConvRow, Pager, ProjectPage, Shown, Time};
-use super::text::{compact_num, excerpt, plain_excerpt};
+use super::text::{Tokens, excerpt, plain_excerpt};
 use super::transcript::crumbs;
 use super::urls::{Root, href, page_file, sibling_page};
 use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES};
@@ -43,40 +43,44 @@ fn unplaced_queued(ctx: &ProjectCtx<'_>, at: usize) -> Vec<Vec<Block>> {
     queued.map(|&q| super::message::queued_view(&mut pcx, &ctx.entries()[q]).body).collect()
 }
 
-/// Token totals of a conversation: per assistant turn (`message.id`), the
-/// block with the largest `output_tokens`; summed over turns.
-pub fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> String {
+/// Token totals of a conversation's turns (every branch, sub-agents not
+/// included): see [`turn_tokens`].
+pub fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> Tokens {
+    let g = ctx.graph();
+    turn_tokens(ctx, c.branches.iter().flat_map(|&b| g.branches[b].nodes.iter().copied()))
+}
+
+/// Token totals of the whole project: every assistant turn of every
+/// transcript (conversations, fragments, sub-agents and side agents).
+pub fn project_tokens(ctx: &ProjectCtx<'_>) -> Tokens {
+    turn_tokens(ctx, ctx.graph().nodes.ids())
+}
+
+/// Token totals of the assistant turns among `nodes`: per turn
+/// (`message.id`), the usage of the streamed entry with the largest
+/// `output_tokens` (the others repeat or under-report it); summed over turns.
+fn turn_tokens(ctx: &ProjectCtx<'_>, nodes: impl Iterator<Item = NodeId>) -> Tokens {
     let g = ctx.graph();
     let e = ctx.entries();
     let mut best: rustc_hash::FxHashMap<&str, crate::parse::Usage> = Default::default();
-    let mut loose = (0u64, 0u64);
-    for &b in &c.branches {
-        for &n in &g.branches[b].nodes {
-            let en = g.entry(e, n);
-            let (Kind::Assistant, Some(u)) = (&en.kind, en.usage) else { continue };
-            match en.message_id.as_deref() {
-                Some(m) => {
-                    let slot = best.entry(m).or_default();
-                    if u.output >= slot.output {
-                        *slot = u;
-                    }
-                }
-                None => {
-                    loose.0 += u.input + u.cache_creation + u.cache_read;
-                    loose.1 += u.output;
+    let mut total = Tokens::default();
+    for n in nodes {
+        let en = g.entry(e, n);
+        let (Kind::Assistant, Some(u)) = (&en.kind, en.usage) else { continue };
+        match en.message_id.as_deref() {
+            Some(m) => {
+                let slot = best.entry(m).or_default();
+                if u.output >= slot.output {
+                    *slot = u;
                 }
             }
+            None => total.add(Tokens::of(u)),
         }
     }
-    let (mut input, mut output) = loose;
-    for u in best.values() {
-        input += u.input + u.cache_creation + u.cache_read;
-        output += u.output;
+    for u in best.into_values() {
+        total.add(Tokens::of(u));
     }
-    if input + output == 0 {
-        return String::new();
-    }
-    format!("{} tokens in · {} out", compact_num(input), compact_num(output))
+    total
 }
 
 /// The project index, in pages of at most [`LISTED_PER_PAGE`] rows of each
@@ -94,6 +98,8 @@ pub struct ProjectIndex {
     agents: Vec<AgentId>,
     others: Vec<AgentId>,
     pages: u32,
+    /// The project's token totals.
+    tokens: String,
 }
 
 impl ProjectIndex {
@@ -109,7 +115,8 @@ impl ProjectIndex {
             g.agents.ids().partition(|i| g.agents[*i].kind == AgentKind::Subagent);
         let lists = [convs.len(), agents.len(), fragments.len() + others.len(), g.unplaced_queued.len()];
         let pages = lists.iter().map(|n| n.div_ceil(LISTED_PER_PAGE)).max().unwrap_or(0).max(1);
-        ProjectIndex { convs, fragments, agents, others, pages: u32::try_from(pages).unwrap_or(u32::MAX) }
+        let tokens = project_tokens(ctx).total();
+        ProjectIndex { convs, fragments, agents, others, pages: u32::try_from(pages).unwrap_or(u32::MAX), tokens }
     }
 
     /// How many pages the index takes (at least one).
@@ -148,6 +155,7 @@ impl ProjectIndex {
             crumbs: crumbs(ctx, dir, None),
             convs,
             conv_count: shown(self.convs.len()),
+            tokens: self.tokens.clone(),
             fragments,
             agents,
             agent_count: shown(self.agents.len()),
@@ -170,7 +178,7 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
         messages: c.messages,
         branches: c.branches.len(),
         forks: c.fork_points.len(),
-        tokens: tokens(ctx, c),
+        tokens: tokens(ctx, c).total(),
         cctree_forks: c.junctions.iter().filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork).count(),
     }
 }

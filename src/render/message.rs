@@ -20,7 +20,7 @@ use super::layout::Item;
 use super::page::{PageCtx, placeholder};
 use super::pages::Time;
 use super::payload::{at, str_at, strip_tags, tag_text, text_of};
-use super::text::{compact_num, excerpt, prompt_words};
+use super::text::{Tokens, compact_num, excerpt, prompt_words};
 use super::tools;
 use super::urls::{Href, fork_anchor, fragment, page_file};
 use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, THINKING_SUMMARY_CHARS};
@@ -233,8 +233,9 @@ pub fn note(text: &str) -> Block {
     Block::Note(Note { text: text.to_string() })
 }
 
-/// `model · 12.3k in (10k cached) · 345 out`, usage from the block with the
-/// largest `output_tokens` (streamed blocks repeat or under-report it).
+/// `model · 12 in · 345 out · 12.3k cache read · 1.0k cache write` (the
+/// parts that are not zero), usage from the block with the largest
+/// `output_tokens` (streamed blocks repeat or under-report it).
 fn turn_meta(es: &[(NodeId, &Entry)]) -> String {
     let model = es.iter().find_map(|(_, e)| e.model.as_deref()).filter(|m| *m != "<synthetic>").unwrap_or("");
     let usage = es.iter().filter_map(|(_, e)| e.usage).max_by_key(|u| u.output);
@@ -243,17 +244,7 @@ fn turn_meta(es: &[(NodeId, &Entry)]) -> String {
         parts.push(model.trim_start_matches("claude-").to_string());
     }
     if let Some(u) = usage {
-        let input = u.input + u.cache_creation + u.cache_read;
-        if input > 0 {
-            if u.cache_read > 0 {
-                parts.push(format!("{} in ({} cached)", compact_num(input), compact_num(u.cache_read)));
-            } else {
-                parts.push(format!("{} in", compact_num(input)));
-            }
-        }
-        if u.output > 0 {
-            parts.push(format!("{} out", compact_num(u.output)));
-        }
+        parts.extend(Tokens::of(u).brief());
     }
     parts.join(" · ")
 }
@@ -263,11 +254,10 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
     let text = text_of(content);
     let (class, role, body): (&str, &str, Vec<Block>) = match e.user_kind {
         UserKind::Prompt | UserKind::None => ("user", "You", user_content(cx, content)),
-        UserKind::Command => ("aux", "command", vec![command(&text)]),
-        UserKind::CommandOutput => {
-            let t = strip_tags(&text, &["local-command-stdout", "local-command-stderr"]);
-            ("aux", "command output", vec![cx.output(&t, "Output", "")])
-        }
+        // Slash commands a person typed, and what they printed: shown
+        // like prompts, whatever the reader hides.
+        UserKind::Command => ("user command", "You · command", vec![command(&text)]),
+        UserKind::CommandOutput => ("command-out", "command output", vec![command_output(cx, &text)]),
         UserKind::Bash => {
             let cmd = tag_text(&text, "bash-input").unwrap_or(&text);
             ("user shell", "You · shell", vec![Block::ShellInput(ShellInput { command: cmd.to_string() })])
@@ -311,6 +301,13 @@ fn command(text: &str) -> Block {
     Block::Command(Command { name: name.to_string(), args: args.to_string() })
 }
 
+/// What a slash command printed (`<local-command-stdout>` /
+/// `<local-command-stderr>`), or a quiet note when it printed nothing.
+fn command_output(cx: &mut PageCtx<'_>, text: &str) -> Block {
+    let t = strip_tags(text, &["local-command-stdout", "local-command-stderr"]);
+    if t.trim().is_empty() { note("(no output)") } else { cx.output(&t, "Output", "") }
+}
+
 /// A user message's content: a string, or text/image/tool_result blocks.
 fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> Vec<Block> {
     match content {
@@ -342,13 +339,10 @@ fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             v.body = vec![Block::Compaction(Compaction { trigger, pre_tokens: pre.map(compact_num) })];
         }
         "local_command" => {
-            aux(v, "command");
-            v.body = vec![match tag_text(content, "command-name") {
-                Some(_) => command(content),
-                None => {
-                    cx.output(&strip_tags(content, &["local-command-stdout", "local-command-stderr"]), "Output", "")
-                }
-            }];
+            (v.class, v.role, v.body) = match tag_text(content, "command-name") {
+                Some(_) => ("user command".into(), "You · command".into(), vec![command(content)]),
+                None => ("command-out".into(), "command output".into(), vec![command_output(cx, content)]),
+            };
         }
         "turn_duration" => {
             aux(v, "turn duration");

@@ -119,6 +119,9 @@ pub struct ProjectSummary {
     pub forks: usize,
     pub messages: u64,
     pub last_ts: i64,
+    /// Tokens of every assistant turn of the project (sub-agents too).
+    #[serde(default)]
+    pub tokens: text::Tokens,
     /// Pages of the project.
     pub pages: usize,
 }
@@ -285,6 +288,7 @@ fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
         forks: real.iter().map(|c| c.fork_points.len()).sum(),
         messages: real.iter().map(|c| u64::from(c.messages)).sum(),
         last_ts: real.iter().map(|c| c.last_ts).max().unwrap_or(0),
+        tokens: listing::project_tokens(ctx),
         pages,
     }
 }

@@ -54,6 +54,8 @@ pub struct ProjectRow {
     pub forks: usize,
     pub messages: u64,
     pub last: Time,
+    /// Token totals (empty when none were recorded).
+    pub tokens: String,
 }
 
 /// A conversation on a project page.
@@ -208,6 +210,8 @@ pub struct IndexPage {
     pub crumbs: Vec<Crumb>,
     pub projects: Vec<ProjectRow>,
     pub totals: String,
+    /// The archive's token totals (empty when none were recorded).
+    pub tokens: String,
 }
 
 #[derive(Template)]
@@ -219,6 +223,8 @@ pub struct ProjectPage {
     /// This page's conversations, and which of all they are.
     pub convs: Vec<ConvRow>,
     pub conv_count: Shown,
+    /// The project's token totals, sub-agents included (empty when none).
+    pub tokens: String,
     pub fragments: Vec<ConvRow>,
     /// This page's sub-agent transcripts, and which of all they are.
     pub agents: Vec<AgentRow>,

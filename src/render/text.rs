@@ -1,6 +1,57 @@
 //! Plain-text helpers for what pages show: cuts on character boundaries,
 //! one-line excerpts, sizes and token counts. Nothing here is HTML.
 
+use serde::{Deserialize, Serialize};
+
+use crate::parse::Usage;
+
+/// Tokens of one or more API calls, split as the API bills them: fresh
+/// input, output, input read from the prompt cache, input written to it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+}
+
+impl Tokens {
+    pub fn of(u: Usage) -> Tokens {
+        Tokens { input: u.input, output: u.output, cache_read: u.cache_read, cache_write: u.cache_creation }
+    }
+
+    pub fn add(&mut self, o: Tokens) {
+        // Saturating: usage numbers come from the transcript.
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
+    }
+
+    pub fn is_zero(&self) -> bool {
+        *self == Tokens::default()
+    }
+
+    fn parts(&self) -> [(u64, &'static str); 4] {
+        [(self.input, "in"), (self.output, "out"), (self.cache_read, "cache read"), (self.cache_write, "cache write")]
+    }
+
+    /// A total: `1.2k in · 340 out · 1.5M cache read · 12.0k cache write`
+    /// (every part, zeros too), or empty when there is none.
+    pub fn total(&self) -> String {
+        if self.is_zero() {
+            return String::new();
+        }
+        let parts: Vec<String> = self.parts().iter().map(|(n, l)| format!("{} {l}", compact_num(*n))).collect();
+        parts.join(" · ")
+    }
+
+    /// One call's usage: its parts that are not zero.
+    pub fn brief(&self) -> Vec<String> {
+        self.parts().iter().filter(|(n, _)| *n > 0).map(|(n, l)| format!("{} {l}", compact_num(*n))).collect()
+    }
+}
+
 /// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
 pub fn cut(s: &str, max: usize) -> &str {
     if s.len() <= max {
@@ -108,6 +159,20 @@ mod tests {
         assert_eq!(human_size(999), "999 B");
         assert_eq!(human_size(20_500), "20.5 KB");
         assert_eq!(compact_num(12_345), "12.3k");
+    }
+
+    #[test]
+    fn tokens_are_split_in_out_cache_read_and_write() {
+        let u = Usage { input: 12, output: 3_400, cache_creation: 12_000, cache_read: 1_500_000 };
+        let mut t = Tokens::of(u);
+        assert_eq!(t.total(), "12 in · 3.4k out · 1.5M cache read · 12.0k cache write");
+        assert_eq!(t.brief(), ["12 in", "3.4k out", "1.5M cache read", "12.0k cache write"]);
+        t.add(Tokens { input: 8, ..Tokens::default() });
+        assert_eq!(t.input, 20);
+        let only_out = Tokens { output: 5, ..Tokens::default() };
+        assert_eq!(only_out.brief(), ["5 out"]);
+        assert_eq!(only_out.total(), "0 in · 5 out · 0 cache read · 0 cache write");
+        assert_eq!(Tokens::default().total(), "");
     }
 
     #[test]

@@ -180,7 +180,7 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
     if !forks.is_empty() {
         v.push(fact(if forks.len() == 1 { "cctree fork" } else { "cctree forks" }, FactValue::CctreeForks(forks)));
     }
-    let t = listing::tokens(ctx, c);
+    let t = listing::tokens(ctx, c).total();
     if !t.is_empty() {
         v.push(fact("tokens", FactValue::Text(t)));
     }

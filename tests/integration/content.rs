@@ -1,0 +1,219 @@
+//! What a message shows of its content (issue 12, "Content"): token usage
+//! split in / out / cache read / cache write with totals per conversation,
+//! project and archive; slash commands a person typed shown with their
+//! output; a summary for every tool call; IDE context as a quiet quote; a
+//! sub-agent's prompt labelled with its caller. The pages' HTML is read here;
+//! what the reader sees with the default settings is checked in Chromium
+//! (`tests/browser/content.mjs`).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::browser::Driver;
+use crate::support::{cctree, real_projects};
+
+/// A project `name` under `<root>/projects`, from its files (relative path →
+/// entries, one JSON line each).
+pub fn write_project(root: &Path, name: &str, files: &[(&str, Vec<Value>)]) -> PathBuf {
+    let dir = root.join("projects").join(name);
+    for (rel, lines) in files {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(path, body).unwrap();
+    }
+    root.join("projects")
+}
+
+/// Renders `input` into `out` with the binary.
+pub fn render(input: &Path, out: &Path) {
+    let o = cctree().args(["-q", "render"]).arg(input).arg("-o").arg(out).output().unwrap();
+    assert!(o.status.success(), "render failed: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The `<article>` of the message with anchor `m-<uuid>` on `page`.
+pub fn article<'p>(page: &'p str, uuid: &str) -> &'p str {
+    let id = format!(" id=\"m-{uuid}\"");
+    let at = page.find(&id).unwrap_or_else(|| panic!("no message {uuid} on the page"));
+    let start = page[..at].rfind("<article").unwrap();
+    let end = page[at..].find("</article>").map_or(page.len(), |e| at + e + "</article>".len());
+    &page[start..end]
+}
+
+/// A user entry.
+pub fn user(uuid: &str, parent: Option<&str>, t: u32, content: Value) -> Value {
+    json!({"type":"user","uuid":uuid,"parentUuid":parent,"sessionId":"s1","timestamp":format!("2025-07-01T00:00:{t:02}Z"),
+        "message":{"role":"user","content":content}})
+}
+
+/// An assistant entry of turn `msg` with `usage`.
+pub fn assistant(uuid: &str, parent: &str, t: u32, msg: &str, content: Value, usage: Value) -> Value {
+    json!({"type":"assistant","uuid":uuid,"parentUuid":parent,"sessionId":"s1","timestamp":format!("2025-07-01T00:00:{t:02}Z"),
+        "message":{"id":msg,"role":"assistant","model":"claude-opus-4","content":content,"usage":usage}})
+}
+
+fn usage(input: u64, output: u64, read: u64, write: u64) -> Value {
+    json!({"input_tokens":input,"output_tokens":output,"cache_read_input_tokens":read,"cache_creation_input_tokens":write})
+}
+
+/// Runs `tests/browser/content.mjs` on `checks` (see there); nothing when
+/// the browser is not installed (as the other browser tests).
+pub fn in_chromium(tmp: &Path, checks: &[Value]) {
+    let Some(driver) = Driver::get() else { return };
+    let spec = tmp.join("content-spec.json");
+    std::fs::write(&spec, json!({ "checks": checks }).to_string()).unwrap();
+    let content = Driver {
+        node: driver.node.clone(),
+        script: driver.script.with_file_name("content.mjs"),
+        chromium: driver.chromium.clone(),
+    };
+    let v = content.run([OsStr::new("--spec"), spec.as_os_str()]);
+    assert_eq!(v["checks"].as_u64(), Some(checks.len() as u64), "{v}");
+}
+
+pub fn check(page: &Path, selector: &str, text: &[&str], not: &[&str]) -> Value {
+    json!({ "page": page, "selector": selector, "text": text, "not": not })
+}
+
+/// Issue 12: token totals lumped cache reads into "in". Each turn shows its
+/// usage split four ways (from the streamed entry with the largest
+/// `output_tokens`); the conversation (page facts and project-index row),
+/// the project (archive row and project page, sub-agents included) and the
+/// archive show totals, each turn counted once.
+#[test]
+fn tokens_are_split_in_out_cache_read_and_cache_write_with_totals() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = |t: &str| json!([{"type":"text","text":t}]);
+    let main = vec![
+        user("u1", None, 1, json!("count the tokens")),
+        // One turn streamed as two entries: the second has the final usage.
+        assistant("a1", "u1", 2, "msg_1", json!([{"type":"thinking","thinking":"hm"}]), usage(10, 1, 1000, 200)),
+        assistant("a2", "a1", 3, "msg_1", text("first answer"), usage(10, 50, 1000, 200)),
+        user("u2", Some("a2"), 4, json!("again")),
+        assistant("a3", "u2", 5, "msg_2", text("second answer"), usage(5, 7, 2000, 0)),
+    ];
+    let mut agent_line = assistant("x1", "x0", 4, "msg_x", text("agent answer"), usage(1, 2, 300, 4));
+    agent_line["isSidechain"] = json!(true);
+    agent_line["agentId"] = json!("a0001");
+    let mut agent_root = user("x0", None, 3, json!("look around"));
+    agent_root["isSidechain"] = json!(true);
+    agent_root["agentId"] = json!("a0001");
+    let input = write_project(
+        tmp.path(),
+        "-tmp-tokens",
+        &[("s1.jsonl", main), ("s1/subagents/agent-a0001.jsonl", vec![agent_root, agent_line])],
+    );
+    let other = vec![
+        user("v1", None, 1, json!("hello")),
+        assistant("b1", "v1", 2, "msg_9", text("hi"), usage(100, 100, 100_000, 1000)),
+    ];
+    let mut other_file = other;
+    for l in &mut other_file {
+        l["sessionId"] = json!("s9");
+    }
+    write_project(tmp.path(), "-tmp-other", &[("s9.jsonl", other_file)]);
+    let site = tmp.path().join("site");
+    render(&input, &site);
+
+    let conv = site.join("-tmp-tokens/c/u1/index.html");
+    let page = read(&conv);
+    let turn = article(&page, "a1");
+    assert!(turn.contains("opus-4 · 10 in · 50 out · 1.0k cache read · 200 cache write"), "{turn}");
+    assert!(article(&page, "a3").contains("opus-4 · 5 in · 7 out · 2.0k cache read<"), "zero parts are left out");
+    let conv_total = "15 in · 57 out · 3.0k cache read · 200 cache write";
+    assert!(page.contains(&format!("tokens</dt><dd>{conv_total}</dd>")), "the page facts");
+    let project = read(&site.join("-tmp-tokens/index.html"));
+    assert!(project.contains(&format!("<span class=\"tokens\">tokens: {conv_total}</span>")), "the project-index row");
+    let project_total = "16 in · 59 out · 3.3k cache read · 204 cache write";
+    assert!(project.contains(&format!("tokens: {project_total} <span")), "the project page: {project}");
+    let archive = read(&site.join("index.html"));
+    assert!(archive.contains(&format!("<span class=\"tokens\">tokens: {project_total}</span>")), "the archive row");
+    let all = "116 in · 159 out · 103.3k cache read · 1.2k cache write";
+    assert!(archive.contains(&format!("tokens: {all}</p>")), "the archive's totals: {archive}");
+
+    in_chromium(
+        tmp.path(),
+        &[
+            check(&conv, "#m-a1 .meta", &["10 in · 50 out · 1.0k cache read · 200 cache write"], &[]),
+            check(&site.join("index.html"), ".sub.tokens", &[all], &[]),
+        ],
+    );
+}
+
+/// Issue 12: user-typed `/init`, `/model` were hidden by default (with the
+/// system entries), so a real conversation opened on "Claude #2". A slash
+/// command is a message of the person, shown whatever the reader hides,
+/// and so is what it printed.
+#[test]
+fn slash_commands_are_shown_with_their_output() {
+    // The real project whose conversation starts with `/init`.
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("real");
+    render(&real_projects().join("-Users-dain-workspace-JSSoundRecorder"), &real);
+    let conv = real.join("-Users-dain-workspace-JSSoundRecorder/c/5c623611-f1c7-41e0-951a-080254618df7/index.html");
+    let page = read(&conv);
+    let first = &page[page.find("<article").unwrap()..];
+    let first = &first[..first.find("</article>").unwrap()];
+    assert!(first.starts_with("<article class=\"msg user command\""), "{first}");
+    assert!(first.contains("You · command") && first.contains(">#1<") && first.contains("/init"), "{first}");
+
+    // `/model` and what it printed, in the 1.0.x form (an entry each) and
+    // the 2.1.x form (`system` entries of subtype `local_command`).
+    let cmd = |name: &str, args: &str| {
+        format!(
+            "<command-name>{name}</command-name>\n<command-message>{name}</command-message>\n<command-args>{args}</command-args>"
+        )
+    };
+    let local = |uuid: &str, parent: &str, t: u32, content: &str| {
+        json!({"type":"system","subtype":"local_command","uuid":uuid,"parentUuid":parent,"sessionId":"s1",
+            "timestamp":format!("2025-07-01T00:00:{t:02}Z"),"content":content,"level":"info"})
+    };
+    let lines = vec![
+        user("c1", None, 1, json!(cmd("/model", "opus"))),
+        user(
+            "o1",
+            Some("c1"),
+            2,
+            json!("<local-command-stdout>Set model to opus (claude-opus-4)</local-command-stdout>"),
+        ),
+        local("c2", "o1", 3, &cmd("/cost", "")),
+        local("o2", "c2", 4, "<local-command-stdout>Total cost: $0.12</local-command-stdout>"),
+        local("c3", "o2", 5, &cmd("/clear", "")),
+        local("o3", "c3", 6, "<local-command-stdout></local-command-stdout>"),
+        user("u1", Some("o3"), 7, json!("now the work")),
+        assistant("a1", "u1", 8, "msg_1", json!([{"type":"text","text":"done"}]), usage(1, 1, 0, 0)),
+    ];
+    let input = write_project(tmp.path(), "-tmp-commands", &[("s1.jsonl", lines)]);
+    let site = tmp.path().join("site");
+    render(&input, &site);
+    let conv2 = site.join("-tmp-commands/c/c1/index.html");
+    let page = read(&conv2);
+    for (id, class, text) in [
+        ("c1", "user command", "/model opus"),
+        ("o1", "command-out", "Set model to opus (claude-opus-4)"),
+        ("c2", "user command", "/cost"),
+        ("o2", "command-out", "Total cost: $0.12"),
+        ("o3", "command-out", "(no output)"),
+    ] {
+        let a = article(&page, id);
+        assert!(a.starts_with(&format!("<article class=\"msg {class}\"")), "{id}: {a}");
+        assert!(a.contains(text), "{id}: {a}");
+    }
+    assert!(article(&page, "c1").contains(">#1<"), "the command is message #1");
+
+    in_chromium(
+        tmp.path(),
+        &[
+            check(&conv, "article.msg", &["You · command", "#1", "/init"], &[]),
+            check(&conv2, "#m-c1", &["/model opus"], &[]),
+            check(&conv2, "#m-o1", &["Set model to opus"], &[]),
+            check(&conv2, "#m-o2", &["Total cost: $0.12"], &[]),
+        ],
+    );
+}
