@@ -213,11 +213,12 @@ fn each_conversation_alone_is_its_pages_of_the_whole_site_and_nothing_else() {
                 let totals = String::from_utf8_lossy(&part["index.html"]).into_owned();
                 let real = !p.graph.conversations[c].is_fragment;
                 let conv = &p.graph.conversations[c];
+                let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
                 let want = format!(
-                    "1 projects · {} conversations · {} branches · {} forks",
-                    u32::from(real),
-                    if real { conv.branches.len() } else { 0 },
-                    if real { conv.fork_points.len() } else { 0 }
+                    "1 project · {} · {} · {}",
+                    n(usize::from(real), "conversation", "conversations"),
+                    n(if real { conv.branches.len() } else { 0 }, "branch", "branches"),
+                    n(if real { conv.fork_points.len() } else { 0 }, "fork", "forks")
                 );
                 assert!(totals.contains(&want), "{root}: archive totals {want:?}");
                 checked += 1;

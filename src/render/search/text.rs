@@ -110,6 +110,27 @@ fn tool_text(tool: &ToolView, t: &mut impl TextSink) {
                 t.html(Part::Call, &p.html);
             }
         }
+        CallView::Questions(q) => {
+            for q in &q.questions {
+                t.text(Part::Call, &q.header);
+                t.text(Part::Call, &q.question);
+                for o in &q.options {
+                    t.text(Part::Call, &o.label);
+                    t.text(Part::Call, &o.description);
+                }
+                if let Some(a) = &q.answer {
+                    t.text(Part::Call, a);
+                }
+            }
+        }
+        CallView::Fields(f) => {
+            for field in &f.fields {
+                t.text(Part::Call, &field.value);
+            }
+            if let Some(b) = &f.body {
+                block_text(b, t);
+            }
+        }
         CallView::Json(b) => block_text(b, t),
         CallView::Plain(h) => t.html(Part::Call, h),
     }
