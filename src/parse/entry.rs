@@ -718,7 +718,7 @@ fn read_content(e: &mut Entry, content: RawContent<'_>) -> u64 {
         RawContent::None => return 0,
         RawContent::Text(s) => {
             e.text_hash = hash_bytes(s.as_bytes());
-            e.excerpt = excerpt_of(&s);
+            e.excerpt = excerpt_of(&super::prompt::typed_text(&s));
             ("text", e.text_hash).hash(&mut canon);
             return canon.finish();
         }
@@ -745,11 +745,11 @@ fn read_content(e: &mut Entry, content: RawContent<'_>) -> u64 {
                     }
                     acc.push_str(&t);
                     texts += 1;
-                    // Skip IDE context blocks when choosing the text that
-                    // describes the entry.
-                    let injected = t.starts_with("<ide_") || t.starts_with("<system-reminder>");
+                    // Skip IDE context (blocks, and tags before the typed
+                    // words) when choosing the text that describes the entry.
+                    let injected = super::prompt::only_context(&t) || t.starts_with("<system-reminder>");
                     if first_text.is_none() && !injected {
-                        first_text = Some(t);
+                        first_text = Some(Cow::Owned(super::prompt::typed_text(&t).into_owned()));
                     }
                 }
             }

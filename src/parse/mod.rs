@@ -8,6 +8,7 @@
 
 mod entry;
 mod lenient;
+pub mod prompt;
 pub mod time;
 
 use crate::discover::FileId;

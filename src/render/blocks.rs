@@ -29,6 +29,7 @@ view_enum! {
         Anchor(Anchor),
         Conflict(Conflict),
         Command(Command),
+        IdeContext(IdeContext),
         ShellInput(ShellInput),
         Summary(Summary),
         AuxBody(AuxBody),
@@ -155,6 +156,16 @@ pub struct Conflict {
 pub struct Command {
     pub name: String,
     pub args: String,
+}
+
+/// Context the IDE attached to a prompt (`<ide_selection>`,
+/// `<ide_opened_file>`, diagnostics, a terminal): a quiet, labelled quote.
+#[derive(Debug, Template)]
+#[template(path = "blocks/ide_context.html")]
+pub struct IdeContext {
+    /// `opened file`, `selection`…
+    pub label: String,
+    pub text: String,
 }
 
 /// A shell command as typed (`! cmd`, or a Bash call's command).

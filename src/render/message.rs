@@ -7,19 +7,19 @@
 use askama::Template;
 use serde_json::Value;
 
-use crate::graph::NodeId;
+use crate::graph::{AgentKind, NodeId};
 use crate::parse::{Entry, Kind, UserKind};
 
 use super::blocks::{
-    Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, Note, NoticeText, ShellInput, Summary,
-    Thinking,
+    Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, IdeContext, Note, NoticeText, ShellInput,
+    Summary, Thinking,
 };
 use super::context::TrackId;
 use super::html::{Html, filters};
 use super::layout::Item;
 use super::page::{PageCtx, placeholder};
 use super::pages::Time;
-use super::payload::{at, str_at, strip_tags, tag_text, text_of};
+use super::payload::{PromptPart, at, prompt_parts, str_at, strip_tags, tag_text, text_of};
 use super::text::{Tokens, compact_num, excerpt, prompt_words};
 use super::tools;
 use super::urls::{Href, fork_anchor, fragment, page_file};
@@ -97,7 +97,15 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
     };
     match e.kind {
         Kind::Assistant => assistant(cx, item, &mut v),
-        Kind::User => user(cx, e, &parse(cx, e), &mut v),
+        Kind::User => {
+            user(cx, e, &parse(cx, e), &mut v);
+            if v.role == "You" {
+                if let Some(caller) = caller(cx, first) {
+                    v.role = caller;
+                    v.class.push_str(" from-claude");
+                }
+            }
+        }
         Kind::System => system(cx, e, &parse(cx, e), &mut v),
         Kind::Attachment => attachment(cx, &parse(cx, e), &mut v),
         _ => {
@@ -172,6 +180,48 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
         })
         .collect();
     Some(ForkNote { id: fork_anchor(g.uuid(cx.p.entries(), node)), number: n, branches })
+}
+
+/// Who wrote a prompt of a sidechain: not the person, but Claude giving a
+/// sub-agent its task (`Claude → Explore (find the bug)`), or the client
+/// running a side agent (compaction, a side question) or a warm-up. `None`
+/// on the main thread.
+fn caller(cx: &PageCtx<'_>, node: NodeId) -> Option<String> {
+    let g = cx.p.graph();
+    let n = g.node(node);
+    if !n.sidechain {
+        return None;
+    }
+    let agent = n.agent.map(|a| &g.agents[a]);
+    Some(match agent.map(|a| (a.kind, a.meta.as_ref())) {
+        Some((AgentKind::Subagent, meta)) => {
+            // The sidecar's type and description, else the spawning call's.
+            let call = || spawn_input(cx, agent?);
+            let pick = |m: Option<&str>, k: &str| {
+                m.filter(|v| !v.is_empty())
+                    .map(str::to_string)
+                    .or_else(|| call().and_then(|i| str_at(Some(&i), &[k]).map(str::to_string)))
+                    .filter(|v| !v.is_empty())
+            };
+            let ty =
+                pick(meta.and_then(|m| m.agent_type.as_deref()), "subagent_type").unwrap_or_else(|| "sub-agent".into());
+            match pick(meta.and_then(|m| m.description.as_deref()), "description") {
+                Some(d) => format!("Claude → {ty} ({})", excerpt(&d, 60)),
+                None => format!("Claude → {ty}"),
+            }
+        }
+        Some((AgentKind::SideAgent, _)) => "Claude Code → side agent".into(),
+        _ => "Claude Code (sidechain)".into(),
+    })
+}
+
+/// The input of the Task/Agent call that spawned `agent`, when it is in the archive.
+fn spawn_input(cx: &PageCtx<'_>, agent: &crate::graph::Agent) -> Option<Value> {
+    let spawn = agent.spawn.as_ref()?;
+    let (id, node) = (spawn.tool_use_id.as_deref()?, spawn.use_node?);
+    let json = cx.p.project.json(cx.p.graph().entry(cx.p.entries(), node)).ok()?;
+    let blocks = at(Some(&json), &["message", "content"])?.as_array()?;
+    blocks.iter().find(|b| str_at(Some(b), &["id"]) == Some(id))?.get("input").cloned()
 }
 
 fn aux(v: &mut MessageView, role: &str) {
@@ -308,18 +358,45 @@ fn command_output(cx: &mut PageCtx<'_>, text: &str) -> Block {
     if t.trim().is_empty() { note("(no output)") } else { cx.output(&t, "Output", "") }
 }
 
+/// A prompt's text: Markdown, with the context the IDE attached shown as
+/// quiet labelled quotes, not as raw tags.
+fn prompt_text(cx: &mut PageCtx<'_>, text: &str, out: &mut Vec<Block>) {
+    for part in prompt_parts(text) {
+        match part {
+            PromptPart::Typed(t) => out.push(Block::Markdown(cx.markdown(t))),
+            PromptPart::Ide { label, name, text } => {
+                let label = match name {
+                    Some(n) => format!("{label} {n}"),
+                    None => label.to_string(),
+                };
+                out.push(Block::IdeContext(IdeContext { label, text: text.to_string() }));
+            }
+        }
+    }
+}
+
 /// A user message's content: a string, or text/image/tool_result blocks.
 fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> Vec<Block> {
     match content {
-        Some(Value::String(s)) => vec![Block::Markdown(cx.markdown(s))],
+        Some(Value::String(s)) => {
+            let mut out = Vec::new();
+            prompt_text(cx, s, &mut out);
+            out
+        }
         Some(Value::Array(blocks)) => blocks
             .iter()
-            .map(|b| match str_at(Some(b), &["type"]).unwrap_or("") {
-                "text" => Block::Markdown(cx.markdown(str_at(Some(b), &["text"]).unwrap_or(""))),
-                "image" => cx.image(b.get("source")),
-                "tool_result" => Block::Result(tools::standalone_result(cx, b, None)),
-                "document" => placeholder(format!("document: {}", str_at(Some(b), &["title"]).unwrap_or("attached"))),
-                other => cx.json_details(&format!("{other} block"), b),
+            .flat_map(|b| match str_at(Some(b), &["type"]).unwrap_or("") {
+                "text" => {
+                    let mut out = Vec::new();
+                    prompt_text(cx, str_at(Some(b), &["text"]).unwrap_or(""), &mut out);
+                    out
+                }
+                "image" => vec![cx.image(b.get("source"))],
+                "tool_result" => vec![Block::Result(tools::standalone_result(cx, b, None))],
+                "document" => {
+                    vec![placeholder(format!("document: {}", str_at(Some(b), &["title"]).unwrap_or("attached")))]
+                }
+                other => vec![cx.json_details(&format!("{other} block"), b)],
             })
             .collect(),
         Some(other) => vec![cx.json_details("content", other)],

@@ -47,6 +47,8 @@ pub fn strip_tags(s: &str, tags: &[&str]) -> String {
     out
 }
 
+pub use crate::parse::prompt::{PromptPart, prompt_parts};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -217,3 +217,265 @@ fn slash_commands_are_shown_with_their_output() {
         ],
     );
 }
+
+/// Issue 12: TaskCreate, TaskUpdate and SendMessage calls had empty
+/// summaries. Each tool the client ships says what its call is about on
+/// the line after its name, and shows its input in the body: the
+/// questions with the options chosen, the plan, a task's description, a
+/// message — escaped. (`render::tools` walks every call of the fixtures.)
+#[test]
+fn tool_calls_have_summaries_and_bodies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let call = |id: &str, name: &str, input: Value| json!({"type":"tool_use","id":id,"name":name,"input":input});
+    let result = |id: &str, text: &str| json!({"type":"tool_result","tool_use_id":id,"content":text});
+    let with_tur = |mut v: Value, tur: Value| {
+        v["toolUseResult"] = tur;
+        v
+    };
+    let questions = json!({"questions":[{"question":"Which <db>?","header":"DB","multiSelect":false,
+        "options":[{"label":"Postgres","description":"the big one"},{"label":"SQLite","description":"a file"}]}]});
+    let lines = vec![
+        user("u1", None, 1, json!("plan it")),
+        assistant("a1", "u1", 2, "m1", json!([call("t1", "AskUserQuestion", questions)]), usage(1, 1, 0, 0)),
+        with_tur(
+            user(
+                "r1",
+                Some("a1"),
+                3,
+                json!([result(
+                    "t1",
+                    "User has answered your questions: \"Which <db>?\"=\"SQLite\". You can now continue"
+                )]),
+            ),
+            json!({"answers":{"Which <db>?":"SQLite"}}),
+        ),
+        assistant(
+            "a2",
+            "r1",
+            4,
+            "m2",
+            json!([call("t2", "TaskCreate", json!({"subject":"Write the <schema>","description":"Tables **first**"}))]),
+            usage(1, 1, 0, 0),
+        ),
+        with_tur(
+            user("r2", Some("a2"), 5, json!([result("t2", "Task #7 created")])),
+            json!({"task":{"id":"7","subject":"Write the <schema>"}}),
+        ),
+        assistant(
+            "a3",
+            "r2",
+            6,
+            "m3",
+            json!([call("t3", "TaskUpdate", json!({"taskId":"7","status":"completed"}))]),
+            usage(1, 1, 0, 0),
+        ),
+        user("r3", Some("a3"), 7, json!([result("t3", "Updated task #7 status")])),
+        assistant(
+            "a4",
+            "r3",
+            8,
+            "m4",
+            json!([call("t4", "SendMessage", json!({"to":"alice","message":"Pull master\nand merge <main>"}))]),
+            usage(1, 1, 0, 0),
+        ),
+        user("r4", Some("a4"), 9, json!([result("t4", "sent")])),
+        assistant(
+            "a5",
+            "r4",
+            10,
+            "m5",
+            json!([call("t5", "ExitPlanMode", json!({"plan":"# Ship it\n\n1. Migrate\n2. Deploy"}))]),
+            usage(1, 1, 0, 0),
+        ),
+        user("r5", Some("a5"), 11, json!([result("t5", "User has approved your plan.")])),
+        assistant(
+            "a6",
+            "r5",
+            12,
+            "m6",
+            json!([call("t6", "mcp__github__create_issue", json!({"title":"Crash","repo":"o/r"}))]),
+            usage(1, 1, 0, 0),
+        ),
+        user("r6", Some("a6"), 13, json!([result("t6", "created #12")])),
+    ];
+    let input = write_project(tmp.path(), "-tmp-tools", &[("s1.jsonl", lines)]);
+    let site = tmp.path().join("site");
+    render(&input, &site);
+    let conv = site.join("-tmp-tools/c/u1/index.html");
+    let page = read(&conv);
+    let arg = |uuid: &str| {
+        let a = article(&page, uuid);
+        let at = a.find("<span class=\"tool-arg\">").unwrap_or_else(|| panic!("{uuid}: no tool call")) + 23;
+        a[at..at + a[at..].find("</span>").unwrap()].to_string()
+    };
+    assert_eq!(arg("a1"), "Which &lt;db&gt;?");
+    assert_eq!(arg("a2"), "#7 Write the &lt;schema&gt;");
+    assert_eq!(arg("a3"), "#7 · completed");
+    assert_eq!(arg("a4"), "→ alice: Pull master");
+    assert_eq!(arg("a5"), "plan: Ship it");
+    assert_eq!(arg("a6"), "github · create_issue · title: Crash · repo: o/r");
+    let asked = article(&page, "a1");
+    assert!(asked.contains("<details class=\"tool\" open>"), "questions are shown open");
+    assert!(
+        asked.contains(
+            "<li class=\"chosen\"><span class=\"mark\" title=\"chosen\">✔</span> <span class=\"label\">SQLite</span>"
+        ),
+        "{asked}"
+    );
+    assert!(article(&page, "a2").contains("<strong>first</strong>"), "the description as Markdown");
+    assert!(
+        article(&page, "a5").contains("<details class=\"tool\" open>")
+            && article(&page, "a5").contains("<li>Migrate</li>")
+    );
+    assert!(article(&page, "a4").contains("and merge &lt;main&gt;"));
+
+    in_chromium(
+        tmp.path(),
+        &[
+            check(&conv, "#m-a1 ol.questions", &["DB", "Which <db>?", "Postgres", "the big one", "✔ SQLite"], &[]),
+            check(&conv, "#m-a5 .tool-body", &["Ship it", "Migrate", "Deploy"], &["# Ship it"]),
+            check(&conv, "#m-a2 .tool-arg", &["#7 Write the <schema>"], &[]),
+            check(&conv, "#m-a4 .tool-arg", &["→ alice: Pull master"], &[]),
+        ],
+    );
+}
+
+/// Issue 12: `<ide_selection>` / `<ide_opened_file>` tags appeared raw in
+/// prompts. They show as a quiet labelled quote (escaped), in a block of
+/// their own or before the typed words in one text, and the prompt's first
+/// words — its title, its row on the project page, a fork's label — are the
+/// words typed, not the IDE's.
+#[test]
+fn ide_context_is_a_quiet_quote_and_not_the_prompts_first_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = |t: &str| json!({"type":"text","text":t});
+    let opened = "<ide_opened_file>The user opened the file /src/<main>.rs in the IDE. This may or may not be related to the current task.</ide_opened_file>";
+    let selected = "<ide_selection>The user selected the lines 3 to 4 from /src/a.rs:\nfn a() {}\n</ide_selection>";
+    let lines = vec![
+        // One text block holding the tags, then the typed words.
+        user("u1", None, 1, json!(format!("{selected}\nWhy does a() never return?"))),
+        assistant("a1", "u1", 2, "m1", json!([text("It does.")]), usage(1, 1, 0, 0)),
+        // A block of its own (as the client writes it), then the prompt.
+        user("u2", Some("a1"), 3, json!([text(opened), text("Rename it to run")])),
+        assistant("a2", "u2", 4, "m2", json!([text("Renamed.")]), usage(1, 1, 0, 0)),
+        // A rewind: a second prompt after a1, opening with IDE context.
+        user("u3", Some("a1"), 5, json!([text(&format!("{opened}\nDelete it instead"))])),
+        assistant("a3", "u3", 6, "m3", json!([text("Deleted.")]), usage(1, 1, 0, 0)),
+    ];
+    let input = write_project(tmp.path(), "-tmp-ide", &[("s1.jsonl", lines)]);
+    let site = tmp.path().join("site");
+    render(&input, &site);
+    let conv = site.join("-tmp-ide/c/u1/index.html");
+    let page = read(&conv);
+    let first = article(&page, "u1");
+    assert!(
+        first.contains("<blockquote class=\"ide-context\"><span class=\"ide-label\">IDE · selection</span>"),
+        "{first}"
+    );
+    assert!(first.contains("Why does a() never return?"));
+    assert!(!page.contains("ide_selection") && !page.contains("ide_opened_file"), "no raw tag on the page");
+    assert!(page.contains("/src/&lt;main&gt;.rs in the IDE"), "the context is escaped");
+    let project = read(&site.join("-tmp-ide/index.html"));
+    assert!(project.contains(">Why does a() never return?</a>"), "the title is the typed words: {project}");
+    // The fork landmark names each branch by its typed words.
+    let note = &page[page.find("<nav class=\"forknote\"").expect("a fork landmark")..];
+    let note = &note[..note.find("</nav>").unwrap()];
+    assert!(note.contains("Rename it to run") && note.contains("Delete it instead"), "{note}");
+    assert!(!note.contains("The user opened"), "{note}");
+
+    in_chromium(
+        tmp.path(),
+        &[
+            check(&conv, "#m-u1 .ide-context", &["IDE · selection", "fn a() {}"], &["<ide_selection>"]),
+            check(&conv, "#m-u1 .msg-body", &["Why does a() never return?"], &["<ide_selection>"]),
+            check(&conv, "nav.forknote", &["Rename it to run", "Delete it instead"], &["The user opened"]),
+        ],
+    );
+}
+
+/// Issue 12: a sub-agent's prompt was labelled "You". It is labelled with
+/// its caller: Claude, handing the sub-agent (its type, its description)
+/// its task — from the sidecar, else from the spawning call.
+#[test]
+fn a_sub_agents_prompt_is_labelled_with_its_caller() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = |t: &str| json!([{"type":"text","text":t}]);
+    let call = |id: &str, input: Value| json!([{"type":"tool_use","id":id,"name":"Agent","input":input}]);
+    let side = |mut v: Value, agent: &str| {
+        v["isSidechain"] = json!(true);
+        v["agentId"] = json!(agent);
+        v
+    };
+    let result = |uuid: &str, parent: &str, t: u32, id: &str, agent: &str| {
+        let mut v = user(uuid, Some(parent), t, json!([{"type":"tool_result","tool_use_id":id,"content":"found it"}]));
+        v["toolUseResult"] = json!({"agentId": agent, "status": "completed"});
+        v
+    };
+    let main = vec![
+        user("u1", None, 1, json!("find the bug")),
+        assistant(
+            "a1",
+            "u1",
+            2,
+            "m1",
+            call("t1", json!({"description":"Find the bug","prompt":"Look in src/","subagent_type":"Explore"})),
+            usage(1, 1, 0, 0),
+        ),
+        result("r1", "a1", 5, "t1", "a0001"),
+        assistant(
+            "a2",
+            "r1",
+            6,
+            "m2",
+            call("t2", json!({"description":"Check the fix","prompt":"Run the tests","subagent_type":"tester"})),
+            usage(1, 1, 0, 0),
+        ),
+        result("r2", "a2", 9, "t2", "a0002"),
+    ];
+    let agent = |id: &str, prompt: &str, t: u32| {
+        vec![
+            side(user(&format!("{id}-p"), None, t, json!(prompt)), id),
+            side(
+                assistant(
+                    &format!("{id}-a"),
+                    &format!("{id}-p"),
+                    t + 1,
+                    &format!("m-{id}"),
+                    text("done"),
+                    usage(1, 1, 0, 0),
+                ),
+                id,
+            ),
+        ]
+    };
+    let input = write_project(
+        tmp.path(),
+        "-tmp-agents",
+        &[
+            ("s1.jsonl", main),
+            ("s1/subagents/agent-a0001.jsonl", agent("a0001", "Look in src/", 3)),
+            ("s1/subagents/agent-a0002.jsonl", agent("a0002", "Run the tests", 7)),
+        ],
+    );
+    // The first agent has its sidecar; the second only its spawning call.
+    std::fs::write(
+        input.join("-tmp-agents/s1/subagents/agent-a0001.meta.json"),
+        json!({"agentType":"Explore","description":"Find the <bug>"}).to_string(),
+    )
+    .unwrap();
+    let site = tmp.path().join("site");
+    render(&input, &site);
+    let first = site.join("-tmp-agents/agents/a0001/index.html");
+    let page = read(&first);
+    let prompt = article(&page, "a0001-p");
+    assert!(prompt.contains("<span class=\"role\">Claude → Explore (Find the &lt;bug&gt;)</span>"), "{prompt}");
+    assert!(!prompt.contains(">You<"), "{prompt}");
+    let second = site.join("-tmp-agents/agents/a0002/index.html");
+    let page2 = read(&second);
+    assert!(article(&page2, "a0002-p").contains("<span class=\"role\">Claude → tester (Check the fix)</span>"));
+    // The person's own prompt on the main thread is still theirs.
+    let conv = read(&site.join("-tmp-agents/c/u1/index.html"));
+    assert!(article(&conv, "u1").contains("<span class=\"role\">You</span>"));
+
+    in_chromium(tmp.path(), &[check(&first, "#m-a0001-p .role", &["Claude → Explore (Find the <bug>)"], &["You"])]);
+}

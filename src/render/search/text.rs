@@ -59,6 +59,7 @@ fn block_text(b: &Block, t: &mut impl TextSink) {
             t.text(Part::Call, &c.name);
             t.text(Part::Call, &c.args);
         }
+        Block::IdeContext(c) => t.text(Part::Output, &c.text),
         Block::ShellInput(s) => t.text(Part::Call, &s.command),
         Block::Summary(s) => t.html(Part::Prose, &s.body.html),
         Block::AuxBody(a) => block_text(&a.body, t),
