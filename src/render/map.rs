@@ -278,7 +278,7 @@ impl Builder<'_, '_> {
     }
 
     /// The first node of a user item shown by default at its home: a prompt
-    /// (a slash command is shown with the system entries).
+    /// or a slash command the person typed.
     fn is_prompt(&self, n: NodeId) -> bool {
         let Some(l) = self.ctx.loc[n] else { return false };
         let item = &self.ctx.track_layout(l.track).items[l.item];

@@ -13,6 +13,8 @@
 //! the tools of Claude Code 2.1.330 by what matters of each (see
 //! `docs/transcript-format.md` §4.7), any other by its key arguments.
 
+use std::fmt::Write as _;
+
 use askama::Template;
 use serde_json::Value;
 
@@ -297,27 +299,7 @@ pub fn summary(name: &str, input: &Value, tur: Option<&Value>) -> String {
             (d, "") => d.to_string(),
             (d, t) => format!("{d} ({t})"),
         },
-        "TaskCreate" => match str_at(tur, &["task", "id"]) {
-            Some(n) => format!("#{n} {}", s("subject")),
-            None => s("subject").to_string(),
-        },
-        "TaskUpdate" => {
-            let mut parts = vec![format!("#{}", id_of("taskId"))];
-            for k in ["status", "subject", "owner"] {
-                if !s(k).is_empty() {
-                    parts.push(s(k).to_string());
-                }
-            }
-            for (k, what) in [("addBlocks", "blocks"), ("addBlockedBy", "blocked by")] {
-                let ids = id_of(k);
-                if !ids.is_empty() {
-                    parts.push(format!("{what} {ids}"));
-                }
-            }
-            parts.join(" · ")
-        }
-        "TaskGet" => format!("#{} {}", id_of("taskId"), str_at(tur, &["task", "subject"]).unwrap_or("")),
-        "TaskList" => "the task list".into(),
+        "TaskCreate" | "TaskUpdate" | "TaskGet" | "TaskList" => task_summary(name, input, tur),
         "ToolSearch" => s("query").into(),
         "TaskOutput" | "BashOutput" | "TaskStop" | "KillShell" | "KillBash" => {
             let mut arg =
@@ -326,7 +308,7 @@ pub fn summary(name: &str, input: &Value, tur: Option<&Value>) -> String {
                 arg.push_str(" (without waiting)");
             }
             if !s("filter").is_empty() {
-                arg.push_str(&format!(" (lines matching {})", s("filter")));
+                let _ = write!(arg, " (lines matching {})", s("filter"));
             }
             arg
         }
@@ -356,14 +338,7 @@ pub fn summary(name: &str, input: &Value, tur: Option<&Value>) -> String {
                 ),
             }
         }
-        "ExitPlanMode" => {
-            let plan = plan_of(input, tur);
-            let title = plan.lines().map(|l| l.trim_start_matches(['#', ' '])).find(|l| !l.trim().is_empty());
-            title.map_or_else(
-                || if input.as_object().is_some_and(|o| !o.is_empty()) { String::new() } else { "the plan".into() },
-                |t| format!("plan: {t}"),
-            )
-        }
+        "ExitPlanMode" => plan_summary(input, tur),
         "NotebookEdit" => {
             let mode = Some(s("edit_mode")).filter(|m| !m.is_empty()).unwrap_or("replace");
             let cell = if s("cell_id").is_empty() { String::new() } else { format!(" cell {}", s("cell_id")) };
@@ -382,13 +357,42 @@ pub fn summary(name: &str, input: &Value, tur: Option<&Value>) -> String {
     if arg.trim().is_empty() { key_args(input) } else { arg }
 }
 
+/// The line of a task-list call: `#id`, subject, status, owner, dependencies.
+fn task_summary(name: &str, input: &Value, tur: Option<&Value>) -> String {
+    let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
+    let id_of = |k: &str| input.get(k).and_then(scalar_text).unwrap_or_default();
+    match name {
+        "TaskCreate" => match str_at(tur, &["task", "id"]) {
+            Some(n) => format!("#{n} {}", s("subject")),
+            None => s("subject").to_string(),
+        },
+        "TaskUpdate" => {
+            let mut parts = vec![format!("#{}", id_of("taskId"))];
+            for k in ["status", "subject", "owner"] {
+                if !s(k).is_empty() {
+                    parts.push(s(k).to_string());
+                }
+            }
+            for (k, what) in [("addBlocks", "blocks"), ("addBlockedBy", "blocked by")] {
+                let ids = id_of(k);
+                if !ids.is_empty() {
+                    parts.push(format!("{what} {ids}"));
+                }
+            }
+            parts.join(" · ")
+        }
+        "TaskGet" => format!("#{} {}", id_of("taskId"), str_at(tur, &["task", "subject"]).unwrap_or("")),
+        "TaskList" => "the task list".into(),
+        _ => String::new(),
+    }
+}
+
 /// What a call shows of its input, and whether its result is shown in full
 /// (or only its text, when the call already shows its effect: a diff, a
 /// file, a checklist, the answers).
 fn call_view(cx: &mut PageCtx<'_>, name: &str, id: &str, input: &Value, res: Option<&CallResult>) -> (CallView, bool) {
     let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
     let plain = CallView::Plain(Html::default());
-    let markdown = |cx: &mut PageCtx<'_>, k: &str| (!s(k).is_empty()).then(|| Block::Markdown(cx.markdown(s(k))));
     match name {
         "Bash" => {
             let command = ShellInput { command: cut(s("command"), COMMAND_CAP).to_string() };
@@ -436,6 +440,16 @@ fn call_view(cx: &mut PageCtx<'_>, name: &str, id: &str, input: &Value, res: Opt
             let prompt = (!s("prompt").is_empty()).then(|| cx.markdown(s("prompt")));
             (AgentCall { transcript: agent_link(cx, id), prompt }.into(), true)
         }
+        _ => other_view(cx, name, input, res),
+    }
+}
+
+/// [`call_view`] of the task-list, messaging, question, plan, notebook and
+/// skill tools, MCP and unknown tools.
+fn other_view(cx: &mut PageCtx<'_>, name: &str, input: &Value, res: Option<&CallResult>) -> (CallView, bool) {
+    let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
+    let markdown = |cx: &mut PageCtx<'_>, k: &str| (!s(k).is_empty()).then(|| Block::Markdown(cx.markdown(s(k))));
+    match name {
         "TaskCreate" | "TaskUpdate" => {
             let body = markdown(cx, "description");
             let fields = [("status", "status"), ("owner", "owner"), ("shown as", "activeForm")];
@@ -462,15 +476,25 @@ fn call_view(cx: &mut PageCtx<'_>, name: &str, id: &str, input: &Value, res: Opt
         }
         "NotebookEdit" => {
             let src = s("new_source");
-            let lang = if s("cell_type") == "markdown" { "md" } else { "py" };
             let body = (!src.is_empty()).then(|| {
-                let code = file_block(cut(src, cx.cap()), Some(lang), &mut cx.budget);
+                let code = file_block(cut(src, cx.cap()));
                 fold(Block::Html(code), "Cell", src.len())
             });
             (FieldsCall::default().with(body).into(), true)
         }
         "Skill" => (FieldsCall::default().into(), true),
         _ => (CallView::Json(cx.json_pre(input)), true),
+    }
+}
+
+/// `plan: <its title>` of an `ExitPlanMode` call.
+fn plan_summary(input: &Value, tur: Option<&Value>) -> String {
+    let plan = plan_of(input, tur);
+    match plan.lines().map(|l| l.trim_start_matches(['#', ' '])).find(|l| !l.trim().is_empty()) {
+        Some(t) => format!("plan: {t}"),
+        // An empty input: the plan was kept out of the transcript.
+        None if input.as_object().is_none_or(serde_json::Map::is_empty) => "the plan".into(),
+        None => String::new(),
     }
 }
 
@@ -654,10 +678,10 @@ fn mcp_arg(name: &str) -> Option<String> {
 fn web_search_arg(input: &Value) -> String {
     let mut a = str_at(Some(input), &["query"]).unwrap_or("").to_string();
     if let Some(d) = input.get("allowed_domains").and_then(scalar_text).filter(|d| !d.is_empty()) {
-        a.push_str(&format!(" (on {d})"));
+        let _ = write!(a, " (on {d})");
     }
     if let Some(d) = input.get("blocked_domains").and_then(scalar_text).filter(|d| !d.is_empty()) {
-        a.push_str(&format!(" (not on {d})"));
+        let _ = write!(a, " (not on {d})");
     }
     a
 }
