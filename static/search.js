@@ -410,7 +410,9 @@
   }
   if (box && input && list) {
     box.hidden = false;
-    input.placeholder = "Search all conversations…";
+    // A phone's header leaves the box about 120 px: a short hint fits it.
+    var narrow = window.matchMedia && window.matchMedia("(max-width: 640px)").matches;
+    input.placeholder = narrow ? "Search…" : "Search all conversations…";
     input.addEventListener("focus", function () {
       // The manifest loads while the first words are typed.
       manifest().catch(function () {});
