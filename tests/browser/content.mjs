@@ -18,15 +18,14 @@
 // 2 if the browser could not run.
 
 import { chromium } from "playwright-core";
+import { args, reporter } from "./common.mjs";
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 
-const opt = {};
-for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
+const opt = args();
 const spec = JSON.parse(fs.readFileSync(opt.spec, "utf8"));
-const failures = [];
 const report = { checks: 0, pages: 0 };
-const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
+const { fail, run } = reporter(report);
 
 // Runs in the page: what the reader sees of the element `sel`.
 function look(sel) {
@@ -68,13 +67,6 @@ async function main() {
   } finally {
     await browser.close();
   }
-  report.failures = failures;
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(failures.length ? 1 : 0);
 }
 
-main().catch((e) => {
-  report.failures = [...failures, `the browser run failed: ${e && e.stack ? e.stack : e}`];
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(2);
-});
+run(main);

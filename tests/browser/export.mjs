@@ -23,28 +23,15 @@
 // 2 if the browser could not run, 3 on timeout.
 
 import { chromium } from "playwright-core";
+import { args, reporter } from "./common.mjs";
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const opt = {};
-{
-  const a = process.argv.slice(2);
-  for (let i = 0; i < a.length; i += 2) {
-    if (!a[i].startsWith("--") || a[i + 1] === undefined) throw new Error(`bad arguments near ${a[i]}`);
-    opt[a[i].slice(2)] = a[i + 1];
-  }
-}
-const failures = [];
+const opt = args();
 const report = { opened: [], find: null, nojs: null, xss: null, screenshots: [] };
-const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
-const TIMEOUT_MS = Number(process.env.CCTREE_BROWSER_TIMEOUT_MS || 300000);
-setTimeout(() => {
-  report.failures = [...failures, `timed out after ${TIMEOUT_MS} ms`];
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(3);
-}, TIMEOUT_MS).unref();
+const { fail, run } = reporter(report);
 
 // Serves the directory of the files, as a static host would (no CSP header).
 function serve(dir) {
@@ -250,13 +237,6 @@ async function main() {
     await browser.close();
     servers.forEach((s) => s.close());
   }
-  report.failures = failures;
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(failures.length ? 1 : 0);
 }
 
-main().catch((e) => {
-  report.failures = [...failures, `the browser run failed: ${e && e.stack ? e.stack : e}`];
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(2);
-});
+run(main, { limited: true });

@@ -29,26 +29,16 @@
 // 2 if the browser could not run.
 
 import { chromium } from "playwright-core";
+import { args, reporter, htmlFiles } from "./common.mjs";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 
-const opt = {};
-for (let i = 2; i < process.argv.length; i += 2) opt[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
+const opt = args();
 const spec = JSON.parse(fs.readFileSync(opt.spec, "utf8"));
-const failures = [];
 const report = { sites: [], controls: [], access: [], screenshots: [] };
-const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
+const { fail, run } = reporter(report);
 
-function htmlFiles(dir) {
-  const files = [];
-  const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => {
-    const p = path.join(d, e.name);
-    if (e.isDirectory()) walk(p); else if (p.endsWith(".html")) files.push(p);
-  });
-  walk(dir);
-  return files.sort();
-}
 
 const TALK = JSON.stringify({ "only-talk": true, "show-tools": true, "show-thinking": true, "show-aux": false });
 
@@ -585,13 +575,6 @@ async function main() {
   } finally {
     await browser.close();
   }
-  report.failures = failures;
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(failures.length ? 1 : 0);
 }
 
-main().catch((e) => {
-  report.failures = [...failures, `the browser run failed: ${e && e.stack ? e.stack : e}`];
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(2);
-});
+run(main);

@@ -32,34 +32,18 @@
 // 2 if the browser could not run, 3 on timeout.
 
 import { chromium } from "playwright-core";
+import { args, reporter, htmlFiles } from "./common.mjs";
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-function args() {
-  const out = {};
-  const a = process.argv.slice(2);
-  for (let i = 0; i < a.length; i += 2) {
-    if (!a[i].startsWith("--") || a[i + 1] === undefined) throw new Error(`bad arguments near ${a[i]}`);
-    out[a[i].slice(2)] = a[i + 1];
-  }
-  return out;
-}
-
 const opt = args();
-const failures = [];
 const report = { pages: [], search: [], fulltext: [], xss: null, screenshots: [] };
-const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
+const { fail, run } = reporter(report);
 const [vw, vh] = (opt.viewport || "1200x1400").split("x").map(Number);
 
 const SUBPATH = "/published/under/a/sub-path/";
-const TIMEOUT_MS = Number(process.env.CCTREE_BROWSER_TIMEOUT_MS || 300000);
-setTimeout(() => {
-  report.failures = [...failures, `timed out after ${TIMEOUT_MS} ms`];
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(3);
-}, TIMEOUT_MS).unref();
 
 function serve(root) {
   const types = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -164,15 +148,6 @@ function pageList() {
   });
 }
 
-function htmlFiles(dir) {
-  const files = [];
-  const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => {
-    const p = path.join(d, e.name);
-    if (e.isDirectory()) walk(p); else if (p.endsWith(".html")) files.push(p);
-  });
-  walk(dir);
-  return files.sort();
-}
 
 async function pages(browser, site, base, shots) {
   for (const scheme of ["light", "dark"]) {
@@ -419,13 +394,6 @@ async function main() {
     await browser.close();
     servers.forEach((s) => s.close());
   }
-  report.failures = failures;
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(failures.length ? 1 : 0);
 }
 
-main().catch((e) => {
-  report.failures = [...failures, `the browser run failed: ${e && e.stack ? e.stack : e}`];
-  console.log(JSON.stringify(report, null, 2));
-  process.exit(2);
-});
+run(main, { limited: true });
