@@ -73,15 +73,21 @@ impl Project {
     /// `source.files[i]`: entries, counts, bytes); builds the graph.
     pub(crate) fn assemble(source: ProjectSource, parsed: Vec<(parse::ParsedFile, FileStats, Text)>) -> Project {
         let total: usize = parsed.iter().map(|(p, _, _)| p.entries.len()).sum();
-        let mut entries = Entries::with_capacity(total);
+        // One big file (a session of a million lines): its entries move in whole.
+        let mut entries = Entries::with_capacity(if parsed.len() == 1 { 0 } else { total });
         let mut warnings = Vec::new();
         let mut file_stats = IdVec::with_capacity(parsed.len());
         let mut redactions = Vec::new();
         let mut texts = IdVec::with_capacity(parsed.len());
+        let parsed_one = parsed.len() == 1;
         for (p, s, bytes) in parsed {
             texts.push(bytes);
             redactions.extend(p.redactions);
-            entries.extend(p.entries);
+            if parsed_one {
+                entries = Entries::from_vec(p.entries);
+            } else {
+                entries.extend(p.entries);
+            }
             warnings.extend(p.warnings);
             file_stats.push(s);
         }

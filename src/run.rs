@@ -194,7 +194,7 @@ fn stats(args: &StatsArgs) -> Result<Status> {
             .selected(!selection.is_everything());
     for_each_project(archive, &selection, |p| {
         let t = std::time::Instant::now();
-        builder.add(&p);
+        builder.add(p);
         tracing::debug!("{}: stats in {:.3} s", p.source.name, t.elapsed().as_secs_f64());
         Ok(())
     })?;
@@ -286,7 +286,7 @@ fn check(args: &CheckArgs) -> Result<Status> {
     let archive = discover::discover(&args.input)?;
     let mut findings = Vec::new();
     for_each_project(archive, &selection, |p| {
-        findings.extend(crate::check::check_project(&p));
+        findings.extend(crate::check::check_project(p));
         Ok(())
     })?;
     if args.json {

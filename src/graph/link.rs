@@ -82,14 +82,22 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
     let entries = input.entries;
     let session_of = |e: &Entry| session_ix[e.session_id.as_deref().unwrap_or("")];
     // Group instances by uuid; uuids in sorted order give order-free node ids.
-    let mut by_uuid: FxHashMap<&str, Vec<EntryId>> = FxHashMap::default();
-    for (i, e) in entries.iter_enumerated() {
-        if let Some(u) = e.uuid.as_deref() {
-            by_uuid.entry(u).or_default().push(i);
+    // One sort of (uuid, entry) pairs: no map, no list per uuid.
+    let mut pairs: Vec<(&str, EntryId)> =
+        entries.iter_enumerated().filter_map(|(i, e)| Some((e.uuid.as_deref()?, i))).collect();
+    {
+        use rayon::slice::ParallelSliceMut;
+        pairs.par_sort_unstable();
+    }
+    let mut groups: Vec<(&str, std::ops::Range<usize>)> = Vec::new();
+    for (k, (u, _)) in pairs.iter().enumerate() {
+        match groups.last_mut() {
+            Some((last, range)) if last == u => range.end = k + 1,
+            _ => groups.push((u, k..k + 1)),
         }
     }
-    let mut uuids: Vec<&str> = by_uuid.keys().copied().collect();
-    uuids.sort_unstable();
+    let instances_of: Vec<EntryId> = pairs.iter().map(|(_, i)| *i).collect();
+    drop(pairs);
 
     let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file].class.is_agent();
     let copies = Copies::new(entries, input.files.len(), session_ix);
@@ -103,10 +111,13 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
     // or a line `cctree fork` copied); then the live file over a previous
     // version kept by `cctree sync`; then the session that started first,
     // the session id, the line's own bytes.
-    let canon_key = |i: EntryId, instances: &[EntryId]| {
+    // `sessions`: the sessions of all instances of the uuid, sorted. Linear
+    // in the instances: a prefix copied into 200,000 sessions costs each
+    // instance what its own session copied from, not the other instances.
+    let canon_key = |i: EntryId, sessions: &[SessionId]| {
         let e = &entries[i];
         let s = session_of(e);
-        let copied = instances.iter().any(|&j| copies.copies(s, session_of(&entries[j])));
+        let copied = copies.reach[s].iter().any(|t| sessions.binary_search(t).is_ok() && copies.copies(s, *t));
         let sess = &g.sessions[s];
         (
             is_side(e),
@@ -120,21 +131,24 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
         )
     };
 
-    let canonical: Vec<EntryId> = uuids
+    let canonical: Vec<EntryId> = groups
         .iter()
-        .map(|u| {
-            let instances = &by_uuid[u];
-            *instances
-                .iter()
-                .min_by(|a, b| canon_key(**a, instances).cmp(&canon_key(**b, instances)))
-                .unwrap_or(&instances[0])
+        .map(|(_, range)| {
+            let instances = &instances_of[range.clone()];
+            if let [only] = instances {
+                return *only;
+            }
+            let mut sessions: Vec<SessionId> = instances.iter().map(|&j| session_of(&entries[j])).collect();
+            sessions.sort_unstable();
+            sessions.dedup();
+            *instances.iter().min_by_key(|&&i| canon_key(i, &sessions)).unwrap_or(&instances[0])
         })
         .collect();
-    g.nodes.reserve(uuids.len());
-    g.index.reserve(uuids.len());
-    for (u, &canonical) in uuids.iter().zip(&canonical) {
+    g.nodes.reserve(groups.len());
+    g.index.reserve(groups.len());
+    for ((u, range), &canonical) in groups.iter().zip(&canonical) {
         let id = g.nodes.next_id();
-        let instances = &by_uuid[u];
+        let instances = &instances_of[range.clone()];
         let ce = &entries[canonical];
         add_aliases(g, entries, (id, u, canonical), instances);
         g.nodes.push(Node {

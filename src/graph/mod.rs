@@ -368,6 +368,13 @@ pub struct Graph {
     pub queued: FxHashMap<NodeId, Vec<EntryId>>,
     /// Such messages of a session without any node.
     pub unplaced_queued: Vec<EntryId>,
+    /// The place of each fork point in its conversation's
+    /// [`Conversation::fork_points`] ([`Graph::fork_at`]; built by
+    /// [`Graph::index_forks`]).
+    pub fork_index: FxHashMap<NodeId, u32>,
+    /// The fork points on each branch that has any, as places in its
+    /// conversation's [`Conversation::fork_points`] ([`Graph::forks_on`]).
+    pub branch_forks: FxHashMap<BranchId, Vec<u32>>,
 }
 
 /// Where a tool call and its results are.
@@ -391,6 +398,7 @@ impl Graph {
         titles::attach(&mut g, input);
         let t_titles = t.elapsed().as_secs_f64();
         queue::place(&mut g, input.entries);
+        g.index_forks();
         tracing::debug!(
             "graph of {} nodes: link {t_link:.3} s, forks {:.3} s, tracks {:.3} s, titles {:.3} s, queue {:.3} s",
             g.nodes.len(),
@@ -445,10 +453,34 @@ impl Graph {
         self.turn_children.get(id).map_or(&[], Vec::as_slice)
     }
 
-    /// The fork point at a node, if it is one.
+    /// The fork point at a node, if it is one (constant time: a page asks
+    /// it of every message it shows).
     pub fn fork_at(&self, id: NodeId) -> Option<&ForkPoint> {
         let c = self.nodes[id].conversation?;
-        self.conversations[c].fork_points.iter().find(|f| f.node == id)
+        let &k = self.fork_index.get(&id)?;
+        self.conversations[c].fork_points.get(k as usize).filter(|f| f.node == id)
+    }
+
+    /// Indexes the fork points of every conversation by node
+    /// ([`Graph::fork_at`]); after any change of the conversations.
+    pub fn index_forks(&mut self) {
+        self.fork_index.clear();
+        self.branch_forks.clear();
+        for c in &self.conversations {
+            for (k, f) in c.fork_points.iter().enumerate() {
+                let k = u32::try_from(k).unwrap_or(u32::MAX);
+                self.fork_index.insert(f.node, k);
+                self.branch_forks.entry(f.branch).or_default().push(k);
+            }
+        }
+    }
+
+    /// The fork points on branch `b`, in [`Conversation::fork_points`]
+    /// order (constant time per fork point: the fork-point index asks it
+    /// of every branch).
+    pub fn forks_on(&self, b: BranchId) -> impl Iterator<Item = &ForkPoint> + '_ {
+        let c = &self.conversations[self.branches[b].conversation];
+        self.branch_forks.get(&b).into_iter().flatten().filter_map(|&k| c.fork_points.get(k as usize))
     }
 
     /// Root → node path of tree parents (iterative; guarded against cycles).

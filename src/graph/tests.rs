@@ -581,3 +581,52 @@ fn a_copy_made_right_after_a_bash_command_branches_instead_of_splitting_off() {
     assert_eq!(g.conversations.len(), 1, "not a separate conversation");
     assert_eq!(forks(&e, &g), [("b2".to_string(), vec!["p1".to_string(), "p2".to_string()])]);
 }
+
+#[test]
+fn a_prefix_copied_into_many_sessions_keeps_its_original_instances() {
+    let mut t = T::new();
+    t.user("b-orig", "u1", None, 0, "start").text("b-orig", "a1", "u1", 1);
+    // 300 `/branch` copies of the prefix (sessions that sort before and
+    // after the original), each going on on its own.
+    for k in 0..300u32 {
+        let s = format!("{}-copy-{k:03}", if k % 2 == 0 { "a" } else { "c" });
+        for (u, p) in [("u1", None), ("a1", Some("u1"))] {
+            let mut v = t.lines.iter().find(|(_, v)| v["uuid"] == u).unwrap().1.clone();
+            v["sessionId"] = json!(s);
+            v["parentUuid"] = json!(p);
+            v["forkedFrom"] = json!({"sessionId": "b-orig", "messageUuid": u});
+            t.raw(1, v);
+        }
+        t.user(&s, &format!("p{k}"), Some("a1"), 50 + k, "in the copy");
+    }
+    let (_, g) = t.build();
+    assert_eq!(s_of(&g, g.index["u1"]), "b-orig");
+    assert_eq!(s_of(&g, g.index["a1"]), "b-orig");
+    assert_eq!(g.aliases.len(), 600, "every copied instance is an alias");
+}
+
+#[test]
+fn fork_points_are_found_by_node_and_by_branch() {
+    let mut t = T::new();
+    t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
+    for k in 0..5u32 {
+        let (u, a) = (format!("u2-{k}"), format!("a2-{k}"));
+        t.user("s", &u, Some("a1"), 10 + 100 * k, "try").text("s", &a, &u, 11 + 100 * k);
+        // Each branch forks again under its reply.
+        for j in 0..3u32 {
+            let (v, b) = (format!("v{k}-{j}"), format!("b{k}-{j}"));
+            t.user("s", &v, Some(&a), 20 + 100 * k + 10 * j, "again").text("s", &b, &v, 21 + 100 * k + 10 * j);
+        }
+    }
+    let (_, g) = t.build();
+    let c = &g.conversations.as_slice()[0];
+    assert_eq!(c.fork_points.len(), 6);
+    for n in g.nodes.ids() {
+        let scan = c.fork_points.iter().find(|f| f.node == n).map(|f| f.node);
+        assert_eq!(g.fork_at(n).map(|f| f.node), scan);
+    }
+    for &b in &c.branches {
+        let scan: Vec<NodeId> = c.fork_points.iter().filter(|f| f.branch == b).map(|f| f.node).collect();
+        assert_eq!(g.forks_on(b).map(|f| f.node).collect::<Vec<_>>(), scan);
+    }
+}

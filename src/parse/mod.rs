@@ -112,6 +112,7 @@ pub fn parse_window(window: &[u8], base: u64, lines_before: u32, file: FileId, o
     let parts: Vec<ParsedFile> =
         pieces.into_par_iter().map(|(range, before)| parse_at(window, range, base, before, file, opts)).collect();
     let mut out = ParsedFile { bytes: window.len() as u64, ..ParsedFile::default() };
+    out.entries.reserve_exact(parts.iter().map(|p| p.entries.len()).sum());
     for p in parts {
         out.append(p);
     }
@@ -122,7 +123,12 @@ impl ParsedFile {
     /// Adds what was parsed of the lines after these (counts, entries,
     /// warnings, redactions; not `bytes`).
     pub fn append(&mut self, p: ParsedFile) {
-        self.entries.extend(p.entries);
+        // The first part moves in whole (a million entries are not copied).
+        if self.entries.capacity() == 0 {
+            self.entries = p.entries;
+        } else {
+            self.entries.extend(p.entries);
+        }
         self.warnings.extend(p.warnings);
         self.redactions.extend(p.redactions);
         self.lines += p.lines;

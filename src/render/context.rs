@@ -249,7 +249,7 @@ impl<'a> ProjectCtx<'a> {
                 };
                 let lay = layout(g, e, &br.nodes, first_number, self.page_size);
                 self.index(TrackId::Branch(b), &lay);
-                for fp in c.fork_points.iter().filter(|f| f.branch == b) {
+                for fp in g.forks_on(b) {
                     let n = self.loc[fp.node].map_or(0, |l| lay.items[l.item].number);
                     self.fork_numbers.insert(fp.node, n);
                     for (k, child) in fp.children.iter().enumerate().skip(1) {

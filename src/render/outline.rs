@@ -66,13 +66,12 @@ pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, track: Trac
         continues: false,
         own_fork: false,
     }];
-    walk(p, c, c.branches[0], 0, (from_dir, track), &active, &mut rows);
+    walk(p, c.branches[0], 0, (from_dir, track), &active, &mut rows);
     rows
 }
 
 fn walk(
     p: &ProjectCtx<'_>,
-    c: &Conversation,
     b: BranchId,
     depth: u32,
     (from_dir, track): (&str, TrackId),
@@ -83,10 +82,10 @@ fn walk(
     let lay = &p.branch_layouts[b];
     let br = &g.branches[b];
     let item_of = |n: NodeId| p.loc[n].map_or(0, |l| l.item.index());
-    let last_fork = c.fork_points.iter().filter(|f| f.branch == b).map(|f| item_of(f.node)).max();
-    let has_forks = |cb: BranchId| c.fork_points.iter().any(|f| f.branch == cb);
+    let last_fork = g.forks_on(b).map(|f| item_of(f.node)).max();
+    let has_forks = |cb: BranchId| g.forks_on(cb).next().is_some();
     let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
-    for fp in c.fork_points.iter().filter(|f| f.branch == b) {
+    for fp in g.forks_on(b) {
         let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
         let item_ix = item_of(fp.node);
         let fork = p.fork_link(from_dir, Some(track), fp.node).unwrap_or_default();
@@ -147,7 +146,7 @@ fn walk(
                 continues: false,
                 own_fork: p.own_forks.contains(&cbr.session),
             });
-            walk(p, c, cb, depth + 2, (from_dir, track), active, rows);
+            walk(p, cb, depth + 2, (from_dir, track), active, rows);
         }
     }
 }

@@ -197,7 +197,7 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage
     }
     // A branch with nested forks ends in one of their continuations: its
     // summary names that leaf, not the branch (as in the fork-point index).
-    let has_nested = g.conversations[br.conversation].fork_points.iter().any(|f| f.branch == b);
+    let has_nested = g.forks_on(b).next().is_some();
     let first_words = br
         .nodes
         .iter()

@@ -399,8 +399,11 @@ impl Maps {
             compactions: 0,
             queued,
             unplaced_queued: Vec::new(),
+            fork_index: FxHashMap::default(),
+            branch_forks: FxHashMap::default(),
         };
         out.multi_child = multi_child(&out);
+        out.index_forks();
         out
     }
 
