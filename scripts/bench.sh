@@ -326,7 +326,7 @@ hostile_archive() {  # hostile_archive NAME GEN-ARGS… -> prints the path
 # `render` named in CMD… on ARCHIVE (render into a fresh directory, once
 # per run) and adds a line of times and peak RSS.
 hostile_commands() {
-  local label="$1" arch="$2" cmd line="" r wall rss; shift 2
+  local label="$1" arch="$2" cmd line="" r wall cpu rss load; shift 2
   for cmd in "$@"; do
     [[ "$cmd" == render ]] && (( ! RENDER )) && continue
     log "$label: $cmd"
@@ -336,8 +336,8 @@ hostile_commands() {
     else
       repeat "$RUNS" r "$CCTREE" -q "$cmd" "$arch"
     fi
-    read -r wall _ rss _ <<<"$r"
-    line+="${line:+; }$cmd $wall s, peak RSS $(kb2mb "$rss") MB"
+    read -r wall cpu rss load <<<"$r"
+    line+="${line:+; }$cmd $wall s (CPU $cpu s, load $load), peak RSS $(kb2mb "$rss") MB"
   done
   HOSTILE_LINES+=("$label: $line")
 }

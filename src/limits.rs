@@ -23,6 +23,10 @@
 //! | [`UNKNOWN_ENTRIES`] | 200 | entries of unknown types listed on a project page | `render::listing` |
 //! | [`OUTLINE_DEPTH`] | 8 | indentation levels of the fork-point index | `render::outline` |
 //! | [`FORK_CONTEXT`] | 3 | messages before a fork shown atop a branch page | `render::transcript` |
+//! | [`FORK_LISTED`] | 100 | branches of one fork listed in the fork-point index and its landmark (all of them on the fork's own pages) | `render::outline`, `render::message` |
+//! | [`FORK_PER_PAGE`] | 1,000 | branches per page of a fork's own list (`f/<fork>/`) | `render::forks` |
+//! | [`GROUP_FORK_MIN`] | 1,000 | branches at one fork from which its short branches share pages | `render::context` |
+//! | [`GROUP_BUCKETS`] | 4,096 | shared pages of one such fork (a branch's from its uuid) | `render::context` |
 //! | [`MD_TOOL_INPUT`] | 4 KB | a tool call's input in a Markdown export | `render::export::markdown` |
 //! | [`MD_TOOL_RESULT`] | 8 KB | a tool result in a Markdown export | `render::export::markdown` |
 //! | **Highlighting** (syntect runs near 1 MB/s per core) | | | |
@@ -115,6 +119,23 @@ pub const OUTLINE_DEPTH: u32 = 8;
 /// Messages before a fork point shown atop a branch's first page (back to
 /// the last prompt at most, plus that prompt).
 pub const FORK_CONTEXT: usize = 3;
+/// Branches of one fork point named in the fork-point index and in the
+/// fork's landmark (the continuing one, the active one and the first
+/// others); a fork with more links to its own list of every branch, in
+/// pages of [`FORK_PER_PAGE`]. A million rewinds of one message are then
+/// a fork-point index of a hundred rows, not 439 MB.
+pub const FORK_LISTED: usize = 100;
+/// Branches per page of a fork's own list.
+pub const FORK_PER_PAGE: usize = 1000;
+/// A fork point with this many branches or more puts each of its short
+/// branches (one page, no fork of its own) on one of [`GROUP_BUCKETS`]
+/// shared pages, chosen by a hash of the branch's first uuid: a million
+/// one-prompt branches are 4,096 pages, not a million. Below it (every
+/// ordinary archive) each branch has its own page.
+pub const GROUP_FORK_MIN: usize = 1000;
+/// Shared pages of such a fork (a power of 16: the page is named by the
+/// first hex digits of the hash).
+pub const GROUP_BUCKETS: usize = 4096;
 
 /// A tool call's input in a Markdown export (`cctree export --format md`):
 /// the rest is noted as cut (the HTML export shows it).

@@ -22,6 +22,15 @@ use super::images::ImageStore;
 use super::layout::{Item, ItemId, TrackLayout, layout};
 use super::redaction::Redactor;
 use super::urls::{Href, Links, anchor, fork_anchor, page_file, sanitize_segment};
+use crate::limits::{GROUP_BUCKETS, GROUP_FORK_MIN};
+
+/// The shared page of a branch at a big fork: the first hex digits of the
+/// BLAKE3 hash of its first uuid, one of [`GROUP_BUCKETS`].
+fn bucket_name(uuid: &str) -> String {
+    const DIGITS: usize = GROUP_BUCKETS.trailing_zeros() as usize / 4;
+    const _: () = assert!(GROUP_BUCKETS.is_power_of_two() && GROUP_BUCKETS.trailing_zeros() % 4 == 0);
+    blake3::hash(uuid.as_bytes()).to_hex()[..DIGITS].to_string()
+}
 
 /// A track with its own pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -85,6 +94,11 @@ pub struct ProjectCtx<'a> {
     /// How pages link to each other: as files of the site, or as sections of
     /// one file (`cctree export`).
     pub links: Links,
+    /// Each branch that shares its page with others ([`ProjectCtx::group_short_branches`])
+    /// → the first branch of its group, whose page it is.
+    pub group_lead: FxHashMap<BranchId, BranchId>,
+    /// The branches of each shared page, by its first branch, in fork order.
+    pub group_members: FxHashMap<BranchId, Vec<BranchId>>,
 }
 
 /// How the pages of a project name places on the publisher's disk.
@@ -168,6 +182,8 @@ impl<'a> ProjectCtx<'a> {
                 .collect(),
             paths,
             links: Links::Site,
+            group_lead: FxHashMap::default(),
+            group_members: FxHashMap::default(),
         };
         ctx.lay_out(g, e);
         ctx.judge_checkpoints(g);
@@ -280,6 +296,75 @@ impl<'a> ProjectCtx<'a> {
                 }
             }
         }
+    }
+
+    /// Puts the short branches of each fork point of [`GROUP_FORK_MIN`]
+    /// branches or more on shared pages: a branch of one page without a
+    /// fork of its own is read on page `f/<fork uuid>/<hhh>/` of its
+    /// conversation, where `hhh` are the first hex digits of the BLAKE3 hash
+    /// of its first uuid (one of [`GROUP_BUCKETS`]), at the anchor
+    /// `#b-<uuid>`. The URL depends on the branch alone: siblings added
+    /// later never move it. Forks with fewer branches (every ordinary
+    /// archive) keep one page per branch. Not for `cctree export`.
+    pub fn group_short_branches(&mut self) {
+        let g = self.graph();
+        let e = self.entries();
+        for c in &g.conversations {
+            for fp in c.fork_points.iter().filter(|f| f.children.len() >= GROUP_FORK_MIN) {
+                let fork_dir = self.fork_dir(fp.node);
+                let mut buckets: std::collections::BTreeMap<String, Vec<BranchId>> = Default::default();
+                for &child in fp.children.iter().skip(1) {
+                    let Some(cb) = g.node(child).branch.filter(|cb| g.branches[*cb].first == child) else { continue };
+                    if self.branch_layouts[cb].pages > 1 || g.forks_on(cb).next().is_some() {
+                        continue;
+                    }
+                    buckets.entry(bucket_name(g.uuid(e, child))).or_default().push(cb);
+                }
+                for (name, members) in buckets {
+                    let dir = format!("{fork_dir}{name}/");
+                    for &m in &members {
+                        self.branch_dirs[m] = dir.clone();
+                        self.group_lead.insert(m, members[0]);
+                    }
+                    self.group_members.insert(members[0], members);
+                }
+            }
+        }
+    }
+
+    /// Whether a track has pages of its own (a branch on a shared page
+    /// other than its first has none: it is read on that page).
+    pub fn has_pages(&self, track: TrackId) -> bool {
+        match track {
+            TrackId::Branch(b) => self.group_lead.get(&b).is_none_or(|lead| *lead == b),
+            _ => true,
+        }
+    }
+
+    /// The branches read on the page of `b`: itself, or the members of
+    /// the shared page it leads.
+    pub fn page_branches(&self, b: BranchId) -> Vec<BranchId> {
+        self.group_members.get(&b).cloned().unwrap_or_else(|| vec![b])
+    }
+
+    /// A link to where branch `b` is read: its own page, or its place on
+    /// a shared page.
+    pub fn branch_href(&self, from_dir: &str, b: BranchId) -> Href {
+        let frag = self.group_lead.contains_key(&b).then(|| self.branch_anchor(b));
+        self.href(from_dir, &self.branch_dirs[b], &page_file(0), frag.as_deref())
+    }
+
+    /// The anchor of a branch on a shared page: `b-<first uuid>`.
+    pub fn branch_anchor(&self, b: BranchId) -> String {
+        format!("b-{}", sanitize_segment(self.graph().uuid(self.entries(), self.graph().branches[b].first)))
+    }
+
+    /// The directory of a fork point's own pages (its list of branches,
+    /// its shared pages): `<conversation>/f/<fork uuid>/`.
+    pub fn fork_dir(&self, fork: NodeId) -> String {
+        let g = self.graph();
+        let conv = g.node(fork).conversation.map_or("", |c| self.conv_dirs[c].as_str());
+        format!("{conv}f/{}/", sanitize_segment(g.uuid(self.entries(), fork)))
     }
 
     fn index(&mut self, track: TrackId, lay: &TrackLayout) {

@@ -14,7 +14,6 @@ use super::blocks::{
     Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, IdeContext, Note, NoticeText, ShellInput,
     Summary, Thinking,
 };
-use super::context::TrackId;
 use super::html::{Html, filters};
 use super::layout::Item;
 use super::page::{PageCtx, placeholder};
@@ -22,8 +21,8 @@ use super::pages::Time;
 use super::payload::{PromptPart, at, prompt_parts, str_at, strip_tags, tag_text, text_of};
 use super::text::{Tokens, compact_num, excerpt, prompt_words};
 use super::tools;
-use super::urls::{Href, fork_anchor, fragment, page_file};
-use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, THINKING_SUMMARY_CHARS};
+use super::urls::{Href, fork_anchor, fragment};
+use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, FORK_LISTED, THINKING_SUMMARY_CHARS};
 
 /// A message of a page, as `templates/_message.html` writes it.
 #[derive(Debug, Default, Template)]
@@ -64,6 +63,9 @@ pub struct ForkNote {
     /// The number of the message the track forks after.
     pub number: u32,
     pub branches: Vec<ForkBranch>,
+    /// All its branches, and the fork's own list when it names only some.
+    pub total: usize,
+    pub more: Option<Href>,
 }
 
 /// A branch of a fork point, as its landmark names it.
@@ -158,10 +160,24 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
     let g = cx.p.graph();
     let fp = g.fork_at(node)?;
     let n = cx.p.fork_numbers.get(&node).copied().unwrap_or(0);
+    // A fork of many branches names the first ones, the one that goes on
+    // here and the active one; its own list names every one.
+    // (`cctree export` names all: its one file has no other list.)
+    let site = cx.p.links == super::urls::Links::Site;
+    let mut listed = 0usize;
     let branches = fp
         .children
         .iter()
         .enumerate()
+        .filter(|(k, child)| {
+            let keep = !site
+                || *k == 0
+                || listed < FORK_LISTED
+                || cx.p.on_active_track(**child)
+                || cx.track.is_some_and(|l| cx.p.item_on(l, **child).is_some());
+            listed += usize::from(keep);
+            keep
+        })
         .filter_map(|(k, &child)| {
             let words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 80);
             let here = cx.track.is_some_and(|l| cx.p.item_on(l, child).is_some());
@@ -175,11 +191,18 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
             // Every later child of a fork point starts a branch.
             let cb = g.node(child).branch?;
             let label = cx.p.labels[cb].clone();
-            let href = cx.p.href(cx.dir, cx.p.track_dir(TrackId::Branch(cb)), &page_file(0), None);
+            let href = cx.p.branch_href(cx.dir, cb);
             Some(ForkBranch { label, href, words, here, active })
         })
         .collect();
-    Some(ForkNote { id: fork_anchor(g.uuid(cx.p.entries(), node)), number: n, branches })
+    let more = (site && super::forks::listed_apart(fp)).then(|| super::forks::href(cx.p, cx.dir, node));
+    Some(ForkNote {
+        id: fork_anchor(g.uuid(cx.p.entries(), node)),
+        number: n,
+        branches,
+        total: fp.children.len(),
+        more,
+    })
 }
 
 /// Who wrote a prompt of a sidechain: not the person, but Claude giving a

@@ -18,6 +18,7 @@ pub mod assets;
 pub mod blocks;
 pub mod context;
 pub mod export;
+pub mod forks;
 pub mod groups;
 pub mod html;
 pub mod images;
@@ -157,7 +158,9 @@ pub fn render_project(
     let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
     let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
-    let ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths);
+    let mut ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths);
+    ctx.group_short_branches();
+    let ctx = ctx;
     let name = &project.source.name;
     tracing::debug!("{name}: page context in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
@@ -181,13 +184,27 @@ pub fn render_project(
         })
         .collect::<Result<Vec<String>>>()?;
     tracing::debug!("{name}: project index ({} pages) in {:.3} s", index_pages.len(), t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let fork_jobs: Vec<(crate::graph::NodeId, u32)> =
+        forks::lists(&ctx).into_iter().flat_map(|(f, pages)| (0..pages).map(move |p| (f, p))).collect();
+    let fork_pages = fork_jobs
+        .into_par_iter()
+        .filter_map(|(fork, p)| Some((forks::path(&ctx, fork, p), forks::page(&ctx, fork, p)?)))
+        .map(|(path, mut page)| {
+            page.root = page.root.with_canonical(opts.canonical(&path));
+            out.page(&path, page.render()?.as_bytes(), "")?;
+            Ok(path)
+        })
+        .collect::<Result<Vec<String>>>()?;
+    tracing::debug!("{name}: lists of big forks ({} pages) in {:.3} s", fork_pages.len(), t0.elapsed().as_secs_f64());
     if let Some(err) = images.take_failure() {
         return Err(err);
     }
-    let page_count = jobs.len() + index_pages.len();
+    let page_count = jobs.len() + fork_pages.len() + index_pages.len();
     let files: Vec<String> = jobs
         .into_iter()
         .flat_map(|(track, page, path)| [path, doc_path(&ctx, track, page)])
+        .chain(fork_pages)
         .chain(index_pages)
         .collect();
     Ok(ProjectPages {
@@ -209,7 +226,8 @@ fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(TrackId, u32, String)> {
         let active = (c.branches.len() > 1).then_some(TrackId::Active(i));
         active.into_iter().chain(c.branches.iter().map(|&b| TrackId::Branch(b)))
     });
-    let tracks = tracks.chain(g.agents.ids().map(TrackId::Agent));
+    // A branch on a shared page other than its first is read on that page.
+    let tracks = tracks.chain(g.agents.ids().map(TrackId::Agent)).filter(|t| ctx.has_pages(*t));
     let mut jobs = Vec::new();
     for track in tracks {
         let pages = ctx.track_layout(track).pages;

@@ -12,13 +12,14 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::graph::{BranchId, Conversation, NodeId};
+use crate::graph::{BranchId, Conversation, ForkPoint, NodeId};
 
 use super::context::{ProjectCtx, TrackId};
+use super::forks::listed_apart;
 use super::pages::Time;
 use super::text::{plain_excerpt as excerpt, prompt_words};
-use super::urls::{Href, page_file};
-use crate::limits::{OUTLINE_CHARS, OUTLINE_DEPTH};
+use super::urls::Href;
+use crate::limits::{FORK_LISTED, OUTLINE_CHARS, OUTLINE_DEPTH};
 
 /// One row of the outline (flattened; `depth` gives the nesting).
 #[derive(Debug, Clone)]
@@ -103,7 +104,16 @@ fn walk(
             continues: false,
             own_fork: false,
         });
+        // (`cctree export` names all: its one file has no other list.)
+        let site = p.links == super::urls::Links::Site;
+        let mut listed = 0usize;
         for (k, &child) in fp.children.iter().enumerate() {
+            // A fork of many branches names the first ones (and the active
+            // one); its own list names every one.
+            if site && k > 0 && listed >= FORK_LISTED && !active.contains(&child) {
+                continue;
+            }
+            listed += 1;
             let first_words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
             if k == 0 {
                 let after = lay.items.as_slice()[item_ix + 1..].iter().filter(|i| i.counted).count();
@@ -126,7 +136,7 @@ fn walk(
             let Some((cb, cbr)) = g.node(child).branch.and_then(|cb| Some((cb, g.branches.get(cb)?))) else {
                 continue;
             };
-            let page = p.href(from_dir, p.track_dir(TrackId::Branch(cb)), &page_file(0), None);
+            let page = p.branch_href(from_dir, cb);
             let here = p.item_on(track, child).is_some();
             rows.push(OutlineRow {
                 kind: "branch",
@@ -148,6 +158,28 @@ fn walk(
             });
             walk(p, cb, depth + 2, (from_dir, track), active, rows);
         }
+        if site && listed_apart(fp) {
+            rows.push(more_row(p, from_dir, fp, (n, depth), fp.children.len() - listed));
+        }
+    }
+}
+
+/// The row after the branches a fork names: how many more, and its own list.
+fn more_row(p: &ProjectCtx<'_>, from_dir: &str, fp: &ForkPoint, (n, depth): (u32, u32), more: usize) -> OutlineRow {
+    let list = super::forks::href(p, from_dir, fp.node);
+    OutlineRow {
+        kind: "more",
+        depth: (depth + 1).min(OUTLINE_DEPTH),
+        label: "…".into(),
+        text: format!("{more} more: every branch of the fork at #{n}"),
+        page: list.clone(),
+        href: list,
+        title: String::new(),
+        messages: 0,
+        last: Time::at(p.graph().node(fp.node).ts),
+        active: false,
+        continues: false,
+        own_fork: false,
     }
 }
 

@@ -274,9 +274,26 @@ impl TrackEntry {
     pub fn message(&self) -> Option<&MessageView> {
         match self {
             TrackEntry::Message(m) => Some(m),
-            TrackEntry::Fork(_) => None,
+            TrackEntry::Fork(_) | TrackEntry::Branch(_) => None,
         }
     }
+}
+
+/// Where a branch starts on a page several short branches share
+/// (`ProjectCtx::group_short_branches`): its label, anchor and facts.
+#[derive(Debug, Template)]
+#[template(path = "blocks/branch_head.html")]
+pub struct BranchHead {
+    /// `b-<first uuid>`: where links to the branch land.
+    pub id: String,
+    pub label: String,
+    pub messages: u32,
+    pub last: Time,
+    pub active: bool,
+    pub own_fork: bool,
+    /// The fork's number and landmark.
+    pub number: u32,
+    pub fork: Href,
 }
 
 view_enum! {
@@ -286,5 +303,7 @@ view_enum! {
         Message(MessageView),
         /// Where the track forks, after the message of the fork point.
         Fork(ForkNote),
+        /// Where a branch starts on a shared page.
+        Branch(BranchHead),
     }
 }

@@ -17,7 +17,8 @@ use super::message::{MessageView, fork_notes, render_item};
 use super::outline::outline;
 use super::page::PageCtx;
 use super::pages::{
-    ActiveTrack, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, Pager, Time, TrackEntry, TrackPage,
+    ActiveTrack, BranchHead, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, Pager, Time, TrackEntry,
+    TrackPage,
 };
 use super::text::excerpt;
 use super::urls::{href, page_file, sibling_page};
@@ -41,25 +42,21 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
     let mut pcx = PageCtx::new(ctx, dir, Some(track));
     pcx.page = page;
     let mut messages = Vec::new();
-    let items = lay.items.as_slice();
-    for ix in lay.page_range(page) {
-        let item = &items[ix];
-        let session = g.node(item.nodes[0]).session;
-        if ix > 0
-            && g.node(items[ix - 1].nodes[0]).session != session
-            && g.entry(ctx.entries(), item.nodes[0]).kind != Kind::Assistant
-        {
-            messages.push(session_marker(&g.sessions[session].session_id, ctx.own_forks.contains(&session)).into());
+    let shared = match track {
+        TrackId::Branch(b) if ctx.group_members.contains_key(&b) => ctx.page_branches(b),
+        _ => Vec::new(),
+    };
+    if shared.is_empty() {
+        push_items(&mut pcx, track, lay.page_range(page), &mut messages);
+    } else {
+        // A shared page: each branch under its head, in fork order.
+        for &m in &shared {
+            messages.push(branch_head(ctx, dir, m).into());
+            let t = TrackId::Branch(m);
+            pcx.track = Some(t);
+            push_items(&mut pcx, t, ctx.track_layout(t).page_range(0), &mut messages);
         }
-        let mut view = render_item(&mut pcx, item);
-        if let Some(k) = ctx.checkpoint(track, item) {
-            view.fork = ctx.fork_command(k);
-        }
-        messages.push(view.into());
-        for q in item.nodes.iter().chain(&item.absorbed).filter_map(|n| g.queued.get(n)).flatten() {
-            messages.push(super::message::queued_view(&mut pcx, &ctx.entries()[*q]).into());
-        }
-        messages.extend(fork_notes(&pcx, item).into_iter().map(TrackEntry::from));
+        pcx.track = Some(track);
     }
     let pager = pager(lay.pages, page);
     let root = pcx.root();
@@ -87,6 +84,9 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
             let c = g.branches[b].conversation;
             if ctx.conversation_track(&g.conversations[c]) == track {
                 conversation_header(ctx, c, track, page, &mut p);
+            } else if !shared.is_empty() {
+                p.crumbs = crumbs(ctx, dir, Some(c));
+                shared_header(ctx, b, &mut p);
             } else {
                 p.crumbs = crumbs(ctx, dir, Some(c));
                 branch_header(ctx, b, page, &mut p);
@@ -98,6 +98,83 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
         p.subheading = format!("Page {} of {}", page + 1, lay.pages);
     }
     p
+}
+
+/// The messages of items `range` of `track`, with the session changes
+/// between them, their fork commands, queued messages and fork landmarks.
+fn push_items(pcx: &mut PageCtx<'_>, track: TrackId, range: std::ops::Range<usize>, messages: &mut Vec<TrackEntry>) {
+    let ctx = pcx.p;
+    let g = ctx.graph();
+    let items = ctx.track_layout(track).items.as_slice();
+    for ix in range {
+        let item = &items[ix];
+        let session = g.node(item.nodes[0]).session;
+        if ix > 0
+            && g.node(items[ix - 1].nodes[0]).session != session
+            && g.entry(ctx.entries(), item.nodes[0]).kind != Kind::Assistant
+        {
+            messages.push(session_marker(&g.sessions[session].session_id, ctx.own_forks.contains(&session)).into());
+        }
+        let mut view = render_item(pcx, item);
+        if let Some(k) = ctx.checkpoint(track, item) {
+            view.fork = ctx.fork_command(k);
+        }
+        messages.push(view.into());
+        for q in item.nodes.iter().chain(&item.absorbed).filter_map(|n| g.queued.get(n)).flatten() {
+            messages.push(super::message::queued_view(pcx, &ctx.entries()[*q]).into());
+        }
+        messages.extend(fork_notes(pcx, item).into_iter().map(TrackEntry::from));
+    }
+}
+
+/// Where branch `b` starts on a shared page in `dir`.
+fn branch_head(ctx: &ProjectCtx<'_>, dir: &str, b: BranchId) -> BranchHead {
+    let g = ctx.graph();
+    let br = &g.branches[b];
+    let fork = br.fork_point;
+    BranchHead {
+        id: ctx.branch_anchor(b),
+        label: ctx.labels[b].clone(),
+        messages: br.messages,
+        last: Time::at(br.last_ts),
+        active: g.conversations[br.conversation].active_branch == b,
+        own_fork: ctx.own_forks.contains(&br.session),
+        number: fork.and_then(|f| ctx.fork_numbers.get(&f).copied()).unwrap_or(0),
+        fork: fork.and_then(|f| ctx.fork_link(dir, None, f)).unwrap_or_default(),
+    }
+}
+
+/// The head of a page several short branches of one fork share: which fork,
+/// how many branches, the context before the fork (once for all).
+fn shared_header(ctx: &ProjectCtx<'_>, b: BranchId, p: &mut TrackPage) {
+    let g = ctx.graph();
+    let br = &g.branches[b];
+    let Some(fork) = br.fork_point else { return };
+    let dir = &ctx.branch_dirs[b];
+    let n = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
+    let count = ctx.group_members.get(&b).map_or(1, Vec::len);
+    let total = g.fork_at(fork).map_or(0, |f| f.children.len());
+    let group = dir.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
+    let first = g.conversations[br.conversation].first_prompt.as_deref().unwrap_or(&br.title);
+    p.kind = "branch";
+    p.title = format!("fork #{n} · {group} · {}", excerpt(first, TITLE_CHARS));
+    p.heading = format!("{count} branch{} of the fork at #{n}", if count == 1 { "" } else { "es" });
+    p.subheading = format!(
+        "This fork has {total} branches: the short ones share pages, by their id ({group}). Each is under its own heading."
+    );
+    let parent = br.parent_branch.unwrap_or(BranchId::FIRST);
+    p.forked_from = Some(ForkedFrom {
+        href: ctx.fork_link(dir, None, fork).unwrap_or_default(),
+        number: n,
+        parent: if g.branches[parent].fork_point.is_none() {
+            "the main branch".to_string()
+        } else {
+            format!("branch {}", ctx.labels[parent])
+        },
+        active: false,
+        own_fork: false,
+    });
+    p.context = fork_context(ctx, dir, fork, FORK_CONTEXT);
 }
 
 /// The head of the conversation page: its title and facts, and on the first
@@ -126,7 +203,7 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     let lay = ctx.track_layout(track);
     p.active = Some(ActiveTrack {
         label: ctx.labels[b].clone(),
-        page: ctx.href(dir, &ctx.branch_dirs[b], &page_file(0), None),
+        page: ctx.branch_href(dir, b),
         last: lay.items.iter().rev().find(|i| i.counted).map_or(0, |i| i.number),
         others: conv.branches.len() - 1,
     });

@@ -10,6 +10,11 @@
 //!                                                         (root → active leaf), map, fork index
 //! <project>/c/<root-uuid>/b/<first-uuid>/index.html, …    each branch of a conversation with
 //!                                                         forks (the main branch: b/<root-uuid>/)
+//! <project>/c/<root-uuid>/f/<fork-uuid>/index.html, …    every branch of a fork with more
+//!                                                         than FORK_LISTED (`render::forks`)
+//! <project>/c/<root-uuid>/f/<fork-uuid>/<hhh>/index.html  the short branches of a fork with
+//!                                                         GROUP_FORK_MIN or more whose first
+//!                                                         uuid hashes to hhh, each at #b-<uuid>
 //! <project>/agents/<agent-id>/index.html, …               sub-agent transcripts
 //! <track's directory>/search-N.js                         the docs of its page N
 //!                                                          in the search index

@@ -757,3 +757,106 @@ fn many_sessions_make_an_index_of_pages_not_one_huge_page() {
     assert!(pages[0].contains(r#"<a href="page-3.html">3</a><span class="gap">…</span><a href="page-7.html">7</a>"#));
     assert!(!pages[3].contains(r#"class="gap""#));
 }
+
+/// A project whose one answer was asked again `n` times (`p0`… one prompt
+/// and one reply each), plus branch `p7` going on for `long` more turns.
+fn rewinds(dir: &Path, n: usize, long: usize) {
+    use std::io::Write;
+    std::fs::create_dir_all(dir).unwrap();
+    let ts = |s: usize| format!("2025-07-01T{:02}:{:02}:{:02}.000Z", s / 3600, s / 60 % 60, s % 60);
+    let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join("s.jsonl")).unwrap());
+    let mut line = |v: Value| writeln!(w, "{v}").unwrap();
+    line(serde_json::json!({"type":"user","uuid":"root","parentUuid":null,"sessionId":"s","timestamp":ts(0),
+        "message":{"role":"user","content":"Start"}}));
+    line(serde_json::json!({"type":"assistant","uuid":"answer","parentUuid":"root","sessionId":"s","timestamp":ts(1),
+        "message":{"id":"m0","role":"assistant","content":[{"type":"text","text":"Ask again"}]}}));
+    for i in 0..n {
+        line(serde_json::json!({"type":"user","uuid":format!("p{i}"),"parentUuid":"answer","sessionId":"s",
+            "timestamp":ts(2 + 2 * i),"message":{"role":"user","content":format!("Rewind {i}")}}));
+        line(
+            serde_json::json!({"type":"assistant","uuid":format!("r{i}"),"parentUuid":format!("p{i}"),"sessionId":"s",
+            "timestamp":ts(3 + 2 * i),"message":{"id":format!("m{}", i + 1),"role":"assistant",
+            "content":[{"type":"text","text":format!("Reply {i}")}]}}),
+        );
+    }
+    let mut parent = "r7".to_string();
+    for k in 0..long {
+        let (u, a) = (format!("l{k}"), format!("la{k}"));
+        line(serde_json::json!({"type":"user","uuid":u,"parentUuid":parent,"sessionId":"s",
+            "timestamp":ts(3 * n + 2 * k),"message":{"role":"user","content":format!("Longer {k}")}}));
+        line(serde_json::json!({"type":"assistant","uuid":a,"parentUuid":u,"sessionId":"s",
+            "timestamp":ts(3 * n + 2 * k + 1),"message":{"id":format!("ml{k}"),"role":"assistant",
+            "content":[{"type":"text","text":format!("Long reply {k}")}]}}));
+        parent = a;
+    }
+}
+
+/// Where the fork's list (every page of it) says each branch is read.
+fn listed_branches(site: &BTreeMap<PathBuf, Vec<u8>>, list_dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for (path, bytes) in site.iter().filter(|(p, _)| p.parent() == Some(list_dir)) {
+        let html = std::str::from_utf8(bytes).unwrap();
+        for row in html.split("<li class=\"row branch").skip(1) {
+            let href = attr_values(row, "href")[0];
+            let label =
+                row.split("class=\"lbl\"").nth(1).unwrap().split('>').nth(1).unwrap().split('<').next().unwrap();
+            let (target, frag) = resolve(path, href);
+            out.insert(label.to_string(), format!("{}#{}", target.display(), frag.unwrap_or_default()));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_fork_of_thousands_of_branches_lists_them_apart_and_shares_pages_by_uuid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    let dir = input.join("-rewinds");
+    rewinds(&dir, 1200, 60);
+    let out = tmp.path().join("site");
+    render(&input, &out, 50);
+    let site = files(&out);
+    check_links(&site);
+    let conv = PathBuf::from("-rewinds/c/root");
+    let html = std::str::from_utf8(&site[&conv.join("index.html")]).unwrap();
+    // The fork-point index and the landmark name 100 branches, and lead to
+    // the fork's own list.
+    let rows = html.matches("<li class=\"row branch").count();
+    assert!((100..=102).contains(&rows), "{rows} rows in the fork-point index");
+    assert!(html.contains("1100 more: every branch of the fork at #2"), "no link to the fork's list");
+    assert!(html.len() < 400_000, "conversation page of {} bytes", html.len());
+    // The list names every branch, on two pages; each is read where it says.
+    let list_dir = conv.join("f/answer");
+    assert!(site.contains_key(&list_dir.join("page-2.html")));
+    let listed = listed_branches(&site, &list_dir);
+    assert_eq!(listed.len(), 1200, "every branch is listed");
+    let shared: BTreeSet<&PathBuf> = site
+        .keys()
+        .filter(|p| p.starts_with(&list_dir) && p.components().count() == 7 && p.ends_with("index.html"))
+        .collect();
+    assert!(shared.len() > 100 && shared.len() <= 1199, "{} shared pages", shared.len());
+    // Short branches share pages named by a hash of their uuid; the long
+    // one (more than a page) keeps its own.
+    for i in [1usize, 500, 1199] {
+        let hhh = &blake3::hash(format!("p{i}").as_bytes()).to_hex()[..3];
+        let want = format!("{}#b-p{i}", list_dir.join(hhh).join("index.html").display());
+        assert_eq!(listed[&format!("2.{}", i + 1)], want);
+        let page = std::str::from_utf8(&site[&list_dir.join(hhh).join("index.html")]).unwrap();
+        assert!(page.contains(&format!("Rewind {i}")) && page.contains(&format!("Reply {i}")));
+    }
+    assert_eq!(listed["2.8"], format!("{}#", conv.join("b/p7/index.html").display()));
+    assert!(!site.contains_key(&conv.join("b/p5/index.html")), "a short branch has no page of its own");
+
+    // 300 more siblings: no branch moves.
+    let before = listed;
+    std::fs::remove_dir_all(&dir).unwrap();
+    rewinds(&dir, 1500, 60);
+    render(&input, &out, 50);
+    let site = files(&out);
+    check_links(&site);
+    let after = listed_branches(&site, &list_dir);
+    assert_eq!(after.len(), 1500);
+    for (label, at) in &before {
+        assert_eq!(&after[label], at, "branch {label} moved");
+    }
+}

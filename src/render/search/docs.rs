@@ -311,6 +311,8 @@ impl Units {
         let g = ctx.graph();
         let mut pages: Vec<Vec<(i64, String, TrackId, u32)>> = vec![Vec::new(); self.entries.len()];
         let tracks = g.branches.ids().map(TrackId::Branch).chain(g.agents.ids().map(TrackId::Agent));
+        // A branch on a shared page is indexed with that page's first branch.
+        let tracks = tracks.filter(|t| ctx.has_pages(*t));
         for track in tracks {
             let lay = ctx.track_layout(track);
             let unit = self.unit(track) as usize;

@@ -1,0 +1,131 @@
+//! The own list of a fork point with more branches than the fork-point
+//! index names ([`FORK_LISTED`]): every branch, by time, in pages of
+//! [`FORK_PER_PAGE`] at `<conversation>/f/<fork uuid>/index.html`,
+//! `page-2.html`… (beside the fork's shared pages, see
+//! [`ProjectCtx::group_short_branches`]). Each row links to where the
+//! branch is read.
+
+use askama::Template;
+
+use crate::graph::{ForkPoint, NodeId};
+use crate::limits::{FORK_LISTED, FORK_PER_PAGE};
+
+use super::context::ProjectCtx;
+use super::html::filters;
+use super::pages::{Crumb, Pager, Time};
+use super::text::{excerpt, prompt_words};
+use super::transcript::crumbs;
+use super::urls::{Href, Root, page_count, page_file, sibling_page};
+use crate::limits::TITLE_CHARS;
+
+/// One page of a fork's list.
+#[derive(Template)]
+#[template(path = "forks.html")]
+pub struct ForkListPage {
+    pub root: Root,
+    pub title: String,
+    pub crumbs: Vec<Crumb>,
+    pub heading: String,
+    /// The fork's message number, and its landmark.
+    pub number: u32,
+    pub fork: Href,
+    pub total: usize,
+    /// Which of all this page lists (1-based).
+    pub first: usize,
+    pub last: usize,
+    pub rows: Vec<ForkListRow>,
+    pub pager: Pager,
+}
+
+/// A branch in a fork's list.
+pub struct ForkListRow {
+    pub label: String,
+    pub words: String,
+    pub href: Href,
+    pub messages: u32,
+    pub last: Time,
+    pub active: bool,
+}
+
+/// Whether a fork point has a list of its own (more branches than are named).
+pub fn listed_apart(fp: &ForkPoint) -> bool {
+    fp.children.len() > FORK_LISTED
+}
+
+/// Every fork point with a list of its own, with its pages: `(fork, pages)`.
+pub fn lists(ctx: &ProjectCtx<'_>) -> Vec<(NodeId, u32)> {
+    let per = u32::try_from(FORK_PER_PAGE).unwrap_or(u32::MAX);
+    ctx.graph()
+        .conversations
+        .iter()
+        .flat_map(|c| c.fork_points.iter())
+        .filter(|fp| listed_apart(fp))
+        .map(|fp| (fp.node, page_count(u32::try_from(fp.children.len()).unwrap_or(u32::MAX), per)))
+        .collect()
+}
+
+/// The path of page `page` of the list of fork `fork`.
+pub fn path(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> String {
+    format!("{}{}", ctx.fork_dir(fork), page_file(page))
+}
+
+/// A link from `from_dir` to the list of fork `fork`.
+pub fn href(ctx: &ProjectCtx<'_>, from_dir: &str, fork: NodeId) -> Href {
+    ctx.href(from_dir, &ctx.fork_dir(fork), &page_file(0), None)
+}
+
+/// Page `page` of the list of fork `fork`.
+pub fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<ForkListPage> {
+    let g = ctx.graph();
+    let fp = g.fork_at(fork)?;
+    let conv = g.node(fork).conversation?;
+    let dir = ctx.fork_dir(fork);
+    let number = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
+    let total = fp.children.len();
+    let pages = page_count(u32::try_from(total).unwrap_or(u32::MAX), u32::try_from(FORK_PER_PAGE).unwrap_or(u32::MAX));
+    let from = (page as usize).saturating_mul(FORK_PER_PAGE).min(total);
+    let to = from.saturating_add(FORK_PER_PAGE).min(total);
+    let rows = (from..to)
+        .filter_map(|k| {
+            let child = fp.children[k];
+            let words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
+            let active = ctx.on_active_track(child);
+            if k == 0 {
+                let b = fp.branch;
+                let br = &g.branches[b];
+                return Some(ForkListRow {
+                    label: format!("{number}.1"),
+                    words,
+                    href: ctx.message_link(&dir, None, child, true).unwrap_or_default(),
+                    messages: br.messages,
+                    last: Time::at(br.last_ts),
+                    active,
+                });
+            }
+            let cb = g.node(child).branch?;
+            let br = &g.branches[cb];
+            Some(ForkListRow {
+                label: ctx.labels[cb].clone(),
+                words,
+                href: ctx.branch_href(&dir, cb),
+                messages: br.messages,
+                last: Time::at(br.last_ts),
+                active,
+            })
+        })
+        .collect();
+    let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
+    Some(ForkListPage {
+        root: Root::of(&dir),
+        title: format!("fork #{number} · {title}"),
+        crumbs: crumbs(ctx, &dir, Some(conv)),
+        heading: format!("Every branch of the fork at #{number}"),
+        number,
+        fork: ctx.fork_link(&dir, None, fork).unwrap_or_default(),
+        total,
+        first: from + 1,
+        last: to,
+        rows,
+        pager: Pager::window(pages, page, sibling_page),
+    })
+}
