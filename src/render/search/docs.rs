@@ -265,10 +265,13 @@ impl Units {
             let unit = n32(u.entries.len());
             conv_unit[i] = unit;
             let mut titles = vec![c.title.to_string()];
+            // Each title once (a set: a million branches' titles are not
+            // compared with each other).
+            let mut seen: rustc_hash::FxHashSet<&str> = std::iter::once(&*c.title).collect();
             for &b in &c.branches {
                 u.branch_unit[b] = unit;
                 let t = &g.branches[b].title;
-                if !t.is_empty() && !titles.iter().any(|x| **x == **t) {
+                if !t.is_empty() && seen.insert(t) {
                     titles.push(t.to_string());
                 }
             }
