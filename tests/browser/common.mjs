@@ -5,6 +5,7 @@
 // 1 on any failure, 2 if the browser could not run and, for a script run with
 // a time limit, 3 when it is reached (CCTREE_BROWSER_TIMEOUT_MS, default 300 s).
 
+import { chromium } from "playwright-core";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -52,4 +53,16 @@ export function htmlFiles(dir) {
   });
   walk(dir);
   return files.sort();
+}
+
+// Debian's chromium (CCTREE_CHROMIUM), headless, with the flags every script
+// uses and `extra` ones.
+export function launch(extra) {
+  const executablePath = process.env.CCTREE_CHROMIUM || "/usr/bin/chromium";
+  if (!fs.existsSync(executablePath)) throw new Error(`no chromium at ${executablePath}: run scripts/test.sh (it installs chromium and the browser driver)`);
+  return chromium.launch({
+    executablePath,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-dev-shm-usage",
+      "--disable-component-update", "--disable-sync", ...extra],
+  });
 }

@@ -17,8 +17,7 @@
 // Prints a JSON report on stdout; exits 0 if all is well, 1 on any failure,
 // 2 if the browser could not run.
 
-import { chromium } from "playwright-core";
-import { args, reporter } from "./common.mjs";
+import { args, launch, reporter } from "./common.mjs";
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -37,12 +36,7 @@ function look(sel) {
 }
 
 async function main() {
-  const executablePath = process.env.CCTREE_CHROMIUM || "/usr/bin/chromium";
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-dev-shm-usage",
-      "--disable-component-update", "--disable-sync", "--allow-file-access-from-files"],
-  });
+  const browser = await launch(["--allow-file-access-from-files"]);
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

@@ -22,8 +22,7 @@
 // Prints a JSON report on stdout; exits 0 if all is well, 1 on any failure,
 // 2 if the browser could not run, 3 on timeout.
 
-import { chromium } from "playwright-core";
-import { args, reporter } from "./common.mjs";
+import { args, launch, reporter } from "./common.mjs";
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
@@ -212,13 +211,7 @@ async function xss(browser, files) {
 }
 
 async function main() {
-  const executablePath = process.env.CCTREE_CHROMIUM || "/usr/bin/chromium";
-  if (!fs.existsSync(executablePath)) throw new Error(`no chromium at ${executablePath}: run scripts/test.sh`);
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-dev-shm-usage",
-      "--disable-component-update", "--disable-sync", "--disable-quic"],
-  });
+  const browser = await launch(["--disable-quic"]);
   const servers = [];
   try {
     const shots = opt.shots ? path.resolve(opt.shots) : null;

@@ -28,8 +28,7 @@
 // Prints a JSON report on stdout; exits 0 if all is well, 1 on any failure,
 // 2 if the browser could not run.
 
-import { chromium } from "playwright-core";
-import { args, reporter, htmlFiles } from "./common.mjs";
+import { args, launch, reporter, htmlFiles } from "./common.mjs";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
@@ -557,12 +556,7 @@ async function shots(browser, s, dir) {
 }
 
 async function main() {
-  const executablePath = process.env.CCTREE_CHROMIUM || "/usr/bin/chromium";
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-dev-shm-usage",
-      "--disable-component-update", "--disable-sync", "--allow-file-access-from-files"],
-  });
+  const browser = await launch(["--allow-file-access-from-files"]);
   try {
     const dir = opt.shots ? path.resolve(opt.shots) : null;
     if (dir) fs.mkdirSync(dir, { recursive: true });

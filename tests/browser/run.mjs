@@ -31,8 +31,7 @@
 // Prints a JSON report on stdout; exits 0 if all is well, 1 on any failure,
 // 2 if the browser could not run, 3 on timeout.
 
-import { chromium } from "playwright-core";
-import { args, reporter, htmlFiles } from "./common.mjs";
+import { args, launch, reporter, htmlFiles } from "./common.mjs";
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
@@ -361,13 +360,7 @@ async function xss(browser, dir, base) {
 }
 
 async function main() {
-  const executablePath = process.env.CCTREE_CHROMIUM || "/usr/bin/chromium";
-  if (!fs.existsSync(executablePath)) throw new Error(`no chromium at ${executablePath}: run scripts/test.sh (it installs chromium and the browser driver)`);
-  const browser = await chromium.launch({
-    executablePath,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-dev-shm-usage",
-      "--disable-component-update", "--disable-sync", "--disable-quic", "--allow-file-access-from-files"],
-  });
+  const browser = await launch(["--disable-quic", "--allow-file-access-from-files"]);
   const servers = [];
   try {
     const shots = opt.shots ? path.resolve(opt.shots) : null;
