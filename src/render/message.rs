@@ -290,7 +290,7 @@ fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool
             if t.trim().is_empty() {
                 note("Thinking (not recorded)")
             } else {
-                Block::Thinking(Thinking { hint: excerpt(t, THINKING_SUMMARY_CHARS), body: cx.markdown(t) })
+                Block::Thinking(Thinking { hint: excerpt(t, THINKING_SUMMARY_CHARS), body: cx.folded_markdown(t) })
             }
         }
         "redacted_thinking" => note("Thinking (redacted)"),
@@ -344,7 +344,7 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
             ("notice", "Interrupted", vec![Block::NoticeText(NoticeText { text: text.trim().to_string() })])
         }
         UserKind::CompactSummary => {
-            ("landmark", "Compaction summary", vec![Block::Summary(Summary { body: cx.markdown(&text) })])
+            ("landmark", "Compaction summary", vec![Block::Summary(Summary { body: cx.folded_markdown(&text) })])
         }
         UserKind::ToolResult => {
             let blocks = content.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);

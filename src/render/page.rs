@@ -126,9 +126,21 @@ impl<'a> PageCtx<'a> {
 
     /// Markdown, within the page's text allowance.
     pub fn markdown(&mut self, text: &str) -> Markdown {
+        self.markdown_shown(text, true)
+    }
+
+    /// [`Self::markdown`] of text the page shows in a closed fold (a tool's
+    /// input or result, thinking, a summary): its code blocks are plain, as
+    /// file views are; the page's highlighting goes to what it shows open.
+    pub fn folded_markdown(&mut self, text: &str) -> Markdown {
+        self.markdown_shown(text, false)
+    }
+
+    fn markdown_shown(&mut self, text: &str, open: bool) -> Markdown {
         let cap = MARKDOWN_CAP.min(self.text_left.max(4 * SMALL_CAP));
         self.spend(text.len().min(cap));
-        Markdown { html: markdown::to_html_capped(text, &mut self.budget, cap) }
+        let budget = if open { &mut self.budget } else { &mut Budget::none() };
+        Markdown { html: markdown::to_html_capped(text, budget, cap) }
     }
 
     /// An image for a base64 image block's `source` (written to

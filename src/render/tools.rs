@@ -437,7 +437,7 @@ fn call_view(cx: &mut PageCtx<'_>, name: &str, id: &str, input: &Value, res: Opt
             (FieldsCall::of(input, &[("only from", "allowed_domains"), ("never from", "blocked_domains")]).into(), true)
         }
         "Task" | "Agent" => {
-            let prompt = (!s("prompt").is_empty()).then(|| cx.markdown(s("prompt")));
+            let prompt = (!s("prompt").is_empty()).then(|| cx.folded_markdown(s("prompt")));
             (AgentCall { transcript: agent_link(cx, id), prompt }.into(), true)
         }
         _ => other_view(cx, name, input, res),
@@ -448,7 +448,8 @@ fn call_view(cx: &mut PageCtx<'_>, name: &str, id: &str, input: &Value, res: Opt
 /// skill tools, MCP and unknown tools.
 fn other_view(cx: &mut PageCtx<'_>, name: &str, input: &Value, res: Option<&CallResult>) -> (CallView, bool) {
     let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
-    let markdown = |cx: &mut PageCtx<'_>, k: &str| (!s(k).is_empty()).then(|| Block::Markdown(cx.markdown(s(k))));
+    let markdown =
+        |cx: &mut PageCtx<'_>, k: &str| (!s(k).is_empty()).then(|| Block::Markdown(cx.folded_markdown(s(k))));
     match name {
         "TaskCreate" | "TaskUpdate" => {
             let body = markdown(cx, "description");
@@ -462,7 +463,7 @@ fn other_view(cx: &mut PageCtx<'_>, name: &str, input: &Value, res: Option<&Call
         }
         "SendMessage" => {
             let body = match input.get("message") {
-                Some(Value::String(m)) if !m.is_empty() => Some(Block::Markdown(cx.markdown(m))),
+                Some(Value::String(m)) if !m.is_empty() => Some(Block::Markdown(cx.folded_markdown(m))),
                 Some(other @ Value::Object(_)) => Some(cx.json_pre(other)),
                 _ => None,
             };
@@ -578,7 +579,7 @@ fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &CallResult) -> Vec<Block> {
             }
         }
         "Task" | "Agent" | "WebFetch" | "WebSearch" if !r.is_error => {
-            let md = cx.markdown(cut(&r.text, cx.cap()));
+            let md = cx.folded_markdown(cut(&r.text, cx.cap()));
             body.push(fold(Block::Markdown(md), "Result", r.text.len()));
         }
         "Bash" => {

@@ -479,3 +479,51 @@ fn a_sub_agents_prompt_is_labelled_with_its_caller() {
 
     in_chromium(tmp.path(), &[check(&first, "#m-a0001-p .role", &["Claude → Explore (Find the <bug>)"], &["You"])]);
 }
+
+/// Code is highlighted where the page shows it open (a prompt, a reply, a
+/// plan), as flat token elements; in a closed fold (a sub-agent's result,
+/// thinking) it is plain, like the file views of Read and Write.
+#[test]
+fn code_is_highlighted_where_the_page_shows_it_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rust = "```rust\nfn main() { let n: u32 = 42; }\n```";
+    let main = vec![
+        user("u1", None, 1, json!(format!("Why does this fail?\n\n{rust}"))),
+        assistant(
+            "a1",
+            "u1",
+            2,
+            "m1",
+            json!([
+                {"type":"thinking","thinking":format!("Maybe\n\n{rust}"),"signature":"x"},
+                {"type":"text","text":format!("Because\n\n{rust}")},
+                {"type":"tool_use","id":"t1","name":"Agent","input":{"description":"Look","prompt":format!("See\n\n{rust}"),"subagent_type":"Explore"}},
+            ]),
+            usage(1, 1, 0, 0),
+        ),
+        user(
+            "r1",
+            Some("a1"),
+            3,
+            json!([{"type":"tool_result","tool_use_id":"t1","content":format!("Found\n\n{rust}")}]),
+        ),
+    ];
+    let input = write_project(tmp.path(), "-tmp-code", &[("s1.jsonl", main)]);
+    let site = tmp.path().join("site");
+    render(&input, &site);
+    let page = read(&site.join("-tmp-code/c/u1/index.html"));
+    let highlighted = "<pre class=\"code hl\"><code><h-t>fn </h-t><h-f>main</h-f>";
+    assert!(article(&page, "u1").contains(highlighted), "{}", article(&page, "u1"));
+    let reply = article(&page, "a1");
+    let (_, thinking) = reply.split_once("<details class=\"thinking\">").unwrap();
+    let (thinking, rest) = thinking.split_once("</details>").unwrap();
+    assert!(thinking.contains("<pre class=\"code\"><code>fn main()"), "{thinking}");
+    let (text, tool) = rest.split_once("<details class=\"tool").unwrap();
+    assert_eq!(text.matches(highlighted).count(), 1, "{text}");
+    // The call's prompt and its result: folded, plain.
+    assert!(!tool.contains("<h-"), "{tool}");
+    assert_eq!(tool.matches("<pre class=\"code\"><code>fn main() { let n: u32 = 42; }").count(), 2, "{tool}");
+    // The page carries the styles of the token elements.
+    let css = read(&site.join("assets/syntax.css"));
+    assert!(css.contains(".hl h-k {") && css.contains(".hl h-t {"), "{css}");
+}

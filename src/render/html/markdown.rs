@@ -217,7 +217,7 @@ mod tests {
         let h = md("| a | b |\n|---|--:|\n| 1 | 2 |\n\n```rust\nfn x() {}\n```\n");
         assert!(h.contains("<td class=\"al-r\">2</td>"), "{h}");
         assert!(!h.contains("style="), "{h}");
-        assert!(h.contains("hl-"), "{h}");
+        assert!(h.contains("<h-"), "{h}");
         let h = md("- [x] done\n- [ ] todo\n\n~~gone~~");
         assert!(h.contains("checkbox") && h.contains("<del>"), "{h}");
     }

@@ -36,15 +36,29 @@ impl Terms {
         while i < bytes.len() {
             let b = bytes[i];
             if b < 0x80 {
-                if b.is_ascii_alphanumeric() {
-                    if self.chars < TERM_CHARS {
-                        self.term.push(b.to_ascii_lowercase() as char);
-                        self.chars += 1;
-                    }
-                } else {
+                if !b.is_ascii_alphanumeric() {
                     self.flush(&mut f);
+                    i += 1;
+                    continue;
                 }
-                i += 1;
+                // A run of ASCII letters and digits, taken at once.
+                let run = bytes[i..].iter().position(|c| !c.is_ascii_alphanumeric()).map_or(bytes.len(), |n| i + n);
+                let word = &text[i..run];
+                i = run;
+                let ends = bytes.get(run).is_none_or(|c| *c < 0x80);
+                if self.term.is_empty()
+                    && ends
+                    && word.len() <= TERM_CHARS
+                    && !word.bytes().any(|c| c.is_ascii_uppercase())
+                {
+                    // The common case: the term is the text itself.
+                    f(word);
+                    continue;
+                }
+                for c in word.bytes().take(TERM_CHARS.saturating_sub(self.chars)) {
+                    self.term.push(c.to_ascii_lowercase() as char);
+                }
+                self.chars = (self.chars + word.len()).min(TERM_CHARS);
                 continue;
             }
             let c = text[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
@@ -97,6 +111,52 @@ mod tests {
     #[test]
     fn ideographs_are_terms_of_their_own() {
         assert_eq!(terms("検索エンジンabc"), ["検", "索", "エ", "ン", "ジ", "ン", "abc"]);
+    }
+
+    /// The ASCII fast path cuts as the character-by-character rule does.
+    #[test]
+    fn fast_path_agrees_with_the_rule() {
+        fn slow(text: &str) -> Vec<String> {
+            let mut out = Vec::new();
+            let mut term = String::new();
+            let mut chars = 0;
+            let mut flush = |term: &mut String, chars: &mut usize| {
+                if !term.is_empty() {
+                    out.push(std::mem::take(term));
+                }
+                *chars = 0;
+            };
+            for c in text.chars() {
+                if is_ideograph(c) {
+                    flush(&mut term, &mut chars);
+                    term.push(c);
+                    flush(&mut term, &mut chars);
+                } else if c.is_alphanumeric() {
+                    for l in c.to_lowercase() {
+                        if chars < TERM_CHARS {
+                            term.push(l);
+                            chars += 1;
+                        }
+                    }
+                } else {
+                    flush(&mut term, &mut chars);
+                }
+            }
+            flush(&mut term, &mut chars);
+            out
+        }
+        let long = "x".repeat(TERM_CHARS - 2);
+        for text in [
+            "plain words only",
+            "MixedCase and UPPER",
+            "café42 Ünïcode-mixed ascii_after éa",
+            &format!("{long}abcd {long}ÉÉÉÉ Ü{long}ab ab{long}Ü"),
+            "検索abc検索 a1b2 Zürich",
+            "",
+            "trailing ",
+        ] {
+            assert_eq!(terms(text), slow(text), "{text}");
+        }
     }
 
     #[test]

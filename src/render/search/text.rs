@@ -178,31 +178,33 @@ pub fn strip(html: &str, out: &mut String) {
 /// Whether a tag (`<span …>`, `</a>`) is of an inline element.
 fn is_inline(tag: &str) -> bool {
     let name = tag.trim_start_matches(['<', '/']);
-    let end = name.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(name.len());
-    matches!(
-        &name[..end],
-        "span"
-            | "a"
-            | "code"
-            | "em"
-            | "strong"
-            | "b"
-            | "i"
-            | "s"
-            | "u"
-            | "del"
-            | "ins"
-            | "mark"
-            | "sup"
-            | "sub"
-            | "kbd"
-            | "small"
-            | "abbr"
-            | "q"
-            | "var"
-            | "samp"
-            | "time"
-    )
+    let end = name.find(|c: char| !c.is_ascii_alphanumeric() && c != '-').unwrap_or(name.len());
+    // `h-*`: a highlighted token (`render::html::highlight`).
+    name.starts_with("h-")
+        || matches!(
+            &name[..end],
+            "span"
+                | "a"
+                | "code"
+                | "em"
+                | "strong"
+                | "b"
+                | "i"
+                | "s"
+                | "u"
+                | "del"
+                | "ins"
+                | "mark"
+                | "sup"
+                | "sub"
+                | "kbd"
+                | "small"
+                | "abbr"
+                | "q"
+                | "var"
+                | "samp"
+                | "time"
+        )
 }
 
 /// The character an entity (between `&` and `;`) stands for.
