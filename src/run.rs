@@ -135,7 +135,9 @@ fn selection(args: &SelectArgs, input: &[std::path::PathBuf]) -> Result<Selectio
 /// Builds the site, then prints the summary line (and where secrets were replaced).
 fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
     let selection = selection(&args.select, &args.input)?;
+    let t0 = std::time::Instant::now();
     let archive = discover::discover(&args.input)?;
+    tracing::debug!("discovered in {:.3} s", t0.elapsed().as_secs_f64());
     let opts = BuildOptions {
         output: args.output.clone(),
         page_size: args.page_size,

@@ -41,12 +41,25 @@ impl SiteWriter {
     }
 
     /// The previous render's page at `rel`, linked without rendering, when
-    /// its page group had the same key.
-    pub(super) fn reuse_page(&self, rel: &str, key: &str) -> Result<Option<FileRecord>> {
-        match self.prev.get(rel) {
-            Some(r) if !key.is_empty() && r.key == key && self.stage.reuse(rel)? => Ok(Some(r.clone())),
-            _ => Ok(None),
+    /// it had the same page key (`None`: when its group's key was `group`);
+    /// its record, with `group`. A page's key is `<group>:<page>`.
+    pub(super) fn reuse_page(&self, rel: &str, group: &str, page: Option<&str>) -> Result<Option<FileRecord>> {
+        let Some(r) = self.prev.get(rel) else { return Ok(None) };
+        let Some((was_group, was_page)) = r.key.split_once(':') else { return Ok(None) };
+        let same = match page {
+            None => was_group == group,
+            Some(p) => was_page == p,
+        };
+        if !(same && self.stage.reuse(rel)?) {
+            return Ok(None);
         }
+        Ok(Some(FileRecord { key: format!("{group}:{was_page}"), ..r.clone() }))
+    }
+
+    /// Whether the previous render's page at `rel` was of a page group whose
+    /// key was `group`.
+    pub(super) fn had_group(&self, rel: &str, group: &str) -> bool {
+        self.prev.get(rel).and_then(|r| r.key.split_once(':')).is_some_and(|(g, _)| g == group)
     }
 
     /// Writes `assets/img/<name>` unless it was written already.
@@ -128,10 +141,14 @@ impl<'s> ProjectSink<'s> {
 }
 
 impl Sink for ProjectSink<'_> {
-    fn reuse_page(&self, rel: &str, key: &str) -> Result<bool> {
-        let Some(record) = self.site.reuse_page(rel, key)? else { return Ok(false) };
+    fn reuse_page(&self, rel: &str, group: &str, page: Option<&str>) -> Result<bool> {
+        let Some(record) = self.site.reuse_page(rel, group, page)? else { return Ok(false) };
         self.keep(record);
         Ok(true)
+    }
+
+    fn had_group(&self, rel: &str, group: &str) -> bool {
+        self.site.had_group(rel, group)
     }
 
     fn page(&self, rel: &str, html: &[u8], key: &str) -> Result<()> {

@@ -95,6 +95,7 @@ pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
     )?;
     let out = OutputDir::prepare(&opts.output)?;
     let plan = Plan::new(&archive, opts, out.has_site);
+    tracing::debug!("planned after {:.3} s", start.elapsed().as_secs_f64());
     if let Some(previous) = plan.nothing_changed().filter(|_| opts.output.join("index.html").is_file()) {
         return Ok(unchanged_site(&archive, &plan, previous, &out, opts, outside, start));
     }
@@ -103,13 +104,16 @@ pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
     b.emit_assets()?;
     let progress = Progress::projects(archive.projects.len());
     driver::each_project(archive.projects, &progress, |i, source| b.add_project(i, source, &progress))?;
+    tracing::debug!("projects done after {:.3} s", start.elapsed().as_secs_f64());
     opts.selection.finish(&b.tally)?;
     b.warnings += outside + plan.warnings;
     b.link_images()?;
     b.emit_search_index()?;
     b.emit_archive_index()?;
     b.emit_sitemap()?;
+    tracing::debug!("archive files done after {:.3} s", start.elapsed().as_secs_f64());
     b.carry_over_user_files()?;
+    tracing::debug!("user files carried after {:.3} s", start.elapsed().as_secs_f64());
     b.save_manifest()?;
     tracing::debug!("site built in {:.3} s", start.elapsed().as_secs_f64());
     let summary = b.commit(&out, start)?;
@@ -207,7 +211,10 @@ impl<'p> Builder<'p> {
             return Ok(());
         }
         if let Some(r) = self.plan.unchanged(i) {
-            if self.site.reuse_project(r)? {
+            let t0 = Instant::now();
+            let linked = self.site.reuse_project(r)?;
+            tracing::debug!("{}: {} files linked in {:.3} s", source.name, r.pages.len(), t0.elapsed().as_secs_f64());
+            if linked {
                 self.warnings += progress.source_warnings(&source);
                 summary::record_warnings(progress, &source.dir, r, &self.opts.output);
                 self.tally.reused(&r.matched);
@@ -267,7 +274,8 @@ impl<'p> Builder<'p> {
         self.rendered_redactions.absorb(out.redactions);
         let pages = sink.into_records(&out.pages, out.warnings);
         self.search.text_read(out.search.text_bytes);
-        let mut units: Vec<UnitEntry> = out.search.fresh.into_iter().map(|u| self.search.add(u)).collect();
+        let mut units: Vec<UnitEntry> =
+            out.search.fresh.into_iter().map(|u| self.search.add(u)).collect::<Result<_>>()?;
         for key in &out.search.reused {
             let Some(u) = self.previous_units.get(key.as_str()) else {
                 anyhow::bail!(

@@ -38,6 +38,9 @@ pub struct Groups {
     branch: IdVec<BranchId, GroupId>,
     agent: IdVec<AgentId, GroupId>,
     keys: IdVec<GroupId, String>,
+    /// Each group's key over what does not change when its tracks grow
+    /// (see [`Groups::page_key`]).
+    structure: IdVec<GroupId, String>,
 }
 
 impl Groups {
@@ -58,6 +61,104 @@ impl Groups {
     /// How many groups there are.
     pub fn count(&self) -> usize {
         self.keys.len()
+    }
+
+    /// The key of page `page` of `track`: a first page (facts, map,
+    /// fork-point index, the context before a fork: the whole group) has its
+    /// group's key. A later page has a key over its group's structure (what
+    /// does not change when a track grows: titles, branches, fork points,
+    /// labels, sessions' names), its head and pager, and what its items
+    /// show: each node (line, place, parent, tool links, queued messages,
+    /// differing copies), the tool calls and results on other items and
+    /// where they are, the sub-agents spawned and their message counts, the
+    /// caller of a sidechain, the fork command of a checkpoint, the fork
+    /// notes, the session before it. So a page of a track that grew is
+    /// re-used when only later pages changed.
+    pub fn page_key(&self, ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> String {
+        let group = self.of(track);
+        // A page several short branches share shows all of them.
+        if matches!(track, TrackId::Branch(b) if ctx.group_members.contains_key(&b)) {
+            return self.keys[group].clone();
+        }
+        let mut s = String::new();
+        let dir = ctx.track_dir(track);
+        let _ = writeln!(s, "page {dir} {page}");
+        super::transcript::head_sig(&mut s, &super::transcript::track_head(ctx, track, page, false));
+        for item in super::transcript::context_items(ctx, track, page) {
+            s.push_str("context\n");
+            item_sig(&mut s, ctx, dir, None, item);
+        }
+        items_sig(&mut s, ctx, track, page);
+        let mut h = blake3::Hasher::new();
+        h.update(self.structure[group].as_bytes());
+        h.update(s.as_bytes());
+        h.finalize().to_hex()[..32].to_string()
+    }
+}
+
+/// What the items of page `page` of `track` show (see [`Groups::page_key`]).
+fn items_sig(s: &mut String, ctx: &ProjectCtx<'_>, track: TrackId, page: u32) {
+    let g = ctx.graph();
+    let lay = ctx.track_layout(track);
+    let dir = ctx.track_dir(track);
+    let range = lay.page_range(page);
+    let mut pcx = super::page::PageCtx::new(ctx, dir, Some(track));
+    pcx.page = page;
+    // A session marker before the first item depends on the item before.
+    if let Some(prev) = range.start.checked_sub(1).and_then(|i| lay.items.as_slice().get(i)) {
+        let sess = g.sessions.get(g.node(prev.nodes[0]).session).map_or("", |x| &x.session_id);
+        let _ = writeln!(s, "after {sess}");
+    }
+    for item in &lay.items.as_slice()[range] {
+        let _ = writeln!(s, "checkpoint {:?}", ctx.checkpoint(track, item).map(|k| ctx.fork_command(k)));
+        item_sig(s, ctx, dir, Some(track), item);
+        let _ = writeln!(s, "{:?}", super::message::fork_notes(&pcx, item));
+    }
+}
+
+/// What an item shows, on a page of `from` in `dir` (see [`Groups::page_key`]).
+fn item_sig(s: &mut String, ctx: &ProjectCtx<'_>, dir: &str, from: Option<TrackId>, item: &super::layout::Item) {
+    let (g, e) = (ctx.graph(), ctx.entries());
+    let _ = writeln!(s, "item {} {} {} {}", item.number, item.counted, item.shown, item.page);
+    {
+        for &n in item.nodes.iter().chain(&item.absorbed) {
+            node_sig(s, ctx, n);
+            let node = g.node(n);
+            let _ = write!(s, "own {}", ctx.own_forks.contains(&node.session));
+            let en = g.entry(e, n);
+            let uses = en.tool_uses.iter().map(|t| &*t.id);
+            for id in uses.clone().chain(en.tool_results.iter().map(|t| &*t.tool_use_id)) {
+                let Some(l) = g.tools.get(id) else { continue };
+                for r in l.use_node.into_iter().chain(l.results.iter().copied()) {
+                    let _ = write!(
+                        s,
+                        " ref {} {:x} {:?} {}",
+                        g.uuid(e, r),
+                        g.entry(e, r).line_hash,
+                        ctx.node_link(dir, from, r),
+                        from.is_some_and(|t| ctx.item_on(t, r).is_some())
+                    );
+                }
+            }
+            for id in uses {
+                if let Some(&a) = ctx.agent_by_tool.get(id) {
+                    let agent = &g.agents[a];
+                    let _ = write!(s, " agent {} {} {}", agent.agent_id, ctx.agent_dirs[a], agent.messages);
+                }
+            }
+            if let Some(a) = node.agent.filter(|_| node.sidechain).map(|a| &g.agents[a]) {
+                let spawn = a.spawn.as_ref();
+                let _ = write!(
+                    s,
+                    " caller {:?} {:?} {:?} {:?}",
+                    a.kind,
+                    a.meta,
+                    spawn.and_then(|s| s.tool_use_id.as_deref()),
+                    spawn.and_then(|s| s.use_node).map(|u| g.entry(e, u).line_hash)
+                );
+            }
+            s.push('\n');
+        }
     }
 }
 
@@ -131,22 +232,25 @@ pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
     // Group keys: the base, then each member unit's signature in unit order
     // (a group is met first at its root, its smallest unit).
     let mut group_of_root: IdVec<UnitId, Option<GroupId>> = IdVec::filled(None, units.list.len());
-    let mut hashers: IdVec<GroupId, blake3::Hasher> = IdVec::new();
+    let mut hashers: IdVec<GroupId, [blake3::Hasher; 2]> = IdVec::new();
     let mut group: IdVec<UnitId, GroupId> = IdVec::with_capacity(units.list.len());
     for (u, sig) in sigs.iter_enumerated() {
         let id = *group_of_root[dsu.find(u)].get_or_insert_with(|| {
             let mut h = blake3::Hasher::new();
             h.update(base.as_bytes());
-            hashers.push(h)
+            hashers.push([h.clone(), h])
         });
-        hashers[id].update(sig.as_bytes());
+        hashers[id][0].update(sig[0].as_bytes());
+        hashers[id][1].update(sig[1].as_bytes());
         group.push(id);
     }
-    let keys = hashers.iter().map(|h| h.finalize().to_hex()[..32].to_string()).collect();
+    let hex = |h: &blake3::Hasher| h.finalize().to_hex()[..32].to_string();
+    let keys = hashers.iter().map(|[h, _]| hex(h)).collect();
+    let structure = hashers.iter().map(|[_, h]| hex(h)).collect();
     let branch = g.branches.iter().map(|b| group[units.conversation[b.conversation]]).collect();
     let agent = units.agent.iter().map(|u| group[*u]).collect();
     let conversation = units.conversation.iter().map(|u| group[*u]).collect();
-    Groups { conversation, branch, agent, keys }
+    Groups { conversation, branch, agent, keys, structure }
 }
 
 /// Merges units that refer to one another: a tree parent, a tool call and
@@ -190,33 +294,41 @@ fn merge_related(units: &Units<'_>) -> Dsu {
     dsu
 }
 
-/// The signature of every unit: a hash of what its pages show of it.
-fn signatures(ctx: &ProjectCtx<'_>, units: &Units<'_>) -> IdVec<UnitId, blake3::Hash> {
+/// The signatures of every unit: a hash of what its pages show of it, and
+/// a hash of its structure (the same without its nodes and what changes
+/// when it grows: times, counts, leaves, page counts).
+fn signatures(ctx: &ProjectCtx<'_>, units: &Units<'_>) -> IdVec<UnitId, [blake3::Hash; 2]> {
     let g = units.g;
     let sig = |unit: &Unit| {
-        let mut s = String::new();
+        let (mut s, mut structure) = (String::new(), String::new());
         match *unit {
             Unit::Conversation(c) => {
-                conversation_sig(&mut s, ctx, c);
+                conversation_sig(&mut s, ctx, c, true);
+                conversation_sig(&mut structure, ctx, c, false);
                 for &b in &g.conversations[c].branches {
                     for n in &g.branches[b].nodes {
                         node_sig(&mut s, ctx, *n);
                     }
                 }
             }
-            Unit::Agent(a) => agent_sig(&mut s, ctx, a),
+            Unit::Agent(a) => {
+                agent_sig(&mut s, ctx, a, true);
+                agent_sig(&mut structure, ctx, a, false);
+            }
             Unit::Rest => {
                 for n in g.nodes.ids().filter(|n| units.of(*n) == units.rest) {
                     node_sig(&mut s, ctx, n);
                 }
+                structure.push_str("rest");
             }
         }
-        blake3::hash(s.as_bytes())
+        [blake3::hash(s.as_bytes()), blake3::hash(structure.as_bytes())]
     };
     units.list.iter().map(sig).collect()
 }
 
-fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: AgentId) {
+/// `full`: with its nodes and what changes as it grows (else its structure).
+fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: AgentId, full: bool) {
     let (g, e) = (ctx.graph(), ctx.entries());
     let a = &g.agents[i];
     let uuid = |n: Option<NodeId>| n.map_or("", |n| g.uuid(e, n));
@@ -233,15 +345,16 @@ fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: AgentId) {
         uuid(a.attached_to),
         a.meta,
         a.first_ts,
-        a.messages,
-        ctx.agent_layouts[i].pages,
+        if full { a.messages } else { 0 },
+        if full { ctx.agent_layouts[i].pages } else { 0 },
     );
-    for n in &a.nodes {
+    for n in a.nodes.iter().filter(|_| full) {
         node_sig(s, ctx, *n);
     }
 }
 
-fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: ConversationId) {
+/// `full`: with what changes as it grows (else its structure).
+fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: ConversationId, full: bool) {
     let g = ctx.graph();
     let e = ctx.entries();
     let c = &g.conversations[i];
@@ -257,17 +370,17 @@ fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: ConversationId) {
         c.first_prompt,
         first_of(c.active_branch),
         c.first_ts,
-        c.last_ts,
-        c.messages,
+        if full { c.last_ts } else { 0 },
+        if full { c.messages } else { 0 },
         c.is_fragment,
         c.sessions.len()
     );
     for &sid in &c.sessions {
-        session_sig(s, ctx, sid);
+        session_sig(s, ctx, sid, full);
     }
     for j in &c.junctions {
         let _ = writeln!(s, "junction {:?} {} {:?}", j.kind, uuid(j.at), j.first.map(uuid));
-        session_sig(s, ctx, j.session);
+        session_sig(s, ctx, j.session, full);
     }
     for fp in &c.fork_points {
         let children: Vec<&str> = fp.children.iter().map(|n| uuid(*n)).collect();
@@ -292,19 +405,19 @@ fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: ConversationId) {
             br.fork_point.map(uuid),
             br.parent_branch.map(first_of),
             br.depth,
-            uuid(br.leaf),
-            br.messages,
+            if full { uuid(br.leaf) } else { "" },
+            if full { br.messages } else { 0 },
             br.summary,
             br.title,
-            br.last_ts,
+            if full { br.last_ts } else { 0 },
             ctx.labels[b],
-            ctx.branch_layouts[b].pages
+            if full { ctx.branch_layouts[b].pages } else { 0 }
         );
-        session_sig(s, ctx, br.session);
+        session_sig(s, ctx, br.session, full);
     }
 }
 
-fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: SessionId) {
+fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: SessionId, full: bool) {
     let g = ctx.graph();
     let Some(ss) = g.sessions.get(sid) else { return };
     let _ = writeln!(
@@ -312,11 +425,11 @@ fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: SessionId) {
         "session {:?} {:?} {:?} {:?} {:?} {:?} leaf {:?} fork_of {:?} own {}",
         ss.session_id,
         ss.first_ts,
-        ss.last_ts,
+        ss.last_ts.filter(|_| full),
         ss.custom_title,
         ss.ai_title,
-        ss.last_prompt,
-        ss.leaf.map(|n| g.uuid(ctx.entries(), n)),
+        ss.last_prompt.as_ref().filter(|_| full),
+        ss.leaf.filter(|_| full).map(|n| g.uuid(ctx.entries(), n)),
         ss.fork_of.map(|n| g.uuid(ctx.entries(), n)),
         ctx.own_forks.contains(&sid)
     );

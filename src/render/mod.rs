@@ -98,9 +98,14 @@ pub struct Placement<'a> {
 /// Where render puts what it makes. The build implements it; render never
 /// touches the file system.
 pub trait Sink: Sync {
-    /// Puts back the previous render's page at `rel`, unrendered, when its
-    /// page group had the same `key` ([`groups`]). `false`: render it.
-    fn reuse_page(&self, rel: &str, key: &str) -> Result<bool>;
+    /// Puts back the previous render's page at `rel`, unrendered, when it
+    /// had the same `page` key ([`groups::Groups::page_key`]; `None`: when
+    /// its page group had the key `group`), and records it with `group`
+    /// (its key: `<group>:<page>`). `false`: render it.
+    fn reuse_page(&self, rel: &str, group: &str, page: Option<&str>) -> Result<bool>;
+    /// Whether the previous render wrote the page at `rel` in a page group
+    /// whose key was `group` (its key starts with it: `<group>:<page>`).
+    fn had_group(&self, rel: &str, group: &str) -> bool;
     /// A page of the site at `rel`; `key` is its page group's (empty for a
     /// page rendered every time).
     fn page(&self, rel: &str, html: &[u8], key: &str) -> Result<()>;
@@ -237,10 +242,14 @@ fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(TrackId, u32, String)> {
 }
 
 /// The transcript pages of a project, each with its file of the search
-/// index beside it ([`search::doc_file`]): a page group's are re-used
-/// together or rendered together, and so are the units of the search index
-/// (a group holds whole units). Returns how many pages were rendered and
-/// what they give the search index.
+/// index beside it ([`search::doc_file`]), re-used or rendered together.
+/// A page is re-used when the previous render wrote it with the same key
+/// ([`groups::Groups::page_key`]): every page of a group whose key is
+/// unchanged (its first pages tell), else each page by its own key, so a
+/// track that grew renders its last page (and its first, with the facts)
+/// only. A unit of the search index some of whose pages were rendered takes
+/// the others' postings from the previous index. Returns how many pages were
+/// rendered and what they give the search index.
 fn track_pages(
     ctx: &ProjectCtx<'_>,
     groups: &groups::Groups,
@@ -249,24 +258,35 @@ fn track_pages(
     out: &dyn Sink,
 ) -> Result<(usize, ProjectSearch)> {
     let units = Units::of(ctx);
-    let reused = jobs
+    let reuse = |track: TrackId, page: u32, path: &str, key: Option<&str>| -> Result<bool> {
+        let (indexed, group) = (!matches!(track, TrackId::Active(_)), groups.key(track));
+        Ok(out.reuse_page(path, group, key)?
+            && (!indexed || out.reuse_page(&doc_path(ctx, track, page), group, key)?))
+    };
+    // The group of each page is unchanged when the previous manifest says
+    // so (the page records its group's key); its pages are then re-used
+    // whatever their own keys. Else each page by its own key.
+    let unchanged =
+        jobs.par_iter().map(|(track, _, path)| out.had_group(path, groups.key(*track))).collect::<Vec<bool>>();
+    let mut group_unchanged = vec![true; groups.count()];
+    for ((track, _, _), ok) in jobs.iter().zip(&unchanged) {
+        group_unchanged[groups.of(*track).index()] &= *ok;
+    }
+    let keyed = jobs
         .par_iter()
         .map(|(track, page, path)| {
-            let key = groups.key(*track);
-            let indexed = !matches!(track, TrackId::Active(_));
-            Ok(out.reuse_page(path, key)? && (!indexed || out.reuse_page(&doc_path(ctx, *track, *page), key)?))
+            if group_unchanged[groups.of(*track).index()] && reuse(*track, *page, path, None)? {
+                return Ok((true, String::new()));
+            }
+            let key = groups.page_key(ctx, *track, *page);
+            Ok((reuse(*track, *page, path, Some(&key))?, format!("{}:{key}", groups.key(*track))))
         })
-        .collect::<Result<Vec<bool>>>()?;
-    let mut group_reused = vec![true; groups.count()];
-    for ((track, _, _), ok) in jobs.iter().zip(&reused) {
-        group_reused[groups.of(*track).index()] &= ok;
-    }
-    let render = |track: TrackId| !group_reused[groups.of(track).index()];
+        .collect::<Result<Vec<(bool, String)>>>()?;
     let pages = jobs
         .par_iter()
-        .filter(|(track, _, _)| render(*track))
-        .map(|(track, page, path)| {
-            let key = groups.key(*track);
+        .zip(&keyed)
+        .filter(|(_, (reused, _))| !reused)
+        .map(|((track, page, path), (_, key))| {
             let mut view = transcript::track_page(ctx, *track, *page);
             view.root = view.root.with_canonical(opts.canonical(path));
             let html = view.render().context("rendering a page")?;
@@ -283,11 +303,9 @@ fn track_pages(
         .collect::<Result<Vec<Option<(TrackId, u32, PageIndex)>>>>()?;
     let rendered = pages.len();
     let pages = pages.into_iter().flatten().collect();
-    let mut fresh = vec![false; units.count()];
-    for (track, _, _) in jobs {
-        fresh[units.unit(*track) as usize] |= render(*track);
-    }
-    Ok((rendered, units.index(&fresh, pages)))
+    let kept: Vec<(TrackId, u32)> =
+        jobs.iter().zip(&keyed).filter(|(_, (reused, _))| *reused).map(|((t, p, _), _)| (*t, *p)).collect();
+    Ok((rendered, units.index(pages, &kept)))
 }
 
 /// The search index's doc file of a page ([`search::doc_file`]).

@@ -10,7 +10,7 @@ use crate::parse::Kind;
 
 use super::blocks::{Block, SessionRef};
 use super::context::{ProjectCtx, TrackId};
-use super::layout::ItemId;
+use super::layout::{Item, ItemId};
 use super::listing;
 use super::map::map;
 use super::message::{MessageView, fork_notes, render_item};
@@ -35,17 +35,14 @@ pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<Conversation
     v
 }
 
+/// Page `page` of a track: its head ([`track_head`]) and its messages.
 pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> TrackPage {
-    let g = ctx.graph();
     let dir = ctx.track_dir(track);
     let lay = ctx.track_layout(track);
     let mut pcx = PageCtx::new(ctx, dir, Some(track));
     pcx.page = page;
     let mut messages = Vec::new();
-    let shared = match track {
-        TrackId::Branch(b) if ctx.group_members.contains_key(&b) => ctx.page_branches(b),
-        _ => Vec::new(),
-    };
+    let shared = shared_branches(ctx, track);
     if shared.is_empty() {
         push_items(&mut pcx, track, lay.page_range(page), &mut messages);
     } else {
@@ -56,10 +53,31 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
             pcx.track = Some(t);
             push_items(&mut pcx, t, ctx.track_layout(t).page_range(0), &mut messages);
         }
-        pcx.track = Some(track);
     }
+    TrackPage { messages, ..track_head(ctx, track, page, true) }
+}
+
+/// The branches read on a shared page led by `track` (none: not one).
+fn shared_branches(ctx: &ProjectCtx<'_>, track: TrackId) -> Vec<BranchId> {
+    match track {
+        TrackId::Branch(b) if ctx.group_members.contains_key(&b) => ctx.page_branches(b),
+        _ => Vec::new(),
+    }
+}
+
+/// Page `page` of a track without its messages: everything above and below
+/// them (title, crumbs, facts, map and fork-point index on a first page,
+/// where it forked from, the pager); `context`: with the messages before
+/// the fork on the first page of a branch (else see [`context_items`]).
+/// Cheap without them (`render::groups::page_key` hashes it).
+pub(super) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, context: bool) -> TrackPage {
+    let g = ctx.graph();
+    let dir = ctx.track_dir(track);
+    let lay = ctx.track_layout(track);
+    let messages = Vec::new();
+    let shared = shared_branches(ctx, track);
     let pager = pager(lay.pages, page);
-    let root = pcx.root();
+    let root = PageCtx::new(ctx, dir, Some(track)).root();
     let mut p = TrackPage {
         root,
         title: String::new(),
@@ -89,15 +107,44 @@ pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
                 shared_header(ctx, b, &mut p);
             } else {
                 p.crumbs = crumbs(ctx, dir, Some(c));
-                branch_header(ctx, b, page, &mut p);
+                branch_header(ctx, b, page, context, &mut p);
             }
         }
-        TrackId::Agent(a) => agent_header(ctx, a, &mut p),
+        TrackId::Agent(a) => agent_header(ctx, a, page, &mut p),
     }
     if page > 0 {
         p.subheading = format!("Page {} of {}", page + 1, lay.pages);
     }
     p
+}
+
+/// What a page's head shows (for its key: `render::groups::page_key`).
+pub(super) fn head_sig(s: &mut String, p: &TrackPage) {
+    use std::fmt::Write as _;
+    // Every field named, so that a field added to the page is not forgotten here.
+    let TrackPage {
+        root,
+        title,
+        crumbs,
+        kind,
+        heading,
+        subheading,
+        facts,
+        forked_from,
+        spawned_by,
+        outline,
+        map,
+        active,
+        main_branch,
+        context,
+        messages: _,
+        pager,
+    } = p;
+    let _ = writeln!(
+        s,
+        "{root:?} {title:?} {crumbs:?} {kind} {heading:?} {subheading:?} {facts:?} {forked_from:?} {spawned_by:?} \
+         {outline:?} {map:?} {active:?} {main_branch:?} {context:?} {pager:?}"
+    );
 }
 
 /// The messages of items `range` of `track`, with the session changes
@@ -186,10 +233,12 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     p.crumbs = crumbs(ctx, dir, Some(c));
     p.title = excerpt(&conv.title, TITLE_CHARS);
     p.heading = conv.title.to_string();
-    p.facts = conv_facts(ctx, c);
+    // The facts of a conversation, a branch or an agent are on its first
+    // page: later pages, which stay as they are while it grows, link there.
     if page > 0 {
         return;
     }
+    p.facts = conv_facts(ctx, c);
     // A map of a few prompts in a row says nothing the page does not.
     let m = map(ctx, conv, dir, track);
     if !conv.fork_points.is_empty() || m.rows.len() > MAP_MIN_ROWS {
@@ -264,13 +313,13 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
     v
 }
 
-fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage) {
+fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, context: bool, p: &mut TrackPage) {
     let g = ctx.graph();
     let br = &g.branches[b];
     let label = &ctx.labels[b];
     p.kind = "branch";
     if br.fork_point.is_none() {
-        return main_branch_header(ctx, b, p);
+        return main_branch_header(ctx, b, page, p);
     }
     // A branch with nested forks ends in one of their continuations: its
     // summary names that leaf, not the branch (as in the fork-point index).
@@ -303,19 +352,44 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage
         active: g.conversations[br.conversation].active_branch == b,
         own_fork: ctx.own_forks.contains(&br.session),
     });
-    p.facts = vec![
+    if page == 0 {
+        p.facts = branch_facts(ctx, b);
+        if context {
+            p.context = fork_context(ctx, &ctx.branch_dirs[b], fork, FORK_CONTEXT);
+        }
+    }
+}
+
+/// The items a page shows before its messages (the context before the fork
+/// on the first page of a branch that is not on a shared page), which
+/// [`track_head`] without them leaves out.
+pub(super) fn context_items<'a>(ctx: &'a ProjectCtx<'a>, track: TrackId, page: u32) -> Vec<&'a Item> {
+    let g = ctx.graph();
+    match track {
+        TrackId::Branch(b) if page == 0 && !ctx.group_lead.contains_key(&b) => {
+            let br = &g.branches[b];
+            let c = &g.conversations[br.conversation];
+            match br.fork_point {
+                Some(fork) if ctx.conversation_track(c) != track => fork_context_items(ctx, fork, FORK_CONTEXT),
+                _ => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn branch_facts(ctx: &ProjectCtx<'_>, b: BranchId) -> Vec<Fact> {
+    let br = &ctx.graph().branches[b];
+    vec![
         fact("messages", FactValue::Text(br.messages.to_string())),
         fact("last active", FactValue::Time(Time::at(br.last_ts))),
         fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
-    ];
-    if page == 0 {
-        p.context = fork_context(ctx, &ctx.branch_dirs[b], fork, FORK_CONTEXT);
-    }
+    ]
 }
 
 /// The head of the page of a main branch (in a conversation with forks):
 /// the track the conversation took first, at every fork its `.1` branch.
-fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, p: &mut TrackPage) {
+fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage) {
     let g = ctx.graph();
     let br = &g.branches[b];
     let c = &g.conversations[br.conversation];
@@ -327,17 +401,21 @@ fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, p: &mut TrackPage) {
         conversation: ctx.href(&ctx.branch_dirs[b], &ctx.conv_dirs[br.conversation], &page_file(0), None),
         active: c.active_branch == b,
     });
-    p.facts = vec![
-        fact("messages", FactValue::Text(br.messages.to_string())),
-        fact("last active", FactValue::Time(Time::at(br.last_ts))),
-        fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
-    ];
+    if page == 0 {
+        p.facts = branch_facts(ctx, b);
+    }
 }
 
 /// The messages just before the fork point (back to the last prompt, at
 /// most `n`, plus that prompt), rendered without anchors: they live on the
 /// parent branch's pages.
 fn fork_context<'a>(ctx: &'a ProjectCtx<'a>, dir: &'a str, fork: NodeId, n: usize) -> Vec<MessageView> {
+    let mut pcx = PageCtx::new(ctx, dir, None);
+    fork_context_items(ctx, fork, n).into_iter().map(|item| render_item(&mut pcx, item)).collect()
+}
+
+/// The items of [`fork_context`], in page order.
+fn fork_context_items<'a>(ctx: &'a ProjectCtx<'a>, fork: NodeId, n: usize) -> Vec<&'a Item> {
     let g = ctx.graph();
     let e = ctx.entries();
     let mut seen: FxHashSet<(TrackId, ItemId)> = FxHashSet::default();
@@ -362,12 +440,11 @@ fn fork_context<'a>(ctx: &'a ProjectCtx<'a>, dir: &'a str, fork: NodeId, n: usiz
         }
     }
     picked.extend(prompt);
-    let mut pcx = PageCtx::new(ctx, dir, None);
     picked.reverse();
-    picked.into_iter().map(|item| render_item(&mut pcx, item)).collect()
+    picked
 }
 
-fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, p: &mut TrackPage) {
+fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, page: u32, p: &mut TrackPage) {
     let g = ctx.graph();
     let agent = &g.agents[a];
     let dir = &ctx.agent_dirs[a];
@@ -386,8 +463,10 @@ fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, p: &mut TrackPage) {
     let conv = spawn.and_then(|n| g.node(n).conversation);
     p.crumbs = crumbs(ctx, dir, conv);
     p.spawned_by = spawn.and_then(|n| ctx.node_href(dir, n));
-    p.facts = vec![
-        fact("messages", FactValue::Text(agent.messages.to_string())),
-        fact("started", FactValue::Time(Time::at(agent.first_ts))),
-    ];
+    if page == 0 {
+        p.facts = vec![
+            fact("messages", FactValue::Text(agent.messages.to_string())),
+            fact("started", FactValue::Time(Time::at(agent.first_ts))),
+        ];
+    }
 }

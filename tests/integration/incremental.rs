@@ -156,6 +156,102 @@ fn appended_turn_is_parsed_alone_and_matches_a_fresh_render() {
     assert_same_as_fresh(&projects, &site);
 }
 
+#[cfg(unix)]
+fn inode(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).ino()
+}
+
+/// The notes conversation, three pages at four turns a page.
+const NOTES: &str = "-home-alice-notes/c/b0000000-0000-4000-8000-000000000001/";
+
+/// A track that grew renders its first page (its facts) and its last one;
+/// the pages between are linked from the previous site, with their docs of
+/// the search index, whose unit mixes their postings with the new ones.
+/// A turn that opens a new page changes every page's pager: all are
+/// rendered. Each time, the site is the same as a fresh render.
+#[cfg(unix)]
+#[test]
+fn a_grown_track_renders_its_first_and_last_pages_only() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    let conv = site.join(NOTES);
+    let middle = [conv.join("page-2.html"), conv.join("search-2.js")];
+    let before: Vec<u64> = middle.iter().map(|p| inode(p)).collect();
+    assert!(!conv.join("page-4.html").exists());
+
+    append_turn(&session(&projects), 1);
+    let s = render(&projects, &site);
+    assert_eq!(s.pages_rendered, 2, "the first and the last page of the grown track: {s:?}");
+    assert_eq!(middle.iter().map(|p| inode(p)).collect::<Vec<_>>(), before, "the middle page is re-used");
+    let first = std::fs::read_to_string(conv.join("index.html")).unwrap();
+    let middle_page = std::fs::read_to_string(&middle[0]).unwrap();
+    assert!(first.contains("class=\"facts\""), "the first page keeps the conversation's facts");
+    assert!(!middle_page.contains("class=\"facts\""), "later pages link to them");
+    assert_same_as_fresh(&projects, &site);
+
+    // Until the last page is full, then one page more.
+    let mut n = 2;
+    while !conv.join("page-4.html").exists() {
+        append_turn(&session(&projects), n);
+        let s = render(&projects, &site);
+        assert!(n < 10, "no new page after {n} turns: {s:?}");
+        assert_same_as_fresh(&projects, &site);
+        n += 1;
+    }
+    let s = render(&projects, &site);
+    assert_eq!(s.files_written, 0, "{s:?}");
+}
+
+/// A prompt answered again from an early message of a multi-page track (a
+/// rewind): a new branch, a fork point on a page in the middle, every page
+/// of the conversation rendered again, the same as a fresh render.
+#[test]
+fn a_new_fork_on_a_multi_page_track_matches_a_fresh_render() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    let file = session(&projects);
+    let text = std::fs::read_to_string(&file).unwrap();
+    // The parent of the session's second typed prompt: the rewind asks again from there.
+    let (parent, session_id, cwd) = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == json!("user") && v["message"]["content"].is_string())
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            (s("parentUuid"), s("sessionId"), s("cwd"))
+        })
+        .nth(1)
+        .expect("two prompts");
+    let prompt = json!({
+        "parentUuid": parent, "isSidechain": false, "type": "user", "sessionId": session_id, "cwd": cwd,
+        "version": "2.1.42", "uuid": "f0000000-0000-4000-8000-000000000001",
+        "timestamp": "2030-01-02T00:00:00.000Z",
+        "message": {"role": "user", "content": "Asked again after a rewind"}
+    });
+    let answer = json!({
+        "parentUuid": "f0000000-0000-4000-8000-000000000001", "isSidechain": false, "type": "assistant",
+        "sessionId": session_id, "cwd": cwd, "version": "2.1.42", "uuid": "f1000000-0000-4000-8000-000000000001",
+        "timestamp": "2030-01-02T00:00:01.000Z",
+        "message": {"model": "claude-sonnet-4-5-20250929", "id": "msg_rewound", "type": "message",
+            "role": "assistant", "content": [{"type": "text", "text": "Answered on a new branch"}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}}
+    });
+    append(&file, &format!("{prompt}\n{answer}\n"));
+    let s = render(&projects, &site);
+    assert!(site.join(NOTES).join("b").is_dir(), "the conversation has branches now: {s:?}");
+    assert_same_as_fresh(&projects, &site);
+
+    // A turn appended to the new branch.
+    append_turn(&file, 1);
+    render(&projects, &site);
+    assert_same_as_fresh(&projects, &site);
+}
+
 #[test]
 fn a_torn_last_line_is_parsed_again_once_completed() {
     let dir = archive();

@@ -66,6 +66,54 @@ impl Gaps {
     }
 }
 
+/// One unit's pages of one term, decoded: each page's number and its docs.
+pub type Pages = Vec<(u64, Vec<u64>)>;
+
+/// Decodes a unit's part of a posting list (for each page: its number as a
+/// gap, the count of its docs less one, the docs as gaps); `None` when it
+/// is not one.
+pub fn decode_pages(part: &[u8]) -> Option<Pages> {
+    let (mut at, mut out, mut page) = (0, Vec::new(), None::<u64>);
+    while at < part.len() {
+        let gap = get(part, &mut at)?;
+        let q = match page {
+            None => gap,
+            Some(p) => p.checked_add(gap)?.checked_add(1)?,
+        };
+        page = Some(q);
+        let count = get(part, &mut at)?.checked_add(1)?;
+        let mut docs = Vec::new();
+        let mut doc = None::<u64>;
+        for _ in 0..count {
+            let gap = get(part, &mut at)?;
+            let d = match doc {
+                None => gap,
+                Some(p) => p.checked_add(gap)?.checked_add(1)?,
+            };
+            doc = Some(d);
+            docs.push(d);
+        }
+        out.push((q, docs));
+    }
+    Some(out)
+}
+
+/// Encodes pages as [`decode_pages`] reads them (in ascending page order,
+/// each with its docs ascending).
+pub fn encode_pages(pages: &[(u64, Vec<u64>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut q = Gaps::new();
+    for (page, docs) in pages {
+        q.put(&mut out, *page);
+        put(&mut out, docs.len().saturating_sub(1) as u64);
+        let mut d = Gaps::new();
+        for doc in docs {
+            d.put(&mut out, *doc);
+        }
+    }
+    out
+}
+
 pub fn base64(bytes: &[u8]) -> String {
     STANDARD.encode(bytes)
 }
@@ -108,6 +156,14 @@ pub fn unscript(file: &str) -> Option<(String, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_round_trip() {
+        let pages: Pages = vec![(0, vec![0]), (3, vec![1, 2, 9]), (4, vec![0]), (70, vec![200, 300])];
+        let bytes = encode_pages(&pages);
+        assert_eq!(decode_pages(&bytes), Some(pages));
+        assert_eq!(decode_pages(&bytes[..bytes.len() - 1]), None);
+    }
 
     #[test]
     fn varints_and_gaps_round_trip() {

@@ -51,12 +51,15 @@ pub struct UnitEntry {
 pub struct UnitIndex {
     pub entry: UnitEntry,
     pub postings: Vec<(Box<str>, Vec<u8>)>,
+    /// Its pages that were re-used (paths): their postings are in the
+    /// previous index, and join those of the pages rendered.
+    pub kept: Vec<String>,
 }
 
 /// What rendering a project gives the search index.
 #[derive(Debug, Default)]
 pub struct ProjectSearch {
-    /// The units whose pages were rendered.
+    /// The units some of whose pages were rendered.
     pub fresh: Vec<UnitIndex>,
     /// The keys of the units whose pages were re-used: what they contribute
     /// is in the previous index.
@@ -366,16 +369,25 @@ impl Units {
         pages.get(page as usize).copied().unwrap_or(0)
     }
 
-    /// The index of the units marked `fresh`, from the pages rendered (every
-    /// page of each, see `render_project`): `(track, page, its index)`.
-    pub fn index(self, fresh: &[bool], pages: Vec<(TrackId, u32, PageIndex)>) -> ProjectSearch {
+    /// The index of the units some of whose pages were rendered, from those
+    /// pages (`(track, page, its index)`); the pages of theirs that were
+    /// re-used (`kept`, `(track, page)`) are in the previous index.
+    pub fn index(self, pages: Vec<(TrackId, u32, PageIndex)>, kept: &[(TrackId, u32)]) -> ProjectSearch {
+        let mut fresh = vec![false; self.entries.len()];
+        for (track, _, _) in &pages {
+            fresh[self.unit(*track) as usize] = true;
+        }
+        let mut kept_paths: Vec<Vec<(u32, String)>> = vec![Vec::new(); self.entries.len()];
+        for &(track, p) in kept.iter().filter(|(t, _)| !matches!(t, TrackId::Active(_))) {
+            let (u, q) = (self.unit(track) as usize, self.page_number(track, p));
+            if let Some(path) = q.checked_sub(1).and_then(|i| self.entries[u].pages.get(i as usize)) {
+                kept_paths[u].push((q, path.clone()));
+            }
+        }
         // Per unit: term → (last page number written, encoded postings).
         let mut post: Vec<FxHashMap<Box<str>, Encoding>> = vec![FxHashMap::default(); self.entries.len()];
-        let mut order: Vec<(u32, u32, PageIndex)> = pages
-            .into_iter()
-            .map(|(track, p, index)| (self.unit(track), self.page_number(track, p), index))
-            .filter(|(u, _, _)| fresh.get(*u as usize).copied().unwrap_or(false))
-            .collect();
+        let mut order: Vec<(u32, u32, PageIndex)> =
+            pages.into_iter().map(|(track, p, index)| (self.unit(track), self.page_number(track, p), index)).collect();
         order.sort_unstable_by_key(|(u, q, _)| (*u, *q));
         let mut text_bytes = 0;
         for (u, title) in self.titles.iter().enumerate().filter(|(u, _)| fresh[*u]) {
@@ -406,7 +418,7 @@ impl Units {
             }
         }
         let mut out = ProjectSearch { text_bytes, ..ProjectSearch::default() };
-        for ((entry, map), fresh) in self.entries.into_iter().zip(post).zip(fresh) {
+        for (((entry, map), fresh), mut kept) in self.entries.into_iter().zip(post).zip(fresh).zip(kept_paths) {
             // A unit with no page (nothing of it is shown) is not searched:
             // a hit could lead nowhere.
             if entry.pages.is_empty() {
@@ -418,7 +430,9 @@ impl Units {
             }
             let mut postings: Vec<(Box<str>, Vec<u8>)> = map.into_iter().map(|(t, (_, b))| (t, b)).collect();
             postings.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            out.fresh.push(UnitIndex { entry, postings });
+            kept.sort_unstable();
+            let kept = kept.into_iter().map(|(_, path)| path).collect();
+            out.fresh.push(UnitIndex { entry, postings, kept });
         }
         out
     }

@@ -60,6 +60,10 @@ pub struct IndexBuilder {
     bytes: Vec<u8>,
     /// Bytes of text the fresh units' pages gave (reported, not written).
     text_bytes: u64,
+    /// Units some of whose pages were re-used, by key: those pages' paths.
+    partial: FxHashMap<String, Vec<String>>,
+    /// Their postings so far, decoded: (unit, term) → pages.
+    pending: FxHashMap<(u32, u32), codec::Pages>,
 }
 
 impl IndexBuilder {
@@ -94,14 +98,23 @@ impl IndexBuilder {
         self.text_bytes += bytes;
     }
 
-    /// Adds a rendered unit's postings; returns its entry.
-    pub fn add(&mut self, unit: UnitIndex) -> UnitEntry {
+    /// Adds a rendered unit's postings; returns its entry. Those of a unit
+    /// with pages re-used wait for theirs ([`IndexBuilder::finish`]).
+    pub fn add(&mut self, unit: UnitIndex) -> Result<UnitEntry> {
         let u = self.unit(&unit.entry.key);
         for (t, posting) in &unit.postings {
             let t = self.term(t);
-            self.push(t, u, posting);
+            if unit.kept.is_empty() {
+                self.push(t, u, posting);
+            } else {
+                let pages = codec::decode_pages(posting).context("a bad posting list")?;
+                self.pending.entry((u, t)).or_default().extend(pages);
+            }
         }
-        unit.entry
+        if !unit.kept.is_empty() {
+            self.partial.insert(unit.entry.key.clone(), unit.kept);
+        }
+        Ok(unit.entry)
     }
 
     /// The files of the index for a site whose units are `units` (the units
@@ -127,9 +140,17 @@ impl IndexBuilder {
                 }
             }
         }
-        if !reused.is_empty() {
+        if !reused.is_empty() || !self.partial.is_empty() {
             let previous = previous.context("units are re-used but the previous site has no search index")?;
-            self.take_previous(&previous, &reused, &mut number)?;
+            let now: FxHashMap<&str, &UnitEntry> = order.iter().map(|e| (e.key.as_str(), *e)).collect();
+            self.take_previous(&previous, &reused, &now, &mut number)?;
+        }
+        // The units with pages re-used: their pages in order, as one part.
+        let mut pending: Vec<((u32, u32), codec::Pages)> = std::mem::take(&mut self.pending).into_iter().collect();
+        pending.sort_unstable_by_key(|(k, _)| *k);
+        for ((u, t), mut pages) in pending {
+            pages.sort_unstable_by_key(|(q, _)| *q);
+            self.push(t, u, &codec::encode_pages(&pages));
         }
         let shards = self.shards(&number)?;
         tracing::debug!(
@@ -167,6 +188,12 @@ impl IndexBuilder {
     }
 }
 
+/// A unit of the previous index, here ([`IndexBuilder::local`]).
+enum Local {
+    Whole(u32),
+    Pages(u32, FxHashMap<u64, u64>),
+}
+
 /// A shard of the term dictionary: a run of terms in order, each with its
 /// posting list.
 struct Shard {
@@ -185,32 +212,26 @@ struct ShardData {
 
 impl IndexBuilder {
     /// Takes the postings of the re-used units from the previous index
-    /// (their numbers there mapped to theirs now).
+    /// (their numbers there mapped to theirs now), and those of the re-used
+    /// pages of the units with some pages rendered (their pages' numbers
+    /// there mapped to theirs now, by path; `now`: the units' entries now).
     fn take_previous(
         &mut self,
         prev: &Previous<'_>,
         reused: &FxHashMap<&str, u32>,
+        now: &FxHashMap<&str, &UnitEntry>,
         number: &mut Vec<u32>,
     ) -> Result<()> {
         let mut old: Vec<&UnitEntry> = prev.units.clone();
         old.sort_by(|a, b| (a.first_ts, &a.key).cmp(&(b.first_ts, &b.key)));
         old.dedup_by(|a, b| a.key == b.key);
-        let mut found = 0;
-        let local: Vec<Option<u32>> = old
-            .iter()
-            .map(|e| {
-                let &c = reused.get(e.key.as_str())?;
-                let u = self.unit(&e.key);
-                if number.len() <= u as usize {
-                    number.resize(u as usize + 1, u32::MAX);
-                }
-                number[u as usize] = c;
-                found += 1;
-                Some(u)
-            })
-            .collect();
-        if found != reused.len() {
-            bail!("the previous site's search index lacks {} of the units re-used", reused.len() - found);
+        let local: Vec<Option<Local>> = old.iter().map(|e| self.local(e, reused, now, number)).collect();
+        let found = local.iter().flatten().count();
+        if found != reused.len() + self.partial.len() {
+            bail!(
+                "the previous site's search index lacks {} of the units re-used",
+                (reused.len() + self.partial.len()).saturating_sub(found)
+            );
         }
         let mut paths: Vec<&str> = prev.files.iter().copied().filter(|p| p.starts_with(SHARDS)).collect();
         paths.sort_unstable();
@@ -235,14 +256,62 @@ impl IndexBuilder {
                     c = Some(n);
                     let len = codec::get_len(list, &mut k).context("bad posting list")?;
                     let part = codec::take(list, &mut k, len).context("bad posting list")?;
-                    if let Some(&Some(u)) = usize::try_from(n).ok().and_then(|n| local.get(n)) {
-                        let id = *t.get_or_insert_with(|| self.term(term));
-                        self.push(id, u, part);
+                    let Some(Some(l)) = usize::try_from(n).ok().and_then(|n| local.get(n)) else {
+                        continue;
+                    };
+                    match l {
+                        Local::Whole(u) => {
+                            let id = *t.get_or_insert_with(|| self.term(term));
+                            self.push(id, *u, part);
+                        }
+                        Local::Pages(u, map) => {
+                            let kept: codec::Pages = codec::decode_pages(part)
+                                .context("bad posting list")?
+                                .into_iter()
+                                .filter_map(|(q, docs)| Some((*map.get(&q)?, docs)))
+                                .collect();
+                            if !kept.is_empty() {
+                                let id = *t.get_or_insert_with(|| self.term(term));
+                                self.pending.entry((*u, id)).or_default().extend(kept);
+                            }
+                        }
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// What a unit of the previous index is here: re-used whole (numbered
+    /// `c` in `reused`), or some of its pages (its pages' numbers there →
+    /// here, by path); `None`: neither.
+    fn local(
+        &mut self,
+        e: &UnitEntry,
+        reused: &FxHashMap<&str, u32>,
+        now: &FxHashMap<&str, &UnitEntry>,
+        number: &mut Vec<u32>,
+    ) -> Option<Local> {
+        if let Some(kept) = self.partial.get(&e.key) {
+            let at_now: FxHashMap<&str, u64> =
+                now.get(e.key.as_str())?.pages.iter().enumerate().map(|(i, p)| (p.as_str(), i as u64 + 1)).collect();
+            let kept: FxHashSet<&str> = kept.iter().map(String::as_str).collect();
+            let map: FxHashMap<u64, u64> = e
+                .pages
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| kept.contains(p.as_str()))
+                .filter_map(|(i, p)| Some((i as u64 + 1, *at_now.get(p.as_str())?)))
+                .collect();
+            return (map.len() == kept.len()).then(|| Local::Pages(self.unit(&e.key), map));
+        }
+        let &c = reused.get(e.key.as_str())?;
+        let u = self.unit(&e.key);
+        if number.len() <= u as usize {
+            number.resize(u as usize + 1, u32::MAX);
+        }
+        number[u as usize] = c;
+        Some(Local::Whole(u))
     }
 
     /// The term shards, in term order.
