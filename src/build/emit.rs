@@ -75,12 +75,11 @@ impl SiteWriter {
     /// `false` (and the project is rendered) when one is missing there.
     pub(super) fn reuse_project(&self, r: &ProjectRecord) -> Result<bool> {
         use rayon::prelude::*;
-        let parse = (!r.parse.is_empty()).then_some(&r.parse);
         let all = r
             .pages
             .par_iter()
             .map(|f| &f.path)
-            .chain(parse.into_par_iter())
+            .chain(r.parse.par_iter())
             .map(|p| self.stage.reuse(p))
             .collect::<Result<Vec<bool>>>()?;
         Ok(all.into_iter().all(|ok| ok))

@@ -241,10 +241,16 @@ impl<'p> Builder<'p> {
         progress: &Progress,
     ) -> Result<Option<ProjectRecord>> {
         let (plan, code, settings) = (&self.plan.projects[i], self.plan.code, &self.plan.settings);
-        let resume = match self.plan.previous(i) {
+        let previous = self.plan.previous(i);
+        let resume = match previous {
             Some(r) if !r.parse.is_empty() => cache::parse::read(&self.opts.output, &r.parse, code, settings, &source),
             _ => Vec::new(),
         };
+        // A file whose head is the same has the same parse cache: linked.
+        let heads_before: Vec<Option<cache::parse::FileHead>> =
+            resume.iter().map(|r| r.as_ref().map(|r| r.head.clone())).collect();
+        let caches_before: rustc_hash::FxHashSet<&str> =
+            previous.iter().flat_map(|r| &r.parse).map(String::as_str).collect();
         // Sidecars are redacted as they are loaded: where, from the originals.
         let agent_meta = self.opts.redact.then(|| source.agent_meta.clone());
         let t0 = Instant::now();
@@ -287,15 +293,28 @@ impl<'p> Builder<'p> {
         summary::page_warnings(progress, &pages, &self.opts.output);
 
         // A part of a project keeps no parse cache: it would hold the rest.
-        let parse = if whole {
+        let mut parse = Vec::new();
+        if whole {
             let t0 = Instant::now();
-            let parse = cache::parse::path(&plan.source);
-            self.site.stage.write_with(&parse, |w| cache::parse::write(w, code, settings, &project, &heads))?;
-            tracing::debug!("{}: parse cache saved in {:.3} s", project.source.name, t0.elapsed().as_secs_f64());
-            parse
-        } else {
-            String::new()
-        };
+            let mut written = 0;
+            for ((f, i), head) in project.source.files.iter().zip(project.source.files.ids()).zip(&heads) {
+                let Some(head) = head else { continue };
+                let path = cache::parse::path(&plan.source, &f.rel);
+                let same = heads_before.get(i.index()).is_some_and(|h| h.as_ref() == Some(head))
+                    && caches_before.contains(path.as_str());
+                if !(same && self.site.stage.reuse(&path)?) {
+                    self.site.stage.write_with(&path, |w| cache::parse::write(w, code, settings, &project, i, head))?;
+                    written += 1;
+                }
+                parse.push(path);
+            }
+            tracing::debug!(
+                "{}: parse caches saved in {:.3} s ({written} of {} written)",
+                project.source.name,
+                t0.elapsed().as_secs_f64(),
+                parse.len()
+            );
+        }
         Ok(Some(ProjectRecord {
             source: plan.source.clone(),
             slug: plan.slug.clone(),

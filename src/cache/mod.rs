@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! .cctree-cache/manifest.json        what the site was built from and holds
-//! .cctree-cache/parse/<id>.json      per project: what was parsed of each file ([`parse`])
+//! .cctree-cache/parse/<id>-<file>.json  per transcript file of a project: what was parsed of it ([`parse`])
 //! ```
 //!
 //! The manifest records the renderer's fingerprint (a hash of the executable,
@@ -40,7 +40,7 @@ pub const MANIFEST: &str = ".cctree-cache/manifest.json";
 /// Where parse caches live, relative to the site root.
 const PARSE_DIR: &str = ".cctree-cache/parse/";
 /// Bump when the layout of the cache changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// A fingerprint of the renderer: cctree's version and a hash of the running
 /// executable (templates, assets and code are compiled into it).
@@ -255,8 +255,10 @@ pub struct ProjectRecord {
     pub source: String,
     pub slug: String,
     pub key: String,
-    /// Its parse cache, relative to the site root (empty: none).
-    pub parse: String,
+    /// Its parse caches, one per transcript file, relative to the site root
+    /// (none: a project rendered in part keeps none).
+    #[serde(default)]
+    pub parse: Vec<String>,
     /// Warnings about its files (those met rendering a page are in `pages`).
     pub warnings: Vec<crate::warnings::Warning>,
     /// Transcript files.
@@ -343,8 +345,8 @@ impl Manifest {
             }
         }
         for p in &self.projects {
-            if !(p.parse.is_empty() || is_parse_cache_path(&p.parse)) {
-                return Some(&p.parse);
+            if let Some(bad) = p.parse.iter().find(|c| !is_parse_cache_path(c)) {
+                return Some(bad);
             }
             if p.slug.contains('/') || !is_site_path(&p.slug) || p.output.summary.dir != format!("{}/", p.slug) {
                 return Some(&p.output.summary.dir);
@@ -428,7 +430,7 @@ mod tests {
             source: "s".into(),
             slug: slug.into(),
             key: "k".into(),
-            parse: parse.into(),
+            parse: Some(parse).filter(|p| !p.is_empty()).map(String::from).into_iter().collect(),
             warnings: Vec::new(),
             files: 1,
             output: OutputRecord {

@@ -75,9 +75,11 @@ impl LoadCounts {
     }
 }
 
-/// The parse cache path of a project, relative to the site root.
-pub fn path(source_id: &str) -> String {
-    format!("{PARSE_DIR}{source_id}.json")
+/// The parse cache of the file `rel` of a project (`source_id`), relative
+/// to the site root: one per file, so that a render writes only those of
+/// the files that changed.
+pub fn path(source_id: &str, rel: &str) -> String {
+    format!("{PARSE_DIR}{source_id}-{}.json", &blake3::hash(rel.as_bytes()).to_hex()[..20])
 }
 
 /// Loads a project like [`Project::load_with`], resuming each file from what
@@ -281,36 +283,28 @@ struct CachedFileIn {
     redactions: Vec<(Loc, Vec<(String, usize)>)>,
 }
 
-/// Writes the parse cache of `p` (`heads[i]` for file `i`, from [`load`]) into `w`.
+/// Writes the parse cache of file `i` of `p` (whose head, from [`load`], is `head`) into `w`.
 pub fn write(
     w: &mut dyn std::io::Write,
     code: &str,
     settings: &str,
     p: &Project,
-    heads: &[Option<FileHead>],
+    i: FileId,
+    head: &FileHead,
 ) -> Result<()> {
-    let files = p
-        .source
-        .files
-        .iter_enumerated()
-        .zip(heads)
-        .filter_map(|((i, f), head)| {
-            let head = head.as_ref()?;
-            let before = parsed_before(p, i, head);
-            Some(CachedFileOut {
-                rel: &f.rel,
-                head,
-                entries: before.entries,
-                warnings: before.warnings,
-                redactions: before
-                    .redactions
-                    .iter()
-                    .map(|(loc, rs)| (*loc, rs.iter().map(|r| (r.kind, r.count)).collect()))
-                    .collect(),
-            })
-        })
-        .collect();
-    let cache = ParseCacheOut { format: FORMAT, code, settings, files };
+    let before = parsed_before(p, i, head);
+    let file = CachedFileOut {
+        rel: &p.source.files[i].rel,
+        head,
+        entries: before.entries,
+        warnings: before.warnings,
+        redactions: before
+            .redactions
+            .iter()
+            .map(|(loc, rs)| (*loc, rs.iter().map(|r| (r.kind, r.count)).collect()))
+            .collect(),
+    };
+    let cache = ParseCacheOut { format: FORMAT, code, settings, files: vec![file] };
     serde_json::to_writer(w, &cache).context("writing the parse cache")
 }
 
@@ -337,40 +331,43 @@ fn parsed_before<'p>(p: &'p Project, file: FileId, head: &FileHead) -> Before<'p
     Before { entries: es, warnings: ws, redactions: rs }
 }
 
-/// Reads a project's parse cache `rel` from the previous site: what to
-/// resume each of `source.files` from (`None` where nothing matches). `rel`
-/// comes from a checked manifest (inside `.cctree-cache/parse/`).
-pub fn read(site: &Path, rel: &str, code: &str, settings: &str, source: &ProjectSource) -> Vec<Option<Resume>> {
-    let mut out: Vec<Option<Resume>> = vec![None; source.files.len()];
-    if !super::is_parse_cache_path(rel) {
-        return out;
-    }
+/// Reads a project's parse caches `rels` from the previous site (in
+/// parallel): what to resume each of `source.files` from (`None` where
+/// nothing matches). `rels` come from a checked manifest (inside
+/// `.cctree-cache/parse/`).
+pub fn read(site: &Path, rels: &[String], code: &str, settings: &str, source: &ProjectSource) -> Vec<Option<Resume>> {
     let t0 = std::time::Instant::now();
-    let Ok(bytes) = std::fs::read(site.join(rel)) else { return out };
-    let cache: ParseCacheIn = match serde_json::from_slice(&bytes) {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::info!("ignoring the parse cache {} (parsing again): {e}", site.join(rel).display());
-            return out;
-        }
-    };
-    if cache.format != FORMAT || cache.code != code || cache.settings != settings {
-        return out;
-    }
-    tracing::debug!("{}: parse cache read in {:.3} s", source.name, t0.elapsed().as_secs_f64());
     let index: rustc_hash::FxHashMap<&str, usize> =
         source.files.iter().enumerate().map(|(i, f)| (f.rel.as_str(), i)).collect();
-    for f in cache.files {
-        if let Some(&i) = index.get(f.rel.as_str()) {
-            let redactions = f
-                .redactions
-                .into_iter()
-                .map(|(loc, rs)| {
-                    (loc, rs.into_iter().map(|(k, count)| Redaction { kind: intern(&k), count }).collect())
-                })
-                .collect();
-            out[i] = Some(Resume { head: f.head, entries: f.entries, warnings: f.warnings, redactions });
-        }
+    let read: Vec<(usize, Resume)> = rels
+        .par_iter()
+        .filter(|rel| super::is_parse_cache_path(rel))
+        .flat_map_iter(|rel| {
+            let cache = std::fs::read(site.join(rel)).ok().and_then(|bytes| {
+                serde_json::from_slice::<ParseCacheIn>(&bytes)
+                    .map_err(|e| {
+                        tracing::info!("ignoring the parse cache {} (parsing again): {e}", site.join(rel).display());
+                    })
+                    .ok()
+            });
+            let cache = cache.filter(|c| c.format == FORMAT && c.code == code && c.settings == settings);
+            cache.into_iter().flat_map(|c| c.files).filter_map(|f| {
+                let &i = index.get(f.rel.as_str())?;
+                let redactions = f
+                    .redactions
+                    .into_iter()
+                    .map(|(loc, rs)| {
+                        (loc, rs.into_iter().map(|(k, count)| Redaction { kind: intern(&k), count }).collect())
+                    })
+                    .collect();
+                Some((i, Resume { head: f.head, entries: f.entries, warnings: f.warnings, redactions }))
+            })
+        })
+        .collect();
+    let mut out: Vec<Option<Resume>> = vec![None; source.files.len()];
+    for (i, r) in read {
+        out[i] = Some(r);
     }
+    tracing::debug!("{}: parse caches read in {:.3} s", source.name, t0.elapsed().as_secs_f64());
     out
 }

@@ -205,6 +205,34 @@ fn a_grown_track_renders_its_first_and_last_pages_only() {
     assert_eq!(s.files_written, 0, "{s:?}");
 }
 
+/// Each transcript file has its parse cache: a turn appended to one file of
+/// a project writes that file's cache, the others' are linked.
+#[cfg(unix)]
+#[test]
+fn only_the_parse_cache_of_the_grown_file_is_written() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    let weather = projects.join("-home-alice-src-weather-cli");
+    let caches = |site: &Path| -> BTreeMap<String, u64> {
+        let manifest: Value =
+            serde_json::from_slice(&std::fs::read(site.join(".cctree-cache/manifest.json")).unwrap()).unwrap();
+        let record =
+            manifest["projects"].as_array().unwrap().iter().find(|p| p["slug"] == "-home-alice-src-weather-cli");
+        let paths = record.unwrap()["parse"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string());
+        paths.map(|p| (p.clone(), inode(&site.join(&p)))).collect()
+    };
+    let before = caches(&site);
+    assert_eq!(before.len(), 3, "one per transcript (two sessions, an agent): {before:?}");
+    append_turn(&weather.join("5e5510a2-0000-4000-8000-0000000000a2.jsonl"), 7);
+    render(&projects, &site);
+    let after = caches(&site);
+    let same: Vec<_> = before.iter().filter(|(p, i)| after.get(*p) == Some(i)).collect();
+    assert_eq!(same.len(), 2, "the other files' caches are linked: {before:?} {after:?}");
+    assert_same_as_fresh(&projects, &site);
+}
+
 /// A prompt answered again from an early message of a multi-page track (a
 /// rewind): a new branch, a fork point on a page in the middle, every page
 /// of the conversation rendered again, the same as a fresh render.
@@ -698,11 +726,12 @@ fn a_manifest_naming_a_file_outside_the_cache_is_not_read() {
         let record =
             manifest["projects"].as_array_mut().unwrap().iter_mut().find(|p| p["slug"] == "-home-alice-notes").unwrap();
         // A parse cache that would pass for the real one, with a marked excerpt.
-        let real = std::fs::read_to_string(site.join(record["parse"].as_str().unwrap())).unwrap();
+        // (One per transcript file: the project has one.)
+        let real = std::fs::read_to_string(site.join(record["parse"][0].as_str().unwrap())).unwrap();
         assert!(real.contains("How many notes did I write in February?"));
         std::fs::write(&outside, real.replace("How many notes did I write in February?", "INJECTED BY A MANIFEST"))
             .unwrap();
-        record["parse"] = json!(if i == 0 { outside.display().to_string() } else { "../outside.json".into() });
+        record["parse"] = json!([if i == 0 { outside.display().to_string() } else { "../outside.json".into() }]);
         std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
         append_turn(&session(&projects), 40 + i as u32);
         let s = render(&projects, &site);
