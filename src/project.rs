@@ -257,9 +257,9 @@ pub(crate) fn parse_opened(
         let complete =
             if at + w.len() as u64 == len { memchr::memrchr(b'\n', w).map_or(0, |i| i + 1) } else { w.len() };
         let p = parse::parse_window(&w[..complete], at, r.done_lines, index, opts);
+        r.done_lines = r.done_lines.saturating_add(p.newlines);
         r.mid.append(p);
         r.done = at + complete as u64;
-        r.done_lines = r.done_lines.saturating_add(parse::newlines(&w[..complete]));
         if complete < w.len() {
             r.tail = parse::parse_window(&w[complete..], r.done, r.done_lines, index, opts);
         }

@@ -232,6 +232,7 @@ impl Base {
             lines: r.head.lines,
             bad_lines: r.head.bad_lines,
             bytes: 0,
+            newlines: r.head.done_lines,
         };
         p.entries.iter_mut().for_each(|e| fix(&mut e.loc));
         p.warnings.iter_mut().for_each(|w| fix(&mut w.loc));

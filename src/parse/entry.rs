@@ -583,8 +583,9 @@ pub fn parse_entry(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json
     if e.kind == Kind::User {
         e.user_kind = classify_user(&e);
         // Only Task/Agent results name an agent: skip parsing the others.
-        if let Some(tur) = r.tool_use_result.filter(|t| memchr::memmem::find(t.get().as_bytes(), b"agentId").is_some())
-        {
+        static AGENT_ID: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"agentId"));
+        if let Some(tur) = r.tool_use_result.filter(|t| AGENT_ID.find(t.get().as_bytes()).is_some()) {
             if let Ok(a) = serde_json::from_str::<RawAgentResult<'_>>(tur.get()) {
                 e.spawned_agent = a.agent_id.into_box().filter(|s| !s.is_empty());
             }

@@ -74,6 +74,9 @@ pub struct ParsedFile {
     pub lines: u64,
     pub bad_lines: u64,
     pub bytes: u64,
+    /// Newlines in the bytes parsed (`u32::MAX` past it): where the line
+    /// numbers of the bytes after them start.
+    pub newlines: u32,
 }
 
 /// Parses the bytes of a whole file. `file` is the file's place in its project.
@@ -96,24 +99,26 @@ pub fn parse_window(window: &[u8], base: u64, lines_before: u32, file: FileId, o
     if window.len() <= PARSE_PIECE {
         return parse_at(window, 0..window.len(), base, lines_before, file, opts);
     }
-    // Piece boundaries just after a newline, with the newlines before each.
+    // Piece boundaries just after a newline. Each piece is parsed with line
+    // numbers from 0, in parallel; they are then moved past the newlines of
+    // the pieces before it (counted by the parse, not by another pass).
     let mut pieces = Vec::new();
-    let (mut start, mut lines) = (0usize, lines_before);
+    let mut start = 0usize;
     while start < window.len() {
         let mut end = (start + PARSE_PIECE).min(window.len());
         if end < window.len() {
             end = memchr::memchr(b'\n', &window[end..]).map_or(window.len(), |i| end + i + 1);
         }
-        pieces.push((start..end, lines));
-        lines = lines.saturating_add(newlines(&window[start..end]));
+        pieces.push(start..end);
         start = end;
     }
     use rayon::prelude::*;
     let parts: Vec<ParsedFile> =
-        pieces.into_par_iter().map(|(range, before)| parse_at(window, range, base, before, file, opts)).collect();
+        pieces.into_par_iter().map(|range| parse_at(window, range, base, 0, file, opts)).collect();
     let mut out = ParsedFile { bytes: window.len() as u64, ..ParsedFile::default() };
     out.entries.reserve_exact(parts.iter().map(|p| p.entries.len()).sum());
-    for p in parts {
+    for mut p in parts {
+        p.shift_lines(lines_before.saturating_add(out.newlines));
         out.append(p);
     }
     out
@@ -133,12 +138,20 @@ impl ParsedFile {
         self.redactions.extend(p.redactions);
         self.lines += p.lines;
         self.bad_lines += p.bad_lines;
+        self.newlines = self.newlines.saturating_add(p.newlines);
     }
-}
 
-/// The newlines in `bytes`, as a line count (`u32::MAX` past it).
-pub fn newlines(bytes: &[u8]) -> u32 {
-    u32::try_from(memchr::memchr_iter(b'\n', bytes).count()).unwrap_or(u32::MAX)
+    /// Moves every line number `by` lines down (what was parsed as the start
+    /// of the bytes follows `by` newlines).
+    fn shift_lines(&mut self, by: u32) {
+        if by == 0 {
+            return;
+        }
+        let shift = |loc: &mut Loc| loc.line = loc.line.saturating_add(by);
+        self.entries.iter_mut().for_each(|e| shift(&mut e.loc));
+        self.warnings.iter_mut().for_each(|w| shift(&mut w.loc));
+        self.redactions.iter_mut().for_each(|(loc, _)| shift(loc));
+    }
 }
 
 /// Parses the lines of `bytes[range]`, where `bytes` is a whole file, `range`
@@ -171,6 +184,9 @@ fn parse_at(
     let mut line_no = lines_before;
     while start < to {
         let end = memchr::memchr(b'\n', &bytes[start..to]).map_or(to, |i| start + i);
+        if end < to {
+            out.newlines = out.newlines.saturating_add(1);
+        }
         line_no = line_no.saturating_add(1);
         let mut line = &bytes[start..end];
         let mut offset = base + start as u64;
@@ -214,6 +230,14 @@ fn parse_at(
     out
 }
 
+/// Whether `line` may hold a surrogate escape (`\ud…`, `\uD…`): one pass
+/// over it for `\u`, rare in what the client writes, by a finder built once.
+fn has_surrogate_escape(line: &[u8]) -> bool {
+    static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
+    ESCAPE.find_iter(line).any(|at| matches!(line.get(at + 2), Some(b'd' | b'D')))
+}
+
 /// What JSON (and `JSON.parse`) skips around a value.
 const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 
@@ -243,8 +267,7 @@ pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<Lin
     }
     // serde_json rejects lone surrogate escapes where it decodes a string, but
     // skips them inside raw values: repair them up front so no text is lost.
-    let has_surrogate_escape = memchr::memmem::find(trimmed.as_bytes(), b"\\ud").is_some()
-        || memchr::memmem::find(trimmed.as_bytes(), b"\\uD").is_some();
+    let has_surrogate_escape = has_surrogate_escape(trimmed.as_bytes());
     let fixed = if has_surrogate_escape { scrub_lone_surrogates(trimmed) } else { None };
     if fixed.is_some() {
         problems.push(LineProblem::LoneSurrogate);
@@ -371,6 +394,8 @@ mod tests {
         assert_eq!(pieces.lines, whole.lines);
         assert_eq!(pieces.bad_lines, whole.bad_lines);
         assert_eq!(pieces.warnings, whole.warnings);
+        let newlines = u32::try_from(big.iter().filter(|b| **b == b'\n').count()).unwrap();
+        assert_eq!((pieces.newlines, whole.newlines), (newlines, newlines));
         let key =
             |p: &ParsedFile| p.entries.iter().map(|e| (e.loc, e.offset, e.len, e.uuid.clone())).collect::<Vec<_>>();
         assert_eq!(key(&pieces), key(&whole));
@@ -385,6 +410,8 @@ mod tests {
             let before = u32::try_from(input[..cut].iter().filter(|b| **b == b'\n').count()).unwrap();
             let a = parse_range(input, 0..cut, 0, file, ParseOptions::default());
             let b = parse_range(input, cut..input.len(), before, file, ParseOptions::default());
+            // The last line has no newline.
+            assert_eq!((a.newlines, a.newlines + b.newlines), (before, whole.newlines), "cut at {cut}");
             let offsets: Vec<(u64, u32, Loc)> =
                 a.entries.iter().chain(&b.entries).map(|e| (e.offset, e.len, e.loc)).collect();
             let expected: Vec<(u64, u32, Loc)> = whole.entries.iter().map(|e| (e.offset, e.len, e.loc)).collect();
