@@ -5,8 +5,8 @@
 //! (`1e400` is `Infinity`) and any nesting depth. cctree reads every line
 //! through this module, in the parse stage (the entry's header, with
 //! [`object!`] structs) and wherever a line is read again as a tree
-//! ([`parse`]: the renderer, `fork`), so the two always agree on what a line
-//! holds:
+//! ([`parse`]: the renderer, `fork`; [`pick::parse_only`]: the parts of a
+//! line a page shows), so they always agree on what a line holds:
 //!
 //! - **Duplicate keys**: the last value wins, in headers ([`object!`]) as in
 //!   trees (`serde_json::Map::insert`).
@@ -26,6 +26,8 @@ use std::borrow::Cow;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+
+pub mod pick;
 
 /// Levels of arrays and objects a tree keeps; deeper containers are kept as
 /// their JSON text (see the module documentation). Equal to the deepest

@@ -163,6 +163,17 @@ impl Project {
         crate::json::parse(&text).map_err(|err| LineError::Json { path: self.path_of(e.loc), line: e.loc.line, err })
     }
 
+    /// The parts of the entry's line that `want` names, read as [`Project::json`]
+    /// reads them, the rest skipped ([`crate::json::pick`]).
+    pub fn json_only(&self, e: &Entry, want: &crate::json::pick::Want) -> Result<serde_json::Value, LineError> {
+        let text = self.line(e)?;
+        crate::json::pick::parse_only(&text, want).map_err(|err| LineError::Json {
+            path: self.path_of(e.loc),
+            line: e.loc.line,
+            err,
+        })
+    }
+
     fn path_of(&self, loc: Loc) -> String {
         self.source.files.get(loc.file).map_or_else(|| "?".into(), |f| f.path.display().to_string())
     }

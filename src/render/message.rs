@@ -7,6 +7,8 @@
 use askama::Template;
 use serde_json::Value;
 
+use crate::json::pick::Want;
+
 use crate::graph::{AgentKind, NodeId};
 use crate::parse::{Entry, Kind, UserKind};
 
@@ -82,8 +84,20 @@ pub struct ForkBranch {
     pub active: bool,
 }
 
+/// An entry's line read whole (for a view that shows all of it), or `null`
+/// with a warning when it cannot be read again.
 fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
     cx.p.project.json(e).map_err(|err| cx.warn(format_args!("{err}"))).unwrap_or(Value::Null)
+}
+
+/// What prompts, replies and tool results show of their line: its
+/// `message.content`.
+const CONTENT: Want = Want::Keys(&[("message", Want::Keys(&[("content", Want::All)]))]);
+
+/// [`parse`] of what a view shows of a line ([`crate::json::pick`]): the
+/// rest of it is skipped, not read into a tree.
+fn parse_only(cx: &PageCtx<'_>, e: &Entry, want: &Want) -> Value {
+    cx.p.project.json_only(e, want).map_err(|err| cx.warn(format_args!("{err}"))).unwrap_or(Value::Null)
 }
 
 /// Renders one item.
@@ -100,7 +114,7 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
     match e.kind {
         Kind::Assistant => assistant(cx, item, &mut v),
         Kind::User => {
-            user(cx, e, &parse(cx, e), &mut v);
+            user(cx, e, &parse_only(cx, e, &CONTENT), &mut v);
             if v.role == "You" {
                 if let Some(caller) = caller(cx, first) {
                     v.role = caller;
@@ -242,7 +256,7 @@ fn caller(cx: &PageCtx<'_>, node: NodeId) -> Option<String> {
 fn spawn_input(cx: &PageCtx<'_>, agent: &crate::graph::Agent) -> Option<Value> {
     let spawn = agent.spawn.as_ref()?;
     let (id, node) = (spawn.tool_use_id.as_deref()?, spawn.use_node?);
-    let json = cx.p.project.json(cx.p.graph().entry(cx.p.entries(), node)).ok()?;
+    let json = cx.p.project.json_only(cx.p.graph().entry(cx.p.entries(), node), &CONTENT).ok()?;
     let blocks = at(Some(&json), &["message", "content"])?.as_array()?;
     blocks.iter().find(|b| str_at(Some(b), &["id"]) == Some(id))?.get("input").cloned()
 }
@@ -266,7 +280,7 @@ fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
                 v.body.push(Block::Anchor(Anchor { id }));
             }
         }
-        let json = parse(cx, e);
+        let json = parse_only(cx, e, &CONTENT);
         let blocks = match at(Some(&json), &["message", "content"]) {
             Some(Value::Array(b)) => b.as_slice(),
             Some(other @ Value::String(_)) => std::slice::from_ref(other),
@@ -295,7 +309,7 @@ fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool
         }
         "redacted_thinking" => note("Thinking (redacted)"),
         "tool_use" => Block::Tool(Box::new(tools::call(cx, b, item))),
-        "tool_result" => Block::Result(tools::standalone_result(cx, b, None)),
+        "tool_result" => Block::Result(tools::standalone_result(cx, b)),
         "image" => cx.image(b.get("source")),
         other => cx.json_details(&format!("{other} block"), b),
     }
@@ -348,8 +362,7 @@ fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
         }
         UserKind::ToolResult => {
             let blocks = content.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
-            let tur = json.get("toolUseResult");
-            let body = blocks.iter().map(|b| Block::Result(tools::standalone_result(cx, b, tur))).collect();
+            let body = blocks.iter().map(|b| Block::Result(tools::standalone_result(cx, b))).collect();
             ("result", "Tool result", body)
         }
         UserKind::Meta | UserKind::Notification | UserKind::OtherMarker => {
@@ -415,7 +428,7 @@ fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> Vec<Block> {
                     out
                 }
                 "image" => vec![cx.image(b.get("source"))],
-                "tool_result" => vec![Block::Result(tools::standalone_result(cx, b, None))],
+                "tool_result" => vec![Block::Result(tools::standalone_result(cx, b))],
                 "document" => {
                     vec![placeholder(format!("document: {}", str_at(Some(b), &["title"]).unwrap_or("attached")))]
                 }

@@ -19,6 +19,7 @@ use askama::Template;
 use serde_json::Value;
 
 use crate::graph::NodeId;
+use crate::json::pick::Want;
 
 use super::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
 use super::html::diff::{diff_html, patch_html};
@@ -250,7 +251,7 @@ pub fn call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> ToolView {
     let id = str_at(Some(b), &["id"]).unwrap_or("");
     let empty = Value::Null;
     let input = b.get("input").unwrap_or(&empty);
-    let res = find_result(cx, id, item);
+    let res = find_result(cx, name, id, item);
     let arg = summary(name, input, res.as_ref().and_then(|r| r.tur.as_ref()));
     let (call, show_result) = call_view(cx, name, id, input, res.as_ref());
     let badge = match &res {
@@ -507,17 +508,51 @@ fn plan_of<'v>(input: &'v Value, tur: Option<&'v Value>) -> &'v str {
         .unwrap_or("")
 }
 
-/// A `tool_result` block shown on its own (its call is on another line or missing).
-pub fn standalone_result(cx: &mut PageCtx<'_>, b: &Value, tur: Option<&Value>) -> StandaloneResult {
+/// A `tool_result` block shown on its own (its call is on another line or
+/// missing): its text and images (without its call, no view of the tool
+/// reads its entry's `toolUseResult`).
+pub fn standalone_result(cx: &mut PageCtx<'_>, b: &Value) -> StandaloneResult {
     let id = str_at(Some(b), &["tool_use_id"]).unwrap_or("");
-    let mut r = result_of(b);
-    r.tur = tur.cloned();
+    let r = result_of(b.clone());
     let g = cx.p.graph();
     let call = g.tools.get(id).and_then(|l| l.use_node).and_then(|n| cx.link(n));
     StandaloneResult { call, body: result_body(cx, "", &r) }
 }
 
-fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<CallResult> {
+/// What the views of a `tool` call ([`summary`], [`call_view`],
+/// [`result_body`]) read of its result's entry: the blocks of its message,
+/// and what they show of its `toolUseResult` — never the rest, such as the
+/// original file of an `Edit` or the file a `Write` repeats.
+fn result_want(tool: &str) -> &'static Want {
+    macro_rules! want {
+        ($($tur:tt)*) => {
+            Want::Keys(&[
+                ("message", Want::Keys(&[("content", Want::All)])),
+                ("toolUseResult", Want::Keys(&[$($tur)*])),
+            ])
+        };
+    }
+    const READ: Want = want!(("file", Want::Keys(&[("content", Want::All)])));
+    const BASH: Want = want!(("stdout", Want::All), ("stderr", Want::All), ("interrupted", Want::All));
+    const EDIT: Want = want!(("structuredPatch", Want::All));
+    const TASK: Want = want!(("task", Want::All));
+    const PLAN: Want = want!(("plan", Want::All));
+    const ANSWERS: Want = want!(("answers", Want::All));
+    const BLOCKS: Want = Want::Keys(&[("message", Want::Keys(&[("content", Want::All)]))]);
+    match tool {
+        "Read" => &READ,
+        "Bash" => &BASH,
+        "Edit" => &EDIT,
+        "TaskCreate" | "TaskGet" => &TASK,
+        "ExitPlanMode" => &PLAN,
+        "AskUserQuestion" => &ANSWERS,
+        _ => &BLOCKS,
+    }
+}
+
+/// The result of call `id` of `tool` (the one `item` absorbs, else on this
+/// page's track, else the first), read from its entry.
+fn find_result(cx: &PageCtx<'_>, tool: &str, id: &str, item: &Item) -> Option<CallResult> {
     let g = cx.p.graph();
     let link = g.tools.get(id)?;
     let same_track = |n: &NodeId| cx.track.is_some_and(|l| cx.p.item_on(l, *n).is_some());
@@ -529,29 +564,35 @@ fn find_result(cx: &PageCtx<'_>, id: &str, item: &Item) -> Option<CallResult> {
         .or_else(|| link.results.first())
         .copied()?;
     let e = g.entry(cx.p.entries(), node);
-    let json: Value = cx.p.project.json(e).map_err(|err| cx.warn(format_args!("{err}"))).ok()?;
-    let blocks = at(Some(&json), &["message", "content"])?.as_array()?;
-    let b = blocks.iter().find(|b| str_at(Some(b), &["tool_use_id"]) == Some(id))?;
-    let mut r = result_of(b);
+    let mut json = cx.p.project.json_only(e, result_want(tool)).map_err(|err| cx.warn(format_args!("{err}"))).ok()?;
+    let blocks = json.get_mut("message")?.get_mut("content")?.as_array_mut()?;
+    let b = blocks.iter_mut().find(|b| str_at(Some(b), &["tool_use_id"]) == Some(id))?;
+    // Its parts are moved out of the tree, not copied.
+    let mut r = result_of(b.take());
     r.node = Some(node);
     r.session = e.session_id.as_deref().unwrap_or("").to_string();
     if e.tool_results.len() == 1 {
-        r.tur = json.get("toolUseResult").cloned();
+        r.tur = json.get_mut("toolUseResult").map(Value::take);
     }
     Some(r)
 }
 
-fn result_of(b: &Value) -> CallResult {
+/// What a `tool_result` block holds: its text (the `text` of its parts),
+/// images, and whether it is an error.
+fn result_of(mut b: Value) -> CallResult {
     let mut r =
         CallResult { is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false), ..CallResult::default() };
-    match b.get("content") {
-        Some(Value::String(s)) => r.text = s.clone(),
+    match b.get_mut("content").map(Value::take) {
+        Some(Value::String(s)) => r.text = s,
         Some(Value::Array(parts)) => {
-            let mut texts = Vec::new();
-            for p in parts {
-                match str_at(Some(p), &["type"]) {
-                    Some("image") => r.images.push(p.get("source").cloned().unwrap_or(Value::Null)),
-                    _ => texts.push(str_at(Some(p), &["text"]).unwrap_or("")),
+            let mut texts = Vec::with_capacity(parts.len());
+            for mut p in parts {
+                match str_at(Some(&p), &["type"]) {
+                    Some("image") => r.images.push(p.get_mut("source").map_or(Value::Null, Value::take)),
+                    _ => texts.push(match p.get_mut("text").map(Value::take) {
+                        Some(Value::String(t)) => t,
+                        _ => String::new(),
+                    }),
                 }
             }
             r.text = texts.join("\n");

@@ -345,6 +345,43 @@ fn what_the_client_reads() -> Vec<Case> {
         must_keep: vec!["The last value of the key wins".into(), "A reply whose text key is repeated".into()],
         ..Case::default()
     });
+    // What a tool call shows of its result's `toolUseResult` (a command's
+    // output, a file read, a task's number), read as the client reads it:
+    // duplicate keys, values of another type, huge numbers, deep siblings.
+    let mut b = good_prefix();
+    b.extend(format!(
+        r#"{{"type":"assistant","uuid":"a2","parentUuid":"a1","sessionId":"s1","timestamp":"{}","message":{{"id":"m2","role":"assistant","model":"claude","content":[{{"type":"text","text":"The calls before the results"}},{{"type":"tool_use","id":"t1","name":"Bash","input":{{"command":"ls"}}}},{{"type":"tool_use","id":"t2","name":"Read","input":{{"file_path":"/a.rs"}}}},{{"type":"tool_use","id":"t3","name":"TaskCreate","input":{{"subject":"Write tests"}}}}]}}}}"#,
+        ts(3)
+    ).as_bytes());
+    b.push(b'\n');
+    let results = [
+        (
+            "t1",
+            r#"{"stdout":"An earlier stdout","stderr":{"not":"text"},"stdout":"The last stdout wins","interrupted":1e400,"deep":DEEP}"#,
+        ),
+        (
+            "t2",
+            r#"{"file":{"content":"An earlier file"},"originalFile":DEEP,"file":{"content":"The last file wins","numLines":123456789012345678901234567890}}"#,
+        ),
+        ("t3", r#"{"task":{"id":"7","subject":"Write tests"},"task":{"id":"8"},"task_id":1e400}"#),
+    ];
+    for (i, (id, tur)) in results.into_iter().enumerate() {
+        let tur = tur.replace("DEEP", &nested(300, r#""Deep beside the result""#));
+        let parent = if i == 0 { "a2".to_string() } else { format!("r{i}") };
+        b.extend(format!(
+            r#"{{"type":"user","uuid":"r{}","parentUuid":"{parent}","sessionId":"s1","timestamp":"{}","toolUseResult":{tur},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":"Output of {id}"}}]}}}}"#,
+            i + 1,
+            ts(4)
+        ).as_bytes());
+        b.push(b'\n');
+    }
+    b.extend(line(reply("a3", "r3", 5, "The reply after the results")));
+    out.push(Case {
+        name: "tool_use_results_as_the_client_reads_them",
+        files: vec![("s1.jsonl".into(), b)],
+        must_keep: vec!["The last stdout wins".into(), "The last file wins".into(), "Output of t3".into()],
+        ..Case::default()
+    });
     out
 }
 
@@ -856,6 +893,25 @@ fn duplicate_keys_are_read_last_value_wins() {
     );
     // No malformed line, and `a2` hangs from `u2` (the last parentUuid), not from `nowhere`.
     assert!(findings.is_empty(), "{findings:?}");
+}
+
+/// A tool call shows what its result's `toolUseResult` holds as the client
+/// reads it, reading only that part of the line: the last of duplicate
+/// keys, nothing for a value of another type, huge numbers and deep parts
+/// beside it harmless.
+#[test]
+fn tool_results_show_the_last_value_of_a_duplicate_key() {
+    let (pages, findings, stderr) = render_case("tool_use_results_as_the_client_reads_them");
+    let page = page_with(&pages, "The calls before the results");
+    for shown in ["The last stdout wins", "The last file wins", "#8 Write tests", "The reply after the results"] {
+        assert!(page.contains(shown), "{shown} is not shown");
+    }
+    for earlier in ["An earlier stdout", "An earlier file", "#7"] {
+        assert!(!pages.iter().any(|p| p.contains(earlier)), "{earlier} is shown");
+    }
+    assert!(!page.contains("Interrupted."), "1e400 is not `true`");
+    assert!(findings.is_empty(), "{findings:?}");
+    assert!(stderr.contains(" 0 warnings"), "{stderr}");
 }
 
 /// 1,000,000 prompts under one answer (rewinds) did not finish in 6
