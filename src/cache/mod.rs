@@ -6,8 +6,9 @@
 //! .cctree-cache/parse/<id>-<file>.json  per transcript file of a project: what was parsed of it ([`parse`])
 //! ```
 //!
-//! The manifest records the renderer's fingerprint (a hash of the executable,
-//! so any change of code, templates or assets invalidates it), the settings
+//! The manifest records the renderer's fingerprint (a hash of its sources
+//! made by `build.rs`, so any change of code, templates, assets, dependencies
+//! or compiler invalidates it), the settings
 //! that shape pages, and per project: a key over everything its pages are made
 //! from (slug, name, the [`Stamp`] of each transcript, side file and sidecar),
 //! what it contributes to the archive index and search index, and every file
@@ -42,16 +43,15 @@ const PARSE_DIR: &str = ".cctree-cache/parse/";
 /// Bump when the layout of the cache changes.
 const FORMAT: u32 = 4;
 
-/// A fingerprint of the renderer: cctree's version and a hash of the running
-/// executable (templates, assets and code are compiled into it).
+/// A fingerprint of the renderer: cctree's version and the hash `build.rs`
+/// made of its sources (code, templates, assets, dependencies, compiler),
+/// all compiled into the executable.
 pub fn code_fingerprint() -> &'static str {
     static FP: OnceLock<String> = OnceLock::new();
     FP.get_or_init(|| {
         let mut h = blake3::Hasher::new();
         h.update(env!("CARGO_PKG_VERSION").as_bytes());
-        if let Some(bytes) = std::env::current_exe().ok().and_then(|p| std::fs::read(p).ok()) {
-            h.update(&bytes);
-        }
+        h.update(env!("CCTREE_CODE_HASH").as_bytes());
         short(h.finalize())
     })
 }
