@@ -19,11 +19,15 @@
 )]
 
 mod client;
+mod codex;
+mod gate;
+mod http;
 mod mock;
 mod model;
 mod record;
 mod scenarios;
 mod time_travel;
+mod tmux;
 
 use std::sync::Mutex;
 
@@ -36,7 +40,7 @@ use time_travel::{assert_system_context, first_appended, fork, history_of_file, 
 /// One scenario at a time: the client is heavy and the TUI timing-sensitive.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -42,3 +42,24 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Copies `entries` (files or folders) of `from` to
+/// `tests/fixtures/<fixtures>/<name>/` (replacing it) when recording: the
+/// Codex and Gemini suites' archives.
+pub fn save_tree(fixtures: &str, name: &str, from: &Path, entries: &[&str]) {
+    if !recording() {
+        return;
+    }
+    let dest = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(fixtures).join(name);
+    let _ = std::fs::remove_dir_all(&dest);
+    for e in entries {
+        let src = from.join(e);
+        if src.is_dir() {
+            copy_tree(&src, &dest.join(e));
+        } else if src.is_file() {
+            std::fs::create_dir_all(dest.join(e).parent().unwrap()).unwrap();
+            std::fs::copy(&src, dest.join(e)).unwrap();
+        }
+    }
+    eprintln!("recorded {}", dest.display());
+}

@@ -1,0 +1,99 @@
+//! A terminal for the Codex and Gemini TUIs: one tmux server of its own
+//! (its socket in the sandbox), 160×50, the client started with exactly the
+//! environment given (`env -i`).
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+pub struct Tmux {
+    socket: std::path::PathBuf,
+}
+
+impl Tmux {
+    /// Starts `argv` in `cwd` with `env` only.
+    pub fn start(root: &Path, cwd: &Path, env: &[(String, String)], argv: &[String]) -> Tmux {
+        let socket = root.join("tmux.sock");
+        let mut cmd = Command::new("tmux");
+        cmd.arg("-S").arg(&socket).args(["-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "50", "-s", "t"]);
+        cmd.arg("-c").arg(cwd).arg("--").arg("env").arg("-i");
+        for (k, v) in env {
+            cmd.arg(format!("{k}={v}"));
+        }
+        cmd.args(argv);
+        let st = cmd.status().expect("tmux (install it: apt-get install tmux)");
+        assert!(st.success(), "tmux new-session failed");
+        Tmux { socket }
+    }
+
+    fn tmux(&self, args: &[&str]) -> Output {
+        Command::new("tmux").arg("-S").arg(&self.socket).args(args).output().expect("tmux")
+    }
+
+    /// The visible screen.
+    pub fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "t"]).stdout).into_owned()
+    }
+
+    /// Sends keys by tmux name (`Enter`, `Escape`, `Left`, `C-u`).
+    pub fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.tmux(&["send-keys", "-t", "t", k]);
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+
+    /// Types text literally, then Enter.
+    pub fn type_line(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "t", "-l", text]);
+        std::thread::sleep(Duration::from_millis(500));
+        self.keys(&["Enter"]);
+    }
+
+    /// Waits until the screen shows `text`; panics with the screen after `secs`.
+    pub fn wait_for(&self, text: &str, secs: u64) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(secs),
+                "the screen never showed {text:?}; it shows:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Waits for `text`, then lets the client settle (write its files).
+    pub fn wait_idle(&self, text: &str, secs: u64) -> String {
+        self.wait_for(text, secs);
+        std::thread::sleep(Duration::from_millis(1000));
+        self.screen()
+    }
+
+    /// Whether the client is still running.
+    pub fn alive(&self) -> bool {
+        self.tmux(&["has-session", "-t", "t"]).status.success()
+    }
+
+    /// Types `command` (`/exit`, `/quit`) and waits for the client to end.
+    pub fn exit(&self, command: &str) {
+        self.type_line(command);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(30) {
+            if !self.alive() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("the client did not exit after {command}:\n{}", self.screen());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
