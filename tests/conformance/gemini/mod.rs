@@ -1,0 +1,247 @@
+//! Conformance with Gemini CLI 0.61.0 (`tests/conformance/gemini/package-lock.json`,
+//! installed by `scripts/install-gemini.sh` on the pinned Node): the real
+//! client driven offline (`-p`, `-r`, and its TUI in tmux) against a mock
+//! Gemini API on loopback. These tests pin what the client writes
+//! (`docs/transcript-format.md`, appendix D); what cctree makes of it is
+//! asserted where the adapter lands. `CCTREE_RECORD_FIXTURES=1` records the
+//! archives into `tests/fixtures/gemini-0.61.0/`.
+
+pub mod client;
+pub mod mock;
+pub mod scenarios;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use client::{Sandbox, load, prompts, records};
+
+fn save(s: &Sandbox, name: &str) {
+    crate::record::save_tree(&format!("gemini-{}", client::VERSION), name, &s.gemini_dir, &["projects.json", "tmp"]);
+}
+
+fn sha256_hex(s: &str) -> String {
+    let out = std::process::Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            std::io::Write::write_all(c.stdin.as_mut().unwrap(), s.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("sha256sum");
+    String::from_utf8_lossy(&out.stdout).split_whitespace().next().unwrap_or("").to_string()
+}
+
+/// A metadata record: `{sessionId, projectHash, startTime, lastUpdated, kind}`.
+fn is_meta(r: &Value) -> bool {
+    r["sessionId"].is_string() && r["projectHash"].is_string()
+}
+
+/// The session file that holds the conversation `id` (the biggest of the
+/// files naming it: resumes leave stubs behind).
+fn main_file(s: &Sandbox, id: &str) -> PathBuf {
+    s.session_files()
+        .into_iter()
+        .filter(|p| records(p)[0]["sessionId"] == id)
+        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap()
+}
+
+fn tool_calls(msgs: &[Value]) -> Vec<&Value> {
+    msgs.iter().flat_map(|m| m["toolCalls"].as_array().into_iter().flatten()).collect()
+}
+
+/// Every record of a session file is metadata, a message (`id`), a `$set`
+/// or a `$rewindTo`.
+fn assert_record_kinds(path: &Path) {
+    for (i, r) in records(path).iter().enumerate() {
+        let known = is_meta(r) || r["id"].is_string() || r["$set"].is_object() || r["$rewindTo"].is_string();
+        assert!(known, "{}:{}: {r}", path.display(), i + 1);
+        if r["id"].is_string() {
+            assert!(["user", "gemini", "info", "error", "warning"].contains(&r["type"].as_str().unwrap_or("")), "{r}");
+        }
+    }
+}
+
+#[test]
+fn gemini_headless_resume_and_sub_agent_write_what_the_format_doc_says() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "headless");
+    let r = scenarios::headless(&s);
+    save(&s, "headless");
+    // Layout: the project's folder is named in projects.json; the metadata
+    // carries the sha256 of the working directory.
+    let project = s.project();
+    assert_eq!(project.file_name().unwrap(), "work", "named after the directory, not hashed");
+    assert_eq!(std::fs::read_to_string(project.join(".project_root")).unwrap().trim(), s.work.display().to_string());
+    let main = main_file(&s, &r.session);
+    let rs = records(&main);
+    assert!(is_meta(&rs[0]) && rs[0]["kind"] == "main");
+    assert_eq!(rs[0]["projectHash"], sha256_hex(&s.work.display().to_string()));
+    let name = main.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("session-") && name.ends_with(&format!("-{}.jsonl", &r.session[..8])), "{name}");
+    for f in s.session_files() {
+        assert_record_kinds(&f);
+    }
+    // Resume appends to the same file: a metadata line, then `$set` of the
+    // whole history, then the new turn; it also leaves a stub file behind.
+    let msgs = load(&main);
+    assert_eq!(prompts(&msgs), r.prompts, "{}", main.display());
+    let resumes: Vec<usize> =
+        rs.iter().enumerate().filter(|(_, x)| x["$set"]["sessionId"] == r.session.as_str()).map(|(i, _)| i).collect();
+    assert_eq!(resumes.len(), 3, "each resume writes `$set {{sessionId}}`");
+    for i in resumes {
+        let list = rs[i + 1]["$set"]["messages"].as_array().expect("then `$set {messages}`");
+        assert!(list.iter().any(|m| m.to_string().contains(&r.prompts[0])), "the whole history");
+    }
+    let stubs: Vec<PathBuf> = s.session_files().into_iter().filter(|p| *p != main).collect();
+    // Stubs are named by the minute they start in: resumes within one minute
+    // share one (or write into the session's own file).
+    assert!((1..=3).contains(&stubs.len()), "at most one stub per resume: {stubs:?}");
+    for stub in &stubs {
+        assert_eq!(records(stub)[0]["sessionId"], r.session.as_str(), "a stub names the resumed session");
+        assert!(records(stub).iter().all(|r| !r["id"].is_string()), "a stub holds no message record");
+        assert!(prompts(&load(stub)).is_empty());
+    }
+    // A reply with tool calls is written twice under one id; the second
+    // carries the calls with their results.
+    let ids: Vec<&str> = rs.iter().filter(|r| r["type"] == "gemini").filter_map(|r| r["id"].as_str()).collect();
+    let twice = ids.iter().filter(|id| ids.iter().filter(|x| x == id).count() == 2).count();
+    assert!(twice >= 2, "replies with calls are rewritten: {ids:?}");
+    let calls = tool_calls(&msgs);
+    let names: Vec<&str> = calls.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    for n in ["run_shell_command", "write_file", "replace", "read_file", "invoke_agent"] {
+        assert!(names.contains(&n), "{n}: {names:?}");
+    }
+    for c in &calls {
+        assert_eq!(c["status"], "success", "{c}");
+        assert!(c["result"][0]["functionResponse"]["id"] == c["id"], "a call's result carries its id: {c}");
+    }
+    let replies: Vec<&Value> = msgs.iter().filter(|m| m["type"] == "gemini").collect();
+    assert!(
+        replies
+            .iter()
+            .all(|m| m["tokens"]["input"].is_number() && m["tokens"]["total"].is_number() && m["model"].is_string())
+    );
+    // The sub-agent: chats/<session id>/<agent session id>.jsonl.
+    let agents: Vec<PathBuf> = std::fs::read_dir(s.chats().join(&r.session))
+        .expect("the sub-agents' folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    let am = records(&agents[0]);
+    assert_eq!(am[0]["kind"], "subagent");
+    assert_eq!(agents[0].file_stem().unwrap().to_string_lossy(), am[0]["sessionId"].as_str().unwrap());
+    let amsgs = load(&agents[0]);
+    assert_eq!(prompts(&amsgs), ["count the files [[sh: ls]]"]);
+    let anames: Vec<&str> = tool_calls(&amsgs).iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(anames, ["run_shell_command", "complete_task"]);
+    // Only the mock's model endpoints, with the fake key.
+    for q in s.mock.requests() {
+        assert!(q.path.starts_with("/v1beta/models/"), "{} {}", q.method, q.path);
+        assert_eq!(q.header("x-goog-api-key"), Some(client::API_KEY));
+    }
+}
+
+#[test]
+fn gemini_tui_rewind_checkpoint_and_compression_write_what_the_format_doc_says() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "tui");
+    let r = scenarios::tui(&s);
+    save(&s, "tui");
+    for f in s.session_files() {
+        assert_record_kinds(&f);
+    }
+    let main = main_file(&s, &r.session);
+    let rs = records(&main);
+    // The rewind: `$rewindTo` names the prompt rewound to, which (with the
+    // turns after it) stays earlier in the file.
+    let rewinds: Vec<usize> =
+        rs.iter().enumerate().filter(|(_, r)| r["$rewindTo"].is_string()).map(|(i, _)| i).collect();
+    assert_eq!(rewinds.len(), 1);
+    let to = rs[rewinds[0]]["$rewindTo"].as_str().unwrap();
+    let target =
+        rs[..rewinds[0]].iter().find(|r| r["id"] == to).expect("the rewound-to message is earlier in the file");
+    assert_eq!(prompts(std::slice::from_ref(target)), ["two [[write: two.txt second]]"], "it names the prompt itself");
+    assert!(rs[..rewinds[0]].iter().any(|r| r.to_string().contains("\"three\"")), "the abandoned turn stays");
+    let msgs = load(&main);
+    let p = prompts(&msgs);
+    assert!(!p.contains(&"three".to_string()) && p.contains(&"two again".to_string()), "{p:?}");
+    let asked =
+        s.main_turns().into_iter().find(|q| mock::prompts_of(q).last().is_some_and(|p| p == "two again")).unwrap();
+    assert_eq!(mock::prompts_of(&asked), ["one [[sh: echo one]]", "two again"]);
+    assert_eq!(
+        mock::shape_of(&asked),
+        ["user:text", "model:fC", "user:fR,fR", "model:text", "user:text"],
+        "after a rewind the client drops the session context and sends the first turn's function response twice"
+    );
+    // The checkpoint: `checkpoint-<tag>.json`, the API history at the time.
+    let cp: Value = serde_json::from_slice(&std::fs::read(s.project().join("checkpoint-snap.json")).unwrap()).unwrap();
+    let texts: Vec<&str> = cp["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["role"] == "user")
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .filter_map(|p| p["text"].as_str())
+        .filter(|t| !t.starts_with('<'))
+        .collect();
+    assert_eq!(texts, ["one [[sh: echo one]]", "two again"]);
+    // Compression: the next request starts from the summary.
+    let after =
+        s.main_turns().into_iter().find(|q| mock::prompts_of(q).last().is_some_and(|p| p == "after compress")).unwrap();
+    let first_text = after.body["contents"][0]["parts"][0]["text"].as_str().unwrap_or("");
+    assert!(
+        after.body.to_string().contains("Summary of the work so far."),
+        "the summary replaces the history: {first_text}"
+    );
+    assert!(!after.body.to_string().contains("lorem lorem lorem"), "the long reply is gone from the request");
+    assert!(
+        msgs.iter().any(|m| m["content"].as_str().is_some_and(|c| c.starts_with("Long reply"))),
+        "but the file keeps it"
+    );
+    assert_eq!(p.last().map(String::as_str), Some("resumed after the rewind"));
+    // The checkpoint copy: a session of its own whose history is the
+    // checkpoint's.
+    let copy = main_file(&s, &r.copy);
+    assert_ne!(r.copy, r.session);
+    let cp_msgs = load(&copy);
+    assert_eq!(
+        prompts(&cp_msgs),
+        ["one [[sh: echo one]]", "two again", "in the checkpoint copy"],
+        "{}",
+        copy.display()
+    );
+    let _ = json!(null);
+    a_truncated_copy_resumes_at_its_checkpoint(&s, &main);
+}
+
+/// What `cctree fork` could write for Gemini: a copy of a session's records
+/// up to a checkpoint under a new session id and file name. `-r <id>` loads
+/// exactly that history and appends to the copy.
+fn a_truncated_copy_resumes_at_its_checkpoint(s: &Sandbox, main: &Path) {
+    let rs = records(main);
+    let reply =
+        rs.iter().position(|r| r["type"] == "gemini" && r["content"] == "Done with: one [[sh: echo one]]").unwrap();
+    let id = "00000000-0000-4000-8000-00000000cc7e";
+    let mut out = String::new();
+    for r in &rs[..=reply] {
+        let mut r = r.clone();
+        if is_meta(&r) {
+            r["sessionId"] = json!(id);
+        }
+        out.push_str(&format!("{r}\n"));
+    }
+    let path = main.with_file_name(format!("session-2026-01-01T00-00-{}.jsonl", &id[..8]));
+    std::fs::write(&path, out).unwrap();
+    s.mock.clear();
+    s.prompt(&["-r", id], "after the cctree copy");
+    let asked = s.main_turns().into_iter().next().expect("a request");
+    assert_eq!(mock::prompts_of(&asked), ["one [[sh: echo one]]", "after the cctree copy"]);
+    assert!(prompts(&load(&path)).ends_with(&["after the cctree copy".to_string()]), "the client appends to the copy");
+    std::fs::remove_file(&path).unwrap();
+}
