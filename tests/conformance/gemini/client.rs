@@ -140,6 +140,8 @@ impl Sandbox {
         argv.extend(args.iter().map(|a| (*a).to_string()));
         let t = Tmux::start(&self.root, &self.work, &self.env(), &argv);
         t.wait_for("Type your message", 60);
+        // The prompt box shows before the client takes input.
+        std::thread::sleep(Duration::from_secs(3));
         t
     }
 

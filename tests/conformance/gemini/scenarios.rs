@@ -31,6 +31,15 @@ fn turn(t: &Tmux, prompt: &str, reply: &str) {
     t.wait_idle(reply, 60);
 }
 
+/// Waits (at most 60 s) until a session file holds `text`.
+fn wait_in_files(s: &Sandbox, text: &str) {
+    let start = std::time::Instant::now();
+    while !s.session_files().iter().any(|p| std::fs::read_to_string(p).unwrap_or_default().contains(text)) {
+        assert!(start.elapsed().as_secs() < 60, "no session file holds {text:?}");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+}
+
 /// Moves a menu's `●` to the line holding `text` (Up first, then Down).
 fn select(t: &Tmux, text: &str) {
     for key in ["Up", "Down"] {
@@ -80,7 +89,10 @@ pub fn tui(s: &Sandbox) -> Tui {
     t.keys(&["C-u"]);
     turn(&t, "two again", "Reply to: two again");
     turn(&t, "/resume save snap", "checkpoint saved");
-    turn(&t, &format!("long [[long: {LONG_WORDS}]]"), "END OF LONG REPLY");
+    // The long reply overflows the screen: wait for it in the session file.
+    t.type_line(&format!("long [[long: {LONG_WORDS}]]"));
+    wait_in_files(s, "END OF LONG REPLY");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     turn(&t, "after long", "Reply to: after long");
     t.type_line("/compress");
     let start = std::time::Instant::now();
