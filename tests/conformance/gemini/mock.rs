@@ -3,7 +3,8 @@
 //! `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` answers one
 //! SSE event holding a whole `GenerateContentResponse`;
 //! `:generateContent` answers it as JSON; `:countTokens` answers
-//! `{"totalTokens": …}`; anything else `200 {}`. The reply is chosen from
+//! `{"totalTokens": …}`; anything else `200 {}`. Token counts are a quarter
+//! of the request's bytes. The reply is chosen from
 //! the request:
 //!
 //! | request | reply |
@@ -15,7 +16,7 @@
 //! | contents ending with function responses | `Done with: <the turn's prompt>` |
 //! | a prompt with `[[sh: CMD]]` | a `run_shell_command` call per directive |
 //! | `[[write: PATH TEXT]]`, `[[read: PATH]]`, `[[edit: PATH OLD=>NEW]]` | `write_file`, `read_file`, `replace` |
-//! | `[[long: N]]` | `Long reply:`, N words, `END OF LONG REPLY` |
+//! | `[[long: N]]` | `Long reply:`, N numbered words, `END OF LONG REPLY` |
 //! | `[[agent: TASK]]` | an `invoke_agent` call of the `generalist` agent (`((sh: …))` in TASK becomes `[[sh: …]]`) |
 //! | any other prompt | `Reply to: <the prompt's last line>` |
 
@@ -30,8 +31,11 @@ pub fn start() -> Server {
     let counter = Arc::new(AtomicU32::new(0));
     Server::start(Arc::new(move |req: &Request| {
         let route = req.route().to_string();
+        // Tokens: a quarter of the request's bytes (the client compares
+        // counts before and after a compression).
+        let tokens = req.body.to_string().len() / 4;
         if route.ends_with(":countTokens") {
-            return Reply::Json(json!({"totalTokens": 100}));
+            return Reply::Json(json!({"totalTokens": tokens}));
         }
         if !is_turn(req) {
             return Reply::Json(json!({}));
@@ -39,7 +43,7 @@ pub fn start() -> Server {
         let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
         let resp = json!({
             "candidates": [{"content": {"role": "model", "parts": parts(&req.body)}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 5, "cachedContentTokenCount": 20, "totalTokenCount": 105},
+            "usageMetadata": {"promptTokenCount": tokens, "candidatesTokenCount": 5, "cachedContentTokenCount": 20, "totalTokenCount": tokens + 5},
             "modelVersion": "gemini-mock",
             "responseId": format!("mock{n:04}"),
         });
@@ -157,7 +161,9 @@ fn parts(req: &Value) -> Vec<Value> {
         ));
     }
     if let Some(n) = directives(&prompt, "long").first().and_then(|n| n.parse::<usize>().ok()) {
-        return text(format!("Long reply: {} END OF LONG REPLY", vec!["lorem"; n].join(" ")));
+        // Numbered words: a repeated one trips the client's loop detection.
+        let words: Vec<String> = (1..=n).map(|i| format!("word{i}")).collect();
+        return text(format!("Long reply: {} END OF LONG REPLY", words.join(" ")));
     }
     for task in directives(&prompt, "agent") {
         out.push(call(

@@ -32,10 +32,10 @@ fn turn(t: &Tmux, prompt: &str, reply: &str) {
 }
 
 /// Waits (at most 60 s) until a session file holds `text`.
-fn wait_in_files(s: &Sandbox, text: &str) {
+fn wait_in_files(s: &Sandbox, t: &Tmux, text: &str) {
     let start = std::time::Instant::now();
     while !s.session_files().iter().any(|p| std::fs::read_to_string(p).unwrap_or_default().contains(text)) {
-        assert!(start.elapsed().as_secs() < 60, "no session file holds {text:?}");
+        assert!(start.elapsed().as_secs() < 60, "no session file holds {text:?}; the screen:\n{}", t.screen());
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
 }
@@ -91,7 +91,7 @@ pub fn tui(s: &Sandbox) -> Tui {
     turn(&t, "/resume save snap", "checkpoint saved");
     // The long reply overflows the screen: wait for it in the session file.
     t.type_line(&format!("long [[long: {LONG_WORDS}]]"));
-    wait_in_files(s, "END OF LONG REPLY");
+    wait_in_files(s, &t, "END OF LONG REPLY");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     turn(&t, "after long", "Reply to: after long");
     t.type_line("/compress");
