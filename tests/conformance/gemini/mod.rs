@@ -41,11 +41,13 @@ fn is_meta(r: &Value) -> bool {
 /// The session file that holds the conversation `id` (the biggest of the
 /// files naming it: resumes leave stubs behind).
 fn main_file(s: &Sandbox, id: &str) -> PathBuf {
-    s.session_files()
+    let files = s.session_files();
+    let names: Vec<String> = files.iter().map(|p| format!("{} {}", p.display(), records(p)[0]["sessionId"])).collect();
+    files
         .into_iter()
         .filter(|p| records(p)[0]["sessionId"] == id)
         .max_by_key(|p| std::fs::metadata(p).unwrap().len())
-        .unwrap()
+        .unwrap_or_else(|| panic!("no session file of {id}: {names:#?}"))
 }
 
 fn tool_calls(msgs: &[Value]) -> Vec<&Value> {
@@ -168,9 +170,8 @@ fn gemini_tui_rewind_checkpoint_and_compression_write_what_the_format_doc_says()
         rs[..rewinds[0]].iter().find(|r| r["id"] == to).expect("the rewound-to message is earlier in the file");
     assert_eq!(prompts(std::slice::from_ref(target)), ["two [[write: two.txt second]]"], "it names the prompt itself");
     assert!(rs[..rewinds[0]].iter().any(|r| r.to_string().contains("\"three\"")), "the abandoned turn stays");
-    let msgs = load(&main);
-    let p = prompts(&msgs);
-    assert!(!p.contains(&"three".to_string()) && p.contains(&"two again".to_string()), "{p:?}");
+    let after_rewind = rs[rewinds[0] + 1]["$set"]["messages"].as_array().expect("then `$set {messages}`");
+    assert_eq!(prompts(after_rewind), ["one [[sh: echo one]]"], "the list without the abandoned turns");
     let asked =
         s.main_turns().into_iter().find(|q| mock::prompts_of(q).last().is_some_and(|p| p == "two again")).unwrap();
     assert_eq!(mock::prompts_of(&asked), ["one [[sh: echo one]]", "two again"]);
@@ -200,11 +201,20 @@ fn gemini_tui_rewind_checkpoint_and_compression_write_what_the_format_doc_says()
         "the summary replaces the history: {first_text}"
     );
     assert!(!after.body.to_string().contains("word100 word101"), "the long reply is gone from the request");
-    assert!(
-        msgs.iter().any(|m| m["content"].as_str().is_some_and(|c| c.starts_with("Long reply"))),
-        "but the file keeps it"
-    );
-    assert_eq!(p.last().map(String::as_str), Some("resumed after the rewind"));
+    // The compression rewrites the message list (`$set`): the session now
+    // loads as the summary and the turns kept; the turns before it are
+    // earlier in the file only.
+    let msgs = load(&main);
+    assert_eq!(prompts(&msgs), ["after long", "after compress", "resumed after the rewind"]);
+    let summary = msgs
+        .iter()
+        .position(|m| m.to_string().contains("Summary of the work so far."))
+        .expect("the summary is a message");
+    let kept = msgs.iter().position(|m| m.to_string().contains("after long")).unwrap();
+    assert!(summary < kept, "the summary comes before the turns kept");
+    let long = |r: &Value| r["content"].as_str().is_some_and(|c| c.starts_with("Long reply"));
+    assert!(rs.iter().any(long), "the file keeps the long reply");
+    assert!(rs.iter().any(|r| r["id"].is_string() && r.to_string().contains("one [[sh: echo one]]")));
     // The checkpoint copy: a session of its own whose history is the
     // checkpoint's.
     let copy = main_file(&s, &r.copy);
