@@ -94,14 +94,14 @@ fn gemini_headless_resume_and_sub_agent_write_what_the_format_doc_says() {
     let resumes: Vec<usize> =
         rs.iter().enumerate().filter(|(_, x)| x["$set"]["sessionId"] == r.session.as_str()).map(|(i, _)| i).collect();
     assert_eq!(resumes.len(), 3, "each resume writes `$set {{sessionId}}`");
-    for i in resumes {
+    for &i in &resumes {
         let list = rs[i + 1]["$set"]["messages"].as_array().expect("then `$set {messages}`");
         assert!(list.iter().any(|m| m.to_string().contains(&r.prompts[0])), "the whole history");
     }
     let stubs: Vec<PathBuf> = s.session_files().into_iter().filter(|p| *p != main).collect();
     // Stubs are named by the minute they start in: resumes within one minute
     // share one (or write into the session's own file).
-    assert!((1..=3).contains(&stubs.len()), "at most one stub per resume: {stubs:?}");
+    assert!(stubs.len() <= 3, "at most one stub per resume: {stubs:?}");
     for stub in &stubs {
         assert_eq!(records(stub)[0]["sessionId"], r.session.as_str(), "a stub names the resumed session");
         assert!(records(stub).iter().all(|r| !r["id"].is_string()), "a stub holds no message record");
@@ -112,7 +112,22 @@ fn gemini_headless_resume_and_sub_agent_write_what_the_format_doc_says() {
     let ids: Vec<&str> = rs.iter().filter(|r| r["type"] == "gemini").filter_map(|r| r["id"].as_str()).collect();
     let twice = ids.iter().filter(|id| ids.iter().filter(|x| x == id).count() == 2).count();
     assert!(twice >= 2, "replies with calls are rewritten: {ids:?}");
-    let calls = tool_calls(&msgs);
+    // Tool calls are read from the records: the whole-history `$set` of a
+    // resume rewrites earlier replies into API form (a `gemini` message whose
+    // content holds the `functionCall`, then a `user` message `<id>_response`
+    // holding the `functionResponse`), without `toolCalls`.
+    let first_set = rs[resumes[0] + 1]["$set"]["messages"].as_array().unwrap();
+    let reply = first_set
+        .iter()
+        .find(|m| m["type"] == "gemini" && m.to_string().contains("functionCall"))
+        .expect("a reply with a call");
+    assert!(reply["toolCalls"].is_null(), "{reply}");
+    let response_id = format!("{}_response", reply["id"].as_str().unwrap());
+    assert!(
+        first_set.iter().any(|m| m["id"] == response_id.as_str() && m["type"] == "user"),
+        "the response is `<reply id>_response`: {first_set:?}"
+    );
+    let calls = tool_calls(&rs);
     let names: Vec<&str> = calls.iter().map(|c| c["name"].as_str().unwrap()).collect();
     for n in ["run_shell_command", "write_file", "replace", "read_file", "invoke_agent"] {
         assert!(names.contains(&n), "{n}: {names:?}");
@@ -121,7 +136,7 @@ fn gemini_headless_resume_and_sub_agent_write_what_the_format_doc_says() {
         assert_eq!(c["status"], "success", "{c}");
         assert!(c["result"][0]["functionResponse"]["id"] == c["id"], "a call's result carries its id: {c}");
     }
-    let replies: Vec<&Value> = msgs.iter().filter(|m| m["type"] == "gemini").collect();
+    let replies: Vec<&Value> = rs.iter().filter(|m| m["type"] == "gemini").collect();
     assert!(
         replies
             .iter()
@@ -215,19 +230,20 @@ fn gemini_tui_rewind_checkpoint_and_compression_write_what_the_format_doc_says()
     let long = |r: &Value| r["content"].as_str().is_some_and(|c| c.starts_with("Long reply"));
     assert!(rs.iter().any(long), "the file keeps the long reply");
     assert!(rs.iter().any(|r| r["id"].is_string() && r.to_string().contains("one [[sh: echo one]]")));
-    // The checkpoint copy: a session of its own whose history is the
-    // checkpoint's.
-    let copy = main_file(&s, &r.copy);
-    assert_ne!(r.copy, r.session);
-    let cp_msgs = load(&copy);
+    a_truncated_copy_resumes_at_its_checkpoint(&s, &main);
+    // The checkpoint, loaded into a new TUI session, goes on there. (A new
+    // TUI session has been seen to delete every file of the session resumed
+    // before it, stub included; not on every run: appendix D.)
+    let copy_id = scenarios::checkpoint_copy(&s);
+    save(&s, "checkpoint-copy");
+    assert_ne!(copy_id, r.session);
+    let copy = main_file(&s, &copy_id);
     assert_eq!(
-        prompts(&cp_msgs),
+        prompts(&load(&copy)),
         ["one [[sh: echo one]]", "two again", "in the checkpoint copy"],
         "{}",
         copy.display()
     );
-    let _ = json!(null);
-    a_truncated_copy_resumes_at_its_checkpoint(&s, &main);
 }
 
 /// What `cctree fork` could write for Gemini: a copy of a session's records

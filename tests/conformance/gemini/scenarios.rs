@@ -55,8 +55,6 @@ fn select(t: &Tmux, text: &str) {
 
 pub struct Tui {
     pub session: String,
-    /// The session that loaded the checkpoint.
-    pub copy: String,
 }
 
 /// The words of the long reply that makes compression worth it.
@@ -65,8 +63,7 @@ pub const LONG_WORDS: usize = 2000;
 /// The TUI: a shell call, a `write_file`, a plain prompt; `/rewind` to the
 /// second prompt ("Rewind conversation") and a new second prompt; `/resume
 /// save snap`; a long reply and a prompt; `/compress`; a prompt; `/quit`. Then `-r
-/// latest -p`; then a new TUI session that loads the checkpoint (`/resume
-/// resume snap`) and goes on.
+/// latest -p`.
 pub fn tui(s: &Sandbox) -> Tui {
     let t = s.tui(&[]);
     turn(&t, "one [[sh: echo one]]", "Done with: one");
@@ -112,18 +109,22 @@ pub fn tui(s: &Sandbox) -> Tui {
     let main = s.session_files().into_iter().max_by_key(|p| std::fs::metadata(p).unwrap().len()).unwrap();
     let session = records(&main)[0]["sessionId"].as_str().unwrap().to_string();
     s.prompt(&["-r", "latest"], "resumed after the rewind");
+    Tui { session }
+}
+
+/// A new TUI session that loads the checkpoint (`/resume resume snap`) and
+/// goes on; returns its session id.
+pub fn checkpoint_copy(s: &Sandbox) -> String {
     let before = s.session_files();
     let t = s.tui(&[]);
     turn(&t, "/resume resume snap", "two again");
     turn(&t, "in the checkpoint copy", "Reply to: in the checkpoint copy");
     t.exit("/quit");
     drop(t);
-    let copy = s
-        .session_files()
+    s.session_files()
         .into_iter()
-        .filter(|p| !before.contains(p) || records(p).iter().any(|r| r.to_string().contains("in the checkpoint copy")))
+        .filter(|p| !before.contains(p))
         .find(|p| records(p).iter().any(|r| r.to_string().contains("in the checkpoint copy")))
         .map(|p| records(&p)[0]["sessionId"].as_str().unwrap().to_string())
-        .expect("the checkpoint copy's session");
-    Tui { session, copy }
+        .expect("the checkpoint copy's session")
 }
