@@ -115,6 +115,8 @@ stream_max_retries = 0
 [features]
 daemon_auto_start = false
 multi_agent_v2 = true
+plugins = false
+remote_plugin = false
 
 [analytics]
 enabled = false
@@ -130,6 +132,7 @@ trust_level = "trusted"
 
 [tui]
 screen_reader_detection_done = true
+show_tooltips = false
 
 [tui.model_availability_nux]
 "gpt-6.1-sol" = 1
