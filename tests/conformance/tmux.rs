@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 pub struct Tmux {
     socket: std::path::PathBuf,
+    /// The pane's process, leader of its process group.
+    pid: Option<u32>,
 }
 
 impl Tmux {
@@ -23,7 +25,12 @@ impl Tmux {
         cmd.args(argv);
         let st = cmd.status().expect("tmux (install it: apt-get install tmux)");
         assert!(st.success(), "tmux new-session failed");
-        Tmux { socket }
+        let mut t = Tmux { socket, pid: None };
+        t.pid = String::from_utf8_lossy(&t.tmux(&["list-panes", "-t", "t", "-F", "#{pane_pid}"]).stdout)
+            .trim()
+            .parse()
+            .ok();
+        t
     }
 
     fn tmux(&self, args: &[&str]) -> Output {
@@ -93,7 +100,12 @@ impl Tmux {
 }
 
 impl Drop for Tmux {
+    /// Ends the client's process group too: Gemini CLI (Node) outlives the
+    /// hang-up that ending the tmux server sends.
     fn drop(&mut self) {
+        if let Some(pid) = self.pid.filter(|_| self.alive()) {
+            let _ = Command::new("kill").args(["-TERM", "--", &format!("-{pid}")]).status();
+        }
         let _ = self.tmux(&["kill-server"]);
     }
 }
