@@ -44,3 +44,64 @@ pub fn report(inputs: &[PathBuf]) -> Report {
 pub fn cctree() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_cctree"))
 }
+
+/// What a command wrote on a terminal (its stderr, a pseudo-terminal of 120
+/// columns) and on its stdout (a pipe), and how it ended.
+#[cfg(unix)]
+pub struct OnTerminal {
+    pub status: std::process::ExitStatus,
+    pub terminal: String,
+    pub stdout: Vec<u8>,
+}
+
+/// Runs `cmd` with its stderr on a pseudo-terminal (stdin closed, stdout a
+/// pipe), as a user at a terminal who redirects the output would: what
+/// cctree draws only on a terminal (the progress bar, colours) shows.
+#[cfg(unix)]
+pub fn on_terminal(cmd: &mut std::process::Command) -> OnTerminal {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+    use std::io::Read;
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pseudo-terminal");
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let size = rustix::termios::Winsize { ws_row: 40, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
+    rustix::termios::tcsetwinsize(&master, size).unwrap();
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name.as_bytes()))
+        .unwrap();
+    let mut master = std::fs::File::from(master);
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        // Ends with EIO once the command (the last holder of the terminal) exits.
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        out
+    });
+    let child = cmd
+        .env("TERM", "xterm-256color")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(slave)
+        .spawn()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    // The command's copy of the terminal is closed once `cmd` is dropped.
+    drop(std::mem::replace(cmd, std::process::Command::new("true")));
+    let terminal = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+    OnTerminal { status: out.status, terminal, stdout: out.stdout }
+}
+
+/// The colour sequences (SGR: `ESC [ … m`) in `text`.
+pub fn colours(text: &str) -> usize {
+    text.match_indices("\x1b[")
+        .filter(|(i, _)| text[i + 2..].chars().find(|c| !(c.is_ascii_digit() || *c == ';')) == Some('m'))
+        .count()
+}
