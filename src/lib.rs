@@ -8,7 +8,9 @@
 //! [`cache`]). Only `render` knows HTML; only `build` writes the site; only
 //! [`run`](mod@run) knows the command line. [`sync`] keeps an append-only
 //! archive of the transcripts that every command reads like
-//! `~/.claude/projects`; [`export`] writes one conversation as one file. Every cap and threshold is in [`limits`].
+//! `~/.claude/projects`; [`export`] writes one conversation as one file. Every cap and threshold is in [`limits`];
+//! files written whole (temporary file, fsync, rename) and paths compared are
+//! in [`files`].
 //!
 //! "transcript-format §N" in the code is `docs/transcript-format.md`, the
 //! repository's reference of what Claude Code writes (kept true by the
@@ -21,6 +23,7 @@ pub mod cli;
 pub mod discover;
 pub mod driver;
 pub mod export;
+pub mod files;
 pub mod fork;
 pub mod graph;
 pub mod id;

@@ -1,14 +1,13 @@
 //! One output file (`cctree export -o FILE`): written beside its path and
-//! renamed over it, so the file is whole or absent at every instant; never
-//! inside the input, never through a symbolic link, never over a file cctree
-//! did not write.
+//! renamed over it ([`crate::files::Pending`]), so the file is whole or
+//! absent at every instant; never inside the input, never through a symbolic
+//! link, never over a file cctree did not write.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::output::resolve;
+use crate::files::{Access, resolve};
 
 /// Why cctree refuses or fails to write an output file. Each says what to do.
 #[derive(Debug, thiserror::Error)]
@@ -34,7 +33,7 @@ pub enum FileError {
 /// Writes `bytes` to `target`: refused inside any of `inputs`, over a
 /// directory or a link, or over an existing file that does not carry `mark`
 /// in its first bytes (a file cctree wrote); else written to a temporary
-/// file beside it (`.<name>.cctree-tmp-<pid>`), flushed, and renamed over it.
+/// file beside it, flushed to disk, and renamed over it.
 pub fn write_file<'a>(
     target: &Path,
     inputs: impl IntoIterator<Item = &'a Path>,
@@ -42,30 +41,14 @@ pub fn write_file<'a>(
     bytes: &[u8],
 ) -> Result<(), FileError> {
     check_outside(target, inputs)?;
-    let name = target.file_name().ok_or_else(|| FileError::NoName(target.to_path_buf()))?;
     match std::fs::symlink_metadata(target) {
         Ok(m) if m.file_type().is_symlink() => return Err(FileError::Symlink(target.to_path_buf())),
         Ok(m) if m.is_dir() => return Err(FileError::Directory(target.to_path_buf())),
         Ok(_) if !carries(target, mark) => return Err(FileError::NotOurs(target.to_path_buf())),
         _ => {}
     }
-    let unwritable = |error| FileError::Unwritable { target: target.to_path_buf(), error };
-    let parent = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let tmp = parent.join(format!(".{}.cctree-tmp-{}", name.to_string_lossy(), std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create_new(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, target)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(unwritable(e));
-    }
-    Ok(())
+    crate::files::write(target, bytes, Access::Default)
+        .map_err(|error| FileError::Unwritable { target: target.to_path_buf(), error })
 }
 
 /// Refuses an output file inside one of the `inputs` (or with no file name).

@@ -265,8 +265,8 @@ impl OutputDir {
 
 /// Refuses an output directory inside one of the `inputs`, or an input inside it.
 pub fn check_apart<'a>(output: &Path, inputs: impl IntoIterator<Item = &'a Path>) -> Result<(), OutputError> {
-    let out = resolve(output);
-    for input in inputs.into_iter().map(resolve) {
+    let out = crate::files::resolve(output);
+    for input in inputs.into_iter().map(crate::files::resolve) {
         if out.starts_with(&input) {
             return Err(OutputError::InsideInput { output: output.to_path_buf(), input });
         }
@@ -275,29 +275,6 @@ pub fn check_apart<'a>(output: &Path, inputs: impl IntoIterator<Item = &'a Path>
         }
     }
     Ok(())
-}
-
-/// An absolute, symlink-resolved form of `p`, even if it does not exist yet.
-pub(super) fn resolve(p: &Path) -> PathBuf {
-    let abs = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
-    let mut existing = abs.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(c) = existing.canonicalize() {
-            let mut out = c;
-            for r in rest.iter().rev() {
-                out.push(r);
-            }
-            return out;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return abs,
-        }
-    }
 }
 
 /// Exchanges two directories atomically (`renameat2(RENAME_EXCHANGE)`).

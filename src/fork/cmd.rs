@@ -11,6 +11,7 @@ use super::drift::Reference;
 use super::history;
 use super::plan::{Inputs, Plan, plan};
 use super::target::resolve;
+use crate::files::{Access, Pending};
 use crate::limits::DRIFT_SHOWN;
 
 /// What `cctree fork` is asked to do.
@@ -50,8 +51,9 @@ pub fn run(req: &ForkRequest) -> Result<Plan> {
     Ok(plan)
 }
 
-/// Writes the plan: a temp file in the project directory, then a no-clobber
-/// link to the final name. Never touches an existing file.
+/// Writes the plan: a temporary file in the project directory, fsynced,
+/// then moved to the final name only if nothing is there
+/// ([`crate::files::Pending::commit_new`]). Never touches an existing file.
 /// Then links the backups of its code checkpoints into the client's
 /// `file-history/<new id>/`; returns notes about backups it could not link.
 pub fn write(plan: &Plan) -> Result<Vec<String>> {
@@ -59,24 +61,22 @@ pub fn write(plan: &Plan) -> Result<Vec<String>> {
     if plan.path.exists() {
         bail!("{} already exists; refusing to overwrite", plan.path.display());
     }
-    let tmp = dir.join(format!(".{}.jsonl.cctree-tmp", plan.new_session_id));
-    let result = write_tmp(&tmp, plan).and_then(|()| publish(&tmp, &plan.path));
-    if tmp.exists() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result?;
+    let mut pending = Pending::new(&plan.path, Access::Default)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    write_lines(pending.file(), plan).with_context(|| format!("cannot write {}", pending.path().display()))?;
+    pending.commit_new().map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => {
+            anyhow::anyhow!("{} already exists; refusing to overwrite", plan.path.display())
+        }
+        _ => anyhow::Error::new(e).context(format!("cannot create {}", plan.path.display())),
+    })?;
     Ok(match history::history_root(dir) {
         Some(root) => history::link(&root, &plan.new_session_id, &plan.backups),
         None => Vec::new(),
     })
 }
 
-fn write_tmp(tmp: &Path, plan: &Plan) -> Result<()> {
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(tmp)
-        .with_context(|| format!("cannot create {}", tmp.display()))?;
+fn write_lines(file: &mut std::fs::File, plan: &Plan) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(file);
     for l in plan.sources.iter().chain(&plan.history) {
         w.write_all(&l.bytes)?;
@@ -84,27 +84,7 @@ fn write_tmp(tmp: &Path, plan: &Plan) -> Result<()> {
     }
     w.write_all(plan.metadata.as_bytes())?;
     w.write_all(b"\n")?;
-    let file = w.into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()?;
-    Ok(())
-}
-
-/// Moves the temp file to its final name without ever replacing a file: a
-/// hard link fails if the name exists; where links are unsupported, rename
-/// after checking the name is free.
-fn publish(tmp: &Path, path: &Path) -> Result<()> {
-    match std::fs::hard_link(tmp, path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            bail!("{} already exists; refusing to overwrite", path.display())
-        }
-        Err(_) => {
-            if path.exists() {
-                bail!("{} already exists; refusing to overwrite", path.display());
-            }
-            std::fs::rename(tmp, path).with_context(|| format!("cannot create {}", path.display()))
-        }
-    }
+    w.flush()
 }
 
 /// The human-readable report.

@@ -1,7 +1,8 @@
 //! The file system operations of a sync, each safe to interrupt.
 //!
-//! - a new file is written to `.<name>.cctree-tmp-<pid>` beside its place,
-//!   fsynced and renamed into place: the archive has the whole file or none;
+//! - a new file is written to a temporary file beside its place
+//!   ([`crate::files::Pending`], private to the user), fsynced and renamed
+//!   into place: the archive has the whole file or none;
 //! - an append writes whole lines at the end of the archived file and fsyncs
 //!   it: a kill in the middle leaves part of a line, which the next run
 //!   completes (the archived bytes are still the start of the source);
@@ -21,11 +22,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
 
+use crate::files::{Access, Pending};
+
 /// Test hook: `abort:N` aborts the sync at its N-th write step.
 pub const FAULT_ENV: &str = "CCTREE_TEST_SYNC_FAULT";
 
 const CHUNK: usize = 256 * 1024;
-const TEMP_MARK: &str = ".cctree-tmp-";
 
 static STEPS: AtomicUsize = AtomicUsize::new(0);
 
@@ -76,35 +78,33 @@ pub fn create_dir_private(dir: &Path) -> Result<()> {
     b.create(dir).with_context(|| format!("cannot create {}: check the archive's parent is writable", dir.display()))
 }
 
-fn create_private(path: &Path) -> std::io::Result<File> {
-    let mut o = OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
-    o.open(path)
+/// A temporary file beside `path` (its directory made first), private to the user.
+fn pending(path: &Path) -> Result<Pending> {
+    if let Some(dir) = path.parent() {
+        create_dir_private(dir)?;
+    }
+    Pending::new(path, Access::Private)
+        .with_context(|| format!("cannot create a temporary file beside {}", path.display()))
 }
 
-/// The temporary name of a file being written at `dst`.
-pub fn temp_path(dst: &Path) -> PathBuf {
-    let name = dst.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    dst.with_file_name(format!(".{name}{TEMP_MARK}{}", std::process::id()))
-}
-
-/// A temporary file a killed sync left behind.
-pub fn is_temp(name: &str) -> bool {
-    name.starts_with('.') && name.contains(TEMP_MARK)
+/// Moves a complete temporary file into place (a write step).
+fn commit(p: Pending, path: &Path) -> Result<()> {
+    if step() {
+        die();
+    }
+    let tmp = p.path().to_path_buf();
+    p.commit().with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
 }
 
 /// Writes `bytes` as the whole new content of `path` (temporary file, fsync, rename).
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        create_dir_private(dir)?;
-    }
-    let tmp = temp_path(path);
-    let _ = std::fs::remove_file(&tmp);
-    let mut f = create_private(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    f.write_all(bytes).and_then(|()| f.sync_all()).with_context(|| format!("cannot write {}", tmp.display()))?;
-    rename(&tmp, path)
+    let mut p = pending(path)?;
+    let tmp = p.path().to_path_buf();
+    p.file()
+        .write_all(bytes)
+        .and_then(|()| p.file().sync_all())
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    commit(p, path)
 }
 
 fn rename(from: &Path, to: &Path) -> Result<()> {
@@ -199,20 +199,11 @@ fn copy_range(src: &mut Source<'_>, from: u64, upto: u64, out: &mut File, out_pa
 
 /// Writes bytes `0..upto` of `src` as the new file `dst`; newlines copied.
 pub fn copy_new(src: &mut Source<'_>, upto: u64, dst: &Path) -> Result<u64> {
-    if let Some(dir) = dst.parent() {
-        create_dir_private(dir)?;
-    }
-    let tmp = temp_path(dst);
-    let _ = std::fs::remove_file(&tmp);
-    let mut out = create_private(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    let lines = match copy_range(src, 0, upto, &mut out, &tmp) {
-        Ok(n) => n,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    rename(&tmp, dst)?;
+    let mut p = pending(dst)?;
+    let tmp = p.path().to_path_buf();
+    // On an error the temporary file is removed with `p`.
+    let lines = copy_range(src, 0, upto, p.file(), &tmp)?;
+    commit(p, dst)?;
     Ok(lines)
 }
 
@@ -261,6 +252,5 @@ mod tests {
         assert_eq!(hash_prefix(&mut f, 8).unwrap(), Some(whole));
         assert_eq!(hash_prefix(&mut f, 99).unwrap(), None);
         assert_eq!(count_lines(&mut f, 0, 20).unwrap(), 2);
-        assert!(is_temp(temp_path(&p).file_name().unwrap().to_str().unwrap()));
     }
 }

@@ -141,7 +141,7 @@ fn wait_for_lock(_f: &File, _archive: &Path) -> std::io::Result<()> {
 pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let start = Instant::now();
     let source = resolve_source(opts.input.as_deref())?;
-    let archive = scan::resolve(&opts.archive);
+    let archive = crate::files::resolve(&opts.archive);
     let roots = scan::roots(&source, &archive)?;
     let _lock = if opts.dry_run { None } else { Some(lock_archive(&archive)?) };
     let loaded = Record::load(&archive)?;

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::fsops;
 use super::record::{STATE_DIR, Tree};
 use crate::discover;
+use crate::files::resolve;
 
 /// One tree mirrored into the archive.
 #[derive(Debug, Clone)]
@@ -98,27 +98,6 @@ fn sessions_of(project: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-/// An absolute, symlink-resolved form of `p`, even if it does not exist yet.
-pub fn resolve(p: &Path) -> PathBuf {
-    let abs = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
-    let mut existing = abs.as_path();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(c) = existing.canonicalize() {
-            let mut out = c;
-            out.extend(rest.iter().rev());
-            return out;
-        }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                existing = parent;
-            }
-            _ => return abs,
-        }
-    }
-}
-
 fn check_apart(roots: &[Root], archive: &Path) -> Result<()> {
     let mut targets = vec![resolve(archive)];
     targets.extend(roots.iter().map(|r| resolve(&r.archive)));
@@ -190,7 +169,7 @@ fn list_archive(root: &Root, l: &mut Listing) {
         }
         let name = entry.file_name().to_string_lossy();
         let key = format!("{}{rel}", root.prefix);
-        if fsops::is_temp(&name) {
+        if crate::files::is_temp(&name) {
             l.leftovers.push(entry.into_path());
         } else if discover::split_kept(&name).is_some() {
             l.kept.insert(key);
@@ -203,5 +182,5 @@ fn list_archive(root: &Root, l: &mut Listing) {
 /// Temporary files a killed sync left directly in `dir`.
 pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
-    rd.flatten().filter(|e| fsops::is_temp(&e.file_name().to_string_lossy())).map(|e| e.path()).collect()
+    rd.flatten().filter(|e| crate::files::is_temp(&e.file_name().to_string_lossy())).map(|e| e.path()).collect()
 }
