@@ -494,7 +494,7 @@ fn help_headings_hold_their_options() {
         let out = cctree().args([cmd, "--help"]).output().unwrap();
         let help = String::from_utf8(out.stdout).unwrap();
         let selection = help.split("\nSelection").nth(1).unwrap_or_else(|| panic!("{cmd}: no Selection heading"));
-        let section = selection.split("\n\n").nth(0).unwrap();
+        let section = selection.split("\n\n").next().unwrap();
         let flags: Vec<&str> = section
             .lines()
             .filter_map(|l| l.trim_start().strip_prefix("--"))
