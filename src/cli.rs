@@ -97,7 +97,8 @@ pub struct RenderArgs {
     pub base_url: Option<crate::render::urls::BaseUrl>,
 
     /// With --base-url: also write sitemap.xml (every page of the site by its
-    /// absolute URL) and robots.txt (allows everything, names the sitemap).
+    /// absolute URL) and, when the site is its host's root, robots.txt (allows
+    /// everything, names the sitemap; crawlers read it nowhere else).
     #[arg(long, requires = "base_url")]
     pub sitemap: bool,
 

@@ -117,12 +117,14 @@ pub struct Archive {
     pub warnings: Vec<String>,
 }
 
-/// The default projects directory: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+/// The default projects directory: `$CLAUDE_CONFIG_DIR/projects`, else
+/// `~/.claude/projects` (the home directory as `etcetera` finds it: `HOME`,
+/// else the system's record of the user). `None` only without either.
 pub fn default_projects_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir).join("projects"));
     }
-    std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".claude").join("projects"))
+    etcetera::home_dir().ok().map(|h| h.join(".claude").join("projects"))
 }
 
 /// Resolves the inputs given on the command line (none: the default directory).

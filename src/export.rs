@@ -154,7 +154,9 @@ fn lookup_root(req: &ExportRequest) -> Result<(PathBuf, String)> {
         None => match discover::default_projects_dir() {
             Some(d) if d.is_dir() => d,
             Some(d) => bail!("the default projects directory {} does not exist: pass --projects DIR", d.display()),
-            None => bail!("neither CLAUDE_CONFIG_DIR nor HOME is set: pass --projects DIR"),
+            None => bail!(
+                "no default projects directory (CLAUDE_CONFIG_DIR is not set and no home directory is known): pass --projects DIR"
+            ),
         },
     };
     if !root.is_dir() {

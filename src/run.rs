@@ -96,7 +96,7 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
         anyhow::bail!("--sync takes one INPUT: a projects directory or one project directory");
     }
     let archive = crate::sync::default_archive_dir()
-        .context("set CCTREE_ARCHIVE (or HOME) to say where the archive is, or render without --sync")?;
+        .context("no default archive (CCTREE_ARCHIVE is not set and no home directory is known): set CCTREE_ARCHIVE, or render without --sync")?;
     let opts = crate::sync::SyncOptions {
         input: args.input.first().cloned(),
         archive: archive.clone(),
@@ -153,6 +153,9 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         crate::render::redaction::report(&summary.redactions);
         let index = args.output.join("index.html");
         crate::term::print_err(&format!("{summary} → {}\n", crate::term::safe(index.display())));
+        for note in &summary.notes {
+            crate::term::print_err(&format!("note: {note}\n"));
+        }
         if !args.redact {
             crate::term::print_err(
                 "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords\n",
@@ -166,7 +169,8 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
 fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
     let archive = match &args.to {
         Some(dir) => dir.clone(),
-        None => crate::sync::default_archive_dir().context("neither CCTREE_ARCHIVE nor HOME is set: pass --to DIR")?,
+        None => crate::sync::default_archive_dir()
+            .context("no default archive (CCTREE_ARCHIVE is not set and no home directory is known): pass --to DIR")?,
     };
     let opts = crate::sync::SyncOptions {
         input: args.input.clone(),

@@ -68,6 +68,14 @@ pub fn escape_text(s: &str) -> Cow<'_, str> {
     escape_with(s, true)
 }
 
+/// A word for a POSIX shell (and fish): as it is when it needs no quotes,
+/// else quoted (`shlex`). A command cctree prints, or one a page offers to
+/// copy, reads back as the same words. (A NUL, which no command line can
+/// carry, is kept as it is rather than refused.)
+pub fn shell_quote(s: &str) -> String {
+    shlex::Quoter::new().allow_nul(true).quote(s).map_or_else(|_| format!("'{s}'"), std::borrow::Cow::into_owned)
+}
+
 /// [`escape`] for anything displayable: `format!("{}", term::safe(path.display()))`.
 pub fn safe<T: std::fmt::Display>(value: T) -> Safe<T> {
     Safe(value)
@@ -221,6 +229,18 @@ mod tests {
             for mac in ["println!", "eprintln!", "print!(", "eprint!("] {
                 assert!(!text.contains(mac), "{} uses {mac}: print through crate::term", path.display());
             }
+        }
+    }
+
+    #[test]
+    fn shell_words_read_back_as_themselves() {
+        assert_eq!(shell_quote("5e5510a1-0000-4000-8000-0000000000a1"), "5e5510a1-0000-4000-8000-0000000000a1");
+        assert_eq!(shell_quote("/home/me/src/app"), "/home/me/src/app");
+        assert_eq!(shell_quote("my dir/-a"), "'my dir/-a'");
+        assert_eq!(shell_quote(""), "''");
+        for s in ["it's", "a\"b$c`d", "x\ny", "*/src/*", "~/x", "a=b,c%d", "münchen", "^x!", "tab\there"] {
+            let q = shell_quote(s);
+            assert_eq!(shlex::split(&q), Some(vec![s.to_string()]), "{s:?} → {q}");
         }
     }
 

@@ -121,6 +121,18 @@ pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
     Ok(summary)
 }
 
+/// Why `--sitemap` writes no `robots.txt`: the site is published under a
+/// sub-path of its host, where crawlers never read one.
+fn robots_note(opts: &BuildOptions) -> Option<String> {
+    let base = opts.base_url.as_ref().filter(|b| opts.sitemap && !b.at_host_root())?;
+    Some(format!(
+        "robots.txt not written: crawlers read it only at the host's root, {}; to point them at the sitemap, \
+         add `Sitemap: {}` to the robots.txt there",
+        base.host_root("robots.txt"),
+        base.page("sitemap.xml")
+    ))
+}
+
 /// The previous site stands as it is: its warnings are printed again.
 fn unchanged_site(
     archive: &Archive,
@@ -143,6 +155,7 @@ fn unchanged_site(
     s.files_reused = previous.files.len() + previous.projects.iter().map(|p| p.pages.len()).sum::<usize>();
     s.projects_reused = previous.projects.len();
     s.load.files_reused = previous.projects.iter().map(|p| p.files).sum();
+    s.notes.extend(robots_note(opts));
     s.elapsed = start.elapsed();
     s
 }
@@ -164,6 +177,8 @@ struct Builder<'p> {
     rendered_redactions: Redactor,
     /// What the selection matched so far.
     tally: Tally,
+    /// Notes for the summary (not warnings: nothing is wrong with the input).
+    notes: Vec<String>,
     /// The search index of the projects rendered so far.
     search: IndexBuilder,
     /// The previous site's search units, by key.
@@ -185,6 +200,7 @@ impl<'p> Builder<'p> {
             redactions: plan.redactions.clone(),
             rendered_redactions: Redactor::new(opts.redact),
             tally: Tally::default(),
+            notes: Vec::new(),
             search: IndexBuilder::default(),
             previous_units: plan
                 .old
@@ -382,7 +398,9 @@ impl<'p> Builder<'p> {
         Ok(())
     }
 
-    /// `sitemap.xml` (every page of the site) and `robots.txt`, with `--sitemap`.
+    /// `sitemap.xml` (every page of the site) with `--sitemap`, and
+    /// `robots.txt` when the site is its host's root: crawlers read it
+    /// nowhere else, so under a sub-path a note says where it belongs.
     fn emit_sitemap(&mut self) -> Result<()> {
         let Some(base) = self.opts.base_url.as_ref().filter(|_| self.opts.sitemap) else { return Ok(()) };
         // The pages: a project's files besides them (its search excerpts) are no page.
@@ -390,8 +408,13 @@ impl<'p> Builder<'p> {
         let pages = files.filter(|p| p.ends_with(".html"));
         let xml = render::sitemap::sitemap_xml(base, pages.chain(["index.html"]))?;
         self.manifest.files.push(self.site.emit("sitemap.xml", xml.as_bytes(), "")?);
-        let robots = render::sitemap::robots_txt(base);
-        self.manifest.files.push(self.site.emit("robots.txt", robots.as_bytes(), "")?);
+        match robots_note(self.opts) {
+            Some(note) => self.notes.push(note),
+            None => {
+                let robots = render::sitemap::robots_txt(base);
+                self.manifest.files.push(self.site.emit("robots.txt", robots.as_bytes(), "")?);
+            }
+        }
         Ok(())
     }
 
@@ -420,6 +443,7 @@ impl<'p> Builder<'p> {
         s.redact = self.opts.redact;
         s.redactions = self.redactions;
         s.redactions.extend(self.rendered_redactions.take());
+        s.notes = self.notes;
         s.elapsed = start.elapsed();
         Ok(s)
     }

@@ -38,6 +38,9 @@ pub struct BuildSummary {
     pub redact: bool,
     /// Where secrets were replaced in what this build read, in report order.
     pub redactions: Vec<RedactionSite>,
+    /// What the user should know about the site (`robots.txt` not written
+    /// under a sub-path), printed after the summary.
+    pub notes: Vec<String>,
 }
 
 impl BuildSummary {

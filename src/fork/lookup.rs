@@ -17,7 +17,7 @@ use super::shell_quote;
 /// none when the project sits in the default projects directory; else `root`
 /// when the project is one of its directories, or the project directory.
 pub fn projects_arg(project_dir: &Path, root: &Path, show_paths: bool) -> Option<String> {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let home = etcetera::home_dir().ok();
     let cwd = std::env::current_dir().ok();
     let default = crate::discover::default_projects_dir();
     projects_arg_in(project_dir, root, show_paths, &Env { home, cwd, default })
@@ -89,19 +89,13 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
-/// The path from `base` to `target`, both absolute and normalized.
+/// The path from `base` to `target`, both absolute and normalized (`pathdiff`).
 fn relative(target: &Path, base: &Path) -> PathBuf {
-    let t: Vec<Component<'_>> = target.components().collect();
-    let b: Vec<Component<'_>> = base.components().collect();
-    let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut out = PathBuf::new();
-    for _ in common..b.len() {
-        out.push("..");
+    match pathdiff::diff_paths(target, base) {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        Some(_) => PathBuf::from("."),
+        None => target.to_path_buf(),
     }
-    for c in &t[common..] {
-        out.push(c);
-    }
-    if out.as_os_str().is_empty() { PathBuf::from(".") } else { out }
 }
 
 #[cfg(test)]

@@ -81,8 +81,9 @@ pub mod plan;
 pub mod prefix;
 pub mod target;
 
+pub use crate::term::shell_quote;
 pub use cmd::{ForkRequest, run, text, write};
-pub use plan::{IllegalCheckpoint, Inputs, Plan, nearest_legal, plan, shell_quote};
+pub use plan::{IllegalCheckpoint, Inputs, Plan, nearest_legal, plan};
 pub use prefix::{Illegal, Prefix, legal_checkpoints, prefix, turn_context};
 
 /// The `cctree fork` command that forks session `session_id` at message `at`

@@ -21,6 +21,7 @@ use crate::graph::NodeId;
 use crate::limits::{FORK_TITLE_CHARS, FORK_TITLE_ID_CHARS};
 use crate::parse::{Kind, UserKind};
 use crate::project::Project;
+use crate::term::shell_quote;
 
 /// An illegal `--at`: the reason and the nearest legal checkpoints on its path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -109,12 +110,6 @@ pub struct Plan {
     pub metadata: String,
     pub drift: DriftReport,
     pub notes: Vec<String>,
-}
-
-/// Quotes a word for a POSIX shell when needed.
-pub fn shell_quote(s: &str) -> String {
-    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
-    if plain { s.to_string() } else { format!("'{}'", s.replace('\'', r"'\''")) }
 }
 
 /// Nearest legal checkpoints before and after `k` on the display path of its branch.

@@ -38,7 +38,9 @@ fn projects_dir(given: Option<&Path>) -> Result<PathBuf> {
         Some(d) => Ok(d.to_path_buf()),
         None => {
             let Some(d) = discover::default_projects_dir() else {
-                bail!("neither CLAUDE_CONFIG_DIR nor HOME is set: pass --projects DIR");
+                bail!(
+                    "no default projects directory (CLAUDE_CONFIG_DIR is not set and no home directory is known): pass --projects DIR"
+                );
             };
             if !d.is_dir() {
                 bail!("the default projects directory {} does not exist: pass --projects DIR", d.display());

@@ -104,16 +104,10 @@ pub fn plain_excerpt(s: &str, chars: usize) -> String {
     excerpt(cleaned.trim_start_matches(['#', ' ']), chars)
 }
 
-/// `1.2 KB`, `3.4 MB` (decimal units, like the transcripts' own notes).
+/// `999 B`, `1.20 kB`, `3.40 MB`: `indicatif`'s decimal units, like the
+/// transcripts' own notes (the one byte size format of cctree's output).
 pub fn human_size(bytes: usize) -> String {
-    let b = bytes as f64;
-    if bytes < 1000 {
-        format!("{bytes} B")
-    } else if b < 1e6 {
-        format!("{:.1} KB", b / 1e3)
-    } else {
-        format!("{:.1} MB", b / 1e6)
-    }
+    indicatif::DecimalBytes(bytes as u64).to_string()
 }
 
 /// `950`, `12.3k`, `4.5M`.
@@ -157,7 +151,8 @@ mod tests {
     #[test]
     fn formats_numbers() {
         assert_eq!(human_size(999), "999 B");
-        assert_eq!(human_size(20_500), "20.5 KB");
+        assert_eq!(human_size(20_500), "20.50 kB");
+        assert_eq!(human_size(3_400_000), "3.40 MB");
         assert_eq!(compact_num(12_345), "12.3k");
     }
 

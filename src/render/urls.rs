@@ -112,34 +112,54 @@ impl fmt::Display for Root {
 pub struct BaseUrl(String);
 
 impl BaseUrl {
-    /// Checks a URL given on the command line: `http://` or `https://`, a
-    /// host, no user or password, no query or fragment, only characters a
-    /// URL may carry as they are (others percent-encoded). A `/` is added at
-    /// the end when missing.
-    pub fn parse(url: &str) -> Result<BaseUrl, String> {
-        let lower = url.to_ascii_lowercase();
-        let Some(rest) = ["https://", "http://"].iter().find_map(|s| lower.starts_with(s).then(|| &url[s.len()..]))
-        else {
-            return Err(format!("{url:?} is not an http:// or https:// URL (e.g. https://example.org/chats/)"));
-        };
-        let host = rest.split('/').next().unwrap_or_default();
-        let allowed = |c: char| c.is_ascii_alphanumeric() || "-._~:/!$&'()*+,;=%".contains(c);
-        if let Some(bad) = url.chars().find(|c| !allowed(*c)) {
-            let why = match bad {
-                '?' | '#' => "a base URL has no query or fragment".to_string(),
-                '@' => "a base URL names no user or password".to_string(),
-                c => format!("{c:?} cannot appear in a URL as it is: percent-encode it"),
-            };
-            return Err(format!("{url:?}: {why}"));
+    /// Checks a URL given on the command line, as a browser reads it (the
+    /// `url` crate, WHATWG): `http://` or `https://`, a host after the `//`
+    /// (an internationalized one is written in punycode) with no empty
+    /// label, no user or password, no query or fragment. The URL is kept
+    /// as `url` writes it (characters a URL cannot carry percent-encoded),
+    /// with a `/` added at the end when missing.
+    pub fn parse(input: &str) -> Result<BaseUrl, String> {
+        const EXAMPLE: &str = "e.g. https://example.org/chats/";
+        let text = input.trim();
+        let url = url::Url::parse(text).map_err(|e| format!("{input:?} is not a URL ({e}; {EXAMPLE})"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("{input:?} is not an http:// or https:// URL ({EXAMPLE})"));
         }
-        if host.is_empty() || host.starts_with(':') {
-            return Err(format!("{url:?} names no host (e.g. https://example.org/)"));
+        // WHATWG reads `https:///x` as `https://x/`: the host must stand where it is written.
+        let written = text.split_once("://").map(|(_, rest)| rest);
+        if written.is_none_or(|rest| rest.starts_with(['/', '\\'])) {
+            return Err(format!("{input:?} names no host after // ({EXAMPLE})"));
         }
-        let mut base = url.to_string();
+        match url.host() {
+            None => return Err(format!("{input:?} names no host ({EXAMPLE})")),
+            Some(url::Host::Domain(d)) if d.trim_end_matches('.').split('.').any(str::is_empty) => {
+                return Err(format!("{input:?}: the host {d:?} has an empty label (two dots in a row)"));
+            }
+            Some(_) => {}
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(format!("{input:?}: a base URL names no user or password"));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(format!("{input:?}: a base URL has no query or fragment"));
+        }
+        let mut base = String::from(url);
         if !base.ends_with('/') {
             base.push('/');
         }
         Ok(BaseUrl(base))
+    }
+
+    /// Whether the site is published at its host's root (`https://host/`),
+    /// the only place crawlers read a `robots.txt` from.
+    pub fn at_host_root(&self) -> bool {
+        url::Url::parse(&self.0).is_ok_and(|u| u.path() == "/")
+    }
+
+    /// The URL of `path` at the root of the site's host (`/robots.txt`).
+    pub fn host_root(&self, path: &str) -> Href {
+        let root = url::Url::parse(&self.0).and_then(|u| u.join(&format!("/{path}")));
+        Href(root.map_or_else(|_| format!("/{path}"), String::from))
     }
 
     /// The absolute URL of the file `rel` of the site.
@@ -396,8 +416,18 @@ mod tests {
     fn base_urls_are_checked() {
         let ok = |u: &str| BaseUrl::parse(u).map(|b| b.as_str().to_string());
         assert_eq!(ok("https://example.org").as_deref(), Ok("https://example.org/"));
-        assert_eq!(ok("HTTP://a.example:8080/x/y/").as_deref(), Ok("HTTP://a.example:8080/x/y/"));
+        assert_eq!(ok("HTTP://a.example:8080/x/y/").as_deref(), Ok("http://a.example:8080/x/y/"));
         assert_eq!(ok("https://a.example/caf%C3%A9/").as_deref(), Ok("https://a.example/caf%C3%A9/"));
+        // What a URL cannot carry is percent-encoded, as a browser does.
+        assert_eq!(ok("https://a.example/a b/é").as_deref(), Ok("https://a.example/a%20b/%C3%A9/"));
+        assert_eq!(ok("https://a.example/\"><x>").as_deref(), Ok("https://a.example/%22%3E%3Cx%3E/"));
+        // Internationalized hosts, in punycode; a host's root and a sub-path.
+        assert_eq!(ok("https://münchen.de/").as_deref(), Ok("https://xn--mnchen-3ya.de/"));
+        assert_eq!(ok("https://example.org./").as_deref(), Ok("https://example.org./"));
+        assert!(BaseUrl::parse("https://a.example").unwrap().at_host_root());
+        let sub = BaseUrl::parse("https://me.github.io/chats/").unwrap();
+        assert!(!sub.at_host_root());
+        assert_eq!(sub.host_root("robots.txt").as_str(), "https://me.github.io/robots.txt");
         for bad in [
             "ftp://a.example/",
             "javascript:alert(1)",
@@ -405,14 +435,17 @@ mod tests {
             "https://",
             "https:///x",
             "https://a.example/x?y=1",
+            "https://a.example/x?",
             "https://a.example/#top",
             "https://user:pw@a.example/",
-            "https://a.example/a b",
-            "https://a.example/\"><script>",
-            "https://a.example/é",
+            "https://user@a.example/",
+            "https://%zz/",
+            "https://x:abc/",
+            "https://exa..mple/",
+            "https://.example/",
             "example.org",
         ] {
-            assert!(BaseUrl::parse(bad).is_err(), "{bad}");
+            assert!(BaseUrl::parse(bad).is_err(), "{bad}: {:?}", ok(bad));
         }
         let b = BaseUrl::parse("https://a.example/chats").unwrap();
         assert_eq!(b.page("p/c/x/index.html").as_str(), "https://a.example/chats/p/c/x/index.html");

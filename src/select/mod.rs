@@ -398,11 +398,7 @@ pub fn start_dirs(source: &ProjectSource) -> Vec<String> {
 
 /// A value from the command line as the user could type it again.
 fn quote(s: &str) -> String {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:+@".contains(c)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
+    crate::term::shell_quote(s)
 }
 
 #[cfg(test)]

@@ -54,17 +54,16 @@ pub struct SyncOptions {
     pub progress: bool,
 }
 
-/// The archive directory: `$CCTREE_ARCHIVE`, else `$XDG_DATA_HOME/cctree/projects`,
-/// else `~/.local/share/cctree/projects`.
+/// The archive directory: `$CCTREE_ARCHIVE`, else `cctree/projects` in the
+/// XDG data directory (`etcetera`: `$XDG_DATA_HOME` when absolute, else
+/// `~/.local/share`).
 pub fn default_archive_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(dir) = var("CCTREE_ARCHIVE") {
-        return Some(dir);
+    use etcetera::BaseStrategy;
+    if let Some(dir) = std::env::var_os("CCTREE_ARCHIVE").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
     }
-    if let Some(data) = var("XDG_DATA_HOME").filter(|d| d.is_absolute()) {
-        return Some(data.join("cctree").join("projects"));
-    }
-    var("HOME").map(|h| h.join(".local/share/cctree/projects"))
+    let xdg = etcetera::base_strategy::Xdg::new().ok()?;
+    Some(xdg.data_dir().join("cctree").join("projects"))
 }
 
 /// The default archive, when a sync made it.

@@ -314,16 +314,9 @@ fn num(n: u64) -> String {
     out
 }
 
-/// `1.2 MB`.
+/// `1.20 MB` (as on pages: [`crate::render::text::human_size`]).
 fn size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["bytes", "KB", "MB", "GB", "TB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < UNITS.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 { format!("{bytes} bytes") } else { format!("{v:.1} {}", UNITS[u]) }
+    indicatif::DecimalBytes(bytes).to_string()
 }
 
 /// A progress bar over the bytes to check, drawn only on a terminal.
@@ -348,7 +341,7 @@ mod tests {
     fn numbers_for_people() {
         assert_eq!(num(0), "0");
         assert_eq!(num(1234567), "1,234,567");
-        assert_eq!(size(999), "999 bytes");
-        assert_eq!(size(1_500_000), "1.5 MB");
+        assert_eq!(size(999), "999 B");
+        assert_eq!(size(1_500_000), "1.50 MB");
     }
 }

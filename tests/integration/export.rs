@@ -439,18 +439,19 @@ fn base_url_pages_carry_canonical_links_and_the_sitemap_lists_exactly_the_pages(
         .collect();
     assert_eq!(listed, pages);
     assert!(pages.len() >= 8);
-    let robots = std::fs::read_to_string(site.join("robots.txt")).unwrap();
-    assert!(robots.contains("Sitemap: https://example.org/chats/sitemap.xml"), "{robots}");
-    // Rendered again without: no canonical link, and the two files are gone.
+    // Under a sub-path, where crawlers read none, no robots.txt (`cli::robots_txt_only_at_a_host_root`).
+    assert!(!site.join("robots.txt").exists());
+    // Rendered again without: no canonical link, and the sitemap is gone.
     assert!(render(&[]).status.success());
-    assert!(!site.join("sitemap.xml").exists() && !site.join("robots.txt").exists());
+    assert!(!site.join("sitemap.xml").exists());
     assert!(!std::fs::read_to_string(site.join("index.html")).unwrap().contains("canonical"));
     // Bad URLs are refused, saying why.
     for (bad, why) in [
         ("ftp://example.org/", "not an http:// or https:// URL"),
         ("https://example.org/?q=1", "no query or fragment"),
         ("https://me:pw@example.org/", "no user or password"),
-        ("https://example.org/\"><script>", "percent-encode it"),
+        ("https://exa..mple/", "empty label"),
+        ("https://x:abc/", "not a URL"),
     ] {
         let o = render(&["--base-url", bad]);
         let e = String::from_utf8_lossy(&o.stderr);
