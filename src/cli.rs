@@ -19,12 +19,38 @@ pub struct Cli {
     pub command: Option<Command>,
 
     /// Worker threads (default: one per core; at most 4 per core).
-    #[arg(long, short = 'j', global = true, value_name = "N")]
+    #[arg(long, short = 'j', global = true, value_name = "N", display_order = 100)]
     pub jobs: Option<usize>,
 
-    /// Only print errors.
-    #[arg(long, short = 'q', global = true)]
+    /// Only print errors (no progress bar, no summary, no warnings).
+    #[arg(long, short = 'q', global = true, display_order = 101)]
     pub quiet: bool,
+
+    /// Show the log: -v what cctree does, -vv debugging detail, -vvv
+    /// everything (also: CCTREE_LOG or RUST_LOG, e.g. RUST_LOG=debug).
+    #[arg(
+        long,
+        short = 'v',
+        global = true,
+        action = clap::ArgAction::Count,
+        conflicts_with = "quiet",
+        display_order = 102
+    )]
+    pub verbose: u8,
+
+    /// When to colour what is printed: auto (on a terminal, unless NO_COLOR
+    /// is set; CLICOLOR_FORCE=1 also elsewhere), always or never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto, display_order = 103)]
+    pub color: ColorWhen,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorWhen {
+    #[default]
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -52,6 +78,27 @@ pub enum Command {
     /// previous version beside the new one. Every cctree command reads the
     /// archive like ~/.claude/projects. A second sync waits for the first.
     Sync(SyncArgs),
+    /// Print the completion script for a shell, e.g. `cctree completions bash
+    /// > ~/.local/share/bash-completion/completions/cctree`.
+    Completions(CompletionsArgs),
+    /// Print the man page, cctree(1); with --dir, write it and one page per
+    /// command (cctree-render(1), …) into a directory.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, powershell or elvish.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write cctree.1 and cctree-<command>.1 into DIR (made if missing)
+    /// instead of printing cctree.1.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Default, Clone)]
@@ -87,8 +134,10 @@ pub struct RenderArgs {
     #[arg(long)]
     pub sync: bool,
 
-    #[command(flatten)]
-    pub select: SelectArgs,
+    /// Open the site's index.html in the web browser when it is written
+    /// ($BROWSER, else the system's default).
+    #[arg(long)]
+    pub open: bool,
 
     /// Where the site will be published (an http:// or https:// URL): every
     /// page names its absolute URL there in a <link rel="canonical">. Every
@@ -109,6 +158,10 @@ pub struct RenderArgs {
     /// archive lives.
     #[arg(long)]
     pub show_paths: bool,
+
+    // Last: the options after it would be listed under its heading.
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 impl RenderArgs {
@@ -121,6 +174,7 @@ impl RenderArgs {
             force: false,
             redact: false,
             sync: false,
+            open: false,
             select: SelectArgs::default(),
             base_url: None,
             sitemap: false,
@@ -147,8 +201,10 @@ pub struct SelectArgs {
     pub projects: Vec<String>,
 
     /// Only this conversation: its root uuid, a session id or any message
-    /// uuid in it (also of a sub-agent it spawned). Repeatable. An id that
-    /// names nothing is an error.
+    /// uuid in it (also of a sub-agent it spawned), or the first characters
+    /// of one (4 or more) that only ids of this conversation start with.
+    /// Repeatable. An id that names nothing, or a prefix of several
+    /// conversations' ids, is an error.
     #[arg(long = "conversation", value_name = "ID", allow_hyphen_values = true)]
     pub conversations: Vec<String>,
 
@@ -202,11 +258,12 @@ pub struct CheckArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ExportArgs {
     /// The conversation: its root uuid, a session id, any message uuid in it
-    /// (also of a sub-agent it spawned), or a session file (.jsonl).
+    /// (also of a sub-agent it spawned), the first characters of one (4 or
+    /// more), or a session file (.jsonl).
     pub target: String,
 
     /// The file to write (never inside the input; an existing file is
-    /// replaced only if cctree wrote it).
+    /// replaced only if cctree wrote it), or - for standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: PathBuf,
 

@@ -115,6 +115,13 @@ pub struct Archive {
     /// Problems met outside any project: a project directory that cannot be
     /// read, a transcript lying directly in the projects directory, a broken link.
     pub warnings: Vec<String>,
+    /// Everything read: each directory read whole (a projects directory, a
+    /// project directory, also one reached through a link) and each file
+    /// given on its own. Nothing may be written inside them.
+    pub inputs: Vec<PathBuf>,
+    /// What the user should know about how the input was read (not a
+    /// problem): Claude Code's configuration directory read for its `projects/`.
+    pub notes: Vec<String>,
 }
 
 /// The default projects directory: `$CLAUDE_CONFIG_DIR/projects`, else
@@ -127,26 +134,19 @@ pub fn default_projects_dir() -> Option<PathBuf> {
     etcetera::home_dir().ok().map(|h| h.join(".claude").join("projects"))
 }
 
-/// Resolves the inputs given on the command line (none: the default directory).
+/// Resolves the inputs given on the command line (none: the default
+/// directory). An input that holds no transcript is an error (an empty or
+/// mistyped path renders nothing, and says so), unless it is an archive of
+/// `cctree sync`, which may be empty yet.
 pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     if inputs.is_empty() {
-        let Some(dir) = default_projects_dir() else {
-            bail!(
-                "no input given and neither CLAUDE_CONFIG_DIR nor HOME is set; pass a projects directory, e.g. `cctree render examples/archive/projects`"
-            );
-        };
-        if !dir.is_dir() {
-            bail!(
-                "no input given and the default projects directory {} does not exist.\n\
-                 Pass a directory or JSONL files, or try the bundled example: `cctree render examples/archive/projects`",
-                dir.display()
-            );
-        }
-        return discover(&[dir]);
+        return discover(&[default_input()?]);
     }
     let mut loose: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
     let mut projects = Vec::new();
     let mut warnings = Vec::new();
+    let mut read = Vec::new();
+    let mut notes = Vec::new();
     let mut root = inputs[0].clone();
     for input in inputs {
         let meta = std::fs::metadata(input)
@@ -154,14 +154,28 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         if meta.is_file() {
             let parent = input.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
             loose.entry(parent).or_default().push(input.clone());
+            read.push(input.clone());
             continue;
         }
+        let input = match config_projects(input) {
+            Some(dir) => {
+                notes.push(format!(
+                    "{} is Claude Code's configuration directory: reading its projects directory, {}",
+                    safe(input.display()),
+                    safe(dir.display())
+                ));
+                dir
+            }
+            None => input.clone(),
+        };
         root = input.clone();
-        if is_project_dir(input) {
-            projects.push(scan_project(input)?);
+        read.push(input.clone());
+        if is_project_dir(&input) {
+            projects.push(scan_project(&input)?);
             continue;
         }
-        let listing = list_projects_dir(input)?;
+        let listing = list_projects_dir(&input)?;
+        let (found, warned) = (projects.len(), warnings.len() + listing.warnings.len());
         warnings.extend(listing.warnings);
         for dir in listing.projects {
             let project = scan_project(&dir)?;
@@ -169,43 +183,89 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
                 // Nothing to read: what kept it empty (an unreadable directory) is still said.
                 warnings.extend(project.warnings);
             } else {
+                read.push(dir);
                 projects.push(project);
             }
+        }
+        // A sync archive may be empty (begun, or its source still is): no typo.
+        let archive = input.join(crate::sync::record::STATE_DIR).is_dir();
+        if projects.len() == found && listing.stray.is_empty() && warnings.len() == warned && !archive {
+            bail!(
+                "no transcript (*.jsonl) in {}: give Claude Code's projects directory (~/.claude/projects), \
+                 one project directory in it, or JSONL files",
+                input.display()
+            );
         }
         for file in listing.stray {
             warnings.push(format!(
                 "{}: a transcript directly in the projects directory, outside any project directory: \
                  read as a project of its own, named `{}`",
                 safe(file.display()),
-                safe(dir_name(input))
+                safe(dir_name(&input))
             ));
             loose.entry(input.clone()).or_default().push(file);
         }
     }
-    for (dir, mut files) in loose {
-        files.sort();
-        files.dedup();
-        let name = dir_name(&dir);
-        let files = files
-            .into_iter()
-            .map(|path| {
-                let rel = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                let (class, agent_id_from_name) = classify(&rel);
-                let kept_version = split_kept(&rel).is_some();
-                SourceFile { path, rel, class, agent_id_from_name, kept_version }
-            })
-            .collect();
-        projects.push(ProjectSource {
-            name,
-            dir,
-            files,
-            agent_meta: BTreeMap::new(),
-            tool_results: BTreeMap::new(),
-            warnings: Vec::new(),
-        });
-    }
+    projects.extend(loose.into_iter().map(|(dir, files)| loose_project(dir, files)));
     projects.sort_by(|a, b| a.dir.cmp(&b.dir));
-    Ok(Archive { root, projects, warnings })
+    Ok(Archive { root, projects, warnings, inputs: read, notes })
+}
+
+/// The transcripts given alone (or lying loose in a projects directory)
+/// that sit in `dir`, as one project named after it.
+fn loose_project(dir: PathBuf, mut files: Vec<PathBuf>) -> ProjectSource {
+    files.sort();
+    files.dedup();
+    let name = dir_name(&dir);
+    let files = files
+        .into_iter()
+        .map(|path| {
+            let rel = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let (class, agent_id_from_name) = classify(&rel);
+            let kept_version = split_kept(&rel).is_some();
+            SourceFile { path, rel, class, agent_id_from_name, kept_version }
+        })
+        .collect();
+    ProjectSource { name, dir, files, agent_meta: BTreeMap::new(), tool_results: BTreeMap::new(), warnings: Vec::new() }
+}
+
+/// The default input, `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`,
+/// when it exists; else an error saying what to give instead (and the
+/// bundled example, when run where it is: in a clone of the repository).
+fn default_input() -> Result<PathBuf> {
+    const EXAMPLE: &str = "examples/archive/projects";
+    let example = match Path::new(EXAMPLE).is_dir() {
+        true => format!(", or try the bundled example: `cctree render {EXAMPLE}`"),
+        false => String::new(),
+    };
+    let Some(dir) = default_projects_dir() else {
+        bail!(
+            "no input given, and no default projects directory: CLAUDE_CONFIG_DIR is not set and no home \
+             directory is known.\nPass a projects directory, a project directory or JSONL files (`cctree render DIR`){example}"
+        );
+    };
+    if !dir.is_dir() {
+        bail!(
+            "no input given and the default projects directory {} does not exist (Claude Code writes its \
+             transcripts there once it has run; CLAUDE_CONFIG_DIR moves it).\nPass a projects directory, a \
+             project directory or JSONL files (`cctree render DIR`){example}",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// `dir/projects`, when `dir` is Claude Code's configuration directory
+/// (`~/.claude`, `$CLAUDE_CONFIG_DIR`) or a sync archive's parent: it holds
+/// a `projects/` directory and no transcript of its own. Read as a projects
+/// directory itself, every project would merge into one called `projects`.
+pub fn config_projects(dir: &Path) -> Option<PathBuf> {
+    let projects = dir.join("projects");
+    if !projects.is_dir() {
+        return None;
+    }
+    let own = std::fs::read_dir(dir).ok()?.flatten().any(|e| is_jsonl(&e.path()) && e.path().is_file());
+    (!own).then_some(projects)
 }
 
 /// What a projects directory holds.

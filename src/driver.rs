@@ -1,8 +1,9 @@
 //! The one loop over an archive's projects, shared by every command that
 //! reads them (`stats`, `check`, the build of `render`): one project at a
 //! time (a project is the unit: parents, summaries and copies cross its
-//! files but never its boundary), with a progress bar on stderr, and every
-//! warning about what is shown printed under it.
+//! files but never its boundary), with a progress bar on stderr (on a
+//! terminal, not with `-q`), and every warning about what is shown printed
+//! under it.
 
 use anyhow::Result;
 
@@ -12,29 +13,70 @@ use crate::select::{Selection, Tally};
 use crate::warnings::Warning;
 
 /// The progress bar over the projects of an archive (drawn only on a
-/// terminal), and the warnings printed without tearing it.
-pub struct Progress(indicatif::ProgressBar);
+/// terminal, and not with `-q`), and the warnings printed without tearing
+/// it. It counts projects when there are several, and says what it does
+/// with each ([`Progress::reading`], [`Progress::page_done`]); its spinner
+/// turns on its own, so a long project never looks frozen.
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+    /// The project at work, and its pages done so far.
+    project: std::sync::Mutex<String>,
+    pages: std::sync::atomic::AtomicUsize,
+}
 
 impl Progress {
-    /// A bar counting `len` projects.
-    pub fn projects(len: usize) -> Progress {
+    /// A bar over `len` projects; hidden unless `show`.
+    pub fn projects(len: usize, show: bool) -> Progress {
+        if !show {
+            return Progress::hidden();
+        }
         let bar = indicatif::ProgressBar::with_draw_target(Some(len as u64), indicatif::ProgressDrawTarget::stderr());
+        let template =
+            if len > 1 { "{spinner} [{bar:30}] {pos}/{len} projects  {wide_msg}" } else { "{spinner} {wide_msg}" };
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} projects  {wide_msg}")
+            indicatif::ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
                 .progress_chars("=> "),
         );
-        Progress(bar)
+        bar.enable_steady_tick(crate::limits::PROGRESS_TICK);
+        Progress::of(bar)
     }
 
-    /// No bar at all (for work too short to show one); warnings are printed.
+    /// No bar at all (for work too short to show one, or `-q`); warnings are printed.
     pub fn hidden() -> Progress {
-        Progress(indicatif::ProgressBar::hidden())
+        Progress::of(indicatif::ProgressBar::hidden())
+    }
+
+    fn of(bar: indicatif::ProgressBar) -> Progress {
+        Progress { bar, project: std::sync::Mutex::default(), pages: std::sync::atomic::AtomicUsize::new(0) }
+    }
+
+    /// Says that `source`'s files are being read: how many, how large.
+    pub fn reading(&self, source: &ProjectSource) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        let name = crate::term::escape(&source.name).into_owned();
+        let files = crate::term::plural(source.files.len(), "file", "files");
+        let size = indicatif::DecimalBytes(source.total_bytes());
+        self.bar.set_message(format!("{name}: reading {files} ({size})"));
+        self.pages.store(0, std::sync::atomic::Ordering::Relaxed);
+        *self.project.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = name;
+    }
+
+    /// Counts a page of the project written (or kept from the previous site).
+    pub fn page_done(&self) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        let n = self.pages.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let name = self.project.lock().map(|p| p.clone()).unwrap_or_default();
+        self.bar.set_message(format!("{name}: {}", crate::term::plural(n, "page", "pages")));
     }
 
     /// Prints one warning (the log's `warn` level).
     pub fn warn(&self, what: impl std::fmt::Display) {
-        self.0.suspend(|| tracing::warn!("{what}"));
+        self.bar.suspend(|| tracing::warn!("{what}"));
     }
 
     /// Prints warnings about the files of the project in `dir`, each with
@@ -82,17 +124,17 @@ pub fn each_project(
     mut visit: impl FnMut(usize, ProjectSource) -> Result<()>,
 ) -> Result<()> {
     for (i, source) in projects.into_iter().enumerate() {
-        progress.0.set_message(crate::term::escape(&source.name).into_owned());
+        progress.bar.set_message(crate::term::escape(&source.name).into_owned());
         visit(i, source)?;
-        progress.0.inc(1);
+        progress.bar.inc(1);
     }
-    progress.0.finish_and_clear();
+    progress.bar.finish_and_clear();
     Ok(())
 }
 
 /// Loads each project of an archive in turn (one in memory at a time), keeps
 /// what `selection` selects of it ([`Selection::pick`]), prints the warnings
-/// about that, and hands it to `f`. Then a selection that matched nothing is
+/// about that, and hands it to `f`; a progress bar unless `quiet`. Then a selection that matched nothing is
 /// an error ([`Selection::finish`]). No line can be read again
 /// ([`Project::load_headers`]: `stats` and `check` need none). A project
 /// is freed on a thread of its own while the next one loads (freeing a
@@ -100,15 +142,17 @@ pub fn each_project(
 pub fn for_each_project(
     archive: Archive,
     selection: &Selection,
+    quiet: bool,
     mut f: impl FnMut(&Project) -> Result<()>,
 ) -> Result<()> {
     archive_warnings(&archive);
-    let progress = Progress::projects(archive.projects.len());
+    let progress = Progress::projects(archive.projects.len(), !quiet);
     let mut tally = Tally::default();
     each_project(archive.projects, &progress, |_, source| {
         if !selection.wants(&source) {
             return Ok(());
         }
+        progress.reading(&source);
         let Some(picked) = selection.pick(Project::load_headers(source), &mut tally) else { return Ok(()) };
         let project = picked.into_project();
         progress.source_warnings(&project.source);

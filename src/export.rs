@@ -37,7 +37,8 @@ pub enum Format {
 #[derive(Debug, Clone)]
 pub struct ExportRequest {
     pub target: String,
-    pub output: PathBuf,
+    /// The file to write; `None`: the text is returned ([`ExportReport::text`]).
+    pub output: Option<PathBuf>,
     pub format: Format,
     /// The projects directory to look TARGET up in (default: the client's).
     pub projects: Option<PathBuf>,
@@ -58,6 +59,8 @@ pub struct ExportReport {
     /// Warnings printed.
     pub warnings: usize,
     pub redactions: Vec<RedactionSite>,
+    /// The file's text, when no file was asked for (`-o -`).
+    pub text: Option<String>,
 }
 
 /// The conversation TARGET names, loaded.
@@ -75,7 +78,9 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     // Refused before anything is read: the file never lands in the input.
     let mut inputs: Vec<&Path> = vec![root.as_path()];
     inputs.extend(dirs.iter().map(PathBuf::as_path));
-    crate::build::file::check_outside(&req.output, inputs.iter().copied())?;
+    if let Some(output) = &req.output {
+        crate::build::file::check_outside(output, inputs.iter().copied())?;
+    }
     let found = find(&target, &dirs, &root, req.redact)?;
     let progress = Progress::hidden();
     let mut warnings = progress.source_warnings(&found.project.source);
@@ -102,7 +107,8 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     };
     for (page, list) in &out.warnings {
         for w in list {
-            progress.warn(crate::term::safe(format!("{}: {page}: {w}", req.output.display())));
+            let file = req.output.as_ref().map_or_else(|| "-".into(), |o| o.display().to_string());
+            progress.warn(crate::term::safe(format!("{file}: {page}: {w}")));
             warnings += 1;
         }
     }
@@ -110,11 +116,15 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
         Format::Html => crate::render::export::MARK,
         Format::Markdown => markdown::MARK,
     };
-    crate::build::file::write_file(&req.output, inputs, mark, out.text.as_bytes())?;
     let mut redactions = redactor.take();
     redactions.extend(redaction::entry_lines(&found.project));
     redactions.extend(out.redactions);
-    Ok(report(&found, out.text.len(), warnings, redactions))
+    let mut r = report(&found, out.text.len(), warnings, redactions);
+    match &req.output {
+        Some(output) => crate::build::file::write_file(output, inputs, mark, out.text.as_bytes())?,
+        None => r.text = Some(out.text),
+    }
+    Ok(r)
 }
 
 fn report(found: &Found, bytes: usize, warnings: usize, redactions: Vec<RedactionSite>) -> ExportReport {
@@ -130,6 +140,7 @@ fn report(found: &Found, bytes: usize, warnings: usize, redactions: Vec<Redactio
         bytes,
         warnings,
         redactions,
+        text: None,
     }
 }
 

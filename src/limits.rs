@@ -64,6 +64,8 @@
 //! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `render::redaction` |
 //! | [`DRIFT_SHOWN`] | 10 | drifting entries listed by `fork` | `fork::cmd` |
 //! | [`SYNC_LISTED`] | 10 | errors and files listed by `sync` | `sync::report` |
+//! | [`PROGRESS_TICK`] | 100 ms | the progress bar's spinner turns (also while one project takes long) | `driver` |
+//! | [`ID_PREFIX_MIN`] | 4 | characters of the shortest id prefix taken for an id (`--at`, `--conversation`, `export`) | `select`, `fork::target` |
 //! | **Work** | | | |
 //! | [`THREADS_PER_CORE`] | 4 | worker threads per core (`-j` is capped) | `run` |
 //! | [`PARSE_PIECE`] | 8 MB | a file larger is parsed in pieces of about this size, in parallel | `parse` |
@@ -216,6 +218,12 @@ pub const REDACTION_REPORT_LINES: usize = 20;
 pub const DRIFT_SHOWN: usize = 10;
 /// Errors, and paths per kind of change, `cctree sync` lists before "… and N more".
 pub const SYNC_LISTED: usize = 10;
+/// How often the progress bar's spinner turns on its own: a project that
+/// takes minutes shows it is still at work.
+pub const PROGRESS_TICK: std::time::Duration = std::time::Duration::from_millis(100);
+/// The shortest prefix of a uuid or session id taken for it (when it is the
+/// only one that starts so): shorter ones name too many.
+pub const ID_PREFIX_MIN: usize = 4;
 
 /// Worker threads per core at most: more only add overhead, and thousands of
 /// threads take minutes to start and to stop (`-j 10000` took 4 minutes).

@@ -5,7 +5,10 @@
 use anyhow::{Context, Result};
 
 use crate::build::BuildOptions;
-use crate::cli::{CheckArgs, Cli, Command, ExportArgs, ExportFormat, RenderArgs, SelectArgs, StatsArgs, SyncArgs};
+use crate::cli::{
+    CheckArgs, Cli, Command, CompletionsArgs, ExportArgs, ExportFormat, ManArgs, RenderArgs, SelectArgs, StatsArgs,
+    SyncArgs,
+};
 use crate::discover;
 use crate::driver::for_each_project;
 use crate::limits::THREADS_PER_CORE;
@@ -57,8 +60,10 @@ pub fn run(cli: Cli) -> Result<Status> {
         let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
     }
     match cli.command {
-        Some(Command::Stats(args)) => stats(&args),
-        Some(Command::Check(args)) => check(&args),
+        Some(Command::Stats(args)) => stats(&args, cli.quiet),
+        Some(Command::Check(args)) => check(&args, cli.quiet),
+        Some(Command::Completions(args)) => completions(&args),
+        Some(Command::Man(args)) => man(&args, cli.quiet),
         Some(Command::Fork(args)) => fork(&args),
         Some(Command::Sync(args)) => sync(&args, cli.quiet),
         Some(Command::Export(args)) => export(&args, cli.quiet),
@@ -137,6 +142,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
     let selection = selection(&args.select, &args.input)?;
     let t0 = std::time::Instant::now();
     let archive = discover::discover(&args.input)?;
+    notes(&archive, quiet);
     tracing::debug!("discovered in {:.3} s", t0.elapsed().as_secs_f64());
     let opts = BuildOptions {
         output: args.output.clone(),
@@ -147,8 +153,14 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         selection,
         base_url: args.base_url.clone(),
         sitemap: args.sitemap,
+        progress: !quiet,
     };
     let summary = crate::build::build(archive, &opts)?;
+    if args.open {
+        let index = args.output.join("index.html");
+        opener::open_browser(&index)
+            .with_context(|| format!("the site is written, but cannot open {} in a browser", index.display()))?;
+    }
     if !quiet {
         crate::render::redaction::report(&summary.redactions);
         let index = args.output.join("index.html");
@@ -190,15 +202,16 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
     Ok(Status::Clean)
 }
 
-fn stats(args: &StatsArgs) -> Result<Status> {
+fn stats(args: &StatsArgs, quiet: bool) -> Result<Status> {
     let selection = selection(&args.select, &args.input)?;
     let archive = discover::discover(&args.input)?;
+    notes(&archive, quiet);
     let record = crate::sync::record::find(&archive.root).map(|(_, r)| r);
     let mut builder =
         ReportBuilder::new(StatsOptions { detail: args.detail, exclude_own_forks: args.exclude_own_forks })
             .with_archive(record)
             .selected(!selection.is_everything());
-    for_each_project(archive, &selection, |p| {
+    for_each_project(archive, &selection, quiet, |p| {
         let t = std::time::Instant::now();
         builder.add(p);
         tracing::debug!("{}: stats in {:.3} s", p.source.name, t.elapsed().as_secs_f64());
@@ -243,7 +256,7 @@ fn fork(args: &crate::cli::ForkArgs) -> Result<Status> {
     Ok(Status::Clean)
 }
 
-/// `cctree export`: one conversation as one file.
+/// `cctree export`: one conversation as one file (`-o -`: on stdout).
 fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
     let md = args.output.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"));
     let format = match args.format {
@@ -252,30 +265,35 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
         None if md => crate::export::Format::Markdown,
         None => crate::export::Format::Html,
     };
+    let to_stdout = args.output.as_os_str() == "-";
     let req = crate::export::ExportRequest {
         target: args.target.clone(),
-        output: args.output.clone(),
+        output: (!to_stdout).then(|| args.output.clone()),
         format,
         projects: args.projects.clone(),
         redact: args.redact,
         show_paths: args.show_paths,
     };
     let r = crate::export::run(&req)?;
+    if let Some(text) = &r.text {
+        crate::term::print_document(text).context("cannot write to standard output")?;
+    }
     if !quiet {
         crate::render::redaction::report(&r.redactions);
         let warnings = match r.warnings {
             0 => String::new(),
-            n => format!(", {n} warning{}", if n == 1 { "" } else { "s" }),
+            n => format!(", {}", crate::term::plural(n, "warning", "warnings")),
+        };
+        let to = match to_stdout {
+            true => "standard output".to_string(),
+            false => crate::term::safe(args.output.display()).to_string(),
         };
         crate::term::print_err(&format!(
-            "exported {} ({} messages, {} branch{}, {} agent transcript{}{warnings}) → {} ({})\n",
+            "exported {} ({}, {}, {}{warnings}) → {to} ({})\n",
             crate::term::safe(crate::render::text::excerpt(&r.title, 80)),
-            r.messages,
-            r.branches,
-            if r.branches == 1 { "" } else { "es" },
-            r.agents,
-            if r.agents == 1 { "" } else { "s" },
-            crate::term::safe(args.output.display()),
+            crate::term::plural(r.messages as usize, "message", "messages"),
+            crate::term::plural(r.branches, "branch", "branches"),
+            crate::term::plural(r.agents, "agent transcript", "agent transcripts"),
             crate::render::text::human_size(r.bytes)
         ));
         if !args.redact {
@@ -287,11 +305,68 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
     Ok(Status::Clean)
 }
 
-fn check(args: &CheckArgs) -> Result<Status> {
+/// `cctree completions SHELL`: the completion script, made from the command line's definition.
+fn completions(args: &CompletionsArgs) -> Result<Status> {
+    use clap::CommandFactory;
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "cctree", &mut script);
+    print_document(&script)?;
+    Ok(Status::Clean)
+}
+
+/// `cctree man`: cctree(1) on stdout; with `--dir`, it and one page per
+/// command (`cctree-render.1`…) written into the directory.
+fn man(args: &ManArgs, quiet: bool) -> Result<Status> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let page = |cmd: &clap::Command| -> Result<(String, Vec<u8>)> {
+        let man = clap_mangen::Man::new(cmd.clone());
+        let mut roff = Vec::new();
+        man.render(&mut roff).context("writing the man page")?;
+        Ok((man.get_filename(), roff))
+    };
+    let Some(dir) = &args.dir else {
+        print_document(&page(&cmd)?.1)?;
+        return Ok(Status::Clean);
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut pages = vec![page(&cmd)?];
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        pages.push(page(sub)?);
+    }
+    for (name, roff) in &pages {
+        let path = dir.join(name);
+        crate::files::write(&path, roff, crate::files::Access::Default)
+            .with_context(|| format!("cannot write {}: check that the directory is writable", path.display()))?;
+        if !quiet {
+            crate::term::print_err(&format!("wrote {}\n", crate::term::safe(path.display())));
+        }
+    }
+    Ok(Status::Clean)
+}
+
+/// Writes generated text (a script, a man page) on stdout as it is.
+fn print_document(bytes: &[u8]) -> Result<()> {
+    crate::term::print_document(&String::from_utf8_lossy(bytes)).context("cannot write to standard output")
+}
+
+/// Prints what discovery noted about the input (the Claude Code configuration
+/// directory read for its `projects/`), unless `quiet`.
+fn notes(archive: &discover::Archive, quiet: bool) {
+    if !quiet {
+        for n in &archive.notes {
+            crate::term::print_err(&format!("note: {n}\n"));
+        }
+    }
+}
+
+fn check(args: &CheckArgs, quiet: bool) -> Result<Status> {
     let selection = selection(&args.select, &args.input)?;
     let archive = discover::discover(&args.input)?;
+    notes(&archive, quiet);
     let mut findings = Vec::new();
-    for_each_project(archive, &selection, |p| {
+    for_each_project(archive, &selection, quiet, |p| {
         findings.extend(crate::check::check_project(p));
         Ok(())
     })?;

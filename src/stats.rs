@@ -459,19 +459,19 @@ pub fn table(r: &Report) -> String {
     );
     if let Some(a) = &r.archive {
         let o = &a.only_in_archive;
+        use crate::term::plural;
         let _ = writeln!(
             out,
-            "archive of {}: kept after the source deleted it: {} files ({} lines, {} bytes), \
-             {} nodes in {} conversations found nowhere else; {} previous versions of rewritten files; \
-             {} files moved at the source",
+            "archive of {}: kept after the source deleted it: {} ({}, {}), {} in {} found nowhere else; \
+             {} of rewritten files; {} moved at the source",
             crate::term::escape(&a.source),
-            o.files,
-            o.lines,
-            o.bytes,
-            o.nodes,
-            o.conversations,
-            o.kept_versions,
-            a.moved_at_source
+            plural(o.files, "file", "files"),
+            plural(o.lines, "line", "lines"),
+            plural(o.bytes, "byte", "bytes"),
+            plural(o.nodes, "node", "nodes"),
+            plural(o.conversations, "conversation", "conversations"),
+            plural(o.kept_versions, "previous version", "previous versions"),
+            plural(a.moved_at_source, "file", "files")
         );
     }
     out

@@ -68,6 +68,39 @@ pub fn escape_text(s: &str) -> Cow<'_, str> {
     escape_with(s, true)
 }
 
+/// Whether stderr (the log, warnings) is coloured: `Some` as `--color
+/// always`/`never` say; `None` (auto) as the conventions of `NO_COLOR`
+/// (set and not empty: never) and `CLICOLOR_FORCE` (set and not `0`:
+/// always) say, else on a terminal that is not `TERM=dumb`.
+pub fn stderr_colour(choice: Option<bool>) -> bool {
+    let set = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    choice.unwrap_or_else(|| {
+        if set("NO_COLOR").is_some() {
+            false
+        } else if set("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+            true
+        } else {
+            std::io::IsTerminal::is_terminal(&std::io::stderr()) && set("TERM").is_none_or(|t| t != "dumb")
+        }
+    })
+}
+
+/// Writes a document (`export -o -`) to stdout: its exact bytes into a pipe
+/// or a file; on a terminal, escaped as any text cctree prints.
+pub fn print_document(text: &str) -> std::io::Result<()> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        return print_out(text);
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// `1 project`, `2 projects`: a count and the word for it.
+pub fn plural<N: Copy + std::fmt::Display + TryInto<u64>>(n: N, one: &str, many: &str) -> String {
+    if n.try_into().ok() == Some(1) { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
 /// A word for a POSIX shell (and fish): as it is when it needs no quotes,
 /// else quoted (`shlex`). A command cctree prints, or one a page offers to
 /// copy, reads back as the same words. (A NUL, which no command line can

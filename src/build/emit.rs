@@ -11,6 +11,7 @@ use anyhow::Result;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::cache::{FileRecord, ProjectRecord};
+use crate::driver::Progress;
 use crate::render::Sink;
 
 use super::output::Stage;
@@ -107,16 +108,20 @@ pub(super) struct ProjectSink<'s> {
     site: &'s SiteWriter,
     /// The record of each page put into the site, by path.
     records: Mutex<FxHashMap<String, FileRecord>>,
+    /// Counts the pages done.
+    progress: &'s Progress,
 }
 
 impl<'s> ProjectSink<'s> {
-    pub(super) fn new(site: &'s SiteWriter) -> ProjectSink<'s> {
-        ProjectSink { site, records: Mutex::default() }
+    pub(super) fn new(site: &'s SiteWriter, progress: &'s Progress) -> ProjectSink<'s> {
+        ProjectSink { site, records: Mutex::default(), progress }
     }
 
     fn keep(&self, record: FileRecord) {
         let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
         records.insert(record.path.clone(), record);
+        drop(records);
+        self.progress.page_done();
     }
 
     /// The records of the project's pages in the render's order, each with

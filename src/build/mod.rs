@@ -60,6 +60,8 @@ pub struct BuildOptions {
     pub base_url: Option<crate::render::urls::BaseUrl>,
     /// `--sitemap`: write `sitemap.xml` and `robots.txt` (needs `base_url`).
     pub sitemap: bool,
+    /// Draw the progress bar (on a terminal; not with `-q`).
+    pub progress: bool,
 }
 
 impl BuildOptions {
@@ -89,10 +91,8 @@ impl BuildOptions {
 pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
     let start = Instant::now();
     let outside = driver::archive_warnings(&archive);
-    output::check_apart(
-        &opts.output,
-        std::iter::once(&archive.root).chain(archive.projects.iter().map(|p| &p.dir)).map(PathBuf::as_path),
-    )?;
+    // What was read: directories read whole, files given alone (not their directories).
+    output::check_apart(&opts.output, archive.inputs.iter().map(PathBuf::as_path))?;
     let out = OutputDir::prepare(&opts.output)?;
     let plan = Plan::new(&archive, opts, out.has_site);
     tracing::debug!("planned after {:.3} s", start.elapsed().as_secs_f64());
@@ -102,7 +102,7 @@ pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
 
     let mut b = Builder::begin(&plan, opts, &out)?;
     b.emit_assets()?;
-    let progress = Progress::projects(archive.projects.len());
+    let progress = Progress::projects(archive.projects.len(), opts.progress);
     driver::each_project(archive.projects, &progress, |i, source| b.add_project(i, source, &progress))?;
     tracing::debug!("projects done after {:.3} s", start.elapsed().as_secs_f64());
     opts.selection.finish(&b.tally)?;
@@ -269,6 +269,7 @@ impl<'p> Builder<'p> {
             previous.iter().flat_map(|r| &r.parse).map(String::as_str).collect();
         // Sidecars are redacted as they are loaded: where, from the originals.
         let agent_meta = self.opts.redact.then(|| source.agent_meta.clone());
+        progress.reading(&source);
         let t0 = Instant::now();
         let (project, heads, counts) = cache::parse::load(source, self.opts.parse_options(), resume);
         tracing::debug!("{}: loaded in {:.3} s ({counts:?})", project.source.name, t0.elapsed().as_secs_f64());
@@ -290,7 +291,7 @@ impl<'p> Builder<'p> {
         let warnings = progress.project_warnings(&project);
 
         let at = Placement { slug: &plan.slug, fork_projects: plan.fork_projects.clone(), key_base, cwd };
-        let sink = ProjectSink::new(&self.site);
+        let sink = ProjectSink::new(&self.site, progress);
         let out = render::render_project(&project, &at, &self.opts.render_options(), &sink)?;
         self.pages_rendered += out.rendered;
         self.rendered_redactions.absorb(out.redactions);

@@ -72,26 +72,30 @@ impl BuildSummary {
 
 impl std::fmt::Display for BuildSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::term::plural;
         write!(
             f,
-            "rendered {} projects, {} conversations, {} branches: {} pages, {} images, {} warnings in {:.2} s",
-            self.projects,
-            self.conversations,
-            self.branches,
-            self.pages,
-            self.images,
-            self.warnings,
+            "rendered {}, {}, {}: {}, {}, {} in {:.2} s",
+            plural(self.projects, "project", "projects"),
+            plural(self.conversations, "conversation", "conversations"),
+            plural(self.branches, "branch", "branches"),
+            plural(self.pages, "page", "pages"),
+            plural(self.images, "image", "images"),
+            plural(self.warnings, "warning", "warnings"),
             self.elapsed.as_secs_f64()
         )?;
         if self.files_reused > 0 || self.projects_reused > 0 {
             write!(
                 f,
-                " ({} files written, {} unchanged; {} of {} projects unchanged)",
-                self.files_written, self.files_reused, self.projects_reused, self.projects
+                " ({} written, {} unchanged; {} of {} unchanged)",
+                plural(self.files_written, "file", "files"),
+                self.files_reused,
+                self.projects_reused,
+                plural(self.projects, "project", "projects")
             )?;
         }
         if self.redact {
-            write!(f, ", {} secrets redacted", self.redacted())?;
+            write!(f, ", {} redacted", plural(self.redacted(), "secret", "secrets"))?;
         }
         Ok(())
     }

@@ -89,6 +89,7 @@ fn write_lines(file: &mut std::fs::File, plan: &Plan) -> std::io::Result<()> {
 
 /// The human-readable report.
 pub fn text(plan: &Plan) -> String {
+    use crate::term::plural;
     use std::fmt::Write as _;
     let mut s = String::new();
     let verb = if plan.dry_run { "would write" } else { "wrote" };
@@ -104,9 +105,10 @@ pub fn text(plan: &Plan) -> String {
     if !plan.history.is_empty() {
         let linked = match plan.backups.len() {
             0 => String::new(),
-            n => format!(", {n} backup(s) linked into file-history/{}/", plan.new_session_id),
+            n => format!(", {} linked into file-history/{}/", plural(n, "backup", "backups"), plan.new_session_id),
         };
-        let _ = writeln!(s, "  code checkpoints: {} file-history line(s){linked}", plan.history.len());
+        let lines = plural(plan.history.len(), "file-history line", "file-history lines");
+        let _ = writeln!(s, "  code checkpoints: {lines}{linked}");
     }
     for n in &plan.notes {
         let _ = writeln!(s, "  note: {n}");
@@ -114,10 +116,13 @@ pub fn text(plan: &Plan) -> String {
     if !plan.drift.entries.is_empty() {
         let _ = writeln!(
             s,
-            "  version drift: prefix by {} vs newest {}; {} entries lack keys{}",
+            "  version drift: prefix by {} vs newest {}; {} keys{}",
             plan.drift.prefix_versions.join(", "),
             plan.drift.newest_version.as_deref().unwrap_or("?"),
-            plan.drift.entries.len(),
+            match plan.drift.entries.len() {
+                1 => "1 entry lacks".to_string(),
+                n => format!("{n} entries lack"),
+            },
             if plan.backfill {
                 " (backfilled where a neutral default is known)"
             } else {

@@ -8,6 +8,7 @@ use rustc_hash::FxHashSet;
 use crate::discover;
 use crate::discover::FileId;
 use crate::graph::NodeId;
+use crate::limits::ID_PREFIX_MIN;
 use crate::project::Project;
 
 /// What TARGET named, with its project loaded.
@@ -189,13 +190,13 @@ pub fn default_checkpoint(p: &Project, session: &str, file: Option<FileId>) -> O
     Some(leaf.filter(|l| mine.contains(l)).unwrap_or(latest))
 }
 
-/// Resolves `--at`: an exact uuid, else a unique prefix (4+ characters).
+/// Resolves `--at`: an exact uuid, else a unique prefix ([`ID_PREFIX_MIN`]+ characters).
 pub fn resolve_at(p: &Project, at: &str) -> Result<NodeId> {
     let g = &p.graph;
     if let Some(&n) = g.index.get(at) {
         return Ok(n);
     }
-    if at.len() >= 4 {
+    if at.len() >= ID_PREFIX_MIN {
         let hits: Vec<NodeId> = g.index.iter().filter(|(u, _)| u.starts_with(at)).map(|(_, n)| *n).collect();
         match hits.len() {
             1 => return Ok(hits[0]),

@@ -25,9 +25,10 @@ use jiff::tz::TimeZone;
 use rustc_hash::FxHashMap;
 
 use crate::discover::{FileClass, ProjectSource};
+use crate::graph::NodeId;
 use crate::graph::{ConversationId, Graph, SessionId};
 use crate::id::IdVec;
-use crate::limits::{START_DIR_BYTES, START_DIR_LINES};
+use crate::limits::{ID_PREFIX_MIN, START_DIR_BYTES, START_DIR_LINES};
 use crate::project::Project;
 
 pub use dates::{Bound, End};
@@ -88,6 +89,9 @@ pub struct Tally {
     outside: BTreeMap<String, i64>,
     /// `--conversation` ids of messages in agents no conversation spawned.
     unowned: BTreeSet<String>,
+    /// `--conversation` ids taken as a prefix (no id is exactly one), with
+    /// the conversations whose ids they start: more than one is an error.
+    prefixed: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Tally {
@@ -98,6 +102,14 @@ impl Tally {
         self.projects += 1;
         self.conversations += 1;
         self.matched.extend(matched.iter().cloned());
+        // Ids are uuids: one that is none matched as a prefix.
+        for id in matched.iter().filter(|id| !looks_like_uuid(id)) {
+            let n = self.prefixed.get(id).map_or(0, BTreeSet::len);
+            self.prefixed
+                .entry(id.clone())
+                .or_default()
+                .insert(format!("{n}: a conversation of a project unchanged since the last render"));
+        }
     }
 }
 
@@ -223,6 +235,15 @@ impl Selection {
                 tally.unowned.insert(id.clone());
             }
         }
+        let prefixes = self.prefixes(g);
+        for (i, ids) in named.iter_enumerated() {
+            for id in ids.iter().filter(|id| prefixes.contains(**id)) {
+                let c = &g.conversations[i];
+                let title: String = c.title.chars().take(60).collect();
+                let shown = format!("{} ({}): {title}", g.uuid(&project.entries, c.root), project.source.name);
+                tally.prefixed.entry((*id).to_string()).or_default().insert(shown);
+            }
+        }
         let mut chosen = Vec::new();
         for (i, c) in g.conversations.iter_enumerated() {
             let ids = &named[i];
@@ -276,6 +297,15 @@ impl Selection {
         };
         let tz = self.tz.clone().unwrap_or(TimeZone::UTC);
         let mut problems = Vec::new();
+        for (id, names) in tally.prefixed.iter().filter(|(_, n)| n.len() > 1) {
+            problems.push(format!(
+                "--conversation {} is ambiguous: the ids of {} conversations start with it; give more of one \
+                 (or its root uuid):\n  {}",
+                quote(id),
+                names.len(),
+                names.iter().map(|n| crate::term::escape(n).into_owned()).collect::<Vec<_>>().join("\n  ")
+            ));
+        }
         for id in self.conversations.iter().filter(|id| !tally.matched.contains(*id)) {
             match tally.outside.get(id) {
                 _ if tally.unowned.contains(id) => problems.push(format!(
@@ -322,6 +352,23 @@ impl Selection {
         self.since.as_ref().is_none_or(|s| last_ts >= s.ms) && self.until.as_ref().is_none_or(|u| last_ts < u.ms)
     }
 
+    /// The `--conversation` ids taken as prefixes in `g`: long enough, and
+    /// no message uuid or session id of `g` is exactly one of them.
+    fn prefixes(&self, g: &Graph) -> BTreeSet<&str> {
+        let mut out: BTreeSet<&str> = self
+            .conversations
+            .iter()
+            .filter(|id| id.len() >= ID_PREFIX_MIN && !g.index.contains_key(id.as_str()))
+            .map(String::as_str)
+            .collect();
+        if !out.is_empty() {
+            for s in &g.sessions {
+                out.remove(&*s.session_id);
+            }
+        }
+        out
+    }
+
     /// For each conversation of `g`, the `--conversation` ids that name it:
     /// its root, a session holding its nodes (or a `cctree fork` copy of
     /// it), a message of it or of an agent it spawned.
@@ -332,26 +379,46 @@ impl Selection {
         }
         let mut hits: Vec<(ConversationId, &str)> = Vec::new();
         let mut owners = None;
+        // An id names what has exactly this id; one that nothing has names
+        // what starts with it (a prefix of `ID_PREFIX_MIN` characters or more).
+        let prefixes = self.prefixes(g);
+        let prefix = |id: &str| prefixes.contains(id);
         for id in &self.conversations {
-            let Some(&n) = g.index.get(id.as_str()) else { continue };
-            let node = g.node(n);
-            let c = if node.sidechain {
-                let owners = owners.get_or_insert_with(|| subset::agent_owners(g));
-                node.agent.and_then(|a| owners.get(a)).copied().flatten()
-            } else {
-                node.conversation
+            let nodes: Vec<NodeId> = match g.index.get(id.as_str()) {
+                Some(&n) => vec![n],
+                None if prefix(id) => {
+                    g.index.iter().filter(|(u, _)| u.starts_with(id.as_str())).map(|(_, n)| *n).collect()
+                }
+                None => Vec::new(),
             };
-            hits.extend(c.map(|c| (c, id.as_str())));
+            for n in nodes {
+                let node = g.node(n);
+                let c = if node.sidechain {
+                    let owners = owners.get_or_insert_with(|| subset::agent_owners(g));
+                    node.agent.and_then(|a| owners.get(a)).copied().flatten()
+                } else {
+                    node.conversation
+                };
+                hits.extend(c.map(|c| (c, id.as_str())));
+            }
         }
-        let by_session: FxHashMap<SessionId, &str> = g
+        let by_session: FxHashMap<SessionId, Vec<&str>> = g
             .sessions
             .iter_enumerated()
-            .filter_map(|(i, s)| Some((i, self.conversations.iter().find(|c| **c == *s.session_id)?.as_str())))
+            .filter_map(|(i, s)| {
+                let ids: Vec<&str> = self
+                    .conversations
+                    .iter()
+                    .filter(|c| **c == *s.session_id || (prefix(c) && s.session_id.starts_with(c.as_str())))
+                    .map(String::as_str)
+                    .collect();
+                (!ids.is_empty()).then_some((i, ids))
+            })
             .collect();
         if !by_session.is_empty() {
             for (i, c) in g.conversations.iter_enumerated() {
                 for s in c.sessions.iter().chain(c.junctions.iter().map(|j| &j.session)) {
-                    hits.extend(by_session.get(s).map(|id| (i, *id)));
+                    hits.extend(by_session.get(s).into_iter().flatten().map(|id| (i, *id)));
                 }
             }
         }
@@ -394,6 +461,13 @@ pub fn start_dirs(source: &ProjectSource) -> Vec<String> {
         }
     }
     dirs.into_iter().collect()
+}
+
+/// `8-4-4-4-12` hexadecimal digits.
+fn looks_like_uuid(id: &str) -> bool {
+    let groups: Vec<&str> = id.split('-').collect();
+    groups.len() == 5
+        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// A value from the command line as the user could type it again.

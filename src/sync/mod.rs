@@ -71,13 +71,28 @@ pub fn existing_archive() -> Option<PathBuf> {
     default_archive_dir().filter(|d| d.join(STATE_DIR).is_dir())
 }
 
-/// The source directory: the input, else the client's projects directory.
+/// The source directory: the input (Claude Code's configuration directory
+/// stands for its `projects/`), else the client's projects directory.
 fn resolve_source(input: Option<&Path>) -> Result<PathBuf> {
     let dir = match input {
-        Some(p) => p.to_path_buf(),
-        None => crate::discover::default_projects_dir().ok_or_else(|| {
-            anyhow::anyhow!("neither CLAUDE_CONFIG_DIR nor HOME is set: pass the projects directory to sync")
-        })?,
+        Some(p) => crate::discover::config_projects(p).unwrap_or_else(|| p.to_path_buf()),
+        None => {
+            let Some(dir) = crate::discover::default_projects_dir() else {
+                bail!(
+                    "no INPUT given, and no default projects directory (CLAUDE_CONFIG_DIR is not set and no home \
+                     directory is known): pass the projects directory to sync, `cctree sync DIR`"
+                );
+            };
+            if !dir.is_dir() {
+                bail!(
+                    "no INPUT given, and the default projects directory {} does not exist (Claude Code writes its \
+                     transcripts there once it has run; CLAUDE_CONFIG_DIR moves it): pass the projects directory \
+                     to sync, `cctree sync DIR`",
+                    dir.display()
+                );
+            }
+            dir
+        }
     };
     let meta = std::fs::metadata(&dir).with_context(|| {
         format!(

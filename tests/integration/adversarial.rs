@@ -724,7 +724,7 @@ fn a_stray_transcript_does_not_merge_all_projects() {
     let out = cctree().arg("render").arg(&input).arg("-o").arg(tmp.path().join("site")).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("stray.jsonl: a transcript directly in the projects directory"), "{stderr}");
-    assert!(stderr.contains("rendered 3 projects,") && stderr.contains(" 1 warnings in "), "{stderr}");
+    assert!(stderr.contains("rendered 3 projects,") && stderr.contains(" 1 warning in "), "{stderr}");
     // Sync mirrors a projects directory, not one project named `projects`.
     let archive = tmp.path().join("archive/projects");
     let out = cctree().args(["-q", "sync"]).arg(&input).arg("--to").arg(&archive).output().unwrap();

@@ -275,7 +275,7 @@ fn deleted_files_stay_and_stats_says_what_exists_only_in_the_archive() {
     assert_eq!(flags, BTreeMap::from([("d1-u000", false), ("d2-u000", true)]));
     let table = cctree().arg("stats").arg(&env.arch).output().unwrap();
     let table = String::from_utf8_lossy(&table.stdout);
-    assert!(table.contains("kept after the source deleted it: 1 files (4 lines"), "{table}");
+    assert!(table.contains("kept after the source deleted it: 1 file (4 lines"), "{table}");
     // A deleted file that comes back is no longer only in the archive.
     env.put(&b, &text(&session(S2, "d2", 2)));
     env.sync();
