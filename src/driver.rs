@@ -134,8 +134,8 @@ pub fn each_project(
 
 /// Loads each project of an archive in turn (one in memory at a time), keeps
 /// what `selection` selects of it ([`Selection::pick`]), prints the warnings
-/// about that, and hands it to `f`; a progress bar unless `quiet`. Then a selection that matched nothing is
-/// an error ([`Selection::finish`]). No line can be read again
+/// about that, and hands it to `f`, under a progress bar unless `quiet`.
+/// Then a selection that matched nothing is an error ([`Selection::finish`]). No line can be read again
 /// ([`Project::load_headers`]: `stats` and `check` need none). A project
 /// is freed on a thread of its own while the next one loads (freeing a
 /// million entries and their strings takes a second of its own).

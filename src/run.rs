@@ -156,11 +156,6 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         progress: !quiet,
     };
     let summary = crate::build::build(archive, &opts)?;
-    if args.open {
-        let index = args.output.join("index.html");
-        opener::open_browser(&index)
-            .with_context(|| format!("the site is written, but cannot open {} in a browser", index.display()))?;
-    }
     if !quiet {
         crate::render::redaction::report(&summary.redactions);
         let index = args.output.join("index.html");
@@ -173,6 +168,11 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
                 "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords\n",
             );
         }
+    }
+    if args.open {
+        let index = args.output.join("index.html");
+        opener::open_browser(&index)
+            .with_context(|| format!("the site is written, but cannot open {} in a browser", index.display()))?;
     }
     Ok(Status::Clean)
 }

@@ -25,8 +25,7 @@ use jiff::tz::TimeZone;
 use rustc_hash::FxHashMap;
 
 use crate::discover::{FileClass, ProjectSource};
-use crate::graph::NodeId;
-use crate::graph::{ConversationId, Graph, SessionId};
+use crate::graph::{ConversationId, Graph, NodeId, SessionId};
 use crate::id::IdVec;
 use crate::limits::{ID_PREFIX_MIN, START_DIR_BYTES, START_DIR_LINES};
 use crate::project::Project;
