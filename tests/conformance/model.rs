@@ -25,8 +25,8 @@ pub fn detail(projects: &Path) -> Value {
 pub fn assert_check_clean(projects: &Path) {
     let out = cctree().arg("check").arg(projects).output().expect("cctree check");
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert_eq!(out.status.code(), Some(0), "cctree check on a fresh 2.1.330 archive:\n{stdout}\n{stderr}");
-    assert!(!stderr.contains("warning"), "warnings on a fresh 2.1.330 archive:\n{stderr}");
+    assert_eq!(out.status.code(), Some(0), "cctree check on a fresh archive of the pinned client:\n{stdout}\n{stderr}");
+    assert!(!stderr.contains("warning"), "warnings on a fresh archive of the pinned client:\n{stderr}");
 }
 
 /// The conversation whose sessions include `session`.
