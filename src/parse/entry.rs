@@ -212,6 +212,41 @@ pub enum Meta {
     FileHistory {
         message: Box<str>,
     },
+    /// A `compact_boundary` that kept messages verbatim
+    /// (`compactMetadata.preservedMessages` / `preservedSegment`).
+    Kept(Box<Kept>),
+    /// A compaction summary written by the rewind menu's "Summarize from
+    /// here" / "Summarize up to here" (`summarizeMetadata.direction`).
+    Summarized(Direction),
+}
+
+/// Which part of the conversation a partial compaction summarized
+/// (transcript-format §5.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Direction {
+    /// "Summarize from here": the chosen message and what follows; what came
+    /// before it is kept, before the summary.
+    From,
+    /// "Summarize up to here": what came before the chosen message; it and
+    /// what follows are kept, after the summary.
+    UpTo,
+}
+
+/// The messages a compaction kept verbatim, as its boundary names them
+/// (observed on 2.1.332, transcript-format §5.7). The client puts them right
+/// after `anchor` (the summary, or the boundary itself for "Summarize from
+/// here") when it loads the session, and what hung from `anchor` after them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kept {
+    pub anchor: Box<str>,
+    /// `preservedSegment.headUuid` / `tailUuid`: the first and last kept
+    /// message (the client walks `parentUuid` from the tail to the head when
+    /// no list is given).
+    pub head: Option<Box<str>>,
+    pub tail: Option<Box<str>>,
+    /// `preservedMessages.uuids`: every kept message in order (the client
+    /// chains them in this order when given; empty when absent or malformed).
+    pub uuids: Vec<Box<str>>,
 }
 
 /// The `leafUuid` a rewind writes into `last-prompt`: not a node.
@@ -360,6 +395,30 @@ crate::json::object! {
         operation: MaybeStr<'a> = "operation",
         message_id: MaybeStr<'a> = "messageId",
         snapshot_message_id: MaybeStr<'a> = "snapshotMessageId",
+        compact_metadata: Option<&'a RawValue> = "compactMetadata",
+        summarize_metadata: Option<&'a RawValue> = "summarizeMetadata",
+    }
+}
+
+crate::json::object! {
+    struct RawCompactMetadata<'a> {
+        preserved_segment: Option<&'a RawValue> = "preservedSegment",
+        preserved_messages: Option<&'a RawValue> = "preservedMessages",
+    }
+}
+
+crate::json::object! {
+    struct RawSegment<'a> {
+        head: MaybeStr<'a> = "headUuid",
+        anchor: MaybeStr<'a> = "anchorUuid",
+        tail: MaybeStr<'a> = "tailUuid",
+        uuids: Option<&'a RawValue> = "uuids",
+    }
+}
+
+crate::json::object! {
+    struct RawSummarize<'a> {
+        direction: MaybeStr<'a> = "direction",
     }
 }
 
@@ -681,8 +740,40 @@ fn read_meta(e: &mut Entry, r: &mut RawEntry<'_>) {
         Kind::KnownMeta(t) if &**t == "file-history-delta" => {
             take(&mut r.snapshot_message_id).map(|message| Meta::FileHistory { message })
         }
+        Kind::System if e.subtype.as_deref() == Some("compact_boundary") => r.compact_metadata.and_then(kept),
+        Kind::User => r.summarize_metadata.and_then(|m| {
+            let m: RawSummarize<'_> = serde_json::from_str(m.get()).ok()?;
+            match m.direction.as_deref()? {
+                "from" => Some(Meta::Summarized(Direction::From)),
+                "up_to" => Some(Meta::Summarized(Direction::UpTo)),
+                _ => None,
+            }
+        }),
         _ => None,
     };
+}
+
+/// What a boundary's `compactMetadata` says was kept, read as the client
+/// reads it: `preservedMessages` when it is a well-formed list (an anchor and
+/// uuids, every one a string), else `preservedSegment`.
+fn kept(meta: &RawValue) -> Option<Meta> {
+    fn read(v: Option<&RawValue>) -> Option<RawSegment<'_>> {
+        serde_json::from_str(v?.get()).ok()
+    }
+    let m: RawCompactMetadata<'_> = serde_json::from_str(meta.get()).ok()?;
+    let (segment, list) = (read(m.preserved_segment), read(m.preserved_messages));
+    let uuids: Option<Vec<Box<str>>> = list.as_ref().and_then(|l| {
+        let v: Vec<MaybeStr<'_>> = serde_json::from_str(l.uuids?.get()).ok()?;
+        let v: Option<Vec<Box<str>>> = v.into_iter().map(MaybeStr::into_box).collect();
+        v.filter(|v| !v.is_empty() && v.iter().all(|u| !u.is_empty()))
+    });
+    let (anchor, uuids) = match (uuids, list.as_ref().and_then(|l| l.anchor.as_deref())) {
+        (Some(uuids), Some(anchor)) => (anchor.into(), uuids),
+        _ => (segment.as_ref()?.anchor.as_deref()?.into(), Vec::new()),
+    };
+    let head = segment.as_ref().and_then(|s| s.head.as_deref()).map(Into::into).or_else(|| uuids.first().cloned());
+    let tail = segment.as_ref().and_then(|s| s.tail.as_deref()).map(Into::into).or_else(|| uuids.last().cloned());
+    Some(Meta::Kept(Box::new(Kept { anchor, head, tail, uuids })))
 }
 
 /// The `message` of a user or assistant entry.
