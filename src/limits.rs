@@ -78,6 +78,7 @@
 //! | [`TURN_LOOKAHEAD`] | 64 | nodes looked at below a checkpoint for the rest of its turn | `fork::prefix` |
 //! | [`LABEL_LOOKAHEAD`] | 64 | nodes looked at along a fork child's line for its label | `graph::titles` |
 //! | [`COMPACTION_LOOKBACK`] | 64 | earlier nodes of a session tried to join a compaction by time | `graph::link` |
+//! | [`KEPT_WALK_BUDGET`] | 4 | steps per node of a project for walking the messages compactions kept when they come without a list | `graph::link` |
 //! | [`START_DIR_LINES`] | 64 | lines of a session file read for the directory it started in (`--project`) | `select` |
 //! | [`START_DIR_BYTES`] | 4 MB | bytes of a session file read for the same | `select` |
 
@@ -253,6 +254,11 @@ pub const LABEL_LOOKAHEAD: usize = 64;
 /// How many earlier nodes of its session a compaction without its logical
 /// parent tries, latest first, to join by time (one not below it).
 pub const COMPACTION_LOOKBACK: usize = 64;
+/// Steps, per node of the project, that walking kept segments (a
+/// compaction's `preservedSegment` without its list: from the tail up to the
+/// head) may take in all: each walk is as long as its segment, so the total
+/// stays linear even when every compaction names the whole conversation.
+pub const KEPT_WALK_BUDGET: usize = 4;
 /// Lines of a session file `--project` reads, at most, for the working
 /// directory the session started in (its first line with a `cwd`: after a
 /// few metadata lines at most).

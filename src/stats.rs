@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::graph::{BranchId, Graph, NodeId, SessionId};
+use crate::graph::{BranchId, CompactionKind, Graph, NodeId, SessionId};
 use crate::project::Project;
 use crate::sync::only_here::{self, OnlyHere, ProjectOnlyHere};
 use crate::sync::record::Record;
@@ -32,6 +32,15 @@ pub struct Counts {
     pub summaries: u64,
     pub summaries_attached: u64,
     pub compactions: u64,
+    /// Compactions by kind (transcript-format §5.7): `/compact` or
+    /// automatic, the rewind menu's "Summarize from here" and "Summarize up
+    /// to here"; those that kept messages verbatim (of any kind); and
+    /// microcompactions (not in `compactions`: the chain goes on).
+    pub compactions_full: u64,
+    pub compactions_from: u64,
+    pub compactions_up_to: u64,
+    pub compactions_kept_messages: u64,
+    pub microcompactions: u64,
     pub bytes: u64,
     /// Forks written by `cctree fork` (sessions carrying its provenance record).
     pub own_forks: u64,
@@ -59,6 +68,11 @@ impl Counts {
             summaries,
             summaries_attached,
             compactions,
+            compactions_full,
+            compactions_from,
+            compactions_up_to,
+            compactions_kept_messages,
+            microcompactions,
             bytes,
             own_forks
         );
@@ -202,6 +216,7 @@ fn counts_with(p: &Project, own: &OwnForks) -> Counts {
             last = Some(n);
         }
     }
+    let compactions = |k: CompactionKind| g.nodes.iter().filter(|n| n.compaction == Some(k)).count() as u64;
     let (mut conversations, mut branches, mut fork_points) = (0, 0, 0);
     for c in g.conversations.iter().filter(|c| own.keeps_conversation(g, c)) {
         conversations += 1;
@@ -227,6 +242,11 @@ fn counts_with(p: &Project, own: &OwnForks) -> Counts {
         summaries: g.summaries.len() as u64,
         summaries_attached: g.summaries.iter().filter(|s| s.node.is_some()).count() as u64,
         compactions: u64::from(g.compactions),
+        compactions_full: compactions(CompactionKind::Full),
+        compactions_from: compactions(CompactionKind::From),
+        compactions_up_to: compactions(CompactionKind::UpTo),
+        compactions_kept_messages: g.splices.len() as u64,
+        microcompactions: compactions(CompactionKind::Micro),
         bytes: p.file_stats.iter().map(|f| f.bytes).sum(),
         own_forks: if own.0.is_empty() { g.own_fork_sessions(&p.entries).len() as u64 } else { 0 },
     }
@@ -256,10 +276,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
                 .filter(|f| own.fork_children(g, f).len() >= 2)
                 .map(|f| ForkDetail {
                     uuid: uuid(f.node),
-                    kind: match f.kind {
-                        crate::graph::ForkKind::Rewind => "rewind",
-                        crate::graph::ForkKind::CrossSession => "cross-session",
-                    },
+                    kind: f.kind.name(),
                     children: own.fork_children(g, f).into_iter().map(uuid).collect(),
                 })
                 .collect(),
@@ -454,8 +471,18 @@ pub fn table(r: &Report) -> String {
     }
     let _ = writeln!(
         out,
-        "summaries {} (attached {}), compactions {}, agents {}, {} bytes",
-        r.total.summaries, r.total.summaries_attached, r.total.compactions, r.total.agents, r.total.bytes
+        "summaries {} (attached {}), compactions {} (full {}, from here {}, up to here {}; {} kept messages), \
+         microcompactions {}, agents {}, {} bytes",
+        r.total.summaries,
+        r.total.summaries_attached,
+        r.total.compactions,
+        r.total.compactions_full,
+        r.total.compactions_from,
+        r.total.compactions_up_to,
+        r.total.compactions_kept_messages,
+        r.total.microcompactions,
+        r.total.agents,
+        r.total.bytes
     );
     if let Some(a) = &r.archive {
         let o = &a.only_in_archive;

@@ -180,6 +180,7 @@ pub fn plan(r: &Resolved, req: &ForkRequest, inputs: &Inputs<'_>) -> Result<Plan
     let tool_results = g.entry(&p.entries, k).user_kind == UserKind::ToolResult;
     let (command, shell) = resume_command(&new_id, cwd.as_deref(), awaits_reply.then_some(tool_results), &mut notes);
     root_note(p, root, &mut notes);
+    kept_note(p, &pre.chain, &mut notes);
     Ok(Plan {
         new_session_id: new_id,
         path,
@@ -214,6 +215,23 @@ fn root_note(p: &Project, root: NodeId, notes: &mut Vec<String>) {
         notes.push(format!("the prefix starts at the compaction boundary {u} (Claude Code loads from there)"));
     } else if e.parent_uuid.is_some() {
         notes.push(format!("the prefix starts at {u}, whose parentUuid is not in the project"));
+    }
+}
+
+/// The compactions on the chain that kept messages: their kept messages
+/// are copied too, in the order the client puts them after the summary.
+fn kept_note(p: &Project, chain: &[NodeId], notes: &mut Vec<String>) {
+    let g = &p.graph;
+    let on: FxHashSet<NodeId> = chain.iter().copied().collect();
+    let passed =
+        |sp: &&crate::graph::Splice| on.contains(&sp.boundary) && sp.kept.last().is_some_and(|t| on.contains(t));
+    for sp in g.splices.iter().filter(passed) {
+        notes.push(format!(
+            "the compaction {} kept {} message(s) verbatim: copied too, as Claude Code loads them ({})",
+            g.uuid(&p.entries, sp.boundary),
+            sp.kept.len(),
+            if sp.before { "before its summary" } else { "after its summary" }
+        ));
     }
 }
 

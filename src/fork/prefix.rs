@@ -3,9 +3,9 @@
 //! checkpoint and [`legal_checkpoints`] over a whole display path (memoized,
 //! so linear in the path).
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::graph::{ChildRole, Graph, Link, NodeId};
+use crate::graph::{ChildRole, Graph, Link, NodeId, Walk};
 use crate::limits::TURN_LOOKAHEAD;
 use crate::parse::{Entries, Entry, Kind, UserKind};
 use crate::project::Project;
@@ -258,7 +258,9 @@ impl<'p> Folder<'p> {
 #[derive(Debug, Clone)]
 pub struct Prefix {
     pub checkpoint: NodeId,
-    /// The chain root→checkpoint (from the last compaction boundary).
+    /// The chain root→checkpoint as the client loads it
+    /// ([`Graph::loaded_chain`]: from the last compaction boundary, with the
+    /// messages compactions kept).
     pub chain: Vec<NodeId>,
     /// The chain plus the off-chain results and blocks of its turns, in path
     /// order: each extra right after the chain node it hangs from.
@@ -271,16 +273,56 @@ pub struct Prefix {
 /// Computes the prefix of checkpoint `k` and judges it.
 pub fn prefix(p: &Project, k: NodeId) -> Prefix {
     let f = Folder::new(p);
-    let chain = p.graph.physical_chain(k);
+    let chain = p.graph.loaded_chain(&p.entries, k);
     let mut nodes = Vec::with_capacity(chain.len());
     let s = f.fold(State::default(), &chain, Some(&mut nodes));
+    add_kept(&p.graph, &chain, &mut nodes);
     Prefix { checkpoint: k, legal: f.judge(&s, k), orphan_results: s.orphans, chain, nodes }
 }
 
-/// Memoized prefix states, for judging many checkpoints of one path.
+/// The messages kept by the compactions the chain goes through that the
+/// chain and its turns do not hold: the client reads a boundary's kept list
+/// (`preservedMessages`) only when every message it names is in the file.
+/// Each goes after the kept message before it in the list (the first:
+/// after the anchor).
+fn add_kept(g: &Graph, chain: &[NodeId], nodes: &mut Vec<NodeId>) {
+    let on: FxHashSet<NodeId> = chain.iter().copied().collect();
+    let mut have: FxHashSet<NodeId> = nodes.iter().copied().collect();
+    let mut after: FxHashMap<NodeId, Vec<NodeId>> = FxHashMap::default();
+    let passed =
+        g.splices.iter().filter(|sp| on.contains(&sp.boundary) && sp.kept.last().is_some_and(|t| on.contains(t)));
+    for sp in passed {
+        let mut prev = sp.anchor;
+        for &k in &sp.kept {
+            if have.insert(k) {
+                after.entry(prev).or_default().push(k);
+            }
+            prev = k;
+        }
+    }
+    if after.is_empty() {
+        return;
+    }
+    let mut out = Vec::with_capacity(have.len());
+    for &n in nodes.iter() {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            out.push(x);
+            if let Some(v) = after.remove(&x) {
+                stack.extend(v.into_iter().rev());
+            }
+        }
+    }
+    *nodes = out;
+}
+
+/// Memoized prefix states, for judging many checkpoints of one path. A
+/// node's state depends on the chain above it, which depends on how the walk
+/// reached it ([`Walk`]: among a compaction's kept messages, from after them
+/// or not): states are kept by both.
 pub(crate) struct Scan<'p> {
     f: Folder<'p>,
-    memo: FxHashMap<NodeId, State<'p>>,
+    memo: FxHashMap<(NodeId, Walk), State<'p>>,
 }
 
 impl<'p> Scan<'p> {
@@ -290,19 +332,22 @@ impl<'p> Scan<'p> {
 
     /// The prefix state of `k`, computing (and memoizing) missing ancestors.
     fn state(&mut self, k: NodeId) -> State<'p> {
-        if let Some(s) = self.memo.get(&k) {
+        let start = (k, Walk::default());
+        if let Some(s) = self.memo.get(&start) {
             return s.clone();
         }
         // Walk up to a memoized ancestor or the chain root, then fold down.
         let g = self.f.g;
-        let mut up = vec![k];
+        let mut up = vec![start];
+        let mut walk = Walk::default();
         let mut cur = k;
-        while let Some(p) = g.physical_parent(cur) {
-            if self.memo.contains_key(&p) || up.len() > g.nodes.len() {
-                up.push(p);
+        while let Some(p) = g.loaded_parent(self.f.entries, cur, &mut walk) {
+            let key = (p, walk.clone());
+            let known = self.memo.contains_key(&key);
+            up.push(key);
+            if known || up.len() > g.nodes.len() {
                 break;
             }
-            up.push(p);
             cur = p;
         }
         up.reverse();
@@ -310,14 +355,14 @@ impl<'p> Scan<'p> {
             Some(s) => s.clone(),
             None => {
                 let mut s = State::default();
-                self.f.apply(&mut s, up[0]);
-                self.memo.insert(up[0], s.clone());
+                self.f.apply(&mut s, up[0].0);
+                self.memo.insert(up[0].clone(), s.clone());
                 s
             }
         };
         for w in up.windows(2) {
-            s = self.f.step(&s, w[0], w[1]);
-            self.memo.insert(w[1], s.clone());
+            s = self.f.step(&s, w[0].0, w[1].0);
+            self.memo.insert(w[1].clone(), s.clone());
         }
         s
     }

@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{ForkKind, Graph, NodeId, SessionId};
+use super::{CompactionKind, ForkKind, Graph, NodeId, SessionId};
 use crate::id::IdVec;
 use crate::parse::{Entries, Kind, UserKind};
 
@@ -154,8 +154,23 @@ fn judge_fork_point(g: &mut Graph, entries: &Entries, f: &mut Facts, id: NodeId,
     // off (each group by time).
     futures.sort_by_key(|k| g.node(*k).session != own);
     if futures.len() >= 2 {
-        let kind =
-            if futures.iter().all(|c| g.node(*c).session == own) { ForkKind::Rewind } else { ForkKind::CrossSession };
+        // "Summarize from here": the compaction goes on beside the turns it
+        // summarized (written before it), a compaction, not a rewind.
+        let from_here = |c: &NodeId| summarized_from_here(g, *c);
+        let kind = if futures.iter().any(|c| g.node(*c).session != own) {
+            ForkKind::CrossSession
+        } else if let Some(&c) = futures
+            .iter()
+            .find(|c| from_here(c))
+            .filter(|c| futures.len() == 2 && futures.iter().all(|f| f == *c || g.node(*f).ts <= g.node(**c).ts))
+        {
+            // The line goes on through the compaction; the turns it
+            // summarized are the branch beside it.
+            futures.sort_by_key(|f| *f != c);
+            ForkKind::Compaction
+        } else {
+            ForkKind::Rewind
+        };
         f.forks.insert(id, (kind, futures));
         g.multi_child.fork_points += 1;
         return;
@@ -270,7 +285,7 @@ struct Parent<'e> {
 fn role_of(g: &Graph, entries: &Entries, f: &Facts, parent: &Parent<'_>, k: NodeId, continues_own: bool) -> ChildRole {
     let e = g.entry(entries, k);
     if g.node(k).session != parent.session {
-        if !f.has_conv[k] {
+        if !f.has_conv[k] && !summarized_from_here(g, k) {
             ChildRole::SideBranch
         } else if parent.own_goes_on {
             ChildRole::Future
@@ -296,13 +311,23 @@ fn role_of(g: &Graph, entries: &Entries, f: &Facts, parent: &Parent<'_>, k: Node
     }
 }
 
-/// A typed prompt, a command child whose subtree has a reply, or a compaction
-/// root whose subtree has a typed prompt (§6.2 "user-initiated").
+/// A typed prompt, a command child whose subtree has a reply, a compaction
+/// root whose subtree has a typed prompt, or a "Summarize from here" (asked
+/// for in the rewind menu) (§6.2 "user-initiated").
 fn user_initiated(g: &Graph, entries: &Entries, f: &Facts, k: NodeId) -> bool {
     let e = g.entry(entries, k);
+    let n = g.node(k);
     e.user_kind == UserKind::Prompt
         || (e.is_command() && f.has_reply[k])
-        || (g.node(k).link.is_join() && f.has_prompt[k])
+        || (n.link.is_join() && f.has_prompt[k])
+        || summarized_from_here(g, k)
+}
+
+/// A "Summarize from here" compaction joined after what it kept: asked for
+/// in the rewind menu, a future even before anything follows it.
+fn summarized_from_here(g: &Graph, k: NodeId) -> bool {
+    let n = g.node(k);
+    n.link.is_join() && n.compaction == Some(CompactionKind::From)
 }
 
 /// The tool_use ids of the response `p` belongs to (all entries of the same

@@ -2,11 +2,14 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Graph, GraphFinding, GraphInput, Link, Node, NodeId, Problem, Session, SessionId};
+use super::{
+    CompactionKind, Graph, GraphFinding, GraphInput, Link, Node, NodeId, Problem, Session, SessionId, Splice,
+    SpliceLink,
+};
 use crate::discover::FileId;
 use crate::id::IdVec;
-use crate::limits::COMPACTION_LOOKBACK;
-use crate::parse::{Entries, Entry, EntryId, Kind, UserKind};
+use crate::limits::{COMPACTION_LOOKBACK, KEPT_WALK_BUDGET};
+use crate::parse::{Direction, Entries, Entry, EntryId, Kept, Kind, Meta, UserKind};
 
 /// Builds nodes, parents and children. Conversations and branches come later.
 pub(super) fn link(input: &GraphInput<'_>) -> Graph {
@@ -161,6 +164,7 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
             conversation: None,
             branch: None,
             agent: None,
+            compaction: None,
         });
         g.index.insert((*u).into(), id);
     }
@@ -192,60 +196,223 @@ fn add_aliases(g: &mut Graph, entries: &Entries, (id, u, canonical): (NodeId, &s
     }
 }
 
-/// Compaction joins (§5.7): boundaries to their logical parent, else after
-/// the preceding node of the session in time; 1.0.x summary roots likewise.
+/// Compaction joins (§5.7), compactions in time order: a compaction that
+/// kept messages puts them where the client does ([`splice`]); the others
+/// join their logical parent, else the preceding node of the session in
+/// time; 1.0.x summary roots likewise. Every compaction gets its kind.
 fn join_compactions(g: &mut Graph, entries: &Entries) {
     let mut by_session: FxHashMap<SessionId, Vec<(i64, NodeId)>> = FxHashMap::default();
+    // What a partial compaction's summary says it summarized, by its parent
+    // (the boundary).
+    let mut direction: FxHashMap<NodeId, Direction> = FxHashMap::default();
+    let mut roots: Vec<(i64, NodeId)> = Vec::new();
+    let mut micro: Vec<NodeId> = Vec::new();
     for (n, node) in g.nodes.iter_enumerated() {
-        if !node.sidechain && node.ts != i64::MIN {
+        if node.sidechain {
+            continue;
+        }
+        let e = &entries[node.entry];
+        if node.ts != i64::MIN {
             by_session.entry(node.session).or_default().push((node.ts, n));
+        }
+        if let (Some(Meta::Summarized(d)), Some(p)) = (&e.meta, node.parent) {
+            direction.insert(p, *d);
+        }
+        if e.is_system("microcompact_boundary") {
+            micro.push(n);
+        }
+        let is_root = node.parent.is_none() && node.link != Link::Dangling;
+        if is_root && (e.is_compact_boundary() || (e.kind == Kind::User && e.user_kind == UserKind::CompactSummary)) {
+            roots.push((node.ts, n));
         }
     }
     for v in by_session.values_mut() {
         v.sort_unstable();
     }
-    for id in g.nodes.ids() {
-        let node = &g.nodes[id];
-        if node.parent.is_some() || node.sidechain || node.link == Link::Dangling {
-            continue;
-        }
-        let e = &entries[node.entry];
-        let is_boundary = e.is_compact_boundary();
-        let is_old_summary = e.kind == Kind::User && e.user_kind == UserKind::CompactSummary;
-        if !is_boundary && !is_old_summary {
-            continue;
-        }
+    for n in micro {
+        g.nodes[n].compaction = Some(CompactionKind::Micro);
+    }
+    roots.sort_unstable();
+    let mut splicer = Splicer::new(g, entries, &roots);
+    for (ts, id) in roots {
         g.compactions += 1;
-        let (entry, ts, session) = (node.entry, node.ts, node.session);
-        let logical = e.logical_parent_uuid.as_deref();
-        match logical.and_then(|l| g.index.get(l)).copied() {
-            // A preserved segment can be re-parented under the summary, so the
-            // logical parent may sit below the boundary: then join by time.
-            Some(pid) if !descends_from(g, pid, id) => {
-                g.nodes[id].parent = Some(pid);
-                g.nodes[id].link = Link::Compaction;
-                continue;
+        let e = &entries[g.nodes[id].entry];
+        let kept = match &e.meta {
+            Some(Meta::Kept(k)) => Some(&**k),
+            _ => None,
+        };
+        let from_here = kept.is_some_and(|k| e.uuid.as_deref() == Some(&*k.anchor));
+        g.nodes[id].compaction = Some(match direction.get(&id) {
+            _ if from_here => CompactionKind::From,
+            Some(Direction::From) => CompactionKind::From,
+            Some(Direction::UpTo) => CompactionKind::UpTo,
+            None => CompactionKind::Full,
+        });
+        // Spliced and joined where its kept messages were: done.
+        if kept.and_then(|k| splicer.splice(g, id, k)) == Some(true) {
+            continue;
+        }
+        join(g, id, ts, e.logical_parent_uuid.as_deref(), &by_session[&g.nodes[id].session]);
+    }
+}
+
+/// Joins compaction root `id` to its logical parent, or after the latest
+/// node of its session before it in time (`list`: the session's nodes by
+/// time) that is not below it.
+fn join(g: &mut Graph, id: NodeId, ts: i64, logical: Option<&str>, list: &[(i64, NodeId)]) {
+    match logical.and_then(|l| g.index.get(l)).copied() {
+        // A preserved segment can be re-parented under the summary, so the
+        // logical parent may sit below the boundary: then join by time.
+        Some(pid) if !descends_from(g, pid, id) => {
+            g.nodes[id].parent = Some(pid);
+            g.nodes[id].link = Link::Compaction;
+            return;
+        }
+        Some(_) => {}
+        None => {
+            if let Some(l) = logical {
+                let entry = g.nodes[id].entry;
+                g.findings.push(GraphFinding { entry, problem: Problem::DanglingLogicalParent { parent: l.into() } });
             }
-            Some(_) => {}
-            None => {
-                if let Some(l) = logical {
-                    g.findings
-                        .push(GraphFinding { entry, problem: Problem::DanglingLogicalParent { parent: l.into() } });
+        }
+    }
+    if ts == i64::MIN {
+        return;
+    }
+    // The latest node before this one in (ts, id) order that is not below it.
+    let pos = list.partition_point(|&(t, i)| (t, i) < (ts, id));
+    let prev = list[..pos].iter().rev().take(COMPACTION_LOOKBACK).map(|&(_, p)| p).find(|&p| !descends_from(g, p, id));
+    if let Some(prev) = prev {
+        g.nodes[id].parent = Some(prev);
+        g.nodes[id].link = Link::CompactionByTime;
+    }
+}
+
+/// Places the messages compactions kept (§5.7, observed on 2.1.332), as the
+/// client does when it loads a session: the kept messages after the anchor
+/// (the summary), and what hung from the anchor after the last of them; the
+/// boundary joins where the first kept message was.
+/// For "Summarize from here" (the anchor is the boundary) the kept messages
+/// stay where they are and the boundary joins after the last of them: the
+/// same order of messages. Walks without a list share a budget linear in the
+/// nodes.
+struct Splicer {
+    /// The main children of every anchor, kept up to date as nodes move.
+    children: FxHashMap<NodeId, Vec<NodeId>>,
+    /// Steps left for walking kept segments that come without a list.
+    budget: usize,
+}
+
+impl Splicer {
+    fn new(g: &Graph, entries: &Entries, roots: &[(i64, NodeId)]) -> Splicer {
+        let mut children: FxHashMap<NodeId, Vec<NodeId>> = roots
+            .iter()
+            .filter_map(|&(_, b)| match &entries[g.nodes[b].entry].meta {
+                Some(Meta::Kept(k)) => g.index.get(&*k.anchor).map(|&a| (a, Vec::new())),
+                _ => None,
+            })
+            .collect();
+        if !children.is_empty() {
+            for (n, node) in g.nodes.iter_enumerated() {
+                if let Some(v) = node.parent.and_then(|p| children.get_mut(&p)).filter(|_| !node.sidechain) {
+                    v.push(n);
                 }
             }
         }
-        if ts == i64::MIN {
-            continue;
+        Splicer { children, budget: g.nodes.len().saturating_mul(KEPT_WALK_BUDGET) }
+    }
+
+    fn main(g: &Graph, uuid: Option<&str>) -> Option<NodeId> {
+        g.index.get(uuid?).copied().filter(|n| !g.nodes[*n].sidechain)
+    }
+
+    /// The kept messages in the client's order: the list, or the chain from
+    /// the tail up to the head. `None` when one is missing or the walk fails.
+    fn kept(&mut self, g: &Graph, kept: &Kept) -> Option<Vec<NodeId>> {
+        if !kept.uuids.is_empty() {
+            return kept.uuids.iter().map(|u| Self::main(g, Some(u))).collect();
         }
-        let list = &by_session[&session];
-        // The latest node before this one in (ts, id) order that is not below it.
-        let pos = list.partition_point(|&(t, i)| (t, i) < (ts, id));
-        let prev =
-            list[..pos].iter().rev().take(COMPACTION_LOOKBACK).map(|&(_, p)| p).find(|&p| !descends_from(g, p, id));
-        if let Some(prev) = prev {
-            g.nodes[id].parent = Some(prev);
-            g.nodes[id].link = Link::CompactionByTime;
+        let head = Self::main(g, kept.head.as_deref())?;
+        let mut cur = Self::main(g, kept.tail.as_deref())?;
+        let mut out = vec![cur];
+        while cur != head {
+            self.budget = self.budget.checked_sub(1)?;
+            cur = g.nodes[cur].parent.filter(|p| !g.nodes[*p].sidechain)?;
+            out.push(cur);
         }
+        out.reverse();
+        Some(out)
+    }
+
+    /// Moves `n` under `p` (a splice link of splice `s`), keeping the anchors'
+    /// children up to date.
+    fn move_to(&mut self, g: &mut Graph, n: NodeId, p: NodeId, (s, why): (u32, SpliceLink)) {
+        if let Some(old) = g.nodes[n].parent {
+            if let Some(v) = self.children.get_mut(&old) {
+                v.retain(|c| *c != n);
+            }
+        }
+        if let Some(v) = self.children.get_mut(&p) {
+            v.push(n);
+        }
+        g.nodes[n].parent = Some(p);
+        g.nodes[n].link = Link::Spliced;
+        g.splice_links.insert(n, (s, why));
+    }
+
+    /// Splices what boundary `b` kept, and says whether `b` is joined too.
+    /// `None` when it cannot (a kept message or the anchor missing, the
+    /// anchor not the boundary's summary, a kept message twice, kept
+    /// messages already below the boundary): `b` is then joined as any
+    /// compaction, as it is when the first kept message had no parent.
+    fn splice(&mut self, g: &mut Graph, b: NodeId, kept: &Kept) -> Option<bool> {
+        let anchor = Self::main(g, Some(&kept.anchor))?;
+        let before = anchor == b;
+        if !before && g.nodes[anchor].parent != Some(b) {
+            return None;
+        }
+        let list = self.kept(g, kept)?;
+        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
+        if list.is_empty() || list.iter().any(|&n| n == b || n == anchor || !seen.insert(n)) {
+            return None;
+        }
+        let (first, last) = (list[0], list[list.len() - 1]);
+        if before && descends_from(g, last, b) {
+            return None;
+        }
+        let s = u32::try_from(g.splices.len()).unwrap_or(u32::MAX);
+        // Where the first kept message was: the boundary joins there.
+        let was = g.nodes[first].parent.filter(|p| *p != anchor && !seen.contains(p));
+        // The kept messages go on as they were written, from the anchor: the
+        // client chains them in their order, which is the order they were
+        // written in; a kept message off that chain (a parallel call's
+        // block or result) stays beside it, where it was.
+        if !before && g.nodes[first].parent != Some(anchor) {
+            self.move_to(g, first, anchor, (s, SpliceLink::Kept));
+        }
+        let join = if before {
+            Some(last)
+        } else {
+            let after: Vec<NodeId> = self
+                .children
+                .get(&anchor)
+                .map(|v| v.iter().copied().filter(|c| !seen.contains(c)).collect())
+                .unwrap_or_default();
+            for c in after {
+                self.move_to(g, c, last, (s, SpliceLink::AfterKept));
+            }
+            was.filter(|p| !descends_from(g, *p, b))
+        };
+        if let Some(p) = join {
+            g.nodes[b].parent = Some(p);
+            g.nodes[b].link = Link::Compaction;
+            if before {
+                g.splice_links.insert(b, (s, SpliceLink::Boundary));
+            }
+        }
+        g.splice_at.insert(b, s);
+        g.splices.push(Splice { boundary: b, anchor, kept: list, before });
+        Some(join.is_some())
     }
 }
 

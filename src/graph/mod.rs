@@ -38,6 +38,7 @@ use crate::id::{IdVec, typed_id};
 use crate::parse::{Entries, Entry, EntryId};
 
 pub use forks::ChildRole;
+pub use queries::Walk;
 
 typed_id!(
     /// A node: a canonical instance of a uuid ([`Graph::nodes`]).
@@ -78,6 +79,10 @@ pub enum Link {
     /// A compaction root whose logical parent is missing (or a 1.0.x summary
     /// root), joined after the preceding node of its session in time.
     CompactionByTime,
+    /// A message a compaction kept verbatim, or what followed its summary,
+    /// put where the client puts them when it loads the session (after the
+    /// summary, in the kept order; [`Splice`]).
+    Spliced,
 }
 
 impl Link {
@@ -105,6 +110,72 @@ pub struct Node {
     pub conversation: Option<ConversationId>,
     pub branch: Option<BranchId>,
     pub agent: Option<AgentId>,
+    /// For a compaction (a boundary, a 1.0.x summary root, a
+    /// `microcompact_boundary`): its kind.
+    pub compaction: Option<CompactionKind>,
+}
+
+/// What a compaction summarized (transcript-format §5.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CompactionKind {
+    /// `/compact` or an automatic compaction: everything before it (it may
+    /// keep the last messages verbatim, after the summary).
+    Full,
+    /// The rewind menu's "Summarize from here": the chosen message and what
+    /// followed; the messages before it are kept, and the turns summarized
+    /// stay on a branch beside the line.
+    From,
+    /// The rewind menu's "Summarize up to here": what came before the chosen
+    /// message; it and what followed are kept, after the summary.
+    UpTo,
+    /// A `microcompact_boundary` (2.1.9–2.1.22): old tool results cleared,
+    /// the chain goes on.
+    Micro,
+}
+
+impl CompactionKind {
+    /// Its name in `stats` and in page markup.
+    pub fn name(self) -> &'static str {
+        match self {
+            CompactionKind::Full => "full",
+            CompactionKind::From => "from",
+            CompactionKind::UpTo => "up_to",
+            CompactionKind::Micro => "micro",
+        }
+    }
+}
+
+/// A compaction that kept messages, as the graph placed them: where the
+/// client puts them when it loads the session (observed on 2.1.332,
+/// transcript-format §5.7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Splice {
+    /// The `compact_boundary`.
+    pub boundary: NodeId,
+    /// The node the kept messages follow: the summary, or the boundary itself
+    /// ("Summarize from here", [`Splice::before`]).
+    pub anchor: NodeId,
+    /// The kept messages in the client's order (its list, or the chain from
+    /// the tail up to the head). The first one's tree parent is `anchor`
+    /// (unless [`Splice::before`]); the others hang where they were written
+    /// (the client chains them in their order, the order they were written
+    /// in).
+    pub kept: Vec<NodeId>,
+    /// The kept messages come before the boundary, which is joined after the
+    /// last of them (the same order of messages as the client's boundary →
+    /// kept → summary).
+    pub before: bool,
+}
+
+/// Why a node hangs where it does after a [`Splice`] ([`Graph::splice_links`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpliceLink {
+    /// The first kept message, moved after the anchor.
+    Kept,
+    /// What hung from the anchor, moved after the last kept message.
+    AfterKept,
+    /// A "Summarize from here" boundary, joined after the last kept message.
+    Boundary,
 }
 
 /// A `sessionId` and what is known about it.
@@ -139,6 +210,20 @@ pub enum ForkKind {
     Rewind,
     /// A later child belongs to another session (§6.3 rule 2).
     CrossSession,
+    /// A compaction goes on beside the turns it summarized ("Summarize from
+    /// here"): not a rewind.
+    Compaction,
+}
+
+impl ForkKind {
+    /// Its name in `stats`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ForkKind::Rewind => "rewind",
+            ForkKind::CrossSession => "cross-session",
+            ForkKind::Compaction => "compaction",
+        }
+    }
 }
 
 /// A real fork: a node whose children start different user-initiated futures.
@@ -362,6 +447,13 @@ pub struct Graph {
     pub tools: FxHashMap<Box<str>, ToolLink>,
     /// Compaction roots (boundaries and 1.0.x summary roots).
     pub compactions: u32,
+    /// The compactions that kept messages, where the graph put them, by
+    /// boundary time.
+    pub splices: Vec<Splice>,
+    /// Nodes a splice moved: the splice (its place in [`Graph::splices`]) and why.
+    pub splice_links: FxHashMap<NodeId, (u32, SpliceLink)>,
+    /// The splice of each boundary that has one (its place in [`Graph::splices`]).
+    pub splice_at: FxHashMap<NodeId, u32>,
     /// Messages typed while Claude worked that never became a prompt or a
     /// `queued_command` (their `queue-operation` entries), by the node they
     /// follow: the last node of their session written before them.
@@ -451,6 +543,11 @@ impl Graph {
     /// node with a million prompts under it costs nothing there.
     pub fn turn_children(&self, id: NodeId) -> &[NodeId] {
         self.turn_children.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// What compaction boundary `b` kept, when it kept messages.
+    pub fn splice_of(&self, b: NodeId) -> Option<&Splice> {
+        self.splices.get(*self.splice_at.get(&b)? as usize)
     }
 
     /// The fork point at a node, if it is one (constant time: a page asks

@@ -1,12 +1,12 @@
 //! Questions asked of a built graph by several commands: what is read on a
-//! branch from the root ([`Graph::projection`]), the physical parent chain
-//! Claude Code loads a session by ([`Graph::physical_chain`]), and which
+//! branch from the root ([`Graph::projection`]), the chain Claude Code loads
+//! a session by ([`Graph::loaded_chain`]), and which
 //! sessions `cctree fork` wrote ([`Graph::own_fork_sessions`]). Pure, like
 //! the rest of the graph; walks are iterative and guarded against cycles.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{BranchId, Graph, Link, NodeId, SessionId};
+use super::{BranchId, Graph, Link, NodeId, SessionId, SpliceLink};
 use crate::parse::Entries;
 
 impl Graph {
@@ -38,13 +38,16 @@ impl Graph {
         path
     }
 
-    /// The physical chain of a node: `parentUuid` links up to the root, or
-    /// up to the compaction boundary Claude Code loads from (a compaction
-    /// join is not followed). Root first.
-    pub fn physical_chain(&self, k: NodeId) -> Vec<NodeId> {
+    /// The chain the client loads a session by, from `k` up: `parentUuid`
+    /// links up to the root, or up to the compaction boundary it loads from
+    /// (a compaction join is not followed), with the messages compactions
+    /// kept where the client splices them (§5.7). Root first. See
+    /// [`Graph::loaded_parent`].
+    pub fn loaded_chain(&self, entries: &Entries, k: NodeId) -> Vec<NodeId> {
         let mut out = vec![k];
         let mut cur = k;
-        while let Some(p) = self.physical_parent(cur) {
+        let mut walk = Walk::default();
+        while let Some(p) = self.loaded_parent(entries, cur, &mut walk) {
             if out.len() > self.nodes.len() {
                 break;
             }
@@ -55,16 +58,56 @@ impl Graph {
         out
     }
 
-    /// The main-thread node a node's own `parentUuid` names, if it resolved
-    /// (not a join, not a sidechain).
-    pub fn physical_parent(&self, n: NodeId) -> Option<NodeId> {
+    /// One step up [`Graph::loaded_chain`]: the parent of `n` on the chain
+    /// the client loads, `walk` saying where the walk stands (start with
+    /// `Walk::default()`). Messages a compaction kept are followed through
+    /// their splice when the walk came from after them (what followed the
+    /// summary); a walk starting among them follows `parentUuid` as written
+    /// instead ([`Walk::Written`]): a checkpoint there forks the
+    /// conversation as it was before the compaction, which the client loads
+    /// (the boundary's kept list would not be whole).
+    pub fn loaded_parent(&self, entries: &Entries, n: NodeId, walk: &mut Walk) -> Option<NodeId> {
+        let main = |p: NodeId| (!self.node(p).sidechain).then_some(p);
+        let entered = match walk {
+            Walk::Written => {
+                let p = entries[self.node(n).entry].parent_uuid.as_deref()?;
+                return self.index.get(p).copied().and_then(main);
+            }
+            Walk::Tree(entered) => entered,
+        };
+        // The client's chain starts with a "Summarize from here" boundary,
+        // passed already, then its first kept message.
+        if entered
+            .iter()
+            .any(|s| self.splices.get(*s as usize).is_some_and(|sp| sp.before && sp.kept.first() == Some(&n)))
+        {
+            return None;
+        }
         let node = self.node(n);
-        match (node.link, node.parent) {
-            (Link::Physical, Some(p)) if !self.node(p).sidechain => Some(p),
+        let p = node.parent?;
+        match (node.link, self.splice_links.get(&n)) {
+            (Link::Physical, _) => main(p),
+            (Link::Spliced, Some(&(s, SpliceLink::AfterKept))) => {
+                entered.push(s);
+                main(p)
+            }
+            (Link::Spliced, Some(&(s, SpliceLink::Kept))) if entered.contains(&s) => {
+                if self.splices.get(s as usize).is_some_and(|sp| sp.kept.first() == Some(&n)) {
+                    entered.retain(|x| *x != s);
+                }
+                main(p)
+            }
+            (Link::Compaction, Some(&(s, SpliceLink::Boundary))) => {
+                entered.push(s);
+                main(p)
+            }
+            (Link::Spliced, _) => {
+                *walk = Walk::Written;
+                self.loaded_parent(entries, n, walk)
+            }
             _ => None,
         }
     }
-
     /// Sessions that carry a `cctree fork` provenance record
     /// (`Entry::cctree_fork`): the copies `cctree fork` wrote.
     pub fn own_fork_sessions(&self, entries: &Entries) -> FxHashSet<SessionId> {
@@ -75,5 +118,21 @@ impl Graph {
             .filter(|e| e.cctree_fork.is_some())
             .filter_map(|e| e.session_id.as_deref().and_then(|s| ix.get(s)).copied())
             .collect()
+    }
+}
+
+/// Where a walk up [`Graph::loaded_chain`] stands.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Walk {
+    /// Following the graph: the splices (places in [`Graph::splices`])
+    /// whose kept messages it came into from after them.
+    Tree(Vec<u32>),
+    /// Following `parentUuid` as written.
+    Written,
+}
+
+impl Default for Walk {
+    fn default() -> Walk {
+        Walk::Tree(Vec::new())
     }
 }

@@ -996,6 +996,29 @@ mod tests {
     }
 
     #[test]
+    fn reads_what_a_compaction_kept() {
+        let b = parse(
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b","parentUuid":null,"compactMetadata":{"trigger":"manual","preservedSegment":{"headUuid":"h","anchorUuid":"s","tailUuid":"t"},"preservedMessages":{"anchorUuid":"s","uuids":["h","x","t"]}}}"#,
+        );
+        let Some(Meta::Kept(k)) = &b.meta else { panic!("{:?}", b.meta) };
+        assert_eq!((&*k.anchor, k.head.as_deref(), k.tail.as_deref()), ("s", Some("h"), Some("t")));
+        assert_eq!(k.uuids.iter().map(|u| &**u).collect::<Vec<_>>(), ["h", "x", "t"]);
+        // A malformed list is ignored: the segment is walked instead.
+        let b = parse(
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b","compactMetadata":{"preservedSegment":{"headUuid":"h","anchorUuid":"b","tailUuid":"t"},"preservedMessages":{"anchorUuid":"s","uuids":["h",3]}}}"#,
+        );
+        let Some(Meta::Kept(k)) = &b.meta else { panic!() };
+        assert_eq!((&*k.anchor, k.uuids.len()), ("b", 0));
+        let plain =
+            parse(r#"{"type":"system","subtype":"compact_boundary","uuid":"b","compactMetadata":{"trigger":"auto"}}"#);
+        assert!(plain.meta.is_none());
+        let s = parse(
+            r#"{"type":"user","uuid":"s","isCompactSummary":true,"summarizeMetadata":{"direction":"up_to"},"message":{"content":"This session"}}"#,
+        );
+        assert!(matches!(s.meta, Some(Meta::Summarized(Direction::UpTo))));
+    }
+
+    #[test]
     fn metadata_entries() {
         let e = parse(r#"{"type":"summary","summary":"Fixing the build","leafUuid":"l1"}"#);
         assert!(matches!(e.meta, Some(Meta::Summary { ref leaf_uuid, .. }) if leaf_uuid.as_deref() == Some("l1")));

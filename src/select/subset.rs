@@ -34,8 +34,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::discover::{FileId, ProjectSource};
 use crate::graph::{
-    Agent, AgentId, Branch, BranchId, Conversation, ConversationId, ForkPoint, Graph, GraphFinding, Junction,
-    MultiChildCounts, Node, NodeId, Problem, Session, SessionId, Spawn, SummaryRef, ToolLink,
+    Agent, AgentId, Branch, BranchId, CompactionKind, Conversation, ConversationId, ForkPoint, Graph, GraphFinding,
+    Junction, MultiChildCounts, Node, NodeId, Problem, Session, SessionId, Spawn, Splice, SpliceLink, SummaryRef,
+    ToolLink,
 };
 use crate::id::{Id, IdVec};
 use crate::parse::{Entries, EntryId, Kind, LineWarning, Meta};
@@ -192,7 +193,7 @@ pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
 
     let maps = Maps { nodes, convs, agents, branches, sessions, entries: entry_map };
     let mut graph = maps.graph(&g);
-    graph.compactions = graph.nodes.iter().map(|n| u32::from(is_compaction(&new_entries, n))).sum();
+    graph.compactions = graph.nodes.iter().map(|n| u32::from(is_compaction(n))).sum();
     Project {
         source: new_source,
         file_stats: new_stats,
@@ -381,6 +382,8 @@ impl Maps {
             .iter()
             .filter_map(|(n, qs)| Some((self.node(*n)?, qs.iter().filter_map(|q| self.entries.get(*q)).collect())))
             .collect();
+        let (splices, splice_links) = self.splices(g);
+        let splice_at = splices.iter().zip(0u32..).map(|(sp, k)| (sp.boundary, k)).collect();
         let mut out = Graph {
             nodes,
             index,
@@ -397,6 +400,9 @@ impl Maps {
             multi_child: MultiChildCounts::default(),
             tools,
             compactions: 0,
+            splices,
+            splice_links,
+            splice_at,
             queued,
             unplaced_queued: Vec::new(),
             fork_index: FxHashMap::default(),
@@ -419,7 +425,26 @@ impl Maps {
             conversation: n.conversation.and_then(|c| self.convs.get(c)),
             branch: n.branch.and_then(|b| self.branches.get(b)),
             agent: n.agent.and_then(|a| self.agents.get(a)),
+            compaction: n.compaction,
         })
+    }
+
+    /// The splices whose boundary, anchor and kept messages are all kept
+    /// (a conversation keeps all of its own), renumbered, with the links of
+    /// the nodes they moved.
+    fn splices(&self, g: &Graph) -> (Vec<Splice>, FxHashMap<NodeId, (u32, SpliceLink)>) {
+        let mut place: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut out = Vec::new();
+        for (k, sp) in g.splices.iter().enumerate() {
+            let (Some(boundary), Some(anchor)) = (self.node(sp.boundary), self.node(sp.anchor)) else { continue };
+            let Some(kept) = sp.kept.iter().map(|n| self.node(*n)).collect::<Option<Vec<NodeId>>>() else { continue };
+            let (Ok(k), Ok(new)) = (u32::try_from(k), u32::try_from(out.len())) else { continue };
+            place.insert(k, new);
+            out.push(Splice { boundary, anchor, kept, before: sp.before });
+        }
+        let links =
+            g.splice_links.iter().filter_map(|(n, (s, why))| Some((self.node(*n)?, (*place.get(s)?, *why)))).collect();
+        (out, links)
     }
 
     fn session(&self, s: &Session) -> Session {
@@ -533,13 +558,8 @@ impl Maps {
 
 /// A compaction root (a boundary or a 1.0.x summary root, joined or not), as
 /// the graph counts them.
-fn is_compaction(entries: &Entries, n: &Node) -> bool {
-    use crate::graph::Link;
-    use crate::parse::UserKind;
-    let Some(e) = entries.get(n.entry) else { return false };
-    !n.sidechain
-        && matches!(n.link, Link::Root | Link::CycleCut | Link::Compaction | Link::CompactionByTime)
-        && (e.is_compact_boundary() || (e.kind == Kind::User && e.user_kind == UserKind::CompactSummary))
+fn is_compaction(n: &Node) -> bool {
+    n.compaction.is_some_and(|k| k != CompactionKind::Micro)
 }
 
 /// What the multi-child nodes of a (cut down) graph turned out to be.

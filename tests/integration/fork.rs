@@ -697,7 +697,7 @@ proptest! {
         std::fs::copy(&plan.path, solo_dir.join(plan.path.file_name().unwrap())).unwrap();
         let solo = load_dir(&solo_dir);
         let sk = solo.graph.index[plan.checkpoint.as_str()];
-        let chain_uuids = |p: &Project, k: NodeId| -> Vec<String> { p.graph.physical_chain(k).into_iter().map(|n| uuid(p, n)).collect() };
+        let chain_uuids = |p: &Project, k: NodeId| -> Vec<String> { p.graph.loaded_chain(&p.entries, k).into_iter().map(|n| uuid(p, n)).collect() };
         prop_assert_eq!(chain_uuids(&solo, sk), chain_uuids(&p, k));
         let want: BTreeSet<String> = prefix(&p, k).nodes.into_iter().map(|n| uuid(&p, n)).collect();
         let have: BTreeSet<String> = solo.graph.index.keys().map(|u| u.to_string()).collect();

@@ -20,6 +20,18 @@ pub enum Op {
     Rewind { back: u8 },
     /// Resume into a new session file that copies the current line (2.0.x style).
     Resume,
+    /// A compaction as 2.1.332 writes it (a boundary, its summary, what it
+    /// kept; transcript-format §5.7): `/compact` (`keep`: keeping the last
+    /// turn), "Summarize up to here" or "Summarize from here" at a turn
+    /// `back` turns from the end.
+    Compact { how: Compaction, back: u8, keep: bool },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum Compaction {
+    Full,
+    UpTo,
+    From,
 }
 
 pub fn op() -> impl Strategy<Value = Op> {
@@ -27,6 +39,8 @@ pub fn op() -> impl Strategy<Value = Op> {
         6 => (1u8..4, 0u8..3, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(|(blocks, parallel, hook, duration, command)| Op::Turn { blocks, parallel, hook, duration, command }),
         1 => (0u8..4).prop_map(|back| Op::Rewind { back }),
         1 => Just(Op::Resume),
+        1 => (prop_oneof![Just(Compaction::Full), Just(Compaction::UpTo), Just(Compaction::From)], 0u8..4, any::<bool>())
+            .prop_map(|(how, back, keep)| Op::Compact { how, back, keep }),
     ]
 }
 
@@ -45,9 +59,14 @@ struct Gen {
     next: u64,
     /// The nodes of the current line, root first.
     line: Vec<(String, Value)>,
-    /// End-of-turn anchors on the current line, and how many prompts hang from each.
+    /// End-of-turn anchors on the current line, the prompt of each of those
+    /// turns, and how many futures (prompts, compactions) hang from each node.
     ends: Vec<String>,
+    starts: Vec<String>,
     prompts_under: BTreeMap<String, usize>,
+    /// A summary whose later children the graph puts after the last message
+    /// its compaction kept (where the client puts them): that message.
+    after_kept: BTreeMap<String, String>,
 }
 
 impl Gen {
@@ -75,6 +94,97 @@ impl Gen {
     fn tip(&self) -> Option<String> {
         self.line.last().map(|(u, _)| u.clone())
     }
+    /// One more future under `parent` (where the graph puts it).
+    fn future_under(&mut self, parent: &str) {
+        let p = self.after_kept.get(parent).cloned().unwrap_or_else(|| parent.to_string());
+        *self.prompts_under.entry(p).or_default() += 1;
+    }
+
+    /// A compaction: its boundary and summary, what it keeps (a run of the
+    /// line from `kept_from` to `kept_to`, their uuids listed in order), the
+    /// next turn's parent, and the line and turn ends after it.
+    fn compact(&mut self, how: Compaction, back: u8, keep: bool) -> Option<String> {
+        let turns = self.ends.len();
+        if turns == 0 || (matches!(how, Compaction::From) && turns < 2) {
+            return None;
+        }
+        let pos = |g: &Gen, u: &str| g.line.iter().position(|(x, _)| x == u).unwrap();
+        // The turn the rewind menu was opened at (not the first, for "from").
+        let k = match how {
+            Compaction::Full => turns - 1,
+            Compaction::UpTo => turns - 1 - back as usize % turns,
+            Compaction::From => turns - 1 - back as usize % (turns - 1),
+        };
+        let (kept, anchor_is_boundary): (Vec<String>, bool) = match how {
+            Compaction::Full if !keep => (Vec::new(), false),
+            Compaction::Full | Compaction::UpTo => {
+                (self.line[pos(self, &self.starts[k])..].iter().map(|(u, _)| u.clone()).collect(), false)
+            }
+            Compaction::From => {
+                (self.line[..=pos(self, &self.ends[k - 1])].iter().map(|(u, _)| u.clone()).collect(), true)
+            }
+        };
+        let tip = self.tip()?;
+        let logical = match how {
+            Compaction::From => self.ends[k - 1].clone(),
+            _ => tip.clone(),
+        };
+        let b = self.uuid_peek(0);
+        let s_uuid = self.uuid_peek(1);
+        let mut meta = json!({"trigger": "manual", "preTokens": 100});
+        if let (Some(head), Some(tail)) = (kept.first(), kept.last()) {
+            let anchor = if anchor_is_boundary { &b } else { &s_uuid };
+            meta["preservedSegment"] = json!({"headUuid": head, "anchorUuid": anchor, "tailUuid": tail});
+            meta["preservedMessages"] = json!({"anchorUuid": anchor, "uuids": kept});
+        }
+        let bu = self.emit(
+            json!({"type":"system","subtype":"compact_boundary","parentUuid":null,"logicalParentUuid":logical,
+                "content":"Conversation compacted","compactMetadata":meta}),
+            true,
+        );
+        let mut summary = json!({"type":"user","parentUuid":bu,"isCompactSummary":true,
+            "message":{"role":"user","content":"This session is being continued from a previous conversation."}});
+        match how {
+            Compaction::UpTo => summary["summarizeMetadata"] = json!({"direction": "up_to"}),
+            Compaction::From => summary["summarizeMetadata"] = json!({"direction": "from"}),
+            Compaction::Full => {}
+        }
+        let su = self.emit(summary, true);
+        let both = self.line.split_off(self.line.len() - 2);
+        let kept_nodes: Vec<(String, Value)> = self.line.iter().filter(|(u, _)| kept.contains(u)).cloned().collect();
+        match how {
+            Compaction::From => {
+                // The turns from `k` on stay on a branch beside the line;
+                // the boundary is one more future after the last kept one.
+                self.future_under(&logical);
+                self.ends.truncate(k);
+                self.starts.truncate(k);
+                self.line = kept_nodes;
+                self.line.extend(both);
+            }
+            _ if kept.is_empty() => {
+                self.future_under(&tip);
+                self.ends.clear();
+                self.starts.clear();
+                self.line = both;
+            }
+            _ => {
+                // The boundary takes the place of the first kept turn; what
+                // follows the summary goes after the last kept message.
+                self.after_kept.insert(su.clone(), kept.last().unwrap().clone());
+                self.ends.drain(..k);
+                self.starts.drain(..k);
+                self.line = both;
+                self.line.extend(kept_nodes);
+            }
+        }
+        Some(su)
+    }
+
+    /// The uuid `ahead` emits from now.
+    fn uuid_peek(&self, ahead: u64) -> String {
+        format!("00000000-0000-4000-8000-{:012}", self.next + 1 + ahead)
+    }
 }
 
 pub fn generate(ops: &[Op]) -> Generated {
@@ -89,7 +199,9 @@ pub fn generate(ops: &[Op]) -> Generated {
         next: 0,
         line: Vec::new(),
         ends: Vec::new(),
+        starts: Vec::new(),
         prompts_under: BTreeMap::new(),
+        after_kept: BTreeMap::new(),
     };
     let mut parent_override: Option<String> = None;
     for (i, op) in ops.iter().enumerate() {
@@ -97,9 +209,10 @@ pub fn generate(ops: &[Op]) -> Generated {
             Op::Turn { blocks, parallel, hook, duration, command } => {
                 let parent = parent_override.take().or_else(|| g.tip());
                 if let Some(p) = &parent {
-                    *g.prompts_under.entry(p.clone()).or_default() += 1;
+                    g.future_under(p);
                 }
-                g.emit(json!({"type":"user","parentUuid":parent,"message":{"role":"user","content":format!("prompt {i}")}}), true);
+                let start = g.emit(json!({"type":"user","parentUuid":parent,"message":{"role":"user","content":format!("prompt {i}")}}), true);
+                g.starts.push(start);
                 let msg = format!("msg_{i}");
                 // Parallel calls: tool_use blocks chained, each result under its block.
                 let mut uses = Vec::new();
@@ -151,6 +264,7 @@ pub fn generate(ops: &[Op]) -> Generated {
                     let pos = g.line.iter().position(|(u, _)| *u == target).unwrap();
                     g.line.truncate(pos + 1);
                     g.ends.truncate(k + 1);
+                    g.starts.truncate(k + 1);
                     parent_override = Some(target);
                 }
             }
@@ -170,6 +284,13 @@ pub fn generate(ops: &[Op]) -> Generated {
                     g.files.entry(file.clone()).or_default().push(serde_json::to_string(&c).unwrap());
                 }
                 g.session = new;
+            }
+            Op::Compact { how, back, keep } => {
+                if parent_override.is_none() {
+                    if let Some(summary) = g.compact(*how, *back, *keep) {
+                        parent_override = Some(summary);
+                    }
+                }
             }
         }
     }
@@ -322,5 +443,50 @@ proptest! {
             let html = cctree::render::html::markdown::to_html(&text, &mut cctree::render::html::highlight::Budget::default()).into_string();
             prop_assert!(!html.to_ascii_lowercase().contains("<script"));
         }
+    }
+}
+
+/// Every kind of compaction, kept messages and all, in one history: only
+/// "Summarize from here" makes a fork (a compaction one), and the model is
+/// the same whatever the order of lines and files.
+#[test]
+fn compactions_that_keep_messages_make_no_rewind() {
+    let turn = Op::Turn { blocks: 2, parallel: 2, hook: true, duration: true, command: false };
+    let ops = [
+        turn.clone(),
+        turn.clone(),
+        Op::Compact { how: Compaction::UpTo, back: 0, keep: true },
+        turn.clone(),
+        turn.clone(),
+        Op::Compact { how: Compaction::From, back: 0, keep: true },
+        turn.clone(),
+        Op::Compact { how: Compaction::Full, back: 0, keep: true },
+        turn.clone(),
+        Op::Rewind { back: 0 },
+        turn.clone(),
+        Op::Compact { how: Compaction::Full, back: 0, keep: false },
+        turn,
+    ];
+    let archive = generate(&ops);
+    let tmp = tempfile::tempdir().unwrap();
+    write(&tmp.path().join("a"), &archive.files);
+    let r = report(&[tmp.path().join("a")]);
+    assert_eq!(
+        (r.total.fork_points as usize, r.total.branches as usize),
+        (archive.expected_forks, archive.expected_branches)
+    );
+    let d = &serde_json::to_value(r.projects_detail.as_ref().unwrap()).unwrap()[0];
+    let mut kinds: Vec<&str> =
+        d["conversations"][0]["fork_points"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
+    kinds.sort_unstable();
+    assert_eq!(kinds, ["compaction", "rewind"]);
+    let count = |k: &str| d[k].as_u64();
+    assert_eq!(
+        ["compactions_full", "compactions_up_to", "compactions_from", "compactions_kept_messages"].map(count),
+        [Some(2), Some(1), Some(1), Some(3)]
+    );
+    for seed in 0..8 {
+        write(&tmp.path().join(format!("b{seed}")), &scramble(&archive.files, seed));
+        assert_eq!(model_json(&tmp.path().join("a")), model_json(&tmp.path().join(format!("b{seed}"))), "seed {seed}");
     }
 }
