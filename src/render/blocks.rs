@@ -206,12 +206,17 @@ pub struct HookLine {
     pub exit: Option<String>,
 }
 
-/// A compaction boundary: what triggered it, how many tokens it reduced.
+/// A compaction boundary: what triggered it, how many tokens it reduced,
+/// what it kept verbatim.
 #[derive(Debug, Template)]
 #[template(path = "blocks/compaction.html")]
 pub struct Compaction {
     pub trigger: String,
     pub pre_tokens: Option<String>,
+    /// Tokens a microcompaction saved.
+    pub saved: Option<String>,
+    /// The messages it kept, and where (`3 messages kept after the summary`).
+    pub kept: Option<String>,
 }
 
 /// A session id, with the cctree-fork badge when `cctree fork` wrote it.

@@ -19,7 +19,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::graph::{BranchId, Conversation, NodeId};
+use crate::graph::{BranchId, CompactionKind, Conversation, ForkKind, NodeId};
 use crate::limits::{MAP_CHARS, MAP_FANOUT, MAP_LANES, MAP_ROWS, MAP_RUN};
 use crate::parse::Kind;
 
@@ -55,7 +55,8 @@ pub struct MapView {
 #[derive(Debug)]
 pub struct MapRow {
     /// `head` (first prompt of a branch), `prompt`, `run`, `fork`,
-    /// `compaction`, `agent`, `leaf` or `more`.
+    /// `compaction` (`compaction from`, `compaction up_to`, `compaction
+    /// micro` for the other kinds), `agent`, `leaf` or `more`.
     pub kind: &'static str,
     /// Centre of the node, in px.
     pub x: u32,
@@ -319,10 +320,17 @@ impl Builder<'_, '_> {
                 }
                 told = true;
             }
-            if g.node(n).link.is_join() {
+            if let Some(kind) = g.node(n).compaction.filter(|k| *k == CompactionKind::Micro || g.node(n).link.is_join())
+            {
                 self.flush(&mut run, lane);
                 let label = format!("#{}", self.number(n));
-                self.row("compaction", lane, n, label, "compacted".into(), self.link(n, true));
+                let (row, text) = match kind {
+                    CompactionKind::Full => ("compaction", "compacted"),
+                    CompactionKind::From => ("compaction from", "summarized from here"),
+                    CompactionKind::UpTo => ("compaction up_to", "summarized up to here"),
+                    CompactionKind::Micro => ("compaction micro", "microcompacted"),
+                };
+                self.row(row, lane, n, label, text.into(), self.link(n, true));
             }
             let e = g.entry(self.ctx.entries(), n);
             if let Some(a) = e.tool_uses.iter().find_map(|t| self.ctx.agent_by_tool.get(&*t.id)) {
@@ -353,7 +361,8 @@ impl Builder<'_, '_> {
         let g = self.ctx.graph();
         let fp = &self.c.fork_points[f];
         let n = self.ctx.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-        let text = format!("fork · {} branches", fp.children.len());
+        let what = if fp.kind == ForkKind::Compaction { "summarized from here" } else { "fork" };
+        let text = format!("{what} · {} branches", fp.children.len());
         let href = self.ctx.fork_link(self.dir, Some(self.track), fp.node).unwrap_or_default();
         self.row("fork", lane, fp.node, format!("#{n}"), text, href);
         let fork_row = self.prev;

@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use crate::json::pick::Want;
 
-use crate::graph::{AgentKind, NodeId};
+use rustc_hash::FxHashSet;
+
+use crate::graph::{AgentKind, CompactionKind, ForkKind, NodeId};
 use crate::parse::{Entry, Kind, UserKind};
 
 use super::blocks::{
@@ -68,6 +70,9 @@ pub struct ForkNote {
     /// All its branches, and the fork's own list when it names only some.
     pub total: usize,
     pub more: Option<Href>,
+    /// A compaction going on beside the turns it summarized ("Summarize
+    /// from here"), not a rewind.
+    pub compaction: bool,
 }
 
 /// A branch of a fork point, as its landmark names it.
@@ -88,6 +93,58 @@ pub struct ForkBranch {
 /// with a warning when it cannot be read again.
 fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
     cx.p.project.json(e).map_err(|err| cx.warn(format_args!("{err}"))).unwrap_or(Value::Null)
+}
+
+/// A compaction's landmark: its kind, what triggered it, the tokens before
+/// (or saved), and the messages it kept verbatim and where (§5.7).
+fn compaction(cx: &PageCtx<'_>, node: NodeId, json: &Value, mut v: MessageView) -> MessageView {
+    let g = cx.p.graph();
+    let kind = g.node(node).compaction.unwrap_or(CompactionKind::Full);
+    v.class = format!("landmark compaction {}", kind.name());
+    v.role = compaction_label(kind).into();
+    let meta = if kind == CompactionKind::Micro { "microcompactMetadata" } else { "compactMetadata" };
+    let trigger = str_at(Some(json), &[meta, "trigger"]).unwrap_or("").to_string();
+    let tokens = |k: &str| at(Some(json), &[meta, k]).and_then(Value::as_u64).map(compact_num);
+    let kept = g.splice_of(node).map(|sp| {
+        let n = kept_messages(cx, &sp.kept);
+        let s = if n == 1 { "" } else { "s" };
+        if sp.before {
+            format!("the {n} message{s} before it kept")
+        } else {
+            format!("{n} message{s} kept after the summary")
+        }
+    });
+    v.body = vec![Block::Compaction(Compaction {
+        trigger,
+        pre_tokens: tokens("preTokens"),
+        saved: if kind == CompactionKind::Micro { tokens("tokensSaved") } else { None },
+        kept,
+    })];
+    v
+}
+
+/// How a page names a compaction of each kind (the map too).
+pub fn compaction_label(kind: CompactionKind) -> &'static str {
+    match kind {
+        CompactionKind::Full => "Conversation compacted",
+        CompactionKind::From => "Summarized from here",
+        CompactionKind::UpTo => "Summarized up to here",
+        CompactionKind::Micro => "Context microcompacted",
+    }
+}
+
+/// Messages a person reads among `nodes`: prompts and commands, and
+/// assistant turns (one per `message.id`).
+fn kept_messages(cx: &PageCtx<'_>, nodes: &[NodeId]) -> usize {
+    let g = cx.p.graph();
+    let mut turns: FxHashSet<&str> = FxHashSet::default();
+    nodes
+        .iter()
+        .map(|n| g.entry(cx.p.entries(), *n))
+        .filter(|e| {
+            e.is_message() && (e.kind != Kind::Assistant || e.message_id.as_deref().is_none_or(|m| turns.insert(m)))
+        })
+        .count()
 }
 
 /// What prompts, replies and tool results show of their line: its
@@ -122,7 +179,7 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
                 }
             }
         }
-        Kind::System => system(cx, e, &parse(cx, e), &mut v),
+        Kind::System => system(cx, first, e, &parse(cx, e), &mut v),
         Kind::Attachment => attachment(cx, &parse(cx, e), &mut v),
         _ => {
             let json = parse(cx, e);
@@ -211,6 +268,7 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
         .collect();
     let more = (site && super::forks::listed_apart(fp)).then(|| super::forks::href(cx.p, cx.dir, node));
     Some(ForkNote {
+        compaction: fp.kind == ForkKind::Compaction,
         id: fork_anchor(g.uuid(cx.p.entries(), node)),
         number: n,
         branches,
@@ -440,17 +498,11 @@ fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> Vec<Block> {
     }
 }
 
-fn system(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
+fn system(cx: &mut PageCtx<'_>, node: NodeId, e: &Entry, json: &Value, v: &mut MessageView) {
     let sub = e.subtype.as_deref().unwrap_or("");
     let content = str_at(Some(json), &["content"]).unwrap_or("");
     match sub {
-        "compact_boundary" => {
-            v.class = "landmark".into();
-            v.role = "Conversation compacted".into();
-            let trigger = str_at(Some(json), &["compactMetadata", "trigger"]).unwrap_or("").to_string();
-            let pre = at(Some(json), &["compactMetadata", "preTokens"]).and_then(Value::as_u64);
-            v.body = vec![Block::Compaction(Compaction { trigger, pre_tokens: pre.map(compact_num) })];
-        }
+        "compact_boundary" | "microcompact_boundary" => *v = compaction(cx, node, json, std::mem::take(v)),
         "local_command" => {
             (v.class, v.role, v.body) = match tag_text(content, "command-name") {
                 Some(_) => ("user command".into(), "You · command".into(), vec![command(content)]),

@@ -12,7 +12,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::graph::{BranchId, Conversation, ForkPoint, NodeId};
+use crate::graph::{BranchId, Conversation, ForkKind, ForkPoint, NodeId};
 
 use super::context::{ProjectCtx, TrackId};
 use super::forks::listed_apart;
@@ -94,7 +94,7 @@ fn walk(
             kind: "fork",
             depth: depth.min(OUTLINE_DEPTH),
             label: n.to_string(),
-            text: excerpt(&turn_text(p, lay, item_ix), OUTLINE_CHARS),
+            text: fork_text(fp, &excerpt(&turn_text(p, lay, item_ix), OUTLINE_CHARS)),
             page: fork.clone(),
             href: fork,
             title: String::new(),
@@ -180,6 +180,16 @@ fn more_row(p: &ProjectCtx<'_>, from_dir: &str, fp: &ForkPoint, (n, depth): (u32
         active: false,
         continues: false,
         own_fork: false,
+    }
+}
+
+/// What the index says of a fork: the words of its message, after what
+/// kind of fork it is when it is no rewind of a person's ("summarized from
+/// here").
+fn fork_text(fp: &ForkPoint, words: &str) -> String {
+    match fp.kind {
+        ForkKind::Compaction => format!("summarized from here · {words}"),
+        _ => words.to_string(),
     }
 }
 
