@@ -8,7 +8,7 @@
 //! it is required (`CCTREE_REQUIRE_CONFORMANCE=1`, set by `scripts/test.sh`,
 //! or `CI`): there it fails. `CCTREE_SKIP_CONFORMANCE=1` skips it with a
 //! notice (refused when `CI` is set). `CCTREE_RECORD_FIXTURES=1`
-//! records the archives into `tests/fixtures/client-2.1.330/`.
+//! records the archives into `tests/fixtures/client-<version>/` (`client::VERSION`).
 
 #![allow(
     unreachable_pub,
@@ -35,7 +35,10 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 use client::{Sandbox, Tui, read_lines};
-use model::{assert_check_clean, assert_site, conversation_of, detail, fork_kinds, junctions, render, texts_of};
+use mock::Request;
+use model::{
+    assert_check_clean, assert_site, conversation_of, detail, fork_kinds, junctions, line_to, render, texts_of,
+};
 use time_travel::{assert_system_context, first_appended, fork, history_of_file, history_of_request, resume};
 
 /// One scenario at a time: the client is heavy and the TUI timing-sensitive.
@@ -291,4 +294,166 @@ fn turns_appended_to_a_fork_stay_its_own(s: &Sandbox, fork_id: &str) {
         let n = p.graph.index[u];
         assert_eq!(&*p.graph.sessions[p.graph.node(n).session].session_id, fork_id, "{u} is the fork's own turn");
     }
+}
+
+/// The first request of two forks of `main` at its leaf, resumed with
+/// `prompt`: the client's own (`claude -r <main> --fork-session -p …`, the
+/// reference) and cctree's (`cctree fork <main> --at <leaf>`, resumed with
+/// the command it printed).
+struct ForkComparison {
+    client: Request,
+    cctree: Request,
+}
+
+fn fork_like_the_client(s: &Sandbox, main: &str, label: &str) -> ForkComparison {
+    let f = fork(s, main, &leaf_of(s, main));
+    let prompt = format!("next after the {label} fork");
+    s.mock.clear();
+    s.print(&["-r", main, "--fork-session"], &prompt);
+    let client = s.mock.message_requests().into_iter().next().expect("the client's fork sent a request");
+    let cctree = resume(s, &f, &prompt).into_iter().next().expect("cctree's fork sent a request");
+    let (c, t) = (history_of_request(&client), history_of_request(&cctree));
+    eprintln!(
+        "{label}: the client's --fork-session sent {} messages ({} after merging roles), cctree's fork {} ({})",
+        client.body["messages"].as_array().map_or(0, Vec::len),
+        c.len(),
+        cctree.body["messages"].as_array().map_or(0, Vec::len),
+        t.len()
+    );
+    ForkComparison { client, cctree }
+}
+
+/// The `system`-role messages of a request: for each, whether it holds any text.
+fn system_messages(r: &Request) -> Vec<bool> {
+    r.body["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .filter(|m| m["role"] == "system")
+                .map(|m| !mock::texts(&m["content"]).concat().trim().is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// cctree's fork sends what the client's own fork sends, message for message,
+/// with the same `system` context (the client sends an empty one after a
+/// compaction's summary, its own fork too).
+fn assert_forks_alike(label: &str, cmp: &ForkComparison) {
+    assert_eq!(system_messages(&cmp.cctree), system_messages(&cmp.client), "{label}: the system context");
+    assert_eq!(
+        history_of_request(&cmp.cctree),
+        history_of_request(&cmp.client),
+        "{label}: cctree's fork resumes with the history the client's --fork-session sends"
+    );
+}
+
+#[test]
+fn summarize_up_to_here_is_a_compaction_and_forks_like_the_client() {
+    let _g = serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "summarize-up-to");
+    let main = scenarios::summarize_session(&s, "Summarize up to here");
+    let leaf = leaf_of(&s, &main);
+    let cmp = fork_like_the_client(&s, &main, "up-to");
+    // A fork among the kept messages: the conversation as it was written.
+    let kept = read_lines(&s.project().join(format!("{main}.jsonl")))
+        .into_iter()
+        .find(|v| v["type"] == "assistant" && texts(v).starts_with("Reply to: fourth"))
+        .expect("the kept reply");
+    let kept = kept["uuid"].as_str().unwrap().to_string();
+    resumes_exactly(&s, "kept-reply", &main, &kept);
+    record::save(&s, "summarize-up-to");
+    assert_forks_alike("up-to", &cmp);
+    let d = detail(&s.projects());
+    let c = conversation_of(&d, &main);
+    assert!(!fork_kinds(c).contains(&"rewind".to_string()), "no rewind: {:?}", fork_kinds(c));
+    assert_eq!((d["compactions_up_to"].as_u64(), d["compactions_kept_messages"].as_u64()), (Some(1), Some(1)));
+    let [p1, p2, p3, p4] = scenarios::COMPACTION_PROMPTS;
+    assert_eq!(
+        prompts_and_summaries(&line_to(&s.project(), &leaf)),
+        [
+            format!("you: {p1}"),
+            format!("you: {p2}"),
+            "compacted (up_to)".into(),
+            "summary".into(),
+            format!("you: {p3}"),
+            format!("you: {p4}"),
+            "you: fifth: after the summary".into()
+        ],
+        "the kept turns follow the summary on the line, as the client sends them"
+    );
+    assert_read_faithfully(&s);
+}
+
+#[test]
+fn summarize_from_here_is_a_compaction_and_forks_like_the_client() {
+    let _g = serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "summarize-from");
+    let main = scenarios::summarize_session(&s, "Summarize from here");
+    let leaf = leaf_of(&s, &main);
+    let cmp = fork_like_the_client(&s, &main, "from");
+    record::save(&s, "summarize-from");
+    assert_forks_alike("from", &cmp);
+    let d = detail(&s.projects());
+    let c = conversation_of(&d, &main);
+    let mut kinds = fork_kinds(c);
+    kinds.sort();
+    assert_eq!(kinds, ["compaction", "cross-session"], "the summary goes on beside the turns it summarized");
+    assert_eq!((d["compactions_from"].as_u64(), d["compactions_kept_messages"].as_u64()), (Some(1), Some(1)));
+    let [p1, p2, p3, _] = scenarios::COMPACTION_PROMPTS;
+    assert_eq!(
+        prompts_and_summaries(&line_to(&s.project(), &leaf)),
+        [
+            format!("you: {p1}"),
+            format!("you: {p2}"),
+            "compacted (from)".into(),
+            "summary".into(),
+            "you: fifth: after the summary".into()
+        ]
+    );
+    let summarized = c["branches"].as_array().unwrap().iter().find(|b| b["title"] == p3).expect("the summarized turns");
+    assert!(!summarized["fork_point"].is_null(), "the summarized turns are a branch beside the line");
+    assert_ne!(summarized["id"], c["active_branch"]);
+    assert_read_faithfully(&s);
+}
+
+#[test]
+fn compact_keeps_the_last_reply_after_the_summary_and_forks_like_the_client() {
+    let _g = serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "compact");
+    let main = scenarios::compact_session(&s);
+    let leaf = leaf_of(&s, &main);
+    let cmp = fork_like_the_client(&s, &main, "compact");
+    record::save(&s, "compact");
+    assert_forks_alike("compact", &cmp);
+    let d = detail(&s.projects());
+    assert_eq!((d["compactions_full"].as_u64(), d["compactions_kept_messages"].as_u64()), (Some(1), Some(1)));
+    let line = line_to(&s.project(), &leaf);
+    let at = line.iter().position(|l| l == "summary").expect("the summary on the line");
+    assert_eq!(line[at - 1], "compacted (full)");
+    assert_eq!(
+        line[at + 1],
+        "claude: Reply to: fourth: another question",
+        "the kept reply follows the summary: {line:#?}"
+    );
+    assert_eq!(line.iter().filter(|l| l.starts_with("claude: Reply to: fourth")).count(), 1, "shown once");
+    assert_read_faithfully(&s);
+}
+
+/// The leaf a session's `last-prompt` names last.
+fn leaf_of(s: &Sandbox, session: &str) -> String {
+    read_lines(&s.project().join(format!("{session}.jsonl")))
+        .iter()
+        .rev()
+        .find_map(|v| (v["type"] == "last-prompt").then(|| v["leafUuid"].as_str()).flatten())
+        .expect("the session's leaf (last-prompt)")
+        .to_string()
+}
+
+/// The prompts, compactions and summaries of a line.
+fn prompts_and_summaries(line: &[String]) -> Vec<String> {
+    line.iter().filter(|l| !l.starts_with("claude: ")).cloned().collect()
 }

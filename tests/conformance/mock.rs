@@ -14,6 +14,7 @@
 //! | `[[bash: CMD]]` (one or more) | one `tool_use` of `Bash` per directive, in one response (several: parallel calls) |
 //! | `[[write: PATH TEXT]]` | a `tool_use` of `Write` |
 //! | a message of `tool_result` blocks | `Done with: <the turn's prompt> (N results).` |
+//! | the client's request for a compaction summary | `<analysis>…</analysis>` then `<summary>Summary N of M messages.</summary>` |
 //! | anything else | `Reply to: <the prompt's last line>` |
 //!
 //! Every request is logged (method, path, JSON body) for assertions.
@@ -283,6 +284,10 @@ fn turn_prompt(req: &Value) -> Option<String> {
         .find(|t| !injected(t))
 }
 
+/// How the client's request for a compaction summary begins (2.1.332:
+/// `/compact` and the rewind menu's "Summarize from here / up to here").
+pub const SUMMARY_REQUEST: &str = "CRITICAL: Respond with TEXT ONLY.";
+
 fn directives<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
     let open = format!("[[{name}: ");
     let mut out = Vec::new();
@@ -307,6 +312,13 @@ fn reply_blocks(req: &Value, n: u32) -> (Vec<Value>, &'static str) {
         return (vec![json!({"type": "text", "text": text})], "end_turn");
     }
     let prompt = prompt_of(req).unwrap_or_default();
+    if prompt.starts_with(SUMMARY_REQUEST) {
+        let msgs = req["messages"].as_array().map_or(0, Vec::len);
+        let text = format!(
+            "<analysis>The conversation so far.</analysis>\n\n<summary>Summary {n} of {msgs} messages.</summary>"
+        );
+        return (vec![json!({"type": "text", "text": text})], "end_turn");
+    }
     let bash = directives(&prompt, "bash");
     if !bash.is_empty() {
         let calls = bash

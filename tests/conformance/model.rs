@@ -166,3 +166,33 @@ pub fn texts_of(project: &Path) -> Vec<String> {
     out.dedup();
     out
 }
+
+/// The line a reader follows to `leaf` (the graph's projection of its
+/// branch), as short labels: `you: <prompt>`, `claude: <text>`, `summary`,
+/// `compacted (<kind>)`; tool calls, results and context left out.
+pub fn line_to(project: &Path, leaf: &str) -> Vec<String> {
+    use cctree::parse::{Kind, UserKind};
+    let p = cctree::project::Project::load(cctree::discover::scan_project(project).unwrap());
+    let g = &p.graph;
+    let n = g.index[leaf];
+    let b = g.node(n).branch.expect("a main node");
+    let mut out = Vec::new();
+    for k in g.projection(b) {
+        let e = g.entry(&p.entries, k);
+        let label = match (&e.kind, e.user_kind) {
+            (_, UserKind::Prompt) => format!("you: {}", e.excerpt),
+            (_, UserKind::CompactSummary) => "summary".to_string(),
+            (Kind::Assistant, _) if !e.excerpt.is_empty() => format!("claude: {}", e.excerpt),
+            (Kind::System, _) if g.node(k).compaction.is_some() => {
+                format!("compacted ({})", g.node(k).compaction.unwrap().name())
+            }
+            _ if k == n => break,
+            _ => continue,
+        };
+        out.push(label);
+        if k == n {
+            break;
+        }
+    }
+    out
+}

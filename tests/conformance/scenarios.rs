@@ -44,6 +44,16 @@ pub fn print_session(s: &Sandbox) -> PrintSession {
 /// Opens the rewind menu (Esc Esc), selects the message whose line shows
 /// `text`, picks "Restore conversation", clears the restored prompt.
 pub fn rewind_to(t: &Tui, text: &str) {
+    rewind_menu(t, text, "Restore conversation");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    t.keys(&["C-u"]);
+}
+
+/// Opens the rewind menu (Esc Esc), selects the message whose line shows
+/// `text` and picks `option` (2.1.332: "Restore conversation", "Summarize
+/// from here", "Summarize up to here", each summary option with an empty
+/// "add context" field, submitted as it is).
+pub fn rewind_menu(t: &Tui, text: &str, option: &str) {
     t.keys(&["Escape", "Escape"]);
     t.wait_for("Restore the code and/or conversation", 20);
     for _ in 0..20 {
@@ -58,14 +68,12 @@ pub fn rewind_to(t: &Tui, text: &str) {
     let screen = t.wait_for("Restore to the point before you sent this message", 20);
     assert!(screen.contains(text), "the rewind menu did not select {text:?}:\n{screen}");
     let options: Vec<&str> = screen.lines().filter(|l| l.contains(". ")).collect();
-    let pos = options.iter().position(|l| l.contains("Restore conversation")).expect("a Restore conversation option");
+    let pos = options.iter().position(|l| l.contains(option)).unwrap_or_else(|| panic!("no {option:?} in:\n{screen}"));
     let first = options.iter().position(|l| l.contains("1. ")).unwrap_or(0);
     for _ in first..pos {
         t.keys(&["Down"]);
     }
     t.keys(&["Enter"]);
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    t.keys(&["C-u"]);
 }
 
 /// What the TUI history made.
@@ -127,4 +135,55 @@ pub fn bash_rewind_session(s: &Sandbox) -> String {
     s.print(&["-r", &main], "resumed after the rewind");
     s.print(&["-r", &main, "--fork-session", "--session-id", FIRST_ID], "forked after the rewind");
     main
+}
+
+/// The prompts of the compaction scenarios: a Bash call, a question, two
+/// parallel Bash calls (the first one slow: its result lags), a question.
+pub const COMPACTION_PROMPTS: [&str; 4] = [
+    "first: run [[bash: echo one]]",
+    "second: a question",
+    "third: parallel [[bash: sleep 1; echo a]] [[bash: echo b]]",
+    "fourth: another question",
+];
+
+/// The four turns of [`COMPACTION_PROMPTS`] in the TUI.
+fn four_turns(t: &Tui) {
+    let turn = |p: &str, reply: &str| {
+        t.type_line(p);
+        t.wait_idle(reply, 60);
+    };
+    turn(COMPACTION_PROMPTS[0], "Done with: first");
+    turn(COMPACTION_PROMPTS[1], "Reply to: second");
+    turn(COMPACTION_PROMPTS[2], "Done with: third");
+    turn(COMPACTION_PROMPTS[3], "Reply to: fourth");
+}
+
+/// A TUI session: the four turns of [`COMPACTION_PROMPTS`], the rewind menu
+/// at the third prompt with `option` ("Summarize from here" or "Summarize up
+/// to here"), then `fifth: after the summary`. Returns the session id.
+pub fn summarize_session(s: &Sandbox, option: &str) -> String {
+    let t = Tui::start(s, &[], &[]);
+    four_turns(&t);
+    rewind_menu(&t, "third: parallel", option);
+    t.wait_for("Summarized conversation", 60);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // "Summarize from here" puts the chosen prompt back into the input.
+    t.keys(&["C-u"]);
+    t.type_line("fifth: after the summary");
+    t.wait_idle("Reply to: fifth", 60);
+    t.exit();
+    s.sessions()[0].clone()
+}
+
+/// A TUI session: the four turns of [`COMPACTION_PROMPTS`], `/compact`, then
+/// `fifth: after the compaction`. Returns the session id.
+pub fn compact_session(s: &Sandbox) -> String {
+    let t = Tui::start(s, &[], &[]);
+    four_turns(&t);
+    t.type_line("/compact");
+    t.wait_idle("Compacted", 60);
+    t.type_line("fifth: after the compaction");
+    t.wait_idle("Reply to: fifth", 60);
+    t.exit();
+    s.sessions()[0].clone()
 }

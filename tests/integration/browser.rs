@@ -439,6 +439,9 @@ fn active_line_forks_and_map_in_chromium() {
     for name in ["tui", "time-travel", "bash-rewind", "print"] {
         inputs.push((name, fixtures.join("client-2.1.330").join(name).join("projects")));
     }
+    for name in ["summarize-up-to", "summarize-from", "compact"] {
+        inputs.push((name, crate::compaction::fixture(name)));
+    }
     let mut sites = Vec::new();
     for (name, input) in &inputs {
         let site = tmp.path().join(name);

@@ -11,6 +11,7 @@
 mod adversarial;
 mod browser;
 mod cli;
+mod compaction;
 mod content;
 mod corpus;
 mod export;

@@ -24,12 +24,16 @@ use serde_json::Value;
 use crate::support::{cctree, example_archive, load, real_projects};
 
 /// Every input the acceptance names: the bundled example, the vendored real
-/// projects, and each archive recorded from Claude Code 2.1.330.
+/// projects, each archive recorded from Claude Code 2.1.330, and the
+/// compactions recorded from 2.1.332.
 fn inputs() -> Vec<PathBuf> {
     let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/client-2.1.330");
     let mut v = vec![example_archive(), real_projects()];
     for f in ["bash-rewind", "print", "time-travel", "tui"] {
         v.push(client.join(f).join("projects"));
+    }
+    for f in ["summarize-up-to", "summarize-from", "compact"] {
+        v.push(crate::compaction::fixture(f));
     }
     v
 }
