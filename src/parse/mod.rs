@@ -13,7 +13,9 @@ pub mod time;
 
 use crate::discover::FileId;
 pub(crate) use entry::hash_bytes;
-pub use entry::{Direction, Entries, Entry, EntryId, Kept, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry};
+pub use entry::{
+    Direction, Entries, Entry, EntryId, Kept, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry,
+};
 
 use crate::limits::PARSE_PIECE;
 use std::borrow::Cow;
