@@ -3,7 +3,9 @@
 //!
 //! Claude Code records each as a `queue-operation` `enqueue` (no uuid) and
 //! later a `dequeue` (sent as the next prompt), a `remove` (often absorbed
-//! into the running turn as a `queued_command` attachment) or a `popAll`.
+//! into the running turn as a `queued_command` attachment; without its text
+//! in clients 2.0.x–2.1.9x, where it takes out the oldest message) or a
+//! `popAll`.
 //! Those that never became a prompt or a `queued_command` of their session
 //! would appear nowhere: each is placed after the last node of its session
 //! written at or before it, on that node's track. The queue is replayed per
@@ -81,6 +83,13 @@ fn replay(entries: &Entries) -> Vec<(EntryId, &Entry)> {
             "enqueue" if e.text_hash != 0 => q.push((i, e)),
             "dequeue" if !q.is_empty() => {
                 q.remove(0);
+            }
+            // With its text (2.1.x): that message. Without (2.0.x–2.1.9x):
+            // the oldest one, as a `dequeue` would, but not sent as a prompt.
+            "remove" if e.text_hash == 0 => {
+                if !q.is_empty() {
+                    out.push(q.remove(0));
+                }
             }
             "remove" => {
                 if let Some(p) = q.iter().position(|(_, x)| x.text_hash == e.text_hash) {

@@ -630,3 +630,28 @@ fn fork_points_are_found_by_node_and_by_branch() {
         assert_eq!(g.forks_on(b).map(|f| f.node).collect::<Vec<_>>(), scan);
     }
 }
+
+/// Issue 22, point 5: clients 2.0.x–2.1.9x write a `remove` without content
+/// when a queued message is taken out of the queue (the oldest one). It
+/// matched nothing, so the next `dequeue` popped the removed message as if
+/// it had been sent: a message typed while Claude worked was shown nowhere.
+#[test]
+fn a_message_removed_from_the_queue_without_content_is_not_lost() {
+    let q = |op: &str, sec: u32, content: Option<&str>| {
+        let mut v = json!({"type":"queue-operation","operation":op,"sessionId":"s","timestamp":ts(sec)});
+        if let Some(c) = content {
+            v["content"] = json!(c);
+        }
+        v
+    };
+    let mut t = T::new();
+    t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
+    t.raw(0, q("enqueue", 2, Some("typed while working")));
+    t.raw(0, q("remove", 3, None));
+    t.raw(0, q("enqueue", 4, Some("sent next")));
+    t.raw(0, q("dequeue", 5, None));
+    t.user("s", "u2", Some("a1"), 5, "sent next").text("s", "a2", "u2", 6);
+    let (e, g) = t.build();
+    let shown: Vec<&str> = g.queued.values().flatten().map(|i| &*e[*i].excerpt).collect();
+    assert_eq!(shown, ["typed while working"], "the removed message is shown, the sent one is a prompt");
+}
