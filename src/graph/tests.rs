@@ -655,3 +655,17 @@ fn a_message_removed_from_the_queue_without_content_is_not_lost() {
     let shown: Vec<&str> = g.queued.values().flatten().map(|i| &*e[*i].excerpt).collect();
     assert_eq!(shown, ["typed while working"], "the removed message is shown, the sent one is a prompt");
 }
+
+/// Issue 22, point 6: several `summary` lines for one leaf in one file: the
+/// client reads the last (it keeps one per leaf, the last line winning);
+/// cctree took another (the greatest text).
+#[test]
+fn the_last_summary_of_a_leaf_in_a_file_wins() {
+    let mut t = T::new();
+    t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
+    t.raw(0, json!({"type":"summary","summary":"Zeta: an early summary","leafUuid":"a1"}));
+    t.raw(0, json!({"type":"summary","summary":"Alpha: the latest summary","leafUuid":"a1"}));
+    let (_, g) = t.build();
+    assert_eq!(&*g.conversations.as_slice()[0].title, "Alpha: the latest summary");
+    assert_eq!(g.branches.as_slice()[0].summary.as_deref(), Some("Alpha: the latest summary"));
+}

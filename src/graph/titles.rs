@@ -7,8 +7,8 @@
 //! file and prefers the session's own file (`<sessionId>.jsonl`); lines of
 //! one session spread over other files are ranked by file path, then line, so
 //! the order in which files are listed never matters.
-//! - several summaries for one leaf (summaries carry no timestamp): the
-//!   greatest text wins (position-free; they were written into other files);
+//! - several summaries for one leaf (summaries carry no timestamp): the last
+//!   line wins, as the client reads them (across files: by file, then line);
 //! - several summarised nodes on one branch: the one latest on the branch wins.
 //!
 //! Before all of these, an entry of a live file wins over one of a previous
@@ -107,17 +107,18 @@ fn session_meta(g: &mut Graph, input: &GraphInput<'_>) {
     }
 }
 
-/// Summaries by the node their `leafUuid` names (a live file's first, then
-/// the greatest text per node).
+/// Summaries by the node their `leafUuid` names: the last line wins, as the
+/// client reads them (one per leaf; [`Rank`]: a live file's, then by file
+/// and line).
 fn summaries<'e>(g: &mut Graph, input: &GraphInput<'e>) -> FxHashMap<NodeId, &'e str> {
     let entries = input.entries;
-    let mut by_leaf: FxHashMap<NodeId, (bool, &str)> = FxHashMap::default();
+    let mut by_leaf: FxHashMap<NodeId, (Rank, &str)> = FxHashMap::default();
     for (i, e) in entries.iter_enumerated() {
         let Some(Meta::Summary { summary, leaf_uuid }) = &e.meta else { continue };
         let node = leaf_uuid.as_deref().and_then(|l| g.index.get(l)).copied();
         g.summaries.push(SummaryRef { entry: i, node });
         if let Some(n) = node {
-            let cand = (live(input, e), &**summary);
+            let cand = (rank(input, e), &**summary);
             let cur = by_leaf.entry(n).or_insert(cand);
             if cand > *cur {
                 *cur = cand;
