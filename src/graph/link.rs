@@ -113,10 +113,13 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
     // instance whose session copied from the session of another instance,
     // or a line `cctree fork` copied); then the live file over a previous
     // version kept by `cctree sync`; then the session that started first,
-    // the session id, the line's own bytes.
+    // one that wrote what it shares ([`wrote_what_they_share`]: a resume
+    // copy keeps the first timestamp of what it copied), the session id,
+    // the line's own bytes.
     // `sessions`: the sessions of all instances of the uuid, sorted. Linear
     // in the instances: a prefix copied into 200,000 sessions costs each
     // instance what its own session copied from, not the other instances.
+    let wrote = wrote_what_they_share(entries, &groups, &instances_of, g.sessions.len(), &session_of, &is_side);
     let canon_key = |i: EntryId, sessions: &[SessionId]| {
         let e = &entries[i];
         let s = session_of(e);
@@ -128,6 +131,7 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
             copies.cctree_copy(e, s),
             in_kept_version(e),
             sess.first_ts.unwrap_or(i64::MAX),
+            !wrote[s],
             &sess.session_id,
             e.line_hash,
             e.payload_hash,
@@ -168,6 +172,40 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
         });
         g.index.insert((*u).into(), id);
     }
+}
+
+/// Sessions that hold a node of their own (no other session has it) written
+/// before a node they share: they wrote what they share themselves, where a
+/// copy made by a resume (2.0.x–2.1.19: no marker, the same uuids and
+/// timestamps, so the first timestamps tie) only adds nodes after all it
+/// copied. An original that rewound before it was copied holds the
+/// abandoned attempt alone, older than the line the copy took (§5.4).
+/// Linear in the instances.
+fn wrote_what_they_share(
+    entries: &Entries,
+    groups: &[(&str, std::ops::Range<usize>)],
+    instances_of: &[EntryId],
+    sessions: usize,
+    session_of: &dyn Fn(&Entry) -> SessionId,
+    is_side: &dyn Fn(&Entry) -> bool,
+) -> IdVec<SessionId, bool> {
+    let mut own_first: IdVec<SessionId, i64> = IdVec::filled(i64::MAX, sessions);
+    let mut shared_last: IdVec<SessionId, i64> = IdVec::filled(i64::MIN, sessions);
+    for (_, range) in groups {
+        let main: Vec<&Entry> =
+            instances_of[range.clone()].iter().map(|&i| &entries[i]).filter(|e| !is_side(e)).collect();
+        let Some(first) = main.first() else { continue };
+        let alone = main.iter().all(|e| session_of(e) == session_of(first));
+        for e in &main {
+            let (s, Some(ts)) = (session_of(e), e.timestamp) else { continue };
+            if alone {
+                own_first[s] = own_first[s].min(ts);
+            } else {
+                shared_last[s] = shared_last[s].max(ts);
+            }
+        }
+    }
+    own_first.iter().zip(shared_last.iter()).map(|(o, s)| o < s).collect()
 }
 
 /// The other instances of a uuid become aliases; those a reader would see

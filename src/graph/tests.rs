@@ -669,3 +669,42 @@ fn the_last_summary_of_a_leaf_in_a_file_wins() {
     assert_eq!(&*g.conversations.as_slice()[0].title, "Alpha: the latest summary");
     assert_eq!(g.branches.as_slice()[0].summary.as_deref(), Some("Alpha: the latest summary"));
 }
+
+/// Issue 22, point 8: a session resumed into a new file (2.0.x–2.1.19: the
+/// current line copied, same uuids and timestamps, no copy marker) after a
+/// rewind in the original. The first timestamps tie and the copy's id sorted
+/// first: the copy took over the rewound line, the rewind read as a
+/// cross-session fork with its branches newest first.
+#[test]
+fn a_resumed_copy_does_not_take_over_a_rewind_in_the_original() {
+    let (orig, copy) = ("b0000000-orig", "a0000000-copy");
+    let mut t = T::new();
+    t.user(orig, "u1", None, 0, "start").text(orig, "a1", "u1", 1);
+    t.user(orig, "u2", Some("a1"), 10, "first try").text(orig, "a2", "u2", 11);
+    t.user(orig, "u3", Some("a1"), 100, "second try").text(orig, "a3", "u3", 101);
+    // The resumed copy, in its own file: the current line, then a new turn.
+    let lines: Vec<(u32, Value)> = t.lines.iter().cloned().collect();
+    for (_, v) in lines.iter().filter(|(_, v)| ["u1", "a1", "u3", "a3"].contains(&v["uuid"].as_str().unwrap())) {
+        let mut c = v.clone();
+        c["sessionId"] = json!(copy);
+        t.raw(1, c);
+    }
+    t.lines.push((
+        1,
+        json!({"type":"user","sessionId":copy,"uuid":"u4","parentUuid":"a3","timestamp":ts(200),
+        "message":{"role":"user","content":"after the resume"}}),
+    ));
+    t.lines.push((
+        1,
+        json!({"type":"assistant","sessionId":copy,"uuid":"a4","parentUuid":"u4","timestamp":ts(201),
+        "message":{"id":"m4","model":"claude","role":"assistant","content":[{"type":"text","text":"ok"}]}}),
+    ));
+    let (e, g) = t.build();
+    for u in ["u1", "a1", "u3", "a3"] {
+        assert_eq!(&*g.sessions[g.node(g.index[u]).session].session_id, orig, "{u} is the original's");
+    }
+    let c = &g.conversations.as_slice()[0];
+    assert_eq!(c.fork_points.len(), 1);
+    assert_eq!(c.fork_points[0].kind, ForkKind::Rewind);
+    assert_eq!(forks(&e, &g), [("a1".to_string(), vec!["u2".to_string(), "u3".to_string()])], "oldest first");
+}
