@@ -86,11 +86,7 @@ fn replay(entries: &Entries) -> Vec<(EntryId, &Entry)> {
             }
             // With its text (2.1.x): that message. Without (2.0.x–2.1.9x):
             // the oldest one, as a `dequeue` would, but not sent as a prompt.
-            "remove" if e.text_hash == 0 => {
-                if !q.is_empty() {
-                    out.push(q.remove(0));
-                }
-            }
+            "remove" if e.text_hash == 0 && !q.is_empty() => out.push(q.remove(0)),
             "remove" => {
                 if let Some(p) = q.iter().position(|(_, x)| x.text_hash == e.text_hash) {
                     out.push(q.remove(p));

@@ -683,7 +683,7 @@ fn a_resumed_copy_does_not_take_over_a_rewind_in_the_original() {
     t.user(orig, "u2", Some("a1"), 10, "first try").text(orig, "a2", "u2", 11);
     t.user(orig, "u3", Some("a1"), 100, "second try").text(orig, "a3", "u3", 101);
     // The resumed copy, in its own file: the current line, then a new turn.
-    let lines: Vec<(u32, Value)> = t.lines.iter().cloned().collect();
+    let lines: Vec<(u32, Value)> = t.lines.to_vec();
     for (_, v) in lines.iter().filter(|(_, v)| ["u1", "a1", "u3", "a3"].contains(&v["uuid"].as_str().unwrap())) {
         let mut c = v.clone();
         c["sessionId"] = json!(copy);
