@@ -58,6 +58,12 @@ pub fn run(req: &ForkRequest) -> Result<Plan> {
 /// `file-history/<new id>/`; returns notes about backups it could not link.
 pub fn write(plan: &Plan) -> Result<Vec<String>> {
     let dir = plan.path.parent().context("the new session path has no directory")?;
+    // A session found only in the archive of `cctree sync` is forked into
+    // its project's directory in the client's projects directory, which the
+    // client may have deleted with the session.
+    if !dir.is_dir() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     if plan.path.exists() {
         bail!("{} already exists; refusing to overwrite", plan.path.display());
     }

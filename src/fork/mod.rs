@@ -87,8 +87,10 @@ pub use plan::{IllegalCheckpoint, Inputs, Plan, nearest_legal, plan};
 pub use prefix::{Illegal, Prefix, legal_checkpoints, prefix, turn_context};
 
 /// The `cctree fork` command that forks session `session_id` at message `at`
-/// (for the site's copy buttons), with `--projects` (already quoted, see
-/// [`lookup::projects_arg`]) when the session is not in the default directory.
+/// (for the site's copy buttons): it names no directory (`cctree fork` finds
+/// the session by id, [`target`]), except `--projects` (already quoted, see
+/// [`lookup::projects_arg`]) on a site rendered with `--show-paths` from
+/// another directory than the default one.
 /// Ids come from transcripts: the checkpoint is glued to its option
 /// (`--at=…`) and the session follows `--`, so an id starting with `-` is
 /// never read as an option.

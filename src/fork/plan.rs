@@ -150,7 +150,7 @@ pub fn plan(r: &Resolved, req: &ForkRequest, inputs: &Inputs<'_>) -> Result<Plan
     let (history, backups) = code_checkpoints(p, &nodes, inputs.backup_exists, &mut notes)?;
 
     let new_id = inputs.new_id.clone();
-    let path = p.source.dir.join(format!("{new_id}.jsonl"));
+    let path = r.dest.join(format!("{new_id}.jsonl"));
     let src_session = if r.message.is_some() || req.at.is_some() {
         g.sessions[g.node(k).session].session_id.to_string()
     } else {

@@ -23,6 +23,11 @@ pub struct Resolved {
     pub message: Option<NodeId>,
     /// Project directories of the archive (for the version-drift reference).
     pub archive: Vec<PathBuf>,
+    /// The project directory the fork is written into, where `claude -r`
+    /// finds it: the project's own, or, for a session found only in the
+    /// archive of `cctree sync`, the same project's directory in the
+    /// client's projects directory.
+    pub dest: PathBuf,
 }
 
 /// The project directories of a projects directory (or the directory itself
@@ -34,21 +39,38 @@ pub fn list_projects(dir: &Path) -> Result<Vec<PathBuf>> {
     discover::project_dirs(dir)
 }
 
-fn projects_dir(given: Option<&Path>) -> Result<PathBuf> {
-    match given {
-        Some(d) => Ok(d.to_path_buf()),
-        None => {
-            let Some(d) = discover::default_projects_dir() else {
-                bail!(
-                    "no default projects directory (CLAUDE_CONFIG_DIR is not set and no home directory is known): pass --projects DIR"
-                );
-            };
-            if !d.is_dir() {
-                bail!("the default projects directory {} does not exist: pass --projects DIR", d.display());
-            }
-            Ok(d)
+/// A projects directory an id is looked up in.
+struct Place {
+    dir: PathBuf,
+    /// The archive of `cctree sync`: a fork of a session found there is
+    /// written into the client's projects directory.
+    archive: bool,
+}
+
+/// Where ids are looked up: `--projects DIR`; else the client's projects
+/// directory, then the archive of `cctree sync` (where a session the client
+/// deleted is still kept), those that exist.
+fn places(given: Option<&Path>) -> Result<Vec<Place>> {
+    if let Some(d) = given {
+        return Ok(vec![Place { dir: d.to_path_buf(), archive: false }]);
+    }
+    let client = discover::default_projects_dir();
+    let mut out: Vec<Place> =
+        client.iter().filter(|d| d.is_dir()).map(|d| Place { dir: d.clone(), archive: false }).collect();
+    out.extend(crate::sync::existing_archive().map(|dir| Place { dir, archive: true }));
+    if out.is_empty() {
+        match client {
+            Some(d) => bail!(
+                "the default projects directory {} does not exist and there is no `cctree sync` archive: \
+                 pass --projects DIR, the projects directory that holds the session",
+                d.display()
+            ),
+            None => bail!(
+                "no default projects directory (CLAUDE_CONFIG_DIR is not set and no home directory is known): pass --projects DIR"
+            ),
         }
     }
+    Ok(out)
 }
 
 fn load(dir: &Path) -> Result<Project> {
@@ -67,21 +89,43 @@ pub fn resolve(target: &str, projects: Option<&Path>) -> Result<Resolved> {
     if target.is_empty() {
         bail!("empty TARGET: give a session file, a session id or a message uuid");
     }
-    let dir = projects_dir(projects)?;
-    let dirs = list_projects(&dir)?;
+    let places = places(projects)?;
+    for place in &places {
+        if let Some(mut r) = find(target, &place.dir)? {
+            if place.archive {
+                // `claude -r` looks in the client's projects directory only.
+                if let (Some(client), Some(name)) = (discover::default_projects_dir(), r.dest.file_name()) {
+                    r.dest = client.join(name);
+                }
+            }
+            return Ok(r);
+        }
+    }
+    let looked: Vec<String> = places.iter().map(|p| p.dir.display().to_string()).collect();
+    bail!(
+        "{target} is neither a session id nor a message uuid in {}: pass --projects DIR, the projects directory \
+         that holds it (the one the site was rendered from)",
+        looked.join(" or ")
+    )
+}
+
+/// TARGET (a session id or a message uuid) in the projects directory `dir`.
+fn find(target: &str, dir: &Path) -> Result<Option<Resolved>> {
+    let dirs = list_projects(dir)?;
     // A session id names its file.
     let file_name = format!("{target}.jsonl");
     for d in &dirs {
         if d.join(&file_name).is_file() {
             let project = load(d)?;
             let session_file = file_index(&project, &d.join(&file_name));
-            return Ok(Resolved {
+            return Ok(Some(Resolved {
+                dest: project.source.dir.clone(),
                 project,
                 session: target.to_string(),
                 session_file,
                 message: None,
                 archive: dirs.clone(),
-            });
+            }));
         }
     }
     // Otherwise look for the id in the files' text, then ask the graph.
@@ -93,21 +137,18 @@ pub fn resolve(target: &str, projects: Option<&Path>) -> Result<Resolved> {
             continue;
         }
         let project = Project::load(src);
+        let dest = project.source.dir.clone();
         if let Some(&n) = project.graph.index.get(target) {
             let session = project.graph.sessions[project.graph.node(n).session].session_id.to_string();
-            return Ok(Resolved { project, session, session_file: None, message: Some(n), archive: dirs.clone() });
+            let archive = dirs.clone();
+            return Ok(Some(Resolved { project, session, session_file: None, message: Some(n), archive, dest }));
         }
         if project.graph.session_named(target).is_some() {
-            return Ok(Resolved {
-                project,
-                session: target.to_string(),
-                session_file: None,
-                message: None,
-                archive: dirs.clone(),
-            });
+            let (session, archive) = (target.to_string(), dirs.clone());
+            return Ok(Some(Resolved { project, session, session_file: None, message: None, archive, dest }));
         }
     }
-    bail!("{target} is neither a session id nor a message uuid in {}", dir.display())
+    Ok(None)
 }
 
 fn file_index(p: &Project, path: &Path) -> Option<FileId> {
@@ -161,7 +202,7 @@ fn resolve_file(path: &Path, projects: Option<&Path>) -> Result<Resolved> {
             None => vec![dir.to_path_buf()],
         },
     };
-    Ok(Resolved { project, session, session_file, message: None, archive })
+    Ok(Resolved { dest: dir.to_path_buf(), project, session, session_file, message: None, archive })
 }
 
 /// The default checkpoint of a session: the leaf of the branch holding the

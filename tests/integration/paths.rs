@@ -1,7 +1,8 @@
-//! What a site says about where the archive lives (issue 10): fork commands on
-//! pages work as copied for any input (they carry `--projects` when the input
-//! is not the default projects directory), and no page reveals the input's
-//! absolute path unless `--show-paths` asks for it.
+//! What a site says about where the archive lives (issue 10, issue 22 point
+//! 7, issue 26 point 5): fork commands on pages name no directory (unless
+//! `--show-paths`) and work as copied from any directory, finding the
+//! session in the client's projects directory or the `cctree sync` archive;
+//! no page reveals the input's absolute path unless `--show-paths` asks.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,6 +32,8 @@ impl At<'_> {
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut c = Command::new(program);
         c.current_dir(self.cwd).env("HOME", self.home).env("CLAUDE_CONFIG_DIR", self.config);
+        // No archive of `cctree sync` but the one a test names.
+        c.env_remove("CCTREE_ARCHIVE").env_remove("XDG_DATA_HOME");
         c
     }
 }
@@ -66,58 +69,117 @@ fn run_copied(at: &At<'_>, cmd: &str) {
     assert_eq!(plan["checkpoint"], at_uuid.trim_matches('\''), "{cmd}");
 }
 
-/// Render from, input, flags, the `--projects` the commands carry, run the copies from.
-type Case<'a> = (&'a Path, Option<PathBuf>, &'a [&'a str], Option<String>, &'a Path);
+/// Runs a copied fork command (`--dry-run`) where the session cannot be
+/// found: it fails, naming where it looked and what to pass; with
+/// `--projects DIR` added it works.
+fn run_copied_elsewhere(at: &At<'_>, cmd: &str, projects: &Path) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_cctree")).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let o =
+        at.command("sh").arg("-c").arg(cmd.replacen(" -- ", " --dry-run -- ", 1)).env("PATH", &path).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("pass --projects DIR"), "`{cmd}`: {err}");
+    let with = cmd.replacen(" -- ", &format!(" --projects '{}' -- ", projects.display()), 1);
+    run_copied(at, &with);
+}
 
+/// Runs a copied fork command (`--dry-run`) with the archive of `cctree
+/// sync` at `archive` (and no client projects directory): it finds the
+/// session there, and would write the fork where the client finds it.
+fn run_copied_archived(at: &At<'_>, cmd: &str, archive: &Path) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_cctree")).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let run = cmd.replacen(" -- ", " --dry-run --json -- ", 1);
+    let o = at.command("sh").arg("-c").arg(run).env("PATH", path).env("CCTREE_ARCHIVE", archive).output().unwrap();
+    assert!(o.status.success(), "`{cmd}` with the archive: {}", String::from_utf8_lossy(&o.stderr));
+    let plan: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let written = PathBuf::from(plan["path"].as_str().unwrap());
+    assert!(written.starts_with(at.config.join("projects")), "the fork goes where `claude -r` finds it: {written:?}");
+}
+
+/// Render from, input, flags, the `--projects` the commands carry.
+type Case<'a> = (&'a Path, Option<PathBuf>, &'a [&'a str], Option<String>);
+
+/// Issue 22 point 7 and issue 26 point 5: the fork commands on pages carried
+/// `--projects` with the input's path relative to where the render ran (or
+/// from `~`): a local path on published pages, and a command that failed
+/// when copied from another directory. Now they name no directory unless
+/// `--show-paths` (then the absolute path), and `cctree fork` finds the
+/// session by its id in the client's projects directory, then in the
+/// archive of `cctree sync`, from any directory; elsewhere it says to pass
+/// `--projects DIR`.
 #[test]
-fn fork_commands_on_pages_work_as_copied() {
+fn fork_commands_on_pages_name_no_directory_and_work_from_anywhere() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path().canonicalize().unwrap();
     let (home, work, elsewhere) = (t.join("home"), t.join("work"), t.join("elsewhere/projects"));
-    let (cfg, no_cfg) = (t.join("cfg"), t.join("no-cfg"));
+    let (cfg, no_cfg, archive) = (t.join("cfg"), t.join("no-cfg"), t.join("data/archive/projects"));
     copy_tree(&example_archive(), &home.join("archive/projects"));
     copy_tree(&example_archive(), &elsewhere);
     copy_tree(&example_archive(), &cfg.join("projects"));
     std::fs::create_dir_all(&work).unwrap();
     std::fs::create_dir_all(&no_cfg).unwrap();
+    // The archive of `cctree sync`, made from a copy of the example.
+    let o =
+        cctree().args(["-q", "sync"]).arg(&elsewhere).arg("--to").arg(&archive).env("HOME", &home).output().unwrap();
+    assert!(o.status.success(), "sync: {}", String::from_utf8_lossy(&o.stderr));
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let root = Path::new("/");
     let site = |n: &str| t.join("sites").join(n);
     let cases: [Case<'_>; 5] = [
-        // A relative input: as given, from where it was rendered.
-        (repo, Some("examples/archive/projects".into()), &[], Some("examples/archive/projects".into()), repo),
-        // Under the home directory: from ~, so from anywhere.
-        (&work, Some(home.join("archive/projects")), &[], Some("~/archive/projects".into()), root),
-        // Elsewhere: relative to the directory it was rendered from.
-        (&work, Some(elsewhere.clone()), &[], Some("../elsewhere/projects".into()), &work),
-        // --show-paths: the absolute path, from anywhere.
-        (&work, Some(elsewhere.clone()), &["--show-paths"], Some(elsewhere.display().to_string()), root),
-        // The default projects directory needs no flag.
-        (&work, None, &[], None, root),
+        (repo, Some("examples/archive/projects".into()), &[], None),
+        (&work, Some(home.join("archive/projects")), &[], None),
+        (&work, Some(elsewhere.clone()), &[], None),
+        (&work, Some(elsewhere.clone()), &["--show-paths"], Some(elsewhere.display().to_string())),
+        (&work, None, &[], None),
     ];
-    for (i, (cwd, input, flags, want, run_from)) in cases.iter().enumerate() {
+    for (i, (cwd, input, flags, want)) in cases.iter().enumerate() {
         let config = if input.is_none() { &cfg } else { &no_cfg };
         let at = At { cwd, home: &home, config };
-        let cmds = fork_commands(&at, input.as_deref(), &site(&i.to_string()), flags);
+        let out = site(&i.to_string());
+        let cmds = fork_commands(&at, input.as_deref(), &out, flags);
         for cmd in &cmds {
             let got = cmd.split_once(" --projects ").and_then(|(_, d)| d.split(" -- ").next()).map(str::to_string);
             assert_eq!(&got, want, "case {i}: {cmd}");
         }
-        let run_at = At { cwd: run_from, home: &home, config };
-        for cmd in &cmds {
-            run_copied(&run_at, cmd);
+        if flags.is_empty() {
+            for needle in [t.display().to_string(), "examples/archive".into(), "~/archive".into()] {
+                let hits: Vec<PathBuf> =
+                    holding(&out, &needle).into_iter().filter(|p| p.extension().is_some_and(|e| e == "html")).collect();
+                assert_eq!(hits, Vec::<PathBuf>::new(), "case {i}: pages naming {needle}");
+            }
+        }
+        // From the root directory: found in the client's projects directory.
+        let found = At { cwd: root, home: &home, config: &cfg };
+        for cmd in cmds.iter().take(12) {
+            run_copied(&found, cmd);
+        }
+        // Not there: found in the archive of `cctree sync`; in neither, a
+        // clear error, and the command works with --projects.
+        if want.is_none() {
+            let no_client = At { cwd: root, home: &home, config: &no_cfg };
+            for cmd in cmds.iter().take(12) {
+                run_copied_archived(&no_client, cmd, &archive);
+            }
+            for cmd in cmds.iter().take(3) {
+                run_copied_elsewhere(&no_client, cmd, &elsewhere);
+            }
         }
     }
 }
 
 /// Issue 15: the fork commands on pages had no `--` before the session id,
 /// so an id starting with `-` (ids come from transcripts) was read as an
-/// option and the copied command failed.
+/// option and the copied command failed. (Issue 22 point 7: this test passed
+/// only where the clone sat three directories deep, as the command carried
+/// `--projects` relative to where the render ran.) Rendered from the
+/// client's projects directory, the commands are run from other directories.
 #[test]
 fn fork_commands_for_ids_starting_with_a_dash_work_as_copied() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path().canonicalize().unwrap();
-    let projects = t.join("projects");
+    let config = t.join("config");
+    let projects = config.join("projects");
     let session = "-x-session";
     std::fs::create_dir_all(projects.join("-p")).unwrap();
     let line = |uuid: &str, parent: Option<&str>, kind: &str, message: serde_json::Value| {
@@ -134,7 +196,15 @@ fn fork_commands_for_ids_starting_with_a_dash_work_as_copied() {
     );
     std::fs::write(projects.join(format!("-p/{session}.jsonl")), format!("{prompt}\n{answer}\n")).unwrap();
     let site = t.join("site");
-    let o = cctree().args(["-q", "render"]).arg(&projects).arg("-o").arg(&site).output().unwrap();
+    let o = cctree()
+        .args(["-q", "render"])
+        .arg(&projects)
+        .arg("-o")
+        .arg(&site)
+        .env("HOME", &t)
+        .env("CLAUDE_CONFIG_DIR", &config)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut cmds = Vec::new();
     for (path, bytes) in files(&site) {
@@ -143,10 +213,15 @@ fn fork_commands_for_ids_starting_with_a_dash_work_as_copied() {
         }
     }
     assert!(!cmds.is_empty(), "no fork command on the site");
-    let at = At { cwd: &t, home: &t, config: &t.join("no-config") };
-    for cmd in &cmds {
-        run_copied(&at, cmd);
-        assert!(cmd.ends_with(&format!(" -- {session}")), "{cmd}");
+    let deep = t.join("a/b/c/d");
+    std::fs::create_dir_all(&deep).unwrap();
+    for cwd in [t.as_path(), deep.as_path(), Path::new("/")] {
+        let at = At { cwd, home: &t, config: &config };
+        for cmd in &cmds {
+            run_copied(&at, cmd);
+            assert!(cmd.ends_with(&format!(" -- {session}")), "{cmd}");
+            assert!(!cmd.contains(" --projects "), "{cmd}");
+        }
     }
 }
 
