@@ -23,7 +23,8 @@
 // `access`): header height, sideways scroll, contrast, j/k, copy buttons.
 //
 // SPEC.json also names, per site, `fork_projects`: the `--projects` argument
-// its fork commands must carry.
+// its fork commands must carry (a site rendered with --show-paths), or null:
+// they name no directory.
 //
 // Prints a JSON report on stdout; exits 0 if all is well, 1 on any failure,
 // 2 if the browser could not run.
@@ -384,7 +385,7 @@ async function controls(browser, s) {
 // search's results on the archive index) at WCAG AA contrast against what
 // is behind it. Then, on the site's conversation: `j` then `k` moves forward
 // then back, and the copy buttons put the exact text in the clipboard (the
-// fork command with its `--projects`, and a code block, also when the
+// fork command as shown, and a code block, also when the
 // clipboard API is missing).
 async function access(browser, s) {
   const r = { name: s.name, pages: 0, texts: 0, header: 0, keys: 0, copies: 0 };
@@ -504,6 +505,7 @@ async function access(browser, s) {
         r.copies++;
         if (got !== want) fail(`${s.name}: the fork command's copy button copied ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
         if (s.fork_projects && !got.includes(` --projects ${s.fork_projects} `)) fail(`${s.name}: the copied fork command ${JSON.stringify(got)} lacks --projects ${s.fork_projects}`);
+        if (!s.fork_projects && got.includes(" --projects ")) fail(`${s.name}: the copied fork command ${JSON.stringify(got)} names a directory`);
       }
       // A code block: with the clipboard API, and without it (the fallback).
       for (const api of [true, false]) {

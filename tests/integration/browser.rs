@@ -376,12 +376,8 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
     let names: Vec<&str> = projects.iter().map(|p| p.source.name.as_str()).collect();
     let slugs = project_slugs(&names);
     let mut conversations = Vec::new();
-    let mut fork_projects = None;
     for (p, slug) in projects.iter().zip(&slugs) {
         let g = &p.graph;
-        if fork_projects.is_none() && g.conversations.iter().any(|c| c.branches.len() > 1) {
-            fork_projects = cctree::fork::lookup::projects_arg(&p.source.dir, input, false);
-        }
         let prompt = |n: &cctree::graph::NodeId| {
             let e = g.entry(&p.entries, *n);
             e.kind == Kind::User && e.user_kind == UserKind::Prompt
@@ -410,10 +406,10 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
             }));
         }
     }
-    // The first conversation with forks is the one the copy buttons are tried
-    // on: its fork commands name the archive (never the default one here).
-    let fork_projects = fork_projects.expect("the archive is not the default: fork commands name it");
-    serde_json::json!({ "name": name, "dir": site, "conversations": conversations, "fork_projects": fork_projects })
+    // The copy buttons are tried on the first conversation with forks: its
+    // fork commands name no directory (the site is rendered without
+    // --show-paths; `cctree fork` finds the session by id).
+    serde_json::json!({ "name": name, "dir": site, "conversations": conversations, "fork_projects": null })
 }
 
 /// Issue 12, what a reader follows: the conversation page reads the active
@@ -429,7 +425,7 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
 /// sticky header at most 64 px tall at 390 and 1280 px, no sideways scroll at
 /// 390 px, WCAG AA contrast of every text on screen computed from the
 /// rendered styles; `j` then `k` moves forward then back; the copy buttons
-/// copy the exact fork command (with `--projects`) and code.
+/// copy the exact fork command (naming no directory) and code.
 #[test]
 fn active_line_forks_and_map_in_chromium() {
     let Some(driver) = Driver::get() else { return };
