@@ -153,9 +153,8 @@ pub struct RenderArgs {
 
     /// Show the full path of the input on pages (in fork commands, places of
     /// odd entries). By default pages name files from the project directory
-    /// and fork commands name the projects directory as given, from ~ or from
-    /// the current directory, so a published site does not reveal where the
-    /// archive lives.
+    /// and fork commands name no directory (`cctree fork` finds a session by
+    /// its id), so a published site does not reveal where the archive lives.
     #[arg(long)]
     pub show_paths: bool,
 
@@ -340,7 +339,7 @@ pub struct ForkArgs {
     pub json: bool,
 
     /// Projects directory to look ids up in (default: $CLAUDE_CONFIG_DIR/projects,
-    /// else ~/.claude/projects).
+    /// else ~/.claude/projects, then the archive of `cctree sync`).
     #[arg(long, value_name = "DIR")]
     pub projects: Option<PathBuf>,
 
