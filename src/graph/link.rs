@@ -192,11 +192,10 @@ fn wrote_what_they_share(
     let mut own_first: IdVec<SessionId, i64> = IdVec::filled(i64::MAX, sessions);
     let mut shared_last: IdVec<SessionId, i64> = IdVec::filled(i64::MIN, sessions);
     for (_, range) in groups {
-        let main: Vec<&Entry> =
-            instances_of[range.clone()].iter().map(|&i| &entries[i]).filter(|e| !is_side(e)).collect();
-        let Some(first) = main.first() else { continue };
-        let alone = main.iter().all(|e| session_of(e) == session_of(first));
-        for e in &main {
+        let main = || instances_of[range.clone()].iter().map(|&i| &entries[i]).filter(|e| !is_side(e));
+        let Some(first) = main().next().map(session_of) else { continue };
+        let alone = main().all(|e| session_of(e) == first);
+        for e in main() {
             let (s, Some(ts)) = (session_of(e), e.timestamp) else { continue };
             if alone {
                 own_first[s] = own_first[s].min(ts);

@@ -708,3 +708,21 @@ fn a_resumed_copy_does_not_take_over_a_rewind_in_the_original() {
     assert_eq!(c.fork_points[0].kind, ForkKind::Rewind);
     assert_eq!(forks(&e, &g), [("a1".to_string(), vec!["u2".to_string(), "u3".to_string()])], "oldest first");
 }
+
+/// A `microcompact_boundary` (2.1.9–2.1.22) is a compaction of its own kind
+/// that does not break the chain: no root, no fork, not in `compactions`.
+#[test]
+fn a_microcompaction_is_a_compaction_that_keeps_the_chain() {
+    let mut t = T::new();
+    t.user("s", "u1", None, 0, "start").text("s", "a1", "u1", 1);
+    t.raw(
+        0,
+        json!({"type":"system","subtype":"microcompact_boundary","sessionId":"s","uuid":"m1","parentUuid":"a1",
+        "timestamp":ts(2),"content":"Context microcompacted","microcompactMetadata":{"trigger":"auto","preTokens":9000,"tokensSaved":4000}}),
+    );
+    t.user("s", "u2", Some("m1"), 3, "go on").text("s", "a2", "u2", 4);
+    let (_, g) = t.build();
+    assert_eq!(g.node(g.index["m1"]).compaction, Some(CompactionKind::Micro));
+    assert_eq!(g.node(g.index["m1"]).link, Link::Physical);
+    assert_eq!((g.compactions, g.roots().count(), g.branches.len()), (0, 1, 1));
+}
