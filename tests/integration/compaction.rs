@@ -365,3 +365,45 @@ fn a_fork_among_kept_messages_forks_them_as_they_were_written() {
     assert!(first.excerpt.starts_with("first: run"), "from the first prompt");
     assert_eq!(plan.checkpoint, at);
 }
+
+/// Every "fork here" the pages of the compaction archives show (their
+/// checkpoints judged along the spliced line, among kept messages and after
+/// them) is one `cctree fork` accepts, and its prefix holds the checkpoint's
+/// whole loaded chain.
+#[test]
+fn every_fork_command_on_the_compaction_pages_forks() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["summarize-up-to", "summarize-from", "compact"] {
+        let out = tmp.path().join(name);
+        let st = cctree().arg("render").arg(fixture(name)).arg("-o").arg(&out).arg("-q").status().unwrap();
+        assert!(st.success());
+        let mut ats = BTreeSet::new();
+        for (path, bytes) in crate::render::files(&out) {
+            if path.extension().is_some_and(|e| e == "html") {
+                for v in crate::render::attr_values(&String::from_utf8_lossy(&bytes), "data-copy") {
+                    let cmd = crate::render::unescape(v);
+                    if let Some(rest) = cmd.strip_prefix("cctree fork --at=") {
+                        let (at, session) = rest.split_once(" -- ").unwrap();
+                        ats.insert((at.to_string(), session.to_string()));
+                    }
+                }
+            }
+        }
+        assert!(ats.len() > 10, "{name}: {} fork commands", ats.len());
+        let p = project(name);
+        for (at, session) in ats {
+            let plan = fork::run(&ForkRequest {
+                target: session,
+                at: Some(at.clone()),
+                projects: Some(fixture(name)),
+                dry_run: true,
+                ..ForkRequest::default()
+            })
+            .unwrap_or_else(|e| panic!("{name}: the page's fork at {at} is refused: {e:#}"));
+            let copied: BTreeSet<&str> = plan.sources.iter().map(|s| s.uuid.as_str()).collect();
+            for n in p.graph.loaded_chain(&p.entries, p.graph.index[at.as_str()]) {
+                assert!(copied.contains(p.graph.uuid(&p.entries, n)), "{name}: the fork at {at} lacks its chain");
+            }
+        }
+    }
+}
