@@ -113,20 +113,29 @@ fn gemini_headless_resume_and_sub_agent_write_what_the_format_doc_says() {
     let twice = ids.iter().filter(|id| ids.iter().filter(|x| x == id).count() == 2).count();
     assert!(twice >= 2, "replies with calls are rewritten: {ids:?}");
     // Tool calls are read from the records: the whole-history `$set` of a
-    // resume rewrites earlier replies into API form (a `gemini` message whose
+    // resume holds each earlier reply with a call in one of two forms, and
+    // runs of the same scenario have written both: the record as written
+    // (`toolCalls` with their results), or API form (a `gemini` message whose
     // content holds the `functionCall`, then a `user` message `<id>_response`
-    // holding the `functionResponse`), without `toolCalls`.
+    // holding the `functionResponse`) without `toolCalls`.
     let first_set = rs[resumes[0] + 1]["$set"]["messages"].as_array().unwrap();
     let reply = first_set
         .iter()
         .find(|m| m["type"] == "gemini" && m.to_string().contains("functionCall"))
         .expect("a reply with a call");
-    assert!(reply["toolCalls"].is_null(), "{reply}");
-    let response_id = format!("{}_response", reply["id"].as_str().unwrap());
-    assert!(
-        first_set.iter().any(|m| m["id"] == response_id.as_str() && m["type"] == "user"),
-        "the response is `<reply id>_response`: {first_set:?}"
-    );
+    if reply["toolCalls"].is_null() {
+        let response_id = format!("{}_response", reply["id"].as_str().unwrap());
+        assert!(
+            first_set.iter().any(|m| m["id"] == response_id.as_str() && m["type"] == "user"),
+            "API form: the response is `<reply id>_response`: {first_set:?}"
+        );
+    } else {
+        let calls = reply["toolCalls"].as_array().expect("toolCalls is a list");
+        assert!(
+            calls.iter().all(|c| c["result"][0]["functionResponse"]["id"] == c["id"]),
+            "as written: each call carries its result: {reply}"
+        );
+    }
     let calls = tool_calls(&rs);
     let names: Vec<&str> = calls.iter().map(|c| c["name"].as_str().unwrap()).collect();
     for n in ["run_shell_command", "write_file", "replace", "read_file", "invoke_agent"] {
