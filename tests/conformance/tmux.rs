@@ -50,9 +50,16 @@ impl Tmux {
         }
     }
 
-    /// Types text literally, then Enter.
+    /// Types text literally, then Enter once the screen shows all of it: on a
+    /// loaded machine an Enter that overtakes the typing picks a completion of
+    /// what was typed so far (`/resume resume ` became `/resume resume clear`).
     pub fn type_line(&self, text: &str) {
         self.tmux(&["send-keys", "-t", "t", "-l", text]);
+        let start = Instant::now();
+        let tail: String = text.chars().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
+        while !self.screen().contains(tail.trim()) && start.elapsed() < Duration::from_secs(8) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
         std::thread::sleep(Duration::from_millis(500));
         self.keys(&["Enter"]);
     }
