@@ -71,6 +71,15 @@ pub enum Command {
     /// search within the page; it opens from anywhere and loads nothing), or
     /// Markdown for an issue or a pull request (--format md).
     Export(ExportArgs),
+    /// Serve the site on localhost, following the transcripts as they are written.
+    ///
+    /// Renders (incrementally) into a site directory of its own, serves it on
+    /// http://127.0.0.1:PORT/, watches the input (and the sync archive: with no
+    /// INPUT, as plain `cctree`, the archive is synced first when it exists)
+    /// and renders again what changed once a write settles. Open pages reload
+    /// themselves where the reader is, or say "updated" where a reload would
+    /// lose their place. Ctrl-C stops it.
+    Serve(ServeArgs),
     /// Keep every conversation: mirror the projects directory into an append-only archive.
     ///
     /// New files are copied and grown files get their new complete lines; files
@@ -180,6 +189,56 @@ impl RenderArgs {
             show_paths: false,
         }
     }
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ServeArgs {
+    /// Projects directory, project directory or JSONL files (default: as plain
+    /// `cctree`: the sync archive, synced first, when it exists, else the
+    /// client's projects directory).
+    pub input: Vec<PathBuf>,
+
+    /// The site directory (default: one of its own per input under the user's
+    /// cache directory, $XDG_CACHE_HOME/cctree/serve/…, kept between runs so
+    /// that the next start renders only what changed).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// The port (0: any free port). Default: 8417, or the next free one when it
+    /// is taken.
+    #[arg(long, short = 'p', value_name = "PORT")]
+    pub port: Option<u16>,
+
+    /// The address to listen on. Any other than a loopback address (127.0.0.1,
+    /// ::1) lets the network read every transcript: only when asked, with a
+    /// warning.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+
+    /// Open the site in the web browser once it is served ($BROWSER, else the
+    /// system's default).
+    #[arg(long)]
+    pub open: bool,
+
+    /// Sync INPUT (default: the client's projects directory) into the archive
+    /// first and after each change (see `cctree sync`), and serve the archive.
+    #[arg(long)]
+    pub sync: bool,
+
+    /// Turns per page on conversation, branch and agent pages.
+    #[arg(long, default_value_t = crate::limits::PAGE_SIZE, value_parser = clap::value_parser!(u32).range(1..))]
+    pub page_size: u32,
+
+    /// Replace secrets with `[REDACTED:<kind>]`, as `render --redact` does.
+    #[arg(long)]
+    pub redact: bool,
+
+    /// Show the full path of the input on pages (as `render --show-paths`).
+    #[arg(long)]
+    pub show_paths: bool,
+
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 /// `--base-url`, checked ([`crate::render::urls::BaseUrl::parse`]).

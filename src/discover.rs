@@ -232,7 +232,7 @@ fn loose_project(dir: PathBuf, mut files: Vec<PathBuf>) -> ProjectSource {
 /// The default input, `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`,
 /// when it exists; else an error saying what to give instead (and the
 /// bundled example, when run where it is: in a clone of the repository).
-fn default_input() -> Result<PathBuf> {
+pub fn default_input() -> Result<PathBuf> {
     const EXAMPLE: &str = "examples/archive/projects";
     let example = match Path::new(EXAMPLE).is_dir() {
         true => format!(", or try the bundled example: `cctree render {EXAMPLE}`"),

@@ -35,6 +35,7 @@ pub mod redact;
 pub mod render;
 pub mod run;
 pub mod select;
+pub mod serve;
 pub mod stats;
 pub mod sync;
 pub mod term;

@@ -70,6 +70,19 @@
 //! | [`THREADS_PER_CORE`] | 4 | worker threads per core (`-j` is capped) | `run` |
 //! | [`PARSE_PIECE`] | 8 MB | a file larger is parsed in pieces of about this size, in parallel | `parse` |
 //! | [`JSON_DEPTH`] | 127 | levels of arrays and objects of a line read as a tree (deeper: kept as its JSON text) | `json` |
+//! | **Serve** (`cctree serve`) | | | |
+//! | [`SERVE_PORT`] | 8417 | the default port (the next [`SERVE_PORT_TRIES`] when it is taken) | `serve` |
+//! | [`SERVE_CONNECTIONS`] | 64 | connections served at once (more wait to be accepted) | `serve::http` |
+//! | [`SERVE_WAITERS`] | 32 | pages waiting for a change at once (more are told to ask again later) | `serve::http` |
+//! | [`SERVE_WAIT`] | 25 s | how long a page's request for news is held when nothing changes | `serve::http` |
+//! | [`SERVE_HEADER_TIMEOUT`] | 10 s | to send a request's headers | `serve::http` |
+//! | [`SERVE_HEADER_BYTES`] | 16 KB | a request's headers | `serve::http` |
+//! | [`SERVE_CONNECTION_LIFE`] | 10 min | one connection (then closed; the browser opens another) | `serve::http` |
+//! | [`SERVE_PAGE_READ`] | 32 MB | a page read whole to add the live-reload script (larger: served as it is) | `serve::http` |
+//! | [`SERVE_PAGE_READS`] | 4 | pages read whole at once (memory: this × [`SERVE_PAGE_READ`]) | `serve::http` |
+//! | [`SERVE_CHUNK`] | 64 KB | other files are sent in pieces of this size | `serve::http` |
+//! | [`SERVE_SETTLE`] | 200 ms | quiet after a change to the input before rendering again… | `serve::watch` |
+//! | [`SERVE_SETTLE_MAX`] | 1 s | …but no longer than this after the first change (a session written without pause) | `serve::watch` |
 //! | **Memory** (transcript bytes; see `texts`) | | | |
 //! | [`HOLD_MAX`] | 16 MB | the largest file kept in memory whole (larger: read in windows, lines read again from disk) | `texts` |
 //! | [`HOLD_BUDGET`] | 256 MB | bytes of files one project keeps in memory | `texts` |
@@ -225,6 +238,33 @@ pub const PROGRESS_TICK: std::time::Duration = std::time::Duration::from_millis(
 /// The shortest prefix of a uuid or session id taken for it (when it is the
 /// only one that starts so): shorter ones name too many.
 pub const ID_PREFIX_MIN: usize = 4;
+
+/// `cctree serve`'s port when none is given…
+pub const SERVE_PORT: u16 = 8417;
+/// …and how many ports after it are tried when it is taken.
+pub const SERVE_PORT_TRIES: u16 = 10;
+/// Connections `cctree serve` serves at once; more wait in the listen queue.
+pub const SERVE_CONNECTIONS: usize = 64;
+/// Pages waiting for a change at once; more are answered at once and ask again later.
+pub const SERVE_WAITERS: usize = 32;
+/// How long a page's request for news is held when nothing changes.
+pub const SERVE_WAIT: std::time::Duration = std::time::Duration::from_secs(25);
+/// Time to send a request's headers (then the connection is closed).
+pub const SERVE_HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// A request's headers, at most (the connection's read buffer).
+pub const SERVE_HEADER_BYTES: usize = 16 << 10;
+/// One connection's life: then it is closed (the browser opens another).
+pub const SERVE_CONNECTION_LIFE: std::time::Duration = std::time::Duration::from_secs(600);
+/// A page read whole to add the live-reload script; a larger one is served as it is.
+pub const SERVE_PAGE_READ: u64 = 32 << 20;
+/// Pages read whole at once.
+pub const SERVE_PAGE_READS: usize = 4;
+/// Other files are sent in pieces of this size.
+pub const SERVE_CHUNK: usize = 64 << 10;
+/// Quiet after a change to the input before rendering again…
+pub const SERVE_SETTLE: std::time::Duration = std::time::Duration::from_millis(200);
+/// …but no longer than this after the first change.
+pub const SERVE_SETTLE_MAX: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Worker threads per core at most: more only add overhead, and thousands of
 /// threads take minutes to start and to stop (`-j 10000` took 4 minutes).

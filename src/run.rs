@@ -6,8 +6,8 @@ use anyhow::{Context, Result};
 
 use crate::build::BuildOptions;
 use crate::cli::{
-    CheckArgs, Cli, Command, CompletionsArgs, ExportArgs, ExportFormat, ManArgs, RenderArgs, SelectArgs, StatsArgs,
-    SyncArgs,
+    CheckArgs, Cli, Command, CompletionsArgs, ExportArgs, ExportFormat, ManArgs, RenderArgs, SelectArgs, ServeArgs,
+    StatsArgs, SyncArgs,
 };
 use crate::discover;
 use crate::driver::for_each_project;
@@ -68,6 +68,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Some(Command::Sync(args)) => sync(&args, cli.quiet),
         Some(Command::Export(args)) => export(&args, cli.quiet),
         Some(Command::Render(args)) => render(&args, cli.quiet),
+        Some(Command::Serve(args)) => serve(&args, cli.quiet),
         None => plain(cli.quiet),
     }
 }
@@ -116,6 +117,126 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
         anyhow::bail!("{}", report.error_text());
     }
     build(&RenderArgs { input: vec![archive], ..args.clone() }, quiet)
+}
+
+/// What `cctree serve` reads: INPUT; with `--sync`, or with no INPUT when
+/// the archive exists (as plain `cctree`), the archive, synced first from
+/// INPUT or the client's projects directory.
+struct ServeInput {
+    /// Given to discovery.
+    input: Vec<std::path::PathBuf>,
+    /// Synced into the archive before each render: the source (`None`: the default).
+    sync: Option<Option<std::path::PathBuf>>,
+}
+
+fn serve_input(args: &ServeArgs, quiet: bool) -> Result<ServeInput> {
+    let archive = || {
+        crate::sync::default_archive_dir()
+            .context("no default archive (CCTREE_ARCHIVE is not set and no home directory is known): set CCTREE_ARCHIVE, or serve without --sync")
+    };
+    if args.sync {
+        if args.input.len() > 1 {
+            anyhow::bail!("--sync takes one INPUT: a projects directory or one project directory");
+        }
+        return Ok(ServeInput { input: vec![archive()?], sync: Some(args.input.first().cloned()) });
+    }
+    if !args.input.is_empty() {
+        return Ok(ServeInput { input: args.input.clone(), sync: None });
+    }
+    let Some(existing) = crate::sync::existing_archive() else {
+        return Ok(ServeInput { input: Vec::new(), sync: None });
+    };
+    if discover::default_projects_dir().is_some_and(|d| d.is_dir()) {
+        return Ok(ServeInput { input: vec![existing], sync: Some(None) });
+    }
+    if !quiet {
+        crate::term::print_err(&format!(
+            "note: no projects directory to sync from: serving the archive {} as it is\n",
+            crate::term::safe(existing.display())
+        ));
+    }
+    Ok(ServeInput { input: vec![existing], sync: None })
+}
+
+/// `cctree serve`: the render of `cctree render` (with `--sync`'s sync
+/// before it), run again by the server after each change.
+fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
+    let what = serve_input(args, quiet)?;
+    let selection = selection(&args.select, &what.input)?;
+    let site = match &args.output {
+        Some(dir) => dir.clone(),
+        None => {
+            let key = match what.input.is_empty() {
+                true => vec![discover::default_input()?],
+                false => what.input.clone(),
+            };
+            let site = crate::serve::default_site(&key, if what.sync.is_some() { "sync" } else { "" })?;
+            crate::serve::make_parent(&site)?;
+            site
+        }
+    };
+    let opts = BuildOptions {
+        output: site.clone(),
+        page_size: args.page_size,
+        force: false,
+        redact: args.redact,
+        show_paths: args.show_paths,
+        selection,
+        base_url: None,
+        sitemap: false,
+        progress: false,
+    };
+    let redact = args.redact;
+    let rebuild = move |round: crate::serve::Round| -> Result<crate::serve::Built> {
+        let first = round == crate::serve::Round::First;
+        let mut read = Vec::new();
+        if let Some(source) = &what.sync {
+            read.push(sync_for_serve(source.as_deref(), first && !quiet)?);
+        }
+        let archive = discover::discover(&what.input)?;
+        if first {
+            notes(&archive, quiet);
+        }
+        read.extend(archive.inputs.iter().cloned());
+        let summary = crate::build::build(archive, &BuildOptions { progress: first && !quiet, ..opts.clone() })?;
+        if first && !quiet {
+            crate::render::redaction::report(&summary.redactions);
+            crate::term::print_err(&format!("{summary}\n"));
+            for note in &summary.notes {
+                crate::term::print_err(&format!("note: {note}\n"));
+            }
+        } else if !quiet && redact {
+            crate::render::redaction::report(&summary.redactions);
+        }
+        Ok(crate::serve::Built { summary, read })
+    };
+    let opts = crate::serve::ServeOptions { site, bind: args.bind, port: args.port, open: args.open, quiet };
+    crate::serve::serve(&opts, Box::new(rebuild))?;
+    Ok(Status::Clean)
+}
+
+/// The sync before each render of `cctree serve --sync`: its report the
+/// first time, then only its problems. Returns the source directory (watched).
+fn sync_for_serve(source: Option<&std::path::Path>, first: bool) -> Result<std::path::PathBuf> {
+    let archive = crate::sync::default_archive_dir().context("no default archive")?;
+    let opts = crate::sync::SyncOptions {
+        input: source.map(std::path::Path::to_path_buf),
+        archive,
+        dry_run: false,
+        progress: first,
+    };
+    let report = crate::sync::sync(&opts)?;
+    if first {
+        crate::term::print_err(&report.text());
+    } else {
+        for w in &report.warnings {
+            tracing::warn!("{w}");
+        }
+    }
+    if !report.errors.is_empty() {
+        anyhow::bail!("{}", report.error_text());
+    }
+    Ok(report.source)
 }
 
 /// The selection of the command line (`--project`, `--conversation`,
