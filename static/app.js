@@ -1,7 +1,8 @@
 // cctree: progressive enhancement only. The pages work without this file.
 // Adds: local times, expand/collapse all, copy buttons (fork commands, code
-// blocks) and keyboard navigation (j/k: next/previous message). The search
-// is static/search.js; the view menu's choice, static/view.js.
+// blocks), keyboard navigation (j/k: next/previous message) and the "new"
+// marks (what was written since the reader's last visit). The search is
+// static/search.js; the view menu's choice, static/view.js.
 (function () {
   "use strict";
 
@@ -127,4 +128,111 @@
       ev.preventDefault();
     }
   });
+})();
+
+// "new": the conversations, projects and messages written since the reader's
+// last visit, marked. The browser keeps, per site (its root URL), when the
+// reader last opened each conversation, agent transcript and project index,
+// and the site itself (localStorage "cctree.visits", a few hundred entries a
+// site at most); what is newer than that visit — or, for what the reader
+// never opened, than their last visit of the site — is marked. The first
+// visit of a tab pins the baselines (sessionStorage), so reloads keep the
+// marks. localStorage may be missing or refuse (file:// in some browsers,
+// private windows): then nothing is marked.
+(function () {
+  "use strict";
+  var KEY = "cctree.visits", PIN = "cctree.visits.pinned", SITES = 10, PER_SITE = 400;
+  var local, session;
+  try { local = window.localStorage; session = window.sessionStorage; } catch (e) { return; }
+  if (!local || !session) return;
+  var root;
+  try { root = new URL(document.documentElement.getAttribute("data-root") || "./", location.href); } catch (e) { return; }
+  var site = root.href;
+  function rel(href) {
+    try {
+      var u = new URL(href, location.href);
+      return u.href.indexOf(site) === 0 ? u.href.slice(site.length).split("#")[0].split("?")[0] : null;
+    } catch (e) { return null; }
+  }
+  // What a page of the site is part of: a conversation, an agent transcript, a project.
+  function keyOf(path) {
+    if (path === null) return null;
+    var m = /^([^/]+)\/(c|agents)\/([^/]+)\//.exec(path);
+    if (m) return m[1] + "/" + m[2] + "/" + m[3];
+    m = /^([^/]+)\/(index\.html|page-\d+\.html)?$/.exec(path);
+    return m ? m[1] + "/" : null;
+  }
+  function read(store, name) {
+    try { var v = JSON.parse(store.getItem(name) || "null"); return v && typeof v === "object" ? v : {}; } catch (e) { return {}; }
+  }
+  var all = read(local, KEY), pinned = read(session, PIN);
+  var mine = all[site] && typeof all[site] === "object" ? all[site] : {};
+  var pins = pinned[site] && typeof pinned[site] === "object" ? pinned[site] : {};
+  // The baseline of `key`: pinned at its first view in this tab.
+  function baseline(key) {
+    if (!(key in pins)) pins[key] = typeof mine[key] === "number" ? mine[key] : null;
+    return pins[key];
+  }
+  var siteBase = baseline("~");
+  var here = keyOf(rel(location.href));
+  function since(key) {
+    var own = key ? baseline(key) : null;
+    return own !== null ? own : siteBase;
+  }
+  function newer(el, base) {
+    if (base === null || !el) return false;
+    var times = el.querySelectorAll("time[datetime]");
+    var t = times.length ? Date.parse(times[times.length - 1].getAttribute("datetime")) : NaN;
+    return !isNaN(t) && t > base;
+  }
+  function badge(into, before) {
+    var b = document.createElement("span");
+    b.className = "badge new";
+    b.title = "new since your last visit";
+    b.textContent = "new";
+    into.insertBefore(b, before || null);
+  }
+  var marked = 0;
+  // Rows of the archive and project indexes: a conversation, an agent, a project.
+  var cards = document.querySelectorAll("main .card");
+  for (var i = 0; i < cards.length; i++) {
+    var link = cards[i].querySelector("a[href]");
+    var key = link && keyOf(rel(link.getAttribute("href")));
+    if (!key || !newer(cards[i].querySelector(".card-meta") || cards[i], since(key))) continue;
+    cards[i].classList.add("new");
+    badge(cards[i], link.nextSibling);
+    marked++;
+  }
+  // Messages of a conversation or agent page.
+  if (here && here.charAt(here.length - 1) !== "/") {
+    var base = since(here);
+    var msgs = document.querySelectorAll("main article.msg");
+    for (var j = 0; j < msgs.length; j++) {
+      var head = msgs[j].querySelector(".msg-head");
+      if (!head || !newer(head, base)) continue;
+      msgs[j].classList.add("new");
+      var role = head.querySelector(".role");
+      badge(head, role ? role.nextSibling : head.firstChild);
+      marked++;
+    }
+  }
+  if (marked) document.documentElement.setAttribute("data-new", String(marked));
+  // This visit, for the next one.
+  var now = Date.now();
+  mine["~"] = now;
+  if (here) mine[here] = now;
+  var keys = Object.keys(mine);
+  if (keys.length > PER_SITE) {
+    keys.sort(function (a, b) { return mine[b] - mine[a]; });
+    for (var k = PER_SITE; k < keys.length; k++) delete mine[keys[k]];
+  }
+  all[site] = mine;
+  var sites = Object.keys(all);
+  if (sites.length > SITES) {
+    var last = function (s) { return (all[s] && all[s]["~"]) || 0; };
+    sites.sort(function (a, b) { return last(b) - last(a); });
+    for (var x = SITES; x < sites.length; x++) delete all[sites[x]];
+  }
+  pinned[site] = pins;
+  try { local.setItem(KEY, JSON.stringify(all)); session.setItem(PIN, JSON.stringify(pinned)); } catch (e) { /* not kept */ }
 })();

@@ -24,6 +24,7 @@ mod redact;
 mod regression;
 mod render;
 mod select;
+mod serve;
 mod support;
 mod sync;
 mod xss;
