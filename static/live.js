@@ -140,5 +140,8 @@
   });
 
   restore();
-  ask();
+  // After the page's load event: a script still loading holds it (and the
+  // browser's spinner) back.
+  if (document.readyState === "complete") ask();
+  else window.addEventListener("load", function () { setTimeout(ask, 0); });
 })();

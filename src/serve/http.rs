@@ -135,6 +135,7 @@ pub(super) async fn run(listener: tokio::net::TcpListener, shared: Arc<Shared>, 
 
 async fn handle(sh: &Arc<Shared>, req: Request<Incoming>) -> Response<Out> {
     let mut resp = route(sh, &req).await;
+    tracing::debug!("{} {} → {}", req.method(), crate::term::safe(req.uri()), resp.status().as_u16());
     let h = resp.headers_mut();
     let csp = format!("{SITE_CSP}; frame-ancestors 'none'");
     h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_str(&csp).expect("an ASCII constant"));
@@ -235,6 +236,12 @@ async fn file(sh: &Arc<Shared>, path: &str, if_none_match: Option<&HeaderValue>)
             return r;
         }
         Ok(Lookup::BadRequest) => return text(StatusCode::BAD_REQUEST, "not a path of the site\n"),
+        // Browsers ask for it at every origin; a site has none.
+        Ok(Lookup::NotFound) if path == "/favicon.ico" => {
+            let mut r = text(StatusCode::NO_CONTENT, "");
+            *r.body_mut() = Either::Left(Full::new(Bytes::new()));
+            return r;
+        }
         Ok(Lookup::NotFound) | Err(_) => return text(StatusCode::NOT_FOUND, "no such page\n"),
     };
     let page = found.ext == "html" && found.len <= SERVE_PAGE_READ;

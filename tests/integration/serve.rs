@@ -494,3 +494,44 @@ fn another_address_warns() {
     let (status, _) = server.stop("-TERM");
     assert_eq!(status.code(), Some(0));
 }
+
+/// In Chromium (`tests/browser/live.mjs`): an open page reloads by itself
+/// after an append, keeping the message at the top of the window (or the
+/// end, for a reader at the end); with text selected it says "updated"
+/// instead, and reloads when asked; a new tab marks what was written since
+/// the last visit "new", in the page and in the project index. Screenshots
+/// in `target/screenshots/live-*.png`.
+#[test]
+fn an_open_page_follows_in_the_browser() {
+    let Some(driver) = crate::browser::Driver::get() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let input = example_copy(tmp.path());
+    let site = tmp.path().join("site");
+    let server = Server::start(&["-vv".as_ref(), input.as_os_str(), "-o".as_ref(), site.as_os_str()], &[]);
+    let session = input.join(NOTES).join(format!("{NOTES_SESSION}.jsonl"));
+    let shots = crate::browser::screenshots_dir();
+    std::fs::create_dir_all(&shots).unwrap();
+    let out = std::process::Command::new(&driver.node)
+        .arg(driver.script.with_file_name("live.mjs"))
+        .args(["--base", &format!("http://{}/", server.addr)])
+        .args(["--page", NOTES_PAGE.trim_start_matches('/')])
+        .args(["--index", &format!("{NOTES}/index.html")])
+        .arg("--session")
+        .arg(&session)
+        .args(["--parent", &last_uuid(&session), "--session-id", NOTES_SESSION])
+        .arg("--shots")
+        .arg(&shots)
+        .env("CCTREE_CHROMIUM", &driver.chromium)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the live-reload checks failed (exit {:?})\nreport:\n{report}\nstderr:\n{}\nserver:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr),
+        server.log()
+    );
+    let (status, _) = server.stop("-INT");
+    assert_eq!(status.code(), Some(0));
+}
