@@ -30,10 +30,14 @@
 #   --stats-only      skip `render`
 #   --no-ccl          skip claude-code-log
 #   --no-sync         skip `cctree sync`
+#   --serve "A B…"    archive sizes in MB for `cctree serve`: the first render, then the
+#                     latency from a write (one turn appended) to the updated page,
+#                     default the largest of --sizes; "" to skip
+#   --serve-runs N    appended turns measured (median, max), default 3
 #   --dir DIR         scratch directory, default target/bench (archives are kept
 #                     there and reused when seed, size and generator are unchanged)
 #
-# Needs: cargo, /usr/bin/time (GNU time; installed with apt-get if missing),
+# Needs: cargo, curl (the serve figures), /usr/bin/time (GNU time; installed with apt-get if missing),
 # python3 with venv (for claude-code-log 1.7.0, installed into DIR/venv).
 # The search figures (index size, first query in Chromium) need CCTREE_NODE
 # and CCTREE_CHROMIUM (`. scripts/browser-env.sh` sets them) for the query
@@ -60,6 +64,8 @@ LINK_LEVELS=24
 RENDER=1
 CCL=1
 SYNC=1
+SERVE_SIZES=default
+SERVE_RUNS=3
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="$ROOT/target/bench"
 
@@ -79,12 +85,15 @@ while [[ $# -gt 0 ]]; do
     --stats-only) RENDER=0; shift ;;
     --no-ccl) CCL=0; shift ;;
     --no-sync) SYNC=0; shift ;;
+    --serve) SERVE_SIZES="$2"; shift 2 ;;
+    --serve-runs) SERVE_RUNS="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 
+[[ "$SERVE_SIZES" == default ]] && SERVE_SIZES="${SIZES##* }"
 die() { echo "bench.sh: $*" >&2; exit 1; }
 log() { echo "== $*" >&2; }
 
@@ -305,6 +314,78 @@ sync_size() {
 }
 (( SYNC )) && for s in $SIZES; do sync_size "$s"; done
 
+# --- serve (issue 29) ---------------------------------------------------------
+# serve_size SIZE: `cctree serve` on a copy of the archive (a site of its own,
+# --port 0): the time to the first page served (the first render), then
+# SERVE_RUNS times: one turn appended to the largest main session, and the
+# time from the end of that write until the page showing the session's last
+# prompt is answered "changed" by its held request (/.cctree/wait.js, as an
+# open page asks): the settle window, the render and the answer. Each is
+# checked: the new prompt is then in the site. Also the server's peak RSS.
+SERVE_LINES=()
+last_prompt() {  # the uuid of the last prompt (a user entry with text) of a session file
+  python3 -c 'import json, sys
+last = None
+for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
+    try: e = json.loads(line)
+    except ValueError: continue
+    if isinstance(e, dict) and e.get("type") == "user" and not e.get("isSidechain") and isinstance(e.get("message", {}).get("content"), str):
+        last = e.get("uuid")
+print(last or "")' "$1"
+}
+serve_size() {
+  local size="$1" arch work out slog pid url session uuid page rel token t0 t1 s0 first i new rss lats=()
+  arch="$(archive "$size")"
+  work="$DIR/serve-work"; out="$DIR/serve-out"; slog="$DIR/serve.log"
+  rm -rf "$work" "$out"
+  cp -al "$arch" "$work"
+  session="$(find "$work" -maxdepth 2 -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)"
+  cp "$session" "$session.tmp" && mv "$session.tmp" "$session"  # its own copy: appended to
+  log "serve $size MB: the first render, then $SERVE_RUNS appended turns"
+  s0=$(date +%s%N)
+  "$CCTREE" serve "$work" -o "$out" --port 0 2>"$slog" &
+  pid=$!
+  url=""
+  while [[ -z "$url" ]]; do
+    kill -0 "$pid" 2>/dev/null || die "cctree serve ended: $(tail -n 5 "$slog")"
+    sleep 0.2
+    url="$(grep -o 'at http://[^ ]*' "$slog" | head -n1 | cut -c4- || true)"
+  done
+  first=$(( ($(date +%s%N) - s0) / 1000000 ))
+  for ((i = 0; i < SERVE_RUNS; i++)); do
+    uuid="$(last_prompt "$session")"
+    page="$(grep -rlF --include='*.html' "id=\"m-$uuid\"" "$out" | sort | head -n1)"
+    [[ -n "$page" ]] || die "serve: no page shows the prompt $uuid of $session"
+    rel="${page#"$out"/}"
+    token="$(curl -sf "$url$rel" | grep -o 'data-token="[^"]*"' | cut -d'"' -f2)"
+    [[ -n "$token" ]] || die "serve: no live-reload token on $url$rel"
+    # The page's held request, as live.js makes it ("same" after 25 s: ask again).
+    ( while :; do
+        r="$(curl -s "$url.cctree/wait.js?page=/$rel&token=$token" || true)"
+        case "$r" in *changed*|*gone*) date +%s%N; echo "$r"; break ;; *same*|*busy*) ;; *) sleep 0.1 ;; esac
+      done ) >"$DIR/serve-wait" &
+    local waiter=$!
+    sleep 0.5  # the request is held before the write (not a measurement)
+    "$GEN" --append-turn "$session" --seed $((7 + i))
+    t0=$(date +%s%N)
+    wait "$waiter"
+    t1="$(head -n1 "$DIR/serve-wait")"
+    new="$(last_prompt "$session")"
+    grep -rqF --include='*.html' "id=\"m-$new\"" "$out" || die "serve: the page changed, but the appended prompt $new is not in the site"
+    lats+=("$(( (t1 - t0) / 1000000 ))")
+  done
+  rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+  kill -INT "$pid"
+  wait "$pid" || die "cctree serve did not stop cleanly on SIGINT: $(tail -n 5 "$slog")"
+  local sorted med max
+  sorted="$(printf '%s\n' "${lats[@]}" | sort -n)"
+  med="$(printf '%s\n' "$sorted" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+  max="$(printf '%s\n' "$sorted" | tail -n1)"
+  SERVE_LINES+=("serve $size MB: first page served after $(awk -v m="$first" 'BEGIN {printf "%.1f", m / 1000}') s (the first render); write → updated page: median $(awk -v m="$med" 'BEGIN {printf "%.2f", m / 1000}') s, max $(awk -v m="$max" 'BEGIN {printf "%.2f", m / 1000}') s over ${#lats[@]} appended turns (${lats[*]} ms); peak RSS $(kb2mb "$rss") MB (load $(cut -d' ' -f1 /proc/loadavg))")
+  rm -rf "$work" "$out" "$DIR/serve-wait"
+}
+for s in $SERVE_SIZES; do serve_size "$s"; done
+
 # --- hostile scaling (issue 15) ---------------------------------------------
 # Discovery alone (`gen_hostile discover`: list and classify every file, no
 # parsing) of N sessions in one project; and a project whose directory links
@@ -445,6 +526,7 @@ for s in $SIZES "$SINGLE (1p)"; do
 done
 (( ${#SEARCH_LINES[@]} )) && printf '%s\n' "${SEARCH_LINES[@]}"
 (( ${#SYNC_LINES[@]} )) && printf '%s\n' "${SYNC_LINES[@]}"
+(( ${#SERVE_LINES[@]} )) && printf '%s\n' "${SERVE_LINES[@]}"
 (( ${#HOSTILE_LINES[@]} )) && printf '%s\n' "${HOSTILE_LINES[@]}"
 [[ -n "$RENDER_NOTE" ]] && echo "$RENDER_NOTE"
 echo

@@ -144,28 +144,63 @@ pub fn serve(opts: &ServeOptions, rebuild: Rebuild) -> Result<()> {
         None => false,
     };
     if served {
-        let url = url_of(addr);
-        if !opts.quiet {
-            note(&format!("serving {} at {url} (Ctrl-C to stop)", crate::term::safe(opts.site.display())));
-        }
-        if opts.open {
-            if let Err(e) = opener::open_browser(&url) {
-                tracing::warn!("cannot open {url} in a browser: {e}");
-            }
-        }
-        let shared = Arc::new(http::Shared::new(opts.site.clone(), addr, generation, stopping));
-        let listener = tokio::net::TcpListener::from_std(listener).context("the listening socket")?;
-        let quiet = opts.quiet;
-        runtime.block_on(http::run(listener, shared, async {
-            let s = signals.next().await;
-            if !quiet {
-                note(&format!("{s}: stopping"));
-            }
-            let _ = stopping_tx.send(true);
-        }));
+        let news = News { generation, stopping, stopping_tx };
+        run_http(&runtime, opts, listener, news, &mut signals)?;
     }
     stop_builder();
-    if building.load(Ordering::Acquire) && !opts.quiet {
+    finish(&runtime, builder, &building, &mut signals, opts.quiet);
+    Ok(())
+}
+
+/// What the held requests wait on.
+struct News {
+    generation: tokio::sync::watch::Receiver<u64>,
+    stopping: tokio::sync::watch::Receiver<bool>,
+    stopping_tx: tokio::sync::watch::Sender<bool>,
+}
+
+/// Serves until a signal (after the first render), `--open` first.
+fn run_http(
+    runtime: &tokio::runtime::Runtime,
+    opts: &ServeOptions,
+    listener: TcpListener,
+    news: News,
+    signals: &mut Signals,
+) -> Result<()> {
+    let addr = listener.local_addr().context("the address served")?;
+    let url = url_of(addr);
+    if !opts.quiet {
+        note(&format!("serving {} at {url} (Ctrl-C to stop)", crate::term::safe(opts.site.display())));
+    }
+    if opts.open {
+        if let Err(e) = opener::open_browser(&url) {
+            tracing::warn!("cannot open {url} in a browser: {e}");
+        }
+    }
+    let shared = Arc::new(http::Shared::new(opts.site.clone(), addr, news.generation, news.stopping));
+    let listener = tokio::net::TcpListener::from_std(listener).context("the listening socket")?;
+    let quiet = opts.quiet;
+    let stopping = news.stopping_tx;
+    runtime.block_on(http::run(listener, shared, async move {
+        let s = signals.next().await;
+        if !quiet {
+            note(&format!("{s}: stopping"));
+        }
+        let _ = stopping.send(true);
+    }));
+    Ok(())
+}
+
+/// Waits for the render thread; a second signal exits at once (the render
+/// under way leaves its temporary directory, which the next one removes).
+fn finish(
+    runtime: &tokio::runtime::Runtime,
+    builder: std::thread::JoinHandle<()>,
+    building: &AtomicBool,
+    signals: &mut Signals,
+    quiet: bool,
+) {
+    if building.load(Ordering::Acquire) && !quiet {
         note("waiting for the render under way to finish (Ctrl-C again to stop at once)");
     }
     let joined = runtime.block_on(async {
@@ -175,11 +210,9 @@ pub fn serve(opts: &ServeOptions, rebuild: Rebuild) -> Result<()> {
         }
     });
     if joined.is_none() {
-        // The render under way leaves its temporary directory, which the next one removes.
         note("stopped during a render");
         std::process::exit(130);
     }
-    Ok(())
 }
 
 fn note(text: &str) {

@@ -189,10 +189,10 @@ fn append(path: &Path, text: &str) {
 fn last_uuid(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|v| v.get("type").and_then(|t| t.as_str()).is_some_and(|t| t == "user" || t == "assistant"))
-        .filter_map(|v| v.get("uuid").and_then(|u| u.as_str()).map(str::to_string))
-        .last()
+        .find_map(|v| v.get("uuid").and_then(|u| u.as_str()).map(str::to_string))
         .unwrap()
 }
 
