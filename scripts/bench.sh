@@ -377,11 +377,13 @@ serve_size() {
   rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -INT "$pid"
   wait "$pid" || die "cctree serve did not stop cleanly on SIGINT: $(tail -n 5 "$slog")"
-  local sorted med max
+  local sorted med max renders
+  # The renders themselves, as the server logged them: the rest is the settle window and the answer.
+  renders="$(grep -E '^[0-9]{2}:[0-9]{2}:[0-9]{2} rendered' "$slog" | tail -n "$SERVE_RUNS" | sed -E 's/.* in ([0-9.]+) s.*/\1/' | paste -sd' ')"
   sorted="$(printf '%s\n' "${lats[@]}" | sort -n)"
   med="$(printf '%s\n' "$sorted" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
   max="$(printf '%s\n' "$sorted" | tail -n1)"
-  SERVE_LINES+=("serve $size MB: first page served after $(awk -v m="$first" 'BEGIN {printf "%.1f", m / 1000}') s (the first render); write → updated page: median $(awk -v m="$med" 'BEGIN {printf "%.2f", m / 1000}') s, max $(awk -v m="$max" 'BEGIN {printf "%.2f", m / 1000}') s over ${#lats[@]} appended turns (${lats[*]} ms); peak RSS $(kb2mb "$rss") MB (load $(cut -d' ' -f1 /proc/loadavg))")
+  SERVE_LINES+=("serve $size MB: first page served after $(awk -v m="$first" 'BEGIN {printf "%.1f", m / 1000}') s (the first render); write → updated page: median $(awk -v m="$med" 'BEGIN {printf "%.2f", m / 1000}') s, max $(awk -v m="$max" 'BEGIN {printf "%.2f", m / 1000}') s over ${#lats[@]} appended turns (${lats[*]} ms; the renders alone: $renders s); peak RSS $(kb2mb "$rss") MB (load $(cut -d' ' -f1 /proc/loadavg))")
   rm -rf "$work" "$out" "$DIR/serve-wait"
 }
 for s in $SERVE_SIZES; do serve_size "$s"; done
