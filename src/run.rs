@@ -199,16 +199,17 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         }
         read.extend(archive.inputs.iter().cloned());
         let summary = crate::build::build(archive, &BuildOptions { progress: first && !quiet, ..opts.clone() })?;
+        let repeated = crate::term::take_repeated_warnings();
         if first && !quiet {
             crate::render::redaction::report(&summary.redactions);
-            crate::term::print_err(&format!("{summary}\n"));
+            crate::term::print_err(&format!("{}\n", crate::serve::Summary(&summary, repeated)));
             for note in &summary.notes {
                 crate::term::print_err(&format!("note: {note}\n"));
             }
         } else if !quiet && redact {
             crate::render::redaction::report(&summary.redactions);
         }
-        Ok(crate::serve::Built { summary, read })
+        Ok(crate::serve::Built { summary, repeated, read })
     };
     let opts = crate::serve::ServeOptions { site, bind: args.bind, port: args.port, open: args.open, quiet };
     crate::serve::serve(&opts, Box::new(rebuild))?;

@@ -16,7 +16,8 @@
 //! - [`print_out`] writes a message to stdout (errors go to the caller: a
 //!   closed pipe ends cctree quietly, see `main.rs`), [`print_err`] to stderr,
 //!   where an error is ignored (there is nowhere left to report it);
-//! - [`Stderr`] is the writer of the log (`tracing`) with the same rules.
+//! - [`Stderr`] is the writer of the log (`tracing`) with the same rules;
+//!   after [`warnings_once`] (`cctree serve`) it prints each warning once.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -195,8 +196,55 @@ fn escape_log(s: &str) -> Cow<'_, str> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Stderr;
 
-impl std::io::Write for Stderr {
+/// The digests (BLAKE3: a warning's text is the archive's, so no crafted
+/// line may collide with another) of the warnings printed, once
+/// [`warnings_once`] is called; `None` before.
+static WARNED: std::sync::Mutex<Option<std::collections::HashSet<[u8; 32]>>> = std::sync::Mutex::new(None);
+
+/// Warnings not printed again since [`take_repeated_warnings`] was last called.
+static REPEATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// From now on, each warning of the log is printed the first time only:
+/// `cctree serve` renders again after every change, and each render would
+/// print every warning of the archive again. Its summary line still counts
+/// them all, and says how many were printed before
+/// ([`take_repeated_warnings`]).
+pub fn warnings_once() {
+    let mut w = WARNED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    w.get_or_insert_with(Default::default);
+}
+
+/// How many warnings were not printed (having been printed before, see
+/// [`warnings_once`]) since the last call.
+pub fn take_repeated_warnings() -> usize {
+    REPEATED.swap(0, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether the warning `line` (as the log formats it) is printed: always,
+/// unless [`warnings_once`] was called and it was printed before.
+fn first_time(line: &[u8]) -> bool {
+    let mut warned = WARNED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(seen) = warned.as_mut() else {
+        return true;
+    };
+    let new = seen.insert(*blake3::hash(line).as_bytes());
+    if !new {
+        REPEATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    new
+}
+
+/// One event of the log (the formatter writes each in one call), written
+/// by [`Stderr`]; `warning`: it is a warning (see [`warnings_once`]).
+pub struct LogWriter {
+    warning: bool,
+}
+
+impl std::io::Write for LogWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.warning && !first_time(buf) {
+            return Ok(buf.len());
+        }
         let text = String::from_utf8_lossy(buf);
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(escape_log(&text).as_bytes());
@@ -210,10 +258,14 @@ impl std::io::Write for Stderr {
 }
 
 impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Stderr {
-    type Writer = Stderr;
+    type Writer = LogWriter;
 
     fn make_writer(&'a self) -> Self::Writer {
-        Stderr
+        LogWriter { warning: false }
+    }
+
+    fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> Self::Writer {
+        LogWriter { warning: *meta.level() == tracing::Level::WARN }
     }
 }
 

@@ -62,6 +62,9 @@ pub enum Round {
 #[derive(Debug)]
 pub struct Built {
     pub summary: BuildSummary,
+    /// Warnings it met that were printed before, and not again
+    /// ([`crate::term::warnings_once`]); the summary counts them.
+    pub repeated: usize,
     pub read: Vec<PathBuf>,
 }
 
@@ -91,8 +94,26 @@ pub fn default_site(inputs: &[PathBuf], kind: &str) -> Result<PathBuf> {
     Ok(base.cache_dir().join("cctree").join("serve").join(name))
 }
 
-/// Renders, serves and follows the input until Ctrl-C or SIGTERM.
+/// A render's summary line, saying how many of its warnings were printed
+/// before (and not again).
+pub struct Summary<'a>(pub &'a BuildSummary, pub usize);
+
+impl std::fmt::Display for Summary<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        match self.1 {
+            0 => Ok(()),
+            1 => write!(f, "; 1 warning printed before"),
+            n => write!(f, "; {n} warnings printed before"),
+        }
+    }
+}
+
+/// Renders, serves and follows the input until Ctrl-C or SIGTERM. Each
+/// warning is printed once ([`crate::term::warnings_once`]): every render
+/// would print all the archive's warnings again.
 pub fn serve(opts: &ServeOptions, rebuild: Rebuild) -> Result<()> {
+    crate::term::warnings_once();
     let listener = bind(opts)?;
     let addr = listener.local_addr().context("the address served")?;
     if !opts.bind.is_loopback() {
@@ -314,7 +335,7 @@ impl Builder {
                     generation.send_modify(|g| *g += 1);
                     if !self.quiet {
                         let now = jiff::ZonedDateTime::now().strftime("%H:%M:%S");
-                        note(&format!("{now} {}", b.summary));
+                        note(&format!("{now} {}", Summary(&b.summary, b.repeated)));
                     }
                     if let Some(w) = &mut watch {
                         w.set(&b.read);

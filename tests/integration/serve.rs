@@ -495,6 +495,56 @@ fn another_address_warns() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// Each warning is printed once, not again at every render after a change
+/// (each would print all the archive's warnings), while each render's
+/// summary still counts them all and says how many were printed before; a
+/// new warning is printed.
+#[test]
+fn a_warning_is_printed_once_across_renders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = example_copy(tmp.path());
+    let site = tmp.path().join("site");
+    let session = input.join(NOTES).join(format!("{NOTES_SESSION}.jsonl"));
+    let parent = last_uuid(&session);
+    append(&session, "{not json\n");
+    let server = Server::start(&[input.as_os_str(), "-o".as_ref(), site.as_os_str()], &[]);
+    let summaries = |log: &str| -> Vec<String> {
+        log.lines().filter(|l| l.contains("rendered ") && l.contains(" in ")).map(str::to_string).collect()
+    };
+    let malformed = |log: &str| log.lines().filter(|l| l.contains("WARN") && l.contains("malformed JSON")).count();
+    let log = server.log();
+    assert_eq!(malformed(&log), 1, "{log}");
+    assert!(summaries(&log)[0].contains(", 1 warning in "), "{log}");
+    assert!(!log.contains("printed before"), "{log}");
+
+    // A change elsewhere in the file: rendered again (once or more, as the
+    // watcher reports it), the warning not printed again.
+    append(&session, &prompt_line("b0000000-0000-4000-8000-0000000000f3", Some(&parent), NOTES_SESSION, "okapi"));
+    eventually("the appended line on its page", || server.get(NOTES_PAGE).text().contains("okapi").then_some(()));
+    let log = eventually("the second render's summary", || {
+        let log = server.log();
+        (summaries(&log).len() >= 2).then_some(log)
+    });
+    assert_eq!(malformed(&log), 1, "{log}");
+    for again in &summaries(&log)[1..] {
+        assert!(again.contains(", 1 warning in ") && again.ends_with("; 1 warning printed before"), "{log}");
+    }
+
+    // A new warning is printed, and the render's summary counts both; the
+    // old one is still not printed again.
+    append(&session, "still not json\n");
+    let (log, third) = eventually("the render of the new warning", || {
+        let log = server.log();
+        let at = log.find(&format!("{NOTES_SESSION}.jsonl:21: malformed JSON"))?;
+        let summary = summaries(&log[at..]).first()?.clone();
+        Some((log, summary))
+    });
+    assert_eq!(malformed(&log), 2, "{log}");
+    assert!(third.contains(", 2 warnings in ") && third.ends_with("; 1 warning printed before"), "{log}");
+    let (status, _) = server.stop("-INT");
+    assert_eq!(status.code(), Some(0));
+}
+
 /// In Chromium (`tests/browser/live.mjs`): an open page reloads by itself
 /// after an append, keeping the message at the top of the window (or the
 /// end, for a reader at the end); with text selected it says "updated"
