@@ -130,10 +130,20 @@ async function main() {
   }), c.words);
   if (!state.kept || !state.selected || state.has || !/updated/.test(state.text)) fail(`updated: ${JSON.stringify(state)}`);
   report.steps.push({ step: "updated", state });
+  // The notice hides nothing for good: at the end of the page, the page ends above it.
   for (const [w, h] of [[1280, 720], [390, 844]]) {
     for (const scheme of ["light", "dark"]) {
       await page.setViewportSize({ width: w, height: h });
       await page.emulateMedia({ colorScheme: scheme });
+      const covered = await page.evaluate(() => {
+        window.scrollTo(0, document.documentElement.scrollHeight);
+        const notice = document.querySelector(".cctree-live").getBoundingClientRect();
+        const end = Math.max(...Array.from(document.body.children)
+          .filter((e) => !e.classList.contains("cctree-live"))
+          .map((e) => e.getBoundingClientRect().bottom));
+        return end > notice.top ? { end, notice: notice.top } : null;
+      });
+      if (covered) fail(`at ${w} px the end of the page is under the "updated" notice: ${JSON.stringify(covered)}`);
       await shot(page, `live-updated-${w}-${scheme}.png`);
     }
   }
