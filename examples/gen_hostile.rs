@@ -7,6 +7,10 @@
 //! cargo run --release --example gen_hostile -- siblings --out DIR --count 1000000
 //! cargo run --release --example gen_hostile -- big-session --out DIR --size-mb 2000
 //! cargo run --release --example gen_hostile -- huge-line --out DIR --size-mb 300
+//! cargo run --release --example gen_hostile -- parallel-calls --out DIR --count 4000
+//! cargo run --release --example gen_hostile -- rewinds --out DIR --count 10000
+//! cargo run --release --example gen_hostile -- compactions --out DIR --count 40000
+//! cargo run --release --example gen_hostile -- nested-forks --out DIR --count 100000
 //! cargo run --release --example gen_hostile -- discover DIR
 //! ```
 //!
@@ -23,6 +27,16 @@
 //!   about SIZE MB: turns of a prompt, a tool call, its result (1–64 KB of
 //!   output, 1 in 100 of 1 MB) and an answer.
 //! - `huge-line`: one session whose tool result is one line of about SIZE MB.
+//! - `parallel-calls` (issue 31): one assistant message of COUNT parallel
+//!   tool calls (one streamed entry each, chained), then their COUNT results,
+//!   then the answer.
+//! - `rewinds` (issue 31): one line of COUNT turns, and under each answer a
+//!   prompt typed later (a rewind): COUNT fork points along one line.
+//! - `compactions` (issue 31): one session compacted COUNT times (a
+//!   `compact_boundary` with its `logicalParentUuid`, the summary, a turn).
+//! - `nested-forks` (issue 31): forks nested COUNT deep: under each answer a
+//!   short prompt first, then the prompt that goes on (a branch of its own,
+//!   holding the next fork).
 //! - `discover`: runs cctree's discover stage (listing and classifying every
 //!   file, no parsing) on DIR and prints projects, files and seconds.
 
@@ -81,6 +95,34 @@ enum What {
         out: PathBuf,
         #[arg(long, default_value_t = 300)]
         size_mb: u64,
+    },
+    /// One assistant message of COUNT parallel tool calls.
+    ParallelCalls {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 4000)]
+        count: u64,
+    },
+    /// COUNT rewinds along one line.
+    Rewinds {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 10_000)]
+        count: u64,
+    },
+    /// One session compacted COUNT times.
+    Compactions {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 40_000)]
+        count: u64,
+    },
+    /// Forks nested COUNT deep.
+    NestedForks {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 100_000)]
+        count: u64,
     },
     /// Time cctree's discovery of DIR.
     Discover { dir: PathBuf },
@@ -242,6 +284,130 @@ fn links(_out: &Path, _levels: usize) -> std::io::Result<()> {
     Err(std::io::Error::other("directory links need a Unix system"))
 }
 
+/// A session file `<out>/<project>/<session>.jsonl`, buffered.
+fn session_file(out: &Path, project: &str) -> std::io::Result<(String, std::io::BufWriter<std::fs::File>)> {
+    let dir = out.join(project);
+    std::fs::create_dir_all(&dir)?;
+    let session = uuid(0x5e55, 0);
+    let file = std::fs::File::create(dir.join(format!("{session}.jsonl")))?;
+    Ok((session, std::io::BufWriter::with_capacity(1 << 20, file)))
+}
+
+fn ts(n: u64) -> String {
+    format!("2026-01-{:02}T{:02}:{:02}:{:02}.000Z", 1 + n / 86_400 % 28, n / 3600 % 24, n / 60 % 60, n % 60)
+}
+
+fn parallel_calls(out: &Path, count: u64) -> std::io::Result<()> {
+    let (session, mut w) = session_file(out, "-srv-parallel")?;
+    let mut buf = Vec::new();
+    line(&mut buf, "user", &uuid(0x1, 0), None, &session, 0, "Read every file at once");
+    w.write_all(&buf)?;
+    let mut parent = uuid(0x1, 0);
+    for n in 0..count {
+        let call = uuid(0x4, n);
+        writeln!(
+            w,
+            r#"{{"parentUuid":"{parent}","isSidechain":false,"cwd":"/srv/parallel","sessionId":"{session}","version":"2.1.330","type":"assistant","uuid":"{call}","timestamp":"{}","message":{{"id":"msg_parallel","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"tool_use","id":"toolu_{n}","name":"Read","input":{{"file_path":"/srv/parallel/f{n}.txt"}}}}]}}}}"#,
+            ts(1)
+        )?;
+        parent = call;
+    }
+    for n in 0..count {
+        let result = uuid(0x5, n);
+        writeln!(
+            w,
+            r#"{{"parentUuid":"{parent}","isSidechain":false,"cwd":"/srv/parallel","sessionId":"{session}","version":"2.1.330","type":"user","uuid":"{result}","timestamp":"{}","toolUseResult":{{"type":"text","file":{{"filePath":"/srv/parallel/f{n}.txt","content":"file {n}"}}}},"message":{{"role":"user","content":[{{"tool_use_id":"toolu_{n}","type":"tool_result","content":"file {n}"}}]}}}}"#,
+            ts(2)
+        )?;
+        parent = result;
+    }
+    buf.clear();
+    line(&mut buf, "assistant", &uuid(0x2, 0), Some(&parent), &session, 3, "Read them all.");
+    w.write_all(&buf)?;
+    w.flush()
+}
+
+fn rewinds(out: &Path, count: u64) -> std::io::Result<()> {
+    let (session, mut w) = session_file(out, "-srv-line")?;
+    let mut buf = Vec::new();
+    let mut parent: Option<String> = None;
+    for n in 0..count {
+        let (p, a) = (uuid(0x1, n), uuid(0x2, n));
+        line(&mut buf, "user", &p, parent.as_deref(), &session, 2 * n, &format!("Step {n}"));
+        line(&mut buf, "assistant", &a, Some(&p), &session, 2 * n + 1, &format!("Step {n} done."));
+        parent = Some(a);
+    }
+    // Later, a rewind to each answer: a prompt typed under it.
+    for n in 0..count {
+        let (p, a) = (uuid(0x3, n), uuid(0x6, n));
+        line(
+            &mut buf,
+            "user",
+            &p,
+            Some(&uuid(0x2, n)),
+            &session,
+            2 * count + 2 * n,
+            &format!("Instead of step {}", n + 1),
+        );
+        line(&mut buf, "assistant", &a, Some(&p), &session, 2 * count + 2 * n + 1, "Done differently.");
+    }
+    w.write_all(&buf)?;
+    w.flush()
+}
+
+fn compactions(out: &Path, count: u64) -> std::io::Result<()> {
+    let (session, mut w) = session_file(out, "-srv-compacted")?;
+    let mut buf = Vec::new();
+    line(&mut buf, "user", &uuid(0x1, 0), None, &session, 0, "A long session");
+    line(&mut buf, "assistant", &uuid(0x2, 0), Some(&uuid(0x1, 0)), &session, 1, "Ready.");
+    let mut tip = uuid(0x2, 0);
+    for n in 1..=count {
+        let b = uuid(0x7, n);
+        let t = 4 * n;
+        let _ = writeln!(
+            buf,
+            r#"{{"parentUuid":null,"logicalParentUuid":"{tip}","isSidechain":false,"cwd":"/srv/jobs","sessionId":"{session}","version":"2.1.330","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{{"trigger":"auto","preTokens":1000}},"uuid":"{b}","timestamp":"{}"}}"#,
+            ts(t)
+        );
+        let (s, p, a) = (uuid(0x8, n), uuid(0x1, n), uuid(0x2, n));
+        let _ = writeln!(
+            buf,
+            r#"{{"parentUuid":"{b}","isSidechain":false,"cwd":"/srv/jobs","sessionId":"{session}","version":"2.1.330","type":"user","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"uuid":"{s}","timestamp":"{}","message":{{"role":"user","content":"This session is being continued. Summary {n}."}}}}"#,
+            ts(t + 1)
+        );
+        line(&mut buf, "user", &p, Some(&s), &session, t + 2, &format!("Go on {n}"));
+        line(&mut buf, "assistant", &a, Some(&p), &session, t + 3, &format!("Went on {n}."));
+        tip = a;
+        if buf.len() > 1 << 20 {
+            w.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    w.write_all(&buf)?;
+    w.flush()
+}
+
+fn nested_forks(out: &Path, count: u64) -> std::io::Result<()> {
+    let (session, mut w) = session_file(out, "-srv-nested")?;
+    let mut buf = Vec::new();
+    let mut parent: Option<String> = None;
+    for n in 0..count {
+        let (p, a) = (uuid(0x1, n), uuid(0x2, n));
+        line(&mut buf, "user", &p, parent.as_deref(), &session, 3 * n, &format!("Level {n}"));
+        line(&mut buf, "assistant", &a, Some(&p), &session, 3 * n + 1, &format!("Level {n} done."));
+        // The earlier prompt under the answer keeps its branch; the later one
+        // starts a branch of its own, which holds the next fork.
+        line(&mut buf, "user", &uuid(0x3, n), Some(&a), &session, 3 * n + 2, &format!("Side {n}"));
+        parent = Some(a);
+        if buf.len() > 1 << 20 {
+            w.write_all(&buf)?;
+            buf.clear();
+        }
+    }
+    w.write_all(&buf)?;
+    w.flush()
+}
+
 fn discover(dir: &Path) -> anyhow::Result<()> {
     let t = std::time::Instant::now();
     let archive = cctree::discover::discover(&[dir.to_path_buf()])?;
@@ -259,6 +425,10 @@ fn main() {
         What::Siblings { out, count } => siblings(out, *count).map_err(anyhow::Error::from),
         What::BigSession { out, size_mb } => big_session(out, *size_mb).map_err(anyhow::Error::from),
         What::HugeLine { out, size_mb } => huge_line(out, *size_mb).map_err(anyhow::Error::from),
+        What::ParallelCalls { out, count } => parallel_calls(out, *count).map_err(anyhow::Error::from),
+        What::Rewinds { out, count } => rewinds(out, *count).map_err(anyhow::Error::from),
+        What::Compactions { out, count } => compactions(out, *count).map_err(anyhow::Error::from),
+        What::NestedForks { out, count } => nested_forks(out, *count).map_err(anyhow::Error::from),
         What::Discover { dir } => discover(dir),
     };
     if let Err(e) = result {

@@ -128,14 +128,27 @@ pub struct RenderArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// Replace secrets (API keys and tokens of Anthropic, OpenAI, Stripe, AWS,
-    /// GitHub, Slack, Google; JWTs; private key blocks, also cut off;
-    /// passwords in URLs; `Authorization:` headers; `.env`-style
-    /// TOKEN/SECRET/PASSWORD=value; also JSON-escaped) with `[REDACTED:<kind>]`
-    /// in every page and the search index, and list where on stderr. Use it
-    /// before publishing the site; it is a safety net, not a guarantee.
+    /// Replace secrets (API keys and tokens of Anthropic, OpenAI, OpenRouter,
+    /// Stripe, AWS, GitHub, GitLab, npm, Hugging Face, Slack, Supabase,
+    /// Telegram, Google; JWTs; private key blocks, also cut off; passwords in
+    /// URLs, JSON, YAML and `.env` files; `Authorization:` and `x-api-key:`
+    /// headers; also JSON-escaped), home directories and your user name with
+    /// `[REDACTED:<kind>]` in every page, the search index and the cache, and
+    /// list where on stderr. Use it before publishing the site; it is a
+    /// safety net, not a guarantee.
     #[arg(long)]
     pub redact: bool,
+
+    /// Also replace each entry of FILE with `[REDACTED:custom]`: one a line, a
+    /// literal word (any case, a whole word) or `regex:` and a regular
+    /// expression; `#` starts a comment line. Implies --redact.
+    #[arg(long, value_name = "FILE")]
+    pub redact_file: Option<PathBuf>,
+
+    /// Write nothing: list every place --redact would replace something, with
+    /// the kind and the count (never the secret). Implies --redact.
+    #[arg(long)]
+    pub redact_dry_run: bool,
 
     /// Sync INPUT (default: the client's projects directory) into the archive
     /// first (see `cctree sync`), then render the archive. Plain `cctree` does
@@ -181,6 +194,8 @@ impl RenderArgs {
             page_size: crate::limits::PAGE_SIZE,
             force: false,
             redact: false,
+            redact_file: None,
+            redact_dry_run: false,
             sync: false,
             open: false,
             select: SelectArgs::default(),
@@ -340,6 +355,11 @@ pub struct ExportArgs {
     /// Replace secrets with `[REDACTED:<kind>]`, as `render --redact` does.
     #[arg(long)]
     pub redact: bool,
+
+    /// Also replace the words and regexes of FILE, as `render --redact-file`
+    /// does. Implies --redact.
+    #[arg(long, value_name = "FILE")]
+    pub redact_file: Option<PathBuf>,
 
     /// Show the full path of the input (as `render --show-paths`).
     #[arg(long)]

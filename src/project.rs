@@ -283,7 +283,7 @@ pub(crate) fn redact_meta(source: &mut ProjectSource, opts: parse::ParseOptions)
         for meta in source.agent_meta.values_mut() {
             for field in [&mut meta.description, &mut meta.agent_type] {
                 if let Some(text) = field.as_mut() {
-                    *text = crate::redact::redact(text).0.into_owned();
+                    *text = crate::redact::redact_text(text).0.into_owned();
                 }
             }
         }

@@ -259,8 +259,61 @@ fn selection(args: &SelectArgs, input: &[std::path::PathBuf]) -> Result<Selectio
     )
 }
 
+/// Whether `--redact` is on (`--redact-file` and `--redact-dry-run` imply
+/// it); when it is, sets the process's user rules: the words of the file,
+/// home directories and the user's name.
+fn redaction(redact: bool, file: Option<&std::path::Path>) -> Result<bool> {
+    if !redact && file.is_none() {
+        return Ok(false);
+    }
+    let text = match file {
+        Some(f) => Some(std::fs::read_to_string(f).with_context(|| {
+            format!("cannot read the --redact-file {}: check the path and that it is UTF-8 text", f.display())
+        })?),
+        None => None,
+    };
+    let name = file.map(|f| f.display().to_string()).unwrap_or_default();
+    let home = std::env::var("HOME").ok();
+    let user = std::env::var("USER")
+        .ok()
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .or_else(|| home.as_deref().and_then(|h| h.trim_end_matches('/').rsplit('/').next()).map(str::to_string));
+    let rules = crate::redact::UserRules::new(
+        text.as_deref().map(|t| (name.as_str(), t)),
+        true,
+        home.as_deref(),
+        user.as_deref(),
+    )
+    .map_err(|e| anyhow::anyhow!("{e} (in --redact-file; see the README's `--redact` section)"))?;
+    crate::redact::configure(rules);
+    Ok(true)
+}
+
+/// `render --redact-dry-run`: where `--redact` would replace what; writes nothing.
+fn redact_dry_run(args: &RenderArgs) -> Result<Status> {
+    let selection = selection(&args.select, &args.input)?;
+    let archive = discover::discover(&args.input)?;
+    let wanted = archive.projects.iter().filter(|p| selection.wants(p)).cloned().collect::<Vec<_>>();
+    let sites = crate::render::redaction::dry_run(&wanted);
+    let n: usize = sites.iter().map(crate::render::redaction::RedactionSite::count).sum();
+    let total = format!(
+        "would redact {n} secret{} in {} place{} (nothing written)\n",
+        if n == 1 { "" } else { "s" },
+        sites.len(),
+        if sites.len() == 1 { "" } else { "s" }
+    );
+    let out: String =
+        sites.iter().map(|s| format!("would redact: {}\n", crate::term::safe(s))).chain([total]).collect();
+    print_out(&out)?;
+    Ok(Status::Clean)
+}
+
 /// Builds the site, then prints the summary line (and where secrets were replaced).
 fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
+    let redact = redaction(args.redact || args.redact_dry_run, args.redact_file.as_deref())?;
+    if args.redact_dry_run {
+        return redact_dry_run(args);
+    }
     let selection = selection(&args.select, &args.input)?;
     let t0 = std::time::Instant::now();
     let archive = discover::discover(&args.input)?;
@@ -270,7 +323,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         output: args.output.clone(),
         page_size: args.page_size,
         force: args.force,
-        redact: args.redact,
+        redact,
         show_paths: args.show_paths,
         selection,
         base_url: args.base_url.clone(),
@@ -285,7 +338,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         for note in &summary.notes {
             crate::term::print_err(&format!("note: {note}\n"));
         }
-        if !args.redact {
+        if !redact {
             crate::term::print_err(
                 "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords\n",
             );
@@ -388,12 +441,13 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
         None => crate::export::Format::Html,
     };
     let to_stdout = args.output.as_os_str() == "-";
+    let redact = redaction(args.redact, args.redact_file.as_deref())?;
     let req = crate::export::ExportRequest {
         target: args.target.clone(),
         output: (!to_stdout).then(|| args.output.clone()),
         format,
         projects: args.projects.clone(),
-        redact: args.redact,
+        redact,
         show_paths: args.show_paths,
     };
     let r = crate::export::run(&req)?;
@@ -418,7 +472,7 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
             crate::term::plural(r.agents, "agent transcript", "agent transcripts"),
             crate::render::text::human_size(r.bytes)
         ));
-        if !args.redact {
+        if !redact {
             crate::term::print_err(
                 "hint: before sharing the file, export it with --redact to replace API keys, tokens and passwords\n",
             );

@@ -77,7 +77,9 @@ impl BuildOptions {
 
     /// The settings a cache is valid for: every option but the output and `force`.
     fn settings(&self) -> String {
-        format!("{:?}", self.render_options())
+        // The user's redaction rules (`--redact-file`, home, name) shape every page too.
+        let rules = if self.redact { crate::redact::fingerprint() } else { String::new() };
+        format!("{:?}{rules}", self.render_options())
     }
 
     fn parse_options(&self) -> crate::parse::ParseOptions {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use crate::limits::REDACTION_REPORT_LINES;
-use crate::redact::{Redaction, redact};
+use crate::redact::{Redaction, redact_text};
 
 /// Where secrets were replaced, and how many of each kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +30,7 @@ impl std::fmt::Display for RedactionSite {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kinds: Vec<String> = self.kinds.iter().map(|k| format!("{} × {}", k.count, k.kind)).collect();
         // Paths can hold secrets too (a project folder named after its cwd).
-        write!(f, "{}: {}", redact(&self.place).0, kinds.join(", "))
+        write!(f, "{}: {}", redact_text(&self.place).0, kinds.join(", "))
     }
 }
 
@@ -52,7 +52,7 @@ impl Redactor {
         if !self.enabled {
             return Cow::Borrowed(text);
         }
-        let (out, found) = redact(text);
+        let (out, found) = redact_text(text);
         if !found.is_empty() {
             let mut map = self.found.lock().unwrap_or_else(|e| e.into_inner());
             map.entry(place()).or_insert(found);
@@ -82,7 +82,7 @@ pub fn agent_meta(source: &crate::discover::ProjectSource) -> Vec<RedactionSite>
     for (id, meta) in &source.agent_meta {
         let mut kinds: Vec<Redaction> = Vec::new();
         for text in [&meta.description, &meta.agent_type].into_iter().flatten() {
-            kinds.extend(redact(text).1);
+            kinds.extend(redact_text(text).1);
         }
         if kinds.is_empty() {
             continue;
@@ -100,6 +100,31 @@ pub fn agent_meta(source: &crate::discover::ProjectSource) -> Vec<RedactionSite>
 /// Where the parse stage replaced secrets in a project's entry lines.
 pub fn entry_lines(p: &crate::project::Project) -> Vec<RedactionSite> {
     p.redactions.iter().map(|(loc, kinds)| RedactionSite { place: p.locate(*loc), kinds: kinds.clone() }).collect()
+}
+
+/// What `--redact` would replace in `projects`, by place, and nothing
+/// written (`render --redact-dry-run`): each project directory's name, its
+/// sidecars, its spilled tool outputs and every entry line.
+pub fn dry_run(projects: &[crate::discover::ProjectSource]) -> Vec<RedactionSite> {
+    let mut out = Vec::new();
+    for source in projects {
+        let name = redact_text(&source.name).1;
+        if !name.is_empty() {
+            out.push(RedactionSite { place: source.dir.display().to_string(), kinds: name });
+        }
+        out.extend(agent_meta(source));
+        for path in source.tool_results.values() {
+            let Ok(bytes) = std::fs::read(path) else { continue };
+            let kinds = redact_text(&String::from_utf8_lossy(&bytes)).1;
+            if !kinds.is_empty() {
+                out.push(RedactionSite { place: path.display().to_string(), kinds });
+            }
+        }
+        let p = crate::project::Project::load_with(source.clone(), crate::parse::ParseOptions { redact: true });
+        out.extend(entry_lines(&p));
+        crate::driver::discard(p);
+    }
+    out
 }
 
 /// Prints `redacted: <place>: 2 × github-token, …` lines on stderr, at most

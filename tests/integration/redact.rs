@@ -316,14 +316,14 @@ fn redact_removes_every_secret_from_every_output_file() {
 #[test]
 fn redact_report_is_capped() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("projects/-home-u-many");
+    let dir = tmp.path().join("projects/-srv-many");
     std::fs::create_dir_all(&dir).unwrap();
     let mut lines = Vec::new();
     for n in 1..=50u32 {
         lines.push(json!({
             "parentUuid": (n > 1).then(|| uuid(n - 1)),
             "isSidechain": false, "type": if n % 2 == 1 { "user" } else { "assistant" },
-            "sessionId": SESSION, "cwd": "/home/u/many", "uuid": uuid(n),
+            "sessionId": SESSION, "cwd": "/srv/many", "uuid": uuid(n),
             "timestamp": format!("2026-03-02T10:{n:02}:00.000Z"),
             "message": if n % 2 == 1 {
                 json!({"role": "user", "content": format!("token {}", SECRETS[3].0)})
@@ -410,4 +410,287 @@ fn redact_covers_cut_keys_escaped_secrets_jwts_stripe_keys_and_url_credentials()
     }
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("3 × stripe-key") && stderr.contains("2 × private-key"), "{stderr}");
+}
+
+/// The secrets of issue 31 (points 1, 2 and 9), each as the raw JSON text of
+/// a string where a transcript holds it, and the part that must not survive.
+const ROUND_THREE: &[(&str, &str)] = &[
+    // 1. After a terminal colour code, a JSON form feed or backspace.
+    (r"\u001b[32mghp_FAKEansiFAKEansi0123456789abcdefghij\u001b[0m", "FAKEansiFAKEansi0123456789abcdefghij"),
+    (r"\fAKIAFAKEFORMFEED0123", "AKIAFAKEFORMFEED0123"),
+    (r"\bsk-ant-api03-FAKEbackspaceFAKE0123456789", "FAKEbackspaceFAKE0123456789"),
+    (r"\u001b[1;31mAIzaSyFAKEcolourFAKE0123456789abcdefghi", "SyFAKEcolourFAKE0123456789abcdefghi"),
+    // 2. Env values with spaces, quotes and backslashes.
+    (r#"DB_PASSWORD=\"correct horseFAKE battery staple\""#, "horseFAKE battery staple"),
+    (r"SECRET=ab\\cd7Xq9Lm2ZtFAKE", "cd7Xq9Lm2ZtFAKE"),
+    (r#"PASSWORD=x\"yFAKEafterquote\""#, "FAKEafterquote"),
+    // 9. What users reported.
+    (
+        r#"{\"Credentials\": {\"AccessKeyId\": \"ASIAFAKESTS012345678\", \"SecretAccessKey\": \"wJalrXUtnFEMIK7MDENGbPxRfiCYFAKESTS\", \"SessionToken\": \"FwoGZXIvYXdzEFAKEsessionTOKEN\"}}"#,
+        "FAKEsessionTOKEN",
+    ),
+    (r#"{\"db\": {\"password\": \"FAKEjsonPassword1\"}}"#, "FAKEjsonPassword1"),
+    (r"db:\n  password: FAKEyamlPassword2\n  port: 5432", "FAKEyamlPassword2"),
+    (r"curl -H 'x-api-key: FAKEheaderKey0123456' https://api.test", "FAKEheaderKey0123456"),
+    ("glpat-FAKEgitlabFAKE012345678", "FAKEgitlabFAKE012345678"),
+    ("npm_FAKEnpmFAKEnpm0123456789abcdefghijkl", "FAKEnpmFAKEnpm0123456789abcdefghijkl"),
+    ("hf_FAKEhuggingFAKEhugging0123456789", "FAKEhuggingFAKEhugging0123456789"),
+    ("xapp-1-A0FAKESLACKAPP-123456-abcdefFAKE", "A0FAKESLACKAPP-123456-abcdefFAKE"),
+    ("sk-or-v1-0123456789abcdef0123456789abcdefFAKEFAKE0123456789abcdef01234567", "FAKEFAKE0123456789abcdef"),
+    ("sbp_0123456789abcdef0123456789abcdef0fa4e000", "0123456789abcdef0123456789abcdef0fa4e000"),
+    (
+        "https://api.telegram.org/bot123456789:AAFAKEtelegramFAKE0123456789abcdefg/getMe",
+        "FAKEtelegramFAKE0123456789abcdefg",
+    ),
+];
+
+/// A Google service-account file, as the JSON text Claude `Write`s.
+const SERVICE_ACCOUNT: &str = r#"{\n  \"type\": \"service_account\",\n  \"project_id\": \"demo\",\n  \"private_key_id\": \"FAKEsaKEYid0123456789abcdef0123456789ab\",\n  \"private_key\": \"-----BEGIN PRIVATE KEY-----\\nMIIEvFAKEserviceACCOUNTbody\\n-----END PRIVATE KEY-----\\n\",\n  \"client_email\": \"bot@demo.iam.gserviceaccount.com\"\n}\n"#;
+const PATCH_KEY_BODY: &str = "MIIEpQIBAAKCAQEAFAKEpatchKEYbodyLINEone";
+
+/// Writes a project holding every secret of [`ROUND_THREE`] in a Bash
+/// output and in a prompt, AWS STS credentials as an MCP tool's input (the
+/// line's own JSON), a service-account file written by `Write`, and a private
+/// key in a `Write`'s `structuredPatch`, one line per string.
+fn write_round_three(root: &Path, cwd: &str) -> PathBuf {
+    let folder: String = cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    let dir = root.join("projects").join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    let all: String = ROUND_THREE.iter().map(|(raw, _)| format!("{raw}\\n")).collect();
+    let head = |n: u32, parent: Option<u32>, ty: &str| {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{}\"", uuid(p)));
+        format!(
+            r#""parentUuid":{parent},"isSidechain":false,"type":"{ty}","sessionId":"{SESSION}","cwd":"{cwd}","uuid":"{}","timestamp":"2026-03-02T10:00:{n:02}.000Z""#,
+            uuid(n)
+        )
+    };
+    let call = |n: u32, id: &str, name: &str, input: &str| {
+        format!(
+            r#"{{{},"message":{{"role":"assistant","id":"msg_{n}","model":"claude-sonnet-4-5","type":"message","content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{input}}}]}}}}"#,
+            head(n, Some(n - 1), "assistant")
+        )
+    };
+    let result = |n: u32, id: &str, text: &str, tur: &str| {
+        format!(
+            r#"{{{},"message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":"{text}"}}]}},"toolUseResult":{tur}}}"#,
+            head(n, Some(n - 1), "user")
+        )
+    };
+    let patch = format!(
+        r#"[{{"oldStart":1,"oldLines":0,"newStart":1,"newLines":4,"lines":["+-----BEGIN RSA PRIVATE KEY-----","+{PATCH_KEY_BODY}","+FAKEpatchLINEtwo0123456789abcdefABCDEF==","+-----END RSA PRIVATE KEY-----"]}}]"#
+    );
+    let lines = [
+        format!(r#"{{{},"message":{{"role":"user","content":"Look at these:\n{all}"}}}}"#, head(1, None, "user")),
+        call(2, "toolu_bash", "Bash", r#"{"command":"cat .env; ./deploy.sh","description":"deploy"}"#),
+        result(3, "toolu_bash", &all, &format!(r#"{{"stdout":"{all}","stderr":"","interrupted":false}}"#)),
+        call(
+            4,
+            "toolu_sts",
+            "mcp__aws__put_credentials",
+            r#"{"Credentials":{"AccessKeyId":"ASIAFAKESTS012345678","SecretAccessKey":"wJalrXUtnFEMIK7MDENGbPxRfiCYFAKESTS","SessionToken":"FwoGZXIvYXdzEFAKEsessionTOKEN"}}"#,
+        ),
+        result(5, "toolu_sts", "stored", r#""stored""#),
+        call(6, "toolu_sa", "Write", &format!(r#"{{"file_path":"/srv/app/sa.json","content":"{SERVICE_ACCOUNT}"}}"#)),
+        result(
+            7,
+            "toolu_sa",
+            "File created successfully at: /srv/app/sa.json",
+            r#"{"type":"create","filePath":"/srv/app/sa.json"}"#,
+        ),
+        call(
+            8,
+            "toolu_key",
+            "Write",
+            r#"{"file_path":"/srv/app/id_rsa","content":"-----BEGIN RSA PRIVATE KEY-----\nredacted by the call's own pattern\n-----END RSA PRIVATE KEY-----\n"}"#,
+        ),
+        result(
+            9,
+            "toolu_key",
+            "File created successfully at: /srv/app/id_rsa",
+            &format!(r#"{{"type":"create","filePath":"/srv/app/id_rsa","structuredPatch":{patch}}}"#),
+        ),
+        format!(
+            r#"{{{},"message":{{"role":"assistant","id":"msg_10","model":"claude-sonnet-4-5","type":"message","content":[{{"type":"text","text":"Done: {all}"}}]}}}}"#,
+            head(10, Some(9), "assistant")
+        ),
+    ];
+    std::fs::write(dir.join(format!("{SESSION}.jsonl")), lines.join("\n") + "\n").unwrap();
+    root.join("projects")
+}
+
+/// Every needle of [`ROUND_THREE`], the service account and the patch.
+fn round_three_needles() -> Vec<&'static str> {
+    let mut n: Vec<&str> = ROUND_THREE.iter().map(|(_, n)| *n).collect();
+    n.extend([
+        "wJalrXUtnFEMIK7MDENGbPxRfiCYFAKESTS",
+        "FAKEsaKEYid0123456789abcdef0123456789ab",
+        "MIIEvFAKEserviceACCOUNTbody",
+    ]);
+    n.extend([PATCH_KEY_BODY, "FAKEpatchLINEtwo0123456789abcdefABCDEF"]);
+    n
+}
+
+/// Issue 31, points 1, 2 and 9: secrets after an escape, env values half
+/// redacted, a private key one line per string kept in the parse cache, and
+/// the kinds users reported. Every byte `render --redact` writes (pages,
+/// search shards, the parse caches under `.cctree-cache/`) and every byte of
+/// `export --redact` (HTML and Markdown) is searched for each.
+#[test]
+fn redact_holds_in_every_byte_written_for_secrets_after_escapes_env_values_patches_and_reported_kinds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = write_round_three(tmp.path(), "/srv/app");
+    let export = |out: &Path, redact: bool| {
+        let mut cmd = cctree();
+        cmd.args(["export", SESSION, "--projects"]).arg(&input).arg("-o").arg(out);
+        if redact {
+            cmd.arg("--redact");
+        }
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "export: {}", String::from_utf8_lossy(&o.stderr));
+        (out.display().to_string(), String::from_utf8_lossy(&std::fs::read(out).unwrap()).into_owned())
+    };
+
+    // Without --redact each reaches the output (the patch only the cache, below).
+    let plain_out = tmp.path().join("plain");
+    render(&input, &plain_out, false);
+    let mut plain = site_files(&plain_out);
+    plain.push(export(&tmp.path().join("plain.html"), false));
+    plain.push(export(&tmp.path().join("plain.md"), false));
+    for n in round_three_needles() {
+        if n != PATCH_KEY_BODY && !n.starts_with("FAKEpatch") {
+            assert!(!found(&plain, n).is_empty(), "the fixture does not put {n:?} in any output");
+        }
+    }
+
+    let red_out = tmp.path().join("redacted");
+    let o = render(&input, &red_out, true);
+    let mut red = site_files(&red_out);
+    assert!(red.iter().any(|(r, _)| r.starts_with(".cctree-cache/parse/")), "no parse cache written");
+    red.push(export(&tmp.path().join("red.html"), true));
+    red.push(export(&tmp.path().join("red.md"), true));
+    for n in round_three_needles() {
+        let hits = found(&red, n);
+        assert!(hits.is_empty(), "{n:?} survived --redact in:\n{}", hits.join("\n"));
+    }
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    for kind in [
+        "github-token",
+        "aws-access-key",
+        "anthropic-key",
+        "google-api-key",
+        "env-secret",
+        "json-secret",
+        "yaml-secret",
+        "api-key-header",
+        "gitlab-token",
+        "npm-token",
+        "huggingface-token",
+        "slack-token",
+        "openrouter-key",
+        "supabase-token",
+        "telegram-bot-token",
+        "private-key",
+    ] {
+        assert!(stderr.contains(&format!(" × {kind}")), "no {kind} in the report: {stderr}");
+    }
+    assert!(!stderr.contains(" 0 secrets redacted"), "{stderr}");
+}
+
+/// Issue 31, point 10: `--redact-file` (words and regexes), home
+/// directories and the user's name, and a dry run that lists kind, place
+/// and count without the secret and writes nothing.
+#[test]
+fn redact_file_words_home_directories_the_user_name_and_a_dry_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("projects/-home-zoe-acme-portal");
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = |n: u32, parent: Option<u32>, ty: &str, text: &str| {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{}\"", uuid(p)));
+        let msg = if ty == "user" {
+            format!(r#"{{"role":"user","content":"{text}"}}"#)
+        } else {
+            format!(
+                r#"{{"role":"assistant","id":"msg_{n}","model":"claude-sonnet-4-5","type":"message","content":[{{"type":"text","text":"{text}"}}]}}"#
+            )
+        };
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"type":"{ty}","sessionId":"{SESSION}","cwd":"/home/zoe/acme-portal","uuid":"{}","timestamp":"2026-03-02T10:00:{n:02}.000Z","message":{msg}}}"#,
+            uuid(n)
+        )
+    };
+    let lines = [
+        line(1, None, "user", "Ask Globex Industries about ticket CUST-4711 before Friday"),
+        line(
+            2,
+            Some(1),
+            "assistant",
+            "I read /home/zoe/acme-portal/notes.md and /Users/zoe/Desktop/todo.txt for globex industries.",
+        ),
+    ];
+    std::fs::write(dir.join(format!("{SESSION}.jsonl")), lines.join("\n") + "\n").unwrap();
+    let words = tmp.path().join("words.txt");
+    std::fs::write(&words, "# customers\nGlobex Industries\nregex:CUST-[0-9]+\n").unwrap();
+    let input = tmp.path().join("projects");
+    let secrets = ["Globex", "globex", "CUST-4711", "zoe"];
+    let run = |extra: &[&str], out: &Path| {
+        let o = cctree()
+            .arg("render")
+            .arg(&input)
+            .arg("-o")
+            .arg(out)
+            .arg("--redact-file")
+            .arg(&words)
+            .args(extra)
+            .env("HOME", "/home/zoe")
+            .env("USER", "zoe")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o
+    };
+
+    // The dry run: kind, place and count; no secret; nothing written.
+    let dry_out = tmp.path().join("dry");
+    let o = run(&["--redact-dry-run"], &dry_out);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!dry_out.exists(), "a dry run wrote {}", dry_out.display());
+    assert!(stdout.contains(&format!("{SESSION}.jsonl:1: 2 × custom")), "{stdout}");
+    assert!(stdout.contains(&format!("{SESSION}.jsonl:2: ")) && stdout.contains("× home-dir"), "{stdout}");
+    assert!(stdout.contains("× user-name"), "the project folder -home-zoe-…: {stdout}");
+    assert!(stdout.contains("(nothing written)"), "{stdout}");
+    for s in secrets {
+        assert!(!stdout.contains(s), "the dry run shows {s:?}: {stdout}");
+    }
+
+    // The render: none of it in any byte.
+    let out = tmp.path().join("site");
+    run(&[], &out);
+    let files = site_files(&out);
+    for s in secrets {
+        let hits = found(&files, s);
+        assert!(hits.is_empty(), "{s:?} survived --redact-file in:\n{}", hits.join("\n"));
+    }
+    let all: String = files.iter().map(|(_, t)| t.as_str()).collect();
+    assert!(all.contains("[REDACTED:custom]") && all.contains("[REDACTED:home-dir]/acme-portal/notes.md"));
+    assert!(all.contains("before Friday"), "the rest of the prompt is shown");
+
+    // A new word in the file makes the next render rebuild (the cache is for one set of rules).
+    std::fs::write(&words, "# customers\nGlobex Industries\nregex:CUST-[0-9]+\nFriday\n").unwrap();
+    run(&[], &out);
+    let all: String = site_files(&out).iter().map(|(_, t)| t.clone()).collect();
+    assert!(!all.contains("Friday"), "a word added to --redact-file is redacted on the next render");
+
+    // An invalid regex is an error naming its line.
+    std::fs::write(&words, "fine\nregex:(unclosed\n").unwrap();
+    let o = cctree()
+        .arg("render")
+        .arg(&input)
+        .arg("-o")
+        .arg(tmp.path().join("x"))
+        .arg("--redact-file")
+        .arg(&words)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("words.txt:2: "), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -42,7 +42,11 @@ pub fn report(inputs: &[PathBuf]) -> Report {
 
 /// The binary built for the tests.
 pub fn cctree() -> std::process::Command {
-    std::process::Command::new(env!("CARGO_BIN_EXE_cctree"))
+    // `CCTREE_TEST_BIN`: run the suite against another build (e.g. the one
+    // before a fix, to see a regression test fail there).
+    std::process::Command::new(
+        std::env::var_os("CCTREE_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cctree").into()),
+    )
 }
 
 /// What a command wrote on a terminal (its stderr, a pseudo-terminal of 120
