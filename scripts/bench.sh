@@ -26,6 +26,14 @@
 #                     and `render`, default 300; 0 to skip
 #   --link-levels L   a project with 2 x L directory links (2^L paths to one file):
 #                     discovery and `stats`, default 24 (48 links); 0 to skip
+#   --shapes "N…"     issue 31's super-linear shapes, each at N, 2N and 4N: N
+#                     parallel tool calls in one message (`render`), N rewinds
+#                     along one line (`stats`, `check`, `render`), 10 N
+#                     compactions (`stats`), N/4 nested forks (`render`,
+#                     `export`); CPU-s of each and the ratio per doubling;
+#                     default "1000"; "" to skip
+#   --only-shapes     only the shapes above (skips everything else)
+#   --no-build        use the binaries already built (with CCTREE_BIN: time another build)
 #   --quick           --sizes "10 100" --runs 1
 #   --stats-only      skip `render`
 #   --no-ccl          skip claude-code-log
@@ -61,6 +69,9 @@ SIBLINGS=1000000
 BIG_SESSION=2000
 HUGE_LINE=300
 LINK_LEVELS=24
+SHAPES="1000"
+ONLY_SHAPES=0
+BUILD=1
 RENDER=1
 CCL=1
 SYNC=1
@@ -81,6 +92,9 @@ while [[ $# -gt 0 ]]; do
     --big-session) BIG_SESSION="$2"; shift 2 ;;
     --huge-line) HUGE_LINE="$2"; shift 2 ;;
     --link-levels) LINK_LEVELS="$2"; shift 2 ;;
+    --shapes) SHAPES="$2"; shift 2 ;;
+    --only-shapes) ONLY_SHAPES=1; shift ;;
+    --no-build) BUILD=0; shift ;;
     --quick) SIZES="10 100"; RUNS=1; shift ;;
     --stats-only) RENDER=0; shift ;;
     --no-ccl) CCL=0; shift ;;
@@ -107,13 +121,16 @@ if ! /usr/bin/time -f %M true >/dev/null 2>&1; then
   if [[ $(id -u) -eq 0 ]]; then apt-get install -y time >/dev/null; else sudo apt-get install -y time >/dev/null; fi
 fi
 
-log "building (release)"
-cargo build --release --quiet --bin cctree --example gen_archive --example gen_hostile
+if (( BUILD )); then
+  log "building (release)"
+  cargo build --release --quiet --bin cctree --example gen_archive --example gen_hostile
+fi
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 CCTREE="${CCTREE_BIN:-$TARGET/release/cctree}"  # CCTREE_BIN: benchmark another build
 GEN="$TARGET/release/examples/gen_archive"
 HOSTILE="$TARGET/release/examples/gen_hostile"
-[[ -x "$CCTREE" && -x "$GEN" ]] || die "built binaries not found under $TARGET/release"
+[[ -x "$CCTREE" && -x "$HOSTILE" ]] || die "built binaries not found under $TARGET/release"
+[[ -x "$GEN" ]] || (( ONLY_SHAPES )) || die "built binaries not found under $TARGET/release"
 GEN_HASH="$(sha256sum "$ROOT/examples/gen_archive.rs" | cut -c1-16)"
 
 # --- helpers -----------------------------------------------------------------
@@ -287,6 +304,9 @@ search_figures() {
   SEARCH_LINES+=("search $label MB: index $(mb $((idx + docs))) MB (search/ $(mb "$idx") MB + excerpts beside pages $(mb "$docs") MB) = $(awk -v a=$((idx + docs)) -v b="$bytes" 'BEGIN {printf "%.1f", 100 * a / b}')% of the JSONL, $(awk -v a=$((idx + docs)) -v b="${text:-0}" 'BEGIN {if (b > 0) printf "%.1f", 100 * a / b; else printf "?"}')% of the $(mb "${text:-0}") MB of text indexed; $q")
 }
 
+if (( ONLY_SHAPES )); then
+  SIZES=""; SINGLE=0; SYNC=0; SESSIONS=0; SIBLINGS=0; BIG_SESSION=0; HUGE_LINE=0; LINK_LEVELS=0; CCL=0; REAL_SKIP=1
+fi
 for s in $SIZES; do run_size "$s"; done
 if (( SINGLE > 0 )); then run_size "$SINGLE" 1; fi
 
@@ -455,6 +475,45 @@ if (( LINK_LEVELS > 0 )); then
   HOSTILE_LINES+=("$((2 * LINK_LEVELS)) directory links (2^$LINK_LEVELS paths to one file): discovery $d_wall s, $found files found; stats $s_wall s, peak RSS $(kb2mb "$s_rss") MB")
 fi
 
+# --- super-linear shapes (issue 31) ------------------------------------------
+# Each shape at N, 2N and 4N: CPU-s (user + sys, what does not depend on a
+# busy machine) of each command, and the ratio of each doubling (linear: 2).
+SHAPE_LINES=()
+shape() {  # shape LABEL GEN-KIND COUNT COMMAND…  (COMMAND: stats, check, render or export)
+  local label="$1" kind="$2" count="$3" arch cmd r wall cpu rss load line=""; shift 3
+  arch="$(hostile_archive "$kind-$count" "$kind" --count "$count")"
+  for cmd in "$@"; do
+    log "$label $count: $cmd"
+    case "$cmd" in
+      render) FRESH="$DIR/shape-out" repeat "$RUNS" r "$CCTREE" -q render "$arch" -o "$DIR/shape-out"; rm -rf "$DIR/shape-out" ;;
+      export) FRESH="$DIR/shape-out.html" repeat "$RUNS" r "$CCTREE" -q export "$(uuid_of_session "$arch")" --projects "$arch" -o "$DIR/shape-out.html"; rm -f "$DIR/shape-out.html" ;;
+      *) repeat "$RUNS" r "$CCTREE" -q "$cmd" "$arch" ;;
+    esac
+    read -r wall cpu rss load <<<"$r"
+    line+="${line:+; }$cmd $cpu CPU-s ($wall s wall, load $load, $(kb2mb "$rss") MB)"
+    SHAPE_CPU["$label/$cmd/$count"]=$cpu
+  done
+  SHAPE_LINES+=("$label, $count: $line")
+}
+uuid_of_session() { find "$1" -maxdepth 2 -name '*.jsonl' | head -n1 | xargs basename | sed 's/\.jsonl$//'; }
+declare -A SHAPE_CPU
+for n in $SHAPES; do
+  for k in 1 2 4; do
+    shape "parallel tool calls in one message" parallel-calls $((n * k)) render
+    shape "rewinds along one line" rewinds $((n * k)) stats check render
+    shape "compactions" compactions $((10 * n * k)) stats
+    shape "nested forks" nested-forks $((n * k / 4)) render export
+  done
+  for key in "parallel tool calls in one message/render/$n" "rewinds along one line/stats/$n" "rewinds along one line/check/$n" \
+             "rewinds along one line/render/$n" "compactions/stats/$((10 * n))" "nested forks/render/$((n / 4))" "nested forks/export/$((n / 4))"; do
+    label="${key%%/*}"; rest="${key#*/}"; cmd="${rest%%/*}"; base="${rest#*/}"
+    a="${SHAPE_CPU[$label/$cmd/$base]}"; b="${SHAPE_CPU[$label/$cmd/$((base * 2))]}"; c="${SHAPE_CPU[$label/$cmd/$((base * 4))]}"
+    SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$base" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {
+      if (a <= 0) a = 0.005; if (b <= 0) b = 0.005
+      printf "%s, %s: %s / %s / %s CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU (linear: x4)", l, c0, a, b, c, n, 2 * n, 4 * n, b / a, c / b, c / a }')")
+  done
+done
+
 # --- real projects and claude-code-log ---------------------------------------
 # The real transcripts vendored from claude-code-log's tests (not generated by
 # us): cctree `stats` and a fresh `render` (median of at least 5 runs: they
@@ -462,7 +521,7 @@ fi
 # projects, back to back, in CPU-seconds (user + sys, children included).
 REAL="$ROOT/tests/fixtures/claude-code-log/real_projects"
 REAL_LINES=()
-if [[ -d "$REAL" ]]; then
+if [[ -d "$REAL" && -z "${REAL_SKIP:-}" ]]; then
   real_runs=$(( RUNS > 5 ? RUNS : 5 ))
   bytes=$(jsonl_bytes "$REAL")
   log "real projects: stats and render, $real_runs runs each"
@@ -530,6 +589,7 @@ done
 (( ${#SYNC_LINES[@]} )) && printf '%s\n' "${SYNC_LINES[@]}"
 (( ${#SERVE_LINES[@]} )) && printf '%s\n' "${SERVE_LINES[@]}"
 (( ${#HOSTILE_LINES[@]} )) && printf '%s\n' "${HOSTILE_LINES[@]}"
+(( ${#SHAPE_LINES[@]} )) && printf '%s\n' "${SHAPE_LINES[@]}"
 [[ -n "$RENDER_NOTE" ]] && echo "$RENDER_NOTE"
 echo
 (( ${#REAL_LINES[@]} )) && printf '%s\n' "${REAL_LINES[@]}"

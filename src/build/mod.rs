@@ -424,7 +424,22 @@ impl<'p> Builder<'p> {
     /// Carries the files of the previous site that cctree did not write.
     fn carry_over_user_files(&mut self) -> Result<()> {
         let ownership = output::Ownership { written: cache::written_files(&self.opts.output) };
-        self.site.stage.carry_over(&ownership)?;
+        let c = self.site.stage.carry_over(&ownership)?;
+        if c.unrecorded_count > 0 {
+            self.warnings += 1;
+            tracing::warn!(
+                "{}: no record of what the previous render wrote ({} is missing or unreadable), so the {} file{} \
+                 of the previous site that this render does not write {} kept as yours ({}{}); \
+                 if they are pages of an older render, delete them, or render into an empty directory",
+                self.opts.output.display(),
+                cache::MANIFEST,
+                c.unrecorded_count,
+                if c.unrecorded_count == 1 { "" } else { "s" },
+                if c.unrecorded_count == 1 { "is" } else { "are" },
+                c.unrecorded.join(", "),
+                if c.unrecorded_count > c.unrecorded.len() { ", …" } else { "" }
+            );
+        }
         Ok(())
     }
 

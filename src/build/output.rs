@@ -296,10 +296,11 @@ fn exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
 pub const NO_EXCHANGE_ENV: &str = "CCTREE_TEST_NO_EXCHANGE";
 
 /// Which files of a previous site cctree wrote: the marker, `.cctree-cache/`,
-/// `assets/`, and every file its manifest lists (or, without a readable
-/// manifest, `index.html`, `search-index.js` of sites before the full-text
-/// index, and every top-level directory not starting with `.`, where project
-/// pages and `search/` live). Everything else is the user's.
+/// `assets/`, and every file its manifest lists. Everything else is the
+/// user's. Without a readable manifest (the cache deleted, or corrupt) there
+/// is no trustworthy record of what cctree wrote, so it owns no other file:
+/// a file of the previous site at a path the new site writes is replaced,
+/// every other is kept ([`Stage::carry_over`]), and the build says so.
 #[derive(Debug, Default)]
 pub struct Ownership {
     /// Files the previous render wrote, from its manifest.
@@ -313,11 +314,19 @@ impl Ownership {
         if [MARKER, crate::cache::CACHE_DIR, "assets"].contains(&top) {
             return true;
         }
-        match &self.written {
-            Some(w) => w.contains(rel),
-            None => ["index.html", "search-index.js"].contains(&rel) || (top != rel && !top.starts_with('.')),
-        }
+        self.written.as_ref().is_some_and(|w| w.contains(rel))
     }
+}
+
+/// What [`Stage::carry_over`] did with the previous site's other files.
+#[derive(Debug, Default)]
+pub struct Carried {
+    /// Files, empty directories and links carried into the new site.
+    pub carried: usize,
+    /// Without a manifest: files carried that the new site does not write
+    /// (the user's, or pages of the older render), the first few by path.
+    pub unrecorded: Vec<String>,
+    pub unrecorded_count: usize,
 }
 
 #[cfg(target_os = "linux")]
@@ -445,10 +454,12 @@ impl Stage {
     /// Carries the files of the previous site that cctree did not write into
     /// the new one, as they are (hard links; symbolic links stay links).
     /// Refuses, naming the file, when the new site needs its path: cctree
-    /// never deletes a file it did not write. Returns how many were carried.
-    pub fn carry_over(&self, ownership: &Ownership) -> Result<usize> {
-        let Some(old) = &self.old else { return Ok(0) };
-        let mut carried = 0;
+    /// never deletes a file it did not write. Without a manifest, a file at a
+    /// path the new site writes is taken for cctree's and replaced, and the
+    /// others are carried and listed.
+    pub fn carry_over(&self, ownership: &Ownership) -> Result<Carried> {
+        let mut out = Carried::default();
+        let Some(old) = &self.old else { return Ok(out) };
         for item in walkdir::WalkDir::new(old).min_depth(1).sort_by_file_name() {
             let item = item.with_context(|| format!("reading the previous site {}", old.display()))?;
             let rel = item.path().strip_prefix(old).unwrap_or(item.path());
@@ -459,13 +470,22 @@ impl Stage {
             }
             let path = self.path_of(&rel)?;
             if std::fs::symlink_metadata(&path).is_ok() && !kind.is_dir() {
+                if ownership.written.is_none() {
+                    continue;
+                }
                 return Err(OutputError::UserFileInTheWay(old.join(&rel)).into());
             }
             self.fault_point()?;
             carry(item.path(), &path, kind)?;
-            carried += 1;
+            out.carried += 1;
+            if ownership.written.is_none() && !kind.is_dir() {
+                out.unrecorded_count += 1;
+                if out.unrecorded.len() < 3 {
+                    out.unrecorded.push(rel);
+                }
+            }
         }
-        Ok(carried)
+        Ok(out)
     }
 
     /// Whether `rel` exists in the site being built.
@@ -622,25 +642,19 @@ mod tests {
         let written: rustc_hash::FxHashSet<String> =
             ["index.html", "-p/index.html"].into_iter().map(String::from).collect();
         let by_manifest = Ownership { written: Some(written) };
-        let by_name = Ownership { written: None };
-        for o in [&by_manifest, &by_name] {
-            for rel in [
-                MARKER,
-                ".cctree-cache/manifest.json",
-                "assets/app.js",
-                "assets/img/x.png",
-                "index.html",
-                "-p/index.html",
-            ] {
+        let no_record = Ownership { written: None };
+        for o in [&by_manifest, &no_record] {
+            for rel in [MARKER, ".cctree-cache/manifest.json", "assets/app.js", "assets/img/x.png"] {
                 assert!(o.owns(rel), "{rel}");
             }
-            for rel in ["CNAME", ".nojekyll", "robots.txt", ".well-known/security.txt"] {
+            for rel in ["CNAME", ".nojekyll", "robots.txt", ".well-known/security.txt", "-p/notes.txt"] {
                 assert!(!o.owns(rel), "{rel}");
             }
         }
-        // With a manifest, a file beside the project's pages is the user's.
-        assert!(!by_manifest.owns("-p/notes.txt"));
-        assert!(by_name.owns("-p/notes.txt"));
+        assert!(by_manifest.owns("index.html") && by_manifest.owns("-p/index.html"));
+        // Without a record, nothing else is known to be cctree's (issue 31):
+        // what the new site writes replaces it, the rest is kept.
+        assert!(!no_record.owns("index.html") && !no_record.owns("-p/index.html"));
     }
 
     #[test]

@@ -788,3 +788,51 @@ fn every_file_of_a_fresh_site_goes_through_the_writer() {
     let files = walkdir::WalkDir::new(&site).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file());
     assert_eq!(s.files_written, files.count(), "{s:?}");
 }
+
+/// Issue 31, point 3: with `.cctree-cache/` or its manifest missing or
+/// corrupt, a render deleted the user's files in the output: ownership fell
+/// back to "every top-level directory not starting with `.`". Without a
+/// trustworthy record cctree now replaces only what it writes, keeps the
+/// rest, and says so.
+#[test]
+fn user_files_survive_a_render_whose_cache_or_manifest_is_missing_or_corrupt() {
+    let a = archive();
+    let projects = a.path().join("projects");
+    let site = a.path().join("site");
+    let mine = [
+        ("blog/post.html", "<p>my post</p>\n"),
+        ("-home-alice-notes/my-notes.txt", "my notes\n"),
+        ("CNAME", "x.example\n"),
+    ];
+    for damage in ["cache removed", "manifest removed", "manifest corrupt", "manifest empty"] {
+        let _ = std::fs::remove_dir_all(&site);
+        let o = cctree().args(["-q", "render"]).arg(&projects).arg("-o").arg(&site).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for (rel, text) in mine {
+            std::fs::create_dir_all(site.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(site.join(rel), text).unwrap();
+        }
+        let manifest = site.join(".cctree-cache/manifest.json");
+        match damage {
+            "cache removed" => std::fs::remove_dir_all(site.join(".cctree-cache")).unwrap(),
+            "manifest removed" => std::fs::remove_file(&manifest).unwrap(),
+            "manifest corrupt" => std::fs::write(&manifest, "{\"format\": 1, \"files\": [tru").unwrap(),
+            _ => std::fs::write(&manifest, "").unwrap(),
+        }
+        let o = cctree().arg("render").arg(&projects).arg("-o").arg(&site).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{damage}: {stderr}");
+        for (rel, text) in mine {
+            let got =
+                std::fs::read_to_string(site.join(rel)).unwrap_or_else(|e| panic!("{damage}: {rel} deleted: {e}"));
+            assert_eq!(got, text, "{damage}: {rel}");
+        }
+        assert!(site.join("-home-alice-notes/index.html").is_file(), "{damage}: the project's pages are written");
+        assert!(stderr.contains("no record of what the previous render wrote"), "{damage}: {stderr}");
+        assert!(stderr.contains("blog/post.html") || stderr.contains("CNAME"), "{damage}: names a kept file: {stderr}");
+        // The next render has a manifest again: the files are the user's, silently.
+        let o = cctree().arg("render").arg(&projects).arg("-o").arg(&site).output().unwrap();
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("no record"), "{damage}");
+        assert_eq!(std::fs::read_to_string(site.join("blog/post.html")).unwrap(), mine[0].1);
+    }
+}
