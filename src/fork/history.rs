@@ -81,7 +81,9 @@ pub fn backups(
     names.dedup_by(|a, b| a.1 == b.1);
     let (mut out, mut missing) = (Vec::new(), Vec::new());
     for (stem, name) in names {
-        let dirs = std::iter::once(stem.as_str()).chain(sessions.iter().map(String::as_str));
+        // A session id is text from a transcript: one that is not a plain
+        // name (`../../outside`) is never a directory to look in.
+        let dirs = std::iter::once(stem.as_str()).chain(sessions.iter().map(String::as_str)).filter(|d| safe_name(d));
         match dirs.map(|d| root.join(d).join(&name)).find(|f| exists(f)) {
             Some(from) => out.push(Backup { from, name }),
             None => missing.push(name),
@@ -109,8 +111,9 @@ fn backup_names(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// A plain file name (never a path that could leave the directory).
-fn safe_name(s: &str) -> bool {
+/// A plain file name (never a path that could leave the directory): what a
+/// session id or a backup name must be before it is used as a path.
+pub fn safe_name(s: &str) -> bool {
     !s.is_empty() && s != "." && s != ".." && !s.contains(['/', '\\', '\0'])
 }
 
@@ -119,6 +122,9 @@ fn safe_name(s: &str) -> bool {
 pub fn link(root: &Path, new_id: &str, backups: &[Backup]) -> Vec<String> {
     if backups.is_empty() {
         return Vec::new();
+    }
+    if !safe_name(new_id) {
+        return vec![format!("the session id {new_id:?} is not a plain name; the fork has no code restore")];
     }
     let dir = root.join(new_id);
     if let Err(e) = std::fs::create_dir_all(root).and_then(|()| std::fs::create_dir(&dir)) {

@@ -840,3 +840,45 @@ fn fork_under_a_million_sibling_prompts_copies_only_its_line() {
     let legal_ids: Vec<String> = path.iter().zip(&legal).filter(|(_, ok)| **ok).map(|(n, _)| uuid(&p, *n)).collect();
     assert_eq!(legal_ids, [u(1), u(6), u(7), last, u(99)]);
 }
+
+/// Issue 31, point 4: a transcript whose `sessionId` is `../../outside` made
+/// `cctree fork` copy `outside/id_rsa` into `file-history/<new id>/`: the
+/// session id was used as a directory unchecked. A session id that is not a
+/// plain name is never a path: the backup is missing, said so, not read.
+#[test]
+fn a_session_id_with_dot_dot_is_never_a_path_to_read_backups_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("config");
+    let project = config.join("projects/-tmp-p");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(config.join("file-history")).unwrap();
+    // What `file-history/../../outside/id_rsa` names: outside the client's tree.
+    std::fs::create_dir_all(tmp.path().join("outside")).unwrap();
+    std::fs::write(tmp.path().join("outside/id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n").unwrap();
+    let sid = "../../outside";
+    let (u1, a1) = ("aaaaaaaa-0000-4000-8000-000000000001", "aaaaaaaa-0000-4000-8000-000000000002");
+    let lines = [
+        json!({"type": "user", "uuid": u1, "parentUuid": null, "sessionId": sid, "cwd": "/tmp/p",
+            "timestamp": "2026-03-02T10:00:00.000Z", "message": {"role": "user", "content": "Edit the file"}}),
+        json!({"type": "file-history-snapshot", "messageId": u1, "isSnapshotUpdate": false,
+            "snapshot": {"messageId": u1, "timestamp": "2026-03-02T10:00:00.000Z",
+                "trackedFileBackups": {"id_rsa": {"backupFileName": "id_rsa", "version": 1, "backupTime": "2026-03-02T10:00:00.000Z"}}}}),
+        json!({"type": "assistant", "uuid": a1, "parentUuid": u1, "sessionId": sid, "cwd": "/tmp/p",
+            "timestamp": "2026-03-02T10:00:01.000Z",
+            "message": {"role": "assistant", "id": "msg_1", "model": "claude-sonnet-4-5", "type": "message",
+                "content": [{"type": "text", "text": "Done."}]}}),
+    ];
+    let file = project.join("s1.jsonl");
+    std::fs::write(&file, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let out = cctree().args(["fork", "--json"]).arg(&file).env("CLAUDE_CONFIG_DIR", &config).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let copied: Vec<PathBuf> = walkdir::WalkDir::new(config.join("file-history"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .collect();
+    assert!(copied.is_empty(), "read from outside the client's tree: {copied:?}");
+    assert!(v.to_string().contains("missing"), "the backup is said to be missing: {v}");
+}
