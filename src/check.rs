@@ -12,7 +12,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use crate::graph::{Graph, NodeId, Problem};
+use crate::graph::{BranchId, Graph, NodeId, Problem};
 use crate::parse::{Entries, EntryId, Kind, UserKind};
 use crate::project::Project;
 
@@ -121,12 +121,9 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
         out.push(Finding { kind, file, line: e.loc.line, uuid: e.uuid.as_deref().map(str::to_string), message });
     };
     for c in g.conversations.iter() {
-        for &b in &c.branches {
-            let path = g.projection(b);
-            for (node, id, kind) in balance(g, &p.entries, &path) {
-                if reported.insert((id, kind)) {
-                    report(node, id, kind, out);
-                }
+        for (node, id, kind) in balance_branches(g, &p.entries, &c.branches) {
+            if reported.insert((id, kind)) {
+                report(node, id, kind, out);
             }
         }
     }
@@ -134,6 +131,137 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
         for (node, id, kind) in balance(g, &p.entries, &a.nodes) {
             if reported.insert((id, kind)) {
                 report(node, id, kind, out);
+            }
+        }
+    }
+}
+
+/// [`balance`] on the projection of every branch of a conversation (its
+/// ancestors' runs up to each fork point, then its own run), in linear time:
+/// one walk down the tree of branches whose state is undone on the way back
+/// up, instead of each projection from the root (N rewinds along one line
+/// cost N², issue 31). The events of a branch's own nodes, in branch order,
+/// then the calls left open at its end, as `balance` gives them.
+fn balance_branches<'e>(
+    g: &Graph,
+    entries: &'e Entries,
+    branches: &[BranchId],
+) -> Vec<(NodeId, &'e str, &'static str)> {
+    let order: FxHashMap<BranchId, usize> = branches.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+    // The branches forking from each branch, by the index of their fork node in its run.
+    let mut kids: FxHashMap<BranchId, Vec<(usize, BranchId)>> = FxHashMap::default();
+    let mut roots = Vec::new();
+    for &b in branches {
+        match g.branches[b].parent_branch.filter(|pb| order.contains_key(pb)) {
+            Some(pb) => {
+                let run = &g.branches[pb].nodes;
+                let fork = g.branches[b].fork_point;
+                let at = run.iter().position(|n| Some(*n) == fork).unwrap_or(run.len().saturating_sub(1));
+                kids.entry(pb).or_default().push((at, b));
+            }
+            None => roots.push(b),
+        }
+    }
+    for v in kids.values_mut() {
+        v.sort_by_key(|&(at, b)| (at, order[&b]));
+    }
+    let no_kids = Vec::new();
+    let mut w =
+        Walk { g, entries, open: FxHashMap::default(), interrupts: Vec::new(), log: Vec::new(), events: Vec::new() };
+    // (branch, next node of its run, path position of its first node, log mark, next child)
+    let mut stack: Vec<(BranchId, usize, usize, usize, usize)> = Vec::new();
+    for root in roots {
+        stack.push((root, 0, 0, w.log.len(), 0));
+        while let Some(&mut (b, ref mut next, base, mark, ref mut kid)) = stack.last_mut() {
+            let run = &g.branches[b].nodes;
+            let ks = kids.get(&b).unwrap_or(&no_kids);
+            // A branch forking at the node just read goes first.
+            if let Some(&(_, child)) = ks.get(*kid).filter(|(at, _)| (*next > 0 && *at < *next) || run.is_empty()) {
+                *kid += 1;
+                let from = base + *next;
+                stack.push((child, 0, from, w.log.len(), 0));
+            } else if *next < run.len() {
+                let (n, pos) = (run[*next], base + *next);
+                *next += 1;
+                w.read(order[&b], n, pos);
+            } else {
+                w.end(order[&b], base + run.len());
+                w.undo(mark);
+                stack.pop();
+            }
+        }
+    }
+    let mut events = w.events;
+    events.sort_by_key(|&(b, pos, _, _, _)| (b, pos));
+    events.into_iter().map(|(_, _, n, id, kind)| (n, id, kind)).collect()
+}
+
+/// The state of [`balance_branches`]' walk: the calls open and the
+/// interrupts on the path read so far, and how to undo them.
+struct Walk<'g, 'e> {
+    g: &'g Graph,
+    entries: &'e Entries,
+    open: FxHashMap<&'e str, (NodeId, usize)>,
+    interrupts: Vec<usize>,
+    log: Vec<Undo<'e>>,
+    /// (branch order, path position, node, id, kind)
+    events: Vec<(usize, usize, NodeId, &'e str, &'static str)>,
+}
+
+/// What [`Walk::read`] changed.
+enum Undo<'e> {
+    Opened(&'e str),
+    Closed(&'e str, (NodeId, usize)),
+    Interrupt,
+}
+
+impl<'e> Walk<'_, 'e> {
+    /// Reads node `n` at path position `pos` of the branch of order `b`.
+    fn read(&mut self, b: usize, n: NodeId, pos: usize) {
+        let e = self.g.entry(self.entries, n);
+        for u in &e.tool_uses {
+            if !self.open.contains_key(&*u.id) {
+                self.open.insert(&u.id, (n, pos));
+                self.log.push(Undo::Opened(&u.id));
+            }
+        }
+        for r in &e.tool_results {
+            match self.open.remove(&*r.tool_use_id) {
+                Some(v) => self.log.push(Undo::Closed(&r.tool_use_id, v)),
+                None => self.events.push((b, pos, n, &r.tool_use_id, "P3-tool-result-without-use")),
+            }
+        }
+        if e.user_kind == UserKind::Interrupt || e.excerpt.starts_with("[Request interrupted") {
+            self.interrupts.push(pos);
+            self.log.push(Undo::Interrupt);
+        }
+    }
+
+    /// The end of a branch (order `b`, path length `end`): the calls left open.
+    fn end(&mut self, b: usize, end: usize) {
+        let mut rest: Vec<_> = self.open.iter().map(|(id, v)| (*id, *v)).collect();
+        rest.sort_by_key(|(id, (_, pos))| (*pos, *id));
+        for (id, (n, pos)) in rest {
+            let interrupted = self.interrupts.last().is_some_and(|&i| i > pos);
+            let kind = if interrupted { "P3-interrupted-tool-use" } else { "P3-tool-use-without-result" };
+            self.events.push((b, end, n, id, kind));
+        }
+    }
+
+    /// Undoes what was read after the log held `mark` entries.
+    fn undo(&mut self, mark: usize) {
+        while self.log.len() > mark {
+            match self.log.pop() {
+                Some(Undo::Opened(id)) => {
+                    self.open.remove(id);
+                }
+                Some(Undo::Closed(id, v)) => {
+                    self.open.insert(id, v);
+                }
+                Some(Undo::Interrupt) => {
+                    self.interrupts.pop();
+                }
+                None => {}
             }
         }
     }
@@ -190,4 +318,47 @@ pub fn text(findings: &[Finding]) -> String {
 /// Counts per kind.
 pub fn summarize(findings: &[Finding]) -> Vec<(&'static str, usize)> {
     KINDS.iter().map(|k| (*k, findings.iter().filter(|f| f.kind == *k).count())).filter(|(_, n)| *n > 0).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk down the tree of branches finds what [`balance`] finds on
+    /// each branch's projection from the root, on every project of the
+    /// fixtures (real transcripts, the client's own, the odd ones).
+    #[test]
+    fn the_branch_walk_finds_what_each_projection_finds() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut projects = 0;
+        for input in ["claude-code-log/real_projects", "claude-code-log/dag", "odd", "client-2.1.330/tui/projects"] {
+            let Ok(archive) = crate::discover::discover(&[root.join(input)]) else { continue };
+            for source in archive.projects {
+                let p = Project::load_headers(source);
+                let g = &p.graph;
+                for c in g.conversations.iter() {
+                    let mut want: Vec<_> = Vec::new();
+                    let mut seen = FxHashSet::default();
+                    for &b in &c.branches {
+                        for ev in balance(g, &p.entries, &g.projection(b)) {
+                            if seen.insert((ev.1, ev.2)) {
+                                want.push(ev);
+                            }
+                        }
+                    }
+                    let mut seen = FxHashSet::default();
+                    let got: Vec<_> = balance_branches(g, &p.entries, &c.branches)
+                        .into_iter()
+                        .filter(|ev| seen.insert((ev.1, ev.2)))
+                        .collect();
+                    want.sort();
+                    let mut got = got;
+                    got.sort();
+                    assert_eq!(got, want, "{}", p.source.name);
+                }
+                projects += 1;
+            }
+        }
+        assert!(projects >= 10, "{projects} projects");
+    }
 }

@@ -84,7 +84,7 @@ pub mod target;
 pub use crate::term::shell_quote;
 pub use cmd::{ForkRequest, run, text, write};
 pub use plan::{IllegalCheckpoint, Inputs, Plan, nearest_legal, plan};
-pub use prefix::{Illegal, Prefix, legal_checkpoints, prefix, turn_context};
+pub use prefix::{Illegal, Prefix, legal_checkpoints, legal_on_branches, prefix, turn_context};
 
 /// The `cctree fork` command that forks session `session_id` at message `at`
 /// (for the site's copy buttons): it names no directory (`cctree fork` finds

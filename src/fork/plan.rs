@@ -15,7 +15,7 @@ use rustc_hash::FxHashSet;
 use super::ForkRequest;
 use super::drift::{EntryDrift, Reference, backfill_line, entry_drift};
 use super::history::{self, Backup};
-use super::prefix::{Illegal, Scan, prefix, turn_context};
+use super::prefix::{Illegal, prefix, turn_context};
 use super::target::{Resolved, default_checkpoint, resolve_at};
 use crate::graph::NodeId;
 use crate::limits::{FORK_TITLE_CHARS, FORK_TITLE_ID_CHARS};
@@ -122,9 +122,10 @@ pub fn nearest_legal(p: &Project, k: NodeId) -> (Option<NodeId>, Option<NodeId>)
     let Some(pos) = path.iter().position(|n| *n == k) else {
         return (None, None);
     };
-    let mut scan = Scan::new(p);
-    let before = path[..pos].iter().rev().copied().find(|n| scan.judge(*n).is_ok());
-    let after = path[pos + 1..].iter().copied().find(|n| scan.judge(*n).is_ok());
+    // Judged forward, in one pass (the scan carries each state to the next node).
+    let legal = super::prefix::legal_checkpoints(p, &path);
+    let before = (0..pos).rev().find(|&i| legal[i]).map(|i| path[i]);
+    let after = (pos + 1..path.len()).find(|&i| legal[i]).map(|i| path[i]);
     (before, after)
 }
 

@@ -14,11 +14,11 @@ use crate::project::Project;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct State<'e> {
     /// tool_use ids on the prefix without a result yet, whose result exists
-    /// somewhere in the project.
-    open: Vec<&'e str>,
+    /// somewhere in the project (with how many times each is open).
+    open: Ids<'e>,
     /// tool_use ids without a result anywhere in the project (interrupted or
     /// aborted calls), not yet followed by a user entry.
-    dead: Vec<&'e str>,
+    dead: Ids<'e>,
     /// The prefix holds a user or assistant entry.
     has_message: bool,
     /// `message.id` of the latest assistant entry on the prefix.
@@ -26,6 +26,50 @@ pub(crate) struct State<'e> {
     /// tool_results on the prefix whose call was not open (inherited orphans
     /// or duplicates of the source).
     orphans: u32,
+}
+
+/// A multiset of tool_use ids: constant time to add, take and look up (a
+/// message of N parallel calls holds N open ids at once; a list made each
+/// result cost N, issue 31).
+#[derive(Debug, Clone, Default)]
+struct Ids<'e> {
+    counts: FxHashMap<&'e str, u32>,
+}
+
+impl<'e> Ids<'e> {
+    fn push(&mut self, id: &'e str) {
+        *self.counts.entry(id).or_default() += 1;
+    }
+    /// Takes one `id`; whether there was one.
+    fn take(&mut self, id: &str) -> bool {
+        match self.counts.get_mut(id) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                true
+            }
+            Some(_) => {
+                self.counts.remove(id);
+                true
+            }
+            None => false,
+        }
+    }
+    fn contains(&self, id: &str) -> bool {
+        self.counts.contains_key(id)
+    }
+    fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+    fn clear(&mut self) {
+        self.counts.clear();
+    }
+    /// Every id (once per time it is held), sorted.
+    fn sorted(&self) -> Vec<String> {
+        let mut ids: Vec<String> =
+            self.counts.iter().flat_map(|(id, n)| std::iter::repeat_n(id.to_string(), *n as usize)).collect();
+        ids.sort();
+        ids
+    }
 }
 
 /// Why a checkpoint is not legal.
@@ -90,11 +134,7 @@ impl<'p> Folder<'p> {
         let e = self.entry(n);
         for r in &e.tool_results {
             let id = &*r.tool_use_id;
-            if let Some(i) = s.open.iter().position(|o| *o == id) {
-                s.open.swap_remove(i);
-            } else if let Some(i) = s.dead.iter().position(|o| *o == id) {
-                s.dead.swap_remove(i);
-            } else {
+            if !s.open.take(id) && !s.dead.take(id) {
                 s.orphans += 1;
             }
         }
@@ -137,9 +177,7 @@ impl<'p> Folder<'p> {
             Kind::User => {
                 e.user_kind != UserKind::Prompt
                     && !e.tool_results.is_empty()
-                    && e.tool_results
-                        .iter()
-                        .all(|r| s.open.contains(&&*r.tool_use_id) || s.dead.contains(&&*r.tool_use_id))
+                    && e.tool_results.iter().all(|r| s.open.contains(&r.tool_use_id) || s.dead.contains(&r.tool_use_id))
             }
             _ => false,
         }
@@ -185,16 +223,20 @@ impl<'p> Folder<'p> {
         s
     }
 
-    /// The state after extending the prefix of `x` (state `sx`) to its chain child `k`.
-    fn step(&self, sx: &State<'p>, x: NodeId, k: NodeId) -> State<'p> {
-        let mut s = sx.clone();
-        self.extras(&mut s, x, k, None);
-        self.apply(&mut s, k);
-        s
+    /// Extends the prefix state `s` of `x` to its chain child `k`.
+    fn step(&self, s: &mut State<'p>, x: NodeId, k: NodeId) {
+        self.extras(s, x, k, None);
+        self.apply(s, k);
     }
 
     /// Whether a checkpoint with prefix state `s` is legal.
     pub(crate) fn judge(&self, s: &State<'p>, k: NodeId) -> Result<(), Illegal> {
+        self.verdict(s, k, true)
+    }
+
+    /// [`Folder::judge`]; the ids of the calls that make it illegal only
+    /// when `ids` (listing them costs their number, on every node).
+    fn verdict(&self, s: &State<'p>, k: NodeId, ids: bool) -> Result<(), Illegal> {
         let g = self.g;
         let e = self.entry(k);
         if g.node(k).sidechain {
@@ -212,14 +254,10 @@ impl<'p> Folder<'p> {
             }
         }
         if !s.open.is_empty() {
-            let mut ids: Vec<String> = s.open.iter().map(|s| s.to_string()).collect();
-            ids.sort();
-            return Err(Illegal::OpenToolUse(ids));
+            return Err(Illegal::OpenToolUse(if ids { s.open.sorted() } else { Vec::new() }));
         }
         if !s.dead.is_empty() {
-            let mut ids: Vec<String> = s.dead.iter().map(|s| s.to_string()).collect();
-            ids.sort();
-            return Err(Illegal::UnansweredToolUse(ids));
+            return Err(Illegal::UnansweredToolUse(if ids { s.dead.sorted() } else { Vec::new() }));
         }
         Ok(())
     }
@@ -316,69 +354,127 @@ fn add_kept(g: &Graph, chain: &[NodeId], nodes: &mut Vec<NodeId>) {
     *nodes = out;
 }
 
-/// Memoized prefix states, for judging many checkpoints of one path. A
-/// node's state depends on the chain above it, which depends on how the walk
-/// reached it ([`Walk`]: among a compaction's kept messages, from after them
-/// or not): states are kept by both.
+/// Where a scan stands: a node and how the walk up the loaded chain reached
+/// it ([`Walk`]: among a compaction's kept messages, from after them or
+/// not). A node's prefix state depends on the chain above it, which depends
+/// on both; a checkpoint is judged at `(k, Walk::default())`.
+type Key = (NodeId, Walk);
+
+/// Prefix states for judging many checkpoints: of one path, or of every
+/// branch of a conversation (a checkpoint's legality depends on its loaded
+/// chain only, [`Graph::loaded_chain`]). The state of the key judged last is
+/// carried to the next in place when that one's loaded parent is it; a node
+/// where paths turn off (more than one child, or a spliced child: an anchor
+/// or the last kept message) keeps a copy, by key. A copy per node (a
+/// message of N parallel calls holds N open ids) made N parallel calls cost
+/// N² (issue 31). Any other key is found by walking up to a known one, or
+/// to the chain's top (the last compaction boundary).
 pub(crate) struct Scan<'p> {
     f: Folder<'p>,
-    memo: FxHashMap<(NodeId, Walk), State<'p>>,
+    /// States of keys where paths turn off.
+    memo: FxHashMap<Key, State<'p>>,
+    /// The key judged last and its state.
+    cur: Option<(Key, State<'p>)>,
 }
 
 impl<'p> Scan<'p> {
     pub(crate) fn new(p: &'p Project) -> Self {
-        Scan { f: Folder::new(p), memo: FxHashMap::default() }
+        Scan { f: Folder::new(p), memo: FxHashMap::default(), cur: None }
     }
 
-    /// The prefix state of `k`, computing (and memoizing) missing ancestors.
-    fn state(&mut self, k: NodeId) -> State<'p> {
-        let start = (k, Walk::default());
-        if let Some(s) = self.memo.get(&start) {
-            return s.clone();
-        }
-        // Walk up to a memoized ancestor or the chain root, then fold down.
+    /// Keeps a copy of the state `s` of `key` if paths turn off there.
+    fn keep_if_branching(&mut self, key: &Key, s: &State<'p>) {
         let g = self.f.g;
-        let mut up = vec![start];
+        let kids = &g.children[key.0];
+        let turns = kids.len() > 1 || kids.iter().any(|c| g.node(*c).link == Link::Spliced);
+        if turns && !self.memo.contains_key(key) {
+            self.memo.insert(key.clone(), s.clone());
+        }
+    }
+
+    fn is_cur(&self, key: &Key) -> bool {
+        self.cur.as_ref().is_some_and(|(c, _)| c == key)
+    }
+
+    /// Makes `cur` the prefix state of checkpoint `k`.
+    fn reach(&mut self, k: NodeId) {
+        let (g, entries) = (self.f.g, self.f.entries);
+        let start: Key = (k, Walk::default());
+        if self.is_cur(&start) {
+            return;
+        }
         let mut walk = Walk::default();
-        let mut cur = k;
-        while let Some(p) = g.loaded_parent(self.f.entries, cur, &mut walk) {
-            let key = (p, walk.clone());
-            let known = self.memo.contains_key(&key);
-            up.push(key);
-            if known || up.len() > g.nodes.len() {
+        if let Some(p) = g.loaded_parent(entries, k, &mut walk) {
+            let parent: Key = (p, walk);
+            if self.is_cur(&parent) {
+                // The common case: the child of the node judged last.
+                let Some((_, mut s)) = self.cur.take() else { return };
+                self.keep_if_branching(&parent, &s);
+                self.f.step(&mut s, p, k);
+                self.cur = Some((start, s));
+                return;
+            }
+        }
+        // Walk up to a key with a known state (kept, or the last judged) or
+        // the chain's top, then fold down.
+        let mut up = vec![start];
+        while let Some(key) = up.last() {
+            if self.memo.contains_key(key) || self.is_cur(key) || up.len() > g.nodes.len() {
                 break;
             }
-            cur = p;
+            let mut walk = key.1.clone();
+            match g.loaded_parent(entries, key.0, &mut walk) {
+                Some(p) => up.push((p, walk)),
+                None => break,
+            }
         }
         up.reverse();
-        let mut s = match self.memo.get(&up[0]) {
-            Some(s) => s.clone(),
-            None => {
+        let top = &up[0];
+        let mut s = match (&self.cur, self.memo.get(top)) {
+            (Some((c, s)), _) if c == top => s.clone(),
+            (_, Some(s)) => s.clone(),
+            _ => {
                 let mut s = State::default();
-                self.f.apply(&mut s, up[0].0);
-                self.memo.insert(up[0].clone(), s.clone());
+                self.f.apply(&mut s, top.0);
                 s
             }
         };
         for w in up.windows(2) {
-            s = self.f.step(&s, w[0].0, w[1].0);
-            self.memo.insert(w[1].clone(), s.clone());
+            self.keep_if_branching(&w[0], &s);
+            self.f.step(&mut s, w[0].0, w[1].0);
         }
-        s
+        self.cur = up.pop().map(|key| (key, s));
     }
 
-    pub(crate) fn judge(&mut self, k: NodeId) -> Result<(), Illegal> {
-        let s = self.state(k);
-        self.f.judge(&s, k)
+    /// Whether forking at `k` is legal (without the reasons' details).
+    pub(crate) fn legal(&mut self, k: NodeId) -> bool {
+        self.reach(k);
+        match &self.cur {
+            Some((_, s)) => self.f.verdict(s, k, false).is_ok(),
+            None => false,
+        }
     }
 }
 
 /// For each node of a display path (e.g. a branch's `nodes`, or
 /// [`Graph::projection`]), whether forking there is legal. Linear in
-/// the path (prefix states are memoized along parent links).
+/// the path (prefix states are carried along parent links, [`Scan`]).
 pub fn legal_checkpoints(project: &Project, nodes: &[NodeId]) -> Vec<bool> {
+    legal_checkpoints_with(&mut Scan::new(project), nodes)
+}
+
+/// For the nodes of each branch's own run (`Branch::nodes`, in `branches`
+/// order), whether forking there is legal: what [`legal_checkpoints`] says
+/// of them on the branch's projection, in time linear in the nodes (one scan
+/// for all, each branch going on from its fork point's state; judging each
+/// projection from the root made N rewinds along one line cost N², issue 31).
+pub fn legal_on_branches(project: &Project, branches: &[crate::graph::BranchId]) -> Vec<Vec<bool>> {
     let mut scan = Scan::new(project);
-    nodes.iter().map(|&n| scan.judge(n).is_ok()).collect()
+    branches.iter().map(|&b| legal_checkpoints_with(&mut scan, &project.graph.branches[b].nodes)).collect()
+}
+
+fn legal_checkpoints_with(scan: &mut Scan<'_>, nodes: &[NodeId]) -> Vec<bool> {
+    nodes.iter().map(|&n| scan.legal(n)).collect()
 }
 
 /// The context attachments Claude Code puts on the chain right after a user
@@ -409,4 +505,51 @@ pub fn turn_context(g: &Graph, entries: &Entries, k: NodeId) -> Vec<NodeId> {
         cur = n;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One scan over a conversation's branches says of each branch's own
+    /// nodes what a scan of its projection from the root says, on every
+    /// project of the fixtures.
+    #[test]
+    fn one_scan_of_all_branches_judges_as_each_projection() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut branches = 0;
+        let mut inputs: Vec<std::path::PathBuf> =
+            ["claude-code-log/real_projects", "claude-code-log/dag", "odd", "client-2.1.330/tui/projects"]
+                .iter()
+                .map(|i| root.join(i))
+                .collect();
+        // What 2.1.332 wrote for each kind of compaction (kept messages spliced).
+        for d in std::fs::read_dir(root.join("client-2.1.332")).into_iter().flatten().flatten() {
+            if d.path().join("projects").is_dir() {
+                inputs.push(d.path().join("projects"));
+            }
+        }
+        inputs.sort();
+        for input in inputs {
+            let Ok(archive) = crate::discover::discover(&[input]) else { continue };
+            for source in archive.projects {
+                let p = Project::load_headers(source);
+                for c in p.graph.conversations.iter() {
+                    let all = legal_on_branches(&p, &c.branches);
+                    for (b, got) in c.branches.iter().zip(all) {
+                        let path = p.graph.projection(*b);
+                        let mut want = legal_checkpoints(&p, &path);
+                        let want = want.split_off(want.len() - p.graph.branches[*b].nodes.len());
+                        assert_eq!(got, want, "{} branch {b:?}", p.source.name);
+                        // And a fresh fold of each node's exact prefix agrees.
+                        for (n, ok) in p.graph.branches[*b].nodes.iter().zip(&got) {
+                            assert_eq!(prefix(&p, *n).legal.is_ok(), *ok, "{}", p.source.name);
+                        }
+                        branches += 1;
+                    }
+                }
+            }
+        }
+        assert!(branches >= 30, "{branches} branches");
+    }
 }

@@ -270,6 +270,7 @@ fn join_compactions(g: &mut Graph, entries: &Entries) {
         g.nodes[n].compaction = Some(CompactionKind::Micro);
     }
     roots.sort_unstable();
+    let mut forest = Forest::new(g);
     let mut splicer = Splicer::new(g, entries, &roots);
     for (ts, id) in roots {
         g.compactions += 1;
@@ -286,21 +287,22 @@ fn join_compactions(g: &mut Graph, entries: &Entries) {
             None => CompactionKind::Full,
         });
         // Spliced and joined where its kept messages were: done.
-        if kept.and_then(|k| splicer.splice(g, id, k)) == Some(true) {
+        if kept.and_then(|k| splicer.splice(g, &mut forest, id, k)) == Some(true) {
             continue;
         }
-        join(g, id, ts, e.logical_parent_uuid.as_deref(), &by_session[&g.nodes[id].session]);
+        join(g, &mut forest, id, ts, e.logical_parent_uuid.as_deref(), &by_session[&g.nodes[id].session]);
     }
 }
 
 /// Joins compaction root `id` to its logical parent, or after the latest
 /// node of its session before it in time (`list`: the session's nodes by
 /// time) that is not below it.
-fn join(g: &mut Graph, id: NodeId, ts: i64, logical: Option<&str>, list: &[(i64, NodeId)]) {
+fn join(g: &mut Graph, forest: &mut Forest, id: NodeId, ts: i64, logical: Option<&str>, list: &[(i64, NodeId)]) {
     match logical.and_then(|l| g.index.get(l)).copied() {
         // A preserved segment can be re-parented under the summary, so the
         // logical parent may sit below the boundary: then join by time.
-        Some(pid) if !descends_from(g, pid, id) => {
+        Some(pid) if !forest.below(pid, id) => {
+            forest.set_parent(id, pid);
             g.nodes[id].parent = Some(pid);
             g.nodes[id].link = Link::Compaction;
             return;
@@ -318,8 +320,9 @@ fn join(g: &mut Graph, id: NodeId, ts: i64, logical: Option<&str>, list: &[(i64,
     }
     // The latest node before this one in (ts, id) order that is not below it.
     let pos = list.partition_point(|&(t, i)| (t, i) < (ts, id));
-    let prev = list[..pos].iter().rev().take(COMPACTION_LOOKBACK).map(|&(_, p)| p).find(|&p| !descends_from(g, p, id));
+    let prev = list[..pos].iter().rev().take(COMPACTION_LOOKBACK).map(|&(_, p)| p).find(|&p| !forest.below(p, id));
     if let Some(prev) = prev {
+        forest.set_parent(id, prev);
         g.nodes[id].parent = Some(prev);
         g.nodes[id].link = Link::CompactionByTime;
     }
@@ -381,28 +384,34 @@ impl Splicer {
         Some(out)
     }
 
-    /// Moves `n` under `p` (a splice link of splice `s`), keeping the anchors'
-    /// children up to date.
-    fn move_to(&mut self, g: &mut Graph, n: NodeId, p: NodeId, (s, why): (u32, SpliceLink)) {
-        if let Some(old) = g.nodes[n].parent {
-            if let Some(v) = self.children.get_mut(&old) {
-                v.retain(|c| *c != n);
-            }
-        }
-        if let Some(v) = self.children.get_mut(&p) {
-            v.push(n);
-        }
+    /// Moves `n` under `p` (a splice link of splice `s`); the anchors'
+    /// children are updated by the caller.
+    fn move_to(g: &mut Graph, forest: &mut Forest, n: NodeId, p: NodeId, (s, why): (u32, SpliceLink)) {
+        forest.set_parent(n, p);
         g.nodes[n].parent = Some(p);
         g.nodes[n].link = Link::Spliced;
         g.splice_links.insert(n, (s, why));
     }
 
+    /// The main children of anchor `a` now (its list holds every node that
+    /// hung there once, in the order they came; those moved away since are
+    /// dropped here, so a move costs nothing and a read what it reads).
+    fn children_of(&mut self, g: &Graph, a: NodeId) -> Vec<NodeId> {
+        let Some(v) = self.children.get_mut(&a) else { return Vec::new() };
+        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
+        v.retain(|&c| g.nodes[c].parent == Some(a) && seen.insert(c));
+        v.clone()
+    }
+
     /// Splices what boundary `b` kept, and says whether `b` is joined too.
     /// `None` when it cannot (a kept message or the anchor missing, the
     /// anchor not the boundary's summary, a kept message twice, kept
-    /// messages already below the boundary): `b` is then joined as any
-    /// compaction, as it is when the first kept message had no parent.
-    fn splice(&mut self, g: &mut Graph, b: NodeId, kept: &Kept) -> Option<bool> {
+    /// messages already below the boundary, the first kept message above
+    /// the anchor): `b` is then joined as any compaction, as it is when the
+    /// first kept message had no parent. What hung from the anchor is moved
+    /// after the last kept message unless that lies below it (hostile
+    /// lists: the move would close a cycle).
+    fn splice(&mut self, g: &mut Graph, forest: &mut Forest, b: NodeId, kept: &Kept) -> Option<bool> {
         let anchor = Self::main(g, Some(&kept.anchor))?;
         let before = anchor == b;
         if !before && g.nodes[anchor].parent != Some(b) {
@@ -414,7 +423,11 @@ impl Splicer {
             return None;
         }
         let (first, last) = (list[0], list[list.len() - 1]);
-        if before && descends_from(g, last, b) {
+        if before && forest.below(last, b) {
+            return None;
+        }
+        let moves_first = !before && g.nodes[first].parent != Some(anchor);
+        if moves_first && forest.below(anchor, first) {
             return None;
         }
         let s = u32::try_from(g.splices.len()).unwrap_or(u32::MAX);
@@ -424,23 +437,29 @@ impl Splicer {
         // client chains them in their order, which is the order they were
         // written in; a kept message off that chain (a parallel call's
         // block or result) stays beside it, where it was.
-        if !before && g.nodes[first].parent != Some(anchor) {
-            self.move_to(g, first, anchor, (s, SpliceLink::Kept));
+        if moves_first {
+            Self::move_to(g, forest, first, anchor, (s, SpliceLink::Kept));
+            if let Some(v) = self.children.get_mut(&anchor) {
+                v.push(first);
+            }
         }
         let join = if before {
             Some(last)
         } else {
-            let after: Vec<NodeId> = self
-                .children
-                .get(&anchor)
-                .map(|v| v.iter().copied().filter(|c| !seen.contains(c)).collect())
-                .unwrap_or_default();
+            let after: Vec<NodeId> = self.children_of(g, anchor).into_iter().filter(|c| !seen.contains(c)).collect();
             for c in after {
-                self.move_to(g, c, last, (s, SpliceLink::AfterKept));
+                if forest.below(last, c) {
+                    continue;
+                }
+                Self::move_to(g, forest, c, last, (s, SpliceLink::AfterKept));
+                if let Some(v) = self.children.get_mut(&last) {
+                    v.push(c);
+                }
             }
-            was.filter(|p| !descends_from(g, *p, b))
+            was.filter(|p| !forest.below(*p, b))
         };
         if let Some(p) = join {
+            forest.set_parent(b, p);
             g.nodes[b].parent = Some(p);
             g.nodes[b].link = Link::Compaction;
             if before {
@@ -530,21 +549,96 @@ impl Copies {
     }
 }
 
-/// Whether `node` is `ancestor` or lies below it (walks parents; bounded).
-fn descends_from(g: &Graph, node: NodeId, ancestor: NodeId) -> bool {
-    let mut cur = Some(node);
-    let mut steps = 0usize;
-    while let Some(c) = cur {
-        if c == ancestor {
+/// The forest while compaction boundaries are joined and kept messages
+/// spliced, as a link-cut tree (Sleator and Tarjan; each preferred path a
+/// splay tree), so that "does this node lie below that one" and "hang this
+/// node there" cost amortized O(log n) however deep the trees grow. Walking
+/// the parents instead made N compactions, each joined under the one before,
+/// cost N² (issue 31), with or without kept messages. Iterative; the parents
+/// it starts from hold no cycle (`break_cycles` ran).
+struct Forest {
+    /// A node's parent in its splay tree, or for the root of a splay tree
+    /// the parent of its path's top in the forest.
+    up: IdVec<NodeId, Option<NodeId>>,
+    /// Children in the splay tree: left above on the path, right below.
+    kid: IdVec<NodeId, [Option<NodeId>; 2]>,
+}
+
+impl Forest {
+    /// Every node a path of its own, hanging from its parent.
+    fn new(g: &Graph) -> Forest {
+        Forest { up: g.nodes.iter().map(|n| n.parent).collect(), kid: IdVec::filled([None, None], g.nodes.len()) }
+    }
+
+    /// Whether `x` is the root of its splay tree.
+    fn top(&self, x: NodeId) -> bool {
+        self.up[x].is_none_or(|p| self.kid[p][0] != Some(x) && self.kid[p][1] != Some(x))
+    }
+
+    fn rotate(&mut self, x: NodeId) {
+        let Some(p) = self.up[x] else { return };
+        let above = self.up[p];
+        let p_top = self.top(p);
+        let d = usize::from(self.kid[p][1] == Some(x));
+        let inner = self.kid[x][1 - d];
+        self.kid[p][d] = inner;
+        if let Some(i) = inner {
+            self.up[i] = Some(p);
+        }
+        self.kid[x][1 - d] = Some(p);
+        self.up[p] = Some(x);
+        self.up[x] = above;
+        if let (false, Some(a)) = (p_top, above) {
+            let e = usize::from(self.kid[a][1] == Some(p));
+            self.kid[a][e] = Some(x);
+        }
+    }
+
+    fn splay(&mut self, x: NodeId) {
+        while !self.top(x) {
+            let Some(p) = self.up[x] else { return };
+            if !self.top(p) {
+                let Some(a) = self.up[p] else { return };
+                let zigzig = (self.kid[a][1] == Some(p)) == (self.kid[p][1] == Some(x));
+                self.rotate(if zigzig { p } else { x });
+            }
+            self.rotate(x);
+        }
+    }
+
+    /// Makes the path from `x`'s root to `x` one splay tree, `x` its root.
+    fn access(&mut self, x: NodeId) {
+        let mut below = None;
+        let mut cur = Some(x);
+        while let Some(v) = cur {
+            self.splay(v);
+            self.kid[v][1] = below;
+            below = Some(v);
+            cur = self.up[v];
+        }
+        self.splay(x);
+    }
+
+    /// Whether `node` is `ancestor` or lies below it.
+    fn below(&mut self, node: NodeId, ancestor: NodeId) -> bool {
+        if node == ancestor {
             return true;
         }
-        steps += 1;
-        if steps > g.nodes.len() {
-            return false;
-        }
-        cur = g.nodes[c].parent;
+        // After the access the splay tree of `node` holds exactly its
+        // ancestors; splaying `ancestor` there takes the root from `node`.
+        self.access(node);
+        self.splay(ancestor);
+        !self.top(node)
     }
-    false
+
+    /// `n` now hangs under `p` (which must not lie below `n`).
+    fn set_parent(&mut self, n: NodeId, p: NodeId) {
+        self.access(n);
+        if let Some(l) = self.kid[n][0].take() {
+            self.up[l] = None;
+        }
+        self.up[n] = Some(p);
+    }
 }
 
 /// Cuts one edge of every parent cycle. In a cycle the edge cut is a join if
@@ -617,6 +711,63 @@ fn inherit_timestamps(g: &mut Graph) {
                 g.nodes[c].ts = ts;
             }
             stack.push(c);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Whether `node` is `ancestor` or lies below it, walking the parents.
+    fn walks_to(parent: &[Option<usize>], mut node: usize, ancestor: usize) -> bool {
+        loop {
+            if node == ancestor {
+                return true;
+            }
+            match parent[node] {
+                Some(p) => node = p,
+                None => return false,
+            }
+        }
+    }
+
+    fn id(i: usize) -> NodeId {
+        NodeId::new(i).unwrap_or_else(|| unreachable!())
+    }
+
+    proptest! {
+        /// The link-cut forest answers "below" as a walk up the parents
+        /// does, through any sequence of moves that close no cycle (a
+        /// random forest, then nodes hung elsewhere: joins of roots and
+        /// splices of inner nodes).
+        #[test]
+        fn the_forest_answers_as_a_walk_up_the_parents(
+            parents in prop::collection::vec(prop::option::of(0usize..1000), 1..60),
+            moves in prop::collection::vec((0usize..1000, 0usize..1000, 0usize..1000, 0usize..1000), 0..80),
+        ) {
+            let n = parents.len();
+            // A parent only among earlier nodes: no cycle to start with.
+            let mut parent: Vec<Option<usize>> =
+                parents.iter().enumerate().map(|(i, p)| p.filter(|_| i > 0).map(|p| p % i)).collect();
+            let mut forest = Forest {
+                up: parent.iter().map(|p| p.map(id)).collect(),
+                kid: IdVec::filled([None, None], n),
+            };
+            for (a, b, x, y) in moves {
+                let (a, b, x, y) = (a % n, b % n, x % n, y % n);
+                prop_assert_eq!(forest.below(id(x), id(y)), walks_to(&parent, x, y));
+                if !walks_to(&parent, b, a) {
+                    forest.set_parent(id(a), id(b));
+                    parent[a] = Some(b);
+                }
+            }
+            for x in 0..n {
+                for y in 0..n {
+                    prop_assert_eq!(forest.below(id(x), id(y)), walks_to(&parent, x, y), "{} {}", x, y);
+                }
+            }
         }
     }
 }

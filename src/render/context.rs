@@ -195,15 +195,13 @@ impl<'a> ProjectCtx<'a> {
     /// only the flags of the branch's own nodes are kept.
     fn judge_checkpoints(&mut self, g: &Graph) {
         let project = self.project;
-        let branches: Vec<BranchId> = g.conversations.iter().flat_map(|c| c.branches.iter().copied()).collect();
-        let flags: Vec<(BranchId, Vec<bool>)> = branches
+        // Per conversation, each branch's own nodes (their legality depends
+        // on their chain only): linear in the nodes, not in the projections.
+        let flags: Vec<(BranchId, Vec<bool>)> = g
+            .conversations
+            .as_slice()
             .par_iter()
-            .map(|&b| {
-                let path = g.projection(b);
-                let own = g.branches[b].nodes.len().min(path.len());
-                let mut legal = crate::fork::legal_checkpoints(project, &path);
-                (b, legal.split_off(legal.len() - own))
-            })
+            .flat_map_iter(|c| c.branches.iter().copied().zip(crate::fork::legal_on_branches(project, &c.branches)))
             .collect();
         self.legal = IdVec::filled(false, g.nodes.len());
         for (b, own) in flags {
