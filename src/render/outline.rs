@@ -71,6 +71,31 @@ pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, track: Trac
     rows
 }
 
+/// What [`walk`] has left to write, last first.
+enum Step<'g> {
+    /// The forks of a branch, at the depth of its rows.
+    Branch(BranchId, u32),
+    /// A fork point on a branch: its row, its branches, its "more" row.
+    Fork(Forked<'g>),
+    /// The row of a fork's `k`-th branch, then its own forks.
+    Child(Forked<'g>, usize),
+    /// The "more" row of a fork that names only some of its branches.
+    More(&'g ForkPoint, u32, usize),
+}
+
+/// A fork point, the branch it is on and what its rows need of it.
+#[derive(Clone, Copy)]
+struct Forked<'g> {
+    b: BranchId,
+    fp: &'g ForkPoint,
+    depth: u32,
+    /// The item of the last fork on the branch (whose `.1` row its summary titles).
+    last_fork: Option<usize>,
+}
+
+/// The rows of branch `b`'s forks and, under each, its branches and their
+/// forks, depth first. Iterative: forks nested 100,000 deep overflowed the
+/// stack when this recursed (issue 31).
 fn walk(
     p: &ProjectCtx<'_>,
     b: BranchId,
@@ -80,86 +105,105 @@ fn walk(
     rows: &mut Vec<OutlineRow>,
 ) {
     let g = p.graph();
-    let lay = &p.branch_layouts[b];
-    let br = &g.branches[b];
     let item_of = |n: NodeId| p.loc[n].map_or(0, |l| l.item.index());
-    let last_fork = g.forks_on(b).map(|f| item_of(f.node)).max();
     let has_forks = |cb: BranchId| g.forks_on(cb).next().is_some();
     let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
-    for fp in g.forks_on(b) {
-        let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-        let item_ix = item_of(fp.node);
-        let fork = p.fork_link(from_dir, Some(track), fp.node).unwrap_or_default();
-        rows.push(OutlineRow {
-            kind: "fork",
-            depth: depth.min(OUTLINE_DEPTH),
-            label: n.to_string(),
-            text: fork_text(fp, &excerpt(&turn_text(p, lay, item_ix), OUTLINE_CHARS)),
-            page: fork.clone(),
-            href: fork,
-            title: String::new(),
-            messages: 0,
-            last: Time::at(g.node(fp.node).ts),
-            active: active.contains(&fp.node),
-            continues: false,
-            own_fork: false,
-        });
-        // (`cctree export` names all: its one file has no other list.)
-        let site = p.links == super::urls::Links::Site;
-        let mut listed = 0usize;
-        for (k, &child) in fp.children.iter().enumerate() {
-            // A fork of many branches names the first ones (and the active
-            // one); its own list names every one.
-            if site && k > 0 && listed >= FORK_LISTED && !active.contains(&child) {
-                continue;
+    // (`cctree export` names all: its one file has no other list.)
+    let site = p.links == super::urls::Links::Site;
+    let mut todo = vec![Step::Branch(b, depth)];
+    while let Some(step) = todo.pop() {
+        match step {
+            Step::Branch(b, depth) => {
+                let forks: Vec<&ForkPoint> = g.forks_on(b).collect();
+                let last_fork = forks.iter().map(|f| item_of(f.node)).max();
+                todo.extend(forks.into_iter().rev().map(|fp| Step::Fork(Forked { b, fp, depth, last_fork })));
             }
-            listed += 1;
-            let first_words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
-            if k == 0 {
-                let after = lay.items.as_slice()[item_ix + 1..].iter().filter(|i| i.counted).count();
+            Step::Fork(f) => {
+                let Forked { b, fp, depth, .. } = f;
+                let lay = &p.branch_layouts[b];
+                let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
+                let fork = p.fork_link(from_dir, Some(track), fp.node).unwrap_or_default();
+                rows.push(OutlineRow {
+                    kind: "fork",
+                    depth: depth.min(OUTLINE_DEPTH),
+                    label: n.to_string(),
+                    text: fork_text(fp, &excerpt(&turn_text(p, lay, item_of(fp.node)), OUTLINE_CHARS)),
+                    page: fork.clone(),
+                    href: fork,
+                    title: String::new(),
+                    messages: 0,
+                    last: Time::at(g.node(fp.node).ts),
+                    active: active.contains(&fp.node),
+                    continues: false,
+                    own_fork: false,
+                });
+                // A fork of many branches names the first ones (and the active
+                // one); its own list names every one.
+                let mut listed = Vec::new();
+                for (k, child) in fp.children.iter().enumerate() {
+                    if !site || k == 0 || listed.len() < FORK_LISTED || active.contains(child) {
+                        listed.push(k);
+                    }
+                }
+                if site && listed_apart(fp) {
+                    todo.push(Step::More(fp, depth, fp.children.len() - listed.len()));
+                }
+                todo.extend(listed.into_iter().rev().map(|k| Step::Child(f, k)));
+            }
+            Step::Child(f, k) => {
+                let Forked { b, fp, depth, last_fork } = f;
+                let child = fp.children[k];
+                let first_words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
+                if k == 0 {
+                    let (lay, br) = (&p.branch_layouts[b], &g.branches[b]);
+                    let item_ix = item_of(fp.node);
+                    let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
+                    let after = lay.items.as_slice()[item_ix + 1..].iter().filter(|i| i.counted).count();
+                    rows.push(OutlineRow {
+                        kind: "branch",
+                        depth: (depth + 1).min(OUTLINE_DEPTH),
+                        label: format!("{n}.1"),
+                        text: first_words,
+                        href: p.message_link(from_dir, Some(track), child, true).unwrap_or_default(),
+                        page: p.message_link(from_dir, None, child, true).unwrap_or_default(),
+                        title: if Some(item_ix) == last_fork { summary(br) } else { String::new() },
+                        messages: u32::try_from(after).unwrap_or(u32::MAX),
+                        last: Time::at(br.last_ts),
+                        active: active.contains(&child),
+                        continues: true,
+                        own_fork: false,
+                    });
+                    continue;
+                }
+                let Some((cb, cbr)) = g.node(child).branch.and_then(|cb| Some((cb, g.branches.get(cb)?))) else {
+                    continue;
+                };
+                let page = p.branch_href(from_dir, cb);
+                let here = p.item_on(track, child).is_some();
                 rows.push(OutlineRow {
                     kind: "branch",
                     depth: (depth + 1).min(OUTLINE_DEPTH),
-                    label: format!("{n}.1"),
+                    label: p.labels[cb].clone(),
                     text: first_words,
-                    href: p.message_link(from_dir, Some(track), child, true).unwrap_or_default(),
-                    page: p.message_link(from_dir, None, child, true).unwrap_or_default(),
-                    title: if Some(item_ix) == last_fork { summary(br) } else { String::new() },
-                    messages: u32::try_from(after).unwrap_or(u32::MAX),
-                    last: Time::at(br.last_ts),
+                    href: if here {
+                        p.message_link(from_dir, Some(track), child, true).unwrap_or_default()
+                    } else {
+                        page.clone()
+                    },
+                    page,
+                    title: if has_forks(cb) { String::new() } else { summary(cbr) },
+                    messages: cbr.messages,
+                    last: Time::at(cbr.last_ts),
                     active: active.contains(&child),
-                    continues: true,
-                    own_fork: false,
+                    continues: false,
+                    own_fork: p.own_forks.contains(&cbr.session),
                 });
-                continue;
+                todo.push(Step::Branch(cb, depth + 2));
             }
-            let Some((cb, cbr)) = g.node(child).branch.and_then(|cb| Some((cb, g.branches.get(cb)?))) else {
-                continue;
-            };
-            let page = p.branch_href(from_dir, cb);
-            let here = p.item_on(track, child).is_some();
-            rows.push(OutlineRow {
-                kind: "branch",
-                depth: (depth + 1).min(OUTLINE_DEPTH),
-                label: p.labels[cb].clone(),
-                text: first_words,
-                href: if here {
-                    p.message_link(from_dir, Some(track), child, true).unwrap_or_default()
-                } else {
-                    page.clone()
-                },
-                page,
-                title: if has_forks(cb) { String::new() } else { summary(cbr) },
-                messages: cbr.messages,
-                last: Time::at(cbr.last_ts),
-                active: active.contains(&child),
-                continues: false,
-                own_fork: p.own_forks.contains(&cbr.session),
-            });
-            walk(p, cb, depth + 2, (from_dir, track), active, rows);
-        }
-        if site && listed_apart(fp) {
-            rows.push(more_row(p, from_dir, fp, (n, depth), fp.children.len() - listed));
+            Step::More(fp, depth, more) => {
+                let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
+                rows.push(more_row(p, from_dir, fp, (n, depth), more));
+            }
         }
     }
 }

@@ -941,3 +941,86 @@ fn a_million_prompts_under_one_parent_are_one_fork_of_a_million_branches() {
     assert_eq!(v["branches"], N);
     assert_eq!(v["leaves"], N);
 }
+
+/// Forks nested `levels` deep (issue 31, point 5): under each answer a
+/// short prompt first (it keeps the branch), then the prompt that goes on
+/// (a branch of its own, holding the next fork).
+pub fn nested_forks(dir: &Path, levels: usize) -> String {
+    use std::io::Write;
+    let sid = "5e55ed00-0000-4000-8000-000000000000";
+    let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join(format!("{sid}.jsonl"))).unwrap());
+    let uuid = |kind: u32, n: usize| format!("{kind:08x}-0000-4000-8000-{n:012x}");
+    for i in 0..levels {
+        let parent = if i == 0 { "null".to_string() } else { format!("\"{}\"", uuid(2, i - 1)) };
+        let t = |k: usize| ts((3 * i + k) as u64);
+        let (p, a, side) = (uuid(1, i), uuid(2, i), uuid(3, i));
+        writeln!(w, r#"{{"type":"user","uuid":"{p}","parentUuid":{parent},"sessionId":"{sid}","timestamp":"{}","message":{{"role":"user","content":"Level {i}"}}}}"#, t(0)).unwrap();
+        writeln!(w, r#"{{"type":"assistant","uuid":"{a}","parentUuid":"{p}","sessionId":"{sid}","timestamp":"{}","message":{{"id":"msg_{i}","role":"assistant","model":"claude","content":[{{"type":"text","text":"Level {i} done"}}]}}}}"#, t(1)).unwrap();
+        writeln!(w, r#"{{"type":"user","uuid":"{side}","parentUuid":"{a}","sessionId":"{sid}","timestamp":"{}","message":{{"role":"user","content":"Side {i}"}}}}"#, t(2)).unwrap();
+    }
+    sid.to_string()
+}
+
+/// Issue 31, point 5: forks nested about 5,000 deep aborted `render`
+/// (`fatal runtime error: stack overflow`, exit 134: the fork-point index
+/// was built by recursion), `export` at 20,000. At 100,000 levels `stats`
+/// and `check` read every level.
+#[test]
+fn forks_nested_100000_deep_are_read_without_recursion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("-nested");
+    std::fs::create_dir_all(&dir).unwrap();
+    nested_forks(&dir, 100_000);
+    let out = cctree().args(["stats", "--json"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nodes"], 300_000);
+    assert_eq!(v["fork_points"], 99_999, "{v}");
+    assert_eq!(v["branches"], 100_000, "{v}");
+    let out = cctree().arg("check").arg(&dir).output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Issue 31, point 5, the pages: `render` and `export` (HTML and Markdown)
+/// of forks nested 4,000 deep, run with stacks of 256 KB (the main thread's
+/// and every other): the depth a recursion could reach is 32 times less than
+/// with the usual 8 MB, so this stands for 128,000 levels at the usual size,
+/// at the cost of rendering 4,000 branch pages. The fork-point index names
+/// every level.
+#[test]
+fn forks_nested_deep_render_and_export_with_small_stacks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let projects = tmp.path().join("projects");
+    let dir = projects.join("-nested");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sid = nested_forks(&dir, 4_000);
+    let bin = std::env::var_os("CCTREE_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cctree").into());
+    let run = |args: &str| {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -s 256 && exec \"$0\" -q {args}"))
+            .arg(&bin)
+            .env("RUST_MIN_STACK", "262144")
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args}: {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    };
+    run("render projects -o site");
+    run(&format!("export {sid} --projects projects -o one.html"));
+    run(&format!("export {sid} --projects projects -o one.md"));
+    let page =
+        std::fs::read_to_string(tmp.path().join("site/-nested/c/00000001-0000-4000-8000-000000000000/index.html"))
+            .or_else(|_| {
+                // The conversation page, wherever its root's uuid puts it.
+                let c = tmp.path().join("site/-nested/c");
+                let first = std::fs::read_dir(&c)?.next().ok_or(std::io::ErrorKind::NotFound)??;
+                std::fs::read_to_string(first.path().join("index.html"))
+            })
+            .unwrap();
+    assert!(page.contains("Side 3999") || page.contains("Level 3999"), "the deepest fork is in the index");
+    let html = std::fs::read_to_string(tmp.path().join("one.html")).unwrap();
+    assert!(html.contains("Level 3999 done"));
+    let md = std::fs::read_to_string(tmp.path().join("one.md")).unwrap();
+    assert!(md.contains("Level 3999 done"));
+}
