@@ -106,8 +106,6 @@ fn walk(
 ) {
     let g = p.graph();
     let item_of = |n: NodeId| p.loc[n].map_or(0, |l| l.item.index());
-    let has_forks = |cb: BranchId| g.forks_on(cb).next().is_some();
-    let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
     // (`cctree export` names all: its one file has no other list.)
     let site = p.links == super::urls::Links::Site;
     let mut todo = vec![Step::Branch(b, depth)];
@@ -119,86 +117,25 @@ fn walk(
                 todo.extend(forks.into_iter().rev().map(|fp| Step::Fork(Forked { b, fp, depth, last_fork })));
             }
             Step::Fork(f) => {
-                let Forked { b, fp, depth, .. } = f;
-                let lay = &p.branch_layouts[b];
-                let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-                let fork = p.fork_link(from_dir, Some(track), fp.node).unwrap_or_default();
-                rows.push(OutlineRow {
-                    kind: "fork",
-                    depth: depth.min(OUTLINE_DEPTH),
-                    label: n.to_string(),
-                    text: fork_text(fp, &excerpt(&turn_text(p, lay, item_of(fp.node)), OUTLINE_CHARS)),
-                    page: fork.clone(),
-                    href: fork,
-                    title: String::new(),
-                    messages: 0,
-                    last: Time::at(g.node(fp.node).ts),
-                    active: active.contains(&fp.node),
-                    continues: false,
-                    own_fork: false,
-                });
+                rows.push(fork_row(p, &f, (from_dir, track), active));
                 // A fork of many branches names the first ones (and the active
                 // one); its own list names every one.
                 let mut listed = Vec::new();
-                for (k, child) in fp.children.iter().enumerate() {
+                for (k, child) in f.fp.children.iter().enumerate() {
                     if !site || k == 0 || listed.len() < FORK_LISTED || active.contains(child) {
                         listed.push(k);
                     }
                 }
-                if site && listed_apart(fp) {
-                    todo.push(Step::More(fp, depth, fp.children.len() - listed.len()));
+                if site && listed_apart(f.fp) {
+                    todo.push(Step::More(f.fp, f.depth, f.fp.children.len() - listed.len()));
                 }
                 todo.extend(listed.into_iter().rev().map(|k| Step::Child(f, k)));
             }
             Step::Child(f, k) => {
-                let Forked { b, fp, depth, last_fork } = f;
-                let child = fp.children[k];
-                let first_words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
-                if k == 0 {
-                    let (lay, br) = (&p.branch_layouts[b], &g.branches[b]);
-                    let item_ix = item_of(fp.node);
-                    let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-                    let after = lay.items.as_slice()[item_ix + 1..].iter().filter(|i| i.counted).count();
-                    rows.push(OutlineRow {
-                        kind: "branch",
-                        depth: (depth + 1).min(OUTLINE_DEPTH),
-                        label: format!("{n}.1"),
-                        text: first_words,
-                        href: p.message_link(from_dir, Some(track), child, true).unwrap_or_default(),
-                        page: p.message_link(from_dir, None, child, true).unwrap_or_default(),
-                        title: if Some(item_ix) == last_fork { summary(br) } else { String::new() },
-                        messages: u32::try_from(after).unwrap_or(u32::MAX),
-                        last: Time::at(br.last_ts),
-                        active: active.contains(&child),
-                        continues: true,
-                        own_fork: false,
-                    });
-                    continue;
+                if let Some((row, below)) = branch_row(p, &f, k, (from_dir, track), active) {
+                    rows.push(row);
+                    todo.extend(below.map(|cb| Step::Branch(cb, f.depth + 2)));
                 }
-                let Some((cb, cbr)) = g.node(child).branch.and_then(|cb| Some((cb, g.branches.get(cb)?))) else {
-                    continue;
-                };
-                let page = p.branch_href(from_dir, cb);
-                let here = p.item_on(track, child).is_some();
-                rows.push(OutlineRow {
-                    kind: "branch",
-                    depth: (depth + 1).min(OUTLINE_DEPTH),
-                    label: p.labels[cb].clone(),
-                    text: first_words,
-                    href: if here {
-                        p.message_link(from_dir, Some(track), child, true).unwrap_or_default()
-                    } else {
-                        page.clone()
-                    },
-                    page,
-                    title: if has_forks(cb) { String::new() } else { summary(cbr) },
-                    messages: cbr.messages,
-                    last: Time::at(cbr.last_ts),
-                    active: active.contains(&child),
-                    continues: false,
-                    own_fork: p.own_forks.contains(&cbr.session),
-                });
-                todo.push(Step::Branch(cb, depth + 2));
             }
             Step::More(fp, depth, more) => {
                 let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
@@ -206,6 +143,89 @@ fn walk(
             }
         }
     }
+}
+
+/// The row of a fork point.
+fn fork_row(
+    p: &ProjectCtx<'_>,
+    f: &Forked<'_>,
+    (from_dir, track): (&str, TrackId),
+    active: &FxHashSet<NodeId>,
+) -> OutlineRow {
+    let g = p.graph();
+    let lay = &p.branch_layouts[f.b];
+    let n = p.fork_numbers.get(&f.fp.node).copied().unwrap_or(0);
+    let fork = p.fork_link(from_dir, Some(track), f.fp.node).unwrap_or_default();
+    let item_ix = p.loc[f.fp.node].map_or(0, |l| l.item.index());
+    OutlineRow {
+        kind: "fork",
+        depth: f.depth.min(OUTLINE_DEPTH),
+        label: n.to_string(),
+        text: fork_text(f.fp, &excerpt(&turn_text(p, lay, item_ix), OUTLINE_CHARS)),
+        page: fork.clone(),
+        href: fork,
+        title: String::new(),
+        messages: 0,
+        last: Time::at(g.node(f.fp.node).ts),
+        active: active.contains(&f.fp.node),
+        continues: false,
+        own_fork: false,
+    }
+}
+
+/// The row of the `k`-th branch of a fork, and the branch whose forks go
+/// under it (none for the `.1` row: the track the fork is on goes on).
+fn branch_row(
+    p: &ProjectCtx<'_>,
+    f: &Forked<'_>,
+    k: usize,
+    (from_dir, track): (&str, TrackId),
+    active: &FxHashSet<NodeId>,
+) -> Option<(OutlineRow, Option<BranchId>)> {
+    let g = p.graph();
+    let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
+    let (fp, depth) = (f.fp, f.depth);
+    let child = fp.children[k];
+    let text = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
+    if k == 0 {
+        let (lay, br) = (&p.branch_layouts[f.b], &g.branches[f.b]);
+        let item_ix = p.loc[fp.node].map_or(0, |l| l.item.index());
+        let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
+        let after = lay.items.as_slice()[item_ix + 1..].iter().filter(|i| i.counted).count();
+        let row = OutlineRow {
+            kind: "branch",
+            depth: (depth + 1).min(OUTLINE_DEPTH),
+            label: format!("{n}.1"),
+            text,
+            href: p.message_link(from_dir, Some(track), child, true).unwrap_or_default(),
+            page: p.message_link(from_dir, None, child, true).unwrap_or_default(),
+            title: if Some(item_ix) == f.last_fork { summary(br) } else { String::new() },
+            messages: u32::try_from(after).unwrap_or(u32::MAX),
+            last: Time::at(br.last_ts),
+            active: active.contains(&child),
+            continues: true,
+            own_fork: false,
+        };
+        return Some((row, None));
+    }
+    let (cb, cbr) = g.node(child).branch.and_then(|cb| Some((cb, g.branches.get(cb)?)))?;
+    let page = p.branch_href(from_dir, cb);
+    let here = p.item_on(track, child).is_some();
+    let row = OutlineRow {
+        kind: "branch",
+        depth: (depth + 1).min(OUTLINE_DEPTH),
+        label: p.labels[cb].clone(),
+        text,
+        href: if here { p.message_link(from_dir, Some(track), child, true).unwrap_or_default() } else { page.clone() },
+        page,
+        title: if g.forks_on(cb).next().is_some() { String::new() } else { summary(cbr) },
+        messages: cbr.messages,
+        last: Time::at(cbr.last_ts),
+        active: active.contains(&child),
+        continues: false,
+        own_fork: p.own_forks.contains(&cbr.session),
+    };
+    Some((row, Some(cb)))
 }
 
 /// The row after the branches a fork names: how many more, and its own list.
