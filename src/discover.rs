@@ -305,6 +305,9 @@ fn list_projects_dir(dir: &Path) -> Result<ProjectsListing> {
                 out.projects.push(path);
             }
             Ok(t) if t.is_file() && is_jsonl(&path) => out.stray.push(path),
+            Ok(t) if !t.is_file() && !t.is_dir() && is_jsonl(&path) => {
+                out.warnings.push(special_warning(&path, special_kind(&t)));
+            }
             Ok(_) => {}
             Err(e) => out.warnings.push(format!("cannot read {}: {e}; skipped", safe(path.display()))),
         }
@@ -313,13 +316,23 @@ fn list_projects_dir(dir: &Path) -> Result<ProjectsListing> {
     for path in links {
         match std::fs::metadata(&path) {
             Ok(m) if m.is_dir() => {
-                if seen.insert(key(&m, &path)) {
+                let target = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if let Some(why) = refused_target(&target, dir) {
+                    out.warnings.push(format!(
+                        "{} → {}: a symbolic link not followed: {why}",
+                        safe(path.display()),
+                        safe(target.display())
+                    ));
+                } else if seen.insert(key(&m, &path)) {
                     out.projects.push(path);
                 } else {
                     tracing::debug!("{}: a link to a project directory already read", path.display());
                 }
             }
             Ok(m) if m.is_file() && is_jsonl(&path) => out.stray.push(path),
+            Ok(m) if !m.is_file() && is_jsonl(&path) => {
+                out.warnings.push(special_warning(&path, special_kind(&m.file_type())))
+            }
             Ok(_) => {}
             Err(e) => out.warnings.push(format!("{}: a broken symbolic link ({e}); skipped", safe(path.display()))),
         }
@@ -417,7 +430,7 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
     let mut files = IdVec::new();
     let mut agent_meta = BTreeMap::new();
     let mut tool_results = BTreeMap::new();
-    let Walk { files: mut found, mut warnings } = walk(dir);
+    let Walk { files: mut found, mut warnings } = walk(dir, LinkRule::default());
     // By path, so that which of two sidecars of one agent wins never depends on the listing order.
     found.sort_by(|a, b| a.1.cmp(&b.1));
     for (path, rel) in found {
@@ -451,23 +464,47 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
 }
 
 /// The files under a directory, with their paths relative to it.
-struct Walk {
+pub(crate) struct Walk {
     /// `(path, rel)`: `rel` with `/` separators, in walk order.
-    files: Vec<(PathBuf, String)>,
-    warnings: Vec<String>,
+    pub files: Vec<(PathBuf, String)>,
+    pub warnings: Vec<String>,
+}
+
+/// Which directory links a walk follows (README, "Input"): in a project,
+/// those that point inside the projects directory holding it (a session
+/// directory linked to another project's); never to `/`, a system directory
+/// (`/proc`, `/sys`, `/dev`) or a directory holding the walk's own. With
+/// `top_level` (a projects directory walked whole), its links inside it, and
+/// the links directly in it (project directories) to anywhere but those,
+/// what they point to then being inside the walk.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LinkRule {
+    pub top_level: bool,
 }
 
 /// Lists the files under `root`, following symbolic links once per real
-/// directory and file. The real tree is walked first (without following
-/// links), then each link, in the order met: a link to a directory already
-/// walked (through another path or link) is not followed again, so no file is
-/// listed twice whatever the links (48 links to one directory listed its
-/// file 262,000 times through walkdir's paths); a link to a file already
-/// listed is left out. Linear in the number of entries; unreadable
-/// directories and broken links are warnings.
-fn walk(root: &Path) -> Walk {
-    let mut w =
-        Walker { root, seen: FxHashSet::default(), links: VecDeque::new(), files: Vec::new(), warnings: Vec::new() };
+/// directory and file, within [`LinkRule`]. The real tree is walked first
+/// (without following links), then each link, in the order met: a link to a
+/// directory already walked (through another path or link) is not followed
+/// again, so no file is listed twice whatever the links (48 links to one
+/// directory listed its file 262,000 times through walkdir's paths); a link
+/// to a file already listed is left out. Linear in the number of entries;
+/// unreadable directories, broken links, links not followed and what is not
+/// a regular file (a FIFO, a device, a socket: never opened) are warnings.
+pub(crate) fn walk(root: &Path, rule: LinkRule) -> Walk {
+    // A project's links may lead within the projects directory holding it;
+    // a projects directory's within itself.
+    let parent = root.parent().filter(|_| !rule.top_level);
+    let within = [Some(root), parent].into_iter().flatten().filter_map(|d| std::fs::canonicalize(d).ok()).collect();
+    let mut w = Walker {
+        root,
+        rule,
+        within,
+        seen: FxHashSet::default(),
+        links: VecDeque::new(),
+        files: Vec::new(),
+        warnings: Vec::new(),
+    };
     w.tree(root);
     while let Some(link) = w.links.pop_front() {
         w.link(&link);
@@ -488,6 +525,10 @@ fn walk(root: &Path) -> Walk {
 
 struct Walker<'a> {
     root: &'a Path,
+    rule: LinkRule,
+    /// Where links may lead (resolved): the walked directory and its parent,
+    /// plus what its followed top-level links point to.
+    within: Vec<PathBuf>,
     /// Directories walked.
     seen: FxHashSet<Key>,
     /// Symbolic links met, not yet followed.
@@ -501,6 +542,42 @@ struct Found {
     rel: String,
     /// The file is itself a symbolic link.
     via_link: bool,
+}
+
+/// What a file that is neither a regular file, a directory nor a link is.
+pub(crate) fn special_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = t;
+    "not a regular file"
+}
+
+/// The warning for a file that is not a regular file: never opened.
+fn special_warning(path: &Path, kind: &str) -> String {
+    format!("{}: {kind}, not a regular file; not read (cctree reads regular files only)", safe(path.display()))
+}
+
+/// Why a link to the directory `target` (resolved) is not followed, if it is not.
+fn refused_target(target: &Path, walked: &Path) -> Option<&'static str> {
+    let system = ["/proc", "/sys", "/dev"].iter().any(|d| target.starts_with(d));
+    if target.parent().is_none() || system {
+        Some("it points to the root or a system directory")
+    } else if std::fs::canonicalize(walked).is_ok_and(|w| w.starts_with(target)) {
+        Some("it points to a directory that holds it (a loop)")
+    } else {
+        None
+    }
 }
 
 impl Walker<'_> {
@@ -525,38 +602,60 @@ impl Walker<'_> {
                     continue;
                 }
             };
+            let t = entry.file_type();
             if entry.depth() > 0 && entry.path_is_symlink() {
                 links.push(entry.into_path());
-            } else if entry.file_type().is_dir() {
+            } else if t.is_dir() {
                 let k = std::fs::metadata(entry.path()).map(|m| key(&m, entry.path()));
                 if k.is_ok_and(|k| !self.seen.insert(k)) && entry.depth() > 0 {
                     it.skip_current_dir();
                 }
-            } else if entry.file_type().is_file() {
+            } else if t.is_file() {
                 self.push(entry.into_path(), false);
+            } else {
+                self.warnings.push(special_warning(entry.path(), special_kind(&t)));
             }
         }
         links.sort();
         self.links.extend(links);
     }
 
-    /// Follows one link: a directory not walked yet is walked, a file listed.
+    /// Follows one link: a directory not walked yet is walked (within the
+    /// rule), a file listed.
     fn link(&mut self, link: &Path) {
         match std::fs::metadata(link) {
             Ok(m) if m.is_dir() => {
-                if !self.seen.contains(&key(&m, link)) {
-                    self.tree(link);
-                } else if is_above(link) {
+                let target = std::fs::canonicalize(link).unwrap_or_else(|_| link.to_path_buf());
+                let top = self.rule.top_level && link.parent() == Some(self.root);
+                let refused = refused_target(&target, self.root).or_else(|| {
+                    (!top && !self.within.iter().any(|w| target.starts_with(w)))
+                        .then_some("it points outside the projects directory")
+                });
+                if self.seen.contains(&key(&m, link)) {
+                    if is_above(link) {
+                        self.warnings.push(format!(
+                            "{}: a symbolic link to a directory above it (a loop); not followed",
+                            safe(link.display())
+                        ));
+                    } else {
+                        tracing::debug!("{}: a link to a directory already read", link.display());
+                    }
+                } else if let Some(why) = refused {
                     self.warnings.push(format!(
-                        "{}: a symbolic link to a directory above it (a loop); not followed",
-                        safe(link.display())
+                        "{} → {}: a symbolic link not followed: {why} (links inside a project are followed \
+                         within the projects directory; copy what it holds in, or link the whole project directory)",
+                        safe(link.display()),
+                        safe(target.display())
                     ));
                 } else {
-                    tracing::debug!("{}: a link to a directory already read", link.display());
+                    if top {
+                        self.within.push(target);
+                    }
+                    self.tree(link);
                 }
             }
             Ok(m) if m.is_file() => self.push(link.to_path_buf(), true),
-            Ok(_) => {}
+            Ok(m) => self.warnings.push(special_warning(link, special_kind(&m.file_type()))),
             Err(e) => {
                 self.warnings.push(format!("{}: a broken symbolic link ({e}); skipped", safe(link.display())));
             }

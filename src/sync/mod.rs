@@ -150,6 +150,20 @@ fn wait_for_lock(_f: &File, _archive: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Refuses an archive directory that holds files but is not an archive
+/// (no `.cctree-sync/`): `render` refuses the like for its output.
+fn refuse_foreign(archive: &Path) -> Result<()> {
+    let Ok(mut items) = std::fs::read_dir(archive) else { return Ok(()) };
+    if items.next().is_some() && !archive.join(STATE_DIR).is_dir() {
+        anyhow::bail!(
+            "the archive directory {} is not empty and is not a cctree archive (it has no {STATE_DIR}/); \
+             choose another --to, or an empty or new directory",
+            crate::term::safe(archive.display())
+        );
+    }
+    Ok(())
+}
+
 /// Runs a sync (see the module documentation). Files that could not be
 /// synced are listed in [`SyncReport::errors`] (the rest is done).
 pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
@@ -157,6 +171,7 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let source = resolve_source(opts.input.as_deref())?;
     let archive = crate::files::resolve(&opts.archive);
     let roots = scan::roots(&source, &archive)?;
+    refuse_foreign(&archive)?;
     let _lock = if opts.dry_run { None } else { Some(lock_archive(&archive)?) };
     let loaded = Record::load(&archive)?;
     let first = loaded.is_none();
@@ -200,7 +215,8 @@ fn copy_all(roots: &[Root], listings: &[Listing], opts: &SyncOptions, report: &m
     let mut jobs = Vec::new();
     for (root, l) in roots.iter().zip(listings) {
         for (rel, src) in &l.source {
-            let under = src.strip_prefix(&root.source).unwrap_or(src);
+            // The name the archive gives it (a name that is not UTF-8 escaped, `scan::key_of`).
+            let under = rel.strip_prefix(root.prefix.as_str()).unwrap_or(rel);
             jobs.push(Job { tree: root.tree, rel, src, dst: root.archive.join(under) });
         }
     }

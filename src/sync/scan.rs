@@ -138,23 +138,69 @@ fn wanted(root: &Root, rel: &str, top: bool) -> bool {
     root.only.as_ref().is_none_or(|only| only.contains(first))
 }
 
+/// Lists a root's source: every regular file, with links followed as
+/// discovery follows them ([`discover::walk`]). A file that is not archived
+/// is a warning naming it: not a regular file, in a directory named like the
+/// archive's own (`.cctree-sync`), named like a sync temporary file, or
+/// whose name is another's once made UTF-8.
 fn list_source(root: &Root, l: &mut Listing) {
-    for item in walkdir::WalkDir::new(&root.source).follow_links(true).sort_by_file_name() {
-        let entry = match item {
-            Ok(e) => e,
-            Err(err) => {
-                l.warnings.push(format!("skipped while reading the source {}: {err}", root.source.display()));
-                continue;
-            }
-        };
-        if !entry.file_type().is_file() {
+    let top_level = root.tree == Tree::Projects && root.prefix.is_empty();
+    let walk = discover::walk(&root.source, discover::LinkRule { top_level });
+    l.warnings.extend(walk.warnings.into_iter().map(|w| format!("{w}; not archived")));
+    for (path, _) in walk.files {
+        let Some(rel) = key_of(&root.source, &path) else { continue };
+        if !wanted(root, &rel, false) {
             continue;
         }
-        let Some(rel) = rel_of(&root.source, entry.path()) else { continue };
-        if wanted(root, &rel, true) {
-            l.source.insert(format!("{}{rel}", root.prefix), entry.into_path());
+        let name = rel.rsplit('/').next().unwrap_or(&rel);
+        let why = if top_level && rel.split('/').next() == Some(STATE_DIR) {
+            Some(format!("{STATE_DIR} is the name of the archive's own directory; rename the source directory"))
+        } else if fsops::is_temp(name) {
+            Some("it is named like a sync temporary file (`.<name>.cctree-tmp-<pid>`); rename it".to_string())
+        } else {
+            None
+        };
+        let key = format!("{}{rel}", root.prefix);
+        if let Some(why) = why {
+            l.warnings.push(format!("{}: not archived: {why}", crate::term::safe(path.display())));
+        } else if let Some(other) = l.source.get(&key) {
+            l.warnings.push(format!(
+                "{}: not archived: its name is the name of {} once made UTF-8; rename one of them",
+                crate::term::safe(path.display()),
+                crate::term::safe(other.display())
+            ));
+        } else {
+            l.source.insert(key, path);
         }
     }
+}
+
+/// The path of `path` under `base` as the archive names it: `/`-separated,
+/// and the bytes of a name that are not UTF-8 written `%XX` (a name read
+/// lossily, `a\xfe` and `a\xff` would both be `a\u{fffd}`).
+fn key_of(base: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(base).ok()?;
+    let parts: Vec<String> = rel.components().map(|c| escaped(c.as_os_str())).collect();
+    Some(parts.join("/"))
+}
+
+#[cfg(unix)]
+fn escaped(name: &std::ffi::OsStr) -> String {
+    use std::fmt::Write;
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+#[cfg(not(unix))]
+fn escaped(name: &std::ffi::OsStr) -> String {
+    name.to_string_lossy().into_owned()
 }
 
 fn list_archive(root: &Root, l: &mut Listing) {

@@ -834,3 +834,117 @@ proptest! {
         }
     }
 }
+
+/// Issue 31, point 7: sync skipped files silently. Names that are one name
+/// once decoded lossily (`a\xfe`, `a\xff`, `a\u{fffd}`) were archived as one;
+/// anything in a source directory named `.cctree-sync` was never archived;
+/// a source file named like a sync temporary file was removed from the
+/// archive as a leftover on each run. Now every source file is archived, or
+/// a warning names it.
+#[test]
+fn sync_never_skips_a_file_silently() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = Env::new();
+    let project = env.src.join(P);
+    std::fs::create_dir_all(&project).unwrap();
+    let odd: Vec<(std::ffi::OsString, Vec<u8>)> = [&b"a\xfe.jsonl"[..], b"a\xff.jsonl", "a\u{fffd}.jsonl".as_bytes()]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            (
+                std::ffi::OsStr::from_bytes(name).to_os_string(),
+                text(&session(&format!("5e55000{i}-0000-4000-8000-000000000000"), &format!("odd{i}"), 1)),
+            )
+        })
+        .collect();
+    for (name, bytes) in &odd {
+        std::fs::write(project.join(name), bytes).unwrap();
+    }
+    env.put(&format!("{P}/{S1}.jsonl"), &text(&session(S1, "s1", 2)));
+    env.put(".cctree-sync/x.jsonl", &text(&session(S2, "hidden", 1)));
+    env.put(&format!("{P}/.{S2}.jsonl.cctree-tmp-4242"), b"{\"type\":\"user\"}\n");
+    let report = env.sync();
+    let warnings = report["warnings"].to_string();
+    // The three odd names: three files in the archive, each with its bytes.
+    let archived: BTreeSet<Vec<u8>> = tree(&env.arch.join(P)).into_values().collect();
+    for (name, bytes) in &odd {
+        assert!(archived.contains(bytes), "{name:?} not archived: {warnings}");
+    }
+    // The others: each named by a warning.
+    assert!(warnings.contains(".cctree-sync") && warnings.contains("x.jsonl"), "{warnings}");
+    assert!(warnings.contains(&format!(".{S2}.jsonl.cctree-tmp-4242")), "{warnings}");
+    // A second run loses nothing and warns again.
+    let before = tree(&env.arch);
+    let report = env.sync();
+    assert_eq!(tree(&env.arch), before, "a second run removed or changed archived files");
+    assert!(report["warnings"].to_string().contains("cctree-tmp-4242"));
+}
+
+/// Issue 31, point 7: `sync --to` a directory that is not empty and not an
+/// archive was accepted (render refuses the like): it is refused, naming it.
+#[test]
+fn sync_into_a_non_empty_directory_that_is_not_an_archive_is_refused() {
+    let env = Env::new();
+    env.put(&format!("{P}/{S1}.jsonl"), &text(&session(S1, "x", 1)));
+    let mine = env.root.join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let out = cctree().arg("sync").arg(&env.src).arg("--to").arg(&mine).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not empty") && err.contains("mine"), "{err}");
+    assert_eq!(std::fs::read_dir(&mine).unwrap().count(), 1, "nothing written");
+    // An empty directory, and an archive, are fine.
+    let empty = env.root.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for _ in 0..2 {
+        let out = cctree().arg("sync").arg(&env.src).arg("--to").arg(&empty).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+/// Issue 31, point 8: a FIFO or `/dev/zero` named `x.jsonl` was skipped
+/// without a word; a session directory linked to `/` or `/proc/self` made
+/// cctree walk the whole file system (`stats` 27 s, `render` killed at
+/// 90 s). Such a file is a warning and is never read; a directory link out
+/// of the projects directory is not followed, with a warning.
+#[test]
+fn fifos_devices_and_links_to_the_world_are_warnings_never_walks() {
+    let env = Env::new();
+    env.put(&format!("{P}/{S1}.jsonl"), &text(&session(S1, "real", 2)));
+    let project = env.src.join(P);
+    assert!(std::process::Command::new("mkfifo").arg(project.join("fifo.jsonl")).status().unwrap().success());
+    std::os::unix::fs::symlink("/dev/zero", project.join("zero.jsonl")).unwrap();
+    std::os::unix::fs::symlink("/", project.join("5e55f00d-0000-4000-8000-00000000000a")).unwrap();
+    std::os::unix::fs::symlink("/proc/self", project.join("5e55f00d-0000-4000-8000-00000000000b")).unwrap();
+    // Within the projects directory a link is still followed.
+    env.put("-elsewhere/kept/sub/agent-k1.jsonl", b"{\"type\":\"user\",\"isSidechain\":true,\"uuid\":\"k1\"}\n");
+    std::os::unix::fs::symlink(env.src.join("-elsewhere/kept"), project.join(S1)).unwrap();
+    let timed = |args: &[&str]| {
+        let t = std::time::Instant::now();
+        let out = cctree().args(args).output().unwrap();
+        (out, t.elapsed())
+    };
+    let src = env.src.to_str().unwrap();
+    for args in [vec!["stats", src], vec!["check", src]] {
+        let (out, took) = timed(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{args:?}: {err}");
+        assert!(took.as_secs() < 20, "{args:?} took {took:?}: walked the world?");
+        for name in
+            ["fifo.jsonl", "zero.jsonl", "5e55f00d-0000-4000-8000-00000000000a", "5e55f00d-0000-4000-8000-00000000000b"]
+        {
+            assert!(err.contains(name), "{args:?}: no warning names {name}: {err}");
+        }
+        assert!(err.contains("FIFO") && err.contains("not followed"), "{err}");
+    }
+    let v = env.stats(&env.src.join(P));
+    assert_eq!(v["agents"], 1, "the link within the projects directory is followed: {v}");
+    let report = env.sync();
+    let warnings = report["warnings"].to_string();
+    for name in ["fifo.jsonl", "zero.jsonl", "5e55f00d-0000-4000-8000-00000000000a"] {
+        assert!(warnings.contains(name), "sync: no warning names {name}: {warnings}");
+    }
+    assert!(env.arch.join("-elsewhere/kept/sub/agent-k1.jsonl").is_file(), "the linked directory is archived");
+    assert!(!env.arch.join(P).join("5e55f00d-0000-4000-8000-00000000000b").exists(), "/proc/self archived");
+}
