@@ -30,8 +30,8 @@
 #                     parallel tool calls in one message (`render`), N rewinds
 #                     along one line (`stats`, `check`, `render`), 10 N
 #                     compactions (`stats`), N/4 nested forks (`render`,
-#                     `export`); CPU-s of each and the ratio per doubling;
-#                     default "1000"; "" to skip
+#                     `export`); user CPU-s of each and the ratio per doubling;
+#                     default "2000"; "" to skip
 #   --only-shapes     only the shapes above (skips everything else)
 #   --no-build        use the binaries already built (with CCTREE_BIN: time another build)
 #   --quick           --sizes "10 100" --runs 1
@@ -69,7 +69,7 @@ SIBLINGS=1000000
 BIG_SESSION=2000
 HUGE_LINE=300
 LINK_LEVELS=24
-SHAPES="1000"
+SHAPES="2000"
 ONLY_SHAPES=0
 BUILD=1
 RENDER=1
@@ -159,7 +159,7 @@ largest_project() {
   echo "$best"
 }
 
-# measure OUTVAR CMD… : runs CMD once under GNU time; sets OUTVAR to "wall_s cpu_s rss_kb load"
+# measure OUTVAR CMD… : runs CMD once under GNU time; sets OUTVAR to "wall_s cpu_s rss_kb load user_s"
 # (load: the 1-minute load average when CMD ended: the machine may be shared).
 measure() {
   local __out="$1"; shift
@@ -175,7 +175,7 @@ measure() {
   fi
   t1=$(date +%s%N)
   # Wall time from date (ms resolution); CPU (user + sys) and peak RSS from GNU time.
-  printf -v "$__out" '%s' "$(awk -v ns=$((t1 - t0)) -v load="$(cut -d' ' -f1 /proc/loadavg)" 'END {printf "%.3f %.2f %s %s", ns / 1e9, $2 + $3, $4, load}' "$tf")"
+  printf -v "$__out" '%s' "$(awk -v ns=$((t1 - t0)) -v load="$(cut -d' ' -f1 /proc/loadavg)" 'END {printf "%.3f %.2f %s %s %.2f", ns / 1e9, $2 + $3, $4, load, $2}' "$tf")"
   mv -f "$ef" "$DIR/last.err"  # the search figures read the render's debug log
   rm -f "$tf"
 }
@@ -191,12 +191,13 @@ repeat() {
     measure _one "$@"
     _all+="$_one"$'\n'
   done
-  local _w _c _m _l
+  local _w _c _m _l _u
   _w=$(printf '%s' "$_all" | awk '{print $1}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   _c=$(printf '%s' "$_all" | awk '{print $2}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   _m=$(printf '%s' "$_all" | awk '$3 > m {m = $3} END {print m}')
   _l=$(printf '%s' "$_all" | awk '$4 > l {l = $4} END {print l + 0}')
-  printf -v "$_var" '%s %s %s %s' "$_w" "$_c" "$_m" "$_l"
+  _u=$(printf '%s' "$_all" | awk '{print $5}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  printf -v "$_var" '%s %s %s %s %s' "$_w" "$_c" "$_m" "$_l" "$_u"
 }
 
 mbps() { awk -v b="$1" -v t="$2" 'BEGIN { if (t <= 0) t = 0.005; printf "%.0f", b / 1e6 / t }'; }
@@ -237,7 +238,7 @@ run_size() {
   for j in $THREADS; do
     log "stats $label MB, -j $j"
     repeat "$runs" r "$CCTREE" -q -j "$j" stats "$arch"
-    read -r s_wall s_cpu s_rss s_load <<<"$r"
+    read -r s_wall s_cpu s_rss s_load _ <<<"$r"
     STATS_WALL["$label/$j"]=$s_wall
     local rd="-" rmb="-" rcpu="-" rrss="-" out_mb="-" nc="-" app="-" load="$s_load"
     if (( RENDER )); then
@@ -246,7 +247,7 @@ run_size() {
       cp -al "$arch" "$work"
       log "render $label MB, -j $j"
       FRESH="$out" repeat "$runs" r env CCTREE_LOG=cctree::render::search=debug "$CCTREE" -q -j "$j" render "$work" -o "$out"
-      read -r f_wall f_cpu f_rss f_load <<<"$r"
+      read -r f_wall f_cpu f_rss f_load _ <<<"$r"
       [[ "$j" == "${THREADS%% *}" ]] && search_figures "$label" "$bytes" "$out"
       rd=$f_wall
       rcpu=$f_cpu
@@ -255,13 +256,13 @@ run_size() {
       out_mb=$(mb "$out_b")
       rrss=$(kb2mb "$f_rss")
       repeat "$runs" r "$CCTREE" -q -j "$j" render "$work" -o "$out"
-      read -r nc _ _ n_load <<<"$r"
+      read -r nc _ _ n_load _ <<<"$r"
       # One appended turn: break the hard link of the largest main session, append, re-render.
       session="$(find "$work" -maxdepth 2 -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)"
       cp "$session" "$session.tmp" && mv "$session.tmp" "$session"
       "$GEN" --append-turn "$session" --seed 7
       measure r "$CCTREE" -q -j "$j" render "$work" -o "$out"
-      read -r app _ _ a_load <<<"$r"
+      read -r app _ _ a_load _ <<<"$r"
       load=$(printf '%s\n' "$s_load" "$f_load" "$n_load" "$a_load" | sort -g | tail -n1)
       rm -rf "$work" "$out"
       # The figures of issue 13, at the largest thread count.
@@ -439,7 +440,7 @@ hostile_commands() {
     else
       repeat "$RUNS" r "$CCTREE" -q "$cmd" "$arch"
     fi
-    read -r wall cpu rss load <<<"$r"
+    read -r wall cpu rss load _ <<<"$r"
     line+="${line:+; }$cmd $wall s (CPU $cpu s, load $load), peak RSS $(kb2mb "$rss") MB"
   done
   HOSTILE_LINES+=("$label: $line")
@@ -476,8 +477,10 @@ if (( LINK_LEVELS > 0 )); then
 fi
 
 # --- super-linear shapes (issue 31) ------------------------------------------
-# Each shape at N, 2N and 4N: CPU-s (user + sys, what does not depend on a
-# busy machine) of each command, and the ratio of each doubling (linear: 2).
+# Each shape at N, 2N and 4N: user CPU-s (what does not depend on a busy
+# machine, nor on how the file system treats thousands of new directories
+# where as many were just removed: that is sys time, printed beside) of each
+# command, and the ratio of each doubling (linear: 2).
 SHAPE_LINES=()
 shape() {  # shape LABEL GEN-KIND COUNT COMMAND…  (COMMAND: stats, check, render or export)
   local label="$1" kind="$2" count="$3" arch cmd r wall cpu rss load line=""; shift 3
@@ -489,9 +492,9 @@ shape() {  # shape LABEL GEN-KIND COUNT COMMAND…  (COMMAND: stats, check, rend
       export) FRESH="$DIR/shape-out.html" repeat "$RUNS" r "$CCTREE" -q export "$(uuid_of_session "$arch")" --projects "$arch" -o "$DIR/shape-out.html"; rm -f "$DIR/shape-out.html" ;;
       *) repeat "$RUNS" r "$CCTREE" -q "$cmd" "$arch" ;;
     esac
-    read -r wall cpu rss load <<<"$r"
-    line+="${line:+; }$cmd $cpu CPU-s ($wall s wall, load $load, $(kb2mb "$rss") MB)"
-    SHAPE_CPU["$label/$cmd/$count"]=$cpu
+    read -r wall cpu rss load user <<<"$r"
+    line+="${line:+; }$cmd $user user CPU-s, $cpu with sys ($wall s wall, load $load, $(kb2mb "$rss") MB)"
+    SHAPE_CPU["$label/$cmd/$count"]=$user
   done
   SHAPE_LINES+=("$label, $count: $line")
 }
@@ -510,7 +513,7 @@ for n in $SHAPES; do
     a="${SHAPE_CPU[$label/$cmd/$base]}"; b="${SHAPE_CPU[$label/$cmd/$((base * 2))]}"; c="${SHAPE_CPU[$label/$cmd/$((base * 4))]}"
     SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$base" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {
       if (a <= 0) a = 0.005; if (b <= 0) b = 0.005
-      printf "%s, %s: %s / %s / %s CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU (linear: x4)", l, c0, a, b, c, n, 2 * n, 4 * n, b / a, c / b, c / a }')")
+      printf "%s, %s: %s / %s / %s user CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU (linear: x4)", l, c0, a, b, c, n, 2 * n, 4 * n, b / a, c / b, c / a }')")
   done
 done
 
@@ -526,12 +529,12 @@ if [[ -d "$REAL" && -z "${REAL_SKIP:-}" ]]; then
   bytes=$(jsonl_bytes "$REAL")
   log "real projects: stats and render, $real_runs runs each"
   repeat "$real_runs" r "$CCTREE" -q stats "$REAL"
-  read -r rs_wall rs_cpu rs_rss rs_load <<<"$r"
+  read -r rs_wall rs_cpu rs_rss rs_load _ <<<"$r"
   REAL_LINES+=("real projects ($(mb "$bytes") MB of JSONL, $(find "$REAL" -name '*.jsonl' | wc -l) files, $(find "$REAL" -mindepth 1 -maxdepth 1 -type d | wc -l) projects, largest $(mb "$(largest_project "$REAL")") MB): cctree stats $rs_wall s wall, $rs_cpu CPU-s, peak RSS $(kb2mb "$rs_rss") MB (load $rs_load)")
   if (( RENDER )); then
     out="$DIR/real-out"
     FRESH="$out" repeat "$real_runs" r "$CCTREE" -q render "$REAL" -o "$out"
-    read -r rr_wall rr_cpu rr_rss rr_load <<<"$r"
+    read -r rr_wall rr_cpu rr_rss rr_load _ <<<"$r"
     out_b=$(du -sb --exclude=.cctree-cache "$out" | cut -f1)
     rm -rf "$out"
     REAL_LINES+=("$(awk -v w="$rr_wall" -v c="$rr_cpu" -v m="$rr_rss" -v l="$rr_load" -v sc="$rs_cpu" -v ob="$out_b" -v b="$bytes" 'BEGIN {
@@ -553,7 +556,7 @@ if [[ -d "$REAL" && -z "${REAL_SKIP:-}" ]]; then
     cp -r "$REAL" "$work"
     log "claude-code-log on the real projects (HTML, all projects, no cache, default jobs)"
     measure r "$VENV/bin/claude-code-log" "$work" --all-projects -o "$out" --no-cache
-    read -r c_wall c_cpu c_rss c_load <<<"$r"
+    read -r c_wall c_cpu c_rss c_load _ <<<"$r"
     c_out=$(du -sb "$out" | cut -f1)
     rm -rf "$work" "$out"
     if (( RENDER )); then

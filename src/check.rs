@@ -149,14 +149,23 @@ fn balance_branches<'e>(
 ) -> Vec<(NodeId, &'e str, &'static str)> {
     let order: FxHashMap<BranchId, usize> = branches.iter().enumerate().map(|(i, b)| (*b, i)).collect();
     // The branches forking from each branch, by the index of their fork node in its run.
+    // Where each fork point lies on its branch's run (one pass over the runs).
+    let forks: FxHashSet<NodeId> = branches.iter().filter_map(|b| g.branches[*b].fork_point).collect();
+    let place: FxHashMap<NodeId, usize> = branches
+        .iter()
+        .flat_map(|b| g.branches[*b].nodes.iter().enumerate().filter(|(_, n)| forks.contains(n)).map(|(i, n)| (*n, i)))
+        .collect();
     let mut kids: FxHashMap<BranchId, Vec<(usize, BranchId)>> = FxHashMap::default();
     let mut roots = Vec::new();
     for &b in branches {
         match g.branches[b].parent_branch.filter(|pb| order.contains_key(pb)) {
             Some(pb) => {
                 let run = &g.branches[pb].nodes;
-                let fork = g.branches[b].fork_point;
-                let at = run.iter().position(|n| Some(*n) == fork).unwrap_or(run.len().saturating_sub(1));
+                let at = g.branches[b]
+                    .fork_point
+                    .and_then(|f| place.get(&f).copied())
+                    .filter(|&i| run.get(i).copied() == g.branches[b].fork_point)
+                    .unwrap_or(run.len().saturating_sub(1));
                 kids.entry(pb).or_default().push((at, b));
             }
             None => roots.push(b),

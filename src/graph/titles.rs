@@ -205,21 +205,29 @@ fn conversation_title(g: &Graph, c: ConversationId, active: BranchId) -> (Option
 
 /// The labels of every fork point's children (see [`super::ForkPoint::labels`]).
 fn fork_labels(g: &mut Graph, entries: &Entries) {
+    // Each node's place on its branch, found once (looking it up along the
+    // branch for every fork made N rewinds along one line cost N², issue 31).
+    let mut place = IdVec::filled(0usize, g.nodes.len());
+    for br in g.branches.iter() {
+        for (i, n) in br.nodes.iter().enumerate() {
+            place[*n] = i;
+        }
+    }
     for c in g.conversations.ids() {
         for f in 0..g.conversations[c].fork_points.len() {
             let fp = &g.conversations[c].fork_points[f];
-            let labels: Vec<Box<str>> = fp.children.iter().map(|k| label_of(g, entries, *k)).collect();
+            let labels: Vec<Box<str>> = fp.children.iter().map(|k| label_of(g, entries, &place, *k)).collect();
             g.conversations[c].fork_points[f].labels = labels;
         }
     }
 }
 
 /// The first words a person reads from `child` on, along its branch.
-fn label_of(g: &Graph, entries: &Entries, child: NodeId) -> Box<str> {
+fn label_of(g: &Graph, entries: &Entries, place: &IdVec<NodeId, usize>, child: NodeId) -> Box<str> {
     let Some(nodes) = g.node(child).branch.and_then(|b| g.branches.get(b)).map(|br| &br.nodes) else {
         return "".into();
     };
-    let start = nodes.iter().position(|n| *n == child).unwrap_or(0);
+    let start = Some(place[child]).filter(|&i| nodes.get(i) == Some(&child)).unwrap_or(0);
     let run = || nodes[start..].iter().take(LABEL_LOOKAHEAD).map(|n| g.entry(entries, *n));
     let typed = run().find(|e| {
         !e.excerpt.is_empty()
