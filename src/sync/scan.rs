@@ -155,8 +155,8 @@ fn list_source(root: &Root, l: &mut Listing) {
         let name = rel.rsplit('/').next().unwrap_or(&rel);
         let why = if top_level && rel.split('/').next() == Some(STATE_DIR) {
             Some(format!("{STATE_DIR} is the name of the archive's own directory; rename the source directory"))
-        } else if fsops::is_temp(name) {
-            Some("it is named like a sync temporary file (`.<name>.cctree-tmp-<pid>`); rename it".to_string())
+        } else if crate::files::is_temp(name) {
+            Some("it is named like a sync temporary file (`.<name>.cctree-tmp-…`); rename it".to_string())
         } else {
             None
         };
