@@ -34,6 +34,9 @@
 //!   prompt typed later (a rewind): COUNT fork points along one line.
 //! - `compactions` (issue 31): one session compacted COUNT times (a
 //!   `compact_boundary` with its `logicalParentUuid`, the summary, a turn).
+//!   With `--kept`, each compaction keeps the turn before it verbatim, as
+//!   2.1.332's `/compact` writes it (`preservedMessages` and
+//!   `preservedSegment`; the client splices the kept turn after the summary).
 //! - `nested-forks` (issue 31): forks nested COUNT deep: under each answer a
 //!   short prompt first, then the prompt that goes on (a branch of its own,
 //!   holding the next fork).
@@ -116,6 +119,9 @@ enum What {
         out: PathBuf,
         #[arg(long, default_value_t = 40_000)]
         count: u64,
+        /// Each compaction keeps the turn before it (2.1.332).
+        #[arg(long)]
+        kept: bool,
     },
     /// Forks nested COUNT deep.
     NestedForks {
@@ -355,7 +361,7 @@ fn rewinds(out: &Path, count: u64) -> std::io::Result<()> {
     w.flush()
 }
 
-fn compactions(out: &Path, count: u64) -> std::io::Result<()> {
+fn compactions(out: &Path, count: u64, kept: bool) -> std::io::Result<()> {
     let (session, mut w) = session_file(out, "-srv-compacted")?;
     let mut buf = Vec::new();
     line(&mut buf, "user", &uuid(0x1, 0), None, &session, 0, "A long session");
@@ -364,12 +370,21 @@ fn compactions(out: &Path, count: u64) -> std::io::Result<()> {
     for n in 1..=count {
         let b = uuid(0x7, n);
         let t = 4 * n;
+        let (s, p, a) = (uuid(0x8, n), uuid(0x1, n), uuid(0x2, n));
+        // The turn before the boundary, kept after the summary.
+        let (head, version) = (uuid(0x1, n - 1), if kept { "2.1.332" } else { "2.1.330" });
+        let preserved = if kept {
+            format!(
+                r#","preservedSegment":{{"headUuid":"{head}","anchorUuid":"{s}","tailUuid":"{tip}"}},"preservedMessages":{{"anchorUuid":"{s}","uuids":["{head}","{tip}"],"allUuids":["{head}","{tip}"]}}"#
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             buf,
-            r#"{{"parentUuid":null,"logicalParentUuid":"{tip}","isSidechain":false,"cwd":"/srv/jobs","sessionId":"{session}","version":"2.1.330","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{{"trigger":"auto","preTokens":1000}},"uuid":"{b}","timestamp":"{}"}}"#,
+            r#"{{"parentUuid":null,"logicalParentUuid":"{tip}","isSidechain":false,"cwd":"/srv/jobs","sessionId":"{session}","version":"{version}","type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{{"trigger":"auto","preTokens":1000{preserved}}},"uuid":"{b}","timestamp":"{}"}}"#,
             ts(t)
         );
-        let (s, p, a) = (uuid(0x8, n), uuid(0x1, n), uuid(0x2, n));
         let _ = writeln!(
             buf,
             r#"{{"parentUuid":"{b}","isSidechain":false,"cwd":"/srv/jobs","sessionId":"{session}","version":"2.1.330","type":"user","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"uuid":"{s}","timestamp":"{}","message":{{"role":"user","content":"This session is being continued. Summary {n}."}}}}"#,
@@ -427,7 +442,7 @@ fn main() {
         What::HugeLine { out, size_mb } => huge_line(out, *size_mb).map_err(anyhow::Error::from),
         What::ParallelCalls { out, count } => parallel_calls(out, *count).map_err(anyhow::Error::from),
         What::Rewinds { out, count } => rewinds(out, *count).map_err(anyhow::Error::from),
-        What::Compactions { out, count } => compactions(out, *count).map_err(anyhow::Error::from),
+        What::Compactions { out, count, kept } => compactions(out, *count, *kept).map_err(anyhow::Error::from),
         What::NestedForks { out, count } => nested_forks(out, *count).map_err(anyhow::Error::from),
         What::Discover { dir } => discover(dir),
     };

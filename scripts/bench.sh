@@ -29,7 +29,9 @@
 #   --shapes "N…"     issue 31's super-linear shapes, each at N, 2N and 4N: N
 #                     parallel tool calls in one message (`render`), N rewinds
 #                     along one line (`stats`, `check`, `render`), 10 N
-#                     compactions (`stats`), N/4 nested forks (`render`,
+#                     compactions (`stats`), 10 N compactions keeping the turn
+#                     before them (2.1.332's splice: `stats`, `check`; N of
+#                     them: `render`), N/4 nested forks (`render`,
 #                     `export`); user CPU-s of each and the ratio per doubling;
 #                     default "2000"; "" to skip
 #   --only-shapes     only the shapes above (skips everything else)
@@ -482,9 +484,10 @@ fi
 # where as many were just removed: that is sys time, printed beside) of each
 # command, and the ratio of each doubling (linear: 2).
 SHAPE_LINES=()
-shape() {  # shape LABEL GEN-KIND COUNT COMMAND…  (COMMAND: stats, check, render or export)
+shape() {  # shape LABEL "GEN-KIND [FLAG…]" COUNT COMMAND…  (COMMAND: stats, check, render or export)
   local label="$1" kind="$2" count="$3" arch cmd r wall cpu rss load line=""; shift 3
-  arch="$(hostile_archive "$kind-$count" "$kind" --count "$count")"
+  # shellcheck disable=SC2086 # the kind's flags are words of their own
+  arch="$(hostile_archive "${kind// /}-$count" $kind --count "$count")"
   for cmd in "$@"; do
     log "$label $count: $cmd"
     case "$cmd" in
@@ -505,10 +508,14 @@ for n in $SHAPES; do
     shape "parallel tool calls in one message" parallel-calls $((n * k)) render
     shape "rewinds along one line" rewinds $((n * k)) stats check render
     shape "compactions" compactions $((10 * n * k)) stats
+    shape "compactions keeping the turn before" "compactions --kept" $((10 * n * k)) stats check
+    shape "compactions keeping the turn before" "compactions --kept" $((n * k)) render
     shape "nested forks" nested-forks $((n * k / 4)) render export
   done
   for key in "parallel tool calls in one message/render/$n" "rewinds along one line/stats/$n" "rewinds along one line/check/$n" \
-             "rewinds along one line/render/$n" "compactions/stats/$((10 * n))" "nested forks/render/$((n / 4))" "nested forks/export/$((n / 4))"; do
+             "rewinds along one line/render/$n" "compactions/stats/$((10 * n))" \
+             "compactions keeping the turn before/stats/$((10 * n))" "compactions keeping the turn before/check/$((10 * n))" \
+             "compactions keeping the turn before/render/$n" "nested forks/render/$((n / 4))" "nested forks/export/$((n / 4))"; do
     label="${key%%/*}"; rest="${key#*/}"; cmd="${rest%%/*}"; base="${rest#*/}"
     a="${SHAPE_CPU[$label/$cmd/$base]}"; b="${SHAPE_CPU[$label/$cmd/$((base * 2))]}"; c="${SHAPE_CPU[$label/$cmd/$((base * 4))]}"
     SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$base" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {
