@@ -26,6 +26,7 @@ pub mod export;
 pub mod files;
 pub mod fork;
 pub mod graph;
+pub mod history;
 pub mod id;
 pub mod json;
 pub mod limits;
