@@ -218,6 +218,40 @@ pub fn append(src: &mut Source<'_>, from: u64, upto: u64, dst: &Path) -> Result<
     copy_range(src, from, upto, &mut out, dst)
 }
 
+/// Merges bytes `0..upto` of `src` into the archived `dst`: the new content
+/// is the archived bytes, then the complete lines of the source they lack
+/// ([`super::plan::missing_lines`]), written whole (temporary file, fsync,
+/// rename: a kill leaves the previous copy). Returns the lines and bytes
+/// added; writes nothing when there are none, or on a dry run.
+pub fn merge(src: &mut Source<'_>, upto: u64, dst: &Path, dry_run: bool) -> Result<(u64, u64)> {
+    let archived = std::fs::read(dst).with_context(|| format!("cannot read the archived {}", dst.display()))?;
+    src.file.seek(SeekFrom::Start(0)).map_err(|e| src.err(e))?;
+    let mut source = Vec::new();
+    (&mut src.file).take(upto).read_to_end(&mut source).map_err(|e| src.err(e))?;
+    let add = super::plan::missing_lines(&archived, &source);
+    let lines = memchr::memchr_iter(b'\n', &add).count() as u64;
+    if add.is_empty() || dry_run {
+        return Ok((lines, add.len() as u64));
+    }
+    let mut p = pending(dst)?;
+    let tmp = p.path().to_path_buf();
+    let mut write = |bytes: &[u8]| -> Result<()> {
+        if step() {
+            let _ = p.file().write_all(&bytes[..bytes.len() / 2]);
+            die();
+        }
+        p.file().write_all(bytes).with_context(|| format!("cannot write {}", tmp.display()))
+    };
+    write(&archived)?;
+    write(&add)?;
+    if step() {
+        die();
+    }
+    p.file().sync_all().with_context(|| format!("cannot write {} to disk", tmp.display()))?;
+    commit(p, dst)?;
+    Ok((lines, add.len() as u64))
+}
+
 /// Renames the archived `dst` to `keep_as` in its directory.
 pub fn keep(dst: &Path, keep_as: &str) -> Result<PathBuf> {
     let kept = dst.with_file_name(keep_as);

@@ -10,8 +10,15 @@
 //! │   ├── .cctree-sync/             lock + record of what the source no longer has
 //! │   └── <project>/<session>.jsonl …                  as in ~/.claude/projects
 //! │       <project>/<session>.cctree-kept-<hash>.jsonl  a previous version, kept
-//! └── file-history/<session>/…      the client's file backups (code restore)
+//! ├── file-history/<session>/…      the client's file backups (code restore)
+//! └── history.jsonl                 every prompt-history line ever seen (merged)
 //! ```
+//!
+//! The prompt history (`history.jsonl` beside the source's projects
+//! directory) is kept when the source is a projects directory (one project
+//! directory alone is synced without it: the history holds every project's
+//! prompts): appended like a transcript while the archived copy is the
+//! start of the source, else merged ([`plan::decide_history`]).
 //!
 //! Stages: [`scan`] lists both sides; for each source file the file system
 //! part ([`fsops`]) observes it and its archived copy, [`plan::decide`]
@@ -172,6 +179,7 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let archive = crate::files::resolve(&opts.archive);
     let roots = scan::roots(&source, &archive)?;
     refuse_foreign(&archive)?;
+    let history = scan::history(&source, &archive)?;
     let _lock = if opts.dry_run { None } else { Some(lock_archive(&archive)?) };
     let loaded = Record::load(&archive)?;
     let first = loaded.is_none();
@@ -179,13 +187,20 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let listings: Vec<Listing> = roots.iter().map(scan::list).collect();
     if !opts.dry_run {
         // Temporary files of a killed sync (none is running: we hold the lock).
-        for path in listings.iter().flat_map(|l| &l.leftovers).chain(&scan::leftovers(&archive.join(STATE_DIR))) {
+        let history_temps = history.as_ref().map(|h| scan::leftovers_of(&h.1)).unwrap_or_default();
+        for path in listings
+            .iter()
+            .flat_map(|l| &l.leftovers)
+            .chain(&scan::leftovers(&archive.join(STATE_DIR)))
+            .chain(&history_temps)
+        {
             let _ = std::fs::remove_file(path);
         }
     }
     let mut report = SyncReport::new(&source, &archive, &roots, opts.dry_run);
+    report.history = history.as_ref().map(|h| h.1.clone());
     report.warnings.extend(listings.iter().flat_map(|l| l.warnings.iter().cloned()));
-    let changes = copy_all(&roots, &listings, opts, &mut report);
+    let changes = copy_all(&roots, &listings, history.as_ref(), opts, &mut report);
     let now = crate::parse::time::format_timestamp(now_ms());
     let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
     report.finish(&previous, &record, changes);
@@ -210,8 +225,15 @@ struct Job<'a> {
     dst: PathBuf,
 }
 
-/// Syncs every source file of every root (in parallel), with a progress bar.
-fn copy_all(roots: &[Root], listings: &[Listing], opts: &SyncOptions, report: &mut SyncReport) -> Vec<FileChange> {
+/// Syncs every source file of every root and the prompt history (in
+/// parallel), with a progress bar.
+fn copy_all(
+    roots: &[Root],
+    listings: &[Listing],
+    history: Option<&(PathBuf, PathBuf)>,
+    opts: &SyncOptions,
+    report: &mut SyncReport,
+) -> Vec<FileChange> {
     let mut jobs = Vec::new();
     for (root, l) in roots.iter().zip(listings) {
         for (rel, src) in &l.source {
@@ -219,6 +241,9 @@ fn copy_all(roots: &[Root], listings: &[Listing], opts: &SyncOptions, report: &m
             let under = rel.strip_prefix(root.prefix.as_str()).unwrap_or(rel);
             jobs.push(Job { tree: root.tree, rel, src, dst: root.archive.join(under) });
         }
+    }
+    if let Some((src, dst)) = history {
+        jobs.push(Job { tree: Tree::History, rel: crate::history::FILE_NAME, src, dst: dst.clone() });
     }
     let total: u64 = jobs.iter().filter_map(|j| j.src.metadata().ok()).map(|m| m.len()).sum();
     let bar = report::progress(total, opts.progress);
@@ -284,7 +309,10 @@ fn sync_file(job: &Job<'_>, dry_run: bool, now: SystemTime) -> Result<FileChange
     };
     let obs = Observation { content, source: SourceState { len, complete, idle }, archived };
     let name = job.dst.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    change.action = plan::decide(&name, &obs);
+    change.action = match job.tree {
+        Tree::History => plan::decide_history(&obs),
+        _ => plan::decide(&name, &obs),
+    };
     apply(&mut change, &mut src, dry_run)?;
     Ok(change)
 }
@@ -293,6 +321,14 @@ fn sync_file(job: &Job<'_>, dry_run: bool, now: SystemTime) -> Result<FileChange
 fn apply(change: &mut FileChange, src: &mut fsops::Source<'_>, dry_run: bool) -> Result<()> {
     let (from, upto) = match &change.action {
         Action::UpToDate | Action::Wait { .. } => return Ok(()),
+        Action::Merge { upto } => {
+            let (lines, bytes) = fsops::merge(src, *upto, &change.dst, dry_run)?;
+            (change.lines, change.bytes) = (lines, bytes);
+            if lines == 0 {
+                change.action = Action::UpToDate;
+            }
+            return Ok(());
+        }
         Action::Copy { upto } | Action::Replace { upto, .. } => (0, *upto),
         Action::Append { from, upto } => (*from, *upto),
     };

@@ -16,7 +16,13 @@
 //!   changed, or it has the same size and other bytes): its archived version
 //!   is kept beside it under [`crate::discover::kept_name`], and the new one is
 //!   copied;
-//! - a file the source no longer has stays ([`gone`]).
+//! - a file the source no longer has stays ([`gone`]);
+//! - the prompt history (`history.jsonl`, one file of every prompt typed,
+//!   which the client may prune or rewrite) is not kept in versions: when
+//!   it was rewritten, its complete lines the archived copy lacks are added
+//!   after the archived bytes ([`decide_history`], [`Action::Merge`]), so the
+//!   one archived file holds every line ever seen, each once as often as the
+//!   source held it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -104,6 +110,9 @@ pub enum Action {
     /// Keep the archived version as `keep_as` (a file name in the same
     /// directory), then copy bytes `0..upto` of the source.
     Replace { keep_as: String, why: Rewrite, upto: u64 },
+    /// The prompt history was rewritten: add the complete lines of bytes
+    /// `0..upto` that the archived copy lacks after its bytes.
+    Merge { upto: u64 },
 }
 
 /// Where the copy of a source file ends: after its last complete line, or at
@@ -137,6 +146,43 @@ pub fn decide(name: &str, obs: &Observation) -> Action {
     }
     let why = if obs.source.len < a.len { Rewrite::Shrank } else { Rewrite::Rewritten };
     Action::Replace { keep_as: crate::discover::kept_name(name, &a.hash), why, upto }
+}
+
+/// The action for the prompt history: as [`decide`], but a rewritten
+/// history is merged into the archived one instead of kept in versions.
+pub fn decide_history(obs: &Observation) -> Action {
+    match decide(crate::history::FILE_NAME, obs) {
+        Action::Replace { upto, .. } => Action::Merge { upto },
+        other => other,
+    }
+}
+
+/// The complete lines of `source` that `archived` lacks, in source order (a
+/// line the source holds twice is added until the archive holds it twice),
+/// each ending in a newline; an archived file whose last line is torn gets a
+/// newline first. Empty when the archive holds every line.
+pub fn missing_lines(archived: &[u8], source: &[u8]) -> Vec<u8> {
+    let key = |l: &'_ [u8]| -> Vec<u8> { l.strip_suffix(b"\n").unwrap_or(l).to_vec() };
+    let mut have: BTreeMap<Vec<u8>, usize> = BTreeMap::new();
+    for l in archived.split_inclusive(|b| *b == b'\n') {
+        *have.entry(key(l)).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    for l in source.split_inclusive(|b| *b == b'\n') {
+        match have.get_mut(&key(l)) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => {
+                out.extend_from_slice(l);
+                if !l.ends_with(b"\n") {
+                    out.push(b'\n');
+                }
+            }
+        }
+    }
+    if !out.is_empty() && !archived.is_empty() && !archived.ends_with(b"\n") {
+        out.insert(0, b'\n');
+    }
+    out
 }
 
 /// Paths the archive holds live and the source no longer has.
@@ -260,6 +306,19 @@ mod tests {
             decide("s.jsonl", &obs(T, 90, 80, Some((20, false)))),
             Action::Replace { keep_as: keep, why: Rewrite::Rewritten, upto: 80 }
         );
+    }
+
+    #[test]
+    fn a_rewritten_history_is_merged_never_kept_in_versions() {
+        assert_eq!(decide_history(&obs(T, 10, 10, Some((20, false)))), Action::Merge { upto: 10 });
+        assert_eq!(decide_history(&obs(T, 50, 40, Some((20, true)))), Action::Append { from: 20, upto: 40 });
+        assert_eq!(decide_history(&obs(T, 20, 20, Some((20, true)))), Action::UpToDate);
+        let m = |a: &str, s: &str| String::from_utf8(missing_lines(a.as_bytes(), s.as_bytes())).unwrap();
+        assert_eq!(m("a\nb\nc\n", "b\nd\nc\ne\n"), "d\ne\n", "pruned and grown: only the new lines");
+        assert_eq!(m("a\nb\n", "a\nb\n"), "");
+        assert_eq!(m("a\n", "a\na\nb"), "a\nb\n", "a line held twice is kept twice; a torn idle line ends");
+        assert_eq!(m("a\nto", "x\n"), "\nx\n", "never glued to a torn archived line");
+        assert_eq!(m("", "x\n"), "x\n");
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub enum Tree {
     Projects,
     /// The client's `file-history/`, beside the projects directory.
     FileHistory,
+    /// The client's prompt history, `history.jsonl`, beside the projects
+    /// directory (one file, merged: [`super::plan::decide_history`]).
+    History,
 }
 
 impl Tree {
@@ -33,6 +36,7 @@ impl Tree {
         match self {
             Tree::Projects => "",
             Tree::FileHistory => "file-history/",
+            Tree::History => "",
         }
     }
 }

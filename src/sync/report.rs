@@ -48,7 +48,10 @@ impl FileChange {
 
     /// Something was (or would be) written for it.
     pub fn wrote(&self) -> bool {
-        matches!(self.action, Action::Copy { .. } | Action::Append { .. } | Action::Replace { .. })
+        matches!(
+            self.action,
+            Action::Copy { .. } | Action::Append { .. } | Action::Replace { .. } | Action::Merge { .. }
+        )
     }
 
     fn shown(&self) -> String {
@@ -63,6 +66,8 @@ pub struct SyncReport {
     pub archive: PathBuf,
     /// Where the client's `file-history/` is mirrored, when the source has one.
     pub file_history: Option<PathBuf>,
+    /// Where the client's prompt history is kept, when the source has one.
+    pub history: Option<PathBuf>,
     pub dry_run: bool,
     pub files_checked: u64,
     pub bytes_checked: u64,
@@ -98,6 +103,7 @@ impl SyncReport {
             source: source.to_path_buf(),
             archive: archive.to_path_buf(),
             file_history: roots.iter().find(|r| r.tree == Tree::FileHistory).map(|r| r.archive.clone()),
+            history: None,
             dry_run,
             files_checked: 0,
             bytes_checked: 0,
@@ -129,7 +135,7 @@ impl SyncReport {
                     self.waiting.push(c.shown());
                 }
                 Action::Copy { .. } => self.tally.new.add(c.lines, c.bytes),
-                Action::Append { .. } => self.tally.grown.add(c.lines, c.bytes),
+                Action::Append { .. } | Action::Merge { .. } => self.tally.grown.add(c.lines, c.bytes),
                 Action::Replace { .. } => self.tally.rewritten.add(c.lines, c.bytes),
             }
         }
@@ -217,7 +223,16 @@ impl SyncReport {
                 size(t.grown.bytes),
                 files(t.grown.files)
             );
-            list(s, self.changes.iter().filter(|c| matches!(c.action, Action::Append { .. })).map(|c| c.shown()));
+            list(
+                s,
+                self.changes.iter().filter_map(|c| match c.action {
+                    Action::Append { .. } => Some(c.shown()),
+                    Action::Merge { .. } => {
+                        Some(format!("{} (rewritten at the source: its new lines added)", c.shown()))
+                    }
+                    _ => None,
+                }),
+            );
         }
         if t.rewritten.files > 0 {
             let _ = writeln!(

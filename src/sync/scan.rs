@@ -225,6 +225,43 @@ fn list_archive(root: &Root, l: &mut Listing) {
     }
 }
 
+/// The prompt history to keep: the source's `history.jsonl` (beside its
+/// projects directory) and where it is kept (beside the archive), when the
+/// source is a projects directory that has one. Refuses an archive whose
+/// history would be the source's own.
+pub fn history(source: &Path, archive: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
+    if discover::is_project_dir(source) {
+        return Ok(None);
+    }
+    let (Some(src), Some(dst)) =
+        (source.parent().map(|p| p.join(crate::history::FILE_NAME)), crate::history::beside_archive(archive))
+    else {
+        return Ok(None);
+    };
+    if !src.is_file() {
+        return Ok(None);
+    }
+    if resolve(&src) == resolve(&dst) {
+        bail!(
+            "the archive {} sits beside the source {}: its history.jsonl would be the client's own; \
+             choose another --to (its parent also receives file-history/ and history.jsonl)",
+            archive.display(),
+            source.display()
+        );
+    }
+    Ok(Some((src, dst)))
+}
+
+/// Temporary files a killed sync left beside `file` (of its name).
+pub fn leftovers_of(file: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else { return Vec::new() };
+    let prefix = format!(".{}", name.to_string_lossy());
+    leftovers(dir)
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)))
+        .collect()
+}
+
 /// Temporary files a killed sync left directly in `dir`.
 pub fn leftovers(dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };

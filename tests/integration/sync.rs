@@ -386,6 +386,81 @@ fn sub_agents_sidecars_tool_results_and_file_history_are_kept_too() {
     assert!(project.tool_results.keys().any(|k| k.ends_with("toolu_01.txt")));
 }
 
+/// A line of the client's prompt history.
+fn prompt_line(i: usize) -> String {
+    json!({"display":format!("prompt {i}"),"pastedContents":{},"timestamp":1_760_000_000_000_i64 + i as i64,
+        "project":"/home/me/app","sessionId":S1})
+    .to_string()
+}
+
+#[test]
+fn the_prompt_history_keeps_every_line_ever_seen_once_also_when_the_client_prunes_it() {
+    let env = Env::new();
+    env.put(&format!("{P}/{S1}.jsonl"), &text(&session(S1, "h", 1)));
+    let hist = env.root.join("claude/history.jsonl");
+    let kept = env.root.join("data/cctree/history.jsonl");
+    let lines = |r: std::ops::Range<usize>| text(&r.map(prompt_line).collect::<Vec<_>>());
+    std::fs::write(&hist, lines(0..3)).unwrap();
+    let r = env.sync();
+    assert_eq!(r["history"], kept.display().to_string(), "{r}");
+    assert_eq!(std::fs::read(&kept).unwrap(), lines(0..3), "copied beside the archive");
+    // Appended, with a torn last line: the complete lines only.
+    let mut grown = lines(0..5);
+    grown.extend(b"{\"display\":\"half");
+    std::fs::write(&hist, &grown).unwrap();
+    let r = env.sync();
+    assert_eq!(r["grown"]["lines"], 2, "{r}");
+    assert_eq!(std::fs::read(&kept).unwrap(), lines(0..5));
+    // The client prunes its oldest lines and goes on: the new lines are added, nothing is kept in versions.
+    std::fs::write(&hist, lines(3..7)).unwrap();
+    let r = env.sync();
+    assert_eq!((r["grown"]["lines"].as_u64(), r["rewritten"]["files"].as_u64()), (Some(2), Some(0)), "{r}");
+    assert_eq!(std::fs::read(&kept).unwrap(), lines(0..7), "every line ever seen, each once");
+    let text_report = env.run(&[]);
+    let shown = String::from_utf8_lossy(&text_report.stdout);
+    assert!(shown.contains("nothing to do"), "a merged history with nothing new writes nothing: {shown}");
+    let names: Vec<String> = std::fs::read_dir(kept.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("cctree-kept") || n.contains("cctree-tmp")), "{names:?}");
+    // Read back as plain data.
+    let h = cctree::history::read(&kept).unwrap();
+    assert_eq!(h.entries.len(), 7);
+    assert!(h.warnings.is_empty());
+    assert_eq!(h.of_session(S1).map(|e| e.prompt.as_str()).last(), Some("prompt 6"));
+    // The client deletes it: the archive keeps it.
+    std::fs::remove_file(&hist).unwrap();
+    env.sync();
+    assert_eq!(std::fs::read(&kept).unwrap(), lines(0..7));
+    assert_eq!(std::fs::read(&hist).ok(), None, "nothing written into the source");
+}
+
+#[test]
+fn one_project_directory_is_synced_without_the_history_of_every_project() {
+    let env = Env::new();
+    env.put(&format!("{P}/{S1}.jsonl"), &text(&session(S1, "h", 1)));
+    std::fs::write(env.root.join("claude/history.jsonl"), text(&[prompt_line(0)])).unwrap();
+    let out = cctree().arg("sync").arg(env.src.join(P)).arg("--to").arg(&env.arch).arg("--json").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!env.root.join("data/cctree/history.jsonl").exists());
+}
+
+#[test]
+fn an_archive_whose_history_would_be_the_clients_own_is_refused() {
+    let env = Env::new();
+    env.put(&format!("{P}/{S1}.jsonl"), &text(&session(S1, "x", 1)));
+    let hist = env.root.join("claude/history.jsonl");
+    std::fs::write(&hist, text(&[prompt_line(0)])).unwrap();
+    let out = cctree().arg("sync").arg(&env.src).arg("--to").arg(env.root.join("claude/archive")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("history.jsonl would be the client's own") && err.contains("--to"), "{err}");
+    assert_eq!(std::fs::read(&hist).unwrap(), text(&[prompt_line(0)]));
+    assert!(!env.root.join("claude/archive").exists(), "nothing written");
+}
+
 #[test]
 fn an_archive_inside_the_source_is_refused() {
     let env = Env::new();
@@ -711,7 +786,12 @@ enum Change {
     Sync,
 }
 
-const FILES: [&str; 3] = ["p/a.jsonl", "p/s/subagents/agent-x.jsonl", "q/b.jsonl"];
+/// The files the property test changes, relative to the projects directory:
+/// transcripts, the prompt history and a file-history backup beside it.
+const FILES: [&str; 5] =
+    ["p/a.jsonl", "p/s/subagents/agent-x.jsonl", "q/b.jsonl", "../history.jsonl", "../file-history/s/0123abcd@v1"];
+const HISTORY: usize = 3;
+const BACKUP: usize = 4;
 
 fn change() -> impl Strategy<Value = Change> {
     let f = 0..FILES.len();
@@ -798,7 +878,10 @@ proptest! {
     /// For any sequence of appends, deletions and rewrites with syncs in
     /// between, no line ever synced is missing from the archive (in the live
     /// file or a kept version of it), and the archive holds no line the
-    /// source never had.
+    /// source never had. The prompt history holds every line ever synced in
+    /// its one file, each once (no kept versions); every content a backup
+    /// ever had when synced is kept (live or as a kept version, or as the
+    /// start of its grown content).
     #[test]
     fn no_line_ever_synced_goes_missing(changes in proptest::collection::vec(change(), 1..30)) {
         let tmp = tempfile::tempdir().unwrap();
@@ -808,9 +891,11 @@ proptest! {
         let mut model = Model { dir: src.clone(), next: 0 };
         let mut synced: Vec<BTreeSet<Vec<u8>>> = vec![BTreeSet::new(); FILES.len()];
         let mut written: BTreeSet<Vec<u8>> = BTreeSet::new();
+        let mut backups: BTreeSet<Vec<u8>> = BTreeSet::new();
         for c in changes.iter().chain([&Change::Sync]) {
             model.apply(c);
             for (f, name) in FILES.iter().enumerate() {
+                let name = if f == BACKUP { "backup.jsonl" } else { name };
                 written.extend(all_lines(&BTreeMap::from([(name.to_string(), model.read(f).unwrap_or_default())])));
             }
             if !matches!(c, Change::Sync) {
@@ -819,7 +904,17 @@ proptest! {
             let opts = cctree::sync::SyncOptions { input: Some(src.clone()), archive: arch.clone(), dry_run: false, progress: false };
             let report = cctree::sync::sync(&opts).unwrap();
             prop_assert!(report.errors.is_empty(), "{:?}", report.errors);
-            for (f, seen) in synced.iter_mut().enumerate() {
+            if let Some(b) = model.read(BACKUP) {
+                backups.insert(b);
+            }
+            let mut held_backups: BTreeSet<Vec<u8>> = kept_versions(&arch, FILES[BACKUP]).into_iter().collect();
+            held_backups.extend(std::fs::read(arch.join(FILES[BACKUP])).ok());
+            // A backup that grew is kept as its longer content (an append).
+            for b in &backups {
+                prop_assert!(held_backups.iter().any(|h| h.starts_with(b)), "a backup's content lost: {:?}", String::from_utf8_lossy(b));
+            }
+            prop_assert!(held_backups.is_subset(&backups), "the archive holds a backup content the source never had");
+            for (f, seen) in synced.iter_mut().enumerate().filter(|(f, _)| *f != BACKUP) {
                 if let Some(b) = model.read(f) {
                     seen.extend(all_lines(&BTreeMap::from([(FILES[f].to_string(), b)])));
                 }
@@ -830,6 +925,13 @@ proptest! {
                     prop_assert!(held.contains(line), "{}: lost {:?}", FILES[f], String::from_utf8_lossy(line));
                 }
                 prop_assert!(held.iter().all(|l| written.contains(l)), "{}: a line the source never had", FILES[f]);
+                if f == HISTORY {
+                    prop_assert!(kept_versions(&arch, FILES[f]).is_empty(), "the history is merged, not versioned");
+                    let live = std::fs::read(arch.join(FILES[f])).unwrap_or_default();
+                    let lines: Vec<&[u8]> = live.split_inclusive(|b| *b == b'\n').filter(|l| l.ends_with(b"\n")).collect();
+                    let distinct: BTreeSet<&[u8]> = lines.iter().copied().collect();
+                    prop_assert_eq!(lines.len(), distinct.len(), "each history line once");
+                }
             }
         }
     }
