@@ -47,12 +47,18 @@ struct Place {
     archive: bool,
 }
 
-/// Where ids are looked up: `--projects DIR`; else the client's projects
-/// directory, then the archive of `cctree sync` (where a session the client
-/// deleted is still kept), those that exist.
+/// Whether `dir` (a projects directory or one project directory) is, or is
+/// in, an archive of `cctree sync` (it holds the sync's record).
+pub fn in_sync_archive(dir: &Path) -> bool {
+    crate::sync::record::find(dir).is_some()
+}
+
+/// Where ids are looked up: `--projects DIR` (an archive of `cctree sync`
+/// too); else the client's projects directory, then the archive of `cctree
+/// sync` (where a session the client deleted is still kept), those that exist.
 fn places(given: Option<&Path>) -> Result<Vec<Place>> {
     if let Some(d) = given {
-        return Ok(vec![Place { dir: d.to_path_buf(), archive: false }]);
+        return Ok(vec![Place { dir: d.to_path_buf(), archive: in_sync_archive(d) }]);
     }
     let client = discover::default_projects_dir();
     let mut out: Vec<Place> =
@@ -93,10 +99,7 @@ pub fn resolve(target: &str, projects: Option<&Path>) -> Result<Resolved> {
     for place in &places {
         if let Some(mut r) = find(target, &place.dir)? {
             if place.archive {
-                // `claude -r` looks in the client's projects directory only.
-                if let (Some(client), Some(name)) = (discover::default_projects_dir(), r.dest.file_name()) {
-                    r.dest = client.join(name);
-                }
+                r.dest = into_client(&r.dest)?;
             }
             return Ok(r);
         }
@@ -151,6 +154,26 @@ fn find(target: &str, dir: &Path) -> Result<Option<Resolved>> {
     Ok(None)
 }
 
+/// Where a fork of a session of the archive of `cctree sync` is written: the
+/// same project's directory in the client's projects directory
+/// (`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`; made if the
+/// client deleted it), where `claude -r` finds it. The archive mirrors the
+/// client's layout, so the directory is the client's own for the session's
+/// working directory. Its code checkpoints' backups go into the client's
+/// `file-history/` beside it ([`super::cmd::write`]).
+fn into_client(archived_project: &Path) -> Result<PathBuf> {
+    let Some(client) = discover::default_projects_dir() else {
+        bail!(
+            "{} is in the archive of `cctree sync`, and a fork of it is written into the client's projects directory, \
+             but there is none (CLAUDE_CONFIG_DIR is not set and no home directory is known): set CLAUDE_CONFIG_DIR",
+            archived_project.display()
+        );
+    };
+    let name =
+        archived_project.file_name().with_context(|| format!("{} names no directory", archived_project.display()))?;
+    Ok(client.join(name))
+}
+
 fn file_index(p: &Project, path: &Path) -> Option<FileId> {
     let want = std::fs::canonicalize(path).ok()?;
     p.source
@@ -202,7 +225,9 @@ fn resolve_file(path: &Path, projects: Option<&Path>) -> Result<Resolved> {
             None => vec![dir.to_path_buf()],
         },
     };
-    Ok(Resolved { dest: dir.to_path_buf(), project, session, session_file, message: None, archive })
+    // A session file of the archive of `cctree sync` is forked into the client's directory.
+    let dest = if in_sync_archive(dir) { into_client(dir)? } else { dir.to_path_buf() };
+    Ok(Resolved { dest, project, session, session_file, message: None, archive })
 }
 
 /// The default checkpoint of a session: the leaf of the branch holding the

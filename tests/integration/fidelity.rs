@@ -424,6 +424,81 @@ fn a_fork_keeps_code_restore() {
     }
 }
 
+/// Every file under `dir` with its bytes.
+fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+/// Issue 30: a session the client deleted, kept by `cctree sync`, is forked
+/// into the client's projects directory (the project's directory made
+/// again) with its backups in the client's `file-history/`, whichever way it
+/// is named (its id found in the archive, `--projects <archive>`, its file in
+/// the archive); the archive is left as it was and the command printed is
+/// `cd <cwd> && claude -r <id>`.
+#[test]
+fn a_fork_from_the_archive_lands_where_the_client_resumes_it() {
+    let (tmp, projects) = config_copy("tui");
+    let (main, _) = sessions("tui");
+    let archive = tmp.path().join("data/cctree/projects");
+    let synced = cctree().args(["-q", "sync"]).arg(&projects).arg("--to").arg(&archive).output().unwrap();
+    assert!(synced.status.success(), "{}", String::from_utf8_lossy(&synced.stderr));
+    // The client's cleanup deletes the project's transcripts and the backups.
+    let project = project_dir("tui").file_name().unwrap().to_owned();
+    std::fs::remove_dir_all(projects.join(&project)).unwrap();
+    std::fs::remove_dir_all(tmp.path().join("file-history")).unwrap();
+    let before = files_of(&archive.parent().unwrap());
+    let src = lines(&archive.join(&project).join(format!("{main}.jsonl")));
+    let reply = src
+        .iter()
+        .find(|v| {
+            v["type"] == "assistant"
+                && v["message"]["content"][0]["text"].as_str().is_some_and(|t| t.starts_with("Done with: third"))
+        })
+        .unwrap();
+    let at = reply["uuid"].as_str().unwrap();
+    let session_file = archive.join(&project).join(format!("{main}.jsonl"));
+    let ways: [(&str, Vec<std::ffi::OsString>); 3] = [
+        ("by id, found in the archive", vec![main.clone().into()]),
+        ("--projects <archive>", vec![main.clone().into(), "--projects".into(), archive.clone().into()]),
+        ("its file in the archive", vec![session_file.into()]),
+    ];
+    for (how, target) in ways {
+        let out = cctree()
+            .arg("fork")
+            .args(&target)
+            .args(["--at", at, "--json"])
+            .env("HOME", tmp.path().join("home"))
+            .env("CLAUDE_CONFIG_DIR", tmp.path())
+            .env("CCTREE_ARCHIVE", &archive)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
+        let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let id = plan["new_session_id"].as_str().unwrap();
+        let path = PathBuf::from(plan["path"].as_str().unwrap());
+        assert_eq!(path, projects.join(&project).join(format!("{id}.jsonl")), "{how}: into the client's directory");
+        assert!(path.is_file(), "{how}");
+        let linked = tmp.path().join("file-history").join(id);
+        let names: Vec<_> = std::fs::read_dir(&linked).unwrap_or_else(|e| panic!("{how}: {e}")).flatten().collect();
+        assert!(!names.is_empty(), "{how}: backups in the client's file-history/");
+        for n in names {
+            let kept = archive.parent().unwrap().join("file-history").join(&main).join(n.file_name());
+            assert_eq!(std::fs::read(n.path()).unwrap(), std::fs::read(kept).unwrap(), "{how}");
+        }
+        let cwd = reply["cwd"].as_str().unwrap();
+        assert_eq!(plan["command"], format!("claude -r {id}"), "{how}");
+        assert_eq!(plan["shell"], format!("cd {cwd} && claude -r {id}"), "{how}");
+        assert_eq!(files_of(&archive.parent().unwrap()), before, "{how}: nothing written into the archive");
+    }
+}
+
 #[test]
 fn a_fork_at_the_root_prompt_keeps_its_context_and_says_how_claude_answers_it() {
     let (_tmp, projects) = config_copy("print");
