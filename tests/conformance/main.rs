@@ -457,3 +457,89 @@ fn leaf_of(s: &Sandbox, session: &str) -> String {
 fn prompts_and_summaries(line: &[String]) -> Vec<String> {
     line.iter().filter(|l| !l.starts_with("claude: ")).cloned().collect()
 }
+
+/// Issue 30: a session the client deleted (its transcript and its backups,
+/// as the cleanup does), kept by `cctree sync`, forked from the archive
+/// (`cctree fork <id> --at <reply> --projects <archive>`): the fork lands in
+/// the client's projects directory and `file-history/`; the command cctree
+/// printed, run as printed from another directory, resumes it with exactly
+/// root → checkpoint; the rewind menu of the resumed fork restores the code.
+#[test]
+fn a_fork_from_the_archive_after_the_client_deleted_the_session_resumes_exactly_and_restores_code() {
+    let _g = serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "archive-fork");
+    let main = scenarios::two_writes_session(&s);
+    assert!(s.config.join("file-history").join(&main).is_dir(), "the client kept backups");
+    let archive = s.root.join("data/cctree/projects");
+    let synced = model::cctree().args(["-q", "sync"]).arg(s.projects()).arg("--to").arg(&archive).output().unwrap();
+    assert!(synced.status.success(), "cctree sync: {}", String::from_utf8_lossy(&synced.stderr));
+    let archived = archive.join(s.project().file_name().unwrap()).join(format!("{main}.jsonl"));
+    let source = read_lines(&archived);
+    // The cleanup: the session's transcript, its directory and its backups are gone.
+    std::fs::remove_dir_all(s.project()).unwrap();
+    std::fs::remove_dir_all(s.config.join("file-history").join(&main)).unwrap();
+    let reply = source
+        .iter()
+        .find(|v| v["type"] == "assistant" && texts(v).starts_with("Done with: second"))
+        .expect("the last reply");
+    let at = reply["uuid"].as_str().unwrap();
+    let out = model::cctree()
+        .args(["fork", &main, "--at", at, "--json", "--projects"])
+        .arg(&archive)
+        .env("HOME", &s.home)
+        .env("CLAUDE_CONFIG_DIR", &s.config)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "cctree fork: {}", String::from_utf8_lossy(&out.stderr));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = plan["new_session_id"].as_str().unwrap().to_string();
+    assert_eq!(plan["path"], s.project().join(format!("{id}.jsonl")).display().to_string());
+    assert!(s.config.join("file-history").join(&id).is_dir(), "backups in the client's file-history/");
+    let shell = plan["shell"].as_str().unwrap().to_string();
+    assert_eq!(shell, format!("cd {} && claude -r {id}", s.work.display()));
+    // Root → checkpoint, as the archive holds it (the session has one line).
+    let upto = source.iter().position(|v| v["uuid"] == at).unwrap();
+    let kept = s.root.join("expected.jsonl");
+    let text: String = source[..=upto].iter().map(|v| format!("{v}\n")).collect();
+    std::fs::write(&kept, text).unwrap();
+    let mut expected = history_of_file(&kept);
+    let prompt = "next after the fork from the archive";
+    expected.push(("user".to_string(), vec![format!("text:{prompt}")]));
+    // The printed command, run as printed by a shell in another directory.
+    s.mock.clear();
+    let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let mut env = s.env();
+    env.retain(|(k, _)| k != "PATH");
+    let st = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{shell} --allowedTools Bash,Write -p '{prompt}'"))
+        .current_dir(&s.root)
+        .env_clear()
+        .envs(env)
+        .env("PATH", path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "`{shell}`: {}", String::from_utf8_lossy(&st.stderr));
+    let requests = s.mock.message_requests();
+    let first = requests.first().expect("the resumed fork sent a request");
+    assert_eq!(history_of_request(first), expected, "root → checkpoint, then the new prompt");
+    // Code restore: the rewind menu of the resumed fork puts a.txt back as it was before the second prompt.
+    let file = s.work.join("a.txt");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), "version-two");
+    let t = Tui::start(&s, &["-r", &id], &[]);
+    scenarios::rewind_menu(&t, "second: overwrite", "Restore code and conversation");
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&file).unwrap_or_default().trim() != "version-one" {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "a.txt was not restored: {:?}\n{}",
+            std::fs::read_to_string(&file),
+            t.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    t.keys(&["C-u"]);
+    t.exit();
+}

@@ -56,13 +56,21 @@ pub fn rewind_to(t: &Tui, text: &str) {
 pub fn rewind_menu(t: &Tui, text: &str, option: &str) {
     t.keys(&["Escape", "Escape"]);
     t.wait_for("Restore the code and/or conversation", 20);
+    let selected = |screen: &str| -> Option<String> {
+        let menu = screen.split("Restore the code and/or conversation").nth(1)?;
+        menu.lines().find(|l| l.trim_start().starts_with('❯')).map(str::to_string)
+    };
     for _ in 0..20 {
-        let screen = t.screen();
-        let menu = screen.split("Restore the code and/or conversation").nth(1).unwrap_or("");
-        if menu.lines().any(|l| l.trim_start().starts_with('❯') && l.contains(text)) {
+        let was = selected(&t.screen());
+        if was.as_deref().is_some_and(|l| l.contains(text)) {
             break;
         }
         t.keys(&["Up"]);
+        // Wait for the selection to move, so that a slow redraw is not taken for one more Up.
+        let start = std::time::Instant::now();
+        while selected(&t.screen()) == was && start.elapsed() < std::time::Duration::from_secs(2) {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
     t.keys(&["Enter"]);
     let screen = t.wait_for("Restore to the point before you sent this message", 20);
@@ -184,6 +192,26 @@ pub fn compact_session(s: &Sandbox) -> String {
     t.wait_idle("Compacted", 60);
     t.type_line("fifth: after the compaction");
     t.wait_idle("Reply to: fifth", 60);
+    t.exit();
+    s.sessions()[0].clone()
+}
+
+/// A TUI session of two prompts, each writing `a.txt` (`version-one`, then
+/// `version-two`): the client keeps a backup of each version in
+/// `file-history/<session>/` (code restore). Returns the session id.
+pub fn two_writes_session(s: &Sandbox) -> String {
+    let w = s.work.display().to_string();
+    let t = Tui::start(s, &[], &[]);
+    // The first start may show a notice that takes the first Enter.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    t.type_line(&format!("first: write [[write: {w}/a.txt version-one]]"));
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    if !t.screen().contains("Done with: first: write") && t.screen().contains("❯ first: write") {
+        t.keys(&["Enter"]);
+    }
+    t.wait_idle("Done with: first: write", 60);
+    t.type_line(&format!("second: overwrite [[write: {w}/a.txt version-two]]"));
+    t.wait_idle("Done with: second: overwrite", 60);
     t.exit();
     s.sessions()[0].clone()
 }
