@@ -452,7 +452,7 @@ fn a_fork_from_the_archive_lands_where_the_client_resumes_it() {
     let project = project_dir("tui").file_name().unwrap().to_owned();
     std::fs::remove_dir_all(projects.join(&project)).unwrap();
     std::fs::remove_dir_all(tmp.path().join("file-history")).unwrap();
-    let before = files_of(&archive.parent().unwrap());
+    let before = files_of(archive.parent().unwrap());
     let src = lines(&archive.join(&project).join(format!("{main}.jsonl")));
     let reply = src
         .iter()
@@ -495,7 +495,7 @@ fn a_fork_from_the_archive_lands_where_the_client_resumes_it() {
         let cwd = reply["cwd"].as_str().unwrap();
         assert_eq!(plan["command"], format!("claude -r {id}"), "{how}");
         assert_eq!(plan["shell"], format!("cd {cwd} && claude -r {id}"), "{how}");
-        assert_eq!(files_of(&archive.parent().unwrap()), before, "{how}: nothing written into the archive");
+        assert_eq!(files_of(archive.parent().unwrap()), before, "{how}: nothing written into the archive");
     }
 }
 
