@@ -19,6 +19,7 @@
 pub mod build;
 pub mod cache;
 pub mod check;
+pub mod cleanup;
 pub mod cli;
 pub mod discover;
 pub mod driver;

@@ -96,7 +96,16 @@ fn plain(quiet: bool) -> Result<Status> {
 /// `cctree render`, after a sync with `--sync`.
 fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
     if !args.sync {
-        return build(args, quiet);
+        let status = build(args, quiet)?;
+        let input = match args.input.as_slice() {
+            [] => discover::default_projects_dir(),
+            [one] => Some(discover::config_projects(one).unwrap_or_else(|| one.clone())),
+            _ => None,
+        };
+        if let Some(input) = input {
+            cleanup_warning(&input, crate::sync::existing_archive().as_deref(), "cctree sync", quiet);
+        }
+        return Ok(status);
     }
     if args.input.len() > 1 {
         anyhow::bail!("--sync takes one INPUT: a projects directory or one project directory");
@@ -116,7 +125,9 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
     if !report.errors.is_empty() {
         anyhow::bail!("{}", report.error_text());
     }
-    build(&RenderArgs { input: vec![archive], ..args.clone() }, quiet)
+    let status = build(&RenderArgs { input: vec![archive.clone()], ..args.clone() }, quiet)?;
+    cleanup_warning(&report.source, Some(&archive), "cctree sync", quiet);
+    Ok(status)
 }
 
 /// What `cctree serve` reads: INPUT; with `--sync`, or with no INPUT when
@@ -374,7 +385,47 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
     if !report.errors.is_empty() {
         anyhow::bail!("{}", report.error_text());
     }
+    let default = crate::sync::default_archive_dir();
+    let command = match &args.to {
+        Some(to) if default.as_deref().is_none_or(|d| crate::files::resolve(d) != crate::files::resolve(to)) => {
+            format!("cctree sync --to {}", crate::term::shell_quote(&to.to_string_lossy()))
+        }
+        _ => "cctree sync".to_string(),
+    };
+    cleanup_warning(&report.source, Some(&report.archive), &command, quiet);
     Ok(Status::Clean)
+}
+
+/// Warns (on stderr, unless `quiet`) about the sessions Claude Code's next
+/// cleanup deletes that `archive` does not hold yet, when `projects` is the
+/// client's projects directory, and names `command`, the one that keeps them
+/// ([`crate::cleanup`]). `CCTREE_TEST_NOW` (RFC 3339) stands for the time in tests.
+fn cleanup_warning(projects: &std::path::Path, archive: Option<&std::path::Path>, command: &str, quiet: bool) {
+    use crate::cleanup::{Clock, at_risk, clock, managed_settings_files, warning};
+    if quiet {
+        return;
+    }
+    let Some(client) = discover::default_projects_dir() else { return };
+    if !client.is_dir() || crate::files::resolve(projects) != crate::files::resolve(&client) {
+        return;
+    }
+    let Some(config) = client.parent() else { return };
+    let now = std::env::var("CCTREE_TEST_NOW")
+        .ok()
+        .and_then(|t| crate::parse::time::parse_timestamp(&t))
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        });
+    match clock(config, &managed_settings_files()) {
+        Clock::Off { why } => tracing::info!("Claude Code's cleanup does not run: {why}"),
+        Clock::Days { days, from } => {
+            if let Some(w) = warning(&at_risk(&client, archive, days, now), days, from.as_deref(), now, command) {
+                crate::term::print_err(&crate::term::escape_text(&w));
+            }
+        }
+    }
 }
 
 fn stats(args: &StatsArgs, quiet: bool) -> Result<Status> {

@@ -10,6 +10,7 @@
 
 mod adversarial;
 mod browser;
+mod cleanup;
 mod cli;
 mod compaction;
 mod content;
