@@ -385,13 +385,29 @@ pub struct SyncArgs {
     #[arg(long, value_name = "DIR")]
     pub to: Option<PathBuf>,
 
-    /// Show what would be copied, appended and kept; write nothing.
+    /// Show what would be copied, appended and kept; write nothing. With
+    /// --schedule or --unschedule: show what would be written or removed.
     #[arg(long)]
     pub dry_run: bool,
 
     /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
+
+    /// Sync every hour from now on, for the current user, with this INPUT
+    /// and --to: a systemd user timer (Linux), a launchd agent (macOS), else
+    /// a crontab line (CCTREE_SCHEDULER=systemd|launchd|cron chooses). Shows
+    /// what it writes and asks first (--yes: without asking).
+    #[arg(long, conflicts_with_all = ["unschedule", "json"])]
+    pub schedule: bool,
+
+    /// Remove the hourly sync --schedule set up (only what it wrote).
+    #[arg(long, conflicts_with = "json")]
+    pub unschedule: bool,
+
+    /// With --schedule or --unschedule: do it without asking.
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]

@@ -36,6 +36,7 @@ pub mod project;
 pub mod redact;
 pub mod render;
 pub mod run;
+pub mod schedule;
 pub mod select;
 pub mod serve;
 pub mod stats;

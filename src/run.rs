@@ -363,6 +363,66 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
     Ok(Status::Clean)
 }
 
+/// `cctree sync --schedule` / `--unschedule`: the plan shown, then (asked on
+/// a terminal, or with `--yes`) carried out.
+fn schedule(args: &SyncArgs, archive: &std::path::Path) -> Result<Status> {
+    use crate::schedule::{Dirs, apply, detect, install, read_crontab, remove, text};
+    let scheduler = detect()?;
+    let dirs = Dirs::current()?;
+    let crontab = match scheduler {
+        crate::schedule::Scheduler::Cron => read_crontab()?,
+        _ => String::new(),
+    };
+    let plan = if args.schedule {
+        let input = match &args.input {
+            Some(p) => p.clone(),
+            None => discover::default_projects_dir().context(
+                "no default projects directory (CLAUDE_CONFIG_DIR is not set and no home directory is known): \
+                 pass the projects directory to sync, `cctree sync DIR --schedule`",
+            )?,
+        };
+        if !input.is_dir() {
+            anyhow::bail!(
+                "{} is not a directory: schedule the sync of the projects directory Claude Code writes to",
+                input.display()
+            );
+        }
+        let program = std::env::current_exe().context("cannot tell where this cctree is installed")?;
+        let words = ["-q".into(), "sync".into(), crate::files::resolve(&input).to_string_lossy().into_owned()];
+        let mut words: Vec<String> = words.to_vec();
+        words.extend(["--to".into(), crate::files::resolve(archive).to_string_lossy().into_owned()]);
+        install(scheduler, &dirs, &program, &words, &crontab)
+    } else {
+        remove(scheduler, &dirs, &crontab)?
+    };
+    print_out(&text(scheduler, &plan, args.schedule))?;
+    if plan.nothing.is_some() || args.dry_run {
+        return Ok(Status::Clean);
+    }
+    if !args.yes {
+        use std::io::IsTerminal;
+        if !std::io::stdin().is_terminal() {
+            anyhow::bail!("nothing written: pass --yes to {} it", if args.schedule { "write" } else { "remove" });
+        }
+        crate::term::print_err("go ahead? [y/N] ");
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer).context("reading the answer")?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            crate::term::print_err("nothing written\n");
+            return Ok(Status::Clean);
+        }
+    }
+    for note in apply(&plan, args.schedule)? {
+        crate::term::print_err(&format!("warning: {note}\n"));
+    }
+    print_out(if args.schedule {
+        "scheduled: cctree syncs every hour (`cctree sync --unschedule` removes it)\n"
+    } else {
+        "removed: cctree no longer syncs on a schedule\n"
+    })?;
+    Ok(Status::Clean)
+}
+
 /// `cctree sync`.
 fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
     let archive = match &args.to {
@@ -370,6 +430,9 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
         None => crate::sync::default_archive_dir()
             .context("no default archive (CCTREE_ARCHIVE is not set and no home directory is known): pass --to DIR")?,
     };
+    if args.schedule || args.unschedule {
+        return schedule(args, &archive);
+    }
     let opts = crate::sync::SyncOptions {
         input: args.input.clone(),
         archive,

@@ -24,6 +24,7 @@ mod props;
 mod redact;
 mod regression;
 mod render;
+mod schedule;
 mod select;
 mod serve;
 mod support;
