@@ -543,3 +543,71 @@ fn a_fork_from_the_archive_after_the_client_deleted_the_session_resumes_exactly_
     t.keys(&["C-u"]);
     t.exit();
 }
+
+/// The cleanup clock (issue 30): the sessions cctree's warning names are the
+/// ones the client's own cleanup deletes when it next starts — by the
+/// files' modification times, with the default period, and with the period
+/// of `$CLAUDE_CONFIG_DIR/settings.json` (not `~/.claude/settings.json`).
+#[test]
+fn the_clients_cleanup_deletes_exactly_the_sessions_cctree_warns_about() {
+    let _g = serial();
+    let Some(bin) = client::client() else { return };
+    cleanup_case(&bin, "cleanup-default", None, &["a-40-days", "b-31-days"]);
+    cleanup_case(&bin, "cleanup-settings", Some(20), &["a-40-days", "b-31-days", "c-29-days"]);
+}
+
+/// Sessions last written 40, 31, 29 and 1 days ago; `days` in the client's
+/// `settings.json` (and 35 in `~/.claude/settings.json`, which the client
+/// does not read with `CLAUDE_CONFIG_DIR` set). cctree's warning names
+/// `deleted`, then the client, run with `-p` long enough for its
+/// housekeeping (a few seconds after it starts), deletes exactly those.
+fn cleanup_case(bin: &std::path::Path, name: &str, days: Option<u64>, deleted: &[&str]) {
+    let s = Sandbox::new(bin, name);
+    if let Some(d) = days {
+        std::fs::write(s.config.join("settings.json"), format!("{{\"cleanupPeriodDays\": {d}}}")).unwrap();
+        std::fs::create_dir_all(s.home.join(".claude")).unwrap();
+        std::fs::write(s.home.join(".claude/settings.json"), r#"{"cleanupPeriodDays": 35}"#).unwrap();
+    }
+    let now = std::time::SystemTime::now();
+    let dir = s.projects().join("-old-project");
+    std::fs::create_dir_all(&dir).unwrap();
+    let all = [("a-40-days", 40 * 24), ("b-31-days", 31 * 24), ("c-29-days", 29 * 24), ("d-1-day", 24)];
+    for (id, hours) in all {
+        let p = dir.join(format!("{id}.jsonl"));
+        std::fs::write(&p, format!("{{\"type\":\"user\",\"sessionId\":\"{id}\"}}\n")).unwrap();
+        let t = now - std::time::Duration::from_secs(hours * 3600);
+        std::fs::File::options().write(true).open(&p).unwrap().set_modified(t).unwrap();
+    }
+    let warned = model::cctree()
+        .args(["render", "-o"])
+        .arg(s.root.join("site"))
+        .env("HOME", &s.home)
+        .env("CLAUDE_CONFIG_DIR", &s.config)
+        .env("XDG_DATA_HOME", s.root.join("data"))
+        .env_remove("CCTREE_ARCHIVE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&warned.stderr).into_owned();
+    assert!(warned.status.success(), "{err}");
+    let named: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("  -old-project/"))
+        .map(|l| l.split(".jsonl").next().unwrap())
+        .collect();
+    assert_eq!(named, deleted, "{name}: cctree's warning\n{err}");
+    s.print(&[], "hello, cleanup [[bash: sleep 15]]");
+    let left = || {
+        let mut v: Vec<String> = std::fs::read_dir(&dir)
+            .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    let kept: Vec<String> =
+        all.iter().filter(|(id, _)| !deleted.contains(id)).map(|(id, _)| format!("{id}.jsonl")).collect();
+    let start = std::time::Instant::now();
+    while left() != kept && start.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert_eq!(left(), kept, "{name}: the client deleted exactly what cctree named");
+}
