@@ -16,6 +16,7 @@
 //! repository's reference of what Claude Code writes (kept true by the
 //! conformance suite against the real client, `tests/conformance/`).
 
+pub mod adapter;
 pub mod build;
 pub mod cache;
 pub mod check;
@@ -31,6 +32,7 @@ pub mod history;
 pub mod id;
 pub mod json;
 pub mod limits;
+pub mod model;
 pub mod parse;
 pub mod project;
 pub mod redact;

@@ -17,6 +17,7 @@
 //! | [`META_VIEW_MIN`] | 1 KB | smallest raw-JSON view worth showing; less left → a note | `render::page` |
 //! | [`MARKDOWN_CAP`] | 512 KB | text rendered as Markdown (the rest dropped with a note) | `render::html::markdown` |
 //! | [`COMMAND_CAP`] | 64 KB | a shell command shown in a tool call | `render::tools` |
+//! | [`RESULT_BADGE_SIZE`] | 2,000 | a tool result longer than this shows its size in its call's header | `render::tools` |
 //! | [`IMAGE_CAP`] | 16 MB | a decoded image (larger: a placeholder) | `render::images` |
 //! | [`DIFF_LINES`] | 6,000 | changed lines diffed line by line (more: shown whole) | `render::html::diff` |
 //! | [`LISTED_PER_PAGE`] | 200 | rows of each list (conversations, sub-agent transcripts, other entries) on a page of a project index | `render::listing` |
@@ -44,6 +45,7 @@
 //! | [`AUX_SUMMARY_CHARS`] | 100 | the summary of a collapsed side entry | `render::message` |
 //! | [`AUX_LINE_CHARS`] | 300 | a side entry shown on one line | `render::message` |
 //! | [`TOOL_ARG_CHARS`] | 120 | a tool call's argument in its header | `render::tools` |
+//! | [`RAW_SUMMARY_FIELDS`] | 3 | fields named in the one-line summary of a tool input without a type | `model::raw` |
 //! | [`TOOL_NOTE_CHARS`] | 200 | the line of a result text whose call shows its effect (longer: the whole text under it) | `render::tools` |
 //! | [`HINT_CHARS`] | 400 | a tool call's description | `render::tools` |
 //! | [`SEARCH_TITLE_CHARS`] | 200 | a conversation's title in the search index | `render::search` |
@@ -118,6 +120,8 @@ pub const META_VIEW_MIN: usize = 1024;
 pub const MARKDOWN_CAP: usize = 512 * 1024;
 /// Longest shell command shown in a tool call.
 pub const COMMAND_CAP: usize = 64 * 1024;
+/// A tool result longer than this shows its size in its call's header.
+pub const RESULT_BADGE_SIZE: usize = 2000;
 /// Largest decoded image written (bigger ones become a placeholder).
 pub const IMAGE_CAP: usize = 16 * 1024 * 1024;
 /// Most lines, old and new together, between the common start and end of
@@ -190,6 +194,8 @@ pub const AUX_SUMMARY_CHARS: usize = 100;
 pub const AUX_LINE_CHARS: usize = 300;
 /// A tool call's argument in its header.
 pub const TOOL_ARG_CHARS: usize = 120;
+/// Fields of an untyped tool input its one-line summary names (`model::Raw::key_fields`).
+pub const RAW_SUMMARY_FIELDS: usize = 3;
 /// The line of a result text whose call shows its effect (Edit, Write…); longer: the whole text under it.
 pub const TOOL_NOTE_CHARS: usize = 200;
 /// A tool call's description.

@@ -189,6 +189,19 @@ impl Project {
         Some((path, String::from_utf8_lossy(&buf).into_owned()))
     }
 
+    /// What entry `e` says, read from its line by its client's reader
+    /// ([`crate::adapter`]); when the line cannot be read again, what an
+    /// empty line says, and why.
+    pub fn node<'a>(&'a self, e: &'a Entry) -> (crate::model::Node<'a>, Option<LineError>) {
+        crate::adapter::claude::node(self, e)
+    }
+
+    /// The whole of entry `e` as its client wrote it (for a view that shows
+    /// all of it).
+    pub fn record(&self, e: &Entry) -> Result<crate::model::Raw<'_>, LineError> {
+        crate::adapter::claude::record(self, e)
+    }
+
     /// `path:line` of an entry location, for messages.
     pub fn locate(&self, loc: Loc) -> String {
         let path = self.source.files.get(loc.file).map_or_else(|| "?".into(), |f| f.path.display().to_string());

@@ -37,6 +37,7 @@ use crate::discover::{AgentMeta, FileClass, FileId};
 use crate::id::{IdVec, typed_id};
 use crate::parse::{Entries, Entry, EntryId};
 
+pub use crate::model::CompactionKind;
 pub use forks::ChildRole;
 pub use queries::Walk;
 
@@ -113,36 +114,6 @@ pub struct Node {
     /// For a compaction (a boundary, a 1.0.x summary root, a
     /// `microcompact_boundary`): its kind.
     pub compaction: Option<CompactionKind>,
-}
-
-/// What a compaction summarized (transcript-format §5.7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum CompactionKind {
-    /// `/compact` or an automatic compaction: everything before it (it may
-    /// keep the last messages verbatim, after the summary).
-    Full,
-    /// The rewind menu's "Summarize from here": the chosen message and what
-    /// followed; the messages before it are kept, and the turns summarized
-    /// stay on a branch beside the line.
-    From,
-    /// The rewind menu's "Summarize up to here": what came before the chosen
-    /// message; it and what followed are kept, after the summary.
-    UpTo,
-    /// A `microcompact_boundary` (2.1.9–2.1.22): old tool results cleared,
-    /// the chain goes on.
-    Micro,
-}
-
-impl CompactionKind {
-    /// Its name in `stats` and in page markup.
-    pub fn name(self) -> &'static str {
-        match self {
-            CompactionKind::Full => "full",
-            CompactionKind::From => "from",
-            CompactionKind::UpTo => "up_to",
-            CompactionKind::Micro => "micro",
-        }
-    }
 }
 
 /// A compaction that kept messages, as the graph placed them: where the

@@ -220,34 +220,9 @@ pub enum Meta {
     Summarized(Direction),
 }
 
-/// Which part of the conversation a partial compaction summarized
-/// (transcript-format §5.7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Direction {
-    /// "Summarize from here": the chosen message and what follows; what came
-    /// before it is kept, before the summary.
-    From,
-    /// "Summarize up to here": what came before the chosen message; it and
-    /// what follows are kept, after the summary.
-    UpTo,
-}
-
-/// The messages a compaction kept verbatim, as its boundary names them
-/// (observed on 2.1.332, transcript-format §5.7). The client puts them right
-/// after `anchor` (the summary, or the boundary itself for "Summarize from
-/// here") when it loads the session, and what hung from `anchor` after them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Kept {
-    pub anchor: Box<str>,
-    /// `preservedSegment.headUuid` / `tailUuid`: the first and last kept
-    /// message (the client walks `parentUuid` from the tail to the head when
-    /// no list is given).
-    pub head: Option<Box<str>>,
-    pub tail: Option<Box<str>>,
-    /// `preservedMessages.uuids`: every kept message in order (the client
-    /// chains them in this order when given; empty when absent or malformed).
-    pub uuids: Vec<Box<str>>,
-}
+/// What a boundary kept and which way a partial summary went: types of
+/// the model, read here with the line's header (the graph places them).
+pub use crate::model::compaction::{Direction, Kept};
 
 /// The `leafUuid` a rewind writes into `last-prompt`: not a node.
 const ZERO_UUID: &str = "00000000-0000-0000-0000-000000000000";

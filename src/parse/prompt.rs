@@ -79,6 +79,30 @@ pub fn typed_text(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// The text of an entry's excerpt as its words are read: a slash command
+/// (`<command-name>`, `<command-args>` tags) as `/name args`, a shell-mode
+/// input (`<bash-input>`) as `! cmd`, anything else as it is.
+pub fn as_typed(text: &str) -> std::borrow::Cow<'_, str> {
+    if let Some(name) = tag_text(text, "command-name") {
+        let args = tag_text(text, "command-args").unwrap_or("");
+        return std::borrow::Cow::Owned(format!("{name} {args}"));
+    }
+    if let Some(cmd) = tag_text(text, "bash-input") {
+        return std::borrow::Cow::Owned(format!("! {cmd}"));
+    }
+    std::borrow::Cow::Borrowed(text)
+}
+
+/// The text between `<tag>` and `</tag>` (the first occurrence; to the end
+/// when it is not closed).
+pub fn tag_text<'s>(s: &'s str, tag: &str) -> Option<&'s str> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let start = s.find(&open)? + open.len();
+    let end = s[start..].find(&close).map_or(s.len(), |e| start + e);
+    Some(&s[start..end])
+}
+
 /// Whether `s` is nothing but IDE context tags.
 pub fn only_context(s: &str) -> bool {
     prompt_parts(s).iter().all(|p| matches!(p, PromptPart::Ide { .. }))
@@ -111,6 +135,18 @@ mod tests {
         assert_eq!(prompt_parts("<ide_selection>never closed"), [Typed("<ide_selection>never closed")]);
         assert_eq!(prompt_parts("<ide_selectionx>a</ide_selectionx>"), [Typed("<ide_selectionx>a</ide_selectionx>")]);
         assert_eq!(prompt_parts(""), [Typed("")]);
+    }
+
+    #[test]
+    fn tags_are_read_as_typed() {
+        let s = "<command-name>/cost</command-name>\n<command-args>a b</command-args>";
+        assert_eq!(tag_text(s, "command-name"), Some("/cost"));
+        assert_eq!(tag_text(s, "command-args"), Some("a b"));
+        assert_eq!(tag_text(s, "nope"), None);
+        assert_eq!(tag_text("<x>open", "x"), Some("open"));
+        assert_eq!(as_typed(s), "/cost a b");
+        assert_eq!(as_typed("<bash-input>ls</bash-input>"), "! ls");
+        assert_eq!(as_typed("plain"), "plain");
     }
 
     #[test]

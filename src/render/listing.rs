@@ -26,10 +26,10 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> (Vec<Block>, usize) {
         .iter()
         .take(UNKNOWN_ENTRIES)
         .map(|e| {
-            let json: serde_json::Value = ctx.project.json(e).unwrap_or(serde_json::Value::Null);
+            let raw = ctx.project.record(e).unwrap_or_else(|_| crate::model::Raw::null());
             let place = ctx.place(e.loc);
             let label = format!("{} ({})", e.kind.name(), ctx.redactor.text(|| place.clone(), &place));
-            pcx.json_details(&label, &json)
+            pcx.json_details(&label, &raw)
         })
         .collect();
     (shown, unknown.len().saturating_sub(UNKNOWN_ENTRIES))
@@ -40,7 +40,7 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> (Vec<Block>, usize) {
 fn unplaced_queued(ctx: &ProjectCtx<'_>, at: usize) -> Vec<Vec<Block>> {
     let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
     let queued = ctx.graph().unplaced_queued.iter().skip(at).take(LISTED_PER_PAGE);
-    queued.map(|&q| super::message::queued_view(&mut pcx, &ctx.entries()[q]).body).collect()
+    queued.map(|&q| super::message::queued_view(&mut pcx, q).body).collect()
 }
 
 /// Token totals of a conversation's turns (every branch, sub-agents not

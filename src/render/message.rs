@@ -5,14 +5,12 @@
 //! are written by `templates/_message.html` and `templates/blocks/`.
 
 use askama::Template;
-use serde_json::Value;
-
-use crate::json::pick::Want;
 
 use rustc_hash::FxHashSet;
 
 use crate::graph::{AgentKind, CompactionKind, ForkKind, NodeId};
-use crate::parse::{Entry, Kind, UserKind};
+use crate::model::{self, Body, Content, Injected, ToolInput};
+use crate::parse::{Entry, EntryId, Kind};
 
 use super::blocks::{
     Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, IdeContext, Note, NoticeText, ShellInput,
@@ -22,7 +20,6 @@ use super::html::{Html, filters};
 use super::layout::Item;
 use super::page::{PageCtx, placeholder};
 use super::pages::Time;
-use super::payload::{PromptPart, at, prompt_parts, str_at, strip_tags, tag_text, text_of};
 use super::text::{Tokens, compact_num, excerpt, prompt_words};
 use super::tools;
 use super::urls::{Href, fork_anchor, fragment};
@@ -89,22 +86,13 @@ pub struct ForkBranch {
     pub active: bool,
 }
 
-/// An entry's line read whole (for a view that shows all of it), or `null`
-/// with a warning when it cannot be read again.
-fn parse(cx: &PageCtx<'_>, e: &Entry) -> Value {
-    cx.p.project.json(e).map_err(|err| cx.warn(format_args!("{err}"))).unwrap_or(Value::Null)
-}
-
-/// A compaction's landmark: its kind, what triggered it, the tokens before
-/// (or saved), and the messages it kept verbatim and where (§5.7).
-fn compaction(cx: &PageCtx<'_>, node: NodeId, json: &Value, mut v: MessageView) -> MessageView {
+/// A compaction's landmark: its kind (the graph's: a partial summary's
+/// direction is on the summary after the boundary), what triggered it, the
+/// tokens before (or saved), and the messages it kept verbatim and where
+/// (§5.7).
+fn compaction(cx: &PageCtx<'_>, node: NodeId, c: &model::Compaction<'_>) -> (String, String, Vec<Block>) {
     let g = cx.p.graph();
-    let kind = g.node(node).compaction.unwrap_or(CompactionKind::Full);
-    v.class = format!("landmark compaction {}", kind.name());
-    v.role = compaction_label(kind).into();
-    let meta = if kind == CompactionKind::Micro { "microcompactMetadata" } else { "compactMetadata" };
-    let trigger = str_at(Some(json), &[meta, "trigger"]).unwrap_or("").to_string();
-    let tokens = |k: &str| at(Some(json), &[meta, k]).and_then(Value::as_u64).map(compact_num);
+    let kind = g.node(node).compaction.unwrap_or(if c.micro { CompactionKind::Micro } else { CompactionKind::Full });
     let kept = g.splice_of(node).map(|sp| {
         let n = kept_messages(cx, &sp.kept);
         let s = if n == 1 { "" } else { "s" };
@@ -114,13 +102,13 @@ fn compaction(cx: &PageCtx<'_>, node: NodeId, json: &Value, mut v: MessageView) 
             format!("{n} message{s} kept after the summary")
         }
     });
-    v.body = vec![Block::Compaction(Compaction {
-        trigger,
-        pre_tokens: tokens("preTokens"),
-        saved: if kind == CompactionKind::Micro { tokens("tokensSaved") } else { None },
+    let block = Compaction {
+        trigger: c.trigger.to_string(),
+        pre_tokens: c.pre_tokens.map(compact_num),
+        saved: c.saved.filter(|_| kind == CompactionKind::Micro).map(compact_num),
         kept,
-    })];
-    v
+    };
+    (format!("landmark compaction {}", kind.name()), compaction_label(kind).into(), vec![Block::Compaction(block)])
 }
 
 /// How a page names a compaction of each kind (the map too).
@@ -147,16 +135,6 @@ fn kept_messages(cx: &PageCtx<'_>, nodes: &[NodeId]) -> usize {
         .count()
 }
 
-/// What prompts, replies and tool results show of their line: its
-/// `message.content`.
-const CONTENT: Want = Want::Keys(&[("message", Want::Keys(&[("content", Want::All)]))]);
-
-/// [`parse`] of what a view shows of a line ([`crate::json::pick`]): the
-/// rest of it is skipped, not read into a tree.
-fn parse_only(cx: &PageCtx<'_>, e: &Entry, want: &Want) -> Value {
-    cx.p.project.json_only(e, want).map_err(|err| cx.warn(format_args!("{err}"))).unwrap_or(Value::Null)
-}
-
 /// Renders one item.
 pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
     let g = cx.p.graph();
@@ -168,27 +146,17 @@ pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
         time: Some(Time::at(e.timestamp.unwrap_or(g.node(first).ts))),
         ..MessageView::default()
     };
-    match e.kind {
-        Kind::Assistant => assistant(cx, item, &mut v),
-        Kind::User => {
-            user(cx, e, &parse_only(cx, e, &CONTENT), &mut v);
-            if v.role == "You" {
-                if let Some(caller) = caller(cx, first) {
-                    v.role = caller;
-                    v.class.push_str(" from-claude");
-                }
+    if e.kind == Kind::Assistant {
+        assistant(cx, item, &mut v);
+    } else {
+        let node = cx.node(g.node(first).entry);
+        content(cx, e, &node.content, item, &mut v);
+        // A prompt of a sidechain: who gave it.
+        if v.role == "You" {
+            if let Some(caller) = caller(cx, first) {
+                v.role = caller;
+                v.class.push_str(" from-claude");
             }
-        }
-        Kind::System => system(cx, first, e, &parse(cx, e), &mut v),
-        Kind::Attachment => attachment(cx, &parse(cx, e), &mut v),
-        _ => {
-            let json = parse(cx, e);
-            let what = match (e.kind.name(), str_at(Some(&json), &["data", "type"])) {
-                (k, Some(t)) => format!("{k} · {t}"),
-                (k, None) => k.to_string(),
-            };
-            aux(&mut v, &what);
-            v.body.push(cx.json_details("entry", &json));
         }
     }
     landmarks(cx, item, &mut v);
@@ -210,8 +178,8 @@ fn landmarks(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
         for o in others {
             let other = &cx.p.entries()[o];
             let label = format!("A different copy of this entry ({})", cx.p.place(other.loc));
-            let json = parse(cx, other);
-            let details = cx.json_details(&cx.p.redactor.text(|| label.clone(), &label), &json);
+            let raw = cx.record(o);
+            let details = cx.json_details(&cx.p.redactor.text(|| label.clone(), &label), &raw);
             v.body.push(Block::Conflict(Conflict { details: Box::new(details) }));
         }
     }
@@ -281,7 +249,7 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
 /// sub-agent its task (`Claude → Explore (find the bug)`), or the client
 /// running a side agent (compaction, a side question) or a warm-up. `None`
 /// on the main thread.
-fn caller(cx: &PageCtx<'_>, node: NodeId) -> Option<String> {
+fn caller(cx: &mut PageCtx<'_>, node: NodeId) -> Option<String> {
     let g = cx.p.graph();
     let n = g.node(node);
     if !n.sidechain {
@@ -291,16 +259,17 @@ fn caller(cx: &PageCtx<'_>, node: NodeId) -> Option<String> {
     Some(match agent.map(|a| (a.kind, a.meta.as_ref())) {
         Some((AgentKind::Subagent, meta)) => {
             // The sidecar's type and description, else the spawning call's.
-            let call = || spawn_input(cx, agent?);
-            let pick = |m: Option<&str>, k: &str| {
+            let call = agent.and_then(|a| spawn_input(cx, a));
+            let pick = |m: Option<&str>, from_call: Option<&String>| {
                 m.filter(|v| !v.is_empty())
-                    .map(str::to_string)
-                    .or_else(|| call().and_then(|i| str_at(Some(&i), &[k]).map(str::to_string)))
+                    .or(from_call.map(String::as_str))
                     .filter(|v| !v.is_empty())
+                    .map(str::to_string)
             };
-            let ty =
-                pick(meta.and_then(|m| m.agent_type.as_deref()), "subagent_type").unwrap_or_else(|| "sub-agent".into());
-            match pick(meta.and_then(|m| m.description.as_deref()), "description") {
+            let (call_ty, call_desc) = call.unzip();
+            let ty = pick(meta.and_then(|m| m.agent_type.as_deref()), call_ty.as_ref())
+                .unwrap_or_else(|| "sub-agent".into());
+            match pick(meta.and_then(|m| m.description.as_deref()), call_desc.as_ref()) {
                 Some(d) => format!("Claude → {ty} ({})", excerpt(&d, 60)),
                 None => format!("Claude → {ty}"),
             }
@@ -310,18 +279,18 @@ fn caller(cx: &PageCtx<'_>, node: NodeId) -> Option<String> {
     })
 }
 
-/// The input of the Task/Agent call that spawned `agent`, when it is in the archive.
-fn spawn_input(cx: &PageCtx<'_>, agent: &crate::graph::Agent) -> Option<Value> {
+/// The type and description the Task/Agent call that spawned `agent` gave
+/// it, when the call is in the archive.
+fn spawn_input(cx: &mut PageCtx<'_>, agent: &crate::graph::Agent) -> Option<(String, String)> {
     let spawn = agent.spawn.as_ref()?;
     let (id, node) = (spawn.tool_use_id.as_deref()?, spawn.use_node?);
-    let json = cx.p.project.json_only(cx.p.graph().entry(cx.p.entries(), node), &CONTENT).ok()?;
-    let blocks = at(Some(&json), &["message", "content"])?.as_array()?;
-    blocks.iter().find(|b| str_at(Some(b), &["id"]) == Some(id))?.get("input").cloned()
-}
-
-fn aux(v: &mut MessageView, role: &str) {
-    v.class = "aux".into();
-    v.role = role.into();
+    let n = cx.node(cx.p.graph().node(node).entry);
+    match &n.content.tool_calls().find(|c| c.id == id)?.input {
+        ToolInput::Agent { subagent_type, description, .. } => {
+            Some((subagent_type.to_string(), description.to_string()))
+        }
+        _ => None,
+    }
 }
 
 fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
@@ -332,44 +301,48 @@ fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
     v.class = if synthetic { "notice" } else { "assistant" }.into();
     v.role = if synthetic { "Notice" } else { "Claude" }.into();
     v.meta = turn_meta(&es);
-    for (i, (node, e)) in es.iter().enumerate() {
+    for (i, (node, _)) in es.iter().enumerate() {
         if i > 0 {
             if let Some(id) = cx.take_anchor(*node) {
                 v.body.push(Block::Anchor(Anchor { id }));
             }
         }
-        let json = parse_only(cx, e, &CONTENT);
-        let blocks = match at(Some(&json), &["message", "content"]) {
-            Some(Value::Array(b)) => b.as_slice(),
-            Some(other @ Value::String(_)) => std::slice::from_ref(other),
-            _ => &[],
-        };
-        for b in blocks {
-            v.body.push(assistant_block(cx, b, item, synthetic));
+        let n = cx.node(g.node(*node).entry);
+        if let Content::Reply(blocks) = &n.content {
+            for b in blocks {
+                v.body.push(block(cx, b, item, synthetic));
+            }
         }
     }
 }
 
-fn assistant_block(cx: &mut PageCtx<'_>, b: &Value, item: &Item, synthetic: bool) -> Block {
-    if let Value::String(s) = b {
-        return Block::Markdown(cx.markdown(s));
-    }
-    match str_at(Some(b), &["type"]).unwrap_or("") {
-        "text" if synthetic => Block::NoticeText(NoticeText { text: str_at(Some(b), &["text"]).unwrap_or("").into() }),
-        "text" => Block::Markdown(cx.markdown(str_at(Some(b), &["text"]).unwrap_or(""))),
-        "thinking" => {
-            let t = str_at(Some(b), &["thinking"]).unwrap_or("");
+/// A block of a message (a reply's, or a prompt's).
+fn block(cx: &mut PageCtx<'_>, b: &model::Block<'_>, item: &Item, synthetic: bool) -> Block {
+    match b {
+        model::Block::Text(t) if synthetic => Block::NoticeText(NoticeText { text: t.to_string() }),
+        model::Block::Text(t) => Block::Markdown(cx.markdown(t)),
+        model::Block::Context { label, name, text } => {
+            let label = match name {
+                Some(n) => format!("{label} {n}"),
+                None => (*label).to_string(),
+            };
+            Block::IdeContext(IdeContext { label, text: text.to_string() })
+        }
+        model::Block::Thinking(t) => {
             if t.trim().is_empty() {
                 note("Thinking (not recorded)")
             } else {
                 Block::Thinking(Thinking { hint: excerpt(t, THINKING_SUMMARY_CHARS), body: cx.folded_markdown(t) })
             }
         }
-        "redacted_thinking" => note("Thinking (redacted)"),
-        "tool_use" => Block::Tool(Box::new(tools::call(cx, b, item))),
-        "tool_result" => Block::Result(tools::standalone_result(cx, b)),
-        "image" => cx.image(b.get("source")),
-        other => cx.json_details(&format!("{other} block"), b),
+        model::Block::RedactedThinking => note("Thinking (redacted)"),
+        model::Block::ToolUse(c) => Block::Tool(Box::new(tools::call(cx, c, item))),
+        model::Block::ToolResult(r) => Block::Result(tools::standalone_result(cx, r)),
+        model::Block::Image(i) => cx.image(i),
+        model::Block::Document { title } => {
+            placeholder(format!("document: {}", title.as_deref().unwrap_or("attached")))
+        }
+        model::Block::Unknown { kind, raw } => cx.json_details(&format!("{kind} block"), raw),
     }
 }
 
@@ -394,173 +367,134 @@ fn turn_meta(es: &[(NodeId, &Entry)]) -> String {
     parts.join(" · ")
 }
 
-fn user(cx: &mut PageCtx<'_>, e: &Entry, json: &Value, v: &mut MessageView) {
-    let content = at(Some(json), &["message", "content"]);
-    let text = text_of(content);
-    let (class, role, body): (&str, &str, Vec<Block>) = match e.user_kind {
-        UserKind::Prompt | UserKind::None => ("user", "You", user_content(cx, content)),
+/// What an entry that is not a reply shows.
+fn content(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>, item: &Item, v: &mut MessageView) {
+    let (class, role, body): (&str, String, Vec<Block>) = match c {
+        Content::Prompt(body) => ("user", "You".into(), prompt(cx, body, item)),
         // Slash commands a person typed, and what they printed: shown
         // like prompts, whatever the reader hides.
-        UserKind::Command => ("user command", "You · command", vec![command(&text)]),
-        UserKind::CommandOutput => ("command-out", "command output", vec![command_output(cx, &text)]),
-        UserKind::Bash => {
-            let cmd = tag_text(&text, "bash-input").unwrap_or(&text);
-            ("user shell", "You · shell", vec![Block::ShellInput(ShellInput { command: cmd.to_string() })])
+        Content::Command { name, args } => (
+            "user command",
+            "You · command".into(),
+            vec![Block::Command(Command { name: name.to_string(), args: args.to_string() })],
+        ),
+        Content::CommandOutput(t) => {
+            let out = if t.trim().is_empty() { note("(no output)") } else { cx.output(t, "Output", "") };
+            ("command-out", "command output".into(), vec![out])
         }
-        UserKind::BashOutput => {
-            let out = tag_text(&text, "bash-stdout").unwrap_or("");
-            let err = tag_text(&text, "bash-stderr").unwrap_or("");
-            ("shell-out", "shell output", vec![cx.output(&format!("{out}{err}"), "Output", "term")])
+        Content::Shell(cmd) => {
+            ("user shell", "You · shell".into(), vec![Block::ShellInput(ShellInput { command: cmd.to_string() })])
         }
-        UserKind::Interrupt => {
-            ("notice", "Interrupted", vec![Block::NoticeText(NoticeText { text: text.trim().to_string() })])
+        Content::ShellOutput(out) => ("shell-out", "shell output".into(), vec![cx.output(out, "Output", "term")]),
+        Content::Interrupt(t) => {
+            ("notice", "Interrupted".into(), vec![Block::NoticeText(NoticeText { text: t.to_string() })])
         }
-        UserKind::CompactSummary => {
-            ("landmark", "Compaction summary", vec![Block::Summary(Summary { body: cx.folded_markdown(&text) })])
+        Content::CompactSummary(t) => {
+            ("landmark", "Compaction summary".into(), vec![Block::Summary(Summary { body: cx.folded_markdown(t) })])
         }
-        UserKind::ToolResult => {
-            let blocks = content.and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
-            let body = blocks.iter().map(|b| Block::Result(tools::standalone_result(cx, b))).collect();
-            ("result", "Tool result", body)
+        Content::ToolResults(blocks) => {
+            // Each block as a result; one that is not (text sent along) as an empty one.
+            let none = model::ToolOutput::default();
+            let results = blocks.iter().map(|b| match b {
+                model::Block::ToolResult(r) => r,
+                _ => &none,
+            });
+            let body = results.map(|r| Block::Result(tools::standalone_result(cx, r))).collect();
+            ("result", "Tool result".into(), body)
         }
-        UserKind::Meta | UserKind::Notification | UserKind::OtherMarker => {
-            let what = match e.user_kind {
-                UserKind::Meta => "meta",
-                UserKind::Notification => "notification",
-                _ => "injected context",
+        Content::Injected { kind, text } => {
+            let what = match kind {
+                Injected::Meta => "meta",
+                Injected::Notification => "notification",
+                Injected::Context => "injected context",
             };
-            let body = Box::new(cx.output(&text, "Text", "wrap"));
-            ("aux", what, vec![Block::AuxBody(AuxBody { summary: excerpt(&text, AUX_SUMMARY_CHARS), body })])
+            let body = Box::new(cx.output(text, "Text", "wrap"));
+            ("aux", what.into(), vec![Block::AuxBody(AuxBody { summary: excerpt(text, AUX_SUMMARY_CHARS), body })])
+        }
+        Content::Compaction(c) => {
+            (v.class, v.role, v.body) = compaction(cx, item.nodes[0], c);
+            return;
+        }
+        Content::TurnDuration { ms } => {
+            let line = Html::text(&format!("{:.1} s", ms / 1000.0));
+            ("aux", "turn duration".into(), vec![Block::AuxLine(AuxLine { line })])
+        }
+        Content::Queued(text) => {
+            // Typed while Claude worked, delivered inside the running turn.
+            ("user", "You · sent while Claude worked".into(), vec![Block::Markdown(cx.markdown(text))])
+        }
+        Content::Note(_) | Content::Attachment(_) | Content::Other { .. } => side_entry(cx, e, c),
+        Content::Reply(blocks) => {
+            let body = blocks.iter().map(|b| block(cx, b, item, false)).collect();
+            ("assistant", "Claude".into(), body)
         }
     };
     v.class = class.into();
-    v.role = role.into();
+    v.role = role;
     v.body = body;
 }
 
-/// A slash command from its `<command-name>` and `<command-args>` tags.
-fn command(text: &str) -> Block {
-    let name = tag_text(text, "command-name").unwrap_or("").trim();
-    let args = tag_text(text, "command-args").unwrap_or("").trim();
-    Block::Command(Command { name: name.to_string(), args: args.to_string() })
-}
-
-/// What a slash command printed (`<local-command-stdout>` /
-/// `<local-command-stderr>`), or a quiet note when it printed nothing.
-fn command_output(cx: &mut PageCtx<'_>, text: &str) -> Block {
-    let t = strip_tags(text, &["local-command-stdout", "local-command-stderr"]);
-    if t.trim().is_empty() { note("(no output)") } else { cx.output(&t, "Output", "") }
-}
-
-/// A prompt's text: Markdown, with the context the IDE attached shown as
-/// quiet labelled quotes, not as raw tags.
-fn prompt_text(cx: &mut PageCtx<'_>, text: &str, out: &mut Vec<Block>) {
-    for part in prompt_parts(text) {
-        match part {
-            PromptPart::Typed(t) => out.push(Block::Markdown(cx.markdown(t))),
-            PromptPart::Ide { label, name, text } => {
-                let label = match name {
-                    Some(n) => format!("{label} {n}"),
-                    None => label.to_string(),
-                };
-                out.push(Block::IdeContext(IdeContext { label, text: text.to_string() }));
-            }
-        }
-    }
-}
-
-/// A user message's content: a string, or text/image/tool_result blocks.
-fn user_content(cx: &mut PageCtx<'_>, content: Option<&Value>) -> Vec<Block> {
-    match content {
-        Some(Value::String(s)) => {
-            let mut out = Vec::new();
-            prompt_text(cx, s, &mut out);
-            out
-        }
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .flat_map(|b| match str_at(Some(b), &["type"]).unwrap_or("") {
-                "text" => {
-                    let mut out = Vec::new();
-                    prompt_text(cx, str_at(Some(b), &["text"]).unwrap_or(""), &mut out);
-                    out
-                }
-                "image" => vec![cx.image(b.get("source"))],
-                "tool_result" => vec![Block::Result(tools::standalone_result(cx, b))],
-                "document" => {
-                    vec![placeholder(format!("document: {}", str_at(Some(b), &["title"]).unwrap_or("attached")))]
-                }
-                other => vec![cx.json_details(&format!("{other} block"), b)],
-            })
-            .collect(),
-        Some(other) => vec![cx.json_details("content", other)],
-        None => vec![placeholder("no content")],
-    }
-}
-
-fn system(cx: &mut PageCtx<'_>, node: NodeId, e: &Entry, json: &Value, v: &mut MessageView) {
-    let sub = e.subtype.as_deref().unwrap_or("");
-    let content = str_at(Some(json), &["content"]).unwrap_or("");
-    match sub {
-        "compact_boundary" | "microcompact_boundary" => *v = compaction(cx, node, json, std::mem::take(v)),
-        "local_command" => {
-            (v.class, v.role, v.body) = match tag_text(content, "command-name") {
-                Some(_) => ("user command".into(), "You · command".into(), vec![command(content)]),
-                None => ("command-out".into(), "command output".into(), vec![command_output(cx, content)]),
-            };
-        }
-        "turn_duration" => {
-            aux(v, "turn duration");
-            let ms = json.get("durationMs").and_then(Value::as_f64).unwrap_or(0.0);
-            v.body = vec![Block::AuxLine(AuxLine { line: Html::text(&format!("{:.1} s", ms / 1000.0)) })];
-        }
-        _ => {
-            aux(v, &format!("system · {sub}"));
-            if str_at(Some(json), &["level"]) == Some("error") {
-                v.class.push_str(" error");
-            }
-            if !content.is_empty() {
+/// What a side entry shows (a system note, an attachment, an entry of an
+/// unknown kind): a line or two, and all of it as JSON.
+fn side_entry(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>) -> (&'static str, String, Vec<Block>) {
+    match c {
+        Content::Note(n) => {
+            let mut body = Vec::new();
+            if !n.text.is_empty() {
                 // Hooks colour their messages (`Running \e[1mPostToolUse:Edit\e[22m…`).
-                let line = super::html::terminal(&excerpt(content, AUX_LINE_CHARS));
-                v.body.push(Block::AuxLine(AuxLine { line }));
+                let line = super::html::terminal(&excerpt(&n.text, AUX_LINE_CHARS));
+                body.push(Block::AuxLine(AuxLine { line }));
             }
-            v.body.push(cx.json_details("details", json));
+            body.push(cx.json_details("details", &n.raw));
+            (if n.is_error { "aux error" } else { "aux" }, format!("system · {}", n.kind), body)
         }
+        Content::Attachment(a) => {
+            let mut body = Vec::new();
+            if let Some(h) = &a.hook {
+                let hook = HookLine { name: h.name.to_string(), command: h.command.to_string(), exit: h.exit.clone() };
+                body.push(Block::Hook(hook));
+                if !h.output.trim().is_empty() {
+                    body.push(cx.output(&h.output, "Output", ""));
+                }
+            }
+            body.push(cx.json_details("details", &a.raw));
+            ("aux", format!("attachment · {}", a.kind), body)
+        }
+        Content::Other { data_kind, raw } => {
+            let what = match data_kind {
+                Some(t) => format!("{} · {t}", e.kind.name()),
+                None => e.kind.name().to_string(),
+            };
+            ("aux", what, vec![cx.json_details("entry", raw)])
+        }
+        _ => ("aux", String::new(), Vec::new()),
     }
 }
 
-fn attachment(cx: &mut PageCtx<'_>, json: &Value, v: &mut MessageView) {
-    let a = json.get("attachment");
-    let ty = str_at(a, &["type"]).unwrap_or("attachment");
-    if ty == "queued_command" {
-        // Typed while Claude worked, delivered inside the running turn.
-        v.class = "user".into();
-        v.role = "You · sent while Claude worked".into();
-        v.body = vec![Block::Markdown(cx.markdown(str_at(a, &["prompt"]).unwrap_or("")))];
-        return;
+/// A prompt's body: its blocks (the context the IDE attached shown as
+/// quiet labelled quotes, not as raw tags).
+fn prompt(cx: &mut PageCtx<'_>, body: &Body<'_>, item: &Item) -> Vec<Block> {
+    match body {
+        Body::Blocks(blocks) => blocks.iter().map(|b| block(cx, b, item, false)).collect(),
+        Body::Odd(raw) => vec![cx.json_details("content", raw)],
+        Body::Missing => vec![placeholder("no content")],
     }
-    aux(v, &format!("attachment · {ty}"));
-    if ty.starts_with("hook") {
-        let s = |k| str_at(a, &[k]).unwrap_or("").to_string();
-        let exit = at(a, &["exitCode"]).map(Value::to_string);
-        v.body.push(Block::Hook(HookLine { name: s("hookName"), command: s("command"), exit }));
-        let out = format!("{}{}", s("stdout"), s("stderr"));
-        if !out.trim().is_empty() {
-            v.body.push(cx.output(&out, "Output", ""));
-        }
-    }
-    v.body.push(cx.json_details("details", a.unwrap_or(json)));
 }
 
 /// A message typed while Claude worked that never became a prompt (a
 /// `queue-operation`; see `Graph::queued`), shown where it was typed.
-pub fn queued_view(cx: &mut PageCtx<'_>, e: &Entry) -> MessageView {
-    let json = parse(cx, e);
-    let text = str_at(Some(&json), &["content"]).unwrap_or("");
+pub fn queued_view(cx: &mut PageCtx<'_>, id: EntryId) -> MessageView {
+    let e = &cx.p.entries()[id];
+    let time = e.timestamp.map(Time::at);
+    let n = cx.node(id);
+    let text = match &n.content {
+        Content::Queued(t) => t.as_ref(),
+        _ => "",
+    };
     MessageView {
         class: "user".into(),
         role: "You · queued while Claude worked (not sent as a prompt)".into(),
-        time: e.timestamp.map(Time::at),
+        time,
         body: vec![Block::Markdown(cx.markdown(text))],
         ..MessageView::default()
     }

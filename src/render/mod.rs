@@ -29,7 +29,6 @@ pub mod message;
 pub mod outline;
 pub mod page;
 pub mod pages;
-pub mod payload;
 pub mod redaction;
 pub mod search;
 pub mod sitemap;

@@ -3,16 +3,18 @@
 //! hidden metadata), so that no page grows past a few MB; and the builders
 //! of the blocks that spend them (Markdown, outputs, JSON, images).
 
-use rustc_hash::FxHashSet;
-use serde_json::Value;
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::NodeId;
+use crate::model::{Image as ImageSource, Node, Raw};
+use crate::parse::EntryId;
 
 use super::blocks::{Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Meta, Output, Placeholder};
 use super::context::{ProjectCtx, TrackId};
 use super::html::highlight::Budget;
 use super::html::{Html, markdown, terminal};
-use super::payload::str_at;
 use super::text::{cut, human_size};
 use super::urls::{Href, Root, anchor, external, page_file};
 use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FOLD, PAGE_TEXT, SMALL_CAP};
@@ -35,6 +37,8 @@ pub struct PageCtx<'a> {
     pub page: u32,
     /// What is left of [`META_CAP`].
     pub meta_left: usize,
+    /// What the entries shown so far say, each read once for the page.
+    nodes: FxHashMap<EntryId, Rc<Node<'a>>>,
 }
 
 impl<'a> PageCtx<'a> {
@@ -49,7 +53,35 @@ impl<'a> PageCtx<'a> {
             text_left: PAGE_TEXT,
             page: 0,
             meta_left: META_CAP,
+            nodes: FxHashMap::default(),
         }
+    }
+
+    /// What entry `id` says ([`crate::project::Project::node`]), read once
+    /// for the page; a line that cannot be read again is a warning, and
+    /// shows what an empty one does.
+    pub fn node(&mut self, id: EntryId) -> Rc<Node<'a>> {
+        if let Some(n) = self.nodes.get(&id) {
+            return Rc::clone(n);
+        }
+        let p: &'a ProjectCtx<'a> = self.p;
+        let (node, err) = p.project.node(&p.entries()[id]);
+        if let Some(err) = err {
+            self.warn(format_args!("{err}"));
+        }
+        let node = Rc::new(node);
+        self.nodes.insert(id, Rc::clone(&node));
+        node
+    }
+
+    /// The whole of entry `id` as its client wrote it (`null`, with a
+    /// warning, when its line cannot be read again).
+    pub fn record(&self, id: EntryId) -> Raw<'a> {
+        let p: &'a ProjectCtx<'a> = self.p;
+        p.project.record(&p.entries()[id]).unwrap_or_else(|err| {
+            self.warn(format_args!("{err}"));
+            Raw::null()
+        })
     }
 
     /// Records a problem met rendering this page.
@@ -74,15 +106,15 @@ impl<'a> PageCtx<'a> {
     }
 
     /// Pretty JSON, escaped, in a `<pre>` (cut and folded like outputs).
-    pub fn json_pre(&mut self, v: &Value) -> Block {
-        let s = serde_json::to_string_pretty(v).unwrap_or_default();
+    pub fn json_pre(&mut self, v: &Raw<'_>) -> Block {
+        let s = v.pretty();
         self.output(&s, "JSON", "json")
     }
 
     /// A collapsed generic view of any JSON value, within the page's
     /// [`META_CAP`] of hidden metadata (past it, a note with the size).
-    pub fn json_details(&mut self, summary: &str, v: &Value) -> Block {
-        let s = serde_json::to_string_pretty(v).unwrap_or_default();
+    pub fn json_details(&mut self, summary: &str, v: &Raw<'_>) -> Block {
+        let s = v.pretty();
         // Escaping can double the text: cut it to half of what is left.
         let cap = self.cap().min(self.meta_left.saturating_sub(512) / 2);
         if cap >= META_VIEW_MIN {
@@ -143,14 +175,11 @@ impl<'a> PageCtx<'a> {
         Markdown { html: markdown::to_html_capped(text, budget, cap) }
     }
 
-    /// An image for a base64 image block's `source` (written to
-    /// `assets/img/`, or inline), a link to a remote one, or a placeholder.
-    pub fn image(&mut self, source: Option<&Value>) -> Block {
-        let kind = str_at(source, &["type"]).unwrap_or("");
-        let media = str_at(source, &["media_type"]).unwrap_or("");
-        let data = str_at(source, &["data"]);
-        match (kind, data) {
-            ("base64", Some(data)) => match self.p.images.show(media, data, &self.root()) {
+    /// An image given by its bytes (written to `assets/img/`, or inline),
+    /// a link to a remote one, or a placeholder.
+    pub fn image(&mut self, source: &ImageSource<'_>) -> Block {
+        match source {
+            ImageSource::Data { media_type: media, data } => match self.p.images.show(media, data, &self.root()) {
                 Ok(Ok(src)) => Block::Image(Image { src, media: media.to_string(), inline: self.p.images.is_inline() }),
                 Ok(Err(why)) => {
                     if why != super::images::Rejected::Empty {
@@ -163,7 +192,7 @@ impl<'a> PageCtx<'a> {
                     placeholder("image could not be written")
                 }
             },
-            _ => match external(str_at(source, &["url"]).unwrap_or("")) {
+            ImageSource::Url(url) => match external(url) {
                 Some(href) => Block::Link(ExternalLink { href, text: "remote image".into() }),
                 None => placeholder("image"),
             },

@@ -122,18 +122,11 @@ pub fn compact_num(n: u64) -> String {
     }
 }
 
-/// The first words of a prompt as typed, up to `chars`: a slash command as
-/// `/rename Zeta title`, a shell-mode input as `! ls`, not their tags.
+/// The first words of a prompt's excerpt as typed, up to `chars`: a slash
+/// command as `/rename Zeta title`, a shell-mode input as `! ls`, not their
+/// tags (its reader says how: [`crate::parse::prompt::as_typed`]).
 pub fn prompt_words(text: &str, chars: usize) -> String {
-    use super::payload::tag_text;
-    if let Some(name) = tag_text(text, "command-name") {
-        let args = tag_text(text, "command-args").unwrap_or("");
-        return plain_excerpt(&format!("{name} {args}"), chars);
-    }
-    if let Some(cmd) = tag_text(text, "bash-input") {
-        return plain_excerpt(&format!("! {cmd}"), chars);
-    }
-    plain_excerpt(text, chars)
+    plain_excerpt(&crate::parse::prompt::as_typed(text), chars)
 }
 
 #[cfg(test)]

@@ -1,25 +1,29 @@
-//! Tool calls paired with their results (by `tool_use` id, through
+//! Tool calls paired with their results (by call id, through
 //! `Graph::tools`; results may sit anywhere) in one collapsible block
-//! ([`ToolView`], `templates/blocks/tool.html`), with a view per tool of what
-//! its call shows ([`CallView`], `templates/tools/`): Bash, Edit/MultiEdit
-//! (diffs), Write (the file), TodoWrite (checklist), WebFetch (the URL),
-//! Task/Agent (link to the sub-agent page, the prompt), AskUserQuestion (the
-//! questions, options and answers), ExitPlanMode (the plan), NotebookEdit
-//! (the cell), the task-list, messaging, skill and background-task tools
-//! (their fields), and for MCP and unknown tools their key arguments and
-//! pretty JSON; and of what its result shows (`result_body`).
+//! ([`ToolView`], `templates/blocks/tool.html`), with a view per kind of
+//! tool ([`ToolInput`]) of what its call shows ([`CallView`],
+//! `templates/tools/`): shell commands, edits (diffs), written files,
+//! checklists, fetches (the URL), sub-agents (link to the sub-agent page,
+//! the prompt), questions (the options and answers), plans, notebook cells,
+//! the task-list, messaging, skill and background-task tools (their
+//! fields), and for MCP and unknown tools their key arguments and pretty
+//! JSON; and of what its result shows ([`result_body`]). Each view matches
+//! on the call's type once.
 //!
 //! Every call has a one-line summary (`arg`) when its input holds anything:
-//! the tools of Claude Code 2.1.330 by what matters of each (see
-//! `docs/transcript-format.md` §4.7), any other by its key arguments.
+//! the typed tools by what matters of each (see `docs/transcript-format.md`
+//! §4.7), any other by its key fields ([`ToolCall::key_fields`]).
 
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 use askama::Template;
-use serde_json::Value;
 
 use crate::graph::NodeId;
-use crate::json::pick::Want;
+use crate::model::{
+    Loose, Message, Node, Question as QuestionInput, ResultDetail, Shell, Spill, TaskInput, ToolCall, ToolInput,
+    ToolOutput,
+};
 
 use super::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
 use super::html::diff::{diff_html, patch_html};
@@ -28,10 +32,9 @@ use super::html::{Html, filters, view_enum};
 use super::layout::Item;
 use super::message::note;
 use super::page::{PageCtx, fold};
-use super::payload::{at, str_at, strip_tags, tag_text};
 use super::text::{cut, excerpt, human_size, is_cut};
 use super::urls::{Href, external, page_file};
-use crate::limits::{COMMAND_CAP, HINT_CHARS, OUTPUT_CAP, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
+use crate::limits::{COMMAND_CAP, HINT_CHARS, RESULT_BADGE_SIZE, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
 
 /// A tool call with its result, as `templates/blocks/tool.html` writes it.
 #[derive(Debug, Template)]
@@ -199,12 +202,12 @@ pub struct Field {
 }
 
 impl FieldsCall {
-    /// The fields of `input` named in `keys` (label, key) that hold a value.
-    fn of(input: &Value, keys: &[(&str, &str)]) -> FieldsCall {
-        let fields = keys
+    /// The fields (label, value) that hold something, each as one line.
+    fn of(fields: &[(&str, &Loose<'_>)]) -> FieldsCall {
+        let fields = fields
             .iter()
-            .filter_map(|(label, k)| {
-                let v = scalar_text(input.get(*k)?)?;
+            .filter_map(|(label, v)| {
+                let v = v.line()?;
                 (!v.is_empty()).then(|| Field { label: (*label).to_string(), value: v })
             })
             .collect();
@@ -233,326 +236,289 @@ pub struct StandaloneResult {
     pub body: Vec<Block>,
 }
 
-/// A tool result, read from its entry.
-#[derive(Default)]
-struct CallResult {
-    node: Option<NodeId>,
-    text: String,
-    images: Vec<Value>,
-    is_error: bool,
-    /// The entry's `toolUseResult` (only when it holds this one result).
-    tur: Option<Value>,
-    session: String,
+/// A call's result as this page finds it: the node holding it, and what it says.
+struct Found<'a> {
+    node: NodeId,
+    holder: Rc<Node<'a>>,
 }
 
-/// A `tool_use` block with its result.
-pub fn call(cx: &mut PageCtx<'_>, b: &Value, item: &Item) -> ToolView {
-    let name = str_at(Some(b), &["name"]).unwrap_or("tool");
-    let id = str_at(Some(b), &["id"]).unwrap_or("");
-    let empty = Value::Null;
-    let input = b.get("input").unwrap_or(&empty);
-    let res = find_result(cx, name, id, item);
-    let arg = summary(name, input, res.as_ref().and_then(|r| r.tur.as_ref()));
-    let (call, show_result) = call_view(cx, name, id, input, res.as_ref());
-    let badge = match &res {
+impl<'a> Found<'a> {
+    fn output(&self, id: &str) -> Option<&ToolOutput<'a>> {
+        self.holder.tool_result(id)
+    }
+}
+
+/// A tool call with its result.
+pub fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, item: &Item) -> ToolView {
+    let found = find_result(cx, &c.id, item);
+    let res = found.as_ref().and_then(|f| f.output(&c.id));
+    let arg = summary(c, res.map(|r| &r.detail));
+    let (call, show_result) = call_view(cx, c, res);
+    let badge = match res {
         None => Badge::NoResult,
         Some(r) if r.is_error => Badge::Error,
-        Some(r) if r.text.len() > 2000 => Badge::Size(human_size(r.text.len())),
+        Some(r) if r.text.len() > RESULT_BADGE_SIZE => Badge::Size(human_size(r.text.len())),
         Some(_) => Badge::None,
     };
-    let result = res.map(|r| {
-        let id = r.node.and_then(|n| cx.take_anchor(n));
-        let body = if show_result || r.is_error { result_body(cx, name, &r) } else { result_text(cx, &r.text) };
+    let result = found.as_ref().zip(res).map(|(f, r)| {
+        let id = cx.take_anchor(f.node);
+        let body = if show_result || r.is_error { result_body(cx, &c.input, r) } else { result_text(cx, &r.text) };
         ResultView { id, body }
     });
     ToolView {
-        name: name.to_string(),
+        name: c.name.to_string(),
         arg: excerpt(&arg, TOOL_ARG_CHARS),
-        open: matches!(name, "TodoWrite" | "AskUserQuestion" | "ExitPlanMode"),
+        open: matches!(c.input, ToolInput::TodoWrite { .. } | ToolInput::Questions { .. } | ToolInput::Plan { .. }),
         badge,
         call,
         result,
     }
 }
 
-/// The line after a call's name: what the call is about, by tool (the
-/// tools of Claude Code 2.1.330, their former names, MCP tools), else its
-/// key arguments. Empty only when its input holds nothing. `tur` is its
-/// result's `toolUseResult` (a created task's id, a plan kept out of the
+/// The line after a call's name: what the call is about, by kind of tool,
+/// else its key fields. Empty only when its input holds nothing. `detail`
+/// is what its result records (a created task's id, a plan kept out of the
 /// input).
-pub fn summary(name: &str, input: &Value, tur: Option<&Value>) -> String {
-    let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
-    let id_of = |k: &str| input.get(k).and_then(scalar_text).unwrap_or_default();
-    let arg = match name {
-        "Bash" | "PowerShell" => s("command").lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
-        "Edit" | "Write" => s("file_path").into(),
-        "MultiEdit" => {
-            let n = input.get("edits").and_then(Value::as_array).map_or(0, Vec::len);
-            format!("{} ({n} edits)", s("file_path"))
+pub fn summary(c: &ToolCall<'_>, detail: Option<&ResultDetail<'_>>) -> String {
+    let arg = match &c.input {
+        ToolInput::Shell { command, .. } => command.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
+        ToolInput::Edit { file_path, .. } | ToolInput::Write { file_path, .. } => file_path.to_string(),
+        ToolInput::MultiEdit { file_path, edits } => format!("{file_path} ({} edits)", edits.len()),
+        ToolInput::Read { file_path, offset, limit } => match (offset, limit) {
+            (Some(o), Some(l)) => format!("{file_path} (from line {o}, {l} lines)"),
+            (Some(o), None) => format!("{file_path} (from line {o})"),
+            _ => file_path.to_string(),
+        },
+        ToolInput::Grep { pattern, path, glob, file_type } => {
+            [path, glob, file_type].iter().filter(|s| !s.is_empty()).fold(pattern.to_string(), |a, s| a + " in " + s)
         }
-        "Read" => read_arg(input),
-        "Grep" => grep_arg(input),
-        "Glob" => glob_arg(input),
-        "TodoWrite" => todo_arg(input),
-        "WebFetch" => s("url").into(),
-        "WebSearch" => web_search_arg(input),
-        "Task" | "Agent" => match (s("description"), s("subagent_type")) {
+        ToolInput::Glob { pattern, path } => {
+            if path.is_empty() {
+                pattern.to_string()
+            } else {
+                format!("{pattern} in {path}")
+            }
+        }
+        ToolInput::TodoWrite { todos } => {
+            let list = todos.as_deref().unwrap_or(&[]);
+            format!("{}/{} done", list.iter().filter(|t| t.status == "completed").count(), list.len())
+        }
+        ToolInput::WebFetch { url, .. } => url.to_string(),
+        ToolInput::WebSearch { query, allowed_domains, blocked_domains } => {
+            let mut a = query.to_string();
+            for (d, what) in [(allowed_domains, "on"), (blocked_domains, "not on")] {
+                if let Some(d) = d.line().filter(|d| !d.is_empty()) {
+                    let _ = write!(a, " ({what} {d})");
+                }
+            }
+            a
+        }
+        ToolInput::Agent { description, subagent_type, .. } => match (&**description, &**subagent_type) {
             (d, "") => d.to_string(),
             (d, t) => format!("{d} ({t})"),
         },
-        "TaskCreate" | "TaskUpdate" | "TaskGet" | "TaskList" => task_summary(name, input, tur),
-        "ToolSearch" => s("query").into(),
-        "TaskOutput" | "BashOutput" | "TaskStop" | "KillShell" | "KillBash" => {
-            let mut arg =
-                ["task_id", "bash_id", "shell_id"].iter().map(|k| id_of(k)).find(|v| !v.is_empty()).unwrap_or_default();
-            if at(Some(input), &["block"]).and_then(Value::as_bool) == Some(false) {
+        ToolInput::Task(t) => task_summary(t, detail),
+        ToolInput::ToolSearch { query, .. } => query.to_string(),
+        _ => other_summary(c, detail),
+    };
+    if arg.trim().is_empty() { c.key_fields.clone() } else { arg }
+}
+
+/// [`summary`] of the background, messaging, question, plan, notebook,
+/// skill and MCP tools.
+fn other_summary(c: &ToolCall<'_>, detail: Option<&ResultDetail<'_>>) -> String {
+    match &c.input {
+        ToolInput::Background { id, block, filter, .. } => {
+            let mut arg = id.clone();
+            if *block == Some(false) {
                 arg.push_str(" (without waiting)");
             }
-            if !s("filter").is_empty() {
-                let _ = write!(arg, " (lines matching {})", s("filter"));
+            if !filter.is_empty() {
+                let _ = write!(arg, " (lines matching {filter})");
             }
             arg
         }
-        "SendMessage" => {
-            let what = match input.get("message") {
-                _ if !s("summary").is_empty() => s("summary").to_string(),
-                Some(Value::String(m)) => m.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
-                Some(Value::Object(o)) => o.get("type").and_then(Value::as_str).unwrap_or("").replace('_', " "),
-                _ => String::new(),
-            };
-            match (s("to"), what.as_str()) {
-                ("", "") => String::new(),
-                (to, "") => format!("→ {to}"),
-                (to, w) => format!("→ {to}: {w}"),
-            }
-        }
-        "AskUserQuestion" => {
-            let qs = question_list(input);
-            let text = |q: &Value, k: &str| str_at(Some(q), &[k]).unwrap_or("").to_string();
-            match qs.as_slice() {
-                [] => String::new(),
-                [q] => text(q, "question"),
-                qs => format!(
-                    "{} questions: {}",
-                    qs.len(),
-                    qs.iter().map(|q| text(q, "header")).filter(|h| !h.is_empty()).collect::<Vec<_>>().join(", ")
-                ),
-            }
-        }
-        "ExitPlanMode" => plan_summary(input, tur),
-        "NotebookEdit" => {
-            let mode = Some(s("edit_mode")).filter(|m| !m.is_empty()).unwrap_or("replace");
-            let cell = if s("cell_id").is_empty() { String::new() } else { format!(" cell {}", s("cell_id")) };
-            let ty = if s("cell_type").is_empty() { String::new() } else { format!(", {}", s("cell_type")) };
-            format!("{}{cell} ({mode}{ty})", s("notebook_path"))
-        }
-        "Skill" => format!("{} {}", s("skill"), s("args")).trim().to_string(),
-        _ => match mcp_arg(name) {
-            Some(m) => {
-                let k = key_args(input);
-                if k.is_empty() { m } else { format!("{m} · {k}") }
-            }
-            None => String::new(),
+        ToolInput::SendMessage { to, summary, message, .. } => message_summary(to, summary, message),
+        ToolInput::Questions { questions } => match questions.as_slice() {
+            [] => String::new(),
+            [q] => q.question.to_string(),
+            qs => format!(
+                "{} questions: {}",
+                qs.len(),
+                qs.iter().map(|q| &*q.header).filter(|h| !h.is_empty()).collect::<Vec<_>>().join(", ")
+            ),
         },
+        ToolInput::Plan { plan, empty } => {
+            match plan_of(plan, detail).lines().map(|l| l.trim_start_matches(['#', ' '])).find(|l| !l.trim().is_empty())
+            {
+                Some(t) => format!("plan: {t}"),
+                // An empty input: the plan was kept out of the transcript.
+                None if *empty => "the plan".into(),
+                None => String::new(),
+            }
+        }
+        ToolInput::NotebookEdit { notebook_path, cell_id, cell_type, edit_mode, .. } => {
+            let mode = Some(&**edit_mode).filter(|m| !m.is_empty()).unwrap_or("replace");
+            let cell = if cell_id.is_empty() { String::new() } else { format!(" cell {cell_id}") };
+            let ty = if cell_type.is_empty() { String::new() } else { format!(", {cell_type}") };
+            format!("{notebook_path}{cell} ({mode}{ty})")
+        }
+        ToolInput::Skill { skill, args } => format!("{skill} {args}").trim().to_string(),
+        ToolInput::Mcp { server, tool } => {
+            if c.key_fields.is_empty() {
+                format!("{server} · {tool}")
+            } else {
+                format!("{server} · {tool} · {}", c.key_fields)
+            }
+        }
+        _ => String::new(),
+    }
+}
+
+/// The line of a message to another agent: `→ to: what`.
+fn message_summary(to: &Loose<'_>, summary: &str, message: &Message<'_>) -> String {
+    let what = match message {
+        _ if !summary.is_empty() => summary.to_string(),
+        Message::Text(m) => m.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
+        Message::Structured { kind, .. } => kind.replace('_', " "),
+        Message::None | Message::Other => String::new(),
     };
-    if arg.trim().is_empty() { key_args(input) } else { arg }
+    match (to.str(), what.as_str()) {
+        ("", "") => String::new(),
+        (to, "") => format!("→ {to}"),
+        (to, w) => format!("→ {to}: {w}"),
+    }
 }
 
 /// The line of a task-list call: `#id`, subject, status, owner, dependencies.
-fn task_summary(name: &str, input: &Value, tur: Option<&Value>) -> String {
-    let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
-    let id_of = |k: &str| input.get(k).and_then(scalar_text).unwrap_or_default();
-    match name {
-        "TaskCreate" => match str_at(tur, &["task", "id"]) {
-            Some(n) => format!("#{n} {}", s("subject")),
-            None => s("subject").to_string(),
+fn task_summary(t: &TaskInput<'_>, detail: Option<&ResultDetail<'_>>) -> String {
+    let (task_id, task_subject) = match detail {
+        Some(ResultDetail::Task { id, subject }) => (id.as_deref(), subject.as_deref()),
+        _ => (None, None),
+    };
+    match t {
+        TaskInput::Create { subject, .. } => match task_id {
+            Some(n) => format!("#{n} {subject}"),
+            None => subject.to_string(),
         },
-        "TaskUpdate" => {
-            let mut parts = vec![format!("#{}", id_of("taskId"))];
-            for k in ["status", "subject", "owner"] {
-                if !s(k).is_empty() {
-                    parts.push(s(k).to_string());
+        TaskInput::Update { task_id, subject, status, owner, blocks, blocked_by, .. } => {
+            let mut parts = vec![format!("#{}", task_id.line_or_empty())];
+            for s in [status.str(), subject, owner.str()] {
+                if !s.is_empty() {
+                    parts.push(s.to_string());
                 }
             }
-            for (k, what) in [("addBlocks", "blocks"), ("addBlockedBy", "blocked by")] {
-                let ids = id_of(k);
+            for (ids, what) in [(blocks, "blocks"), (blocked_by, "blocked by")] {
+                let ids = ids.line_or_empty();
                 if !ids.is_empty() {
                     parts.push(format!("{what} {ids}"));
                 }
             }
             parts.join(" · ")
         }
-        "TaskGet" => format!("#{} {}", id_of("taskId"), str_at(tur, &["task", "subject"]).unwrap_or("")),
-        "TaskList" => "the task list".into(),
-        _ => String::new(),
+        TaskInput::Get { task_id } => format!("#{} {}", task_id.line_or_empty(), task_subject.unwrap_or("")),
+        TaskInput::List => "the task list".into(),
     }
 }
 
 /// What a call shows of its input, and whether its result is shown in full
 /// (or only its text, when the call already shows its effect: a diff, a
 /// file, a checklist, the answers).
-fn call_view(cx: &mut PageCtx<'_>, name: &str, id: &str, input: &Value, res: Option<&CallResult>) -> (CallView, bool) {
-    let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
+fn call_view(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, res: Option<&ToolOutput<'_>>) -> (CallView, bool) {
     let plain = CallView::Plain(Html::default());
-    match name {
-        "Bash" => {
-            let command = ShellInput { command: cut(s("command"), COMMAND_CAP).to_string() };
-            let description = (!s("description").is_empty()).then(|| excerpt(s("description"), HINT_CHARS));
+    match &c.input {
+        ToolInput::Shell { command, description, shell: Shell::Bash } => {
+            let command = ShellInput { command: cut(command, COMMAND_CAP).to_string() };
+            let description = (!description.is_empty()).then(|| excerpt(description, HINT_CHARS));
             (BashCall { description, command }.into(), true)
         }
-        "Edit" => {
-            let diff = res
-                .and_then(|r| r.tur.as_ref())
-                .and_then(|t| t.get("structuredPatch"))
-                .and_then(patch_html)
-                .unwrap_or_else(|| diff_html(s("old_string"), s("new_string")));
-            let diff = fold(Block::Html(diff), "Diff", s("old_string").len() + s("new_string").len());
+        ToolInput::Edit { old, new, .. } => {
+            let diff = match res.map(|r| &r.detail) {
+                Some(ResultDetail::Edit { patch: Some(hunks) }) => patch_html(hunks),
+                _ => diff_html(old, new),
+            };
+            let diff = fold(Block::Html(diff), "Diff", old.len() + new.len());
             (EditCall { diff }.into(), false)
         }
-        "MultiEdit" => {
-            let edits = input.get("edits").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
-            let diffs = edits
-                .iter()
-                .map(|e| {
-                    diff_html(
-                        str_at(Some(e), &["old_string"]).unwrap_or(""),
-                        str_at(Some(e), &["new_string"]).unwrap_or(""),
-                    )
-                })
-                .collect();
-            (MultiEditCall { diffs }.into(), false)
+        ToolInput::MultiEdit { edits, .. } => {
+            (MultiEditCall { diffs: edits.iter().map(|(old, new)| diff_html(old, new)).collect() }.into(), false)
         }
-        "Write" => {
-            let content = s("content");
+        ToolInput::Write { content, .. } => {
             let code = file_block(cut(content, cx.cap()));
             let file = fold(Block::Html(code), "File", content.len());
             (WriteCall { file }.into(), false)
         }
-        "Read" | "Grep" | "Glob" => (plain, true),
-        "TodoWrite" => (TodoWriteCall { todos: todos(input.get("todos")) }.into(), false),
-        "WebFetch" => {
-            let prompt = (!s("prompt").is_empty()).then(|| excerpt(s("prompt"), HINT_CHARS));
-            (WebFetchCall { url: s("url").into(), link: external(s("url")), prompt }.into(), true)
+        ToolInput::Read { .. } | ToolInput::Grep { .. } | ToolInput::Glob { .. } => (plain, true),
+        ToolInput::TodoWrite { todos } => (TodoWriteCall { todos: todos.as_deref().map(todo_views) }.into(), false),
+        ToolInput::WebFetch { url, prompt } => {
+            let prompt = (!prompt.is_empty()).then(|| excerpt(prompt, HINT_CHARS));
+            (WebFetchCall { url: url.to_string(), link: external(url), prompt }.into(), true)
         }
-        "WebSearch" => {
-            (FieldsCall::of(input, &[("only from", "allowed_domains"), ("never from", "blocked_domains")]).into(), true)
+        ToolInput::WebSearch { allowed_domains, blocked_domains, .. } => {
+            (FieldsCall::of(&[("only from", allowed_domains), ("never from", blocked_domains)]).into(), true)
         }
-        "Task" | "Agent" => {
-            let prompt = (!s("prompt").is_empty()).then(|| cx.folded_markdown(s("prompt")));
-            (AgentCall { transcript: agent_link(cx, id), prompt }.into(), true)
+        ToolInput::Agent { prompt, .. } => {
+            let prompt = (!prompt.is_empty()).then(|| cx.folded_markdown(prompt));
+            (AgentCall { transcript: agent_link(cx, &c.id), prompt }.into(), true)
         }
-        _ => other_view(cx, name, input, res),
-    }
-}
-
-/// [`call_view`] of the task-list, messaging, question, plan, notebook and
-/// skill tools, MCP and unknown tools.
-fn other_view(cx: &mut PageCtx<'_>, name: &str, input: &Value, res: Option<&CallResult>) -> (CallView, bool) {
-    let s = |k: &str| str_at(Some(input), &[k]).unwrap_or("");
-    let markdown =
-        |cx: &mut PageCtx<'_>, k: &str| (!s(k).is_empty()).then(|| Block::Markdown(cx.folded_markdown(s(k))));
-    match name {
-        "TaskCreate" | "TaskUpdate" => {
-            let body = markdown(cx, "description");
-            let fields = [("status", "status"), ("owner", "owner"), ("shown as", "activeForm")];
-            (FieldsCall::of(input, &fields).with(body).into(), true)
+        ToolInput::Task(TaskInput::Create { description, status, owner, active_form, .. })
+        | ToolInput::Task(TaskInput::Update { description, status, owner, active_form, .. }) => {
+            let body = (!description.is_empty()).then(|| Block::Markdown(cx.folded_markdown(description)));
+            let fields = [("status", status), ("owner", owner), ("shown as", active_form)];
+            (FieldsCall::of(&fields).with(body).into(), true)
         }
-        "TaskGet" | "TaskList" => (FieldsCall::default().into(), true),
-        "ToolSearch" => (FieldsCall::of(input, &[("at most", "max_results")]).into(), true),
-        "TaskOutput" | "BashOutput" | "TaskStop" | "KillShell" | "KillBash" => {
-            (FieldsCall::of(input, &[("timeout (ms)", "timeout")]).into(), true)
+        ToolInput::Task(TaskInput::Get { .. } | TaskInput::List) | ToolInput::Skill { .. } => {
+            (FieldsCall::default().into(), true)
         }
-        "SendMessage" => {
-            let body = match input.get("message") {
-                Some(Value::String(m)) if !m.is_empty() => Some(Block::Markdown(cx.folded_markdown(m))),
-                Some(other @ Value::Object(_)) => Some(cx.json_pre(other)),
+        ToolInput::ToolSearch { max_results, .. } => (FieldsCall::of(&[("at most", max_results)]).into(), true),
+        ToolInput::Background { timeout, .. } => (FieldsCall::of(&[("timeout (ms)", timeout)]).into(), true),
+        ToolInput::SendMessage { to, message, files, .. } => {
+            let body = match message {
+                Message::Text(m) if !m.is_empty() => Some(Block::Markdown(cx.folded_markdown(m))),
+                Message::Structured { raw, .. } => Some(cx.json_pre(raw)),
                 _ => None,
             };
-            (FieldsCall::of(input, &[("to", "to"), ("files", "files")]).with(body).into(), true)
+            (FieldsCall::of(&[("to", to), ("files", files)]).with(body).into(), true)
         }
-        "AskUserQuestion" => (questions(input, res).into(), false),
-        "ExitPlanMode" => {
-            let plan = plan_of(input, res.and_then(|r| r.tur.as_ref()));
+        ToolInput::Questions { questions: qs } => (questions(qs, res).into(), false),
+        ToolInput::Plan { plan, .. } => {
+            let plan = plan_of(plan, res.map(|r| &r.detail));
             let body = (!plan.is_empty()).then(|| Block::Markdown(cx.markdown(cut(plan, cx.cap()))));
             (FieldsCall::default().with(body).into(), true)
         }
-        "NotebookEdit" => {
-            let src = s("new_source");
-            let body = (!src.is_empty()).then(|| {
-                let code = file_block(cut(src, cx.cap()));
-                fold(Block::Html(code), "Cell", src.len())
+        ToolInput::NotebookEdit { source, .. } => {
+            let body = (!source.is_empty()).then(|| {
+                let code = file_block(cut(source, cx.cap()));
+                fold(Block::Html(code), "Cell", source.len())
             });
             (FieldsCall::default().with(body).into(), true)
         }
-        "Skill" => (FieldsCall::default().into(), true),
-        _ => (CallView::Json(cx.json_pre(input)), true),
+        // No view of their own: their input as JSON.
+        ToolInput::Shell { shell: Shell::PowerShell, .. } | ToolInput::Mcp { .. } | ToolInput::Other => {
+            (CallView::Json(cx.json_pre(&c.raw)), true)
+        }
     }
 }
 
-/// `plan: <its title>` of an `ExitPlanMode` call.
-fn plan_summary(input: &Value, tur: Option<&Value>) -> String {
-    let plan = plan_of(input, tur);
-    match plan.lines().map(|l| l.trim_start_matches(['#', ' '])).find(|l| !l.trim().is_empty()) {
-        Some(t) => format!("plan: {t}"),
-        // An empty input: the plan was kept out of the transcript.
-        None if input.as_object().is_none_or(serde_json::Map::is_empty) => "the plan".into(),
-        None => String::new(),
-    }
+/// The plan of a plan call: its input's, else the one its result recorded.
+fn plan_of<'v>(input: &'v str, detail: Option<&'v ResultDetail<'_>>) -> &'v str {
+    Some(input).filter(|p| !p.trim().is_empty()).unwrap_or_else(|| match detail {
+        Some(ResultDetail::Plan { plan: Some(p) }) => p,
+        _ => "",
+    })
 }
 
-/// The plan of an `ExitPlanMode` call: its input's, else its result's.
-fn plan_of<'v>(input: &'v Value, tur: Option<&'v Value>) -> &'v str {
-    Some(str_at(Some(input), &["plan"]).unwrap_or(""))
-        .filter(|p| !p.trim().is_empty())
-        .or_else(|| str_at(tur, &["plan"]))
-        .unwrap_or("")
-}
-
-/// A `tool_result` block shown on its own (its call is on another line or
-/// missing): its text and images (without its call, no view of the tool
-/// reads its entry's `toolUseResult`).
-pub fn standalone_result(cx: &mut PageCtx<'_>, b: &Value) -> StandaloneResult {
-    let id = str_at(Some(b), &["tool_use_id"]).unwrap_or("");
-    let r = result_of(b.clone());
+/// A tool result shown on its own (its call is on another line, or
+/// missing): its text and images.
+pub fn standalone_result(cx: &mut PageCtx<'_>, r: &ToolOutput<'_>) -> StandaloneResult {
     let g = cx.p.graph();
-    let call = g.tools.get(id).and_then(|l| l.use_node).and_then(|n| cx.link(n));
-    StandaloneResult { call, body: result_body(cx, "", &r) }
+    let call = g.tools.get(&*r.use_id).and_then(|l| l.use_node).and_then(|n| cx.link(n));
+    StandaloneResult { call, body: result_body(cx, &ToolInput::Other, r) }
 }
 
-/// What the views of a `tool` call ([`summary`], [`call_view`],
-/// [`result_body`]) read of its result's entry: the blocks of its message,
-/// and what they show of its `toolUseResult` — never the rest, such as the
-/// original file of an `Edit` or the file a `Write` repeats.
-fn result_want(tool: &str) -> &'static Want {
-    macro_rules! want {
-        ($($tur:tt)*) => {
-            Want::Keys(&[
-                ("message", Want::Keys(&[("content", Want::All)])),
-                ("toolUseResult", Want::Keys(&[$($tur)*])),
-            ])
-        };
-    }
-    const READ: Want = want!(("file", Want::Keys(&[("content", Want::All)])));
-    const BASH: Want = want!(("stdout", Want::All), ("stderr", Want::All), ("interrupted", Want::All));
-    const EDIT: Want = want!(("structuredPatch", Want::All));
-    const TASK: Want = want!(("task", Want::All));
-    const PLAN: Want = want!(("plan", Want::All));
-    const ANSWERS: Want = want!(("answers", Want::All));
-    const BLOCKS: Want = Want::Keys(&[("message", Want::Keys(&[("content", Want::All)]))]);
-    match tool {
-        "Read" => &READ,
-        "Bash" => &BASH,
-        "Edit" => &EDIT,
-        "TaskCreate" | "TaskGet" => &TASK,
-        "ExitPlanMode" => &PLAN,
-        "AskUserQuestion" => &ANSWERS,
-        _ => &BLOCKS,
-    }
-}
-
-/// The result of call `id` of `tool` (the one `item` absorbs, else on this
-/// page's track, else the first), read from its entry.
-fn find_result(cx: &PageCtx<'_>, tool: &str, id: &str, item: &Item) -> Option<CallResult> {
+/// The result of call `id` (the one `item` absorbs, else on this page's
+/// track, else the first).
+fn find_result<'a>(cx: &mut PageCtx<'a>, id: &str, item: &Item) -> Option<Found<'a>> {
     let g = cx.p.graph();
     let link = g.tools.get(id)?;
     let same_track = |n: &NodeId| cx.track.is_some_and(|l| cx.p.item_on(l, *n).is_some());
@@ -563,84 +529,42 @@ fn find_result(cx: &PageCtx<'_>, tool: &str, id: &str, item: &Item) -> Option<Ca
         .or_else(|| link.results.iter().find(|n| same_track(n)))
         .or_else(|| link.results.first())
         .copied()?;
-    let e = g.entry(cx.p.entries(), node);
-    let mut json = cx.p.project.json_only(e, result_want(tool)).map_err(|err| cx.warn(format_args!("{err}"))).ok()?;
-    let blocks = json.get_mut("message")?.get_mut("content")?.as_array_mut()?;
-    let b = blocks.iter_mut().find(|b| str_at(Some(b), &["tool_use_id"]) == Some(id))?;
-    // Its parts are moved out of the tree, not copied.
-    let mut r = result_of(b.take());
-    r.node = Some(node);
-    r.session = e.session_id.as_deref().unwrap_or("").to_string();
-    if e.tool_results.len() == 1 {
-        r.tur = json.get_mut("toolUseResult").map(Value::take);
-    }
-    Some(r)
+    let holder = cx.node(g.node(node).entry);
+    holder.tool_result(id)?;
+    Some(Found { node, holder })
 }
 
-/// What a `tool_result` block holds: its text (the `text` of its parts),
-/// images, and whether it is an error.
-fn result_of(mut b: Value) -> CallResult {
-    let mut r =
-        CallResult { is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false), ..CallResult::default() };
-    match b.get_mut("content").map(Value::take) {
-        Some(Value::String(s)) => r.text = s,
-        Some(Value::Array(parts)) => {
-            let mut texts = Vec::with_capacity(parts.len());
-            for mut p in parts {
-                match str_at(Some(&p), &["type"]) {
-                    Some("image") => r.images.push(p.get_mut("source").map_or(Value::Null, Value::take)),
-                    _ => texts.push(match p.get_mut("text").map(Value::take) {
-                        Some(Value::String(t)) => t,
-                        _ => String::new(),
-                    }),
-                }
-            }
-            r.text = texts.join("\n");
-        }
-        _ => {}
-    }
-    if r.text.contains("<tool_use_error>") {
-        r.text = strip_tags(&r.text, &["tool_use_error"]);
-    }
-    r
-}
-
-/// What a result shows, by tool: the file read, Markdown (agents, fetches,
-/// searches), terminal output (Bash), or its text; then its images.
-fn result_body(cx: &mut PageCtx<'_>, tool: &str, r: &CallResult) -> Vec<Block> {
+/// What a result shows, by kind of tool: the file read, Markdown (agents,
+/// fetches, searches), terminal output (shell), or its text; then its images.
+fn result_body(cx: &mut PageCtx<'_>, tool: &ToolInput<'_>, r: &ToolOutput<'_>) -> Vec<Block> {
     let mut body = Vec::new();
-    let tur = r.tur.as_ref();
     match tool {
-        "Read" if !r.is_error => {
-            if let Some(content) = str_at(tur, &["file", "content"]) {
+        ToolInput::Read { .. } if !r.is_error => match &r.detail {
+            ResultDetail::Read { content: Some(content) } => {
                 let code = file_block(cut(content, cx.cap()));
                 body.push(fold(Block::Html(code), "File", content.len()));
-            } else if r.images.is_empty() {
-                body.push(cx.output(&r.text, "Output", ""));
             }
-        }
-        "Task" | "Agent" | "WebFetch" | "WebSearch" if !r.is_error => {
+            _ if r.images.is_empty() => body.push(cx.output(&r.text, "Output", "")),
+            _ => {}
+        },
+        ToolInput::Agent { .. } | ToolInput::WebFetch { .. } | ToolInput::WebSearch { .. } if !r.is_error => {
             let md = cx.folded_markdown(cut(&r.text, cx.cap()));
             body.push(fold(Block::Markdown(md), "Result", r.text.len()));
         }
-        "Bash" => {
-            let out = match (str_at(tur, &["stdout"]), str_at(tur, &["stderr"])) {
-                (Some(o), e) if !r.is_error => format!(
-                    "{o}{}{}",
-                    if e.unwrap_or("").is_empty() || o.is_empty() { "" } else { "\n" },
-                    e.unwrap_or("")
-                ),
-                _ => r.text.clone(),
+        ToolInput::Shell { shell: Shell::Bash, .. } => {
+            let (out, spill) = match &r.detail {
+                ResultDetail::Shell { output: Some(o), .. } if !r.is_error => (&o.text, &o.spill),
+                _ => (&r.text, &r.spill),
             };
-            body.extend(persisted_or(cx, &out, &r.session, "term"));
-            if at(tur, &["interrupted"]).and_then(Value::as_bool) == Some(true) {
+            body.extend(spilled_or(cx, out, spill.as_ref(), "term"));
+            if matches!(r.detail, ResultDetail::Shell { interrupted: true, .. }) {
                 body.push(note("Interrupted."));
             }
         }
-        _ => body.extend(persisted_or(cx, &r.text, &r.session, "")),
+        _ => body.extend(spilled_or(cx, &r.text, r.spill.as_ref(), "")),
     }
     for img in &r.images {
-        body.push(cx.image(Some(img)));
+        body.push(cx.image(img));
     }
     body
 }
@@ -654,28 +578,21 @@ fn result_text(cx: &mut PageCtx<'_>, text: &str) -> Vec<Block> {
     vec![Block::ResultText(ResultText { line, full })]
 }
 
-/// The output, or for a `<persisted-output>` preview the full spilled file
-/// from `<session>/tool-results/` when it is in the archive (capped).
-fn persisted_or(cx: &mut PageCtx<'_>, text: &str, session: &str, class: &'static str) -> Vec<Block> {
-    let Some(inner) = tag_text(text, "persisted-output") else {
-        return vec![cx.output(text, "Output", class)];
-    };
-    let file = inner
-        .split_once("Full output saved to:")
-        .map(|(_, rest)| rest.lines().next().unwrap_or("").trim())
-        .and_then(|p| {
-            let mut parts = p.rsplit(['/', '\\']);
-            let f = parts.next()?;
-            (parts.next()? == "tool-results").then_some(f)
-        });
-    let key = file.map(|f| format!("{session}/tool-results/{f}"));
-    if let Some((p, full)) = key.and_then(|k| cx.p.project.side_file(&k, OUTPUT_CAP + 1)) {
-        // Not an entry line: `--redact` has not seen it yet.
-        let full = cx.p.redactor.text(|| p.display().to_string(), &full);
-        let note = Block::Persisted(PersistedNote { file: file.map(str::to_string) });
-        return vec![note, cx.output(&full, "Output", class)];
+/// The output, or for the preview of a spilled output the full output from
+/// its side file when it is in the archive (capped), else the preview.
+fn spilled_or(cx: &mut PageCtx<'_>, text: &str, spill: Option<&Spill>, class: &'static str) -> Vec<Block> {
+    match spill {
+        None => vec![cx.output(text, "Output", class)],
+        Some(Spill { full: Some((path, full)), file, .. }) => {
+            // Not an entry line: `--redact` has not seen it yet.
+            let full = cx.p.redactor.text(|| path.clone(), full);
+            let note = Block::Persisted(PersistedNote { file: file.clone() });
+            vec![note, cx.output(&full, "Output", class)]
+        }
+        Some(Spill { preview, .. }) => {
+            vec![Block::Persisted(PersistedNote { file: None }), cx.output(preview, "Preview", class)]
+        }
     }
-    vec![Block::Persisted(PersistedNote { file: None }), cx.output(inner.trim(), "Preview", class)]
 }
 
 fn agent_link(cx: &PageCtx<'_>, tool_id: &str) -> Option<AgentLink> {
@@ -684,145 +601,24 @@ fn agent_link(cx: &PageCtx<'_>, tool_id: &str) -> Option<AgentLink> {
     Some(AgentLink { href: cx.p.href(cx.dir, &cx.p.agent_dirs[a], &page_file(0), None), messages: agent.messages })
 }
 
-fn read_arg(input: &Value) -> String {
-    let path = str_at(Some(input), &["file_path"]).unwrap_or("");
-    match (at(Some(input), &["offset"]), at(Some(input), &["limit"])) {
-        (Some(o), Some(l)) => format!("{path} (from line {o}, {l} lines)"),
-        (Some(o), None) => format!("{path} (from line {o})"),
-        _ => path.to_string(),
-    }
-}
-
-fn grep_arg(input: &Value) -> String {
-    let s = |k| str_at(Some(input), &[k]).unwrap_or("");
-    let mut a = s("pattern").to_string();
-    for k in ["path", "glob", "type"] {
-        if !s(k).is_empty() {
-            a.push_str(" in ");
-            a.push_str(s(k));
-        }
-    }
-    a
-}
-
-fn glob_arg(input: &Value) -> String {
-    let s = |k| str_at(Some(input), &[k]).unwrap_or("");
-    if s("path").is_empty() { s("pattern").to_string() } else { format!("{} in {}", s("pattern"), s("path")) }
-}
-
-/// `server · tool` of an MCP tool (`mcp__<server>__<tool>`).
-fn mcp_arg(name: &str) -> Option<String> {
-    let (server, tool) = name.strip_prefix("mcp__")?.split_once("__")?;
-    Some(format!("{server} · {tool}"))
-}
-
-/// `query` and the domains it is limited to.
-fn web_search_arg(input: &Value) -> String {
-    let mut a = str_at(Some(input), &["query"]).unwrap_or("").to_string();
-    if let Some(d) = input.get("allowed_domains").and_then(scalar_text).filter(|d| !d.is_empty()) {
-        let _ = write!(a, " (on {d})");
-    }
-    if let Some(d) = input.get("blocked_domains").and_then(scalar_text).filter(|d| !d.is_empty()) {
-        let _ = write!(a, " (not on {d})");
-    }
-    a
-}
-
-/// A value as one line of text: a string's first line, a number, a
-/// boolean, a list of those joined by commas; `None` for objects and null.
-fn scalar_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Array(items) => {
-            let parts: Vec<String> = items.iter().filter_map(scalar_text).filter(|p| !p.is_empty()).collect();
-            (!parts.is_empty()).then(|| parts.join(", "))
-        }
-        Value::Object(_) | Value::Null => None,
-    }
-}
-
-/// Input fields that say what a call is about, most telling first.
-const KEY_FIELDS: &[&str] = &[
-    "query",
-    "command",
-    "file_path",
-    "path",
-    "filePath",
-    "notebook_path",
-    "url",
-    "uri",
-    "pattern",
-    "name",
-    "server",
-    "subject",
-    "title",
-    "description",
-    "prompt",
-    "message",
-    "text",
-    "content",
-    "id",
-    "task_id",
-];
-
-/// The key arguments of an input, for tools cctree knows nothing of: its
-/// first fields holding text, numbers or lists of them (`key: value`), else
-/// the names of its fields; a string input itself. Empty only when the
-/// input holds nothing.
-fn key_args(input: &Value) -> String {
-    const SHOWN: usize = 3;
-    match input {
-        Value::Object(map) => {
-            // Fields that say what a call is about first, then the others by name.
-            let rank = |k: &str| KEY_FIELDS.iter().position(|f| *f == k).unwrap_or(KEY_FIELDS.len());
-            let mut fields: Vec<(&String, &Value)> = map.iter().collect();
-            fields.sort_by_key(|(k, _)| rank(k));
-            let scalars: Vec<String> = fields
-                .iter()
-                .filter_map(|(k, v)| scalar_text(v).filter(|t| !t.is_empty()).map(|t| format!("{k}: {t}")))
-                .take(SHOWN)
-                .collect();
-            if scalars.is_empty() { map.keys().cloned().collect::<Vec<_>>().join(", ") } else { scalars.join(" · ") }
-        }
-        Value::Null => String::new(),
-        other => scalar_text(other).unwrap_or_else(|| other.to_string()),
-    }
-}
-
-/// The questions of an `AskUserQuestion` call and what the person answered:
-/// the result's `answers` (question → answer; several options joined by
-/// `, `), else its text (`"question"="answer"`).
-fn questions(input: &Value, res: Option<&CallResult>) -> QuestionsCall {
-    let answers = res.and_then(|r| r.tur.as_ref()).and_then(|t| t.get("answers")).and_then(Value::as_object);
-    let text = res.map_or("", |r| r.text.as_str());
-    let list = question_list(input);
+/// The questions of a questions call and what the person answered: as
+/// its result recorded them, else as its text says (`"question"="answer"`).
+fn questions(list: &[QuestionInput<'_>], res: Option<&ToolOutput<'_>>) -> QuestionsCall {
+    let text = res.map_or("", |r| &*r.text);
     let questions = list
         .iter()
         .map(|q| {
-            let s = |k| str_at(Some(q), &[k]).unwrap_or("").to_string();
-            let question = s("question");
-            let answer = answers
-                .and_then(|a| a.get(&question))
-                .and_then(scalar_text)
-                .or_else(|| answer_in_text(text, &question));
+            let question = q.question.to_string();
+            let answer = res.and_then(|r| r.detail.answer(&question)).or_else(|| answer_in_text(text, &question));
             let picked =
                 |label: &str| answer.as_deref().is_some_and(|a| a == label || a.split(", ").any(|p| p == label));
             let options: Vec<QuestionOption> = q
-                .get("options")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
+                .options
                 .iter()
                 .map(|o| {
-                    let label = str_at(Some(o), &["label"]).unwrap_or("").to_string();
+                    let label = o.label.to_string();
                     let chosen = picked(&label);
-                    QuestionOption {
-                        description: str_at(Some(o), &["description"]).unwrap_or("").into(),
-                        label,
-                        chosen,
-                    }
+                    QuestionOption { description: o.description.to_string(), label, chosen }
                 })
                 .collect();
             // Shown as typed when it is not just the options marked.
@@ -830,9 +626,9 @@ fn questions(input: &Value, res: Option<&CallResult>) -> QuestionsCall {
                 a.split(", ").all(|p| options.iter().any(|o| o.label == p)) || options.iter().any(|o| o.label == a)
             });
             Question {
-                header: s("header"),
+                header: q.header.to_string(),
                 question,
-                multi: q.get("multiSelect").and_then(Value::as_bool) == Some(true),
+                multi: q.multi_select,
                 options,
                 answer: answer.filter(|_| !all_marked),
             }
@@ -841,17 +637,7 @@ fn questions(input: &Value, res: Option<&CallResult>) -> QuestionsCall {
     QuestionsCall { questions }
 }
 
-/// The questions of an `AskUserQuestion` input; early calls asked one
-/// `question` (a string), without options.
-fn question_list(input: &Value) -> Vec<Value> {
-    match (input.get("questions"), input.get("question")) {
-        (Some(Value::Array(qs)), _) => qs.clone(),
-        (_, Some(q @ Value::String(_))) => vec![serde_json::json!({ "question": q })],
-        _ => Vec::new(),
-    }
-}
-
-/// `"question"="answer"` in the text of an `AskUserQuestion` result.
+/// `"question"="answer"` in the text of a questions call's result.
 fn answer_in_text(text: &str, question: &str) -> Option<String> {
     let key = format!("\"{question}\"=\"");
     let start = text.find(&key)? + key.len();
@@ -860,211 +646,48 @@ fn answer_in_text(text: &str, question: &str) -> Option<String> {
     Some(rest[..end].to_string())
 }
 
-fn todo_arg(input: &Value) -> String {
-    let list = input.get("todos").and_then(Value::as_array);
-    let done = list.map_or(0, |l| l.iter().filter(|t| str_at(Some(t), &["status"]) == Some("completed")).count());
-    format!("{done}/{} done", list.map_or(0, Vec::len))
-}
-
-fn todos(list: Option<&Value>) -> Option<Vec<Todo>> {
-    let items = list.and_then(Value::as_array)?;
-    let todo = |t: &Value| {
-        let (class, mark) = match str_at(Some(t), &["status"]).unwrap_or("pending") {
-            "completed" => ("done", "☑"),
-            "in_progress" => ("doing", "◐"),
-            _ => ("todo", "☐"),
-        };
-        Todo { class, mark, content: str_at(Some(t), &["content"]).unwrap_or("").to_string() }
-    };
-    Some(items.iter().map(todo).collect())
+fn todo_views(list: &[crate::model::Todo<'_>]) -> Vec<Todo> {
+    list.iter()
+        .map(|t| {
+            let (class, mark) = match &*t.status {
+                "completed" => ("done", "☑"),
+                "in_progress" => ("doing", "◐"),
+                _ => ("todo", "☐"),
+            };
+            Todo { class, mark, content: t.content.to_string() }
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    /// Whether an input holds anything to summarise.
-    fn holds_something(input: &Value) -> bool {
-        match input {
-            Value::Object(o) => o.values().any(|v| !matches!(v, Value::Null)),
-            Value::Null => false,
-            Value::String(s) => !s.is_empty(),
-            _ => true,
-        }
-    }
-
-    /// Every `tool_use` block of the vendored transcripts (the real
-    /// projects, the 2.1.330 archives, the example), by name and input.
-    fn vendored_calls() -> Vec<(String, Value)> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut calls = Vec::new();
-        for dir in ["tests/fixtures", "examples"] {
-            for f in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name().into_iter().filter_map(Result::ok) {
-                if f.path().extension().is_none_or(|e| e != "jsonl") {
-                    continue;
-                }
-                let text = String::from_utf8_lossy(&std::fs::read(f.path()).unwrap()).into_owned();
-                for line in text.lines() {
-                    let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
-                    let Some(blocks) = at(Some(&v), &["message", "content"]).and_then(Value::as_array) else {
-                        continue;
-                    };
-                    for b in blocks.iter().filter(|b| str_at(Some(b), &["type"]) == Some("tool_use")) {
-                        let name = str_at(Some(b), &["name"]).unwrap_or("").to_string();
-                        calls.push((name, b.get("input").cloned().unwrap_or(Value::Null)));
-                    }
-                }
-            }
-        }
-        calls
-    }
-
-    /// A plausible input for each tool Claude Code 2.1.330 ships (its
-    /// list of tool names, the former names it still maps, and the tools
-    /// of older clients in the corpus), and an MCP tool.
-    fn synthetic_calls() -> Vec<(&'static str, Value)> {
-        vec![
-            ("Agent", json!({"description":"Find the bug","prompt":"Look","subagent_type":"Explore"})),
-            ("Task", json!({"description":"Find the bug","prompt":"Look"})),
-            ("Artifact", json!({"title":"Chart","content":"<svg/>"})),
-            (
-                "AskUserQuestion",
-                json!({"questions":[{"question":"Which?","header":"Pick","options":[{"label":"A"},{"label":"B"}],"multiSelect":false}]}),
-            ),
-            ("Bash", json!({"command":"ls -la","description":"List"})),
-            ("PowerShell", json!({"command":"Get-ChildItem"})),
-            ("CronCreate", json!({"cron":"*/5 * * * *","prompt":"check the build"})),
-            ("CronDelete", json!({"id":"cron-1"})),
-            ("CronList", json!({"all":true})),
-            ("Edit", json!({"file_path":"/a.rs","old_string":"a","new_string":"b"})),
-            ("MultiEdit", json!({"file_path":"/a.rs","edits":[{"old_string":"a","new_string":"b"}]})),
-            ("EndConversation", json!({"reason":"done"})),
-            ("EnterPlanMode", json!({"reason":"big change"})),
-            ("ExitPlanMode", json!({"plan":"# Fix the parser\n1. read"})),
-            ("EnterWorktree", json!({"name":"feature-x"})),
-            ("ExitWorktree", json!({"action":"keep"})),
-            ("Glob", json!({"pattern":"**/*.rs","path":"/src"})),
-            ("Grep", json!({"pattern":"fn main","path":"/src"})),
-            ("LS", json!({"path":"/src"})),
-            ("ListAgents", json!({"all":true})),
-            ("ListMcpResourcesTool", json!({"server":"github"})),
-            ("ReadMcpResourceTool", json!({"server":"github","uri":"repo://a/b"})),
-            ("ReadMcpResourceDirTool", json!({"server":"github","uri":"repo://a/"})),
-            ("LSP", json!({"operation":"goToDefinition","filePath":"/a.rs","line":3,"character":4})),
-            ("Monitor", json!({"command":"tail -f log","description":"watch the log"})),
-            (
-                "NotebookEdit",
-                json!({"notebook_path":"/n.ipynb","cell_id":"c1","new_source":"print(1)","edit_mode":"replace"}),
-            ),
-            ("Read", json!({"file_path":"/a.rs","offset":3})),
-            ("Write", json!({"file_path":"/a.rs","content":"x"})),
-            ("ReadNotifications", json!({"limit":5})),
-            ("RemoteTrigger", json!({"action":"run","trigger_id":"t1"})),
-            ("ReportFindings", json!({"findings":[{"title":"Leak","severity":"high"}]})),
-            ("ScheduleWakeup", json!({"delaySeconds":60,"reason":"poll CI"})),
-            ("SendFeedback", json!({"message":"great"})),
-            ("SendMessage", json!({"to":"alice","summary":"round 2","message":"Please pull master"})),
-            ("SendMessage", json!({"to":"bob","message":{"type":"shutdown_request","reason":"done"}})),
-            ("SendUserFile", json!({"files":["/a.txt"]})),
-            ("SendUserMessage", json!({"message":"Build is green"})),
-            ("Brief", json!({"message":"Build is green"})),
-            ("SetGoal", json!({"goal":"ship 1.0"})),
-            ("Skill", json!({"skill":"pdf","args":"report.pdf"})),
-            ("TaskCreate", json!({"subject":"Write tests","description":"All of them"})),
-            ("TaskGet", json!({"taskId":"2"})),
-            ("TaskList", json!({})),
-            ("TaskUpdate", json!({"taskId":"2","status":"completed"})),
-            ("TaskUpdate", json!({"taskId":"3","addBlockedBy":["1","2"]})),
-            ("TaskOutput", json!({"task_id":"b1bg01","block":false})),
-            ("BashOutput", json!({"bash_id":"01910a"})),
-            ("TaskStop", json!({"task_id":"b1bg01"})),
-            ("KillShell", json!({"shell_id":"dce0af"})),
-            ("KillBash", json!({"shell_id":"dce0af"})),
-            ("TodoWrite", json!({"todos":[{"content":"a","status":"pending"}]})),
-            ("ToolSearch", json!({"query":"select:TaskCreate","max_results":1})),
-            ("WaitForMcpServers", json!({"timeout":30})),
-            ("WebFetch", json!({"url":"https://example.com","prompt":"summary"})),
-            ("WebSearch", json!({"query":"rust askama","allowed_domains":["docs.rs"]})),
-            ("Workflow", json!({"name":"release","inputs":{"v":"1.0"}})),
-            ("propose_skills", json!({"skills":[{"name":"deploy"}]})),
-            ("mcp__github__create_issue", json!({"repo":"o/r","title":"Crash on start","body":"…"})),
-            ("mcp__ide__getDiagnostics", json!({"uri":"file:///a.rs"})),
-            ("SomethingNew", json!({"nested":{"a":1}})),
-            ("SomethingNewer", json!("a string input")),
-        ]
-    }
-
-    #[test]
-    fn every_tool_call_with_an_input_has_a_summary() {
-        let vendored = vendored_calls();
-        assert!(vendored.len() > 1000, "the fixtures hold calls: {}", vendored.len());
-        let synthetic = synthetic_calls().into_iter().map(|(n, i)| (n.to_string(), i));
-        let mut names = std::collections::BTreeSet::new();
-        for (name, input) in vendored.into_iter().chain(synthetic) {
-            names.insert(name.clone());
-            let line = summary(&name, &input, None);
-            if holds_something(&input) {
-                assert!(!line.trim().is_empty(), "{name} {input} has no summary");
-            }
-        }
-        for n in ["TaskCreate", "SendMessage", "AskUserQuestion", "ExitPlanMode", "TaskOutput", "TaskStop", "Skill"] {
-            assert!(names.contains(n), "{n} is among the calls walked");
-        }
-    }
-
-    #[test]
-    fn summaries_say_what_each_call_is_about() {
-        let s = |name: &str, input: Value| summary(name, &input, None);
-        assert_eq!(s("TaskCreate", json!({"subject":"Write tests","description":"x"})), "Write tests");
-        let created = json!({"task":{"id":"4","subject":"Write tests"}});
-        assert_eq!(summary("TaskCreate", &json!({"subject":"Write tests"}), Some(&created)), "#4 Write tests");
-        assert_eq!(
-            s("TaskUpdate", json!({"taskId":"2","status":"in_progress","owner":"bob"})),
-            "#2 · in_progress · bob"
-        );
-        assert_eq!(s("TaskUpdate", json!({"taskId":"3","addBlockedBy":["1","2"]})), "#3 · blocked by 1, 2");
-        assert_eq!(summary("TaskGet", &json!({"taskId":"2"}), Some(&created)), "#2 Write tests");
-        assert_eq!(s("TaskList", json!({})), "the task list");
-        assert_eq!(s("SendMessage", json!({"to":"alice","message":"Pull master\nthen merge"})), "→ alice: Pull master");
-        assert_eq!(s("SendMessage", json!({"to":"alice","summary":"round 2","message":"long"})), "→ alice: round 2");
-        assert_eq!(
-            s("SendMessage", json!({"to":"bob","message":{"type":"shutdown_request"}})),
-            "→ bob: shutdown request"
-        );
-        let q = json!({"questions":[{"question":"Which DB?","header":"DB","options":[]},{"question":"Port?","header":"Port"}]});
-        assert_eq!(s("AskUserQuestion", q), "2 questions: DB, Port");
-        assert_eq!(s("ExitPlanMode", json!({"plan":"\n## Plan: fix it\n1. a"})), "plan: Plan: fix it");
-        assert_eq!(summary("ExitPlanMode", &json!({}), Some(&json!({"plan":"# Kept"}))), "plan: Kept");
-        let nb =
-            json!({"notebook_path":"/n.ipynb","cell_id":"c1","new_source":"x","cell_type":"code","edit_mode":"insert"});
-        assert_eq!(s("NotebookEdit", nb), "/n.ipynb cell c1 (insert, code)");
-        assert_eq!(
-            s("WebSearch", json!({"query":"askama","allowed_domains":["docs.rs","github.com"]})),
-            "askama (on docs.rs, github.com)"
-        );
-        assert_eq!(s("Skill", json!({"skill":"pdf","args":"a.pdf"})), "pdf a.pdf");
-        assert_eq!(s("TaskOutput", json!({"task_id":"b1","block":false})), "b1 (without waiting)");
-        assert_eq!(s("KillShell", json!({"shell_id":"dce0af"})), "dce0af");
-        assert_eq!(
-            s("mcp__github__create_issue", json!({"title":"Crash","repo":"o/r"})),
-            "github · create_issue · title: Crash · repo: o/r"
-        );
-        assert_eq!(s("mcp__ide__getDiagnostics", json!({})), "ide · getDiagnostics");
-        assert_eq!(s("Unknown", json!({"nested":{"a":1},"other":{}})), "nested, other");
-        assert_eq!(s("Unknown", json!({})), "");
-    }
+    use crate::model::{QuestionOption as OptionInput, ResultDetail};
+    use std::borrow::Cow::Borrowed as B;
 
     #[test]
     fn questions_show_the_answers_given() {
-        let input = json!({"questions":[
-            {"question":"Which DB?","header":"DB","options":[{"label":"Postgres","description":"big"},{"label":"SQLite"}],"multiSelect":false},
-            {"question":"Which extras?","header":"Extras","options":[{"label":"A"},{"label":"B"},{"label":"C"}],"multiSelect":true},
-            {"question":"Name?","header":"Name","options":[{"label":"x"},{"label":"y"}]}]});
-        let res = CallResult {
-            tur: Some(json!({"answers":{"Which DB?":"SQLite","Which extras?":"A, C"}})),
-            text: "User has answered your questions: \"Which DB?\"=\"SQLite\", \"Name?\"=\"my <own> name\". You can now continue".into(),
-            ..CallResult::default()
+        let option = |label: &'static str| OptionInput { label: B(label), description: B("") };
+        let q = |question: &'static str, header: &'static str, options: &[&'static str], multi_select: bool| {
+            QuestionInput {
+                question: B(question),
+                header: B(header),
+                multi_select,
+                options: options.iter().map(|o| option(o)).collect(),
+            }
+        };
+        let input = [
+            q("Which DB?", "DB", &["Postgres", "SQLite"], false),
+            q("Which extras?", "Extras", &["A", "B", "C"], true),
+            q("Name?", "Name", &["x", "y"], false),
+        ];
+        let answers = vec![(B("Which DB?"), Some("SQLite".into())), (B("Which extras?"), Some("A, C".into()))];
+        let res = ToolOutput {
+            detail: ResultDetail::Answers { answers: Some(answers) },
+            text: B(
+                "User has answered your questions: \"Which DB?\"=\"SQLite\", \"Name?\"=\"my <own> name\". You can now continue",
+            ),
+            ..ToolOutput::default()
         };
         let v = questions(&input, Some(&res));
         let chosen =
@@ -1080,8 +703,10 @@ mod tests {
 
     #[test]
     fn a_checklist_is_written_by_its_template() {
-        let list = serde_json::json!([{"content":"write <tests>","status":"completed"},{"content":"ship","status":"in_progress"}]);
-        let html = TodoWriteCall { todos: todos(Some(&list)) }.to_string();
+        let todo =
+            |content: &'static str, status: &'static str| crate::model::Todo { content: B(content), status: B(status) };
+        let list = [todo("write <tests>", "completed"), todo("ship", "in_progress")];
+        let html = TodoWriteCall { todos: Some(todo_views(&list)) }.to_string();
         assert_eq!(
             html,
             "<ul class=\"todos\"><li class=\"done\"><span class=\"mark\">☑</span> write &lt;tests&gt;</li>\

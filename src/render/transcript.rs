@@ -168,7 +168,7 @@ fn push_items(pcx: &mut PageCtx<'_>, track: TrackId, range: std::ops::Range<usiz
         }
         messages.push(view.into());
         for q in item.nodes.iter().chain(&item.absorbed).filter_map(|n| g.queued.get(n)).flatten() {
-            messages.push(super::message::queued_view(pcx, &ctx.entries()[*q]).into());
+            messages.push(super::message::queued_view(pcx, *q).into());
         }
         messages.extend(fork_notes(pcx, item).into_iter().map(TrackEntry::from));
     }

@@ -218,22 +218,27 @@ fn exports_are_byte_identical_across_runs_and_threads() {
     }
 }
 
-/// The text of each prompt of a conversation (its first line, as typed).
+/// The texts of each prompt of a conversation, as its reader gives them
+/// (what was typed, and the context the IDE attached): the first line of each.
 fn prompts(p: &Project, conv: ConversationId) -> Vec<String> {
+    use cctree::model::{Block, Body, Content};
     let g = &p.graph;
     let mut v = Vec::new();
-    for (i, n) in g.nodes.iter().enumerate() {
+    for n in g.nodes.iter() {
         let e = &p.entries[n.entry];
         if n.conversation != Some(conv) || n.sidechain || e.user_kind != cctree::parse::UserKind::Prompt {
             continue;
         }
-        let json = p.json(e).unwrap();
-        let text = cctree::render::payload::text_of(json.pointer("/message/content"));
-        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim_end().to_string();
-        if !first.is_empty() {
-            v.push(first);
+        let (node, err) = p.node(e);
+        assert!(err.is_none(), "{err:?}");
+        let Content::Prompt(Body::Blocks(blocks)) = &node.content else { continue };
+        for b in blocks {
+            let (Block::Text(text) | Block::Context { text, .. }) = b else { continue };
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim_end().to_string();
+            if !first.is_empty() {
+                v.push(first);
+            }
         }
-        let _ = i;
     }
     v
 }

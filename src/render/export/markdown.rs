@@ -14,9 +14,9 @@ use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
 use rustc_hash::FxHashSet;
-use serde_json::Value;
 
 use crate::graph::{ConversationId, NodeId};
+use crate::model::{Block, Body, Content, Raw, ToolOutput};
 use crate::parse::time::format_human;
 use crate::parse::{Kind, UserKind};
 use crate::project::Project;
@@ -25,7 +25,6 @@ use super::super::context::{PageWarnings, ProjectCtx, TrackId};
 use super::super::html::controls_shown;
 use super::super::images::ImageStore;
 use super::super::layout::{Item, layout};
-use super::super::payload::{str_at, tag_text, text_of};
 use super::super::redaction::Redactor;
 use super::super::text::{cut, human_size};
 use super::super::{Placement, RenderOptions};
@@ -159,74 +158,78 @@ impl Md<'_> {
         let _ = writeln!(self.out, "\n### {number}{role} · {}\n\n<!-- {} -->", format_human(ts), comment(uuid));
         for n in item.nodes.iter().chain(&item.absorbed) {
             let e = g.entry(ctx.entries(), *n);
-            match ctx.project.json(e) {
-                Ok(v) => self.entry(&e.kind, &v),
-                Err(err) => {
+            match ctx.project.node(e) {
+                (_, Some(err)) => {
                     let _ = writeln!(self.out, "\n_{}_", escape_line(&err.to_string()));
                 }
+                (node, None) => self.content(&node.content),
             }
         }
     }
 
     /// What one entry of a message says.
-    fn entry(&mut self, kind: &Kind, v: &Value) {
-        if *kind == Kind::Attachment {
-            let text = str_at(v.get("attachment"), &["prompt"]).unwrap_or_default();
-            return fence(&mut self.out, "", text);
-        }
-        match v.get("message").and_then(|m| m.get("content")) {
-            Some(Value::String(s)) => self.text(s),
-            Some(Value::Array(blocks)) => {
+    fn content(&mut self, c: &Content<'_>) {
+        match c {
+            Content::Reply(blocks) | Content::Prompt(Body::Blocks(blocks)) | Content::ToolResults(blocks) => {
                 for b in blocks {
                     self.block(b);
                 }
             }
-            _ => {}
+            Content::Prompt(Body::Odd(_) | Body::Missing) => {}
+            Content::Command { name, args } => fence(&mut self.out, "", format!("{name} {args}").trim_end()),
+            Content::Shell(text)
+            | Content::CompactSummary(text)
+            | Content::Queued(text)
+            | Content::CommandOutput(text)
+            | Content::ShellOutput(text)
+            | Content::Interrupt(text)
+            | Content::Injected { text, .. } => fence(&mut self.out, "", text),
+            Content::Compaction(_)
+            | Content::TurnDuration { .. }
+            | Content::Note(_)
+            | Content::Attachment(_)
+            | Content::Other { .. } => {}
         }
     }
 
-    /// A user text: a slash command by its name and arguments, else as it is.
-    fn text(&mut self, s: &str) {
-        match tag_text(s, "command-name") {
-            Some(name) => {
-                let args = tag_text(s, "command-args").unwrap_or_default();
-                fence(&mut self.out, "", format!("{name} {args}").trim_end());
+    fn block(&mut self, b: &Block<'_>) {
+        match b {
+            Block::Text(text) => fence(&mut self.out, "", text),
+            Block::Context { label, name, text } => {
+                match name {
+                    Some(n) => {
+                        let _ = writeln!(self.out, "\n_({label})_ {}", span(n));
+                    }
+                    None => {
+                        let _ = writeln!(self.out, "\n_({label})_");
+                    }
+                }
+                fence(&mut self.out, "", text);
             }
-            None => fence(&mut self.out, "", s),
+            Block::Thinking(_) | Block::RedactedThinking => self.out.push_str("\n_(thinking not shown)_\n"),
+            Block::Image(_) => self.out.push_str("\n_(an image; the HTML export shows it)_\n"),
+            Block::ToolUse(c) => {
+                let _ = writeln!(self.out, "\n**Tool call** {}", span(&c.name));
+                fence(&mut self.out, "", &capped(&tool_input(&c.raw), MD_TOOL_INPUT));
+            }
+            Block::ToolResult(r) => self.result(r),
+            Block::Document { .. } | Block::Unknown { .. } => {}
         }
     }
 
-    fn block(&mut self, b: &Value) {
-        match b.get("type").and_then(Value::as_str).unwrap_or("") {
-            "text" => self.text(b.get("text").and_then(Value::as_str).unwrap_or_default()),
-            "thinking" | "redacted_thinking" => self.out.push_str("\n_(thinking not shown)_\n"),
-            "image" => self.out.push_str("\n_(an image; the HTML export shows it)_\n"),
-            "tool_use" => {
-                let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
-                let _ = writeln!(self.out, "\n**Tool call** {}", span(name));
-                let input = tool_input(b.get("input"));
-                fence(&mut self.out, "", &capped(&input, MD_TOOL_INPUT));
-            }
-            "tool_result" => {
-                let error = b.get("is_error").and_then(Value::as_bool) == Some(true);
-                let text = text_of(b.get("content"));
-                let what = if error { "**Tool result** (error)" } else { "**Tool result**" };
-                let _ = writeln!(self.out, "\n{what}");
-                fence(&mut self.out, "", &capped(&text, MD_TOOL_RESULT));
-            }
-            _ => {}
-        }
+    fn result(&mut self, r: &ToolOutput<'_>) {
+        let what = if r.is_error { "**Tool result** (error)" } else { "**Tool result**" };
+        let _ = writeln!(self.out, "\n{what}");
+        fence(&mut self.out, "", &capped(&r.text, MD_TOOL_RESULT));
     }
 }
 
 /// What a tool call is asked, in a few lines: its usual arguments by name,
 /// else its input as JSON.
-fn tool_input(input: Option<&Value>) -> String {
+fn tool_input(input: &Raw<'_>) -> String {
     const KEYS: [&str; 8] = ["description", "command", "file_path", "path", "pattern", "url", "query", "prompt"];
-    let Some(input) = input else { return String::new() };
-    let known: Vec<String> =
-        KEYS.iter().filter_map(|k| input.get(*k).and_then(Value::as_str).map(|v| format!("{k}: {v}"))).collect();
-    if known.is_empty() { serde_json::to_string_pretty(input).unwrap_or_default() } else { known.join("\n") }
+    let known: Vec<String> = KEYS.iter().filter_map(|k| input.str_field(k).map(|v| format!("{k}: {v}"))).collect();
+    if known.is_empty() { input.pretty() } else { known.join("\n") }
 }
 
 /// `text` cut at `cap` bytes, saying so.
