@@ -97,6 +97,18 @@ pub fn shallow(text: &str, limit: usize) -> Option<String> {
     })
 }
 
+/// cctree's own data as compact JSON (the files of the search index): a
+/// typed value written by its `Serialize` (fields in the order declared).
+pub fn write<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// cctree's own data read back from JSON it wrote ([`write`]): `None` when
+/// the text is not that.
+pub fn read<'a, T: serde::Deserialize<'a>>(text: &'a str) -> Option<T> {
+    serde_json::from_str(text).ok()
+}
+
 /// The key under which serde_json (with `arbitrary_precision`) hands a
 /// number that is not an `i64`/`u64` to a visitor of any value: as a map of
 /// one entry, this key and the number's text. A lenient reader that sees it

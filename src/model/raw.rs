@@ -108,22 +108,22 @@ impl<'a> Loose<'a> {
     /// As one line of text: a string's first non-blank line (trimmed), a
     /// number, a boolean, a list of those joined by `, `; `None` for an
     /// object, `null`, or no field.
-    pub fn line(&self) -> Option<String> {
+    pub fn as_line(&self) -> Option<String> {
         match self {
             Loose::Str(s) => Some(first_line(s)),
             Loose::Num(n) => Some(n.clone()),
             Loose::Bool(b) => Some(b.to_string()),
             Loose::List(items) => {
-                let parts: Vec<String> = items.iter().filter_map(Loose::line).filter(|p| !p.is_empty()).collect();
+                let parts: Vec<String> = items.iter().filter_map(Loose::as_line).filter(|p| !p.is_empty()).collect();
                 (!parts.is_empty()).then(|| parts.join(", "))
             }
             Loose::Other | Loose::Absent => None,
         }
     }
 
-    /// [`Loose::line`], empty when there is none.
-    pub fn line_or_empty(&self) -> String {
-        self.line().unwrap_or_default()
+    /// [`Loose::as_line`], empty when there is none.
+    pub fn as_line_or_empty(&self) -> String {
+        self.as_line().unwrap_or_default()
     }
 }
 
@@ -131,7 +131,7 @@ fn first_line(s: &str) -> String {
     s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
 }
 
-/// A JSON value as one line of text (see [`Loose::line`]).
+/// A JSON value as one line of text (see [`Loose::as_line`]).
 pub(crate) fn scalar_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(first_line(s)),
@@ -197,16 +197,16 @@ mod tests {
     #[test]
     fn loose_fields_read_as_one_line() {
         let v = json!({"a": "\n  first \nsecond", "n": 12, "l": ["x", 3, ["y"], {}], "o": {}, "b": false});
-        assert_eq!(Loose::at(&v, "a").line().as_deref(), Some("first"));
+        assert_eq!(Loose::at(&v, "a").as_line().as_deref(), Some("first"));
         assert_eq!(Loose::at(&v, "a").str(), "\n  first \nsecond");
-        assert_eq!(Loose::at(&v, "n").line().as_deref(), Some("12"));
+        assert_eq!(Loose::at(&v, "n").as_line().as_deref(), Some("12"));
         assert_eq!(Loose::at(&v, "n").str(), "");
-        assert_eq!(Loose::at(&v, "l").line().as_deref(), Some("x, 3, y"));
-        assert_eq!(Loose::at(&v, "o").line(), None);
-        assert_eq!(Loose::at(&v, "b").line().as_deref(), Some("false"));
+        assert_eq!(Loose::at(&v, "l").as_line().as_deref(), Some("x, 3, y"));
+        assert_eq!(Loose::at(&v, "o").as_line(), None);
+        assert_eq!(Loose::at(&v, "b").as_line().as_deref(), Some("false"));
         assert_eq!(Loose::at(&v, "missing"), Loose::Absent);
         for k in ["a", "n", "l", "o", "b", "missing"] {
-            assert_eq!(Loose::at(&v, k).line(), v.get(k).and_then(scalar_text), "{k}");
+            assert_eq!(Loose::at(&v, k).as_line(), v.get(k).and_then(scalar_text), "{k}");
         }
     }
 

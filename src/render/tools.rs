@@ -207,7 +207,7 @@ impl FieldsCall {
         let fields = fields
             .iter()
             .filter_map(|(label, v)| {
-                let v = v.line()?;
+                let v = v.as_line()?;
                 (!v.is_empty()).then(|| Field { label: (*label).to_string(), value: v })
             })
             .collect();
@@ -307,7 +307,7 @@ pub fn summary(c: &ToolCall<'_>, detail: Option<&ResultDetail<'_>>) -> String {
         ToolInput::WebSearch { query, allowed_domains, blocked_domains } => {
             let mut a = query.to_string();
             for (d, what) in [(allowed_domains, "on"), (blocked_domains, "not on")] {
-                if let Some(d) = d.line().filter(|d| !d.is_empty()) {
+                if let Some(d) = d.as_line().filter(|d| !d.is_empty()) {
                     let _ = write!(a, " ({what} {d})");
                 }
             }
@@ -402,21 +402,21 @@ fn task_summary(t: &TaskInput<'_>, detail: Option<&ResultDetail<'_>>) -> String 
             None => subject.to_string(),
         },
         TaskInput::Update { task_id, subject, status, owner, blocks, blocked_by, .. } => {
-            let mut parts = vec![format!("#{}", task_id.line_or_empty())];
+            let mut parts = vec![format!("#{}", task_id.as_line_or_empty())];
             for s in [status.str(), subject, owner.str()] {
                 if !s.is_empty() {
                     parts.push(s.to_string());
                 }
             }
             for (ids, what) in [(blocks, "blocks"), (blocked_by, "blocked by")] {
-                let ids = ids.line_or_empty();
+                let ids = ids.as_line_or_empty();
                 if !ids.is_empty() {
                     parts.push(format!("{what} {ids}"));
                 }
             }
             parts.join(" · ")
         }
-        TaskInput::Get { task_id } => format!("#{} {}", task_id.line_or_empty(), task_subject.unwrap_or("")),
+        TaskInput::Get { task_id } => format!("#{} {}", task_id.as_line_or_empty(), task_subject.unwrap_or("")),
         TaskInput::List => "the task list".into(),
     }
 }

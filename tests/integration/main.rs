@@ -19,6 +19,7 @@ mod export;
 mod fidelity;
 mod fork;
 mod incremental;
+mod layering;
 mod paths;
 mod props;
 mod redact;

@@ -63,7 +63,7 @@ fn input_of<'a>(name: &str, input: &Value) -> ToolInput<'a> {
         "TaskOutput" | "BashOutput" | "TaskStop" | "KillShell" | "KillBash" => ToolInput::Background {
             id: ["task_id", "bash_id", "shell_id"]
                 .iter()
-                .map(|k| loose(k).line_or_empty())
+                .map(|k| loose(k).as_line_or_empty())
                 .find(|v| !v.is_empty())
                 .unwrap_or_default(),
             block: input.get("block").and_then(Value::as_bool),

@@ -129,7 +129,7 @@ pub fn unbase64(s: &str) -> Option<Vec<u8>> {
 pub fn script(id: &str, json: &str) -> String {
     let mut s = String::with_capacity(json.len() + id.len() + 64);
     s.push_str(PREFIX);
-    s.push_str(&serde_json::to_string(id).unwrap_or_default());
+    s.push_str(&crate::json::write(id));
     s.push_str("]=");
     for c in json.chars() {
         match c {
@@ -150,7 +150,7 @@ const PREFIX: &str = "(self.CCTREE_SEARCH=self.CCTREE_SEARCH||{})[";
 pub fn unscript(file: &str) -> Option<(String, &str)> {
     let rest = file.strip_prefix(PREFIX)?;
     let (id, json) = rest.split_once("]=")?;
-    Some((serde_json::from_str(id).ok()?, json.trim_end().strip_suffix(';')?))
+    Some((crate::json::read(id)?, json.trim_end().strip_suffix(';')?))
 }
 
 #[cfg(test)]
@@ -192,7 +192,10 @@ mod tests {
         assert!(!s.contains('<') && !s.contains('>') && !s.contains('\u{2028}'), "{s}");
         let (id, json) = unscript(&s).unwrap();
         assert_eq!(id, "t/x");
-        let v: serde_json::Value = serde_json::from_str(json).unwrap();
-        assert_eq!(v["a"], "</script><!-- \u{2028}");
+        #[derive(serde::Deserialize)]
+        struct A {
+            a: String,
+        }
+        assert_eq!(crate::json::read::<A>(json).unwrap().a, "</script><!-- \u{2028}");
     }
 }

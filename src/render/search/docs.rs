@@ -128,7 +128,11 @@ impl PageIndex {
     pub fn doc_script(&self, path: &str) -> String {
         let docs: Vec<(&str, &str, u32, &str)> =
             self.docs.iter().map(|d| (d.anchor.as_str(), d.role.as_str(), d.number, d.excerpt.as_str())).collect();
-        let json = serde_json::to_string(&serde_json::json!({ "docs": docs })).unwrap_or_default();
+        #[derive(Serialize)]
+        struct Docs<'d> {
+            docs: Vec<(&'d str, &'d str, u32, &'d str)>,
+        }
+        let json = crate::json::write(&Docs { docs });
         codec::script(&doc_id(path), &json)
     }
 }

@@ -10,7 +10,7 @@
 
 use anyhow::{Context, Result, bail};
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::limits::{SEARCH_SHARD, SEARCH_SHARD_MAX, SEARCH_UNIT_CHUNK};
 
@@ -130,11 +130,12 @@ impl IndexBuilder {
         let mut order: Vec<&UnitEntry> = units.to_vec();
         order.sort_by(|a, b| (a.first_ts, &a.key).cmp(&(b.first_ts, &b.key)));
         order.dedup_by(|a, b| a.key == b.key);
-        let mut number: Vec<u32> = vec![u32::MAX; self.units.len()];
+        // The number of each unit in the new index (`None`: not in it).
+        let mut number: Vec<Option<u32>> = vec![None; self.units.len()];
         let mut reused: FxHashMap<&str, u32> = FxHashMap::default();
         for (c, e) in order.iter().enumerate() {
             match self.unit_ids.get(&e.key) {
-                Some(&u) if fresh.contains(&u) => number[u as usize] = n32(c),
+                Some(&u) if fresh.contains(&u) => number[u as usize] = Some(n32(c)),
                 _ => {
                     reused.insert(&e.key, n32(c));
                 }
@@ -174,18 +175,26 @@ impl IndexBuilder {
                 .map(|e| (e.title.as_str(), e.project.as_str(), e.key.as_str(), e.pages.as_slice()))
                 .collect();
             let id = format!("u/{k}");
-            files.push((format!("{DIR}{id}.js"), codec::script(&id, &serde_json::to_string(&list)?)));
+            files.push((format!("{DIR}{id}.js"), codec::script(&id, &crate::json::write(&list))));
         }
-        let manifest = serde_json::json!({
-            "v": VERSION,
-            "shards": listed,
-            "units": order.len(),
-            "unitChunk": SEARCH_UNIT_CHUNK,
-            "projects": projects,
-        });
-        files.push((MANIFEST.to_string(), codec::script("index", &manifest.to_string())));
+        let manifest =
+            Manifest { projects, shards: listed, unit_chunk: SEARCH_UNIT_CHUNK, units: order.len(), v: VERSION };
+        files.push((MANIFEST.to_string(), codec::script("index", &crate::json::write(&manifest))));
         Ok(files)
     }
+}
+
+/// The index's manifest (`search/index.js`), as `search.js` reads it.
+#[derive(Serialize)]
+struct Manifest<'a> {
+    /// Each project: its name and directory.
+    projects: &'a [(&'a str, &'a str)],
+    /// Each shard: its first term and name.
+    shards: Vec<(&'a str, &'a str)>,
+    #[serde(rename = "unitChunk")]
+    unit_chunk: usize,
+    units: usize,
+    v: u32,
 }
 
 /// A unit of the previous index, here ([`IndexBuilder::local`]).
@@ -204,10 +213,10 @@ struct Shard {
 
 /// A shard's data: its terms, and `p`, the base64 of each term's posting
 /// list (a varint of its length, then the list) in the same order.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct ShardData {
-    terms: Vec<String>,
     p: String,
+    terms: Vec<String>,
 }
 
 impl IndexBuilder {
@@ -220,7 +229,7 @@ impl IndexBuilder {
         prev: &Previous<'_>,
         reused: &FxHashMap<&str, u32>,
         now: &FxHashMap<&str, &UnitEntry>,
-        number: &mut Vec<u32>,
+        number: &mut Vec<Option<u32>>,
     ) -> Result<()> {
         let mut old: Vec<&UnitEntry> = prev.units.clone();
         old.sort_by(|a, b| (a.first_ts, &a.key).cmp(&(b.first_ts, &b.key)));
@@ -290,7 +299,7 @@ impl IndexBuilder {
         e: &UnitEntry,
         reused: &FxHashMap<&str, u32>,
         now: &FxHashMap<&str, &UnitEntry>,
-        number: &mut Vec<u32>,
+        number: &mut Vec<Option<u32>>,
     ) -> Option<Local> {
         if let Some(kept) = self.partial.get(&e.key) {
             let at_now: FxHashMap<&str, u64> =
@@ -308,22 +317,23 @@ impl IndexBuilder {
         let &c = reused.get(e.key.as_str())?;
         let u = self.unit(&e.key);
         if number.len() <= u as usize {
-            number.resize(u as usize + 1, u32::MAX);
+            number.resize(u as usize + 1, None);
         }
-        number[u as usize] = c;
+        number[u as usize] = Some(c);
         Some(Local::Whole(u))
     }
 
     /// The term shards, in term order.
-    fn shards(&mut self, number: &[u32]) -> Result<Vec<Shard>> {
+    fn shards(&mut self, number: &[Option<u32>]) -> Result<Vec<Shard>> {
         let mut ids: Vec<u32> = (0..n32(self.names.len())).collect();
         ids.sort_unstable_by(|a, b| self.names[*a as usize].encode_utf16().cmp(self.names[*b as usize].encode_utf16()));
         let mut rank = vec![0u32; ids.len()];
         for (r, id) in ids.iter().enumerate() {
             rank[*id as usize] = n32(r);
         }
-        let num = |u: u32| number.get(u as usize).copied().unwrap_or(u32::MAX);
-        self.groups.retain(|g| num(g.unit) != u32::MAX);
+        let num = |u: u32| number.get(u as usize).copied().flatten();
+        // A unit not in the new index (its previous postings unclaimed) is dropped.
+        self.groups.retain(|g| num(g.unit).is_some());
         self.groups.sort_unstable_by_key(|g| (rank[g.term as usize], num(g.unit)));
         let mut shards = Vec::new();
         let mut names: FxHashSet<String> = FxHashSet::default();
@@ -336,7 +346,8 @@ impl IndexBuilder {
             let mut gaps = Gaps::new();
             while i < self.groups.len() && self.groups[i].term == term {
                 let g = self.groups[i];
-                gaps.put(&mut list, u64::from(num(g.unit)));
+                // Every unit left has a number (see the `retain` above).
+                gaps.put(&mut list, u64::from(num(g.unit).unwrap_or_default()));
                 codec::put(&mut list, g.len as u64);
                 list.extend_from_slice(&self.bytes[g.start..g.start + g.len]);
                 i += 1;
@@ -393,13 +404,13 @@ impl ShardBuf {
             name = format!("{base}-{n}");
             n += 1;
         }
-        let json = serde_json::json!({ "terms": buf.terms, "p": codec::base64(&buf.bytes) });
-        let script = codec::script(&format!("t/{name}"), &json.to_string());
+        let json = crate::json::write(&ShardData { p: codec::base64(&buf.bytes), terms: buf.terms });
+        let script = codec::script(&format!("t/{name}"), &json);
         Ok(Shard { first, name, script })
     }
 }
 
 fn parse_shard(text: &str) -> Option<ShardData> {
     let (_, json) = codec::unscript(text)?;
-    serde_json::from_str(json).ok()
+    crate::json::read(json)
 }
