@@ -165,7 +165,7 @@ pub struct RenderArgs {
     /// page names its absolute URL there in a <link rel="canonical">. Every
     /// other link stays relative, so the site still works from disk.
     #[arg(long, value_name = "URL", value_parser = parse_base_url)]
-    pub base_url: Option<crate::render::urls::BaseUrl>,
+    pub base_url: Option<crate::render::site::urls::BaseUrl>,
 
     /// With --base-url: also write sitemap.xml (every page of the site by its
     /// absolute URL) and, when the site is its host's root, robots.txt (allows
@@ -256,9 +256,9 @@ pub struct ServeArgs {
     pub select: SelectArgs,
 }
 
-/// `--base-url`, checked ([`crate::render::urls::BaseUrl::parse`]).
-fn parse_base_url(s: &str) -> Result<crate::render::urls::BaseUrl, String> {
-    crate::render::urls::BaseUrl::parse(s)
+/// `--base-url`, checked ([`crate::render::site::urls::BaseUrl::parse`]).
+fn parse_base_url(s: &str) -> Result<crate::render::site::urls::BaseUrl, String> {
+    crate::render::site::urls::BaseUrl::parse(s)
 }
 
 /// Which projects and conversations a command shows (`render`, `stats`,

@@ -18,9 +18,9 @@ use crate::discover;
 use crate::driver::Progress;
 use crate::parse::ParseOptions;
 use crate::project::Project;
-use crate::render::export::{Exported, conversation_html, markdown};
-use crate::render::redaction::{self, RedactionSite};
-use crate::render::urls::sanitize_segment;
+use crate::render::export::{Exported, conversation_html, md};
+use crate::render::site::redaction::{self, RedactionSite};
+use crate::render::site::urls::sanitize_segment;
 use crate::render::{Placement, RenderOptions};
 use crate::select::{Selection, Tally};
 
@@ -87,7 +87,7 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     warnings += progress.project_warnings(&found.project).len();
     // Directory names are not entry lines: redacted before they name anything (as the build does).
     let name = &found.project.source.name;
-    let redactor = crate::render::redaction::Redactor::new(req.redact);
+    let redactor = crate::render::site::redaction::Redactor::new(req.redact);
     let slug = sanitize_segment(&redactor.text(|| found.project.source.dir.display().to_string(), name));
     let at = Placement {
         slug: &slug,
@@ -103,7 +103,7 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     };
     let out: Exported = match req.format {
         Format::Html => conversation_html(&found.project, found.conv, &at, &opts)?,
-        Format::Markdown => markdown::conversation_md(&found.project, found.conv, &at, &opts)?,
+        Format::Markdown => md::conversation_md(&found.project, found.conv, &at, &opts)?,
     };
     for (page, list) in &out.warnings {
         for w in list {
@@ -114,7 +114,7 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     }
     let mark = match req.format {
         Format::Html => crate::render::export::MARK,
-        Format::Markdown => markdown::MARK,
+        Format::Markdown => md::MARK,
     };
     let mut redactions = redactor.take();
     redactions.extend(redaction::entry_lines(&found.project));
@@ -208,7 +208,7 @@ fn find(target: &str, dirs: &[PathBuf], root: &Path, redact: bool) -> Result<Fou
                 g.uuid(&project.entries, c.root),
                 project.source.name,
                 crate::parse::time::format_human(c.last_ts),
-                crate::render::text::excerpt(&c.title, 80)
+                crate::render::plain::excerpt(&c.title, 80)
             )
         }));
         if named.len() == before + 1 {

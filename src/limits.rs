@@ -7,29 +7,29 @@
 //! | constant | value | bounds | used in |
 //! |---|---|---|---|
 //! | **Pages** | | | |
-//! | [`PAGE_SIZE`] | 50 | counted turns per branch or agent page (`--page-size` default) | `cli`, `render::layout` |
-//! | [`MAX_SEGMENT`] | 80 | a slug or URL path segment | `render::urls` |
-//! | [`PAGE_TEXT`] | 3 MB | text (outputs, Markdown, files) one page shows at full caps | `render::page` |
-//! | [`SMALL_CAP`] | 16 KB | a block once the page's text allowance is spent | `render::page` |
-//! | [`OUTPUT_CAP`] | 256 KB | one tool output or file view (the rest noted) | `render::page`, `render::tools` |
-//! | [`OUTPUT_FOLD`] | 20,000 | an output longer than this is folded into a `<details>` | `render::page` |
-//! | [`META_CAP`] | 64 KB | hidden metadata (collapsed raw JSON) per page | `render::page` |
-//! | [`META_VIEW_MIN`] | 1 KB | smallest raw-JSON view worth showing; less left → a note | `render::page` |
+//! | [`PAGE_SIZE`] | 50 | counted turns per branch or agent page (`--page-size` default) | `cli`, `render::site::layout` |
+//! | [`MAX_SEGMENT`] | 80 | a slug or URL path segment | `render::site::urls` |
+//! | [`PAGE_TEXT`] | 3 MB | text (outputs, Markdown, files) one page shows at full caps | `render::views::page_state` |
+//! | [`SMALL_CAP`] | 16 KB | a block once the page's text allowance is spent | `render::views::page_state` |
+//! | [`OUTPUT_CAP`] | 256 KB | one tool output or file view (the rest noted) | `render::views::page_state`, `render::views::tools` |
+//! | [`OUTPUT_FOLD`] | 20,000 | an output longer than this is folded into a `<details>` | `render::views::page_state` |
+//! | [`META_CAP`] | 64 KB | hidden metadata (collapsed raw JSON) per page | `render::views::page_state` |
+//! | [`META_VIEW_MIN`] | 1 KB | smallest raw-JSON view worth showing; less left → a note | `render::views::page_state` |
 //! | [`MARKDOWN_CAP`] | 512 KB | text rendered as Markdown (the rest dropped with a note) | `render::html::markdown` |
-//! | [`COMMAND_CAP`] | 64 KB | a shell command shown in a tool call | `render::tools` |
-//! | [`RESULT_BADGE_SIZE`] | 2,000 | a tool result longer than this shows its size in its call's header | `render::tools` |
-//! | [`IMAGE_CAP`] | 16 MB | a decoded image (larger: a placeholder) | `render::images` |
+//! | [`COMMAND_CAP`] | 64 KB | a shell command shown in a tool call | `render::views::tools` |
+//! | [`RESULT_BADGE_SIZE`] | 2,000 | a tool result longer than this shows its size in its call's header | `render::views::tools` |
+//! | [`IMAGE_CAP`] | 16 MB | a decoded image (larger: a placeholder) | `render::site::images` |
 //! | [`DIFF_LINES`] | 6,000 | changed lines diffed line by line (more: shown whole) | `render::html::diff` |
-//! | [`LISTED_PER_PAGE`] | 200 | rows of each list (conversations, sub-agent transcripts, other entries) on a page of a project index | `render::listing` |
-//! | [`UNKNOWN_ENTRIES`] | 200 | entries of unknown types listed on a project page | `render::listing` |
-//! | [`OUTLINE_DEPTH`] | 8 | indentation levels of the fork-point index | `render::outline` |
-//! | [`FORK_CONTEXT`] | 3 | messages before a fork shown atop a branch page | `render::transcript` |
-//! | [`FORK_LISTED`] | 100 | branches of one fork listed in the fork-point index and its landmark (all of them on the fork's own pages) | `render::outline`, `render::message` |
-//! | [`FORK_PER_PAGE`] | 1,000 | branches per page of a fork's own list (`f/<fork>/`) | `render::forks` |
-//! | [`GROUP_FORK_MIN`] | 1,000 | branches at one fork from which its short branches share pages | `render::context` |
-//! | [`GROUP_BUCKETS`] | 4,096 | shared pages of one such fork (a branch's from its uuid) | `render::context` |
-//! | [`MD_TOOL_INPUT`] | 4 KB | a tool call's input in a Markdown export | `render::export::markdown` |
-//! | [`MD_TOOL_RESULT`] | 8 KB | a tool result in a Markdown export | `render::export::markdown` |
+//! | [`LISTED_PER_PAGE`] | 200 | rows of each list (conversations, sub-agent transcripts, other entries) on a page of a project index | `render::pages::project_index` |
+//! | [`UNKNOWN_ENTRIES`] | 200 | entries of unknown types listed on a project page | `render::pages::project_index` |
+//! | [`OUTLINE_DEPTH`] | 8 | indentation levels of the fork-point index | `render::pages::outline` |
+//! | [`FORK_CONTEXT`] | 3 | messages before a fork shown atop a branch page | `render::pages::track` |
+//! | [`FORK_LISTED`] | 100 | branches of one fork listed in the fork-point index and its landmark (all of them on the fork's own pages) | `render::pages::outline`, `render::views::message` |
+//! | [`FORK_PER_PAGE`] | 1,000 | branches per page of a fork's own list (`f/<fork>/`) | `render::pages::fork_list` |
+//! | [`GROUP_FORK_MIN`] | 1,000 | branches at one fork from which its short branches share pages | `render::site::context` |
+//! | [`GROUP_BUCKETS`] | 4,096 | shared pages of one such fork (a branch's from its uuid) | `render::site::context` |
+//! | [`MD_TOOL_INPUT`] | 4 KB | a tool call's input in a Markdown export | `render::export::md` |
+//! | [`MD_TOOL_RESULT`] | 8 KB | a tool result in a Markdown export | `render::export::md` |
 //! | **Highlighting** (syntect runs near 1 MB/s per core) | | | |
 //! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted | `render::html::highlight` |
 //! | [`HIGHLIGHT_PAGE`] | 8 KB | highlighted source per page | `render::html::highlight` |
@@ -37,17 +37,17 @@
 //! | [`HIGHLIGHT_CACHE`] | 64 MB | HTML of highlighted snippets kept to be served again | `render::html::highlight` |
 //! | **Excerpts** (characters) | | | |
 //! | [`EXCERPT_CHARS`] | 240 | the text an entry keeps for titles and excerpts | `parse` |
-//! | [`CRUMB_CHARS`] | 60 | a breadcrumb | `render::transcript` |
-//! | [`TITLE_CHARS`] | 120 | a page's title and heading | `render::transcript` |
-//! | [`LISTED_TITLE_CHARS`] | 200 | a conversation title on the project page | `render::listing` |
-//! | [`OUTLINE_CHARS`] | 140 | a line of the fork-point index | `render::outline` |
-//! | [`THINKING_SUMMARY_CHARS`] | 80 | the summary of a collapsed thinking block | `render::message` |
-//! | [`AUX_SUMMARY_CHARS`] | 100 | the summary of a collapsed side entry | `render::message` |
-//! | [`AUX_LINE_CHARS`] | 300 | a side entry shown on one line | `render::message` |
-//! | [`TOOL_ARG_CHARS`] | 120 | a tool call's argument in its header | `render::tools` |
+//! | [`CRUMB_CHARS`] | 60 | a breadcrumb | `render::pages::track` |
+//! | [`TITLE_CHARS`] | 120 | a page's title and heading | `render::pages::track` |
+//! | [`LISTED_TITLE_CHARS`] | 200 | a conversation title on the project page | `render::pages::project_index` |
+//! | [`OUTLINE_CHARS`] | 140 | a line of the fork-point index | `render::pages::outline` |
+//! | [`THINKING_SUMMARY_CHARS`] | 80 | the summary of a collapsed thinking block | `render::views::message` |
+//! | [`AUX_SUMMARY_CHARS`] | 100 | the summary of a collapsed side entry | `render::views::message` |
+//! | [`AUX_LINE_CHARS`] | 300 | a side entry shown on one line | `render::views::message` |
+//! | [`TOOL_ARG_CHARS`] | 120 | a tool call's argument in its header | `render::views::tools` |
 //! | [`RAW_SUMMARY_FIELDS`] | 3 | fields named in the one-line summary of a tool input without a type | `model::raw` |
-//! | [`TOOL_NOTE_CHARS`] | 200 | the line of a result text whose call shows its effect (longer: the whole text under it) | `render::tools` |
-//! | [`HINT_CHARS`] | 400 | a tool call's description | `render::tools` |
+//! | [`TOOL_NOTE_CHARS`] | 200 | the line of a result text whose call shows its effect (longer: the whole text under it) | `render::views::tools` |
+//! | [`HINT_CHARS`] | 400 | a tool call's description | `render::views::tools` |
 //! | [`SEARCH_TITLE_CHARS`] | 200 | a conversation's title in the search index | `render::search` |
 //! | **Search index** | | | |
 //! | [`SEARCH_TERM_CHARS`] | 24 | a term (longer runs are indexed by their start) | `render::search::terms` |
@@ -59,11 +59,11 @@
 //! | [`SEARCH_SHARD`] | 32 KB | the average shard of the term dictionary | `render::search::index` |
 //! | [`SEARCH_SHARD_MAX`] | 128 KB | a shard of several terms | `render::search::index` |
 //! | [`SEARCH_UNIT_CHUNK`] | 256 | units per file of the unit table | `render::search::index` |
-//! | [`MEDIA_TYPE_CHARS`] | 40 | an unsupported image type quoted in a warning | `render::images` |
+//! | [`MEDIA_TYPE_CHARS`] | 40 | an unsupported image type quoted in a warning | `render::site::images` |
 //! | [`FORK_TITLE_CHARS`] | 60 | the source's title in a fork's default title | `fork::plan` |
 //! | [`FORK_TITLE_ID_CHARS`] | 8 | the checkpoint uuid in a fork's default title | `fork::plan` |
 //! | **Terminal reports** | | | |
-//! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `render::redaction` |
+//! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `render::site::redaction` |
 //! | [`DRIFT_SHOWN`] | 10 | drifting entries listed by `fork` | `fork::cmd` |
 //! | [`SYNC_LISTED`] | 10 | errors and files listed by `sync` | `sync::report` |
 //! | [`PROGRESS_TICK`] | 100 ms | the progress bar's spinner turns (also while one project takes long) | `driver` |

@@ -212,13 +212,13 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         let summary = crate::build::build(archive, &BuildOptions { progress: first && !quiet, ..opts.clone() })?;
         let repeated = crate::term::take_repeated_warnings();
         if first && !quiet {
-            crate::render::redaction::report(&summary.redactions);
+            crate::render::site::redaction::report(&summary.redactions);
             crate::term::print_err(&format!("{}\n", crate::serve::Summary(&summary, repeated)));
             for note in &summary.notes {
                 crate::term::print_err(&format!("note: {note}\n"));
             }
         } else if !quiet && redact {
-            crate::render::redaction::report(&summary.redactions);
+            crate::render::site::redaction::report(&summary.redactions);
         }
         Ok(crate::serve::Built { summary, repeated, read })
     };
@@ -305,8 +305,8 @@ fn redact_dry_run(args: &RenderArgs) -> Result<Status> {
     let selection = selection(&args.select, &args.input)?;
     let archive = discover::discover(&args.input)?;
     let wanted = archive.projects.iter().filter(|p| selection.wants(p)).cloned().collect::<Vec<_>>();
-    let sites = crate::render::redaction::dry_run(&wanted);
-    let n: usize = sites.iter().map(crate::render::redaction::RedactionSite::count).sum();
+    let sites = crate::render::site::redaction::dry_run(&wanted);
+    let n: usize = sites.iter().map(crate::render::site::redaction::RedactionSite::count).sum();
     let total = format!(
         "would redact {n} secret{} in {} place{} (nothing written)\n",
         if n == 1 { "" } else { "s" },
@@ -343,7 +343,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
     };
     let summary = crate::build::build(archive, &opts)?;
     if !quiet {
-        crate::render::redaction::report(&summary.redactions);
+        crate::render::site::redaction::report(&summary.redactions);
         let index = args.output.join("index.html");
         crate::term::print_err(&format!("{summary} → {}\n", crate::term::safe(index.display())));
         for note in &summary.notes {
@@ -569,7 +569,7 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
         crate::term::print_document(text).context("cannot write to standard output")?;
     }
     if !quiet {
-        crate::render::redaction::report(&r.redactions);
+        crate::render::site::redaction::report(&r.redactions);
         let warnings = match r.warnings {
             0 => String::new(),
             n => format!(", {}", crate::term::plural(n, "warning", "warnings")),
@@ -580,11 +580,11 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
         };
         crate::term::print_err(&format!(
             "exported {} ({}, {}, {}{warnings}) → {to} ({})\n",
-            crate::term::safe(crate::render::text::excerpt(&r.title, 80)),
+            crate::term::safe(crate::render::plain::excerpt(&r.title, 80)),
             crate::term::plural(r.messages as usize, "message", "messages"),
             crate::term::plural(r.branches, "branch", "branches"),
             crate::term::plural(r.agents, "agent transcript", "agent transcripts"),
-            crate::render::text::human_size(r.bytes)
+            crate::render::plain::human_size(r.bytes)
         ));
         if !redact {
             crate::term::print_err(

@@ -28,10 +28,11 @@ use anyhow::{Context, Result};
 
 use crate::cache::parse::LoadCounts;
 use crate::cache::{self, Manifest, OutputRecord, ProjectRecord};
+use crate::digest::UnitEntry;
 use crate::discover::{Archive, ProjectSource};
 use crate::driver::{self, Progress};
-use crate::render::redaction::{self, RedactionSite, Redactor};
-use crate::render::search::{IndexBuilder, Previous, UnitEntry};
+use crate::render::search::{IndexBuilder, Previous};
+use crate::render::site::redaction::{self, RedactionSite, Redactor};
 use crate::render::{self, Placement, RenderOptions};
 use crate::select::{Selection, Tally};
 
@@ -57,7 +58,7 @@ pub struct BuildOptions {
     /// What of the archive is rendered (`--project`, `--conversation`, …).
     pub selection: Selection,
     /// `--base-url`: where the site is published (canonical links).
-    pub base_url: Option<crate::render::urls::BaseUrl>,
+    pub base_url: Option<crate::render::site::urls::BaseUrl>,
     /// `--sitemap`: write `sitemap.xml` and `robots.txt` (needs `base_url`).
     pub sitemap: bool,
     /// Draw the progress bar (on a terminal; not with `-q`).
@@ -215,7 +216,7 @@ impl<'p> Builder<'p> {
     }
 
     fn emit_assets(&mut self) -> Result<()> {
-        for (path, body) in render::assets::ASSETS {
+        for (path, body) in render::site::assets::ASSETS {
             self.manifest.files.push(self.site.emit(path, body.as_bytes(), "")?);
         }
         Ok(())
@@ -395,8 +396,9 @@ impl<'p> Builder<'p> {
     }
 
     fn emit_archive_index(&mut self) -> Result<()> {
-        let projects: Vec<&render::ProjectSummary> = self.manifest.projects.iter().map(|p| &p.output.summary).collect();
-        let html = render::archive::index_html(&projects, &self.opts.render_options())?;
+        let projects: Vec<&crate::digest::ProjectSummary> =
+            self.manifest.projects.iter().map(|p| &p.output.summary).collect();
+        let html = render::pages::archive_index::index_html(&projects, &self.opts.render_options())?;
         self.manifest.files.push(self.site.emit("index.html", html.as_bytes(), "")?);
         Ok(())
     }
@@ -409,12 +411,12 @@ impl<'p> Builder<'p> {
         // The pages: a project's files besides them (its search excerpts) are no page.
         let files = self.manifest.projects.iter().flat_map(|p| &p.pages).map(|f| f.path.as_str());
         let pages = files.filter(|p| p.ends_with(".html"));
-        let xml = render::sitemap::sitemap_xml(base, pages.chain(["index.html"]))?;
+        let xml = render::pages::sitemap::sitemap_xml(base, pages.chain(["index.html"]))?;
         self.manifest.files.push(self.site.emit("sitemap.xml", xml.as_bytes(), "")?);
         match robots_note(self.opts) {
             Some(note) => self.notes.push(note),
             None => {
-                let robots = render::sitemap::robots_txt(base);
+                let robots = render::pages::sitemap::robots_txt(base);
                 self.manifest.files.push(self.site.emit("robots.txt", robots.as_bytes(), "")?);
             }
         }

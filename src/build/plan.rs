@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use crate::cache::{self, FileRecord, Manifest, ProjectRecord};
 use crate::discover::Archive;
-use crate::render::redaction::{RedactionSite, Redactor};
+use crate::render::site::redaction::{RedactionSite, Redactor};
 
 use super::BuildOptions;
 
@@ -63,7 +63,7 @@ impl Plan {
             .iter()
             .map(|p| redactor.text(|| p.dir.display().to_string(), &p.name).into_owned())
             .collect();
-        let slugs = crate::render::urls::project_slugs(&names);
+        let slugs = crate::render::site::urls::project_slugs(&names);
         // A selection changes what a project's pages hold: in every key.
         let select = match opts.selection.key() {
             k if k.is_empty() => k,

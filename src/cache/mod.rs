@@ -30,9 +30,8 @@ use std::sync::OnceLock;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::digest::{ProjectSummary, UnitEntry};
 use crate::discover::ProjectSource;
-use crate::render::ProjectSummary;
-use crate::render::search::UnitEntry;
 
 /// The cache directory, relative to the site root.
 pub const CACHE_DIR: &str = ".cctree-cache";

@@ -27,6 +27,7 @@
 pub mod compaction;
 pub mod raw;
 pub mod tool;
+pub mod usage;
 
 use std::borrow::Cow;
 
@@ -36,6 +37,7 @@ pub use tool::{
     Hunk, Message, Question, QuestionOption, ResultDetail, Shell, Spill, Spilled, TaskInput, Todo, ToolCall, ToolInput,
     ToolKind, ToolOutput,
 };
+pub use usage::Tokens;
 
 /// A string of the model (see the module documentation).
 pub type Str<'a> = Cow<'a, str>;

@@ -1,10 +1,25 @@
 //! Render stage: a loaded project → the bytes of its pages and images.
 //!
-//! Owns everything HTML: pages ([`pages`], `templates/`), messages and
-//! tools as typed views ([`message`], [`tools`], [`blocks`], each written by
-//! its template), HTML as a type and the streaming transforms ([`html`]:
-//! Markdown, highlighting, diffs, ANSI), images ([`images`]), the search
-//! index ([`search`]) and the URL contract ([`urls`]).
+//! Only this stage knows HTML. It reads a project's graph and, for the
+//! entries a page shows, the transcript model ([`crate::model`], through
+//! `Project::node`): never a transcript's JSON, a line or a file (a test,
+//! `tests/integration/layering.rs`, says so). Grouped by role, each folder
+//! using only those before it (no circle of imports, checked by the same test):
+//!
+//! - [`plain`]: plain-text helpers (cuts, excerpts, sizes, numbers);
+//! - [`site`]: the site model and URLs — the options, where a project is
+//!   published, the [`Sink`] pages go to, what every page knows of the others
+//!   ([`site::context::ProjectCtx`]: tracks, layouts, labels, links), the URL
+//!   contract, images, assets, `--redact` of strings that are not lines;
+//! - [`html`]: HTML as a type and the streaming transforms (Markdown,
+//!   highlighting, diffs, ANSI);
+//! - [`views`]: one message as typed views (messages, blocks, tool calls),
+//!   each written by its template, with the page's state and allowances;
+//! - [`pages`]: one template struct per page and their builders (track
+//!   pages, the project and archive indexes, fork lists, the map, the
+//!   fork-point index, the sitemap);
+//! - [`search`]: the archive-wide full-text index, made from the views;
+//! - [`export`]: one conversation as one file.
 //!
 //! [`render_project`] is a pure function of the project, its [`Placement`]
 //! and the [`RenderOptions`]: it never sees the command line or the file
@@ -13,123 +28,31 @@
 //! the counts). The pages of a project are rendered in parallel. Output
 //! depends only on the input: no timestamps of the run, no hash-map order.
 
-pub mod archive;
-pub mod assets;
-pub mod blocks;
-pub mod context;
 pub mod export;
-pub mod forks;
-pub mod groups;
 pub mod html;
-pub mod images;
-pub mod layout;
-pub mod listing;
-pub mod map;
-pub mod message;
-pub mod outline;
-pub mod page;
 pub mod pages;
-pub mod redaction;
+pub mod plain;
 pub mod search;
-pub mod sitemap;
-pub mod text;
-pub mod tools;
-pub mod transcript;
-pub mod urls;
+pub mod site;
+pub mod views;
 
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 use askama::Template;
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
+use crate::digest::ProjectSummary;
 use crate::graph::Conversation;
 use crate::project::Project;
 
-use context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
-use images::ImageStore;
-use pages::TrackEntry;
-use redaction::{RedactionSite, Redactor};
+use pages::templates::TrackEntry;
+use pages::{fork_list, groups, project_index, track};
 use search::{PageIndex, ProjectSearch, Units};
-
-/// What shapes every page besides the input.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RenderOptions {
-    /// Counted turns per page.
-    pub page_size: u32,
-    /// `--redact`: replace secrets in every string that is not an entry line
-    /// (entry lines are redacted when parsed; [`redaction`]).
-    pub redact: bool,
-    /// `--show-paths`: absolute input paths on pages ([`context::InputPaths`]).
-    pub show_paths: bool,
-    /// `--base-url`: where the site is published; every page names its
-    /// absolute URL there (`<link rel="canonical">`).
-    pub base_url: Option<urls::BaseUrl>,
-}
-
-impl RenderOptions {
-    /// The absolute URL of the page `rel` under `--base-url`, if given.
-    pub fn canonical(&self, rel: &str) -> Option<urls::Href> {
-        self.base_url.as_ref().map(|b| b.page(rel))
-    }
-}
-
-/// Where a project is published and what its pages depend on besides the
-/// project, as the build knows it.
-#[derive(Debug, Clone, Default)]
-pub struct Placement<'a> {
-    /// The project's directory in the site (see [`urls::project_slugs`]).
-    pub slug: &'a str,
-    /// The `--projects` argument of the fork commands on its pages
-    /// ([`crate::fork::lookup`]).
-    pub fork_projects: Option<String>,
-    /// The base of its page-group keys ([`groups`]): renderer, settings and
-    /// side files, which every page depends on.
-    pub key_base: String,
-    /// The working directory pages name the project by: the whole project's
-    /// ([`Project::cwd`]), also when only part of it is rendered
-    /// ([`crate::select`]), so its pages read the same whatever is selected.
-    /// `None`: the project's directory name.
-    pub cwd: Option<String>,
-}
-
-/// Where render puts what it makes. The build implements it; render never
-/// touches the file system.
-pub trait Sink: Sync {
-    /// Puts back the previous render's page at `rel`, unrendered, when it
-    /// had the same `page` key ([`groups::Groups::page_key`]; `None`: when
-    /// its page group had the key `group`), and records it with `group`
-    /// (its key: `<group>:<page>`). `false`: render it.
-    fn reuse_page(&self, rel: &str, group: &str, page: Option<&str>) -> Result<bool>;
-    /// Whether the previous render wrote the page at `rel` in a page group
-    /// whose key was `group` (its key starts with it: `<group>:<page>`).
-    fn had_group(&self, rel: &str, group: &str) -> bool;
-    /// A page of the site at `rel`; `key` is its page group's (empty for a
-    /// page rendered every time).
-    fn page(&self, rel: &str, html: &[u8], key: &str) -> Result<()>;
-    /// An image shown at `assets/img/<name>` (named by its content: the same
-    /// name always comes with the same bytes).
-    fn image(&self, name: &str, bytes: &[u8]) -> Result<()>;
-}
-
-/// What a project shows on the archive index (and what the cache keeps of it).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProjectSummary {
-    pub name: String,
-    /// Its directory in the site (`<slug>/`).
-    pub dir: String,
-    pub conversations: usize,
-    pub branches: usize,
-    pub forks: usize,
-    pub messages: u64,
-    pub last_ts: i64,
-    /// Tokens of every assistant turn of the project (sub-agents too).
-    #[serde(default)]
-    pub tokens: text::Tokens,
-    /// Pages of the project.
-    pub pages: usize,
-}
+use site::context::{self, InputPaths, PageWarnings, ProjectCtx, TrackId};
+use site::images::ImageStore;
+use site::redaction::{RedactionSite, Redactor};
+pub use site::{Placement, RenderOptions, Sink};
 
 /// What rendering a project produced besides its pages and images.
 #[derive(Debug, Default)]
@@ -176,11 +99,11 @@ pub fn render_project(
     let (rendered, search) = track_pages(&ctx, &groups, &jobs, opts, out)?;
     tracing::debug!("{name}: pages in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
-    let index = listing::ProjectIndex::new(&ctx);
+    let index = project_index::ProjectIndex::new(&ctx);
     let index_pages = (0..index.pages())
         .into_par_iter()
         .map(|p| {
-            let path = listing::ProjectIndex::path(&ctx, p);
+            let path = project_index::ProjectIndex::path(&ctx, p);
             let mut page = index.page(&ctx, p);
             page.root = page.root.with_canonical(opts.canonical(&path));
             out.page(&path, page.render()?.as_bytes(), "")?;
@@ -190,10 +113,10 @@ pub fn render_project(
     tracing::debug!("{name}: project index ({} pages) in {:.3} s", index_pages.len(), t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
     let fork_jobs: Vec<(crate::graph::NodeId, u32)> =
-        forks::lists(&ctx).into_iter().flat_map(|(f, pages)| (0..pages).map(move |p| (f, p))).collect();
+        context::fork_lists(&ctx).into_iter().flat_map(|(f, pages)| (0..pages).map(move |p| (f, p))).collect();
     let fork_pages = fork_jobs
         .into_par_iter()
-        .filter_map(|(fork, p)| Some((forks::path(&ctx, fork, p), forks::page(&ctx, fork, p)?)))
+        .filter_map(|(fork, p)| Some((context::fork_list_path(&ctx, fork, p), fork_list::page(&ctx, fork, p)?)))
         .map(|(path, mut page)| {
             page.root = page.root.with_canonical(opts.canonical(&path));
             out.page(&path, page.render()?.as_bytes(), "")?;
@@ -235,7 +158,7 @@ fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(TrackId, u32, String)> {
     let mut jobs = Vec::new();
     for track in tracks {
         let pages = ctx.track_layout(track).pages;
-        jobs.extend((0..pages).map(|p| (track, p, format!("{}{}", ctx.track_dir(track), urls::page_file(p)))));
+        jobs.extend((0..pages).map(|p| (track, p, format!("{}{}", ctx.track_dir(track), site::urls::page_file(p)))));
     }
     jobs
 }
@@ -286,7 +209,7 @@ fn track_pages(
         .zip(&keyed)
         .filter(|(_, (reused, _))| !reused)
         .map(|((track, page, path), (_, key))| {
-            let mut view = transcript::track_page(ctx, *track, *page);
+            let mut view = track::track_page(ctx, *track, *page);
             view.root = view.root.with_canonical(opts.canonical(path));
             let html = view.render().context("rendering a page")?;
             out.page(path, html.as_bytes(), key)?;
@@ -323,7 +246,7 @@ fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
         forks: real.iter().map(|c| c.fork_points.len()).sum(),
         messages: real.iter().map(|c| u64::from(c.messages)).sum(),
         last_ts: real.iter().map(|c| c.last_ts).max().unwrap_or(0),
-        tokens: listing::project_tokens(ctx),
+        tokens: project_index::project_tokens(ctx),
         pages,
     }
 }

@@ -90,7 +90,7 @@ pub fn default_site(inputs: &[PathBuf], kind: &str) -> Result<PathBuf> {
         .and_then(|p| crate::files::resolve(p).file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "site".into());
     let hash = blake3::hash(key.as_bytes()).to_hex();
-    let name = format!("{}-{}", crate::render::urls::sanitize_segment(&name), &hash[..12]);
+    let name = format!("{}-{}", crate::render::site::urls::sanitize_segment(&name), &hash[..12]);
     Ok(base.cache_dir().join("cctree").join("serve").join(name))
 }
 

@@ -329,7 +329,7 @@ fn num(n: u64) -> String {
     out
 }
 
-/// `1.20 MB` (as on pages: [`crate::render::text::human_size`]).
+/// `1.20 MB` (as on pages: [`crate::render::plain::human_size`]).
 fn size(bytes: u64) -> String {
     indicatif::DecimalBytes(bytes).to_string()
 }

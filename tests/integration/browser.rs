@@ -22,7 +22,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use cctree::graph::AgentKind;
-use cctree::render::urls::{project_slugs, sanitize_segment};
+use cctree::render::site::urls::{project_slugs, sanitize_segment};
 
 use crate::support::{cctree, example_archive, load};
 

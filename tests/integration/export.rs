@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use cctree::graph::ConversationId;
 use cctree::project::Project;
-use cctree::render::urls::anchor;
+use cctree::render::site::urls::anchor;
 use cctree::select::subset::agent_owners;
 use sha2::{Digest, Sha256};
 

@@ -95,3 +95,117 @@ fn templates_never_use_safe() {
     }
     assert!(seen > 10, "{seen} templates");
 }
+
+/// The modules of `src/render` (its folders by role, and its files): which
+/// each one's code (tests left out) refers to, as `crate::render::x`,
+/// `super::x` or `super::super::x`. The root module is `render`.
+fn render_imports() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let dir = root().join("src/render");
+    let top: std::collections::BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "rs") && !p.ends_with("mod.rs"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let word = regex::Regex::new(r"\b((?:super::)+|crate::render::)([a-z_][a-z0-9_]*)").unwrap();
+    let group = regex::Regex::new(r"\b((?:super::)+|crate::render::)\{([^}]*)\}").unwrap();
+    let mut graph: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+    for (path, code) in sources(&dir) {
+        // The file's module path under `render`: `site/context.rs` → [site, context].
+        let rel = path.strip_prefix("src/render").unwrap();
+        let mut module: Vec<String> =
+            rel.iter().map(|c| c.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+        if module.last().is_some_and(|m| m == "mod") {
+            module.pop();
+        }
+        let from = module.first().cloned().unwrap_or_else(|| "render".into());
+        let code = code.split("#[cfg(test)]").next().unwrap_or("");
+        // `super::{a, b::c}` → `super::a super::b::c`, to be read like the rest.
+        let code = group.replace_all(code, |g: &regex::Captures<'_>| {
+            g[2].split(',').map(|item| format!("{}{} ", &g[1], item.trim())).collect::<String>()
+        });
+        let edges = graph.entry(from.clone()).or_default();
+        for m in word.captures_iter(&code) {
+            let target = if &m[1] == "crate::render::" {
+                m[2].to_string()
+            } else {
+                let ups = m[1].matches("super::").count();
+                let mut at = module.clone();
+                for _ in 0..ups {
+                    at.pop();
+                }
+                at.first().cloned().unwrap_or_else(|| m[2].to_string())
+            };
+            let target = if top.contains(&target) { target } else { "render".to_string() };
+            if target != from {
+                edges.insert(target);
+            }
+        }
+    }
+    graph
+}
+
+/// A circle of imports in `graph`, if there is one.
+fn circle(graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == n) {
+            let mut c = path[at..].to_vec();
+            c.push(n.to_string());
+            return Some(c);
+        }
+        if done.contains(n) {
+            return None;
+        }
+        path.push(n.to_string());
+        for next in graph.get(n).into_iter().flatten() {
+            if let Some(c) = visit(next, graph, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(n.to_string());
+        None
+    }
+    let mut done = Default::default();
+    graph.keys().find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+/// Render is grouped by role into folders (the site model and URLs, the
+/// streaming HTML transforms, views, pages, search, export; plain-text
+/// helpers), and no module of it imports one that imports it back, through
+/// any chain: each uses only those below it.
+#[test]
+fn render_modules_import_no_circle() {
+    let graph = render_imports();
+    for m in ["site", "html", "views", "pages", "search", "export", "plain"] {
+        assert!(graph.contains_key(m), "render has a module {m}: {graph:?}");
+    }
+    assert!(graph.values().map(|e| e.len()).sum::<usize>() >= 15, "imports are found: {graph:?}");
+    assert!(
+        graph.iter().all(|(m, e)| m == "render" || !e.contains("render")),
+        "the root is imported by no module: {graph:?}"
+    );
+    if let Some(c) = circle(&graph) {
+        panic!("a circle of imports in src/render: {}\nthe imports: {graph:#?}", c.join(" → "));
+    }
+}
+
+/// The circle check finds a circle when there is one.
+#[test]
+fn the_circle_check_finds_circles() {
+    let g = |edges: &[(&str, &str)]| {
+        let mut graph: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+        for (a, b) in edges {
+            graph.entry(a.to_string()).or_default().insert(b.to_string());
+        }
+        graph
+    };
+    assert_eq!(circle(&g(&[("a", "b"), ("b", "c")])), None);
+    assert_eq!(circle(&g(&[("a", "b"), ("b", "c"), ("c", "a")])).unwrap().len(), 4);
+}

@@ -10,7 +10,7 @@ use cctree::build::{BuildOptions, BuildSummary, build};
 use cctree::discover;
 use cctree::parse::{Kind, UserKind};
 use cctree::project::Project;
-use cctree::render::urls::{project_slugs, sanitize_segment};
+use cctree::render::site::urls::{project_slugs, sanitize_segment};
 use serde_json::Value;
 
 use crate::support::{cctree, example_archive, load, real_projects};

@@ -17,7 +17,7 @@ use cctree::build::{BuildOptions, BuildSummary, build};
 use cctree::discover;
 use cctree::graph::{AgentId, ConversationId};
 use cctree::project::Project;
-use cctree::render::urls::{project_slugs, sanitize_segment};
+use cctree::render::site::urls::{project_slugs, sanitize_segment};
 use cctree::select::{Selection, Tally, subset};
 use serde_json::Value;
 

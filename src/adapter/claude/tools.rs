@@ -175,7 +175,7 @@ fn questions<'a>(input: &Value) -> Vec<Question<'a>> {
 mod tests {
     use super::*;
     use crate::adapter::claude::results::{Tool, detail_of};
-    use crate::render::tools::summary;
+    use crate::render::views::tools::summary;
     use serde_json::json;
 
     /// A call of `name` with `input`, as read from its block.

@@ -1,10 +1,10 @@
 //! One conversation as one file (`cctree export`): the pages the site shows
 //! of it — the conversation page with its fork-point index, every branch,
 //! the sub-agent transcripts it spawned — as sections of one HTML page that
-//! stands alone ([`conversation_html`]), or as Markdown ([`markdown`]).
+//! stands alone ([`conversation_html`]), or as Markdown ([`md`]).
 //!
 //! No second renderer: each section is a page of the site
-//! ([`super::transcript::track_page`], the same typed views), written by the
+//! ([`crate::render::pages::track::track_page`], the same typed views), written by the
 //! `main` block of `templates/track.html` ([`TrackSection`]) into the layout
 //! `templates/export/conversation.html`. What differs is how pages reach
 //! each other and their images:
@@ -22,7 +22,7 @@
 //! fork-point index, then its main branch), the branches on the way to the
 //! active leaf, the other branches, then the agents.
 
-pub mod markdown;
+pub mod md;
 
 use std::collections::BTreeMap;
 
@@ -34,16 +34,19 @@ use sha2::{Digest, Sha256};
 use crate::graph::{BranchId, ConversationId};
 use crate::project::Project;
 
-use super::context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
-use super::html::{Html, filters};
-use super::images::ImageStore;
-use super::map::MapView;
-use super::message::MessageView;
-use super::outline::OutlineRow;
-use super::pages::{ActiveTrack, Fact, FactValue, ForkedFrom, MainBranch, Pager, TrackEntry, TrackPage};
-use super::redaction::{RedactionSite, Redactor};
-use super::urls::{Href, Links, fragment, page_file, section_id};
-use super::{Placement, RenderOptions, transcript};
+use crate::render::html::{Html, filters};
+use crate::render::pages::map::MapView;
+use crate::render::pages::outline::OutlineRow;
+use crate::render::pages::templates::{
+    ActiveTrack, Fact, FactValue, ForkedFrom, MainBranch, Pager, TrackEntry, TrackPage,
+};
+use crate::render::pages::track as transcript;
+use crate::render::site::context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
+use crate::render::site::images::ImageStore;
+use crate::render::site::redaction::{RedactionSite, Redactor};
+use crate::render::site::urls::{Href, Links, fragment, page_file, section_id};
+use crate::render::site::{Placement, RenderOptions};
+use crate::render::views::message::MessageView;
 
 /// What every HTML export carries in its first bytes (how `cctree export`
 /// knows a file it may write over).
@@ -247,8 +250,8 @@ fn section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Section> {
     if let TrackId::Branch(b) = track {
         let c = &ctx.graph().conversations[ctx.graph().branches[b].conversation];
         if c.branches.len() > 1 && c.branches[0] == b {
-            body.outline = super::outline::outline(ctx, c, &dir, track);
-            body.map = Some(super::map::map(ctx, c, &dir, track));
+            body.outline = crate::render::pages::outline::outline(ctx, c, &dir, track);
+            body.map = Some(crate::render::pages::map::map(ctx, c, &dir, track));
         }
     }
     for page in 1..pages {

@@ -17,8 +17,8 @@ use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, T
 use super::highlight::{Budget, code_block};
 use super::{Html, controls_shown, esc};
 use crate::limits::MARKDOWN_CAP;
-use crate::render::text::cut;
-use crate::render::urls::is_safe_url;
+use crate::render::plain::cut;
+use crate::render::site::urls::is_safe_url;
 
 fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS

@@ -10,39 +10,23 @@
 //! is the unit itself (its title and the titles of its branches).
 
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use crate::digest::UnitEntry;
 use crate::graph::{AgentId, AgentKind, BranchId, ConversationId};
 use crate::id::IdVec;
 use crate::limits::{SEARCH_CALL_CHARS, SEARCH_DOC_CHARS, SEARCH_OUTPUT_CHARS, SEARCH_PROSE_CHARS};
 use crate::limits::{SEARCH_THINKING_CHARS, SEARCH_TITLE_CHARS};
 
-use super::super::context::{ProjectCtx, TrackId};
-use super::super::html::Html;
-use super::super::layout::ItemId;
-use super::super::message::MessageView;
-use super::super::text::excerpt;
-use super::super::urls::page_file;
 use super::codec::{self, Gaps, n32};
 use super::terms::Terms;
 use super::text::{Part, TextSink, message_text, strip};
-
-/// A unit of the archive-wide index, as its table of units lists it (and
-/// the cache keeps it).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UnitEntry {
-    /// Its directory in the site (`<project>/c/<root uuid>/`,
-    /// `<project>/agents/<id>/`): unique in the archive, and its page.
-    pub key: String,
-    /// When it started (ms), which orders the units.
-    pub first_ts: i64,
-    pub title: String,
-    /// The project's name.
-    pub project: String,
-    /// Its pages 1, 2, … (paths in the site; each page's docs are in the
-    /// file [`doc_file`] names beside it).
-    pub pages: Vec<String>,
-}
+use crate::render::html::Html;
+use crate::render::plain::excerpt;
+use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::site::layout::ItemId;
+use crate::render::site::urls::page_file;
+use crate::render::views::message::MessageView;
 
 /// A unit rendered: its entry, and each of its terms with where it occurs,
 /// encoded (see [`super::index`]: the part of a posting list after the

@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 use crate::limits::{SEARCH_SHARD, SEARCH_SHARD_MAX, SEARCH_UNIT_CHUNK};
 
 use super::codec::{self, Gaps, n32};
-use super::docs::{UnitEntry, UnitIndex};
+use super::docs::UnitIndex;
+use crate::digest::UnitEntry;
 
 /// The directory of the index in the site.
 pub const DIR: &str = "search/";

@@ -42,5 +42,5 @@ pub mod index;
 pub mod terms;
 pub mod text;
 
-pub use docs::{PageIndex, ProjectSearch, UnitEntry, Units, doc_file};
+pub use docs::{PageIndex, ProjectSearch, Units, doc_file};
 pub use index::{IndexBuilder, Previous};

@@ -9,10 +9,10 @@
 //! nothing. A new kind of block must say what it shows (the matches below are
 //! exhaustive).
 
-use super::super::blocks::Block;
-use super::super::html::Html;
-use super::super::message::MessageView;
-use super::super::tools::{CallView, ToolView};
+use crate::render::html::Html;
+use crate::render::views::blocks::Block;
+use crate::render::views::message::MessageView;
+use crate::render::views::tools::{CallView, ToolView};
 
 /// What a piece of a message's text is, for how much of it an excerpt keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

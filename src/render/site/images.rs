@@ -11,8 +11,8 @@ use anyhow::Result;
 use base64::Engine;
 
 use super::Sink;
-use super::urls::{Href, Root, data_url};
 use crate::limits::{IMAGE_CAP, MEDIA_TYPE_CHARS};
+use crate::render::site::urls::{Href, Root, data_url};
 
 /// Hands the images of a project's pages to the sink; remembers the first
 /// failure to write one (the page shows a placeholder, the render fails).

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use askama::Template;
 
-use super::urls::{BaseUrl, Href};
+use crate::render::site::urls::{BaseUrl, Href};
 
 /// `templates/sitemap.xml`.
 #[derive(Template)]

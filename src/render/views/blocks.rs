@@ -1,14 +1,14 @@
 //! The blocks of a message body, as typed views: each is a struct written by
 //! its own template in `templates/blocks/`, and [`Block`] is any of them. The
-//! message and tool builders ([`super::message`], [`super::tools`]) make
-//! blocks from entries; [`super::page::PageCtx`] makes the ones that spend a
+//! message and tool builders ([`crate::render::views::message`], [`crate::render::views::tools`]) make
+//! blocks from entries; [`crate::render::views::page_state::PageCtx`] makes the ones that spend a
 //! page's allowances (Markdown, outputs, JSON, images).
 
 use askama::Template;
 
-use super::html::{Html, filters, view_enum};
-use super::tools::{StandaloneResult, ToolView};
-use super::urls::Href;
+use crate::render::html::{Html, filters, view_enum};
+use crate::render::site::urls::Href;
+use crate::render::views::tools::{StandaloneResult, ToolView};
 
 view_enum! {
     /// One block of a message body.
@@ -53,7 +53,7 @@ pub struct Meta {
     pub html: Html,
 }
 
-/// Markdown rendered ([`super::html::markdown`]), in its `div.md`.
+/// Markdown rendered ([`crate::render::html::markdown`]), in its `div.md`.
 #[derive(Debug, Template)]
 #[template(path = "blocks/markdown.html")]
 pub struct Markdown {
@@ -90,7 +90,7 @@ pub struct Thinking {
 }
 
 /// A `<pre>` of tool or command output: `body` is the text escaped, or its
-/// ANSI colours as spans ([`super::html::terminal`]).
+/// ANSI colours as spans ([`crate::render::html::terminal`]).
 #[derive(Debug, Template)]
 #[template(path = "blocks/output.html")]
 pub struct Output {

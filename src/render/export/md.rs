@@ -21,15 +21,15 @@ use crate::parse::time::format_human;
 use crate::parse::{Kind, UserKind};
 use crate::project::Project;
 
-use super::super::context::{PageWarnings, ProjectCtx, TrackId};
-use super::super::html::controls_shown;
-use super::super::images::ImageStore;
-use super::super::layout::{Item, layout};
-use super::super::redaction::Redactor;
-use super::super::text::{cut, human_size};
-use super::super::{Placement, RenderOptions};
 use super::{Exported, active_path, context, tracks};
 use crate::limits::{MD_TOOL_INPUT, MD_TOOL_RESULT};
+use crate::render::html::controls_shown;
+use crate::render::plain::{cut, human_size};
+use crate::render::site::context::{PageWarnings, ProjectCtx, TrackId};
+use crate::render::site::images::ImageStore;
+use crate::render::site::layout::{Item, layout};
+use crate::render::site::redaction::Redactor;
+use crate::render::site::{Placement, RenderOptions};
 
 /// The first line of every Markdown export (how `cctree export` knows a
 /// file it may write over).

@@ -6,9 +6,9 @@
 
 /// `(path under the site root, contents)`.
 pub const ASSETS: &[(&str, &str)] = &[
-    ("assets/style.css", include_str!("../../static/style.css")),
-    ("assets/app.js", include_str!("../../static/app.js")),
-    ("assets/view.js", include_str!("../../static/view.js")),
-    ("assets/search.js", include_str!("../../static/search.js")),
-    ("assets/syntax.css", include_str!("../../static/syntax.css")),
+    ("assets/style.css", include_str!("../../../static/style.css")),
+    ("assets/app.js", include_str!("../../../static/app.js")),
+    ("assets/view.js", include_str!("../../../static/view.js")),
+    ("assets/search.js", include_str!("../../../static/search.js")),
+    ("assets/syntax.css", include_str!("../../../static/syntax.css")),
 ];

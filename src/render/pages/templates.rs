@@ -4,39 +4,14 @@
 
 use askama::Template;
 
-use crate::parse::time::{format_human, format_timestamp};
+pub use crate::render::views::time::Time;
 
-use super::blocks::{Block, SessionRef};
-use super::html::{filters, view_enum};
-use super::map::MapView;
-use super::message::{ForkNote, MessageView};
-use super::outline::OutlineRow;
-use super::urls::{Href, Root};
-
-/// A point in time, as `templates/_time.html` writes it: a `<time>` (which
-/// the page's script shows in local time), or `—` when unknown (0).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Template)]
-#[template(path = "_time.html")]
-pub struct Time {
-    /// Milliseconds since the epoch (0: unknown).
-    pub ms: i64,
-}
-
-impl Time {
-    pub fn at(ms: i64) -> Time {
-        Time { ms }
-    }
-
-    /// `2025-07-01T10:00:00.000Z`.
-    fn machine(&self) -> String {
-        format_timestamp(self.ms)
-    }
-
-    /// `2025-07-01 10:00 UTC`.
-    fn human(&self) -> String {
-        format_human(self.ms)
-    }
-}
+use crate::render::html::{filters, view_enum};
+use crate::render::pages::map::MapView;
+use crate::render::pages::outline::OutlineRow;
+use crate::render::site::urls::{Href, Root};
+use crate::render::views::blocks::{Block, SessionRef};
+use crate::render::views::message::{ForkNote, MessageView};
 
 /// A breadcrumb link.
 #[derive(Debug, Clone)]

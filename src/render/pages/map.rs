@@ -23,9 +23,9 @@ use crate::graph::{BranchId, CompactionKind, Conversation, ForkKind, NodeId};
 use crate::limits::{MAP_CHARS, MAP_FANOUT, MAP_LANES, MAP_ROWS, MAP_RUN};
 use crate::parse::Kind;
 
-use super::context::{ProjectCtx, TrackId};
-use super::text::{plain_excerpt as excerpt, prompt_words};
-use super::urls::{Href, fragment};
+use crate::render::plain::{plain_excerpt as excerpt, prompt_words};
+use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::site::urls::{Href, fragment};
 
 /// Height of a row, in px.
 const ROW: u32 = 22;

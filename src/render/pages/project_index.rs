@@ -6,14 +6,15 @@
 use crate::graph::{AgentId, AgentKind, Conversation, ConversationId, NodeId};
 use crate::parse::Kind;
 
-use super::blocks::Block;
-use super::context::ProjectCtx;
-use super::page::PageCtx;
-use super::pages::{AgentRow, ConvRow, Pager, ProjectPage, Shown, Time};
-use super::text::{Tokens, excerpt, plain_excerpt};
-use super::transcript::crumbs;
-use super::urls::{Root, href, page_file, sibling_page};
 use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES};
+use crate::model::Tokens;
+use crate::render::pages::templates::{AgentRow, ConvRow, Pager, ProjectPage, Shown, Time};
+use crate::render::pages::track::crumbs;
+use crate::render::plain::{TokensText, excerpt, plain_excerpt};
+use crate::render::site::context::ProjectCtx;
+use crate::render::site::urls::{Root, href, page_file, sibling_page};
+use crate::render::views::blocks::Block;
+use crate::render::views::page_state::PageCtx;
 
 /// Metadata entries of types cctree does not know (no uuid, so on no line):
 /// shown as they are, collapsed, on the project page (the first
@@ -40,7 +41,7 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> (Vec<Block>, usize) {
 fn unplaced_queued(ctx: &ProjectCtx<'_>, at: usize) -> Vec<Vec<Block>> {
     let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
     let queued = ctx.graph().unplaced_queued.iter().skip(at).take(LISTED_PER_PAGE);
-    queued.map(|&q| super::message::queued_view(&mut pcx, q).body).collect()
+    queued.map(|&q| crate::render::views::message::queued_view(&mut pcx, q).body).collect()
 }
 
 /// Token totals of a conversation's turns (every branch, sub-agents not

@@ -1,54 +1,32 @@
 //! Plain-text helpers for what pages show: cuts on character boundaries,
 //! one-line excerpts, sizes and token counts. Nothing here is HTML.
 
-use serde::{Deserialize, Serialize};
+use crate::model::Tokens;
 
-use crate::parse::Usage;
-
-/// Tokens of one or more API calls, split as the API bills them: fresh
-/// input, output, input read from the prompt cache, input written to it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-}
-
-impl Tokens {
-    pub fn of(u: Usage) -> Tokens {
-        Tokens { input: u.input, output: u.output, cache_read: u.cache_read, cache_write: u.cache_creation }
-    }
-
-    pub fn add(&mut self, o: Tokens) {
-        // Saturating: usage numbers come from the transcript.
-        self.input = self.input.saturating_add(o.input);
-        self.output = self.output.saturating_add(o.output);
-        self.cache_read = self.cache_read.saturating_add(o.cache_read);
-        self.cache_write = self.cache_write.saturating_add(o.cache_write);
-    }
-
-    pub fn is_zero(&self) -> bool {
-        *self == Tokens::default()
-    }
-
-    fn parts(&self) -> [(u64, &'static str); 4] {
-        [(self.input, "in"), (self.output, "out"), (self.cache_read, "cache read"), (self.cache_write, "cache write")]
-    }
-
+/// How pages word token counts.
+pub trait TokensText {
     /// A total: `1.2k in · 340 out · 1.5M cache read · 12.0k cache write`
     /// (every part, zeros too), or empty when there is none.
-    pub fn total(&self) -> String {
+    fn total(&self) -> String;
+    /// One call's usage: its parts that are not zero.
+    fn brief(&self) -> Vec<String>;
+}
+
+fn parts(t: &Tokens) -> [(u64, &'static str); 4] {
+    [(t.input, "in"), (t.output, "out"), (t.cache_read, "cache read"), (t.cache_write, "cache write")]
+}
+
+impl TokensText for Tokens {
+    fn total(&self) -> String {
         if self.is_zero() {
             return String::new();
         }
-        let parts: Vec<String> = self.parts().iter().map(|(n, l)| format!("{} {l}", compact_num(*n))).collect();
+        let parts: Vec<String> = parts(self).iter().map(|(n, l)| format!("{} {l}", compact_num(*n))).collect();
         parts.join(" · ")
     }
 
-    /// One call's usage: its parts that are not zero.
-    pub fn brief(&self) -> Vec<String> {
-        self.parts().iter().filter(|(n, _)| *n > 0).map(|(n, l)| format!("{} {l}", compact_num(*n))).collect()
+    fn brief(&self) -> Vec<String> {
+        parts(self).iter().filter(|(n, _)| *n > 0).map(|(n, l)| format!("{} {l}", compact_num(*n))).collect()
     }
 }
 
@@ -132,6 +110,7 @@ pub fn prompt_words(text: &str, chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parse::Usage;
 
     #[test]
     fn cuts_on_char_boundaries() {

@@ -14,12 +14,12 @@ use rustc_hash::FxHashSet;
 
 use crate::graph::{BranchId, Conversation, ForkKind, ForkPoint, NodeId};
 
-use super::context::{ProjectCtx, TrackId};
-use super::forks::listed_apart;
-use super::pages::Time;
-use super::text::{plain_excerpt as excerpt, prompt_words};
-use super::urls::Href;
 use crate::limits::{FORK_LISTED, OUTLINE_CHARS, OUTLINE_DEPTH};
+use crate::render::pages::templates::Time;
+use crate::render::plain::{plain_excerpt as excerpt, prompt_words};
+use crate::render::site::context::listed_apart;
+use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::site::urls::Href;
 
 /// One row of the outline (flattened; `depth` gives the nesting).
 #[derive(Debug, Clone)]
@@ -107,7 +107,7 @@ fn walk(
     let g = p.graph();
     let item_of = |n: NodeId| p.loc[n].map_or(0, |l| l.item.index());
     // (`cctree export` names all: its one file has no other list.)
-    let site = p.links == super::urls::Links::Site;
+    let site = p.links == crate::render::site::urls::Links::Site;
     let mut todo = vec![Step::Branch(b, depth)];
     while let Some(step) = todo.pop() {
         match step {
@@ -230,7 +230,7 @@ fn branch_row(
 
 /// The row after the branches a fork names: how many more, and its own list.
 fn more_row(p: &ProjectCtx<'_>, from_dir: &str, fp: &ForkPoint, (n, depth): (u32, u32), more: usize) -> OutlineRow {
-    let list = super::forks::href(p, from_dir, fp.node);
+    let list = crate::render::site::context::fork_list_href(p, from_dir, fp.node);
     OutlineRow {
         kind: "more",
         depth: (depth + 1).min(OUTLINE_DEPTH),
@@ -259,7 +259,7 @@ fn fork_text(fp: &ForkPoint, words: &str) -> String {
 
 /// The text of the message a fork point belongs to: the last counted item
 /// at or before item `ix` that has any text.
-pub fn turn_text(p: &ProjectCtx<'_>, lay: &super::layout::TrackLayout, ix: usize) -> String {
+pub fn turn_text(p: &ProjectCtx<'_>, lay: &crate::render::site::layout::TrackLayout, ix: usize) -> String {
     let g = p.graph();
     let e = p.entries();
     let end = (ix + 1).min(lay.items.len());

@@ -202,7 +202,7 @@ pub fn section_id(dir: &str, file: &str) -> String {
 }
 
 /// An image as a `data:` URL (`cctree export`: the file carries its images).
-/// `media` is one of the accepted types ([`super::images::extension`]).
+/// `media` is one of the accepted types ([`crate::render::site::images::extension`]).
 pub fn data_url(media: &str, bytes: &[u8]) -> Href {
     use base64::Engine;
     Href(format!("data:{media};base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)))

@@ -4,10 +4,12 @@
 use anyhow::Result;
 use askama::Template;
 
-use super::pages::{IndexPage, ProjectRow, Time};
-use super::text::Tokens;
-use super::urls::{Root, href};
-use super::{ProjectSummary, RenderOptions};
+use crate::digest::ProjectSummary;
+use crate::model::Tokens;
+use crate::render::pages::templates::{IndexPage, ProjectRow, Time};
+use crate::render::plain::TokensText;
+use crate::render::site::RenderOptions;
+use crate::render::site::urls::{Root, href};
 
 /// The archive index of the projects `projects` (rendered or re-used); its
 /// canonical link under `--base-url`.

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use crate::graph::{AgentId, BranchId, ConversationId, Graph, NodeId, SessionId};
 use crate::id::{IdVec, typed_id};
 
-use super::context::{ProjectCtx, TrackId};
+use crate::render::site::context::{ProjectCtx, TrackId};
 
 typed_id!(
     /// A unit of a project: a conversation, an agent, or the nodes in neither.
@@ -83,8 +83,11 @@ impl Groups {
         let mut s = String::new();
         let dir = ctx.track_dir(track);
         let _ = writeln!(s, "page {dir} {page}");
-        super::transcript::head_sig(&mut s, &super::transcript::track_head(ctx, track, page, false));
-        for item in super::transcript::context_items(ctx, track, page) {
+        crate::render::pages::track::head_sig(
+            &mut s,
+            &crate::render::pages::track::track_head(ctx, track, page, false),
+        );
+        for item in crate::render::pages::track::context_items(ctx, track, page) {
             s.push_str("context\n");
             item_sig(&mut s, ctx, dir, None, item);
         }
@@ -102,7 +105,7 @@ fn items_sig(s: &mut String, ctx: &ProjectCtx<'_>, track: TrackId, page: u32) {
     let lay = ctx.track_layout(track);
     let dir = ctx.track_dir(track);
     let range = lay.page_range(page);
-    let mut pcx = super::page::PageCtx::new(ctx, dir, Some(track));
+    let mut pcx = crate::render::views::page_state::PageCtx::new(ctx, dir, Some(track));
     pcx.page = page;
     // A session marker before the first item depends on the item before.
     if let Some(prev) = range.start.checked_sub(1).and_then(|i| lay.items.as_slice().get(i)) {
@@ -112,12 +115,18 @@ fn items_sig(s: &mut String, ctx: &ProjectCtx<'_>, track: TrackId, page: u32) {
     for item in &lay.items.as_slice()[range] {
         let _ = writeln!(s, "checkpoint {:?}", ctx.checkpoint(track, item).map(|k| ctx.fork_command(k)));
         item_sig(s, ctx, dir, Some(track), item);
-        let _ = writeln!(s, "{:?}", super::message::fork_notes(&pcx, item));
+        let _ = writeln!(s, "{:?}", crate::render::views::message::fork_notes(&pcx, item));
     }
 }
 
 /// What an item shows, on a page of `from` in `dir` (see [`Groups::page_key`]).
-fn item_sig(s: &mut String, ctx: &ProjectCtx<'_>, dir: &str, from: Option<TrackId>, item: &super::layout::Item) {
+fn item_sig(
+    s: &mut String,
+    ctx: &ProjectCtx<'_>,
+    dir: &str,
+    from: Option<TrackId>,
+    item: &crate::render::site::layout::Item,
+) {
     let (g, e) = (ctx.graph(), ctx.entries());
     let _ = writeln!(s, "item {} {} {} {}", item.number, item.counted, item.shown, item.page);
     {

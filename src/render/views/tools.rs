@@ -25,16 +25,16 @@ use crate::model::{
     ToolOutput,
 };
 
-use super::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
-use super::html::diff::{diff_html, patch_html};
-use super::html::highlight::file_block;
-use super::html::{Html, filters, view_enum};
-use super::layout::Item;
-use super::message::note;
-use super::page::{PageCtx, fold};
-use super::text::{cut, excerpt, human_size, is_cut};
-use super::urls::{Href, external, page_file};
 use crate::limits::{COMMAND_CAP, HINT_CHARS, RESULT_BADGE_SIZE, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
+use crate::render::html::diff::{diff_html, patch_html};
+use crate::render::html::highlight::file_block;
+use crate::render::html::{Html, filters, view_enum};
+use crate::render::plain::{cut, excerpt, human_size, is_cut};
+use crate::render::site::layout::Item;
+use crate::render::site::urls::{Href, external, page_file};
+use crate::render::views::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
+use crate::render::views::message::note;
+use crate::render::views::page_state::{PageCtx, fold};
 
 /// A tool call with its result, as `templates/blocks/tool.html` writes it.
 #[derive(Debug, Template)]

@@ -8,23 +8,23 @@ use rustc_hash::FxHashSet;
 use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, NodeId, SessionId};
 use crate::parse::Kind;
 
-use super::blocks::{Block, SessionRef};
-use super::context::{ProjectCtx, TrackId};
-use super::layout::{Item, ItemId};
-use super::listing;
-use super::map::map;
-use super::message::{MessageView, fork_notes, render_item};
-use super::outline::outline;
-use super::page::PageCtx;
-use super::pages::{
+use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, MAP_MIN_ROWS, TITLE_CHARS};
+use crate::render::pages::map::map;
+use crate::render::pages::outline::outline;
+use crate::render::pages::project_index;
+use crate::render::pages::templates::{
     ActiveTrack, BranchHead, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, Pager, Time, TrackEntry,
     TrackPage,
 };
-use super::text::excerpt;
-use super::urls::{href, page_file, sibling_page};
-use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, MAP_MIN_ROWS, TITLE_CHARS};
+use crate::render::plain::{TokensText, excerpt};
+use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::site::layout::{Item, ItemId};
+use crate::render::site::urls::{href, page_file, sibling_page};
+use crate::render::views::blocks::{Block, SessionRef};
+use crate::render::views::message::{MessageView, fork_notes, render_item};
+use crate::render::views::page_state::PageCtx;
 
-pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<ConversationId>) -> Vec<Crumb> {
+pub(crate) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<ConversationId>) -> Vec<Crumb> {
     let mut v = vec![Crumb { label: excerpt(&ctx.name, CRUMB_CHARS), href: href(from, &ctx.dir, "index.html", None) }];
     if let Some(c) = conv {
         v.push(Crumb {
@@ -36,7 +36,7 @@ pub(super) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<Conversation
 }
 
 /// Page `page` of a track: its head ([`track_head`]) and its messages.
-pub(super) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> TrackPage {
+pub(crate) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> TrackPage {
     let dir = ctx.track_dir(track);
     let lay = ctx.track_layout(track);
     let mut pcx = PageCtx::new(ctx, dir, Some(track));
@@ -70,7 +70,7 @@ fn shared_branches(ctx: &ProjectCtx<'_>, track: TrackId) -> Vec<BranchId> {
 /// where it forked from, the pager); `context`: with the messages before
 /// the fork on the first page of a branch (else see [`context_items`]).
 /// Cheap without them (`render::groups::page_key` hashes it).
-pub(super) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, context: bool) -> TrackPage {
+pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, context: bool) -> TrackPage {
     let g = ctx.graph();
     let dir = ctx.track_dir(track);
     let lay = ctx.track_layout(track);
@@ -119,7 +119,7 @@ pub(super) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, contex
 }
 
 /// What a page's head shows (for its key: `render::groups::page_key`).
-pub(super) fn head_sig(s: &mut String, p: &TrackPage) {
+pub(crate) fn head_sig(s: &mut String, p: &TrackPage) {
     use std::fmt::Write as _;
     // Every field named, so that a field added to the page is not forgotten here.
     let TrackPage {
@@ -168,7 +168,7 @@ fn push_items(pcx: &mut PageCtx<'_>, track: TrackId, range: std::ops::Range<usiz
         }
         messages.push(view.into());
         for q in item.nodes.iter().chain(&item.absorbed).filter_map(|n| g.queued.get(n)).flatten() {
-            messages.push(super::message::queued_view(pcx, *q).into());
+            messages.push(crate::render::views::message::queued_view(pcx, *q).into());
         }
         messages.extend(fork_notes(pcx, item).into_iter().map(TrackEntry::from));
     }
@@ -306,7 +306,7 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
     if !forks.is_empty() {
         v.push(fact(if forks.len() == 1 { "cctree fork" } else { "cctree forks" }, FactValue::CctreeForks(forks)));
     }
-    let t = listing::tokens(ctx, c).total();
+    let t = project_index::tokens(ctx, c).total();
     if !t.is_empty() {
         v.push(fact("tokens", FactValue::Text(t)));
     }
@@ -363,7 +363,7 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, context: bool, p:
 /// The items a page shows before its messages (the context before the fork
 /// on the first page of a branch that is not on a shared page), which
 /// [`track_head`] without them leaves out.
-pub(super) fn context_items<'a>(ctx: &'a ProjectCtx<'a>, track: TrackId, page: u32) -> Vec<&'a Item> {
+pub(crate) fn context_items<'a>(ctx: &'a ProjectCtx<'a>, track: TrackId, page: u32) -> Vec<&'a Item> {
     let g = ctx.graph();
     match track {
         TrackId::Branch(b) if page == 0 && !ctx.group_lead.contains_key(&b) => {

@@ -18,11 +18,12 @@ use crate::id::IdVec;
 use crate::parse::{Entries, EntryId};
 use crate::project::Project;
 
-use super::images::ImageStore;
-use super::layout::{Item, ItemId, TrackLayout, layout};
-use super::redaction::Redactor;
-use super::urls::{Href, Links, anchor, fork_anchor, page_file, sanitize_segment};
-use crate::limits::{GROUP_BUCKETS, GROUP_FORK_MIN};
+use crate::graph::ForkPoint;
+use crate::limits::{FORK_LISTED, FORK_PER_PAGE, GROUP_BUCKETS, GROUP_FORK_MIN};
+use crate::render::site::images::ImageStore;
+use crate::render::site::layout::{Item, ItemId, TrackLayout, layout};
+use crate::render::site::redaction::Redactor;
+use crate::render::site::urls::{Href, Links, anchor, fork_anchor, page_count, page_file, sanitize_segment};
 
 /// The shared page of a branch at a big fork: the first hex digits of the
 /// BLAKE3 hash of its first uuid, one of [`GROUP_BUCKETS`].
@@ -451,7 +452,7 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// A link from a page in `from_dir` to `file` in `to_dir` (see
-    /// [`super::urls::href`]), as this render links pages ([`Links`]).
+    /// [`crate::render::site::urls::href`]), as this render links pages ([`Links`]).
     pub fn href(&self, from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Href {
         self.links.href(from_dir, to_dir, file, frag)
     }
@@ -472,7 +473,7 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// A link to the fork-point landmark of `fork` (see
-    /// [`super::message::ForkNote`]): on `from` when it shows the fork,
+    /// [`crate::render::views::message::ForkNote`]): on `from` when it shows the fork,
     /// else on the page of the fork's branch.
     pub fn fork_link(&self, from_dir: &str, from: Option<TrackId>, fork: NodeId) -> Option<Href> {
         let at = self.place_of(from, fork)?;
@@ -485,6 +486,33 @@ impl<'a> ProjectCtx<'a> {
     pub fn warn(&self, page: &str, what: std::fmt::Arguments<'_>) {
         self.warnings.push(page, what.to_string());
     }
+}
+
+/// Whether a fork point has a list of its own (more branches than are named).
+pub fn listed_apart(fp: &ForkPoint) -> bool {
+    fp.children.len() > FORK_LISTED
+}
+
+/// Every fork point with a list of its own, with its pages: `(fork, pages)`.
+pub fn fork_lists(ctx: &ProjectCtx<'_>) -> Vec<(NodeId, u32)> {
+    let per = u32::try_from(FORK_PER_PAGE).unwrap_or(u32::MAX);
+    ctx.graph()
+        .conversations
+        .iter()
+        .flat_map(|c| c.fork_points.iter())
+        .filter(|fp| listed_apart(fp))
+        .map(|fp| (fp.node, page_count(u32::try_from(fp.children.len()).unwrap_or(u32::MAX), per)))
+        .collect()
+}
+
+/// The path of page `page` of the list of fork `fork`.
+pub fn fork_list_path(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> String {
+    format!("{}{}", ctx.fork_dir(fork), page_file(page))
+}
+
+/// A link from `from_dir` to the list of fork `fork`.
+pub fn fork_list_href(ctx: &ProjectCtx<'_>, from_dir: &str, fork: NodeId) -> Href {
+    ctx.href(from_dir, &ctx.fork_dir(fork), &page_file(0), None)
 }
 
 /// Problems met while rendering pages (in parallel), by page.

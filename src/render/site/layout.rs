@@ -12,7 +12,7 @@ use crate::graph::{Graph, NodeId};
 use crate::id::{IdVec, typed_id};
 use crate::parse::{Entries, Entry, Kind, UserKind};
 
-use super::urls::page_of;
+use crate::render::site::urls::page_of;
 
 typed_id!(
     /// An item's place in its [`TrackLayout`].
@@ -35,7 +35,7 @@ pub struct Item {
     pub page: u32,
     /// A counted message the page shows whatever the reader's settings
     /// (slash commands included): where links to a place on the track land
-    /// ([`super::context::ProjectCtx::message_link`]).
+    /// ([`crate::render::site::context::ProjectCtx::message_link`]).
     pub shown: bool,
 }
 

@@ -12,18 +12,19 @@ use crate::graph::{AgentKind, CompactionKind, ForkKind, NodeId};
 use crate::model::{self, Body, Content, Injected, ToolInput};
 use crate::parse::{Entry, EntryId, Kind};
 
-use super::blocks::{
+use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, FORK_LISTED, THINKING_SUMMARY_CHARS};
+use crate::model::Tokens;
+use crate::render::html::{Html, filters};
+use crate::render::plain::{TokensText, compact_num, excerpt, prompt_words};
+use crate::render::site::layout::Item;
+use crate::render::site::urls::{Href, fork_anchor, fragment};
+use crate::render::views::blocks::{
     Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, IdeContext, Note, NoticeText, ShellInput,
     Summary, Thinking,
 };
-use super::html::{Html, filters};
-use super::layout::Item;
-use super::page::{PageCtx, placeholder};
-use super::pages::Time;
-use super::text::{Tokens, compact_num, excerpt, prompt_words};
-use super::tools;
-use super::urls::{Href, fork_anchor, fragment};
-use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, FORK_LISTED, THINKING_SUMMARY_CHARS};
+use crate::render::views::page_state::{PageCtx, placeholder};
+use crate::render::views::time::Time;
+use crate::render::views::tools;
 
 /// A message of a page, as `templates/_message.html` writes it.
 #[derive(Debug, Default, Template)]
@@ -59,7 +60,7 @@ impl MessageView {
 #[derive(Debug, Template)]
 #[template(path = "blocks/fork_note.html")]
 pub struct ForkNote {
-    /// `fork-<uuid>` ([`super::urls::fork_anchor`]).
+    /// `fork-<uuid>` ([`crate::render::site::urls::fork_anchor`]).
     pub id: String,
     /// The number of the message the track forks after.
     pub number: u32,
@@ -202,7 +203,7 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
     // A fork of many branches names the first ones, the one that goes on
     // here and the active one; its own list names every one.
     // (`cctree export` names all: its one file has no other list.)
-    let site = cx.p.links == super::urls::Links::Site;
+    let site = cx.p.links == crate::render::site::urls::Links::Site;
     let mut listed = 0usize;
     let branches = fp
         .children
@@ -234,7 +235,8 @@ fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
             Some(ForkBranch { label, href, words, here, active })
         })
         .collect();
-    let more = (site && super::forks::listed_apart(fp)).then(|| super::forks::href(cx.p, cx.dir, node));
+    let more = (site && crate::render::site::context::listed_apart(fp))
+        .then(|| crate::render::site::context::fork_list_href(cx.p, cx.dir, node));
     Some(ForkNote {
         compaction: fp.kind == ForkKind::Compaction,
         id: fork_anchor(g.uuid(cx.p.entries(), node)),
@@ -442,7 +444,7 @@ fn side_entry(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>) -> (&'static str
             let mut body = Vec::new();
             if !n.text.is_empty() {
                 // Hooks colour their messages (`Running \e[1mPostToolUse:Edit\e[22m…`).
-                let line = super::html::terminal(&excerpt(&n.text, AUX_LINE_CHARS));
+                let line = crate::render::html::terminal(&excerpt(&n.text, AUX_LINE_CHARS));
                 body.push(Block::AuxLine(AuxLine { line }));
             }
             body.push(cx.json_details("details", &n.raw));

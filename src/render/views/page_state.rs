@@ -11,13 +11,15 @@ use crate::graph::NodeId;
 use crate::model::{Image as ImageSource, Node, Raw};
 use crate::parse::EntryId;
 
-use super::blocks::{Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Meta, Output, Placeholder};
-use super::context::{ProjectCtx, TrackId};
-use super::html::highlight::Budget;
-use super::html::{Html, markdown, terminal};
-use super::text::{cut, human_size};
-use super::urls::{Href, Root, anchor, external, page_file};
 use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FOLD, PAGE_TEXT, SMALL_CAP};
+use crate::render::html::highlight::Budget;
+use crate::render::html::{Html, markdown, terminal};
+use crate::render::plain::{cut, human_size};
+use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::site::urls::{Href, Root, anchor, external, page_file};
+use crate::render::views::blocks::{
+    Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Meta, Output, Placeholder,
+};
 
 /// Per-page rendering state.
 pub struct PageCtx<'a> {
@@ -182,7 +184,7 @@ impl<'a> PageCtx<'a> {
             ImageSource::Data { media_type: media, data } => match self.p.images.show(media, data, &self.root()) {
                 Ok(Ok(src)) => Block::Image(Image { src, media: media.to_string(), inline: self.p.images.is_inline() }),
                 Ok(Err(why)) => {
-                    if why != super::images::Rejected::Empty {
+                    if why != crate::render::site::images::Rejected::Empty {
                         self.warn(format_args!("image not written: {why}"));
                     }
                     placeholder(format!("image not shown: {why}"))

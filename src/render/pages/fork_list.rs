@@ -7,16 +7,16 @@
 
 use askama::Template;
 
-use crate::graph::{ForkPoint, NodeId};
-use crate::limits::{FORK_LISTED, FORK_PER_PAGE};
+use crate::graph::NodeId;
+use crate::limits::FORK_PER_PAGE;
 
-use super::context::ProjectCtx;
-use super::html::filters;
-use super::pages::{Crumb, Pager, Time};
-use super::text::{excerpt, prompt_words};
-use super::transcript::crumbs;
-use super::urls::{Href, Root, page_count, page_file, sibling_page};
 use crate::limits::TITLE_CHARS;
+use crate::render::html::filters;
+use crate::render::pages::templates::{Crumb, Pager, Time};
+use crate::render::pages::track::crumbs;
+use crate::render::plain::{excerpt, prompt_words};
+use crate::render::site::context::ProjectCtx;
+use crate::render::site::urls::{Href, Root, page_count, sibling_page};
 
 /// One page of a fork's list.
 #[derive(Template)]
@@ -45,33 +45,6 @@ pub struct ForkListRow {
     pub messages: u32,
     pub last: Time,
     pub active: bool,
-}
-
-/// Whether a fork point has a list of its own (more branches than are named).
-pub fn listed_apart(fp: &ForkPoint) -> bool {
-    fp.children.len() > FORK_LISTED
-}
-
-/// Every fork point with a list of its own, with its pages: `(fork, pages)`.
-pub fn lists(ctx: &ProjectCtx<'_>) -> Vec<(NodeId, u32)> {
-    let per = u32::try_from(FORK_PER_PAGE).unwrap_or(u32::MAX);
-    ctx.graph()
-        .conversations
-        .iter()
-        .flat_map(|c| c.fork_points.iter())
-        .filter(|fp| listed_apart(fp))
-        .map(|fp| (fp.node, page_count(u32::try_from(fp.children.len()).unwrap_or(u32::MAX), per)))
-        .collect()
-}
-
-/// The path of page `page` of the list of fork `fork`.
-pub fn path(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> String {
-    format!("{}{}", ctx.fork_dir(fork), page_file(page))
-}
-
-/// A link from `from_dir` to the list of fork `fork`.
-pub fn href(ctx: &ProjectCtx<'_>, from_dir: &str, fork: NodeId) -> Href {
-    ctx.href(from_dir, &ctx.fork_dir(fork), &page_file(0), None)
 }
 
 /// Page `page` of the list of fork `fork`.
