@@ -92,7 +92,6 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     let at = Placement {
         slug: &slug,
         fork_projects: crate::fork::lookup::projects_arg(&found.project.source.dir, &root, req.show_paths),
-        key_base: String::new(),
         cwd: found.cwd.clone(),
     };
     let opts = RenderOptions {

@@ -38,6 +38,7 @@ pub mod parse;
 pub mod project;
 pub mod redact;
 pub mod render;
+pub mod reuse;
 pub mod run;
 pub mod schedule;
 pub mod select;

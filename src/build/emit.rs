@@ -13,6 +13,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::cache::{FileRecord, ProjectRecord};
 use crate::driver::Progress;
 use crate::render::Sink;
+use crate::reuse::Previous;
 
 use super::output::Stage;
 
@@ -144,7 +145,7 @@ impl<'s> ProjectSink<'s> {
     }
 }
 
-impl Sink for ProjectSink<'_> {
+impl Previous for ProjectSink<'_> {
     fn reuse_page(&self, rel: &str, group: &str, page: Option<&str>) -> Result<bool> {
         let Some(record) = self.site.reuse_page(rel, group, page)? else { return Ok(false) };
         self.keep(record);
@@ -154,7 +155,9 @@ impl Sink for ProjectSink<'_> {
     fn had_group(&self, rel: &str, group: &str) -> bool {
         self.site.had_group(rel, group)
     }
+}
 
+impl Sink for ProjectSink<'_> {
     fn page(&self, rel: &str, html: &[u8], key: &str) -> Result<()> {
         let record = self.site.emit(rel, html, key)?;
         self.keep(record);

@@ -260,21 +260,13 @@ impl<'p> Builder<'p> {
         progress: &Progress,
     ) -> Result<Option<ProjectRecord>> {
         let (plan, code, settings) = (&self.plan.projects[i], self.plan.code, &self.plan.settings);
-        let previous = self.plan.previous(i);
-        let resume = match previous {
-            Some(r) if !r.parse.is_empty() => cache::parse::read(&self.opts.output, &r.parse, code, settings, &source),
-            _ => Vec::new(),
-        };
-        // A file whose head is the same has the same parse cache: linked.
-        let heads_before: Vec<Option<cache::parse::FileHead>> =
-            resume.iter().map(|r| r.as_ref().map(|r| r.head.clone())).collect();
-        let caches_before: rustc_hash::FxHashSet<&str> =
-            previous.iter().flat_map(|r| &r.parse).map(String::as_str).collect();
+        let previous = self.plan.previous(i).map_or(&[][..], |r| r.parse.as_slice());
         // Sidecars are redacted as they are loaded: where, from the originals.
         let agent_meta = self.opts.redact.then(|| source.agent_meta.clone());
         progress.reading(&source);
         let t0 = Instant::now();
-        let (project, heads, counts) = cache::parse::load(source, self.opts.parse_options(), resume);
+        let (project, heads, books, counts) =
+            cache::parse::resume(&self.opts.output, previous, code, settings, source, self.opts.parse_options());
         tracing::debug!("{}: loaded in {:.3} s ({counts:?})", project.source.name, t0.elapsed().as_secs_f64());
         self.load.add(counts);
         // Pages depend on the side files and the name of the whole project,
@@ -293,9 +285,10 @@ impl<'p> Builder<'p> {
         self.redactions.extend(redaction::entry_lines(&project));
         let warnings = progress.project_warnings(&project);
 
-        let at = Placement { slug: &plan.slug, fork_projects: plan.fork_projects.clone(), key_base, cwd };
+        let at = Placement { slug: &plan.slug, fork_projects: plan.fork_projects.clone(), cwd };
         let sink = ProjectSink::new(&self.site, progress);
-        let out = render::render_project(&project, &at, &self.opts.render_options(), &sink)?;
+        let reuse = crate::reuse::Incremental::new(&sink, key_base);
+        let out = render::render_project(&project, &at, &self.opts.render_options(), &sink, &reuse)?;
         self.pages_rendered += out.rendered;
         self.rendered_redactions.absorb(out.redactions);
         let pages = sink.into_records(&out.pages, out.warnings);
@@ -316,18 +309,8 @@ impl<'p> Builder<'p> {
         let mut parse = Vec::new();
         if whole {
             let t0 = Instant::now();
-            let mut written = 0;
-            for ((f, i), head) in project.source.files.iter().zip(project.source.files.ids()).zip(&heads) {
-                let Some(head) = head else { continue };
-                let path = cache::parse::path(&plan.source, &f.rel);
-                let same = heads_before.get(i.index()).is_some_and(|h| h.as_ref() == Some(head))
-                    && caches_before.contains(path.as_str());
-                if !(same && self.site.stage.reuse(&path)?) {
-                    self.site.stage.write_with(&path, |w| cache::parse::write(w, code, settings, &project, i, head))?;
-                    written += 1;
-                }
-                parse.push(path);
-            }
+            let written;
+            (parse, written) = books.save(&self.site.stage, &plan.source, code, settings, &project, &heads)?;
             tracing::debug!(
                 "{}: parse caches saved in {:.3} s ({written} of {} written)",
                 project.source.name,

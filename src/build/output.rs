@@ -386,6 +386,16 @@ pub struct Stage {
     guard: TmpGuard,
 }
 
+/// The parse caches of the site being built go into it.
+impl crate::cache::parse::Store for Stage {
+    fn reuse(&self, rel: &str) -> Result<bool> {
+        Stage::reuse(self, rel)
+    }
+    fn write_with(&self, rel: &str, fill: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>) -> Result<()> {
+        Stage::write_with(self, rel, fill)
+    }
+}
+
 impl Stage {
     fn fault_point(&self) -> Result<()> {
         let n = self.ops.fetch_add(1, Ordering::Relaxed) + 1;

@@ -133,7 +133,7 @@ pub fn project_key(p: &ProjectSource, slug: &str, code: &str, settings: &str) ->
 
 /// What every page of a project depends on besides its transcripts: the
 /// renderer, settings, slug, directory, side files and sidecars (the base of
-/// the page-group keys, see `render::groups`).
+/// the page-group keys, see `crate::reuse`).
 pub fn pages_base(p: &ProjectSource, slug: &str, code: &str, settings: &str) -> String {
     key_of(p, slug, code, settings, false)
 }

@@ -332,6 +332,76 @@ fn parsed_before<'p>(p: &'p Project, file: FileId, head: &FileHead) -> Before<'p
     Before { entries: es, warnings: ws, redactions: rs }
 }
 
+/// Where parse caches are put (the build's staged site).
+pub trait Store {
+    /// Links `rel` from the previous site; `false` when it is not there.
+    fn reuse(&self, rel: &str) -> Result<bool>;
+    /// Writes `rel` by streaming into it.
+    fn write_with(&self, rel: &str, fill: &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>) -> Result<()>;
+}
+
+/// A project's parse caches across a render: the files' heads the
+/// previous render's caches recorded, and those caches' paths. A cache
+/// whose file's head is the same is the same cache: linked, not written.
+#[derive(Debug, Default)]
+pub struct Books {
+    heads: Vec<Option<FileHead>>,
+    paths: rustc_hash::FxHashSet<String>,
+}
+
+/// Loads a project resuming each file from the parse caches `previous` of
+/// the previous site at `site` (paths from its checked manifest; none:
+/// parse everything), as [`load`] does; returns the project, the heads of
+/// its files for the next caches ([`Books::save`]), what the previous
+/// caches were, and what had to be done.
+pub fn resume(
+    site: &Path,
+    previous: &[String],
+    code: &str,
+    settings: &str,
+    source: ProjectSource,
+    opts: ParseOptions,
+) -> (Project, Vec<Option<FileHead>>, Books, LoadCounts) {
+    let resume = if previous.is_empty() { Vec::new() } else { read(site, previous, code, settings, &source) };
+    let books = Books {
+        heads: resume.iter().map(|r| r.as_ref().map(|r| r.head.clone())).collect(),
+        paths: previous.iter().cloned().collect(),
+    };
+    let (project, heads, counts) = load(source, opts, resume);
+    (project, heads, books, counts)
+}
+
+impl Books {
+    /// Saves the parse cache of each file of `p` (of the project whose id
+    /// is `source_id`; `heads` from [`resume`]) into `out`: linked from the
+    /// previous site when its head is unchanged, written otherwise. Returns
+    /// their paths and how many were written.
+    pub fn save(
+        &self,
+        out: &dyn Store,
+        source_id: &str,
+        code: &str,
+        settings: &str,
+        p: &Project,
+        heads: &[Option<FileHead>],
+    ) -> Result<(Vec<String>, usize)> {
+        let mut paths = Vec::new();
+        let mut written = 0;
+        for ((f, i), head) in p.source.files.iter().zip(p.source.files.ids()).zip(heads) {
+            let Some(head) = head else { continue };
+            let path = self::path(source_id, &f.rel);
+            let same =
+                self.heads.get(i.index()).is_some_and(|h| h.as_ref() == Some(head)) && self.paths.contains(&path);
+            if !(same && out.reuse(&path)?) {
+                out.write_with(&path, &mut |w| write(w, code, settings, p, i, head))?;
+                written += 1;
+            }
+            paths.push(path);
+        }
+        Ok((paths, written))
+    }
+}
+
 /// Reads a project's parse caches `rels` from the previous site (in
 /// parallel): what to resume each of `source.files` from (`None` where
 /// nothing matches). `rels` come from a checked manifest (inside

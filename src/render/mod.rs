@@ -47,12 +47,13 @@ use crate::graph::Conversation;
 use crate::project::Project;
 
 use pages::templates::TrackEntry;
-use pages::{fork_list, groups, project_index, track};
+use pages::track::{self, PageInputs};
+use pages::{fork_list, project_index};
 use search::{PageIndex, ProjectSearch, Units};
 use site::context::{self, InputPaths, PageWarnings, ProjectCtx, TrackId};
 use site::images::ImageStore;
 use site::redaction::{RedactionSite, Redactor};
-pub use site::{Placement, RenderOptions, Sink};
+pub use site::{PageJob, Placement, RenderOptions, Sink};
 
 /// What rendering a project produced besides its pages and images.
 #[derive(Debug, Default)]
@@ -71,14 +72,26 @@ pub struct ProjectPages {
     pub redactions: Vec<RedactionSite>,
 }
 
+/// Which pages of a project a render makes anew: the build's answer, from
+/// what the previous render left (`crate::reuse`).
+pub trait Reuse: Sync {
+    /// For each of `pages` (of the project laid out as `ctx`): `None` when
+    /// the previous render's page was put back unrendered (with its file of
+    /// the search index), else the key to record it with, and what it is
+    /// made from ([`PageInputs`]).
+    fn pages(&self, ctx: &ProjectCtx<'_>, pages: &[PageJob]) -> Result<Vec<Option<(String, PageInputs)>>>;
+}
+
 /// Renders every page of a project: the pages of every branch and agent
-/// transcript (in parallel, each page independent; a page whose group key is
-/// unchanged is re-used), then the pages of the project index.
+/// transcript (in parallel, each page independent; those `reuse` puts back
+/// from the previous render are not rendered), then the pages of the
+/// project index.
 pub fn render_project(
     project: &Project,
     at: &Placement<'_>,
     opts: &RenderOptions,
     out: &dyn Sink,
+    reuse: &dyn Reuse,
 ) -> Result<ProjectPages> {
     let t0 = std::time::Instant::now();
     let images = ImageStore::new(out);
@@ -91,12 +104,11 @@ pub fn render_project(
     let name = &project.source.name;
     tracing::debug!("{name}: page context in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
-    let fork_key = at.fork_projects.as_deref().unwrap_or_default();
-    let groups = groups::groups(&ctx, &format!("{}{}{fork_key}", at.key_base, ctx.name));
-    tracing::debug!("{name}: page groups in {:.3} s", t0.elapsed().as_secs_f64());
-    let t0 = std::time::Instant::now();
     let jobs = transcript_pages(&ctx);
-    let (rendered, search) = track_pages(&ctx, &groups, &jobs, opts, out)?;
+    let decided = reuse.pages(&ctx, &jobs)?;
+    tracing::debug!("{name}: pages to render decided in {:.3} s", t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let (rendered, search) = track_pages(&ctx, &jobs, decided, opts, out)?;
     tracing::debug!("{name}: pages in {:.3} s", t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
     let index = project_index::ProjectIndex::new(&ctx);
@@ -130,7 +142,7 @@ pub fn render_project(
     let page_count = jobs.len() + fork_pages.len() + index_pages.len();
     let files: Vec<String> = jobs
         .into_iter()
-        .flat_map(|(track, page, path)| [path, doc_path(&ctx, track, page)])
+        .flat_map(|j| std::iter::once(j.path).chain(j.docs))
         .chain(fork_pages)
         .chain(index_pages)
         .collect();
@@ -147,7 +159,7 @@ pub fn render_project(
 /// Every page of every track of a project, with its path: each
 /// conversation's active track (when it has forks), its branches, and the
 /// agent transcripts.
-fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(TrackId, u32, String)> {
+fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<PageJob> {
     let g = ctx.graph();
     let tracks = g.conversations.iter_enumerated().flat_map(|(i, c)| {
         let active = (c.branches.len() > 1).then_some(TrackId::Active(i));
@@ -158,81 +170,53 @@ fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<(TrackId, u32, String)> {
     let mut jobs = Vec::new();
     for track in tracks {
         let pages = ctx.track_layout(track).pages;
-        jobs.extend((0..pages).map(|p| (track, p, format!("{}{}", ctx.track_dir(track), site::urls::page_file(p)))));
+        let dir = ctx.track_dir(track);
+        // The active track's messages are indexed on their branches' pages.
+        let indexed = !matches!(track, TrackId::Active(_));
+        jobs.extend((0..pages).map(|page| PageJob {
+            track,
+            page,
+            path: format!("{dir}{}", site::urls::page_file(page)),
+            docs: indexed.then(|| format!("{dir}{}", search::doc_file(page))),
+        }));
     }
     jobs
 }
 
-/// The transcript pages of a project, each with its file of the search
-/// index beside it ([`search::doc_file`]), re-used or rendered together.
-/// A page is re-used when the previous render wrote it with the same key
-/// ([`groups::Groups::page_key`]): every page of a group whose key is
-/// unchanged (its first pages tell), else each page by its own key, so a
-/// track that grew renders its last page (and its first, with the facts)
-/// only. A unit of the search index some of whose pages were rendered takes
-/// the others' postings from the previous index. Returns how many pages were
-/// rendered and what they give the search index.
+/// The transcript pages of a project that are rendered (`decided`: the
+/// key and inputs of each, or `None` for one put back), each with its file
+/// of the search index beside it ([`search::doc_file`]). A unit of the
+/// search index some of whose pages were put back takes the others'
+/// postings from the previous index. Returns how many pages were rendered
+/// and what they give the search index.
 fn track_pages(
     ctx: &ProjectCtx<'_>,
-    groups: &groups::Groups,
-    jobs: &[(TrackId, u32, String)],
+    jobs: &[PageJob],
+    decided: Vec<Option<(String, PageInputs)>>,
     opts: &RenderOptions,
     out: &dyn Sink,
 ) -> Result<(usize, ProjectSearch)> {
     let units = Units::of(ctx);
-    let reuse = |track: TrackId, page: u32, path: &str, key: Option<&str>| -> Result<bool> {
-        let (indexed, group) = (!matches!(track, TrackId::Active(_)), groups.key(track));
-        Ok(out.reuse_page(path, group, key)?
-            && (!indexed || out.reuse_page(&doc_path(ctx, track, page), group, key)?))
-    };
-    // The group of each page is unchanged when the previous manifest says
-    // so (the page records its group's key); its pages are then re-used
-    // whatever their own keys. Else each page by its own key.
-    let unchanged =
-        jobs.par_iter().map(|(track, _, path)| out.had_group(path, groups.key(*track))).collect::<Vec<bool>>();
-    let mut group_unchanged = vec![true; groups.count()];
-    for ((track, _, _), ok) in jobs.iter().zip(&unchanged) {
-        group_unchanged[groups.of(*track).index()] &= *ok;
-    }
-    let keyed = jobs
-        .par_iter()
-        .map(|(track, page, path)| {
-            if group_unchanged[groups.of(*track).index()] && reuse(*track, *page, path, None)? {
-                return Ok((true, String::new()));
-            }
-            let key = groups.page_key(ctx, *track, *page);
-            Ok((reuse(*track, *page, path, Some(&key))?, format!("{}:{key}", groups.key(*track))))
-        })
-        .collect::<Result<Vec<(bool, String)>>>()?;
+    let kept: Vec<(TrackId, u32)> =
+        jobs.iter().zip(&decided).filter(|(_, d)| d.is_none()).map(|(j, _)| (j.track, j.page)).collect();
     let pages = jobs
         .par_iter()
-        .zip(&keyed)
-        .filter(|(_, (reused, _))| !reused)
-        .map(|((track, page, path), (_, key))| {
-            let mut view = track::track_page(ctx, *track, *page);
-            view.root = view.root.with_canonical(opts.canonical(path));
+        .zip(decided)
+        .filter_map(|(j, d)| d.map(|d| (j, d)))
+        .map(|(j, (key, inputs))| {
+            let mut view = track::render_page(ctx, j.track, j.page, inputs);
+            view.root = view.root.clone().with_canonical(opts.canonical(&j.path));
             let html = view.render().context("rendering a page")?;
-            out.page(path, html.as_bytes(), key)?;
-            // The active track's messages are indexed on their branches' pages.
-            if matches!(track, TrackId::Active(_)) {
-                return Ok(None);
-            }
+            out.page(&j.path, html.as_bytes(), &key)?;
+            let Some(docs) = &j.docs else { return Ok(None) };
             let index = PageIndex::of(view.messages.iter().filter_map(TrackEntry::message));
-            let docs = doc_path(ctx, *track, *page);
-            out.page(&docs, index.doc_script(&docs).as_bytes(), key)?;
-            Ok(Some((*track, *page, index)))
+            out.page(docs, index.doc_script(docs).as_bytes(), &key)?;
+            Ok(Some((j.track, j.page, index)))
         })
         .collect::<Result<Vec<Option<(TrackId, u32, PageIndex)>>>>()?;
     let rendered = pages.len();
     let pages = pages.into_iter().flatten().collect();
-    let kept: Vec<(TrackId, u32)> =
-        jobs.iter().zip(&keyed).filter(|(_, (reused, _))| *reused).map(|((t, p, _), _)| (*t, *p)).collect();
     Ok((rendered, units.index(pages, &kept)))
-}
-
-/// The search index's doc file of a page ([`search::doc_file`]).
-fn doc_path(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> String {
-    format!("{}{}", ctx.track_dir(track), search::doc_file(page))
 }
 
 /// What the archive index shows of a project (fragments do not count).

@@ -83,7 +83,8 @@ pub struct TrackSection {
 }
 
 impl From<TrackPage> for TrackSection {
-    fn from(p: TrackPage) -> TrackSection {
+    fn from(page: TrackPage) -> TrackSection {
+        let p = page.head;
         TrackSection {
             kind: p.kind,
             heading: p.heading,
@@ -96,8 +97,8 @@ impl From<TrackPage> for TrackSection {
             active: p.active,
             // One file: no separate conversation page to point to.
             main_branch: None,
-            context: p.context,
-            messages: p.messages,
+            context: page.context,
+            messages: page.messages,
             // One file: the pages of a track follow each other.
             pager: Pager::default(),
         }

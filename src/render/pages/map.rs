@@ -35,7 +35,7 @@ const LANE: u32 = 16;
 const PAD: u32 = 12;
 
 /// A conversation's map, as `templates/_map.html` draws it.
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct MapView {
     /// Height of the drawing, and of a row, in px.
     pub height: u32,
@@ -52,7 +52,7 @@ pub struct MapView {
 }
 
 /// One row: a node and its label.
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct MapRow {
     /// `head` (first prompt of a branch), `prompt`, `run`, `fork`,
     /// `compaction` (`compaction from`, `compaction up_to`, `compaction
@@ -73,7 +73,7 @@ pub struct MapRow {
 
 /// A stroke between two rows: down the lane of `x1`, then (for a branch
 /// leaving a fork) a bend into the lane of `x2`.
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct MapEdge {
     pub x1: u32,
     pub y1: u32,

@@ -3,12 +3,10 @@
 //! branch or an agent ([`track`]), the project index ([`project_index`]),
 //! the archive index ([`archive_index`]), a big fork's own list
 //! ([`fork_list`]), a conversation's map ([`map`]) and fork-point index
-//! ([`outline`]), `sitemap.xml` ([`sitemap`]); the page groups and keys of
-//! the incremental render ([`groups`]).
+//! ([`outline`]), `sitemap.xml` ([`sitemap`]).
 
 pub mod archive_index;
 pub mod fork_list;
-pub mod groups;
 pub mod map;
 pub mod outline;
 pub mod project_index;

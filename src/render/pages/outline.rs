@@ -22,7 +22,7 @@ use crate::render::site::context::{ProjectCtx, TrackId};
 use crate::render::site::urls::Href;
 
 /// One row of the outline (flattened; `depth` gives the nesting).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub struct OutlineRow {
     /// `first`, `fork` or `branch`.
     pub kind: &'static str,

@@ -14,7 +14,7 @@ use crate::render::views::blocks::{Block, SessionRef};
 use crate::render::views::message::{ForkNote, MessageView};
 
 /// A breadcrumb link.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub struct Crumb {
     pub label: String,
     pub href: Href,
@@ -62,7 +62,7 @@ pub struct AgentRow {
 }
 
 /// A numbered page link.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub struct PageLink {
     pub n: u32,
     pub href: Href,
@@ -72,7 +72,7 @@ pub struct PageLink {
 }
 
 /// Prev/next and page list of a paginated track or index.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Hash)]
 pub struct Pager {
     pub pages: Vec<PageLink>,
     pub prev: Option<Href>,
@@ -116,14 +116,14 @@ pub struct Shown {
 }
 
 /// A label and value in a page's fact list.
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct Fact {
     pub label: String,
     pub value: FactValue,
 }
 
 /// What a fact says.
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub enum FactValue {
     Text(String),
     Time(Time),
@@ -134,7 +134,7 @@ pub enum FactValue {
 }
 
 /// A session written by `cctree fork` from a conversation, and where.
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct CctreeFork {
     pub session: String,
     /// `#12` (or `a message`, when it is not shown).
@@ -143,7 +143,7 @@ pub struct CctreeFork {
 }
 
 /// Where a branch forked from (the head of a branch page).
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct ForkedFrom {
     pub href: Href,
     /// The message number of the fork point.
@@ -156,7 +156,7 @@ pub struct ForkedFrom {
 
 /// What the conversation page shows (a conversation with forks): the
 /// active track (the active line readers see), from the first message to the active leaf.
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct ActiveTrack {
     /// The label of the branch it ends on (`15.2`, `main`).
     pub label: String,
@@ -169,7 +169,7 @@ pub struct ActiveTrack {
 }
 
 /// The page of a main branch (in a conversation with forks).
-#[derive(Debug)]
+#[derive(Debug, Hash)]
 pub struct MainBranch {
     /// The conversation page (the active track).
     pub conversation: Href,
@@ -220,6 +220,32 @@ pub struct ProjectPage {
 #[derive(Template)]
 #[template(path = "track.html")]
 pub struct TrackPage {
+    /// Everything above and below its messages (its fields are read
+    /// through it by the template).
+    pub head: TrackHead,
+    /// The messages before the fork (the first page of a branch), shown
+    /// out of place: without anchors.
+    pub context: Vec<MessageView>,
+    pub messages: Vec<TrackEntry>,
+}
+
+impl std::ops::Deref for TrackPage {
+    type Target = TrackHead;
+    fn deref(&self) -> &TrackHead {
+        &self.head
+    }
+}
+
+impl std::ops::DerefMut for TrackPage {
+    fn deref_mut(&mut self) -> &mut TrackHead {
+        &mut self.head
+    }
+}
+
+/// A page of a track without its messages: title, crumbs, facts, where it
+/// forked from or who spawned it, the map and fork-point index, the pager.
+#[derive(Debug, Hash)]
+pub struct TrackHead {
     pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
@@ -239,8 +265,6 @@ pub struct TrackPage {
     pub active: Option<ActiveTrack>,
     /// A main branch's page (in a conversation with forks).
     pub main_branch: Option<MainBranch>,
-    pub context: Vec<MessageView>,
-    pub messages: Vec<TrackEntry>,
     pub pager: Pager,
 }
 
@@ -256,7 +280,7 @@ impl TrackEntry {
 
 /// Where a branch starts on a page several short branches share
 /// (`ProjectCtx::group_short_branches`): its label, anchor and facts.
-#[derive(Debug, Template)]
+#[derive(Debug, Clone, Hash, Template)]
 #[template(path = "blocks/branch_head.html")]
 pub struct BranchHead {
     /// `b-<first uuid>`: where links to the branch land.

@@ -6,7 +6,6 @@
 use rustc_hash::FxHashSet;
 
 use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, NodeId, SessionId};
-use crate::parse::Kind;
 
 use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, MAP_MIN_ROWS, TITLE_CHARS};
 use crate::render::pages::map::map;
@@ -14,14 +13,15 @@ use crate::render::pages::outline::outline;
 use crate::render::pages::project_index;
 use crate::render::pages::templates::{
     ActiveTrack, BranchHead, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, Pager, Time, TrackEntry,
-    TrackPage,
+    TrackHead, TrackPage,
 };
 use crate::render::plain::{TokensText, excerpt};
 use crate::render::site::context::{ProjectCtx, TrackId};
-use crate::render::site::layout::{Item, ItemId};
-use crate::render::site::urls::{href, page_file, sibling_page};
+use crate::render::site::layout::ItemId;
+use crate::render::site::urls::{Root, href, page_file, sibling_page};
 use crate::render::views::blocks::{Block, SessionRef};
-use crate::render::views::message::{MessageView, fork_notes, render_item};
+use crate::render::views::inputs::{ItemInputs, Place, item_inputs};
+use crate::render::views::message::{MessageView, render_item};
 use crate::render::views::page_state::PageCtx;
 
 pub(crate) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<ConversationId>) -> Vec<Crumb> {
@@ -35,26 +35,64 @@ pub(crate) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<Conversation
     v
 }
 
+/// Everything a page of a track is made from, before any of it is
+/// written: its head, the inputs of the messages before the fork shown on
+/// the first page of a branch, and those of its own messages (on a page
+/// several short branches share, each branch under its head). The page is
+/// a function of these and of what their entries say ([`ItemInputs`]), so
+/// their hash keys it (`crate::reuse`).
+#[derive(Debug, Hash)]
+pub struct PageInputs {
+    pub head: TrackHead,
+    pub context: Vec<ItemInputs>,
+    pub sections: Vec<(Option<BranchHead>, Vec<ItemInputs>)>,
+}
+
+/// The inputs of page `page` of a track.
+pub fn page_inputs(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> PageInputs {
+    let dir = ctx.track_dir(track);
+    let shared = shared_branches(ctx, track);
+    let items_of = |t: TrackId, page: u32| {
+        let items = ctx.track_layout(t).items.as_slice();
+        let at = Place { dir, track: Some(t) };
+        ctx.track_layout(t).page_range(page).map(|ix| item_inputs(ctx, at, items, ix)).collect::<Vec<_>>()
+    };
+    let sections = if shared.is_empty() {
+        vec![(None, items_of(track, page))]
+    } else {
+        // A shared page: each branch under its head, in fork order.
+        shared.iter().map(|&m| (Some(branch_head(ctx, dir, m)), items_of(TrackId::Branch(m), 0))).collect()
+    };
+    let context = context_items(ctx, track, page)
+        .into_iter()
+        .map(|(t, ix)| item_inputs(ctx, Place { dir, track: None }, ctx.track_layout(t).items.as_slice(), ix.index()))
+        .collect();
+    PageInputs { head: track_head(ctx, track, page), context, sections }
+}
+
 /// Page `page` of a track: its head ([`track_head`]) and its messages.
 pub(crate) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> TrackPage {
+    render_page(ctx, track, page, page_inputs(ctx, track, page))
+}
+
+/// Page `page` of a track, from its inputs.
+pub fn render_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, inputs: PageInputs) -> TrackPage {
     let dir = ctx.track_dir(track);
-    let lay = ctx.track_layout(track);
     let mut pcx = PageCtx::new(ctx, dir, Some(track));
     pcx.page = page;
     let mut messages = Vec::new();
-    let shared = shared_branches(ctx, track);
-    if shared.is_empty() {
-        push_items(&mut pcx, track, lay.page_range(page), &mut messages);
-    } else {
-        // A shared page: each branch under its head, in fork order.
-        for &m in &shared {
-            messages.push(branch_head(ctx, dir, m).into());
-            let t = TrackId::Branch(m);
-            pcx.track = Some(t);
-            push_items(&mut pcx, t, ctx.track_layout(t).page_range(0), &mut messages);
+    for (head, items) in &inputs.sections {
+        if let Some(h) = head {
+            messages.push(h.clone().into());
+        }
+        for it in items {
+            push_item(&mut pcx, it, &mut messages);
         }
     }
-    TrackPage { messages, ..track_head(ctx, track, page, true) }
+    // The messages before the fork: shown out of place, with allowances of their own.
+    let mut pcx = PageCtx::new(ctx, dir, None);
+    let context = inputs.context.iter().map(|it| render_item(&mut pcx, it)).collect();
+    TrackPage { head: inputs.head, context, messages }
 }
 
 /// The branches read on a shared page led by `track` (none: not one).
@@ -67,18 +105,15 @@ fn shared_branches(ctx: &ProjectCtx<'_>, track: TrackId) -> Vec<BranchId> {
 
 /// Page `page` of a track without its messages: everything above and below
 /// them (title, crumbs, facts, map and fork-point index on a first page,
-/// where it forked from, the pager); `context`: with the messages before
-/// the fork on the first page of a branch (else see [`context_items`]).
-/// Cheap without them (`render::groups::page_key` hashes it).
-pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, context: bool) -> TrackPage {
+/// where it forked from, the pager).
+pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> TrackHead {
     let g = ctx.graph();
     let dir = ctx.track_dir(track);
     let lay = ctx.track_layout(track);
-    let messages = Vec::new();
     let shared = shared_branches(ctx, track);
     let pager = pager(lay.pages, page);
-    let root = PageCtx::new(ctx, dir, Some(track)).root();
-    let mut p = TrackPage {
+    let root = Root::of(dir);
+    let mut p = TrackHead {
         root,
         title: String::new(),
         crumbs: Vec::new(),
@@ -92,8 +127,6 @@ pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, contex
         map: None,
         active: None,
         main_branch: None,
-        context: Vec::new(),
-        messages,
         pager,
     };
     match track {
@@ -107,7 +140,7 @@ pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, contex
                 shared_header(ctx, b, &mut p);
             } else {
                 p.crumbs = crumbs(ctx, dir, Some(c));
-                branch_header(ctx, b, page, context, &mut p);
+                branch_header(ctx, b, page, &mut p);
             }
         }
         TrackId::Agent(a) => agent_header(ctx, a, page, &mut p),
@@ -118,60 +151,17 @@ pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, contex
     p
 }
 
-/// What a page's head shows (for its key: `render::groups::page_key`).
-pub(crate) fn head_sig(s: &mut String, p: &TrackPage) {
-    use std::fmt::Write as _;
-    // Every field named, so that a field added to the page is not forgotten here.
-    let TrackPage {
-        root,
-        title,
-        crumbs,
-        kind,
-        heading,
-        subheading,
-        facts,
-        forked_from,
-        spawned_by,
-        outline,
-        map,
-        active,
-        main_branch,
-        context,
-        messages: _,
-        pager,
-    } = p;
-    let _ = writeln!(
-        s,
-        "{root:?} {title:?} {crumbs:?} {kind} {heading:?} {subheading:?} {facts:?} {forked_from:?} {spawned_by:?} \
-         {outline:?} {map:?} {active:?} {main_branch:?} {context:?} {pager:?}"
-    );
-}
-
-/// The messages of items `range` of `track`, with the session changes
-/// between them, their fork commands, queued messages and fork landmarks.
-fn push_items(pcx: &mut PageCtx<'_>, track: TrackId, range: std::ops::Range<usize>, messages: &mut Vec<TrackEntry>) {
-    let ctx = pcx.p;
-    let g = ctx.graph();
-    let items = ctx.track_layout(track).items.as_slice();
-    for ix in range {
-        let item = &items[ix];
-        let session = g.node(item.nodes[0]).session;
-        if ix > 0
-            && g.node(items[ix - 1].nodes[0]).session != session
-            && g.entry(ctx.entries(), item.nodes[0]).kind != Kind::Assistant
-        {
-            messages.push(session_marker(&g.sessions[session].session_id, ctx.own_forks.contains(&session)).into());
-        }
-        let mut view = render_item(pcx, item);
-        if let Some(k) = ctx.checkpoint(track, item) {
-            view.fork = ctx.fork_command(k);
-        }
-        messages.push(view.into());
-        for q in item.nodes.iter().chain(&item.absorbed).filter_map(|n| g.queued.get(n)).flatten() {
-            messages.push(crate::render::views::message::queued_view(pcx, *q).into());
-        }
-        messages.extend(fork_notes(pcx, item).into_iter().map(TrackEntry::from));
+/// A message of a page, with the session change before it, and the
+/// messages queued and the fork landmarks after it.
+fn push_item(pcx: &mut PageCtx<'_>, it: &ItemInputs, messages: &mut Vec<TrackEntry>) {
+    if let Some((id, own)) = &it.session_change {
+        messages.push(session_marker(id, *own).into());
     }
+    messages.push(render_item(pcx, it).into());
+    for q in &it.queued {
+        messages.push(crate::render::views::message::queued_view(pcx, q.entry).into());
+    }
+    messages.extend(it.fork_notes.iter().cloned().map(TrackEntry::from));
 }
 
 /// Where branch `b` starts on a shared page in `dir`.
@@ -193,7 +183,7 @@ fn branch_head(ctx: &ProjectCtx<'_>, dir: &str, b: BranchId) -> BranchHead {
 
 /// The head of a page several short branches of one fork share: which fork,
 /// how many branches, the context before the fork (once for all).
-fn shared_header(ctx: &ProjectCtx<'_>, b: BranchId, p: &mut TrackPage) {
+fn shared_header(ctx: &ProjectCtx<'_>, b: BranchId, p: &mut TrackHead) {
     let g = ctx.graph();
     let br = &g.branches[b];
     let Some(fork) = br.fork_point else { return };
@@ -221,12 +211,11 @@ fn shared_header(ctx: &ProjectCtx<'_>, b: BranchId, p: &mut TrackPage) {
         active: false,
         own_fork: false,
     });
-    p.context = fork_context(ctx, dir, fork, FORK_CONTEXT);
 }
 
 /// The head of the conversation page: its title and facts, and on the first
 /// page the track it shows, the map and the fork-point index.
-fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, page: u32, p: &mut TrackPage) {
+fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, page: u32, p: &mut TrackHead) {
     let g = ctx.graph();
     let conv = &g.conversations[c];
     let dir = ctx.track_dir(track);
@@ -313,7 +302,7 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
     v
 }
 
-fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, context: bool, p: &mut TrackPage) {
+fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackHead) {
     let g = ctx.graph();
     let br = &g.branches[b];
     let label = &ctx.labels[b];
@@ -354,25 +343,21 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, context: bool, p:
     });
     if page == 0 {
         p.facts = branch_facts(ctx, b);
-        if context {
-            p.context = fork_context(ctx, &ctx.branch_dirs[b], fork, FORK_CONTEXT);
-        }
     }
 }
 
-/// The items a page shows before its messages (the context before the fork
-/// on the first page of a branch that is not on a shared page), which
-/// [`track_head`] without them leaves out.
-pub(crate) fn context_items<'a>(ctx: &'a ProjectCtx<'a>, track: TrackId, page: u32) -> Vec<&'a Item> {
+/// The messages a page shows before its own, out of place (`(track,
+/// item)`): the context before the fork on the first page of a branch, or
+/// on a page several short branches of a fork share.
+fn context_items(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Vec<(TrackId, ItemId)> {
     let g = ctx.graph();
-    match track {
-        TrackId::Branch(b) if page == 0 && !ctx.group_lead.contains_key(&b) => {
-            let br = &g.branches[b];
-            let c = &g.conversations[br.conversation];
-            match br.fork_point {
-                Some(fork) if ctx.conversation_track(c) != track => fork_context_items(ctx, fork, FORK_CONTEXT),
-                _ => Vec::new(),
-            }
+    let TrackId::Branch(b) = track else { return Vec::new() };
+    let br = &g.branches[b];
+    let c = &g.conversations[br.conversation];
+    match br.fork_point {
+        Some(fork) if ctx.group_members.contains_key(&b) => fork_context_items(ctx, fork, FORK_CONTEXT),
+        Some(fork) if page == 0 && !ctx.group_lead.contains_key(&b) && ctx.conversation_track(c) != track => {
+            fork_context_items(ctx, fork, FORK_CONTEXT)
         }
         _ => Vec::new(),
     }
@@ -389,7 +374,7 @@ fn branch_facts(ctx: &ProjectCtx<'_>, b: BranchId) -> Vec<Fact> {
 
 /// The head of the page of a main branch (in a conversation with forks):
 /// the track the conversation took first, at every fork its `.1` branch.
-fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackPage) {
+fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackHead) {
     let g = ctx.graph();
     let br = &g.branches[b];
     let c = &g.conversations[br.conversation];
@@ -407,15 +392,9 @@ fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut Trac
 }
 
 /// The messages just before the fork point (back to the last prompt, at
-/// most `n`, plus that prompt), rendered without anchors: they live on the
-/// parent branch's pages.
-fn fork_context<'a>(ctx: &'a ProjectCtx<'a>, dir: &'a str, fork: NodeId, n: usize) -> Vec<MessageView> {
-    let mut pcx = PageCtx::new(ctx, dir, None);
-    fork_context_items(ctx, fork, n).into_iter().map(|item| render_item(&mut pcx, item)).collect()
-}
-
-/// The items of [`fork_context`], in page order.
-fn fork_context_items<'a>(ctx: &'a ProjectCtx<'a>, fork: NodeId, n: usize) -> Vec<&'a Item> {
+/// most `n`, plus that prompt), in page order: they live on the parent
+/// branch's pages, and are shown without anchors.
+fn fork_context_items(ctx: &ProjectCtx<'_>, fork: NodeId, n: usize) -> Vec<(TrackId, ItemId)> {
     let g = ctx.graph();
     let e = ctx.entries();
     let mut seen: FxHashSet<(TrackId, ItemId)> = FxHashSet::default();
@@ -429,12 +408,12 @@ fn fork_context_items<'a>(ctx: &'a ProjectCtx<'a>, fork: NodeId, n: usize) -> Ve
             continue;
         }
         if g.entry(e, item.nodes[0]).user_kind == crate::parse::UserKind::Prompt {
-            prompt = Some(item);
+            prompt = Some((l.track, l.item));
             break;
         }
         scanned += 1;
         if picked.len() < n {
-            picked.push(item);
+            picked.push((l.track, l.item));
         } else if scanned > 4 * n {
             break;
         }
@@ -444,7 +423,7 @@ fn fork_context_items<'a>(ctx: &'a ProjectCtx<'a>, fork: NodeId, n: usize) -> Ve
     picked
 }
 
-fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, page: u32, p: &mut TrackPage) {
+fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, page: u32, p: &mut TrackHead) {
     let g = ctx.graph();
     let agent = &g.agents[a];
     let dir = &ctx.agent_dirs[a];

@@ -168,12 +168,6 @@ mod tests {
     }
 
     impl Sink for Images {
-        fn reuse_page(&self, _: &str, _: &str, _: Option<&str>) -> Result<bool> {
-            Ok(false)
-        }
-        fn had_group(&self, _: &str, _: &str) -> bool {
-            false
-        }
         fn page(&self, _: &str, _: &[u8], _: &str) -> Result<()> {
             Ok(())
         }

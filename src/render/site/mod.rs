@@ -45,9 +45,6 @@ pub struct Placement<'a> {
     /// The `--projects` argument of the fork commands on its pages
     /// ([`crate::fork::lookup`]).
     pub fork_projects: Option<String>,
-    /// The base of its page-group keys ([`groups`]): renderer, settings and
-    /// side files, which every page depends on.
-    pub key_base: String,
     /// The working directory pages name the project by: the whole project's
     /// ([`Project::cwd`]), also when only part of it is rendered
     /// ([`crate::select`]), so its pages read the same whatever is selected.
@@ -58,18 +55,22 @@ pub struct Placement<'a> {
 /// Where render puts what it makes. The build implements it; render never
 /// touches the file system.
 pub trait Sink: Sync {
-    /// Puts back the previous render's page at `rel`, unrendered, when it
-    /// had the same `page` key ([`groups::Groups::page_key`]; `None`: when
-    /// its page group had the key `group`), and records it with `group`
-    /// (its key: `<group>:<page>`). `false`: render it.
-    fn reuse_page(&self, rel: &str, group: &str, page: Option<&str>) -> Result<bool>;
-    /// Whether the previous render wrote the page at `rel` in a page group
-    /// whose key was `group` (its key starts with it: `<group>:<page>`).
-    fn had_group(&self, rel: &str, group: &str) -> bool;
-    /// A page of the site at `rel`; `key` is its page group's (empty for a
-    /// page rendered every time).
+    /// A page of the site at `rel`; `key` is what it was made from (empty
+    /// for a page rendered every time; see `crate::reuse`).
     fn page(&self, rel: &str, html: &[u8], key: &str) -> Result<()>;
     /// An image shown at `assets/img/<name>` (named by its content: the same
     /// name always comes with the same bytes).
     fn image(&self, name: &str, bytes: &[u8]) -> Result<()>;
+}
+
+/// A page of a track: the track, its number on it, its path in the site,
+/// and the path of its file of the search index (when its messages are
+/// indexed there: not those of a conversation's active track, indexed on
+/// their branches' pages).
+#[derive(Debug, Clone)]
+pub struct PageJob {
+    pub track: context::TrackId,
+    pub page: u32,
+    pub path: String,
+    pub docs: Option<String>,
 }

@@ -65,7 +65,7 @@ impl fmt::Display for Href {
 /// How a page reaches the site root: `../` once per directory of the page
 /// (the `data-root` of every page), and the links it makes from there; and,
 /// under `--base-url`, the page's own absolute URL (its canonical link).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Root {
     up: String,
     canonical: Option<Href>,

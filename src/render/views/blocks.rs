@@ -220,7 +220,7 @@ pub struct Compaction {
 }
 
 /// A session id, with the cctree-fork badge when `cctree fork` wrote it.
-#[derive(Debug, Template)]
+#[derive(Debug, Hash, Template)]
 #[template(path = "blocks/session.html")]
 pub struct SessionRef {
     pub id: String,

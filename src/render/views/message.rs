@@ -6,22 +6,20 @@
 
 use askama::Template;
 
-use rustc_hash::FxHashSet;
-
-use crate::graph::{AgentKind, CompactionKind, ForkKind, NodeId};
+use crate::graph::CompactionKind;
 use crate::model::{self, Body, Content, Injected, ToolInput};
 use crate::parse::{Entry, EntryId, Kind};
 
-use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, FORK_LISTED, THINKING_SUMMARY_CHARS};
+use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, THINKING_SUMMARY_CHARS};
 use crate::model::Tokens;
 use crate::render::html::{Html, filters};
-use crate::render::plain::{TokensText, compact_num, excerpt, prompt_words};
-use crate::render::site::layout::Item;
-use crate::render::site::urls::{Href, fork_anchor, fragment};
+use crate::render::plain::{TokensText, compact_num, excerpt};
+use crate::render::site::urls::{Href, fragment};
 use crate::render::views::blocks::{
     Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, IdeContext, Note, NoticeText, ShellInput,
     Summary, Thinking,
 };
+use crate::render::views::inputs::{Caller, ItemInputs};
 use crate::render::views::page_state::{PageCtx, placeholder};
 use crate::render::views::time::Time;
 use crate::render::views::tools;
@@ -57,7 +55,7 @@ impl MessageView {
 /// point (a block of its own between messages, never inside an entry the
 /// reader may hide): every branch from there, with its label, first words
 /// and a link — the one that goes on below on this page, or its own page.
-#[derive(Debug, Template)]
+#[derive(Debug, Clone, Hash, Template)]
 #[template(path = "blocks/fork_note.html")]
 pub struct ForkNote {
     /// `fork-<uuid>` ([`crate::render::site::urls::fork_anchor`]).
@@ -74,7 +72,7 @@ pub struct ForkNote {
 }
 
 /// A branch of a fork point, as its landmark names it.
-#[derive(Debug)]
+#[derive(Debug, Clone, Hash)]
 pub struct ForkBranch {
     /// `12.1`, `12.2`…
     pub label: String,
@@ -91,13 +89,12 @@ pub struct ForkBranch {
 /// direction is on the summary after the boundary), what triggered it, the
 /// tokens before (or saved), and the messages it kept verbatim and where
 /// (§5.7).
-fn compaction(cx: &PageCtx<'_>, node: NodeId, c: &model::Compaction<'_>) -> (String, String, Vec<Block>) {
-    let g = cx.p.graph();
-    let kind = g.node(node).compaction.unwrap_or(if c.micro { CompactionKind::Micro } else { CompactionKind::Full });
-    let kept = g.splice_of(node).map(|sp| {
-        let n = kept_messages(cx, &sp.kept);
+fn compaction(it: &ItemInputs, c: &model::Compaction<'_>) -> (String, String, Vec<Block>) {
+    let at = it.compaction.unwrap_or_default();
+    let kind = at.kind.unwrap_or(if c.micro { CompactionKind::Micro } else { CompactionKind::Full });
+    let kept = at.kept.map(|(n, before)| {
         let s = if n == 1 { "" } else { "s" };
-        if sp.before {
+        if before {
             format!("the {n} message{s} before it kept")
         } else {
             format!("{n} message{s} kept after the summary")
@@ -112,8 +109,8 @@ fn compaction(cx: &PageCtx<'_>, node: NodeId, c: &model::Compaction<'_>) -> (Str
     (format!("landmark compaction {}", kind.name()), compaction_label(kind).into(), vec![Block::Compaction(block)])
 }
 
-/// How a page names a compaction of each kind (the map too).
-pub fn compaction_label(kind: CompactionKind) -> &'static str {
+/// How a page names a compaction of each kind.
+fn compaction_label(kind: CompactionKind) -> &'static str {
     match kind {
         CompactionKind::Full => "Conversation compacted",
         CompactionKind::From => "Summarized from here",
@@ -122,171 +119,79 @@ pub fn compaction_label(kind: CompactionKind) -> &'static str {
     }
 }
 
-/// Messages a person reads among `nodes`: prompts and commands, and
-/// assistant turns (one per `message.id`).
-fn kept_messages(cx: &PageCtx<'_>, nodes: &[NodeId]) -> usize {
-    let g = cx.p.graph();
-    let mut turns: FxHashSet<&str> = FxHashSet::default();
-    nodes
-        .iter()
-        .map(|n| g.entry(cx.p.entries(), *n))
-        .filter(|e| {
-            e.is_message() && (e.kind != Kind::Assistant || e.message_id.as_deref().is_none_or(|m| turns.insert(m)))
-        })
-        .count()
-}
-
-/// Renders one item.
-pub fn render_item(cx: &mut PageCtx<'_>, item: &Item) -> MessageView {
-    let g = cx.p.graph();
-    let first = item.nodes[0];
-    let e = g.entry(cx.p.entries(), first);
+/// Renders one message from its inputs and what its entries say.
+pub fn render_item(cx: &mut PageCtx<'_>, it: &ItemInputs) -> MessageView {
+    let first = it.nodes[0];
+    let e = &cx.p.entries()[first.read.entry];
     let mut v = MessageView {
-        id: cx.take_anchor(first).unwrap_or_default(),
-        number: item.counted.then_some(item.number),
-        time: Some(Time::at(e.timestamp.unwrap_or(g.node(first).ts))),
+        id: cx.take_anchor(&first).unwrap_or_default(),
+        number: it.number,
+        time: Some(Time::at(it.time)),
+        fork: it.fork_command.clone().unwrap_or_default(),
         ..MessageView::default()
     };
     if e.kind == Kind::Assistant {
-        assistant(cx, item, &mut v);
+        assistant(cx, it, &mut v);
     } else {
-        let node = cx.node(g.node(first).entry);
-        content(cx, e, &node.content, item, &mut v);
+        let node = cx.node(first.read.entry);
+        content(cx, e, &node.content, it, &mut v);
         // A prompt of a sidechain: who gave it.
         if v.role == "You" {
-            if let Some(caller) = caller(cx, first) {
+            if let Some(caller) = caller(cx, it) {
                 v.role = caller;
                 v.class.push_str(" from-claude");
             }
         }
     }
-    landmarks(cx, item, &mut v);
+    landmarks(cx, it, &mut v);
     v
 }
 
 /// What follows the body of an item: anchors of absorbed nodes not placed by
-/// a tool block, the fork-point landmarks, and the other copies of its
-/// entries whose content differs.
-fn landmarks(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
-    for n in item.nodes.iter().chain(&item.absorbed) {
-        if let Some(id) = cx.take_anchor(*n) {
+/// a tool block, and the other copies of its entries whose content differs.
+fn landmarks(cx: &mut PageCtx<'_>, it: &ItemInputs, v: &mut MessageView) {
+    for s in it.nodes.iter().chain(&it.absorbed) {
+        if let Some(id) = cx.take_anchor(s) {
             v.body.push(Block::Anchor(Anchor { id }));
         }
     }
     // Other copies of the same uuid with different content (P1): shown too.
-    for n in item.nodes.iter().chain(&item.absorbed) {
-        let Some(others) = cx.p.conflicts.get(n).cloned() else { continue };
-        for o in others {
-            let other = &cx.p.entries()[o];
-            let label = format!("A different copy of this entry ({})", cx.p.place(other.loc));
-            let raw = cx.record(o);
-            let details = cx.json_details(&cx.p.redactor.text(|| label.clone(), &label), &raw);
-            v.body.push(Block::Conflict(Conflict { details: Box::new(details) }));
-        }
+    for c in &it.copies {
+        let raw = cx.record(c.entry.entry);
+        let details = cx.json_details(&cx.p.redactor.text(|| c.label.clone(), &c.label), &raw);
+        v.body.push(Block::Conflict(Conflict { details: Box::new(details) }));
     }
-}
-
-/// The fork-point landmarks to show after `item`: one per fork point among
-/// its entries (not on copies shown out of place, such as the context
-/// before a branch).
-pub fn fork_notes(cx: &PageCtx<'_>, item: &Item) -> Vec<ForkNote> {
-    if !cx.anchors {
-        return Vec::new();
-    }
-    item.nodes.iter().chain(&item.absorbed).filter_map(|n| fork_note(cx, *n)).collect()
-}
-
-fn fork_note(cx: &PageCtx<'_>, node: NodeId) -> Option<ForkNote> {
-    let g = cx.p.graph();
-    let fp = g.fork_at(node)?;
-    let n = cx.p.fork_numbers.get(&node).copied().unwrap_or(0);
-    // A fork of many branches names the first ones, the one that goes on
-    // here and the active one; its own list names every one.
-    // (`cctree export` names all: its one file has no other list.)
-    let site = cx.p.links == crate::render::site::urls::Links::Site;
-    let mut listed = 0usize;
-    let branches = fp
-        .children
-        .iter()
-        .enumerate()
-        .filter(|(k, child)| {
-            let keep = !site
-                || *k == 0
-                || listed < FORK_LISTED
-                || cx.p.on_active_track(**child)
-                || cx.track.is_some_and(|l| cx.p.item_on(l, **child).is_some());
-            listed += usize::from(keep);
-            keep
-        })
-        .filter_map(|(k, &child)| {
-            let words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 80);
-            let here = cx.track.is_some_and(|l| cx.p.item_on(l, child).is_some());
-            let active = cx.p.on_active_track(child);
-            if k == 0 || here {
-                let href = cx.p.message_link(cx.dir, cx.track, child, true).unwrap_or_default();
-                let label =
-                    if k == 0 { format!("{n}.1") } else { g.node(child).branch.map(|cb| cx.p.labels[cb].clone())? };
-                return Some(ForkBranch { label, href, words, here, active });
-            }
-            // Every later child of a fork point starts a branch.
-            let cb = g.node(child).branch?;
-            let label = cx.p.labels[cb].clone();
-            let href = cx.p.branch_href(cx.dir, cb);
-            Some(ForkBranch { label, href, words, here, active })
-        })
-        .collect();
-    let more = (site && crate::render::site::context::listed_apart(fp))
-        .then(|| crate::render::site::context::fork_list_href(cx.p, cx.dir, node));
-    Some(ForkNote {
-        compaction: fp.kind == ForkKind::Compaction,
-        id: fork_anchor(g.uuid(cx.p.entries(), node)),
-        number: n,
-        branches,
-        total: fp.children.len(),
-        more,
-    })
 }
 
 /// Who wrote a prompt of a sidechain: not the person, but Claude giving a
 /// sub-agent its task (`Claude → Explore (find the bug)`), or the client
 /// running a side agent (compaction, a side question) or a warm-up. `None`
 /// on the main thread.
-fn caller(cx: &mut PageCtx<'_>, node: NodeId) -> Option<String> {
-    let g = cx.p.graph();
-    let n = g.node(node);
-    if !n.sidechain {
-        return None;
-    }
-    let agent = n.agent.map(|a| &g.agents[a]);
-    Some(match agent.map(|a| (a.kind, a.meta.as_ref())) {
-        Some((AgentKind::Subagent, meta)) => {
+fn caller(cx: &mut PageCtx<'_>, it: &ItemInputs) -> Option<String> {
+    Some(match it.caller.as_ref()? {
+        Caller::Subagent { meta, spawn } => {
             // The sidecar's type and description, else the spawning call's.
-            let call = agent.and_then(|a| spawn_input(cx, a));
-            let pick = |m: Option<&str>, from_call: Option<&String>| {
-                m.filter(|v| !v.is_empty())
-                    .or(from_call.map(String::as_str))
-                    .filter(|v| !v.is_empty())
-                    .map(str::to_string)
+            let call = spawn.as_ref().and_then(|(id, at)| spawn_input(cx, id, at.read.entry));
+            let pick = |m: Option<&String>, from_call: Option<&String>| {
+                m.filter(|v| !v.is_empty()).or(from_call).filter(|v| !v.is_empty()).cloned()
             };
+            let (meta_ty, meta_desc) = meta.as_ref().map_or((None, None), |(t, d)| (t.as_ref(), d.as_ref()));
             let (call_ty, call_desc) = call.unzip();
-            let ty = pick(meta.and_then(|m| m.agent_type.as_deref()), call_ty.as_ref())
-                .unwrap_or_else(|| "sub-agent".into());
-            match pick(meta.and_then(|m| m.description.as_deref()), call_desc.as_ref()) {
+            let ty = pick(meta_ty, call_ty.as_ref()).unwrap_or_else(|| "sub-agent".into());
+            match pick(meta_desc, call_desc.as_ref()) {
                 Some(d) => format!("Claude → {ty} ({})", excerpt(&d, 60)),
                 None => format!("Claude → {ty}"),
             }
         }
-        Some((AgentKind::SideAgent, _)) => "Claude Code → side agent".into(),
-        _ => "Claude Code (sidechain)".into(),
+        Caller::SideAgent => "Claude Code → side agent".into(),
+        Caller::Client => "Claude Code (sidechain)".into(),
     })
 }
 
-/// The type and description the Task/Agent call that spawned `agent` gave
-/// it, when the call is in the archive.
-fn spawn_input(cx: &mut PageCtx<'_>, agent: &crate::graph::Agent) -> Option<(String, String)> {
-    let spawn = agent.spawn.as_ref()?;
-    let (id, node) = (spawn.tool_use_id.as_deref()?, spawn.use_node?);
-    let n = cx.node(cx.p.graph().node(node).entry);
+/// The type and description the call `id` (in entry `entry`) that spawned
+/// a sub-agent gave it.
+fn spawn_input(cx: &mut PageCtx<'_>, id: &str, entry: EntryId) -> Option<(String, String)> {
+    let n = cx.node(entry);
     match &n.content.tool_calls().find(|c| c.id == id)?.input {
         ToolInput::Agent { subagent_type, description, .. } => {
             Some((subagent_type.to_string(), description.to_string()))
@@ -295,31 +200,30 @@ fn spawn_input(cx: &mut PageCtx<'_>, agent: &crate::graph::Agent) -> Option<(Str
     }
 }
 
-fn assistant(cx: &mut PageCtx<'_>, item: &Item, v: &mut MessageView) {
-    let g = cx.p.graph();
+fn assistant(cx: &mut PageCtx<'_>, it: &ItemInputs, v: &mut MessageView) {
     let entries = cx.p.entries();
-    let es: Vec<(NodeId, &Entry)> = item.nodes.iter().map(|n| (*n, g.entry(entries, *n))).collect();
-    let synthetic = es.iter().any(|(_, e)| e.is_api_error || e.model.as_deref() == Some("<synthetic>"));
+    let es: Vec<&Entry> = it.nodes.iter().map(|s| &entries[s.read.entry]).collect();
+    let synthetic = es.iter().any(|e| e.is_api_error || e.model.as_deref() == Some("<synthetic>"));
     v.class = if synthetic { "notice" } else { "assistant" }.into();
     v.role = if synthetic { "Notice" } else { "Claude" }.into();
     v.meta = turn_meta(&es);
-    for (i, (node, _)) in es.iter().enumerate() {
+    for (i, s) in it.nodes.iter().enumerate() {
         if i > 0 {
-            if let Some(id) = cx.take_anchor(*node) {
+            if let Some(id) = cx.take_anchor(s) {
                 v.body.push(Block::Anchor(Anchor { id }));
             }
         }
-        let n = cx.node(g.node(*node).entry);
+        let n = cx.node(s.read.entry);
         if let Content::Reply(blocks) = &n.content {
             for b in blocks {
-                v.body.push(block(cx, b, item, synthetic));
+                v.body.push(block(cx, b, it, synthetic));
             }
         }
     }
 }
 
 /// A block of a message (a reply's, or a prompt's).
-fn block(cx: &mut PageCtx<'_>, b: &model::Block<'_>, item: &Item, synthetic: bool) -> Block {
+fn block(cx: &mut PageCtx<'_>, b: &model::Block<'_>, it: &ItemInputs, synthetic: bool) -> Block {
     match b {
         model::Block::Text(t) if synthetic => Block::NoticeText(NoticeText { text: t.to_string() }),
         model::Block::Text(t) => Block::Markdown(cx.markdown(t)),
@@ -338,8 +242,8 @@ fn block(cx: &mut PageCtx<'_>, b: &model::Block<'_>, item: &Item, synthetic: boo
             }
         }
         model::Block::RedactedThinking => note("Thinking (redacted)"),
-        model::Block::ToolUse(c) => Block::Tool(Box::new(tools::call(cx, c, item))),
-        model::Block::ToolResult(r) => Block::Result(tools::standalone_result(cx, r)),
+        model::Block::ToolUse(c) => Block::Tool(Box::new(tools::call(cx, c, it))),
+        model::Block::ToolResult(r) => Block::Result(tools::standalone_result(cx, r, it)),
         model::Block::Image(i) => cx.image(i),
         model::Block::Document { title } => {
             placeholder(format!("document: {}", title.as_deref().unwrap_or("attached")))
@@ -356,9 +260,9 @@ pub fn note(text: &str) -> Block {
 /// `model · 12 in · 345 out · 12.3k cache read · 1.0k cache write` (the
 /// parts that are not zero), usage from the block with the largest
 /// `output_tokens` (streamed blocks repeat or under-report it).
-fn turn_meta(es: &[(NodeId, &Entry)]) -> String {
-    let model = es.iter().find_map(|(_, e)| e.model.as_deref()).filter(|m| *m != "<synthetic>").unwrap_or("");
-    let usage = es.iter().filter_map(|(_, e)| e.usage).max_by_key(|u| u.output);
+fn turn_meta(es: &[&Entry]) -> String {
+    let model = es.iter().find_map(|e| e.model.as_deref()).filter(|m| *m != "<synthetic>").unwrap_or("");
+    let usage = es.iter().filter_map(|e| e.usage).max_by_key(|u| u.output);
     let mut parts = Vec::new();
     if !model.is_empty() {
         parts.push(model.trim_start_matches("claude-").to_string());
@@ -370,9 +274,9 @@ fn turn_meta(es: &[(NodeId, &Entry)]) -> String {
 }
 
 /// What an entry that is not a reply shows.
-fn content(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>, item: &Item, v: &mut MessageView) {
+fn content(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>, it: &ItemInputs, v: &mut MessageView) {
     let (class, role, body): (&str, String, Vec<Block>) = match c {
-        Content::Prompt(body) => ("user", "You".into(), prompt(cx, body, item)),
+        Content::Prompt(body) => ("user", "You".into(), prompt(cx, body, it)),
         // Slash commands a person typed, and what they printed: shown
         // like prompts, whatever the reader hides.
         Content::Command { name, args } => (
@@ -401,7 +305,7 @@ fn content(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>, item: &Item, v: &mu
                 model::Block::ToolResult(r) => r,
                 _ => &none,
             });
-            let body = results.map(|r| Block::Result(tools::standalone_result(cx, r))).collect();
+            let body = results.map(|r| Block::Result(tools::standalone_result(cx, r, it))).collect();
             ("result", "Tool result".into(), body)
         }
         Content::Injected { kind, text } => {
@@ -414,7 +318,7 @@ fn content(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>, item: &Item, v: &mu
             ("aux", what.into(), vec![Block::AuxBody(AuxBody { summary: excerpt(text, AUX_SUMMARY_CHARS), body })])
         }
         Content::Compaction(c) => {
-            (v.class, v.role, v.body) = compaction(cx, item.nodes[0], c);
+            (v.class, v.role, v.body) = compaction(it, c);
             return;
         }
         Content::TurnDuration { ms } => {
@@ -427,7 +331,7 @@ fn content(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>, item: &Item, v: &mu
         }
         Content::Note(_) | Content::Attachment(_) | Content::Other { .. } => side_entry(cx, e, c),
         Content::Reply(blocks) => {
-            let body = blocks.iter().map(|b| block(cx, b, item, false)).collect();
+            let body = blocks.iter().map(|b| block(cx, b, it, false)).collect();
             ("assistant", "Claude".into(), body)
         }
     };
@@ -475,9 +379,9 @@ fn side_entry(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>) -> (&'static str
 
 /// A prompt's body: its blocks (the context the IDE attached shown as
 /// quiet labelled quotes, not as raw tags).
-fn prompt(cx: &mut PageCtx<'_>, body: &Body<'_>, item: &Item) -> Vec<Block> {
+fn prompt(cx: &mut PageCtx<'_>, body: &Body<'_>, it: &ItemInputs) -> Vec<Block> {
     match body {
-        Body::Blocks(blocks) => blocks.iter().map(|b| block(cx, b, item, false)).collect(),
+        Body::Blocks(blocks) => blocks.iter().map(|b| block(cx, b, it, false)).collect(),
         Body::Odd(raw) => vec![cx.json_details("content", raw)],
         Body::Missing => vec![placeholder("no content")],
     }

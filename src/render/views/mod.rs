@@ -6,6 +6,7 @@
 //! the `<time>` every view writes ([`time::Time`]).
 
 pub mod blocks;
+pub mod inputs;
 pub mod message;
 pub mod page_state;
 pub mod time;

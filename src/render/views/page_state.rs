@@ -16,7 +16,9 @@ use crate::render::html::highlight::Budget;
 use crate::render::html::{Html, markdown, terminal};
 use crate::render::plain::{cut, human_size};
 use crate::render::site::context::{ProjectCtx, TrackId};
-use crate::render::site::urls::{Href, Root, anchor, external, page_file};
+use crate::render::site::urls::{Root, anchor, external, page_file};
+
+use super::inputs::Shown;
 use crate::render::views::blocks::{
     Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Meta, Output, Placeholder,
 };
@@ -29,8 +31,6 @@ pub struct PageCtx<'a> {
     /// The track whose messages the page shows (`None` for context previews).
     pub track: Option<TrackId>,
     pub budget: Budget,
-    /// Emit `id="m-…"` anchors (off for copies shown out of place).
-    pub anchors: bool,
     /// Nodes whose anchor is already on the page.
     pub emitted: FxHashSet<NodeId>,
     /// What is left of [`PAGE_TEXT`].
@@ -50,7 +50,6 @@ impl<'a> PageCtx<'a> {
             dir,
             track,
             budget: Budget::default(),
-            anchors: track.is_some(),
             emitted: FxHashSet::default(),
             text_left: PAGE_TEXT,
             page: 0,
@@ -140,22 +139,13 @@ impl<'a> PageCtx<'a> {
         Root::of(self.dir)
     }
 
-    /// The anchor id for `node` if it belongs on this page and is not out yet.
-    pub fn take_anchor(&mut self, node: NodeId) -> Option<String> {
-        if !self.anchors {
+    /// The anchor id of a node a message shows, if it belongs on this page
+    /// ([`Shown::anchored`]) and is not out yet.
+    pub fn take_anchor(&mut self, s: &Shown) -> Option<String> {
+        if !s.anchored || !self.emitted.insert(s.node) {
             return None;
         }
-        let mine = self.track.is_some_and(|l| self.p.item_on(l, node).is_some());
-        if !mine || !self.emitted.insert(node) {
-            return None;
-        }
-        Some(anchor(self.p.graph().uuid(self.p.entries(), node)))
-    }
-
-    /// A link to `node`'s anchor: on this page's track when it shows the
-    /// node, else at its home ([`ProjectCtx::node_link`]).
-    pub fn link(&self, node: NodeId) -> Option<Href> {
-        self.p.node_link(self.dir, self.track, node)
+        Some(anchor(self.p.graph().uuid(self.p.entries(), s.node)))
     }
 
     /// Markdown, within the page's text allowance.

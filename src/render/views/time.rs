@@ -6,7 +6,7 @@ use crate::parse::time::{format_human, format_timestamp};
 
 /// A point in time, as `templates/_time.html` writes it: a `<time>` (which
 /// the page's script shows in local time), or `—` when unknown (0).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Template)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Template)]
 #[template(path = "_time.html")]
 pub struct Time {
     /// Milliseconds since the epoch (0: unknown).

@@ -19,7 +19,6 @@ use std::rc::Rc;
 
 use askama::Template;
 
-use crate::graph::NodeId;
 use crate::model::{
     Loose, Message, Node, Question as QuestionInput, ResultDetail, Shell, Spill, TaskInput, ToolCall, ToolInput,
     ToolOutput,
@@ -30,9 +29,9 @@ use crate::render::html::diff::{diff_html, patch_html};
 use crate::render::html::highlight::file_block;
 use crate::render::html::{Html, filters, view_enum};
 use crate::render::plain::{cut, excerpt, human_size, is_cut};
-use crate::render::site::layout::Item;
-use crate::render::site::urls::{Href, external, page_file};
+use crate::render::site::urls::{Href, external};
 use crate::render::views::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
+use crate::render::views::inputs::{ItemInputs, Shown};
 use crate::render::views::message::note;
 use crate::render::views::page_state::{PageCtx, fold};
 
@@ -221,7 +220,7 @@ impl FieldsCall {
 }
 
 /// A link to a sub-agent's transcript.
-#[derive(Debug)]
+#[derive(Debug, Clone, Hash)]
 pub struct AgentLink {
     pub href: Href,
     pub messages: u32,
@@ -238,7 +237,7 @@ pub struct StandaloneResult {
 
 /// A call's result as this page finds it: the node holding it, and what it says.
 struct Found<'a> {
-    node: NodeId,
+    shown: Shown,
     holder: Rc<Node<'a>>,
 }
 
@@ -248,12 +247,17 @@ impl<'a> Found<'a> {
     }
 }
 
-/// A tool call with its result.
-pub fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, item: &Item) -> ToolView {
-    let found = find_result(cx, &c.id, item);
+/// A tool call with its result (the one its message's inputs name).
+pub fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, it: &ItemInputs) -> ToolView {
+    let inputs = it.call(&c.id);
+    let found = inputs.and_then(|k| k.result).and_then(|shown| {
+        let holder = cx.node(shown.read.entry);
+        holder.tool_result(&c.id)?;
+        Some(Found { shown, holder })
+    });
     let res = found.as_ref().and_then(|f| f.output(&c.id));
     let arg = summary(c, res.map(|r| &r.detail));
-    let (call, show_result) = call_view(cx, c, res);
+    let (call, show_result) = call_view(cx, c, res, inputs.and_then(|k| k.agent.clone()));
     let badge = match res {
         None => Badge::NoResult,
         Some(r) if r.is_error => Badge::Error,
@@ -261,7 +265,7 @@ pub fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, item: &Item) -> ToolView {
         Some(_) => Badge::None,
     };
     let result = found.as_ref().zip(res).map(|(f, r)| {
-        let id = cx.take_anchor(f.node);
+        let id = cx.take_anchor(&f.shown);
         let body = if show_result || r.is_error { result_body(cx, &c.input, r) } else { result_text(cx, &r.text) };
         ResultView { id, body }
     });
@@ -424,7 +428,12 @@ fn task_summary(t: &TaskInput<'_>, detail: Option<&ResultDetail<'_>>) -> String 
 /// What a call shows of its input, and whether its result is shown in full
 /// (or only its text, when the call already shows its effect: a diff, a
 /// file, a checklist, the answers).
-fn call_view(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, res: Option<&ToolOutput<'_>>) -> (CallView, bool) {
+fn call_view(
+    cx: &mut PageCtx<'_>,
+    c: &ToolCall<'_>,
+    res: Option<&ToolOutput<'_>>,
+    agent: Option<AgentLink>,
+) -> (CallView, bool) {
     let plain = CallView::Plain(Html::default());
     match &c.input {
         ToolInput::Shell { command, description, shell: Shell::Bash } => {
@@ -459,7 +468,7 @@ fn call_view(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, res: Option<&ToolOutput<'_>
         }
         ToolInput::Agent { prompt, .. } => {
             let prompt = (!prompt.is_empty()).then(|| cx.folded_markdown(prompt));
-            (AgentCall { transcript: agent_link(cx, &c.id), prompt }.into(), true)
+            (AgentCall { transcript: agent, prompt }.into(), true)
         }
         ToolInput::Task(TaskInput::Create { description, status, owner, active_form, .. })
         | ToolInput::Task(TaskInput::Update { description, status, owner, active_form, .. }) => {
@@ -510,28 +519,8 @@ fn plan_of<'v>(input: &'v str, detail: Option<&'v ResultDetail<'_>>) -> &'v str 
 
 /// A tool result shown on its own (its call is on another line, or
 /// missing): its text and images.
-pub fn standalone_result(cx: &mut PageCtx<'_>, r: &ToolOutput<'_>) -> StandaloneResult {
-    let g = cx.p.graph();
-    let call = g.tools.get(&*r.use_id).and_then(|l| l.use_node).and_then(|n| cx.link(n));
-    StandaloneResult { call, body: result_body(cx, &ToolInput::Other, r) }
-}
-
-/// The result of call `id` (the one `item` absorbs, else on this page's
-/// track, else the first).
-fn find_result<'a>(cx: &mut PageCtx<'a>, id: &str, item: &Item) -> Option<Found<'a>> {
-    let g = cx.p.graph();
-    let link = g.tools.get(id)?;
-    let same_track = |n: &NodeId| cx.track.is_some_and(|l| cx.p.item_on(l, *n).is_some());
-    let node = link
-        .results
-        .iter()
-        .find(|n| item.absorbed.contains(n))
-        .or_else(|| link.results.iter().find(|n| same_track(n)))
-        .or_else(|| link.results.first())
-        .copied()?;
-    let holder = cx.node(g.node(node).entry);
-    holder.tool_result(id)?;
-    Some(Found { node, holder })
+pub fn standalone_result(cx: &mut PageCtx<'_>, r: &ToolOutput<'_>, it: &ItemInputs) -> StandaloneResult {
+    StandaloneResult { call: it.call_of_result(&r.use_id), body: result_body(cx, &ToolInput::Other, r) }
 }
 
 /// What a result shows, by kind of tool: the file read, Markdown (agents,
@@ -593,12 +582,6 @@ fn spilled_or(cx: &mut PageCtx<'_>, text: &str, spill: Option<&Spill>, class: &'
             vec![Block::Persisted(PersistedNote { file: None }), cx.output(preview, "Preview", class)]
         }
     }
-}
-
-fn agent_link(cx: &PageCtx<'_>, tool_id: &str) -> Option<AgentLink> {
-    let &a = cx.p.agent_by_tool.get(tool_id)?;
-    let agent = &cx.p.graph().agents[a];
-    Some(AgentLink { href: cx.p.href(cx.dir, &cx.p.agent_dirs[a], &page_file(0), None), messages: agent.messages })
 }
 
 /// The questions of a questions call and what the person answered: as

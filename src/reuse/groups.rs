@@ -21,6 +21,9 @@ use std::fmt::Write as _;
 use crate::graph::{AgentId, BranchId, ConversationId, Graph, NodeId, SessionId};
 use crate::id::{IdVec, typed_id};
 
+use std::hash::Hash as _;
+
+use crate::render::pages::track::PageInputs;
 use crate::render::site::context::{ProjectCtx, TrackId};
 
 typed_id!(
@@ -63,111 +66,32 @@ impl Groups {
         self.keys.len()
     }
 
-    /// The key of page `page` of `track`: a first page (facts, map,
-    /// fork-point index, the context before a fork: the whole group) has its
-    /// group's key. A later page has a key over its group's structure (what
-    /// does not change when a track grows: titles, branches, fork points,
-    /// labels, sessions' names), its head and pager, and what its items
-    /// show: each node (line, place, parent, tool links, queued messages,
-    /// differing copies), the tool calls and results on other items and
-    /// where they are, the sub-agents spawned and their message counts, the
-    /// caller of a sidechain, the fork command of a checkpoint, the fork
-    /// notes, the session before it. So a page of a track that grew is
-    /// re-used when only later pages changed.
-    pub fn page_key(&self, ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> String {
-        let group = self.of(track);
-        // A page several short branches share shows all of them.
-        if matches!(track, TrackId::Branch(b) if ctx.group_members.contains_key(&b)) {
-            return self.keys[group].clone();
-        }
-        let mut s = String::new();
-        let dir = ctx.track_dir(track);
-        let _ = writeln!(s, "page {dir} {page}");
-        crate::render::pages::track::head_sig(
-            &mut s,
-            &crate::render::pages::track::track_head(ctx, track, page, false),
-        );
-        for item in crate::render::pages::track::context_items(ctx, track, page) {
-            s.push_str("context\n");
-            item_sig(&mut s, ctx, dir, None, item);
-        }
-        items_sig(&mut s, ctx, track, page);
+    /// The key of page `page` of `track`, whose inputs are `inputs`
+    /// ([`PageInputs`]: its head, and for each message it shows every
+    /// input besides what its entries say, with the hash of each entry's
+    /// line): derived from them, with its group's structure (what does not
+    /// change when a track grows: titles, branches, fork points, labels,
+    /// sessions' names). So a page of a track that grew is re-used when only
+    /// later pages changed.
+    pub fn page_key(&self, ctx: &ProjectCtx<'_>, track: TrackId, page: u32, inputs: &PageInputs) -> String {
         let mut h = blake3::Hasher::new();
-        h.update(self.structure[group].as_bytes());
-        h.update(s.as_bytes());
+        h.update(self.structure[self.of(track)].as_bytes());
+        h.update(format!("page {} {page}\n", ctx.track_dir(track)).as_bytes());
+        inputs.hash(&mut HashInto(&mut h));
         h.finalize().to_hex()[..32].to_string()
     }
 }
 
-/// What the items of page `page` of `track` show (see [`Groups::page_key`]).
-fn items_sig(s: &mut String, ctx: &ProjectCtx<'_>, track: TrackId, page: u32) {
-    let g = ctx.graph();
-    let lay = ctx.track_layout(track);
-    let dir = ctx.track_dir(track);
-    let range = lay.page_range(page);
-    let mut pcx = crate::render::views::page_state::PageCtx::new(ctx, dir, Some(track));
-    pcx.page = page;
-    // A session marker before the first item depends on the item before.
-    if let Some(prev) = range.start.checked_sub(1).and_then(|i| lay.items.as_slice().get(i)) {
-        let sess = g.sessions.get(g.node(prev.nodes[0]).session).map_or("", |x| &x.session_id);
-        let _ = writeln!(s, "after {sess}");
-    }
-    for item in &lay.items.as_slice()[range] {
-        let _ = writeln!(s, "checkpoint {:?}", ctx.checkpoint(track, item).map(|k| ctx.fork_command(k)));
-        item_sig(s, ctx, dir, Some(track), item);
-        let _ = writeln!(s, "{:?}", crate::render::views::message::fork_notes(&pcx, item));
-    }
-}
+/// A `std::hash::Hasher` that feeds a BLAKE3 hasher (what `#[derive(Hash)]`
+/// writes of a value: every field, in order).
+struct HashInto<'h>(&'h mut blake3::Hasher);
 
-/// What an item shows, on a page of `from` in `dir` (see [`Groups::page_key`]).
-fn item_sig(
-    s: &mut String,
-    ctx: &ProjectCtx<'_>,
-    dir: &str,
-    from: Option<TrackId>,
-    item: &crate::render::site::layout::Item,
-) {
-    let (g, e) = (ctx.graph(), ctx.entries());
-    let _ = writeln!(s, "item {} {} {} {}", item.number, item.counted, item.shown, item.page);
-    {
-        for &n in item.nodes.iter().chain(&item.absorbed) {
-            node_sig(s, ctx, n);
-            let node = g.node(n);
-            let _ = write!(s, "own {}", ctx.own_forks.contains(&node.session));
-            let en = g.entry(e, n);
-            let uses = en.tool_uses.iter().map(|t| &*t.id);
-            for id in uses.clone().chain(en.tool_results.iter().map(|t| &*t.tool_use_id)) {
-                let Some(l) = g.tools.get(id) else { continue };
-                for r in l.use_node.into_iter().chain(l.results.iter().copied()) {
-                    let _ = write!(
-                        s,
-                        " ref {} {:x} {:?} {}",
-                        g.uuid(e, r),
-                        g.entry(e, r).line_hash,
-                        ctx.node_link(dir, from, r),
-                        from.is_some_and(|t| ctx.item_on(t, r).is_some())
-                    );
-                }
-            }
-            for id in uses {
-                if let Some(&a) = ctx.agent_by_tool.get(id) {
-                    let agent = &g.agents[a];
-                    let _ = write!(s, " agent {} {} {}", agent.agent_id, ctx.agent_dirs[a], agent.messages);
-                }
-            }
-            if let Some(a) = node.agent.filter(|_| node.sidechain).map(|a| &g.agents[a]) {
-                let spawn = a.spawn.as_ref();
-                let _ = write!(
-                    s,
-                    " caller {:?} {:?} {:?} {:?}",
-                    a.kind,
-                    a.meta,
-                    spawn.and_then(|s| s.tool_use_id.as_deref()),
-                    spawn.and_then(|s| s.use_node).map(|u| g.entry(e, u).line_hash)
-                );
-            }
-            s.push('\n');
-        }
+impl std::hash::Hasher for HashInto<'_> {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
     }
 }
 

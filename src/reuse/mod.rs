@@ -1,0 +1,82 @@
+//! The incremental render's reuse of pages: which pages of a project are
+//! put back from the previous render unrendered, and the key each page
+//! rendered is recorded with. Render asks ([`crate::render::Reuse`]); the
+//! build answers with an [`Incremental`] over what the previous render left
+//! ([`Previous`], from its manifest).
+//!
+//! A page is re-used when the previous render made it from the same
+//! inputs: every page of a page group ([`groups`]) whose key is unchanged,
+//! else each page whose own key is ([`groups::Groups::page_key`]: a hash of
+//! its [`PageInputs`] — its head, and for each message every input besides
+//! what its entries say, with the hash of each entry's line — derived, not
+//! kept by hand). So a track that grew renders its first and last pages.
+
+pub mod groups;
+
+use anyhow::Result;
+use rayon::prelude::*;
+
+use crate::render::Reuse;
+use crate::render::pages::track::{PageInputs, page_inputs};
+use crate::render::site::PageJob;
+use crate::render::site::context::ProjectCtx;
+
+/// What the previous render left: the key each page of the site was
+/// recorded with (`<group key>:<page key>`).
+pub trait Previous: Sync {
+    /// Whether the previous render's page at `rel` was of a page group
+    /// whose key was `group`.
+    fn had_group(&self, rel: &str, group: &str) -> bool;
+    /// Puts back the previous render's page at `rel`, unrendered, when it
+    /// had the same `page` key (`None`: when its group had the key
+    /// `group`), and records it with `group`. `false`: render it.
+    fn reuse_page(&self, rel: &str, group: &str, page: Option<&str>) -> Result<bool>;
+}
+
+/// The reuse of a project's pages from the previous render.
+pub struct Incremental<'p> {
+    previous: &'p dyn Previous,
+    /// What every page of the project depends on besides its inputs
+    /// (renderer, settings, slug, side files: `crate::cache::pages_base`).
+    base: String,
+}
+
+impl<'p> Incremental<'p> {
+    pub fn new(previous: &'p dyn Previous, base: String) -> Incremental<'p> {
+        Incremental { previous, base }
+    }
+}
+
+impl Reuse for Incremental<'_> {
+    fn pages(&self, ctx: &ProjectCtx<'_>, jobs: &[PageJob]) -> Result<Vec<Option<(String, PageInputs)>>> {
+        let fork_key = ctx.paths.fork_projects.as_deref().unwrap_or_default();
+        let groups = groups::groups(ctx, &format!("{}{}{fork_key}", self.base, ctx.name));
+        let reuse = |job: &PageJob, key: Option<&str>| -> Result<bool> {
+            let group = groups.key(job.track);
+            Ok(self.previous.reuse_page(&job.path, group, key)?
+                && job.docs.as_deref().map_or(Ok(true), |d| self.previous.reuse_page(d, group, key))?)
+        };
+        // The group of each page is unchanged when the previous manifest says
+        // so (the page records its group's key); its pages are then re-used
+        // whatever their own keys. Else each page by its own key.
+        let unchanged: Vec<bool> =
+            jobs.par_iter().map(|j| self.previous.had_group(&j.path, groups.key(j.track))).collect();
+        let mut group_unchanged = vec![true; groups.count()];
+        for (j, ok) in jobs.iter().zip(&unchanged) {
+            group_unchanged[groups.of(j.track).index()] &= *ok;
+        }
+        jobs.par_iter()
+            .map(|j| {
+                if group_unchanged[groups.of(j.track).index()] && reuse(j, None)? {
+                    return Ok(None);
+                }
+                let inputs = page_inputs(ctx, j.track, j.page);
+                let key = groups.page_key(ctx, j.track, j.page, &inputs);
+                if reuse(j, Some(&key))? {
+                    return Ok(None);
+                }
+                Ok(Some((format!("{}:{key}", groups.key(j.track)), inputs)))
+            })
+            .collect()
+    }
+}
