@@ -359,3 +359,36 @@ fn attachment<'a>(mut json: Value) -> Content<'a> {
     };
     Content::Attachment(Attachment { kind, hook, raw: Raw::of(raw) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::FileId;
+    use crate::parse::{Loc, parse_entry};
+
+    fn compaction_of(line: &str) -> Compaction<'static> {
+        let e = parse_entry(line, Loc { file: FileId::FIRST, line: 1 }, 0).unwrap();
+        let json: Value = serde_json::from_str(line).unwrap();
+        match content_of(&e, json, &|_| None) {
+            Content::Compaction(c) => c,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_each_kind_of_compaction_boundary() {
+        let full = compaction_of(
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b","compactMetadata":{"trigger":"manual","preTokens":25100,"tokensSaved":9}}"#,
+        );
+        assert!(!full.micro);
+        assert_eq!((&*full.trigger, full.pre_tokens, full.saved), ("manual", Some(25100), None));
+        let micro = compaction_of(
+            r#"{"type":"system","subtype":"microcompact_boundary","uuid":"m","compactMetadata":{"trigger":"manual"},"microcompactMetadata":{"trigger":"auto","preTokens":120000,"tokensSaved":40000}}"#,
+        );
+        assert!(micro.micro);
+        assert_eq!((&*micro.trigger, micro.pre_tokens, micro.saved), ("auto", Some(120000), Some(40000)));
+        // Without its metadata: no trigger, no counts.
+        let bare = compaction_of(r#"{"type":"system","subtype":"microcompact_boundary","uuid":"m"}"#);
+        assert_eq!((bare.micro, &*bare.trigger, bare.pre_tokens, bare.saved), (true, "", None, None));
+    }
+}
