@@ -305,7 +305,7 @@ fn redact_dry_run(args: &RenderArgs) -> Result<Status> {
     let selection = selection(&args.select, &args.input)?;
     let archive = discover::discover(&args.input)?;
     let wanted = archive.projects.iter().filter(|p| selection.wants(p)).cloned().collect::<Vec<_>>();
-    let sites = crate::render::site::redaction::dry_run(&wanted);
+    let sites = crate::build::redact_dry_run(&wanted);
     let n: usize = sites.iter().map(crate::render::site::redaction::RedactionSite::count).sum();
     let total = format!(
         "would redact {n} secret{} in {} place{} (nothing written)\n",

@@ -451,3 +451,29 @@ impl<'p> Builder<'p> {
         Ok(s)
     }
 }
+
+/// What `--redact` would replace in `projects`, by place, and nothing
+/// written (`render --redact-dry-run`): each project directory's name, its
+/// sidecars, its spilled tool outputs and every entry line. Here, not in
+/// render: it reads the files (render reads only the model).
+pub fn redact_dry_run(projects: &[crate::discover::ProjectSource]) -> Vec<redaction::RedactionSite> {
+    let mut out = Vec::new();
+    for source in projects {
+        let name = crate::redact::redact_text(&source.name).1;
+        if !name.is_empty() {
+            out.push(redaction::RedactionSite { place: source.dir.display().to_string(), kinds: name });
+        }
+        out.extend(redaction::agent_meta(source));
+        for path in source.tool_results.values() {
+            let Ok(bytes) = std::fs::read(path) else { continue };
+            let kinds = crate::redact::redact_text(&String::from_utf8_lossy(&bytes)).1;
+            if !kinds.is_empty() {
+                out.push(redaction::RedactionSite { place: path.display().to_string(), kinds });
+            }
+        }
+        let p = crate::project::Project::load_with(source.clone(), crate::parse::ParseOptions { redact: true });
+        out.extend(redaction::entry_lines(&p));
+        crate::driver::discard(p);
+    }
+    out
+}

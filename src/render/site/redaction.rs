@@ -102,31 +102,6 @@ pub fn entry_lines(p: &crate::project::Project) -> Vec<RedactionSite> {
     p.redactions.iter().map(|(loc, kinds)| RedactionSite { place: p.locate(*loc), kinds: kinds.clone() }).collect()
 }
 
-/// What `--redact` would replace in `projects`, by place, and nothing
-/// written (`render --redact-dry-run`): each project directory's name, its
-/// sidecars, its spilled tool outputs and every entry line.
-pub fn dry_run(projects: &[crate::discover::ProjectSource]) -> Vec<RedactionSite> {
-    let mut out = Vec::new();
-    for source in projects {
-        let name = redact_text(&source.name).1;
-        if !name.is_empty() {
-            out.push(RedactionSite { place: source.dir.display().to_string(), kinds: name });
-        }
-        out.extend(agent_meta(source));
-        for path in source.tool_results.values() {
-            let Ok(bytes) = std::fs::read(path) else { continue };
-            let kinds = redact_text(&String::from_utf8_lossy(&bytes)).1;
-            if !kinds.is_empty() {
-                out.push(RedactionSite { place: path.display().to_string(), kinds });
-            }
-        }
-        let p = crate::project::Project::load_with(source.clone(), crate::parse::ParseOptions { redact: true });
-        out.extend(entry_lines(&p));
-        crate::driver::discard(p);
-    }
-    out
-}
-
 /// Prints `redacted: <place>: 2 × github-token, …` lines on stderr, at most
 /// [`REDACTION_REPORT_LINES`], then a count of the rest.
 pub fn report(sites: &[RedactionSite]) {
