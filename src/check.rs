@@ -337,7 +337,7 @@ mod tests {
     /// each branch's projection from the root, on every project of the
     /// fixtures (real transcripts, the client's own, the odd ones).
     #[test]
-    fn the_branch_walk_finds_what_each_projection_finds() {
+    fn vendored_fixtures_the_branch_walk_finds_what_each_projection_finds() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let mut projects = 0;
         for input in ["claude-code-log/real_projects", "claude-code-log/dag", "odd", "client-2.1.330/tui/projects"] {

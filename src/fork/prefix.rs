@@ -515,7 +515,7 @@ mod tests {
     /// nodes what a scan of its projection from the root says, on every
     /// project of the fixtures.
     #[test]
-    fn one_scan_of_all_branches_judges_as_each_projection() {
+    fn vendored_fixtures_one_scan_of_all_branches_judges_as_each_projection() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         let mut branches = 0;
         let mut inputs: Vec<std::path::PathBuf> =

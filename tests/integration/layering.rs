@@ -209,3 +209,25 @@ fn the_circle_check_finds_circles() {
     assert_eq!(circle(&g(&[("a", "b"), ("b", "c")])), None);
     assert_eq!(circle(&g(&[("a", "b"), ("b", "c"), ("c", "a")])).unwrap().len(), 4);
 }
+
+/// `cargo package` ships no `tests/fixtures`, and CI runs the packaged
+/// crate's unit tests with `--skip vendored_fixtures_`: a source file whose
+/// tests read the vendored fixtures names those tests `vendored_fixtures_*`
+/// (else they fail in the package, finding nothing), and no file that does
+/// not read them has such a test (it would be skipped there for nothing).
+#[test]
+fn unit_tests_that_read_vendored_fixtures_are_named_so() {
+    let mut named = 0;
+    for (path, code) in sources(&root().join("src")) {
+        let reads = code.contains("\"tests/fixtures");
+        let tests = code.matches("fn vendored_fixtures_").count();
+        named += tests;
+        assert_eq!(
+            reads,
+            tests > 0,
+            "{}: reads the vendored fixtures: {reads}, tests named vendored_fixtures_*: {tests}",
+            path.display()
+        );
+    }
+    assert!(named >= 3, "{named} tests named vendored_fixtures_*");
+}

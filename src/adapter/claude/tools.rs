@@ -296,7 +296,7 @@ mod tests {
     }
 
     #[test]
-    fn every_tool_call_with_an_input_has_a_summary() {
+    fn vendored_fixtures_every_tool_call_with_an_input_has_a_summary() {
         let vendored = vendored_calls();
         assert!(vendored.len() > 1000, "the fixtures hold calls: {}", vendored.len());
         let synthetic = synthetic_calls().into_iter().map(|(n, i)| (n.to_string(), i));
