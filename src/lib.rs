@@ -22,6 +22,7 @@ pub mod cache;
 pub mod check;
 pub mod cleanup;
 pub mod cli;
+pub mod cost;
 pub mod digest;
 pub mod discover;
 pub mod driver;
