@@ -308,7 +308,7 @@ search_figures() {
 }
 
 if (( ONLY_SHAPES )); then
-  SIZES=""; SINGLE=0; SYNC=0; SESSIONS=0; SIBLINGS=0; BIG_SESSION=0; HUGE_LINE=0; LINK_LEVELS=0; CCL=0; REAL_SKIP=1
+  SIZES=""; SINGLE=0; SYNC=0; SESSIONS=0; SIBLINGS=0; BIG_SESSION=0; HUGE_LINE=0; LINK_LEVELS=0; CCL=0; REAL_SKIP=1; SERVE_SIZES=""
 fi
 for s in $SIZES; do run_size "$s"; done
 if (( SINGLE > 0 )); then run_size "$SINGLE" 1; fi
