@@ -401,7 +401,11 @@ fn fork_context_items(ctx: &ProjectCtx<'_>, fork: NodeId, n: usize) -> Vec<(Trac
     let mut picked = Vec::new();
     let mut prompt = None;
     let mut scanned = 0;
-    for node in g.ancestry(fork).into_iter().rev() {
+    // Up the tree parents from the fork, as far as the context reaches (a
+    // walk of the whole ancestry per branch page was quadratic in nested
+    // forks); a cycle cannot hold it longer than the graph has nodes.
+    let ups = std::iter::successors(Some(fork), |&n| g.nodes[n].parent).take(g.nodes.len());
+    for node in ups {
         let Some(l) = ctx.loc[node] else { continue };
         let item = &ctx.track_layout(l.track).items[l.item];
         if !item.counted || !seen.insert((l.track, l.item)) {
