@@ -37,6 +37,7 @@ pub mod limits;
 pub mod model;
 pub mod parse;
 pub mod project;
+pub mod recover;
 pub mod redact;
 pub mod render;
 pub mod reuse;

@@ -96,6 +96,9 @@
 //! | [`KEPT_WALK_BUDGET`] | 4 | steps per node of a project for walking the messages compactions kept when they come without a list | `graph::link` |
 //! | [`START_DIR_LINES`] | 64 | lines of a session file read for the directory it started in (`--project`) | `select` |
 //! | [`START_DIR_BYTES`] | 4 MB | bytes of a session file read for the same | `select` |
+//! | **Recovered sessions** (the prompt history; transcript-format "The prompt history") | | | |
+//! | [`RECOVERED_GAP`] | 1 h | history lines without a session id further apart than this start another session | `recover` |
+//! | [`RECOVERED_MATCH`] | 10 min | a history line and a surviving prompt of the same text this close in time are one prompt | `recover` |
 
 /// Counted turns per branch or agent page (the default of `--page-size`).
 pub const PAGE_SIZE: u32 = 50;
@@ -324,3 +327,10 @@ pub const MAP_RUN: u32 = 3;
 pub const MAP_CHARS: usize = 64;
 /// A conversation without forks has a map when it has more rows than this.
 pub const MAP_MIN_ROWS: usize = 4;
+
+/// History lines without a session id (older clients) more than this far
+/// apart in time are taken for two sessions (`recover`).
+pub const RECOVERED_GAP: std::time::Duration = std::time::Duration::from_secs(3600);
+/// A history line is the same prompt as a surviving transcript's prompt of
+/// the same text typed within this time of it (`recover`).
+pub const RECOVERED_MATCH: std::time::Duration = std::time::Duration::from_secs(600);

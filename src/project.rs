@@ -35,6 +35,20 @@ pub struct Project {
     /// Lines where `--redact` replaced secrets.
     pub redactions: Vec<(Loc, Vec<crate::redact::Redaction>)>,
     pub graph: Graph,
+    /// What the archive knows beyond the transcripts (set by the build).
+    pub kept: Kept,
+}
+
+/// What is known of a project beyond its transcripts: the sessions only
+/// the prompt history still holds ([`crate::recover`]), and the
+/// conversations only cctree's archive still holds (the source of its last
+/// `cctree sync` deleted every file of theirs: [`crate::sync::only_here`]).
+#[derive(Debug, Clone, Default)]
+pub struct Kept {
+    /// Sessions whose transcript is gone, oldest first.
+    pub recovered: Vec<crate::model::RecoveredSession>,
+    /// The roots of the conversations kept only by the archive.
+    pub archive_only: rustc_hash::FxHashSet<crate::graph::NodeId>,
 }
 
 impl Project {
@@ -94,7 +108,7 @@ impl Project {
         let t = std::time::Instant::now();
         let graph = Self::graph_of(&source, &entries);
         tracing::debug!("{}: graph in {:.3} s", source.name, t.elapsed().as_secs_f64());
-        Project { source, file_stats, entries, warnings, texts, redactions, graph }
+        Project { source, file_stats, entries, warnings, texts, redactions, graph, kept: Kept::default() }
     }
 
     fn graph_of(source: &ProjectSource, entries: &Entries) -> Graph {

@@ -26,6 +26,7 @@
 
 pub mod compaction;
 pub mod raw;
+pub mod recovered;
 pub mod tool;
 pub mod usage;
 
@@ -33,6 +34,7 @@ use std::borrow::Cow;
 
 pub use compaction::{Compaction, CompactionKind, Direction, Kept};
 pub use raw::{Loose, Raw};
+pub use recovered::{RecoveredPrompt, RecoveredSession};
 pub use tool::{
     Hunk, Message, Question, QuestionOption, ResultDetail, Shell, Spill, Spilled, TaskInput, Todo, ToolCall, ToolInput,
     ToolKind, ToolOutput,

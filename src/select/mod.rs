@@ -347,6 +347,15 @@ impl Selection {
         parts.join(" ")
     }
 
+    /// A session recovered from the prompt history is shown: no
+    /// `--conversation` is given, or one names its session id; and its last
+    /// prompt is within `--since`/`--until`.
+    pub fn keeps_recovered(&self, s: &crate::model::RecoveredSession) -> bool {
+        let named = self.conversations.is_empty()
+            || self.conversations.iter().any(|c| s.session_id.as_deref() == Some(c.as_str()) || *c == s.key);
+        named && self.in_range(s.last_ts())
+    }
+
     fn in_range(&self, last_ts: i64) -> bool {
         self.since.as_ref().is_none_or(|s| last_ts >= s.ms) && self.until.as_ref().is_none_or(|u| last_ts < u.ms)
     }

@@ -128,7 +128,8 @@ impl<I: Id> Renumber<I> {
 /// `project` holding only the conversations `keep` and what belongs to
 /// them (see the module doc).
 pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
-    let Project { source, file_stats, entries, warnings, texts, redactions, graph: g } = project;
+    // What the build adds after the selection (`Project::kept`) is not there yet.
+    let Project { source, file_stats, entries, warnings, texts, redactions, graph: g, kept: _ } = project;
     let owners = agent_owners(&g);
     let mut conv_keep: IdVec<ConversationId, bool> = IdVec::filled(false, g.conversations.len());
     for &c in keep {
@@ -202,6 +203,7 @@ pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
         texts: new_texts,
         redactions: new_redactions,
         graph,
+        kept: crate::project::Kept::default(),
     }
 }
 
