@@ -17,6 +17,7 @@
 
 mod emit;
 pub mod file;
+mod kept;
 pub mod output;
 mod plan;
 mod summary;
@@ -37,6 +38,7 @@ use crate::render::{self, Placement, RenderOptions};
 use crate::select::{Selection, Tally};
 
 use emit::{ProjectSink, SiteWriter};
+use kept::KeptInputs;
 use output::OutputDir;
 use plan::Plan;
 
@@ -91,19 +93,26 @@ impl BuildOptions {
 /// Renders a discovered archive into `opts.output`: built beside it and
 /// swapped in, re-using what the previous render left there when it is still
 /// valid. Prints every warning; the summary counts them.
-pub fn build(archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
+pub fn build(mut archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> {
     let start = Instant::now();
-    let outside = driver::archive_warnings(&archive);
+    let mut outside = driver::archive_warnings(&archive);
+    // The prompt history and the sync record: what is known beyond the transcripts.
+    let (kept, history_warnings) = KeptInputs::read(&archive);
+    for w in &history_warnings {
+        tracing::warn!("{w}");
+    }
+    outside += history_warnings.len();
+    kept.add_history_projects(&mut archive);
     // What was read: directories read whole, files given alone (not their directories).
     output::check_apart(&opts.output, archive.inputs.iter().map(PathBuf::as_path))?;
     let out = OutputDir::prepare(&opts.output)?;
-    let plan = Plan::new(&archive, opts, out.has_site);
+    let plan = Plan::new(&archive, opts, out.has_site, &|p| kept.fingerprint(p));
     tracing::debug!("planned after {:.3} s", start.elapsed().as_secs_f64());
     if let Some(previous) = plan.nothing_changed().filter(|_| opts.output.join("index.html").is_file()) {
         return Ok(unchanged_site(&archive, &plan, previous, &out, opts, outside, start));
     }
 
-    let mut b = Builder::begin(&plan, opts, &out)?;
+    let mut b = Builder::begin(&plan, opts, &out, &kept)?;
     b.emit_assets()?;
     let progress = Progress::projects(archive.projects.len(), opts.progress);
     driver::each_project(archive.projects, &progress, |i, source| b.add_project(i, source, &progress))?;
@@ -186,10 +195,12 @@ struct Builder<'p> {
     search: IndexBuilder,
     /// The previous site's search units, by key.
     previous_units: rustc_hash::FxHashMap<&'p str, &'p UnitEntry>,
+    /// The prompt history and the sync record.
+    kept: &'p KeptInputs,
 }
 
 impl<'p> Builder<'p> {
-    fn begin(plan: &'p Plan, opts: &'p BuildOptions, out: &OutputDir) -> Result<Builder<'p>> {
+    fn begin(plan: &'p Plan, opts: &'p BuildOptions, out: &OutputDir, kept: &'p KeptInputs) -> Result<Builder<'p>> {
         let stage = out.begin()?;
         Ok(Builder {
             plan,
@@ -212,6 +223,7 @@ impl<'p> Builder<'p> {
                 .flat_map(|p| &p.output.search)
                 .map(|u| (u.key.as_str(), u))
                 .collect(),
+            kept,
         })
     }
 
@@ -273,9 +285,11 @@ impl<'p> Builder<'p> {
         // whatever is selected.
         let key_base = cache::pages_base(&project.source, &plan.slug, code, settings);
         let cwd = project.cwd().map(str::to_string);
+        let recovered = self.kept.recovered(&project);
         let Some(picked) = self.opts.selection.pick(project, &mut self.tally) else { return Ok(None) };
         let whole = picked.is_whole();
-        let project = picked.into_project();
+        let mut project = picked.into_project();
+        self.kept.apply(&mut project, recovered, &self.opts.selection);
         self.warnings += progress.source_warnings(&project.source);
         if let Some(mut originals) = agent_meta {
             originals.retain(|id, _| project.source.agent_meta.contains_key(id));

@@ -43,7 +43,12 @@ pub(super) struct Planned {
 
 impl Plan {
     /// Plans the build of `archive`; `has_site`: the output holds a previous site.
-    pub(super) fn new(archive: &Archive, opts: &BuildOptions, has_site: bool) -> Plan {
+    pub(super) fn new(
+        archive: &Archive,
+        opts: &BuildOptions,
+        has_site: bool,
+        beyond: &dyn Fn(&crate::discover::ProjectSource) -> String,
+    ) -> Plan {
         let code = cache::code_fingerprint();
         let settings = opts.settings();
         let mut warnings = 0;
@@ -79,7 +84,9 @@ impl Plan {
                 let source = cache::source_id(p);
                 let fork_projects = crate::fork::lookup::projects_arg(&p.dir, &archive.root, opts.show_paths);
                 let fork_key = fork_projects.as_deref().unwrap_or("");
-                let key = cache::project_key(p, &slug, code, &format!("{settings}\0{fork_key}{select}"));
+                // The history's lines and the sync record's deletions of the project (`kept`).
+                let beyond = beyond(p);
+                let key = cache::project_key(p, &slug, code, &format!("{settings}\0{fork_key}{select}{beyond}"));
                 let previous = previous.get(source.as_str()).copied();
                 Planned { slug, source, fork_projects, key, previous }
             })
