@@ -24,6 +24,9 @@ pub struct ProjectSummary {
     pub tokens: Tokens,
     /// Pages of the project.
     pub pages: usize,
+    /// Sessions recovered from the prompt history (their transcripts are gone).
+    #[serde(default)]
+    pub recovered: usize,
 }
 
 /// A unit of the archive-wide index, as its table of units lists it (and

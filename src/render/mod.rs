@@ -48,7 +48,7 @@ use crate::project::Project;
 
 use pages::templates::TrackEntry;
 use pages::track::{self, PageInputs};
-use pages::{fork_list, project_index};
+use pages::{fork_list, project_index, recovered};
 use search::{PageIndex, ProjectSearch, Units};
 use site::context::{self, InputPaths, PageWarnings, ProjectCtx, TrackId};
 use site::images::ImageStore;
@@ -136,14 +136,23 @@ pub fn render_project(
         })
         .collect::<Result<Vec<String>>>()?;
     tracing::debug!("{name}: lists of big forks ({} pages) in {:.3} s", fork_pages.len(), t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
+    let mut search = search;
+    let recovered_pages = recovered_pages(&ctx, opts, out, &mut search)?;
+    tracing::debug!(
+        "{name}: recovered sessions ({} files) in {:.3} s",
+        recovered_pages.len(),
+        t0.elapsed().as_secs_f64()
+    );
     if let Some(err) = images.take_failure() {
         return Err(err);
     }
-    let page_count = jobs.len() + fork_pages.len() + index_pages.len();
+    let page_count = jobs.len() + fork_pages.len() + index_pages.len() + recovered_pages.len() / 2;
     let files: Vec<String> = jobs
         .into_iter()
         .flat_map(|j| std::iter::once(j.path).chain(j.docs))
         .chain(fork_pages)
+        .chain(recovered_pages)
         .chain(index_pages)
         .collect();
     Ok(ProjectPages {
@@ -219,9 +228,55 @@ fn track_pages(
     Ok((rendered, units.index(pages, &kept)))
 }
 
+/// The pages of the sessions recovered from the prompt history (each with
+/// its file of the search index beside it), always rendered; their units
+/// go to `search`. Returns the files written.
+fn recovered_pages(
+    ctx: &ProjectCtx<'_>,
+    opts: &RenderOptions,
+    out: &dyn Sink,
+    search: &mut ProjectSearch,
+) -> Result<Vec<String>> {
+    let sessions = &ctx.project.kept.recovered;
+    let made = sessions
+        .par_iter()
+        .map(|s| {
+            let mut files = Vec::new();
+            let mut indexed = Vec::new();
+            for p in 0..recovered::pages(ctx, s) {
+                let path = recovered::path(ctx, s, p);
+                let mut page = recovered::page(ctx, s, p);
+                page.root = page.root.with_canonical(opts.canonical(&path));
+                out.page(&path, page.render()?.as_bytes(), "")?;
+                let docs = format!("{}{}", recovered::dir(ctx, s), search::doc_file(p));
+                let index = PageIndex::of(&page.messages);
+                out.page(&docs, index.doc_script(&docs).as_bytes(), "")?;
+                files.extend([path.clone(), docs]);
+                indexed.push((path, index));
+            }
+            let unit = search::docs::recovered_unit(
+                ctx,
+                recovered::dir(ctx, s),
+                s.first_ts(),
+                &recovered::title(ctx, s),
+                indexed,
+            );
+            Ok((files, unit))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut files = Vec::new();
+    for (f, (unit, text_bytes)) in made {
+        files.extend(f);
+        search.text_bytes += text_bytes;
+        search.fresh.push(unit);
+    }
+    Ok(files)
+}
+
 /// What the archive index shows of a project (fragments do not count).
 fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
     let real: Vec<&Conversation> = ctx.graph().conversations.iter().filter(|c| !c.is_fragment).collect();
+    let recovered = &ctx.project.kept.recovered;
     ProjectSummary {
         name: ctx.name.clone(),
         dir: ctx.dir.clone(),
@@ -229,7 +284,8 @@ fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
         branches: real.iter().map(|c| c.branches.len()).sum(),
         forks: real.iter().map(|c| c.fork_points.len()).sum(),
         messages: real.iter().map(|c| u64::from(c.messages)).sum(),
-        last_ts: real.iter().map(|c| c.last_ts).max().unwrap_or(0),
+        last_ts: real.iter().map(|c| c.last_ts).chain(recovered.iter().map(|s| s.last_ts())).max().unwrap_or(0),
+        recovered: recovered.len(),
         tokens: project_index::project_tokens(ctx),
         pages,
     }

@@ -22,6 +22,7 @@ mod incremental;
 mod layering;
 mod paths;
 mod props;
+mod recover;
 mod redact;
 mod regression;
 mod render;

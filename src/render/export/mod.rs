@@ -77,6 +77,7 @@ pub struct TrackSection {
     pub map: Option<MapView>,
     pub active: Option<ActiveTrack>,
     pub main_branch: Option<MainBranch>,
+    pub kept: bool,
     pub context: Vec<MessageView>,
     pub messages: Vec<TrackEntry>,
     pub pager: Pager,
@@ -97,6 +98,7 @@ impl From<TrackPage> for TrackSection {
             active: p.active,
             // One file: no separate conversation page to point to.
             main_branch: None,
+            kept: p.kept,
             context: page.context,
             messages: page.messages,
             // One file: the pages of a track follow each other.

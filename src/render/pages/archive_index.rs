@@ -26,6 +26,7 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
             name: o.name.clone(),
             href: href("", &o.dir, "index.html", None),
             conversations: o.conversations,
+            recovered: o.recovered,
             forks: o.forks,
             messages: o.messages,
             last: Time::at(o.last_ts),
@@ -41,10 +42,17 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
         totals: [
             (summaries.len(), "project", "projects"),
             (sum(|s| s.conversations), "conversation", "conversations"),
+            (
+                sum(|s| s.recovered),
+                "session recovered from the prompt history",
+                "sessions recovered from the prompt history",
+            ),
             (sum(|s| s.branches), "branch", "branches"),
             (sum(|s| s.forks), "fork", "forks"),
         ]
         .iter()
+        // Recovered sessions are named only where there are some.
+        .filter(|(n, one, _)| *n > 0 || !one.starts_with("session recovered"))
         .map(|(n, one, many)| format!("{n} {}", if *n == 1 { one } else { many }))
         .collect::<Vec<_>>()
         .join(" · "),

@@ -8,7 +8,8 @@ use crate::parse::Kind;
 
 use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES};
 use crate::model::Tokens;
-use crate::render::pages::templates::{AgentRow, ConvRow, Pager, ProjectPage, Shown, Time};
+use crate::render::pages::recovered;
+use crate::render::pages::templates::{AgentRow, ConvRow, Listed, Pager, ProjectPage, RecoveredRow, Shown, Time};
 use crate::render::pages::track::crumbs;
 use crate::render::plain::{TokensText, excerpt, plain_excerpt};
 use crate::render::site::context::ProjectCtx;
@@ -91,8 +92,11 @@ fn turn_tokens(ctx: &ProjectCtx<'_>, nodes: impl Iterator<Item = NodeId>) -> Tok
 /// number of sessions. Which row lands on which page depends only on the
 /// project.
 pub struct ProjectIndex {
-    /// Conversations, newest activity first.
-    convs: Vec<ConversationId>,
+    /// Conversations and recovered sessions, newest activity first.
+    convs: Vec<Row>,
+    /// How many of them are conversations, and recovered sessions.
+    conversations: usize,
+    recovered: usize,
     /// Fragments, in graph order.
     fragments: Vec<ConversationId>,
     /// Sub-agent transcripts and other agents, in graph order.
@@ -103,21 +107,45 @@ pub struct ProjectIndex {
     tokens: String,
 }
 
+/// A row of the list of conversations: a conversation, or a session
+/// recovered from the prompt history (its index in `Project::kept`).
+#[derive(Debug, Clone, Copy)]
+enum Row {
+    Conv(ConversationId),
+    Recovered(usize),
+}
+
 impl ProjectIndex {
     pub fn new(ctx: &ProjectCtx<'_>) -> ProjectIndex {
         let g = ctx.graph();
-        let (fragments, mut convs): (Vec<ConversationId>, Vec<ConversationId>) =
+        let (fragments, convs): (Vec<ConversationId>, Vec<ConversationId>) =
             g.conversations.ids().partition(|i| g.conversations[*i].is_fragment);
-        convs.sort_by(|a, b| {
-            let (ca, cb) = (&g.conversations[*a], &g.conversations[*b]);
-            cb.last_ts.cmp(&ca.last_ts).then_with(|| ctx.conv_dirs[*a].cmp(&ctx.conv_dirs[*b]))
-        });
+        let recovered = &ctx.project.kept.recovered;
+        let (conversations, recovered_count) = (convs.len(), recovered.len());
+        // Newest activity first, conversations and recovered sessions alike
+        // (then by directory: each row's is unique).
+        let mut keyed: Vec<(i64, String, Row)> = convs
+            .into_iter()
+            .map(|i| (g.conversations[i].last_ts, ctx.conv_dirs[i].clone(), Row::Conv(i)))
+            .chain(recovered.iter().enumerate().map(|(i, s)| (s.last_ts(), recovered::dir(ctx, s), Row::Recovered(i))))
+            .collect();
+        keyed.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let convs: Vec<Row> = keyed.into_iter().map(|(_, _, r)| r).collect();
         let (agents, others): (Vec<AgentId>, Vec<AgentId>) =
             g.agents.ids().partition(|i| g.agents[*i].kind == AgentKind::Subagent);
         let lists = [convs.len(), agents.len(), fragments.len() + others.len(), g.unplaced_queued.len()];
         let pages = lists.iter().map(|n| n.div_ceil(LISTED_PER_PAGE)).max().unwrap_or(0).max(1);
         let tokens = project_tokens(ctx).total();
-        ProjectIndex { convs, fragments, agents, others, pages: u32::try_from(pages).unwrap_or(u32::MAX), tokens }
+        ProjectIndex {
+            convs,
+            conversations,
+            recovered: recovered_count,
+            fragments,
+            agents,
+            others,
+            pages: u32::try_from(pages).unwrap_or(u32::MAX),
+            tokens,
+        }
     }
 
     /// How many pages the index takes (at least one).
@@ -138,7 +166,12 @@ impl ProjectIndex {
         let slice = |v: &[ConversationId]| -> Vec<ConversationId> {
             v.iter().skip(at).take(LISTED_PER_PAGE).copied().collect()
         };
-        let convs = slice(&self.convs).into_iter().map(|i| conv_row(ctx, i, &g.conversations[i])).collect();
+        let convs = (self.convs.iter().skip(at).take(LISTED_PER_PAGE))
+            .map(|row| match *row {
+                Row::Conv(i) => Listed::Conv(conv_row(ctx, i, &g.conversations[i])),
+                Row::Recovered(i) => Listed::Recovered(recovered_row(ctx, &ctx.project.kept.recovered[i])),
+            })
+            .collect();
         let agents = self.agents.iter().skip(at).take(LISTED_PER_PAGE).map(|&i| agent_row(ctx, i)).collect();
         // "Other entries": fragments, then other agents, as one list.
         let fragments: Vec<ConvRow> =
@@ -156,6 +189,8 @@ impl ProjectIndex {
             crumbs: crumbs(ctx, dir, None),
             convs,
             conv_count: shown(self.convs.len()),
+            conversations: self.conversations,
+            recovered: self.recovered,
             tokens: self.tokens.clone(),
             fragments,
             agents,
@@ -181,6 +216,19 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
         forks: c.fork_points.len(),
         tokens: tokens(ctx, c).total(),
         cctree_forks: c.junctions.iter().filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork).count(),
+        kept: ctx.project.kept.archive_only.contains(&c.root),
+    }
+}
+
+/// A recovered session's row on the project index.
+fn recovered_row(ctx: &ProjectCtx<'_>, s: &crate::model::RecoveredSession) -> RecoveredRow {
+    RecoveredRow {
+        title: recovered::title(ctx, s),
+        href: href(&ctx.dir, &recovered::dir(ctx, s), "index.html", None),
+        first_prompt: plain_excerpt(&recovered::first_prompt(ctx, s), 240),
+        label: recovered::label(s),
+        started: Time::at(s.first_ts()),
+        last: Time::at(s.last_ts()),
     }
 }
 

@@ -26,6 +26,8 @@ pub struct ProjectRow {
     pub name: String,
     pub href: Href,
     pub conversations: usize,
+    /// Sessions recovered from the prompt history.
+    pub recovered: usize,
     pub forks: usize,
     pub messages: u64,
     pub last: Time,
@@ -47,6 +49,27 @@ pub struct ConvRow {
     pub tokens: String,
     /// Sessions written by `cctree fork` from this conversation.
     pub cctree_forks: usize,
+    /// Only cctree's archive still holds it (the client deleted its transcripts).
+    pub kept: bool,
+}
+
+/// A session recovered from the prompt history, on a project page.
+#[derive(Debug, Clone)]
+pub struct RecoveredRow {
+    pub title: String,
+    pub href: Href,
+    pub first_prompt: String,
+    /// "transcript deleted by Claude Code's cleanup — N prompts recovered".
+    pub label: String,
+    pub started: Time,
+    pub last: Time,
+}
+
+/// A row of a project page's list of conversations, in time order.
+#[derive(Debug, Clone)]
+pub enum Listed {
+    Conv(ConvRow),
+    Recovered(RecoveredRow),
 }
 
 /// An agent transcript on a project page.
@@ -195,9 +218,13 @@ pub struct ProjectPage {
     pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
-    /// This page's conversations, and which of all they are.
-    pub convs: Vec<ConvRow>,
+    /// This page's conversations and recovered sessions (newest first), and
+    /// which of all the rows they are.
+    pub convs: Vec<Listed>,
     pub conv_count: Shown,
+    /// How many of the rows are conversations, and how many recovered sessions.
+    pub conversations: usize,
+    pub recovered: usize,
     /// The project's token totals, sub-agents included (empty when none).
     pub tokens: String,
     pub fragments: Vec<ConvRow>,
@@ -212,6 +239,26 @@ pub struct ProjectPage {
     /// Messages queued in sessions that hold no conversation, each its blocks.
     pub queued: Vec<Vec<Block>>,
     /// The index's pages.
+    pub pager: Pager,
+}
+
+/// A page of a session recovered from the prompt history.
+#[derive(Template)]
+#[template(path = "recovered.html")]
+pub struct RecoveredPage {
+    pub root: Root,
+    pub title: String,
+    pub crumbs: Vec<Crumb>,
+    pub heading: String,
+    pub subheading: String,
+    /// "transcript deleted by Claude Code's cleanup — N prompts recovered".
+    pub label: String,
+    /// Its session id (empty: lines of a client that wrote none).
+    pub session: String,
+    pub started: Time,
+    pub last: Time,
+    pub prompts: usize,
+    pub messages: Vec<MessageView>,
     pub pager: Pager,
 }
 
@@ -265,6 +312,8 @@ pub struct TrackHead {
     pub active: Option<ActiveTrack>,
     /// A main branch's page (in a conversation with forks).
     pub main_branch: Option<MainBranch>,
+    /// Only cctree's archive still holds the conversation.
+    pub kept: bool,
     pub pager: Pager,
 }
 

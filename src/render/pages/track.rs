@@ -127,6 +127,7 @@ pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
         map: None,
         active: None,
         main_branch: None,
+        kept: false,
         pager,
     };
     match track {
@@ -222,6 +223,7 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     p.crumbs = crumbs(ctx, dir, Some(c));
     p.title = excerpt(&conv.title, TITLE_CHARS);
     p.heading = conv.title.to_string();
+    p.kept = ctx.project.kept.archive_only.contains(&conv.root);
     // The facts of a conversation, a branch or an agent are on its first
     // page: later pages, which stay as they are while it grows, link there.
     if page > 0 {

@@ -379,31 +379,11 @@ impl Units {
         order.sort_unstable_by_key(|(u, q, _)| (*u, *q));
         let mut text_bytes = 0;
         for (u, title) in self.titles.iter().enumerate().filter(|(u, _)| fresh[*u]) {
-            let mut cut = Terms::default();
-            let map = &mut post[u];
-            cut.each(title, |t| {
-                map.entry(t.into()).or_insert_with(|| {
-                    let mut b = Vec::new();
-                    let mut g = Gaps::new();
-                    g.put(&mut b, 0); // page 0
-                    codec::put(&mut b, 0); // one doc
-                    codec::put(&mut b, 0); // doc 0
-                    (g, b)
-                });
-            });
+            post_title(&mut post[u], title);
         }
         for (u, q, page) in order {
             text_bytes += page.text_bytes;
-            let map = &mut post[u as usize];
-            for (term, docs) in page.terms {
-                let (gaps, bytes) = map.entry(term).or_insert_with(|| (Gaps::new(), Vec::new()));
-                gaps.put(bytes, u64::from(q));
-                codec::put(bytes, docs.len() as u64 - 1);
-                let mut d = Gaps::new();
-                for i in docs {
-                    d.put(bytes, u64::from(i));
-                }
-            }
+            post_page(&mut post[u as usize], q, page);
         }
         let mut out = ProjectSearch { text_bytes, ..ProjectSearch::default() };
         for (((entry, map), fresh), mut kept) in self.entries.into_iter().zip(post).zip(fresh).zip(kept_paths) {
@@ -424,6 +404,65 @@ impl Units {
         }
         out
     }
+}
+
+/// Posts the terms of a unit's title (its doc 0 of page 0).
+fn post_title(map: &mut FxHashMap<Box<str>, Encoding>, title: &str) {
+    let mut cut = Terms::default();
+    cut.each(title, |t| {
+        map.entry(t.into()).or_insert_with(|| {
+            let mut b = Vec::new();
+            let mut g = Gaps::new();
+            g.put(&mut b, 0); // page 0
+            codec::put(&mut b, 0); // one doc
+            codec::put(&mut b, 0); // doc 0
+            (g, b)
+        });
+    });
+}
+
+/// Posts the terms of page number `q` of a unit (pages in ascending order).
+fn post_page(map: &mut FxHashMap<Box<str>, Encoding>, q: u32, page: PageIndex) {
+    for (term, docs) in page.terms {
+        let (gaps, bytes) = map.entry(term).or_insert_with(|| (Gaps::new(), Vec::new()));
+        gaps.put(bytes, u64::from(q));
+        codec::put(bytes, docs.len() as u64 - 1);
+        let mut d = Gaps::new();
+        for i in docs {
+            d.put(bytes, u64::from(i));
+        }
+    }
+}
+
+/// The unit of a session recovered from the prompt history: one of its own
+/// (its directory the key, its first prompt the time), whose pages are
+/// `pages` (path, what the index takes from it) in order. Always fresh: its
+/// pages are always rendered.
+pub fn recovered_unit(
+    ctx: &ProjectCtx<'_>,
+    key: String,
+    first_ts: i64,
+    title: &str,
+    pages: Vec<(String, PageIndex)>,
+) -> (UnitIndex, u64) {
+    let mut map = FxHashMap::default();
+    post_title(&mut map, title);
+    let mut entry = UnitEntry {
+        key,
+        first_ts,
+        title: excerpt(title, SEARCH_TITLE_CHARS),
+        project: ctx.name.clone(),
+        pages: Vec::new(),
+    };
+    let mut text_bytes = 0;
+    for (q, (path, page)) in pages.into_iter().enumerate() {
+        text_bytes += page.text_bytes;
+        entry.pages.push(path);
+        post_page(&mut map, n32(q).saturating_add(1), page);
+    }
+    let mut postings: Vec<(Box<str>, Vec<u8>)> = map.into_iter().map(|(t, (_, b))| (t, b)).collect();
+    postings.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    (UnitIndex { entry, postings, kept: Vec::new() }, text_bytes)
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@
 //!                                                         GROUP_FORK_MIN or more whose first
 //!                                                         uuid hashes to hhh, each at #b-<uuid>
 //! <project>/agents/<agent-id>/index.html, …               sub-agent transcripts
+//! <project>/r/<session-id or h-<ms>>/index.html, …        a session whose transcript is gone:
+//!                                                         its prompts from the prompt history
 //! <track's directory>/search-N.js                         the docs of its page N
 //!                                                          in the search index
 //! ```
@@ -340,6 +342,22 @@ pub fn href(from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Hre
         s.push_str(f);
     }
     Href(s)
+}
+
+/// The directory of a recovered session (`Project::kept`) in project
+/// directory `project_dir`: `<project>/r/<key>/`.
+pub fn recovered_dir(project_dir: &str, key: &str) -> String {
+    format!("{project_dir}r/{}/", sanitize_segment(key))
+}
+
+/// The anchor of a recovered prompt: `p-<the time it was typed, ms>` (the
+/// client's times are strictly increasing), with `-<its line in the
+/// history>` when another prompt of the session has the same time.
+pub fn recovered_anchor(ts: i64, line: Option<u32>) -> String {
+    match line {
+        None => format!("p-{ts}"),
+        Some(l) => format!("p-{ts}-{l}"),
+    }
 }
 
 /// The anchor id of a message: `m-<uuid>` (uuid sanitized like a segment).
