@@ -103,6 +103,17 @@ impl ByProject {
         self.map.get(name).map_or(&[], Vec::as_slice)
     }
 
+    /// The working directory the lines of project `name` name most often
+    /// (then the least): what the project is named by when no
+    /// transcript of it is left.
+    pub fn path(&self, name: &str) -> Option<&str> {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in self.lines(name) {
+            *counts.entry(e.project.as_str()).or_default() += 1;
+        }
+        counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))).map(|(p, _)| p)
+    }
+
     /// The project directory names that have lines.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.map.keys().map(String::as_str)

@@ -76,6 +76,12 @@ impl KeptInputs {
         archive.projects.sort_by(|a, b| a.dir.cmp(&b.dir));
     }
 
+    /// The working directory project `name` is named by when none of its
+    /// transcripts says (no transcript left): its history lines'.
+    pub(super) fn path_of(&self, name: &str) -> Option<String> {
+        self.history.path(name).map(str::to_string)
+    }
+
     /// What of this knowledge project `p`'s pages depend on.
     pub(super) fn fingerprint(&self, p: &ProjectSource) -> String {
         let gone = match &self.record {

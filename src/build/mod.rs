@@ -284,7 +284,7 @@ impl<'p> Builder<'p> {
         // Pages depend on the side files and the name of the whole project,
         // whatever is selected.
         let key_base = cache::pages_base(&project.source, &plan.slug, code, settings);
-        let cwd = project.cwd().map(str::to_string);
+        let cwd = project.cwd().map(str::to_string).or_else(|| self.kept.path_of(&project.source.name));
         let recovered = self.kept.recovered(&project);
         let Some(picked) = self.opts.selection.pick(project, &mut self.tally) else { return Ok(None) };
         let whole = picked.is_whole();

@@ -348,12 +348,10 @@ impl Selection {
     }
 
     /// A session recovered from the prompt history is shown: no
-    /// `--conversation` is given, or one names its session id; and its last
-    /// prompt is within `--since`/`--until`.
+    /// `--conversation` is given (it names conversations of transcripts),
+    /// and its last prompt is within `--since`/`--until`.
     pub fn keeps_recovered(&self, s: &crate::model::RecoveredSession) -> bool {
-        let named = self.conversations.is_empty()
-            || self.conversations.iter().any(|c| s.session_id.as_deref() == Some(c.as_str()) || *c == s.key);
-        named && self.in_range(s.last_ts())
+        self.conversations.is_empty() && self.in_range(s.last_ts())
     }
 
     fn in_range(&self, last_ts: i64) -> bool {

@@ -124,6 +124,7 @@ fn history_lines_of_deleted_sessions_appear_on_the_site_in_time_order() {
 
     // A project whose every transcript is gone is a project of its own.
     let blog = read(&site, &format!("{BLOG}/index.html"));
+    assert!(blog.contains("<h1 class=\"path\">/home/ana/blog</h1>"), "named by its history's path: {blog}");
     assert!(blog.contains("0 conversations · 1 recovered from the prompt history"), "{blog}");
     let page = read(&site, &format!("{BLOG}/r/{BLOG_SESSION}/index.html"));
     assert!(page.contains("shorter, and mention the RSS feed"));
@@ -261,4 +262,21 @@ fn a_changed_history_renders_again_and_an_unchanged_one_reuses_the_site() {
     let after = read(&site, &format!("{SHOP}/index.html"));
     assert!(after.contains("5 recovered from the prompt history"), "{after}");
     assert!(site.join(format!("{SHOP}/r/de1e7ed0-0000-4000-8000-000000000009/index.html")).is_file());
+}
+
+#[test]
+fn since_and_until_keep_the_recovered_sessions_within_them_and_conversation_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = fixture().join("projects");
+    let site = tmp.path().join("site");
+    let o = cctree().args(["-q", "render", "--since", "2026-02-10"]).arg(&input).arg("-o").arg(&site).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(site.join(format!("{SHOP}/r/{D2}/index.html")).is_file(), "last prompt 2026-02-20");
+    assert!(!site.join(format!("{SHOP}/r/{D1}")).exists(), "last prompt 2026-02-02");
+    assert!(!site.join(format!("{SHOP}/r/h-1767607200000")).exists());
+    let one = tmp.path().join("one");
+    let o =
+        cctree().args(["-q", "render", "--conversation", "alive-u0"]).arg(&input).arg("-o").arg(&one).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!one.join(format!("{SHOP}/r")).exists(), "a conversation chosen: no recovered session");
 }
