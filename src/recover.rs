@@ -79,6 +79,16 @@ pub fn beside(root: &Path) -> Option<PathBuf> {
     Some(root.parent()?.join(FILE_NAME)).filter(|p| p.is_file())
 }
 
+/// The history a render of input `root` (`discover::Archive::root`) reads:
+/// [`beside`] it when it is a projects directory; none for one project
+/// directory or files given alone.
+pub fn history_for(root: &Path) -> Option<PathBuf> {
+    if !root.is_dir() || crate::discover::is_project_dir(root) {
+        return None;
+    }
+    beside(root)
+}
+
 /// A history's lines by the project directory they belong to, each
 /// project's in time order (then line).
 #[derive(Debug, Default)]

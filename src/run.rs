@@ -209,6 +209,8 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
             notes(&archive, quiet);
         }
         read.extend(archive.inputs.iter().cloned());
+        // The prompt history the build reads for deleted sessions' prompts.
+        read.extend(crate::recover::history_for(&archive.root));
         let summary = crate::build::build(archive, &BuildOptions { progress: first && !quiet, ..opts.clone() })?;
         let repeated = crate::term::take_repeated_warnings();
         if first && !quiet {

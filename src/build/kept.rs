@@ -40,7 +40,7 @@ impl KeptInputs {
             return (KeptInputs::default(), Vec::new());
         }
         let record = record::find(root).filter(|(dir, _)| dir == root).map(|(_, r)| r);
-        let Some(path) = recover::beside(root) else {
+        let Some(path) = recover::history_for(root) else {
             return (KeptInputs { record, ..Default::default() }, Vec::new());
         };
         let transcripts = (archive.projects.iter().flat_map(|p| &p.files))

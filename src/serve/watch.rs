@@ -1,7 +1,8 @@
 //! What `cctree serve` watches, and when a change has settled.
 //!
 //! The roots are what the build read ([`crate::discover::Archive::inputs`]:
-//! every directory read whole, each file given alone), plus the directory a
+//! every directory read whole, each file given alone, the prompt history
+//! beside a projects directory: `recover::history_for`), plus the directory a
 //! sync copies from: whatever inputs discovery comes to read (another
 //! client's sessions directory), the watch follows, since the list is taken
 //! again after each render. A directory is watched recursively; a file by its

@@ -277,6 +277,31 @@ fn follows_the_transcripts_as_they_are_written() {
     assert!(log.contains("interrupted: stopping"), "{log}");
 }
 
+/// Issue 30: the prompt history beside the projects directory is watched
+/// too: a prompt of a deleted session typed there shows as a recovered
+/// session.
+#[test]
+fn follows_the_prompt_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("claude");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/history"), &config);
+    let site = tmp.path().join("site");
+    let input = config.join("projects");
+    let server = Server::start(&[input.as_os_str(), "-o".as_ref(), site.as_os_str()], &[]);
+    let index = "/-home-ana-shop/index.html";
+    assert!(server.get(index).text().contains("4 recovered from the prompt history"));
+    let line = serde_json::json!({"display": "a prompt about narwhals", "pastedContents": {},
+        "timestamp": 1_773_600_000_000_i64, "project": "/home/ana/shop", "sessionId": "de1e7ed0-0000-4000-8000-0000000000aa"});
+    append(&config.join("history.jsonl"), &format!("{line}\n"));
+    eventually("the recovered session on the project index", || {
+        server.get(index).text().contains("a prompt about narwhals").then_some(())
+    });
+    let page = server.get("/-home-ana-shop/r/de1e7ed0-0000-4000-8000-0000000000aa/index.html");
+    assert_eq!(page.status, 200);
+    let (status, log) = server.stop("-INT");
+    assert_eq!(status.code(), Some(0), "{log}");
+}
+
 /// The site is the same, byte for byte, whether `cctree render` or `cctree
 /// serve` wrote it: live reload is added on the wire only.
 #[test]
