@@ -103,8 +103,12 @@ pub struct ItemInputs {
     pub nodes: Vec<Shown>,
     /// The tool results it shows inside its calls.
     pub absorbed: Vec<Shown>,
+    /// Its calls, sorted by id (stably: of calls sharing an id, the first
+    /// comes first), so that each block finds its own in log time — a
+    /// message of N parallel calls was N² to render.
     pub calls: Vec<Call>,
-    /// For each result it holds (by call id), the link to its call.
+    /// For each result it holds (by call id, sorted likewise), the link to
+    /// its call.
     pub results: Vec<(Box<str>, Option<Href>)>,
     /// For a prompt of a sidechain.
     pub caller: Option<Caller>,
@@ -131,14 +135,16 @@ pub struct CompactionAt {
 }
 
 impl ItemInputs {
-    /// The call `id` of this message.
+    /// The call `id` of this message (the first, if several share it).
     pub fn call(&self, id: &str) -> Option<&Call> {
-        self.calls.iter().find(|c| &*c.id == id)
+        let at = self.calls.partition_point(|c| &*c.id < id);
+        self.calls.get(at).filter(|c| &*c.id == id)
     }
 
     /// The link to the call of result `id` it holds.
     pub fn call_of_result(&self, id: &str) -> Option<Href> {
-        self.results.iter().find(|(r, _)| &**r == id).and_then(|(_, h)| h.clone())
+        let at = self.results.partition_point(|(r, _)| &**r < id);
+        self.results.get(at).filter(|(r, _)| &**r == id).and_then(|(_, h)| h.clone())
     }
 }
 
@@ -171,19 +177,24 @@ pub fn item_inputs(ctx: &ProjectCtx<'_>, at: Place<'_>, items: &[Item], ix: usiz
     let session_change =
         (at.on_page() && ix > 0 && g.node(items[ix - 1].nodes[0]).session != session && first.kind != Kind::Assistant)
             .then(|| (g.sessions[session].session_id.to_string(), ctx.own_forks.contains(&session)));
+    let absorbed: FxHashSet<NodeId> = item.absorbed.iter().copied().collect();
+    let mut calls: Vec<Call> = all().flat_map(|n| calls(ctx, at, &absorbed, n, &shown)).collect();
+    calls.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut results: Vec<(Box<str>, Option<Href>)> = all()
+        .flat_map(|n| &g.entry(ctx.entries(), n).tool_results)
+        .map(|r| {
+            let call = g.tools.get(&*r.tool_use_id).and_then(|l| l.use_node);
+            (r.tool_use_id.clone(), call.and_then(|c| ctx.node_link(at.dir, at.track, c)))
+        })
+        .collect();
+    results.sort_by(|a, b| a.0.cmp(&b.0));
     ItemInputs {
         number: item.counted.then_some(item.number),
         time: first.timestamp.unwrap_or(g.node(item.nodes[0]).ts),
         nodes: item.nodes.iter().map(|n| shown(*n)).collect(),
         absorbed: item.absorbed.iter().map(|n| shown(*n)).collect(),
-        calls: all().flat_map(|n| calls(ctx, at, item, n, &shown)).collect(),
-        results: all()
-            .flat_map(|n| &g.entry(ctx.entries(), n).tool_results)
-            .map(|r| {
-                let call = g.tools.get(&*r.tool_use_id).and_then(|l| l.use_node);
-                (r.tool_use_id.clone(), call.and_then(|c| ctx.node_link(at.dir, at.track, c)))
-            })
-            .collect(),
+        calls,
+        results,
         caller: caller(ctx, item.nodes[0], &shown),
         copies: all()
             .flat_map(|n| ctx.conflicts.get(&n).into_iter().flatten())
@@ -229,7 +240,13 @@ fn kept_messages(ctx: &ProjectCtx<'_>, nodes: &[NodeId]) -> usize {
 /// The calls of node `n` of `item`: the result each shows (the one `item`
 /// absorbs, else one on this page's track, else the first) and the
 /// sub-agent it spawned.
-fn calls(ctx: &ProjectCtx<'_>, at: Place<'_>, item: &Item, n: NodeId, shown: &impl Fn(NodeId) -> Shown) -> Vec<Call> {
+fn calls(
+    ctx: &ProjectCtx<'_>,
+    at: Place<'_>,
+    absorbed: &FxHashSet<NodeId>,
+    n: NodeId,
+    shown: &impl Fn(NodeId) -> Shown,
+) -> Vec<Call> {
     let g = ctx.graph();
     let same_track = |r: &NodeId| at.track.is_some_and(|t| ctx.item_on(t, *r).is_some());
     g.entry(ctx.entries(), n)
@@ -239,7 +256,7 @@ fn calls(ctx: &ProjectCtx<'_>, at: Place<'_>, item: &Item, n: NodeId, shown: &im
             let result = g.tools.get(&*u.id).and_then(|link| {
                 let r = link.results.iter();
                 r.clone()
-                    .find(|r| item.absorbed.contains(r))
+                    .find(|r| absorbed.contains(r))
                     .or_else(|| r.clone().find(|r| same_track(r)))
                     .or_else(|| link.results.first())
                     .map(|r| shown(*r))
