@@ -195,7 +195,7 @@ fn find(target: &str, dirs: &[PathBuf], root: &Path, redact: bool) -> Result<Fou
         if !source.files.iter().any(holds) {
             continue;
         }
-        let project = Project::load_with(source, ParseOptions { redact });
+        let project = Project::load_with(source, ParseOptions { redact, ..Default::default() });
         let cwd = project.cwd().map(str::to_string);
         let Some(picked) = selection.pick(project, &mut Tally::default()) else { continue };
         let project = picked.into_project();

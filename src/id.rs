@@ -202,6 +202,11 @@ impl<I: Id, T> IdVec<I, T> {
         &self.items
     }
 
+    /// The items, without their ids, to change in place.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.items
+    }
+
     /// The items, without their ids.
     pub fn into_vec(self) -> Vec<T> {
         self.items

@@ -99,6 +99,7 @@
 //! | **Recovered sessions** (the prompt history; transcript-format "The prompt history") | | | |
 //! | [`RECOVERED_GAP`] | 1 h | history lines without a session id further apart than this start another session | `recover` |
 //! | [`RECOVERED_MATCH`] | 10 min | a history line and a surviving prompt of the same text this close in time are one prompt | `recover` |
+//! | [`FIRST_LINE_CAP`] | 4 MB | bytes of a Codex rollout's first line (`session_meta`) read to group it by project | `discover` |
 
 /// Counted turns per branch or agent page (the default of `--page-size`).
 pub const PAGE_SIZE: u32 = 50;
@@ -314,6 +315,9 @@ pub const KEPT_WALK_BUDGET: usize = 4;
 pub const START_DIR_LINES: usize = 64;
 /// Bytes of a session file read for the same, at most.
 pub const START_DIR_BYTES: u64 = 4 << 20;
+/// Bytes of a Codex rollout's first line (`session_meta`, which carries the
+/// base instructions) `discover` reads, at most, for its working directory.
+pub const FIRST_LINE_CAP: usize = 4 << 20;
 
 /// The map of a conversation (render/map.rs): at most this many rows…
 pub const MAP_ROWS: usize = 600;

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use crate::discover::{FileId, ProjectSource, SourceFile};
+use crate::discover::{Client, FileId, ProjectSource, SourceFile};
 use crate::graph::{FileFacts, Graph, GraphInput};
 use crate::id::IdVec;
 use crate::parse::{self, Entries, Entry, LineWarning, Loc};
@@ -105,6 +105,10 @@ impl Project {
             warnings.extend(p.warnings);
             file_stats.push(s);
         }
+        // The clients that write no parent per line: theirs are derived here,
+        // over the whole project (a file may continue another).
+        crate::adapter::codex::link(&source, &mut entries);
+        crate::adapter::gemini::link(&source, &mut entries);
         let t = std::time::Instant::now();
         let graph = Self::graph_of(&source, &entries);
         tracing::debug!("{}: graph in {:.3} s", source.name, t.elapsed().as_secs_f64());
@@ -207,13 +211,26 @@ impl Project {
     /// ([`crate::adapter`]); when the line cannot be read again, what an
     /// empty line says, and why.
     pub fn node<'a>(&'a self, e: &'a Entry) -> (crate::model::Node<'a>, Option<LineError>) {
-        crate::adapter::claude::node(self, e)
+        match self.client_of(e) {
+            Client::Claude => crate::adapter::claude::node(self, e),
+            Client::Codex => crate::adapter::codex::node(self, e),
+            Client::Gemini => crate::adapter::gemini::node(self, e),
+        }
+    }
+
+    /// The client that wrote entry `e`'s file.
+    pub fn client_of(&self, e: &Entry) -> Client {
+        self.source.files.get(e.loc.file).map_or(self.source.client, |f| f.client)
     }
 
     /// The whole of entry `e` as its client wrote it (for a view that shows
     /// all of it).
     pub fn record(&self, e: &Entry) -> Result<crate::model::Raw<'_>, LineError> {
-        crate::adapter::claude::record(self, e)
+        match self.client_of(e) {
+            Client::Claude => crate::adapter::claude::record(self, e),
+            Client::Codex => crate::adapter::codex::record(self, e),
+            Client::Gemini => crate::adapter::gemini::record(self, e),
+        }
     }
 
     /// `path:line` of an entry location, for messages.
@@ -232,7 +249,11 @@ impl Project {
                 }
             }
         }
-        counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))).map(|(c, _)| c)
+        counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+            .map(|(c, _)| c)
+            .or(self.source.cwd.as_deref())
     }
 }
 
@@ -250,6 +271,7 @@ fn read_file(
         Ok(o) => o,
         Err(err) => return (parse::ParsedFile::default(), unreadable(err), Text::Nothing),
     };
+    let opts = parse::ParseOptions { client: f.client, ..opts };
     let (read, err) = parse_opened(&opened, 0, 0, index, opts, |_, _| {});
     let mut p = read.mid;
     p.append(read.tail);

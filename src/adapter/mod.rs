@@ -11,3 +11,5 @@
 //!   in flight.
 
 pub mod claude;
+pub mod codex;
+pub mod gemini;

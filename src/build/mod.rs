@@ -86,7 +86,7 @@ impl BuildOptions {
     }
 
     fn parse_options(&self) -> crate::parse::ParseOptions {
-        crate::parse::ParseOptions { redact: self.redact }
+        crate::parse::ParseOptions { redact: self.redact, ..Default::default() }
     }
 }
 
@@ -485,7 +485,10 @@ pub fn redact_dry_run(projects: &[crate::discover::ProjectSource]) -> Vec<redact
                 out.push(redaction::RedactionSite { place: path.display().to_string(), kinds });
             }
         }
-        let p = crate::project::Project::load_with(source.clone(), crate::parse::ParseOptions { redact: true });
+        let p = crate::project::Project::load_with(
+            source.clone(),
+            crate::parse::ParseOptions { redact: true, ..Default::default() },
+        );
         out.extend(redaction::entry_lines(&p));
         crate::driver::discard(p);
     }

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use super::drift::Reference;
 use super::history;
 use super::plan::{Inputs, Plan, plan};
-use super::target::resolve;
+use super::target::{Resolved, resolve};
 use crate::files::{Access, Pending};
 use crate::limits::DRIFT_SHOWN;
 
@@ -34,6 +34,7 @@ pub struct ForkRequest {
 /// Runs `cctree fork`: resolves the target, plans, writes (unless a dry run).
 pub fn run(req: &ForkRequest) -> Result<Plan> {
     let resolved = resolve(&req.target, req.projects.as_deref())?;
+    refuse_other_clients(&resolved)?;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
@@ -49,6 +50,26 @@ pub fn run(req: &ForkRequest) -> Result<Plan> {
         plan.notes.extend(notes);
     }
     Ok(plan)
+}
+
+/// `cctree fork` writes Claude Code's sessions only: a Codex or Gemini
+/// session is refused, saying why and what the client itself offers.
+fn refuse_other_clients(r: &Resolved) -> Result<()> {
+    use crate::discover::Client;
+    match r.project.source.client {
+        Client::Claude => Ok(()),
+        Client::Codex => bail!(
+            "{}: a Codex CLI session; cctree fork writes only Claude Code sessions so far. \
+             Codex forks its own: `codex fork {}` (or /fork in the TUI), from its latest turn",
+            r.session,
+            r.session
+        ),
+        Client::Gemini => bail!(
+            "{}: a Gemini CLI session; cctree fork writes only Claude Code sessions so far. \
+             Gemini CLI keeps checkpoints of its own: `/resume save <tag>`, then `/resume resume <tag>` in a new session",
+            r.session
+        ),
+    }
 }
 
 /// Writes the plan: a temporary file in the project directory, fsynced,

@@ -218,6 +218,14 @@ pub enum Meta {
     /// A compaction summary written by the rewind menu's "Summarize from
     /// here" / "Summarize up to here" (`summarizeMetadata.direction`).
     Summarized(Direction),
+    /// Gemini CLI's `$set {messages}`: the message list it sets, each id
+    /// with the hash of its record, and (filled in by the link,
+    /// `adapter::gemini`) the ids the list brings that no earlier line of
+    /// its file had: what a node made of the line shows.
+    Sequence {
+        ids: Vec<(Box<str>, u64)>,
+        new: Vec<Box<str>>,
+    },
 }
 
 /// What a boundary kept and which way a partial summary went: types of
@@ -289,6 +297,48 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An entry of line `raw` that says nothing yet: what another client's
+    /// reader ([`crate::adapter`]) fills in.
+    pub(crate) fn blank(raw: &str, loc: Loc, offset: u64, kind: Kind) -> Entry {
+        Entry {
+            loc,
+            offset,
+            len: u32::try_from(raw.len()).unwrap_or(u32::MAX),
+            kind,
+            uuid: None,
+            parent_uuid: None,
+            logical_parent_uuid: None,
+            session_id: None,
+            agent_id: None,
+            timestamp: None,
+            is_sidechain: false,
+            is_meta: false,
+            is_compact_summary: false,
+            is_api_error: false,
+            subtype: None,
+            cwd: None,
+            version: None,
+            message_id: None,
+            model: None,
+            stop_reason: None,
+            usage: None,
+            user_kind: UserKind::None,
+            tool_uses: Vec::new(),
+            tool_results: Vec::new(),
+            spawned_agent: None,
+            text_hash: 0,
+            excerpt: "".into(),
+            payload_hash: 0,
+            content_hash: 0,
+            copied_from: None,
+            attachment_type: None,
+            meta: None,
+            cctree_fork: None,
+            repaired: None,
+            line_hash: hash_bytes(raw.as_bytes()),
+        }
+    }
+
     pub fn is_node(&self) -> bool {
         self.uuid.is_some()
     }
@@ -576,7 +626,8 @@ pub(crate) fn hash_bytes(b: &[u8]) -> u64 {
     h.finish()
 }
 
-fn excerpt_of(s: &str) -> Box<str> {
+/// The first [`EXCERPT_CHARS`] characters of `s`, trimmed.
+pub(crate) fn excerpt_of(s: &str) -> Box<str> {
     let s = s.trim();
     match s.char_indices().nth(EXCERPT_CHARS) {
         Some((i, _)) => s[..i].into(),

@@ -12,10 +12,10 @@ pub mod prompt;
 pub mod time;
 
 use crate::discover::FileId;
-pub(crate) use entry::hash_bytes;
 pub use entry::{
     Direction, Entries, Entry, EntryId, Kept, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry,
 };
+pub(crate) use entry::{excerpt_of, hash_bytes};
 
 use crate::limits::PARSE_PIECE;
 use std::borrow::Cow;
@@ -63,6 +63,8 @@ pub struct LineWarning {
 pub struct ParseOptions {
     /// Replace secrets before anything is read from a line ([`crate::redact`]).
     pub redact: bool,
+    /// The client whose reader reads the lines' headers ([`crate::adapter`]).
+    pub client: crate::discover::Client,
 }
 
 /// The result of parsing one file.
@@ -216,7 +218,7 @@ fn parse_at(
             }
         }
         let line = redacted.as_deref().unwrap_or(line);
-        let (entry, problems) = parse_line(line, loc, offset);
+        let (entry, problems) = parse_line_of(opts.client, line, loc, offset);
         match entry {
             Some(mut e) => {
                 e.len = len_on_disk;
@@ -246,6 +248,16 @@ const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 /// Parses one line (no newline). Returns the entry, if any could be read, and
 /// the problems met on the way.
 pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<LineProblem>) {
+    parse_line_of(crate::discover::Client::Claude, line, loc, offset)
+}
+
+/// [`parse_line`] by the reader of `client`.
+pub fn parse_line_of(
+    client: crate::discover::Client,
+    line: &[u8],
+    loc: Loc,
+    offset: u64,
+) -> (Option<Entry>, Vec<LineProblem>) {
     let mut problems = Vec::new();
     let text: Cow<'_, str> = match std::str::from_utf8(line) {
         Ok(s) => Cow::Borrowed(s),
@@ -276,7 +288,12 @@ pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<Lin
     }
     let repaired = fixed.is_some() || matches!(text, Cow::Owned(_));
     let text = fixed.as_deref().unwrap_or(trimmed);
-    match parse_entry(text, loc, offset) {
+    let read = match client {
+        crate::discover::Client::Claude => parse_entry(text, loc, offset),
+        crate::discover::Client::Codex => crate::adapter::codex::header(text, loc, offset),
+        crate::discover::Client::Gemini => crate::adapter::gemini::header(text, loc, offset),
+    };
+    match read {
         Ok(mut e) => {
             if repaired {
                 e.repaired = Some(text.into());

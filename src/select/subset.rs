@@ -279,6 +279,8 @@ fn cut_source(
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
         warnings: source.warnings.clone(),
+        client: source.client,
+        cwd: source.cwd.clone(),
     }
 }
 

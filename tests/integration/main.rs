@@ -9,6 +9,7 @@
 )]
 
 mod adversarial;
+mod agents;
 mod browser;
 mod cleanup;
 mod cli;

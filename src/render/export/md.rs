@@ -143,7 +143,7 @@ impl Md<'_> {
             return;
         }
         let role = match (&first.kind, first.user_kind) {
-            (Kind::Assistant, _) => "Claude",
+            (Kind::Assistant, _) => ctx.agent_label(),
             (_, UserKind::Prompt) => "You",
             (_, UserKind::Command) => "Command",
             (_, UserKind::Bash) => "Shell",

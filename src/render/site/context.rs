@@ -196,6 +196,11 @@ impl<'a> ProjectCtx<'a> {
     /// only the flags of the branch's own nodes are kept.
     fn judge_checkpoints(&mut self, g: &Graph) {
         let project = self.project;
+        self.legal = IdVec::filled(false, g.nodes.len());
+        if project.source.client != crate::discover::Client::Claude {
+            // `cctree fork` writes Claude Code's sessions only (it refuses the others).
+            return;
+        }
         // Per conversation, each branch's own nodes (their legality depends
         // on their chain only): linear in the nodes, not in the projections.
         let flags: Vec<(BranchId, Vec<bool>)> = g
@@ -204,7 +209,6 @@ impl<'a> ProjectCtx<'a> {
             .par_iter()
             .flat_map_iter(|c| c.branches.iter().copied().zip(crate::fork::legal_on_branches(project, &c.branches)))
             .collect();
-        self.legal = IdVec::filled(false, g.nodes.len());
         for (b, own) in flags {
             let nodes = &g.branches[b].nodes;
             for (i, (&n, ok)) in nodes.iter().zip(own).enumerate() {
@@ -376,6 +380,11 @@ impl<'a> ProjectCtx<'a> {
 
     pub fn graph(&self) -> &'a Graph {
         &self.project.graph
+    }
+
+    /// How replies are labelled: the name of the project's agent.
+    pub fn agent_label(&self) -> &'static str {
+        self.project.source.client.label()
     }
 
     pub fn entries(&self) -> &'a Entries {

@@ -205,7 +205,7 @@ fn assistant(cx: &mut PageCtx<'_>, it: &ItemInputs, v: &mut MessageView) {
     let es: Vec<&Entry> = it.nodes.iter().map(|s| &entries[s.read.entry]).collect();
     let synthetic = es.iter().any(|e| e.is_api_error || e.model.as_deref() == Some("<synthetic>"));
     v.class = if synthetic { "notice" } else { "assistant" }.into();
-    v.role = if synthetic { "Notice" } else { "Claude" }.into();
+    v.role = if synthetic { "Notice" } else { cx.p.agent_label() }.into();
     v.meta = turn_meta(&es);
     for (i, s) in it.nodes.iter().enumerate() {
         if i > 0 {
@@ -332,7 +332,7 @@ fn content(cx: &mut PageCtx<'_>, e: &Entry, c: &Content<'_>, it: &ItemInputs, v:
         Content::Note(_) | Content::Attachment(_) | Content::Other { .. } => side_entry(cx, e, c),
         Content::Reply(blocks) => {
             let body = blocks.iter().map(|b| block(cx, b, it, false)).collect();
-            ("assistant", "Claude".into(), body)
+            ("assistant", cx.p.agent_label().into(), body)
         }
     };
     v.class = class.into();

@@ -27,6 +27,51 @@ use rustc_hash::FxHashSet;
 use crate::id::{IdVec, typed_id};
 use crate::term::safe;
 
+mod codex;
+mod gemini;
+
+pub use codex::{default_codex_dir, is_codex_dir};
+pub use gemini::{default_gemini_dir, is_gemini_dir};
+
+/// Which coding agent wrote a transcript file: each has its own reader
+/// ([`crate::adapter`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
+pub enum Client {
+    /// Claude Code: `~/.claude/projects/<project>/*.jsonl`.
+    #[default]
+    Claude,
+    /// Codex CLI: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`.
+    Codex,
+    /// Gemini CLI: `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
+    Gemini,
+}
+
+impl Client {
+    pub const ALL: [Client; 3] = [Client::Claude, Client::Codex, Client::Gemini];
+
+    /// Its name on the command line and in the site (`claude`, `codex`, `gemini`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Client::Claude => "claude",
+            Client::Codex => "codex",
+            Client::Gemini => "gemini",
+        }
+    }
+
+    /// How a page names its replies.
+    pub fn label(self) -> &'static str {
+        match self {
+            Client::Claude => "Claude",
+            Client::Codex => "Codex",
+            Client::Gemini => "Gemini",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Client> {
+        Client::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+    }
+}
+
 /// How a transcript file takes part in the graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum FileClass {
@@ -75,6 +120,8 @@ pub struct SourceFile {
     /// A previous version of a file rewritten at the source, kept by
     /// `cctree sync` under [`kept_name`].
     pub kept_version: bool,
+    /// The client that wrote it.
+    pub client: Client,
 }
 
 /// A `agent-<id>.meta.json` sidecar.
@@ -99,6 +146,11 @@ pub struct ProjectSource {
     pub tool_results: BTreeMap<String, PathBuf>,
     /// Problems met while walking (unreadable directories, symlink loops).
     pub warnings: Vec<String>,
+    /// The client whose transcripts these are (one per project).
+    pub client: Client,
+    /// The working directory the client files the project under, when its
+    /// layout says it (Codex: each session's `cwd`; Gemini: `.project_root`).
+    pub cwd: Option<String>,
 }
 
 impl ProjectSource {
@@ -142,7 +194,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     if inputs.is_empty() {
         return discover(&[default_input()?]);
     }
-    let mut loose: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    let mut loose: BTreeMap<(PathBuf, Client), Vec<PathBuf>> = BTreeMap::new();
     let mut projects = Vec::new();
     let mut warnings = Vec::new();
     let mut read = Vec::new();
@@ -153,8 +205,15 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
             .with_context(|| format!("cannot read input {}: check the path exists and is readable", input.display()))?;
         if meta.is_file() {
             let parent = input.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
-            loose.entry(parent).or_default().push(input.clone());
+            loose.entry((parent, loose_client(input))).or_default().push(input.clone());
             read.push(input.clone());
+            continue;
+        }
+        if let Some((dir, found, warned)) = other_client(input)? {
+            warnings.extend(warned);
+            root = dir.clone();
+            read.push(dir);
+            projects.extend(found);
             continue;
         }
         let input = match config_projects(input) {
@@ -203,17 +262,68 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
                 safe(file.display()),
                 safe(dir_name(&input))
             ));
-            loose.entry(input.clone()).or_default().push(file);
+            loose.entry((input.clone(), Client::Claude)).or_default().push(file);
         }
     }
-    projects.extend(loose.into_iter().map(|(dir, files)| loose_project(dir, files)));
-    projects.sort_by(|a, b| a.dir.cmp(&b.dir));
+    projects.extend(loose.into_iter().map(|((dir, client), files)| loose_project(dir, client, files)));
+    projects.sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
     Ok(Archive { root, projects, warnings, inputs: read, notes })
+}
+
+/// A folder of another client read whole: where, its projects, its warnings.
+type ClientFolder = (PathBuf, Vec<ProjectSource>, Vec<String>);
+
+/// Codex CLI's or Gemini CLI's folder, when `input` is one: the folder its
+/// sessions are read from, its projects and the warnings met; an error when
+/// it holds no session.
+fn other_client(input: &Path) -> Result<Option<ClientFolder>> {
+    let (client, dir) = match (is_codex_dir(input), is_gemini_dir(input)) {
+        (Some(d), _) => (Client::Codex, d),
+        (None, Some(d)) => (Client::Gemini, d),
+        (None, None) => return Ok(None),
+    };
+    let (found, warned) = match client {
+        Client::Codex => codex::scan(&dir),
+        _ => gemini::scan(&dir),
+    };
+    if found.is_empty() && warned.is_empty() {
+        bail!("no transcript in {}: {} wrote no session there yet", dir.display(), client.label());
+    }
+    Ok(Some((dir, found, warned)))
+}
+
+/// Every default input that exists: Claude Code's projects directory,
+/// Codex CLI's sessions and Gemini CLI's `tmp` folder, of the `agents`
+/// asked for; an error when none does.
+pub fn default_inputs(agents: &[Client]) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for a in agents {
+        let dir = match a {
+            Client::Claude => default_projects_dir(),
+            Client::Codex => default_codex_dir(),
+            Client::Gemini => default_gemini_dir(),
+        };
+        if let Some(d) = dir.filter(|d| d.is_dir()) {
+            found.push(d);
+        }
+    }
+    if found.is_empty() {
+        if agents.contains(&Client::Claude) {
+            return Ok(vec![default_input()?]);
+        }
+        let names: Vec<&str> = agents.iter().map(|a| a.name()).collect();
+        bail!(
+            "no input given, and no default folder of {} exists (~/.codex/sessions, ~/.gemini/tmp; CODEX_HOME and \
+             GEMINI_CLI_HOME move them).\nPass a folder or JSONL files (`cctree render DIR`)",
+            names.join(", ")
+        );
+    }
+    Ok(found)
 }
 
 /// The transcripts given alone (or lying loose in a projects directory)
 /// that sit in `dir`, as one project named after it.
-fn loose_project(dir: PathBuf, mut files: Vec<PathBuf>) -> ProjectSource {
+fn loose_project(dir: PathBuf, client: Client, mut files: Vec<PathBuf>) -> ProjectSource {
     files.sort();
     files.dedup();
     let name = dir_name(&dir);
@@ -223,10 +333,30 @@ fn loose_project(dir: PathBuf, mut files: Vec<PathBuf>) -> ProjectSource {
             let rel = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let (class, agent_id_from_name) = classify(&rel);
             let kept_version = split_kept(&rel).is_some();
-            SourceFile { path, rel, class, agent_id_from_name, kept_version }
+            SourceFile { path, rel, class, agent_id_from_name, kept_version, client }
         })
         .collect();
-    ProjectSource { name, dir, files, agent_meta: BTreeMap::new(), tool_results: BTreeMap::new(), warnings: Vec::new() }
+    ProjectSource {
+        name,
+        dir,
+        files,
+        agent_meta: BTreeMap::new(),
+        tool_results: BTreeMap::new(),
+        warnings: Vec::new(),
+        client,
+        cwd: None,
+    }
+}
+
+/// The client of a transcript given alone, by its name and folder: Codex's
+/// `rollout-*.jsonl`, a file of Gemini's `chats/`, else Claude Code's.
+fn loose_client(path: &Path) -> Client {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if codex::is_rollout(&name) {
+        return Client::Codex;
+    }
+    let in_chats = path.ancestors().skip(1).take(2).any(|d| d.file_name().is_some_and(|n| n == "chats"));
+    if in_chats { Client::Gemini } else { Client::Claude }
 }
 
 /// The default input, `$CLAUDE_CONFIG_DIR/projects` or `~/.claude/projects`,
@@ -458,9 +588,18 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
         }
         let (class, agent_id_from_name) = classify(&rel);
         let kept_version = split_kept(&file_name).is_some();
-        files.push(SourceFile { path, rel, class, agent_id_from_name, kept_version });
+        files.push(SourceFile { path, rel, class, agent_id_from_name, kept_version, client: Client::Claude });
     }
-    Ok(ProjectSource { name: dir_name(dir), dir: dir.to_path_buf(), files, agent_meta, tool_results, warnings })
+    Ok(ProjectSource {
+        name: dir_name(dir),
+        dir: dir.to_path_buf(),
+        files,
+        agent_meta,
+        tool_results,
+        warnings,
+        client: Client::Claude,
+        cwd: None,
+    })
 }
 
 /// The files under a directory, with their paths relative to it.

@@ -1,0 +1,346 @@
+//! Codex CLI's reader (transcript-format, Appendix C): rollout files
+//! (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`), one
+//! `{timestamp, ordinal, type, payload}` per line.
+//!
+//! Three parts, as [`crate::adapter`] asks: [`header`] reads each line's
+//! header in parallel; [`link`] derives the ids and parents Codex does not
+//! write, per file and across a project's files (rollbacks, forks,
+//! sub-agents); [`node`] reads what a shown entry says into the model.
+
+mod header;
+mod link;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::model::{
+    Block, Body, Compaction, Content, Injected, Node, Raw, Shell, Str, ToolCall, ToolInput, ToolOutput,
+};
+use crate::parse::Entry;
+use crate::project::Project;
+use crate::texts::LineError;
+
+pub use header::header;
+pub use link::link;
+
+/// What entry `e` says (see [`crate::adapter::claude::node`]).
+pub fn node<'a>(p: &'a Project, e: &'a Entry) -> (Node<'a>, Option<LineError>) {
+    let (json, err) = match p.json(e) {
+        Ok(v) => (v, None),
+        Err(err) => (Value::Null, Some(err)),
+    };
+    (Node { content: content_of(&json), results: Vec::new() }, err)
+}
+
+/// The whole line as Codex wrote it.
+pub fn record<'a>(p: &'a Project, e: &Entry) -> Result<Raw<'a>, LineError> {
+    p.json(e).map(Raw::of)
+}
+
+fn owned<'a>(s: &str) -> Str<'a> {
+    Cow::Owned(s.to_string())
+}
+
+/// The content of a rollout line.
+pub(crate) fn content_of<'a>(v: &Value) -> Content<'a> {
+    let ty = v["type"].as_str().unwrap_or("");
+    let p = &v["payload"];
+    let pty = p["type"].as_str().unwrap_or("");
+    match (ty, pty) {
+        ("response_item", "message") => message(p),
+        ("response_item", "reasoning") => {
+            let text = texts(&p["summary"]);
+            let text = if text.is_empty() { texts(&p["content"]) } else { text };
+            let block = if text.is_empty() && p["encrypted_content"].is_string() {
+                Block::RedactedThinking
+            } else {
+                Block::Thinking(Cow::Owned(text))
+            };
+            Content::Reply(vec![block])
+        }
+        ("response_item", "function_call" | "custom_tool_call" | "local_shell_call") => {
+            Content::Reply(vec![Block::ToolUse(Box::new(call(p)))])
+        }
+        ("response_item", "web_search_call") => {
+            let query = p["action"]["query"].as_str().unwrap_or("");
+            let id = p["id"].as_str().unwrap_or("");
+            let input = ToolInput::WebSearch {
+                query: owned(query),
+                allowed_domains: Default::default(),
+                blocked_domains: Default::default(),
+            };
+            let raw = Raw::of(p["action"].clone());
+            let key_fields = raw.key_fields();
+            let call = ToolCall { id: owned(id), name: owned("web_search"), input, raw, key_fields };
+            Content::Reply(vec![Block::ToolUse(Box::new(call))])
+        }
+        ("response_item", "function_call_output" | "custom_tool_call_output" | "tool_search_output") => {
+            Content::ToolResults(vec![Block::ToolResult(Box::new(output(p)))])
+        }
+        ("response_item", "agent_message") => {
+            let text = texts(&p["content"]);
+            if text.starts_with("Message Type: NEW_TASK") {
+                Content::Prompt(Body::Blocks(vec![Block::Text(Cow::Owned(text))]))
+            } else {
+                Content::Injected { kind: Injected::Notification, text: Cow::Owned(text) }
+            }
+        }
+        ("compacted", _) => {
+            let text = p["message"].as_str().unwrap_or("");
+            if text.is_empty() {
+                Content::Compaction(Compaction { trigger: owned("manual"), ..Compaction::default() })
+            } else {
+                Content::CompactSummary(owned(text))
+            }
+        }
+        ("event_msg", "turn_aborted") => {
+            Content::Interrupt(Cow::Owned(format!("Turn aborted ({})", p["reason"].as_str().unwrap_or("interrupted"))))
+        }
+        _ => Content::Other {
+            data_kind: Some(Cow::Owned(if pty.is_empty() { ty.to_string() } else { format!("{ty}/{pty}") })),
+            raw: Raw::of(v.clone()),
+        },
+    }
+}
+
+fn message<'a>(p: &Value) -> Content<'a> {
+    let text = texts(&p["content"]);
+    match p["role"].as_str() {
+        Some("assistant") => Content::Reply(vec![Block::Text(Cow::Owned(text))]),
+        Some("user") if is_injected(&text) => Content::Injected { kind: Injected::Context, text: Cow::Owned(text) },
+        Some("user") => {
+            let mut blocks = vec![Block::Text(Cow::Owned(text))];
+            for part in p["content"].as_array().into_iter().flatten() {
+                if let Some(url) = part["image_url"].as_str() {
+                    blocks.push(Block::Image(image(url)));
+                }
+            }
+            Content::Prompt(Body::Blocks(blocks))
+        }
+        _ => Content::Injected { kind: Injected::Meta, text: Cow::Owned(text) },
+    }
+}
+
+/// An image of a prompt: a `data:` URL's bytes, or where it is.
+fn image<'a>(url: &str) -> crate::model::Image<'a> {
+    match url.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+        Some((media, data)) => crate::model::Image::Data { media_type: owned(media), data: owned(data) },
+        None => crate::model::Image::Url(owned(url)),
+    }
+}
+
+/// The text of a `content` or `summary` list (`input_text`, `output_text`,
+/// `summary_text`… parts), joined by newlines; a string as it is.
+pub(crate) fn texts(v: &Value) -> String {
+    if let Some(s) = v.as_str() {
+        return s.to_string();
+    }
+    let parts: Vec<&str> = v.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect();
+    parts.join("\n")
+}
+
+/// Context the client puts in a `user` message: one XML-like element
+/// (`<environment_context>…</environment_context>`, `<user_instructions>`…)
+/// or the project's `AGENTS.md`.
+pub(crate) fn is_injected(text: &str) -> bool {
+    let t = text.trim();
+    if t.starts_with("# AGENTS.md instructions") {
+        return true;
+    }
+    let Some(rest) = t.strip_prefix('<') else { return false };
+    let tag: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-').collect();
+    !tag.is_empty() && rest[tag.len()..].starts_with('>') && t.ends_with(&format!("</{tag}>"))
+}
+
+/// A call: its typed input for the tools Codex ships.
+fn call<'a>(p: &Value) -> ToolCall<'a> {
+    let id = p["call_id"].as_str().or_else(|| p["id"].as_str()).unwrap_or("");
+    let name = p["name"].as_str().unwrap_or(p["type"].as_str().unwrap_or(""));
+    let namespace = p["namespace"].as_str().unwrap_or("");
+    // `arguments` is a JSON string; a custom tool's `input` is free text.
+    let args: Value = match (&p["arguments"], &p["input"], &p["action"]) {
+        (Value::String(s), _, _) => crate::json::parse(s).unwrap_or_else(|_| Value::String(s.clone())),
+        (_, Value::String(s), _) => Value::String(s.clone()),
+        (a, _, Value::Null) => a.clone(),
+        (_, _, action) => action.clone(),
+    };
+    let s = |k: &str| owned(args[k].as_str().unwrap_or(""));
+    let input = match name {
+        "exec_command" => ToolInput::Shell { command: s("cmd"), description: s("justification"), shell: Shell::Bash },
+        "shell" | "local_shell" | "container.exec" | "local_shell_call" => {
+            let cmd = &args["command"];
+            let command = match cmd.as_array() {
+                Some(parts) => shell_words(parts),
+                None => cmd.as_str().unwrap_or("").to_string(),
+            };
+            ToolInput::Shell { command: Cow::Owned(command), description: Default::default(), shell: Shell::Bash }
+        }
+        "shell_command" => {
+            ToolInput::Shell { command: s("command"), description: Default::default(), shell: Shell::Bash }
+        }
+        "apply_patch" => patch_input(args.as_str().or_else(|| args["input"].as_str()).unwrap_or("")),
+        "spawn_agent" => {
+            ToolInput::Agent { description: s("task_name"), subagent_type: s("agent_type"), prompt: s("message") }
+        }
+        "view_image" => ToolInput::Read { file_path: s("path"), offset: None, limit: None },
+        "update_plan" => ToolInput::TodoWrite { todos: plan(&args["plan"]) },
+        "web_search" => ToolInput::WebSearch {
+            query: s("query"),
+            allowed_domains: Default::default(),
+            blocked_domains: Default::default(),
+        },
+        _ => match name.strip_prefix("mcp__").and_then(|r| r.split_once("__")) {
+            Some((server, tool)) => ToolInput::Mcp { server: owned(server), tool: owned(tool) },
+            None if !namespace.is_empty() && namespace != "collaboration" => {
+                ToolInput::Mcp { server: owned(namespace), tool: owned(name) }
+            }
+            None => ToolInput::Other,
+        },
+    };
+    let raw = Raw::of(args);
+    let key_fields = raw.key_fields();
+    let name = if namespace.is_empty() { owned(name) } else { Cow::Owned(format!("{namespace}.{name}")) };
+    ToolCall { id: owned(id), name, input, raw, key_fields }
+}
+
+/// A command's words as a shell line (`bash -lc 'x'` shows `x`).
+fn shell_words(parts: &[Value]) -> String {
+    let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
+    match words.as_slice() {
+        [sh, flag, script] if sh.ends_with("sh") && flag.starts_with('-') && flag.contains('c') => {
+            (*script).to_string()
+        }
+        _ => words.join(" "),
+    }
+}
+
+/// `update_plan`'s steps as a checklist.
+fn plan<'a>(v: &Value) -> Option<Vec<crate::model::Todo<'a>>> {
+    let steps = v.as_array()?;
+    Some(
+        steps
+            .iter()
+            .map(|s| crate::model::Todo {
+                status: owned(s["status"].as_str().unwrap_or("pending")),
+                content: owned(s["step"].as_str().unwrap_or("")),
+            })
+            .collect(),
+    )
+}
+
+/// An `apply_patch` input (`*** Begin Patch` … `*** End Patch`) as the model's
+/// edits: one file added is a `Write`, one file updated an `Edit` (its
+/// hunks' old and new sides, shown as a diff), several files a `MultiEdit`
+/// per hunk (the files named in its path); anything else stays `Other`.
+fn patch_input<'a>(patch: &str) -> ToolInput<'a> {
+    let files = parse_patch(patch);
+    match files.as_slice() {
+        [] => ToolInput::Other,
+        [f] if f.op == "Add" => ToolInput::Write { file_path: owned(&f.path), content: Cow::Owned(f.new.clone()) },
+        [f] => ToolInput::Edit {
+            file_path: owned(&f.path),
+            old: Cow::Owned(f.old.clone()),
+            new: Cow::Owned(f.new.clone()),
+        },
+        many => ToolInput::MultiEdit {
+            file_path: Cow::Owned(many.iter().map(|f| format!("{} {}", f.op, f.path)).collect::<Vec<_>>().join(", ")),
+            edits: many.iter().map(|f| (Cow::Owned(f.old.clone()), Cow::Owned(f.new.clone()))).collect(),
+        },
+    }
+}
+
+/// One file of a patch: the operation (`Add`, `Update`, `Delete`), its path,
+/// and the text of its old and new sides.
+#[derive(Debug, Default, PartialEq)]
+struct PatchFile {
+    op: String,
+    path: String,
+    old: String,
+    new: String,
+}
+
+fn parse_patch(patch: &str) -> Vec<PatchFile> {
+    let mut files: Vec<PatchFile> = Vec::new();
+    for line in patch.lines() {
+        if let Some(rest) = line.strip_prefix("*** ") {
+            for op in ["Add", "Update", "Delete"] {
+                if let Some(path) = rest.strip_prefix(op).and_then(|r| r.strip_prefix(" File: ")) {
+                    files.push(PatchFile { op: op.into(), path: path.into(), ..PatchFile::default() });
+                }
+            }
+            if let (Some(path), Some(f)) = (rest.strip_prefix("Move to: "), files.last_mut()) {
+                f.path = format!("{} → {path}", f.path);
+            }
+            continue;
+        }
+        let Some(f) = files.last_mut() else { continue };
+        if line.starts_with("@@") {
+            continue;
+        }
+        let (old, new) = match line.chars().next() {
+            Some('+') => (None, Some(&line[1..])),
+            Some('-') => (Some(&line[1..]), None),
+            Some(' ') => (Some(&line[1..]), Some(&line[1..])),
+            _ => (Some(line), Some(line)),
+        };
+        for (side, text) in [(&mut f.old, old), (&mut f.new, new)] {
+            if let Some(t) = text {
+                side.push_str(t);
+                side.push('\n');
+            }
+        }
+    }
+    files
+}
+
+/// A call's output: `output` as text (a string, a list of content parts, or
+/// `{output}`), an error when the command exited with another code than 0.
+fn output<'a>(p: &Value) -> ToolOutput<'a> {
+    let o = &p["output"];
+    let text = match o {
+        Value::String(s) => s.clone(),
+        Value::Array(_) => texts(o),
+        Value::Object(m) => {
+            m.get("output").map_or_else(|| o.to_string(), |v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+        }
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    let exit = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Process exited with code ").or_else(|| l.strip_prefix("Exit code: ")))
+        .and_then(|c| c.trim().parse::<i64>().ok());
+    ToolOutput {
+        use_id: owned(p["call_id"].as_str().unwrap_or("")),
+        is_error: exit.is_some_and(|c| c != 0) || p["output"]["success"].as_bool() == Some(false),
+        text: Cow::Owned(text),
+        ..ToolOutput::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_patch_is_read_as_files_with_their_two_sides() {
+        let files = parse_patch(
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+world\n keep\n*** Add File: b.txt\n+new\n*** End Patch",
+        );
+        assert_eq!(files.len(), 2);
+        assert_eq!((files[0].op.as_str(), files[0].path.as_str()), ("Update", "a.txt"));
+        assert_eq!((files[0].old.as_str(), files[0].new.as_str()), ("hello\nkeep\n", "world\nkeep\n"));
+        assert_eq!((files[1].op.as_str(), files[1].new.as_str()), ("Add", "new\n"));
+        assert!(matches!(patch_input("*** Begin Patch\n*** Add File: x\n+1\n*** End Patch"), ToolInput::Write { .. }));
+        assert!(matches!(patch_input("not a patch"), ToolInput::Other));
+    }
+
+    #[test]
+    fn injected_context_is_told_from_prompts() {
+        assert!(is_injected("<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"));
+        assert!(is_injected("# AGENTS.md instructions for /x\n…"));
+        assert!(!is_injected("<b>bold</b> is what I want"));
+        assert!(!is_injected("first: run [[sh: echo one]]"));
+    }
+}

@@ -1,0 +1,236 @@
+//! Gemini CLI's reader (transcript-format, Appendix D): session files
+//! (`~/.gemini/tmp/<project>/chats/session-*.jsonl`) of metadata lines,
+//! message records keyed by `id` (rewritten whole: the last line wins),
+//! `{"$set": …}` patches and `{"$rewindTo": id}` markers.
+//!
+//! As for Codex ([`crate::adapter::codex`]): [`header`] reads each line,
+//! [`link`] replays each file as the client loads it to give the records
+//! their parents, [`node`] reads what a shown entry says.
+
+mod header;
+mod link;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::model::{Block, Body, Content, Injected, Node, Note, Raw, Shell, Str, ToolCall, ToolInput, ToolOutput};
+use crate::parse::{Entry, Meta};
+use crate::project::Project;
+use crate::texts::LineError;
+
+pub use header::header;
+pub use link::link;
+
+/// What entry `e` says (see [`crate::adapter::claude::node`]).
+pub fn node<'a>(p: &'a Project, e: &'a Entry) -> (Node<'a>, Option<LineError>) {
+    let (json, err) = match p.json(e) {
+        Ok(v) => (v, None),
+        Err(err) => (Value::Null, Some(err)),
+    };
+    let content = match (&e.meta, json.get("$set")) {
+        (Some(Meta::Sequence { new, .. }), Some(set)) => sequence(e, &set["messages"], new),
+        _ => message(&json),
+    };
+    // The results a reply's `toolCalls` carry that no record of their own
+    // holds (the link kept their ids in the header).
+    let results = json["toolCalls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["id"].as_str().is_some_and(|id| e.tool_results.iter().any(|r| &*r.tool_use_id == id)))
+        .flat_map(|c| responses(&c["result"]))
+        .collect();
+    (Node { content, results }, err)
+}
+
+/// The whole line as Gemini CLI wrote it.
+pub fn record<'a>(p: &'a Project, e: &Entry) -> Result<Raw<'a>, LineError> {
+    p.json(e).map(Raw::of)
+}
+
+fn owned<'a>(s: &str) -> Str<'a> {
+    Cow::Owned(s.to_string())
+}
+
+/// What a `$set {messages}` line that brought messages of its own says:
+/// the session's context (its first list), or, after a conversation, the
+/// summary a compression replaced the history with.
+fn sequence<'a>(e: &Entry, list: &Value, new: &[Box<str>]) -> Content<'a> {
+    let texts: Vec<String> = list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["id"].as_str().is_some_and(|id| new.iter().any(|n| &**n == id)))
+        .map(|m| format!("{}: {}", m["type"].as_str().unwrap_or("?"), text_of(&m["content"])))
+        .collect();
+    let text = texts.join("\n\n");
+    if e.is_compact_summary {
+        Content::CompactSummary(Cow::Owned(text))
+    } else {
+        Content::Injected { kind: Injected::Context, text: Cow::Owned(text) }
+    }
+}
+
+/// The text parts of a record's `content` (a string, or a list of parts).
+pub(crate) fn text_of(v: &Value) -> String {
+    if let Some(s) = v.as_str() {
+        return s.to_string();
+    }
+    let parts: Vec<&str> = v.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect();
+    parts.join("\n")
+}
+
+/// Context the client puts in a `user` record (`<session_context>…`).
+pub(crate) fn is_injected(text: &str) -> bool {
+    crate::adapter::codex::is_injected(text) || text.trim_start().starts_with("<session_context>")
+}
+
+/// A message record.
+fn message<'a>(v: &Value) -> Content<'a> {
+    let content = &v["content"];
+    match v["type"].as_str().unwrap_or("") {
+        "user" => {
+            let results = responses(content);
+            if !results.is_empty() {
+                return Content::ToolResults(results.into_iter().map(|r| Block::ToolResult(Box::new(r))).collect());
+            }
+            let text = text_of(content);
+            if is_injected(&text) {
+                Content::Injected { kind: Injected::Context, text: Cow::Owned(text) }
+            } else {
+                Content::Prompt(Body::Blocks(vec![Block::Text(Cow::Owned(text))]))
+            }
+        }
+        "gemini" => Content::Reply(reply(v)),
+        kind @ ("info" | "warning" | "error") => Content::Note(Note {
+            kind: owned(kind),
+            text: Cow::Owned(text_of(content)),
+            is_error: kind == "error",
+            raw: Raw::of(v.clone()),
+        }),
+        kind => Content::Other { data_kind: Some(owned(kind)), raw: Raw::of(v.clone()) },
+    }
+}
+
+/// A reply's blocks: its thoughts, its text, its tool calls (from
+/// `toolCalls`, else from `functionCall` parts).
+fn reply<'a>(v: &Value) -> Vec<Block<'a>> {
+    let mut blocks = Vec::new();
+    for t in v["thoughts"].as_array().into_iter().flatten() {
+        let subject = t["subject"].as_str().unwrap_or("");
+        let description = t["description"].as_str().unwrap_or("");
+        blocks.push(Block::Thinking(Cow::Owned(match subject.is_empty() {
+            true => description.to_string(),
+            false => format!("**{subject}**\n{description}"),
+        })));
+    }
+    let text = text_of(&v["content"]);
+    if !text.is_empty() {
+        blocks.push(Block::Text(Cow::Owned(text)));
+    }
+    let calls = v["toolCalls"].as_array().filter(|c| !c.is_empty());
+    match calls {
+        Some(calls) => {
+            for c in calls {
+                blocks.push(Block::ToolUse(Box::new(call(
+                    c["id"].as_str().unwrap_or(""),
+                    c["name"].as_str().unwrap_or(""),
+                    &c["args"],
+                ))));
+            }
+        }
+        None => {
+            for part in v["content"].as_array().into_iter().flatten() {
+                let f = &part["functionCall"];
+                if f.is_object() {
+                    blocks.push(Block::ToolUse(Box::new(call(
+                        f["id"].as_str().unwrap_or(""),
+                        f["name"].as_str().unwrap_or(""),
+                        &f["args"],
+                    ))));
+                }
+            }
+        }
+    }
+    blocks
+}
+
+/// A call: its typed input for the tools Gemini CLI ships.
+fn call<'a>(id: &str, name: &str, args: &Value) -> ToolCall<'a> {
+    let s = |k: &str| owned(args[k].as_str().unwrap_or(""));
+    let input = match name {
+        "run_shell_command" => {
+            ToolInput::Shell { command: s("command"), description: s("description"), shell: Shell::Bash }
+        }
+        "write_file" => ToolInput::Write { file_path: s("file_path"), content: s("content") },
+        "replace" => ToolInput::Edit { file_path: s("file_path"), old: s("old_string"), new: s("new_string") },
+        "read_file" => {
+            let path = args["file_path"].as_str().or_else(|| args["absolute_path"].as_str()).unwrap_or("");
+            let num = |k: &str| args.get(k).filter(|v| !v.is_null()).map(Value::to_string);
+            ToolInput::Read { file_path: owned(path), offset: num("offset"), limit: num("limit") }
+        }
+        "glob" => ToolInput::Glob { pattern: s("pattern"), path: s("path") },
+        "search_file_content" | "grep_search" => ToolInput::Grep {
+            pattern: s("pattern"),
+            path: s("path"),
+            glob: s("include"),
+            file_type: Default::default(),
+        },
+        "web_fetch" => ToolInput::WebFetch { url: s("url"), prompt: s("prompt") },
+        "google_web_search" => ToolInput::WebSearch {
+            query: s("query"),
+            allowed_domains: Default::default(),
+            blocked_domains: Default::default(),
+        },
+        "invoke_agent" => {
+            ToolInput::Agent { description: s("agent_name"), subagent_type: s("agent_name"), prompt: s("prompt") }
+        }
+        "write_todos" => ToolInput::TodoWrite {
+            todos: args["todos"].as_array().map(|t| {
+                t.iter()
+                    .map(|x| crate::model::Todo {
+                        status: owned(x["status"].as_str().unwrap_or("pending")),
+                        content: owned(x["description"].as_str().unwrap_or("")),
+                    })
+                    .collect()
+            }),
+        },
+        _ => match name.split_once("__") {
+            // An MCP server's tool (`server__tool`).
+            Some((server, tool)) if !server.is_empty() && !tool.is_empty() => {
+                ToolInput::Mcp { server: owned(server), tool: owned(tool) }
+            }
+            _ => ToolInput::Other,
+        },
+    };
+    let raw = Raw::of(args.clone());
+    let key_fields = raw.key_fields();
+    ToolCall { id: owned(id), name: owned(name), input, raw, key_fields }
+}
+
+/// The `functionResponse` parts of a `user` record, as results.
+fn responses<'a>(content: &Value) -> Vec<ToolOutput<'a>> {
+    content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let f = p.get("functionResponse")?;
+            let r = &f["response"];
+            let (text, is_error) = match (r.get("output"), r.get("error")) {
+                (_, Some(err)) if !err.is_null() => {
+                    (err.as_str().map_or_else(|| err.to_string(), str::to_string), true)
+                }
+                (Some(o), _) => (o.as_str().map_or_else(|| o.to_string(), str::to_string), false),
+                _ => (r.to_string(), false),
+            };
+            Some(ToolOutput {
+                use_id: owned(f["id"].as_str().unwrap_or("")),
+                is_error,
+                text: Cow::Owned(text),
+                ..ToolOutput::default()
+            })
+        })
+        .collect()
+}

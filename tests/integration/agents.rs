@@ -1,0 +1,311 @@
+//! Codex CLI and Gemini CLI (issue 24): archives the real clients wrote
+//! (`tests/fixtures/codex-0.171.0/`, `tests/fixtures/gemini-0.61.0/`,
+//! recorded by the conformance suite) read into the same graph and pages as
+//! Claude Code's, one test per acceptance point.
+
+use std::path::{Path, PathBuf};
+
+use cctree::stats::{ConversationDetail, ProjectDetail};
+use serde_json::Value;
+
+use crate::support::{cctree, report};
+
+pub fn codex(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex-0.171.0").join(name)
+}
+
+pub fn gemini(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-0.61.0").join(name)
+}
+
+fn detail(input: &Path) -> ProjectDetail {
+    let mut r = report(&[input.to_path_buf()]);
+    let mut d = r.projects_detail.take().unwrap();
+    assert_eq!(d.len(), 1, "one project in {}", input.display());
+    d.remove(0)
+}
+
+fn only(d: &ProjectDetail) -> &ConversationDetail {
+    assert_eq!(d.conversations.len(), 1, "{:#?}", d.conversations);
+    &d.conversations[0]
+}
+
+pub fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap().lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
+}
+
+pub fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == ext))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The text of a Codex `content` list.
+fn codex_text(content: &Value) -> String {
+    content.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n")
+}
+
+/// Every prompt a person typed and every reply text of a Codex tree.
+pub fn codex_messages(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in files_under(dir, "jsonl").iter().filter(|f| f.to_string_lossy().contains("/rollout-")) {
+        for v in jsonl(f) {
+            let p = &v["payload"];
+            if v["type"] != "response_item" || p["type"] != "message" {
+                continue;
+            }
+            let text = codex_text(&p["content"]);
+            match p["role"].as_str() {
+                Some("assistant") => out.push(text),
+                Some("user") if !text.starts_with('<') => out.push(text),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The text of a Gemini record's `content`.
+fn gemini_text(content: &Value) -> String {
+    match content.as_str() {
+        Some(s) => s.to_string(),
+        None => {
+            content.as_array().into_iter().flatten().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n")
+        }
+    }
+}
+
+/// Every prompt and reply text of a Gemini folder's record lines.
+pub fn gemini_messages(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in files_under(dir, "jsonl") {
+        for v in jsonl(&f) {
+            let text = gemini_text(&v["content"]);
+            match v["type"].as_str() {
+                Some("user" | "gemini") if !text.trim().is_empty() && !text.starts_with('<') => out.push(text),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The text a reader sees of every page of a site, tags dropped, entities
+/// decoded, whitespace collapsed.
+pub fn site_text(site: &Path) -> String {
+    let mut all = String::new();
+    for f in files_under(site, "html") {
+        let page = std::fs::read_to_string(&f).unwrap();
+        all.push_str(&visible(&page));
+        all.push('\n');
+    }
+    all
+}
+
+pub fn visible(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                out.push(' ');
+            }
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    let out = out
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    collapse(&out)
+}
+
+pub fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+pub fn render(inputs: &[PathBuf], out: &Path) -> std::process::Output {
+    let o = cctree().arg("render").args(inputs).arg("-o").arg(out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+#[test]
+fn codex_exec_fork_is_a_cross_session_fork_and_the_sub_agent_is_linked_both_ways() {
+    let d = detail(&codex("exec"));
+    let c = only(&d);
+    // The fork (`exec fork`, a file with `history_base` and no copy) hangs
+    // under the parent's reply before the cut: a cross-session fork point.
+    assert_eq!(c.fork_points.len(), 1, "{:#?}", c.fork_points);
+    assert_eq!(c.fork_points[0].kind, "cross-session");
+    let fork_file = jsonl(
+        &files_under(&codex("exec"), "jsonl")
+            .into_iter()
+            .find(|f| jsonl(f)[0]["payload"]["history_base"].is_object())
+            .unwrap(),
+    );
+    let fork_thread = fork_file[0]["payload"]["id"].as_str().unwrap();
+    assert!(c.fork_points[0].children.iter().any(|ch| ch.starts_with(fork_thread)), "{:#?}", c.fork_points);
+    assert!(c.sessions.iter().any(|s| s == fork_thread));
+    // The sub-agent: one agent, spawned by the `spawn_agent` call, its
+    // nodes its own turn only (the copy of the parent's history is not
+    // shown twice).
+    assert_eq!(d.agents.len(), 1, "{:#?}", d.agents);
+    let a = &d.agents[0];
+    assert_eq!(a.spawn_tool_use.as_deref(), Some("call_mock0008_a0"));
+    assert!(a.spawn_result.is_some());
+    assert!(a.nodes < 12, "the agent's own nodes only: {}", a.nodes);
+    // Nothing to report.
+    let check = cctree().arg("check").arg(codex("exec")).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+}
+
+#[test]
+fn codex_rollback_is_a_rewind_whose_abandoned_turns_are_a_branch() {
+    let d = detail(&codex("tui"));
+    let c = only(&d);
+    let kinds: Vec<&str> = c.fork_points.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "rewind").count(), 1, "{kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| **k == "cross-session").count(), 1, "{kinds:?}");
+    // The rewind's branches: the abandoned turns ("two [[patch…", then
+    // "three") and the segment ("two again").
+    let titles: Vec<&str> = c.branches.iter().map(|b| b.title.as_str()).collect();
+    assert!(titles.iter().any(|t| t.starts_with("two again")), "{titles:?}");
+    assert!(titles.iter().any(|t| t.starts_with("in the fork")), "{titles:?}");
+    assert_eq!(c.branches.len(), 3);
+    // The active line is the latest: the segment resumed after the rollback.
+    let active = c.branches.iter().find(|b| b.id == c.active_branch).unwrap();
+    assert!(active.title.starts_with("two again"), "{}", active.title);
+    let r = report(&[codex("tui")]);
+    assert_eq!(r.total.compactions, 1);
+}
+
+#[test]
+fn codex_archives_render_every_prompt_and_reply_with_their_tools() {
+    for name in ["exec", "tui"] {
+        let dir = tempfile::tempdir().unwrap();
+        let site = dir.path().join("site");
+        render(&[codex(name)], &site);
+        let text = site_text(&site);
+        let wanted = codex_messages(&codex(name));
+        assert!(wanted.len() >= 6, "{name}: {wanted:?}");
+        for m in &wanted {
+            assert!(text.contains(&collapse(m)), "{name}: {m:?} is on no page");
+        }
+        // Replies are Codex's, tools summarised: the shell command, the patch as a diff.
+        assert!(text.contains("Codex"));
+        assert!(!text.contains("claude -r"), "{name}: no Claude fork command on a Codex page");
+        let pages: String = files_under(&site, "html")
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(pages.contains("echo one"), "{name}");
+        if name == "tui" {
+            // A patch adding a file: the file written.
+            assert!(text.contains("two.txt"), "{name}: the patch's file");
+        }
+        if name == "exec" {
+            assert!(pages.contains("<pre class=\"diff\">"), "{name}: a patch shown as a diff");
+            // The update patch's two sides (hello → world).
+            assert!(pages.contains("<span class=\"d-del\">-hello</span>"), "{name}: the patch's removed line");
+            assert!(pages.contains("<span class=\"d-add\">+world</span>"), "{name}: the patch's added line");
+        }
+    }
+}
+
+#[test]
+fn codex_renders_are_byte_identical_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sites = Vec::new();
+    for threads in ["1", "2"] {
+        let site = dir.path().join(format!("site-{threads}"));
+        let o = cctree()
+            .arg("render")
+            .arg(codex("exec"))
+            .arg(codex("tui"))
+            .arg("-o")
+            .arg(&site)
+            .args(["-j", threads])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        sites.push(site);
+    }
+    let files = |s: &Path| {
+        files_under(s, "html")
+            .into_iter()
+            .map(|f| (f.strip_prefix(s).unwrap().to_path_buf(), std::fs::read(&f).unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (files(&sites[0]), files(&sites[1]));
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn gemini_rewind_is_a_fork_point_and_compress_a_compaction() {
+    let d = detail(&gemini("tui"));
+    let c = only(&d);
+    assert_eq!(c.fork_points.len(), 1, "{:#?}", c.fork_points);
+    let f = &c.fork_points[0];
+    assert_eq!(f.kind, "rewind");
+    // `$rewindTo` names the first abandoned record (the prompt rewound to);
+    // the fork's futures are that prompt and the one typed after the rewind.
+    let lines = jsonl(&files_under(&gemini("tui"), "jsonl").into_iter().find(|f| jsonl(f).len() > 10).unwrap());
+    let rewound = lines.iter().find_map(|v| v["$rewindTo"].as_str()).unwrap();
+    assert!(f.children.iter().any(|ch| ch == rewound), "{:#?}", f.children);
+    let titles: Vec<&str> = c.branches.iter().map(|b| b.title.as_str()).collect();
+    assert!(titles.contains(&"two again"), "{titles:?}");
+    let r = report(&[gemini("tui")]);
+    assert_eq!(r.total.compactions, 1);
+    // The resume stub (a file naming the session, with no message) adds nothing.
+    assert_eq!(d.conversations.len(), 1);
+}
+
+#[test]
+fn gemini_records_rewritten_in_place_are_read_once_and_the_sub_agent_is_linked() {
+    let d = detail(&gemini("headless"));
+    let c = only(&d);
+    assert!(c.fork_points.is_empty(), "{:#?}", c.fork_points);
+    assert_eq!(d.agents.len(), 1, "{:#?}", d.agents);
+    let a = &d.agents[0];
+    assert!(a.spawn_tool_use.as_deref().is_some_and(|t| t.starts_with("invoke_agent")), "{a:?}");
+    // A reply written twice under one id is one node: no duplicate.
+    assert_eq!(d.counts.duplicate_uuids, 0);
+    for name in ["headless", "tui", "checkpoint-copy"] {
+        let check = cctree().arg("check").arg(gemini(name)).output().unwrap();
+        assert!(check.status.success(), "{name}: {}", String::from_utf8_lossy(&check.stdout));
+    }
+}
+
+#[test]
+fn gemini_archives_render_every_prompt_and_reply() {
+    for name in ["headless", "tui", "checkpoint-copy"] {
+        let dir = tempfile::tempdir().unwrap();
+        let site = dir.path().join("site");
+        render(&[gemini(name)], &site);
+        let text = site_text(&site);
+        let wanted = gemini_messages(&gemini(name));
+        assert!(wanted.len() >= 4, "{name}: {wanted:?}");
+        for m in &wanted {
+            assert!(text.contains(&collapse(m)), "{name}: {m:?} is on no page");
+        }
+        assert!(text.contains("Gemini"), "{name}");
+        assert!(!text.contains("claude -r"), "{name}: no Claude fork command on a Gemini page");
+    }
+}
