@@ -266,6 +266,12 @@ fn parse_base_url(s: &str) -> Result<crate::render::site::urls::BaseUrl, String>
 #[derive(Debug, Args, Default, Clone)]
 #[command(next_help_heading = "Selection (what is left out leaves no trace in the output)")]
 pub struct SelectArgs {
+    /// Only the transcripts of these agents: claude, codex, gemini
+    /// (comma-separated or repeated; default: all three). Without INPUT,
+    /// the default folders read are theirs.
+    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = parse_agent)]
+    pub agents: Vec<crate::discover::Client>,
+
     /// Only the projects whose directory name (-home-me-src-app), working
     /// directory (where its sessions started: /home/me/src/app) or its last
     /// part (app) matches GLOB (`*` matches any text, `/` included; `?` one
@@ -443,6 +449,11 @@ pub struct ForkArgs {
     /// brace; every original byte stays).
     #[arg(long)]
     pub backfill: bool,
+}
+
+/// An `--agent` value.
+fn parse_agent(s: &str) -> Result<crate::discover::Client, String> {
+    crate::discover::Client::from_name(s).ok_or_else(|| format!("unknown agent {s:?}: use claude, codex or gemini"))
 }
 
 #[cfg(test)]

@@ -27,6 +27,9 @@ pub struct ProjectSummary {
     /// Sessions recovered from the prompt history (their transcripts are gone).
     #[serde(default)]
     pub recovered: usize,
+    /// The agent whose transcripts it holds (`Claude Code`, `Codex CLI`, `Gemini CLI`).
+    #[serde(default)]
+    pub agent: String,
 }
 
 /// A unit of the archive-wide index, as its table of units lists it (and

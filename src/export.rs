@@ -81,7 +81,12 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     if let Some(output) = &req.output {
         crate::build::file::check_outside(output, inputs.iter().copied())?;
     }
-    let found = find(&target, &dirs, &root, req.redact)?;
+    // Codex's or Gemini's folder: its projects; else the client's project directories.
+    let sources = match discover::other_client(&root)? {
+        Some((_, projects, _)) => projects,
+        None => dirs.iter().map(|d| discover::scan_project(d)).collect::<Result<Vec<_>>>()?,
+    };
+    let found = find(&target, sources, &root, req.redact)?;
     let progress = Progress::hidden();
     let mut warnings = progress.source_warnings(&found.project.source);
     warnings += progress.project_warnings(&found.project).len();
@@ -177,7 +182,7 @@ fn lookup_root(req: &ExportRequest) -> Result<(PathBuf, String)> {
 
 /// Loads the projects whose files hold `target` and picks the conversation
 /// it names; exactly one must match.
-fn find(target: &str, dirs: &[PathBuf], root: &Path, redact: bool) -> Result<Found> {
+fn find(target: &str, sources: Vec<discover::ProjectSource>, root: &Path, redact: bool) -> Result<Found> {
     let shown = crate::term::safe(root.display()).to_string();
     let selection = Selection::new(&[], &[target.to_string()], None, None, &jiff::tz::TimeZone::UTC, &shown)?;
     // The longest piece of TARGET that a transcript writes as it is (JSON
@@ -187,8 +192,7 @@ fn find(target: &str, dirs: &[PathBuf], root: &Path, redact: bool) -> Result<Fou
     let finder = memchr::memmem::Finder::new(needle.unwrap_or_default().as_bytes());
     let mut found: Vec<Found> = Vec::new();
     let mut named: Vec<String> = Vec::new();
-    for d in dirs {
-        let source = discover::scan_project(d)?;
+    for source in sources {
         let holds = |f: &discover::SourceFile| {
             f.rel.contains(target) || std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some())
         };

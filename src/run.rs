@@ -178,7 +178,7 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         Some(dir) => dir.clone(),
         None => {
             let key = match what.input.is_empty() {
-                true => vec![discover::default_input()?],
+                true => discover::default_inputs(&discover::Client::ALL)?,
                 false => what.input.clone(),
             };
             let site = crate::serve::default_site(&key, if what.sync.is_some() { "sync" } else { "" })?;
@@ -262,14 +262,15 @@ fn selection(args: &SelectArgs, input: &[std::path::PathBuf]) -> Result<Selectio
             .map_or_else(|| "the default projects directory".into(), |d| crate::term::safe(d.display()).to_string()),
         false => named.join(" "),
     };
-    Selection::new(
+    Ok(Selection::new(
         &args.projects,
         &args.conversations,
         args.since.as_deref(),
         args.until.as_deref(),
         &jiff::tz::TimeZone::system(),
         &input,
-    )
+    )?
+    .with_agents(&args.agents))
 }
 
 /// Whether `--redact` is on (`--redact-file` and `--redact-dry-run` imply

@@ -67,6 +67,15 @@ impl Client {
         }
     }
 
+    /// The product's name (`Claude Code`, `Codex CLI`, `Gemini CLI`).
+    pub fn product(self) -> &'static str {
+        match self {
+            Client::Claude => "Claude Code",
+            Client::Codex => "Codex CLI",
+            Client::Gemini => "Gemini CLI",
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Client> {
         Client::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(name.trim()))
     }
@@ -192,7 +201,7 @@ pub fn default_projects_dir() -> Option<PathBuf> {
 /// `cctree sync`, which may be empty yet.
 pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     if inputs.is_empty() {
-        return discover(&[default_input()?]);
+        return discover(&default_inputs(&Client::ALL)?);
     }
     let mut loose: BTreeMap<(PathBuf, Client), Vec<PathBuf>> = BTreeMap::new();
     let mut projects = Vec::new();
@@ -271,12 +280,12 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
 }
 
 /// A folder of another client read whole: where, its projects, its warnings.
-type ClientFolder = (PathBuf, Vec<ProjectSource>, Vec<String>);
+pub type ClientFolder = (PathBuf, Vec<ProjectSource>, Vec<String>);
 
 /// Codex CLI's or Gemini CLI's folder, when `input` is one: the folder its
 /// sessions are read from, its projects and the warnings met; an error when
 /// it holds no session.
-fn other_client(input: &Path) -> Result<Option<ClientFolder>> {
+pub fn other_client(input: &Path) -> Result<Option<ClientFolder>> {
     let (client, dir) = match (is_codex_dir(input), is_gemini_dir(input)) {
         (Some(d), _) => (Client::Codex, d),
         (None, Some(d)) => (Client::Gemini, d),

@@ -288,5 +288,6 @@ fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
         recovered: recovered.len(),
         tokens: project_index::project_tokens(ctx),
         pages,
+        agent: ctx.project.source.client.product().into(),
     }
 }

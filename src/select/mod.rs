@@ -45,6 +45,8 @@ pub struct Selection {
     input: String,
     /// The local time zone dates were read in (times in messages).
     tz: Option<TimeZone>,
+    /// `--agent`: the clients whose projects are read (empty: all).
+    agents: Vec<crate::discover::Client>,
 }
 
 /// A project after [`Selection::pick`].
@@ -158,12 +160,25 @@ impl Selection {
             until,
             input: input.to_string(),
             tz: Some(tz.clone()),
+            agents: Vec::new(),
         })
+    }
+
+    /// Only the projects of these clients (`--agent`; none: every client's).
+    #[must_use]
+    pub fn with_agents(mut self, agents: &[crate::discover::Client]) -> Selection {
+        self.agents = agents.to_vec();
+        self.agents.sort_unstable();
+        self.agents.dedup();
+        if self.agents.len() == crate::discover::Client::ALL.len() {
+            self.agents.clear();
+        }
+        self
     }
 
     /// Nothing is left out.
     pub fn is_everything(&self) -> bool {
-        self.projects.is_empty() && !self.by_conversation()
+        self.projects.is_empty() && self.agents.is_empty() && !self.by_conversation()
     }
 
     /// Conversations are chosen (`--conversation`, `--since`, `--until`), not
@@ -184,18 +199,24 @@ impl Selection {
         projects.dedup();
         let mut ids: Vec<&str> = self.conversations.iter().map(String::as_str).collect();
         ids.sort_unstable();
+        let agents: Vec<&str> = self.agents.iter().map(|a| a.name()).collect();
         format!(
-            "select\0projects {:?}\0conversations {:?}\0since {:?}\0until {:?}",
+            "select\0projects {:?}\0conversations {:?}\0since {:?}\0until {:?}\0agents {:?}",
             projects,
             ids,
             self.since.as_ref().map(|b| b.ms),
-            self.until.as_ref().map(|b| b.ms)
+            self.until.as_ref().map(|b| b.ms),
+            agents
         )
     }
 
     /// The criteria as given, for messages.
     pub fn describe(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
+        if !self.agents.is_empty() {
+            let names: Vec<&str> = self.agents.iter().map(|a| a.name()).collect();
+            parts.push(format!("--agent {}", names.join(",")));
+        }
         parts.extend(self.projects.iter().map(|(p, _)| format!("--project {}", quote(p))));
         parts.extend(self.conversations.iter().map(|c| format!("--conversation {}", quote(c))));
         for (flag, b) in [("--since", &self.since), ("--until", &self.until)] {
@@ -210,6 +231,9 @@ impl Selection {
     /// a glob matching its directory name, a directory one of its sessions
     /// started in ([`start_dirs`]), or the last part of one.
     pub fn wants(&self, source: &ProjectSource) -> bool {
+        if !self.agents.is_empty() && !self.agents.contains(&source.client) {
+            return false;
+        }
         if self.projects.is_empty() || self.projects.iter().any(|(_, pat)| pat.matches(&source.name)) {
             return true;
         }

@@ -309,3 +309,186 @@ fn gemini_archives_render_every_prompt_and_reply() {
         assert!(!text.contains("claude -r"), "{name}: no Claude fork command on a Gemini page");
     }
 }
+
+/// The text a Markdown source shows, letters and digits only (lowercase).
+fn shown(md: &str) -> String {
+    use pulldown_cmark::{Event, Parser};
+    let mut s = String::new();
+    for ev in Parser::new(md) {
+        if let Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) = ev {
+            s.push_str(&t);
+        }
+    }
+    alnum(&s)
+}
+
+fn alnum(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+/// The inputs of the mixed archive: Claude Code's example, Codex's and
+/// Gemini's recorded archives.
+pub fn mixed_inputs() -> Vec<PathBuf> {
+    vec![crate::support::example_archive(), codex("exec"), codex("tui"), gemini("headless"), gemini("tui")]
+}
+
+/// Issue 24's acceptance: an archive with Claude Code, Codex and Gemini
+/// renders as one site, with every prompt and reply (read through the
+/// model, whichever client wrote it) on some page, and each rollback and
+/// rewind in its conversation's map and fork-point index.
+#[test]
+fn a_mixed_archive_renders_as_one_site_with_every_prompt_reply_and_fork() {
+    use cctree::model::{Block, Body, Content};
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    render(&mixed_inputs(), &site);
+    // One archive index, grouped by agent.
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    for agent in ["Claude Code", "Codex CLI", "Gemini CLI"] {
+        assert!(index.contains(&format!("<h2 class=\"agent\">{agent}</h2>")), "{agent} on the archive index");
+    }
+    // Every prompt and reply text, by the model.
+    let pages: String = files_under(&site, "html")
+        .iter()
+        .map(|f| {
+            let html = std::fs::read_to_string(f).unwrap();
+            alnum(&visible(&html))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut checked = std::collections::BTreeMap::new();
+    for p in crate::support::load(&mixed_inputs()) {
+        for n in &p.graph.nodes {
+            let e = &p.entries[n.entry];
+            let (node, err) = p.node(e);
+            assert!(err.is_none(), "{}: {err:?}", p.source.name);
+            let blocks = match &node.content {
+                Content::Prompt(Body::Blocks(b)) | Content::Reply(b) => b,
+                _ => continue,
+            };
+            for b in blocks {
+                let Block::Text(t) = b else { continue };
+                let head: String = shown(t).chars().take(80).collect();
+                if head.is_empty() {
+                    continue;
+                }
+                assert!(
+                    pages.contains(&head),
+                    "{}: {:?} is on no page",
+                    p.source.name,
+                    t.chars().take(120).collect::<String>()
+                );
+                *checked.entry(p.source.client.name()).or_insert(0) += 1;
+            }
+        }
+    }
+    for agent in ["claude", "codex", "gemini"] {
+        assert!(checked.get(agent).copied().unwrap_or(0) >= 8, "{agent}: {checked:?}");
+    }
+    // Each rollback (Codex) and rewind (Gemini), and every other fork
+    // point, is in its conversation's map and in its fork-point index.
+    let r = report(&mixed_inputs());
+    let mut rewinds = std::collections::BTreeMap::new();
+    for d in r.projects_detail.as_ref().unwrap() {
+        let project_pages: Vec<String> = files_under(&site, "html")
+            .iter()
+            .filter(|f| {
+                f.strip_prefix(&site)
+                    .unwrap()
+                    .starts_with(cctree::render::site::urls::project_slugs(&[&d.name])[0].as_str())
+            })
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        for c in &d.conversations {
+            for f in &c.fork_points {
+                if f.kind == "rewind" {
+                    *rewinds.entry(d.name.split('-').next().unwrap().to_string()).or_insert(0) += 1;
+                }
+                let anchor = cctree::render::site::urls::fork_anchor(&f.uuid);
+                let in_map = project_pages
+                    .iter()
+                    .any(|h| section(h, "<details class=\"map\"", "</details>").contains(&format!("#{anchor}\"")));
+                let in_index = project_pages.iter().any(|h| {
+                    section(h, "<nav class=\"outline\" id=\"forks\"", "</nav>").contains(&format!("#{anchor}\""))
+                });
+                assert!(in_map, "{}: fork {} ({}) is in no map", d.name, f.uuid, f.kind);
+                assert!(in_index, "{}: fork {} ({}) is in no fork-point index", d.name, f.uuid, f.kind);
+            }
+        }
+    }
+    assert!(rewinds.get("codex").is_some_and(|n| *n >= 1), "{rewinds:?}");
+    assert!(rewinds.get("gemini").is_some_and(|n| *n >= 1), "{rewinds:?}");
+    // One search index for the whole site.
+    assert!(site.join("search").is_dir());
+}
+
+/// The part of `html` from `start` to the next `end` (empty without it).
+fn section<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    let Some(i) = html.find(start) else { return "" };
+    let rest = &html[i..];
+    &rest[..rest.find(end).map_or(rest.len(), |j| j + end.len())]
+}
+
+#[test]
+fn export_takes_a_codex_or_gemini_session_and_agent_picks_the_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let thread = jsonl(
+        &files_under(&codex("tui"), "jsonl").into_iter().find(|f| f.to_string_lossy().contains("/rollout-")).unwrap(),
+    )[0]["payload"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (input, target, want) in [
+        (codex("tui"), thread.as_str(), "two again"),
+        (gemini("tui"), "d530d928-9820-4b7a-9967-6c5d7bfe95e6", "two again"),
+    ] {
+        let out = dir.path().join("one.md");
+        let o = cctree().arg("export").arg("--projects").arg(&input).arg(target).arg("-o").arg(&out).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let md = std::fs::read_to_string(&out).unwrap();
+        assert!(md.contains(want), "{}", input.display());
+        std::fs::remove_file(&out).unwrap();
+    }
+    // `--agent` keeps the projects of the agents named, whatever the inputs.
+    let o = cctree().args(["stats", "--json", "--agent", "codex,gemini"]).args(mixed_inputs()).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["projects"], 4, "{v}");
+    let o = cctree().args(["stats", "--json", "--agent", "claude"]).args(mixed_inputs()).output().unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["projects"].as_u64(), Some(2), "the example's two projects: {v}");
+    let o = cctree().args(["stats", "--agent", "nope"]).args(mixed_inputs()).output().unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("use claude, codex or gemini"));
+}
+
+#[test]
+fn without_input_the_agents_default_folders_are_read() {
+    let home = tempfile::tempdir().unwrap();
+    let codex_home = home.path().join("codex");
+    let gem_home = home.path().join("gem");
+    copy_tree(&codex("tui"), &codex_home);
+    copy_tree(&gemini("tui"), &gem_home.join(".gemini"));
+    let o = cctree()
+        .args(["stats", "--json"])
+        .env("HOME", home.path())
+        .env("CLAUDE_CONFIG_DIR", home.path().join("no-claude"))
+        .env("CODEX_HOME", &codex_home)
+        .env("GEMINI_CLI_HOME", &gem_home)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["projects"], 2, "{v}");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).into_iter().flatten() {
+        let dest = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}

@@ -486,3 +486,34 @@ fn active_line_forks_and_map_in_chromium() {
     }
     assert_eq!(access[0]["copies"].as_u64(), Some(3), "the example's copy buttons: {v}");
 }
+
+/// Issue 24: one search over a mixed archive (Claude Code's example,
+/// Codex's and Gemini's recorded archives) finds a word of each agent — a
+/// late Claude reply, a Codex sub-agent's shell output, a Gemini reply —
+/// each in exactly one message, over file:// and http, at 1280 and 390 px.
+#[test]
+fn one_search_finds_words_of_each_agent_in_chromium() {
+    let Some(driver) = Driver::get() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("mixed");
+    let inputs = crate::agents::mixed_inputs();
+    let o = cctree().args(["-q", "render"]).args(&inputs).arg("-o").arg(&site).output().unwrap();
+    assert!(o.status.success(), "render failed: {}", String::from_utf8_lossy(&o.stderr));
+    let claude = probes(&example_archive()).reply;
+    // `Chunk ID: f167ec` (the sub-agent's `ls`), `word5` (early in the long reply).
+    let words = format!("{claude},f167ec,word5");
+    let shots = screenshots_dir();
+    let args: Vec<&OsStr> = vec![
+        "--site".as_ref(),
+        site.as_os_str(),
+        "--fulltext".as_ref(),
+        words.as_ref(),
+        "--shots".as_ref(),
+        shots.as_os_str(),
+        "--name".as_ref(),
+        "mixed".as_ref(),
+    ];
+    let v = driver.run(args);
+    let checked = v["fulltext"].as_array().map_or(0, Vec::len);
+    assert_eq!(checked, 18, "three words at 1280 and 390 px, over file:// (light, dark) and http: {v}");
+}

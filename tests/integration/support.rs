@@ -44,9 +44,13 @@ pub fn report(inputs: &[PathBuf]) -> Report {
 pub fn cctree() -> std::process::Command {
     // `CCTREE_TEST_BIN`: run the suite against another build (e.g. the one
     // before a fix, to see a regression test fail there).
-    std::process::Command::new(
+    let mut cmd = std::process::Command::new(
         std::env::var_os("CCTREE_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cctree").into()),
-    )
+    );
+    // The default inputs include Codex's and Gemini's folders: the
+    // machine's own never take part in a test (a test that wants them sets these).
+    cmd.env("CODEX_HOME", "/nonexistent/cctree-test-codex").env("GEMINI_CLI_HOME", "/nonexistent/cctree-test-gemini");
+    cmd
 }
 
 /// What a command wrote on a terminal (its stderr, a pseudo-terminal of 120

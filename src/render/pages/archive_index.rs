@@ -6,7 +6,7 @@ use askama::Template;
 
 use crate::digest::ProjectSummary;
 use crate::model::Tokens;
-use crate::render::pages::templates::{IndexPage, ProjectRow, Time};
+use crate::render::pages::templates::{AgentGroup, IndexPage, ProjectRow, Time};
 use crate::render::plain::TokensText;
 use crate::render::site::RenderOptions;
 use crate::render::site::urls::{Root, href};
@@ -20,20 +20,41 @@ pub fn index_html(projects: &[&ProjectSummary], opts: &RenderOptions) -> Result<
 }
 
 fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
-    let mut projects: Vec<ProjectRow> = summaries
+    let mut rows: Vec<(&str, ProjectRow)> = summaries
         .iter()
-        .map(|o| ProjectRow {
-            name: o.name.clone(),
-            href: href("", &o.dir, "index.html", None),
-            conversations: o.conversations,
-            recovered: o.recovered,
-            forks: o.forks,
-            messages: o.messages,
-            last: Time::at(o.last_ts),
-            tokens: o.tokens.total(),
+        .map(|o| {
+            let row = ProjectRow {
+                name: o.name.clone(),
+                href: href("", &o.dir, "index.html", None),
+                conversations: o.conversations,
+                recovered: o.recovered,
+                forks: o.forks,
+                messages: o.messages,
+                last: Time::at(o.last_ts),
+                tokens: o.tokens.total(),
+            };
+            (if o.agent.is_empty() { "Claude Code" } else { o.agent.as_str() }, row)
         })
         .collect();
-    projects.sort_by(|a, b| b.last.ms.cmp(&a.last.ms).then_with(|| a.href.cmp(&b.href)));
+    // By agent (in the order of `Client::ALL`, then any other name), each
+    // group most recently active first.
+    let order =
+        |agent: &str| crate::discover::Client::ALL.iter().position(|c| c.product() == agent).unwrap_or(usize::MAX);
+    rows.sort_by(|(a, x), (b, y)| {
+        order(a).cmp(&order(b)).then_with(|| a.cmp(b)).then(y.last.ms.cmp(&x.last.ms)).then_with(|| x.href.cmp(&y.href))
+    });
+    let mut groups: Vec<AgentGroup> = Vec::new();
+    for (agent, row) in rows {
+        match groups.last_mut() {
+            Some(g) if g.agent == agent => g.projects.push(row),
+            _ => groups.push(AgentGroup { agent: agent.to_string(), projects: vec![row] }),
+        }
+    }
+    let heading = match groups.as_slice() {
+        [one] => format!("{} archive", one.agent),
+        [] => "Claude Code archive".into(),
+        _ => "Coding agents archive".into(),
+    };
     let sum = |f: fn(&ProjectSummary) -> usize| summaries.iter().map(|s| f(s)).sum::<usize>();
     IndexPage {
         root: Root::of(""),
@@ -61,6 +82,7 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
             summaries.iter().for_each(|s| t.add(s.tokens));
             t.total()
         },
-        projects,
+        heading,
+        groups,
     }
 }

@@ -20,6 +20,13 @@ pub struct Crumb {
     pub href: Href,
 }
 
+/// The projects of one agent on the archive index.
+#[derive(Debug, Clone)]
+pub struct AgentGroup {
+    pub agent: String,
+    pub projects: Vec<ProjectRow>,
+}
+
 /// A project on the archive index.
 #[derive(Debug, Clone)]
 pub struct ProjectRow {
@@ -206,7 +213,10 @@ pub struct IndexPage {
     pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
-    pub projects: Vec<ProjectRow>,
+    /// The page's heading: the agent's archive, or one of several agents.
+    pub heading: String,
+    /// The projects, by agent (a group's name is shown when there are several).
+    pub groups: Vec<AgentGroup>,
     pub totals: String,
     /// The archive's token totals (empty when none were recorded).
     pub tokens: String,
