@@ -26,7 +26,7 @@ pub fn default_codex_dir() -> Option<PathBuf> {
 
 /// The sessions tree `dir` is or holds: `dir` itself when it is a
 /// `sessions` directory of date folders (or any directory whose year
-/// folders hold rollouts), `dir/sessions` for a `$CODEX_HOME`.
+/// folders, or itself, hold rollouts), `dir/sessions` for a `$CODEX_HOME`.
 pub fn is_codex_dir(dir: &Path) -> Option<PathBuf> {
     let sessions = dir.join("sessions");
     if sessions.is_dir() && holds_dated(&sessions) {
@@ -35,10 +35,14 @@ pub fn is_codex_dir(dir: &Path) -> Option<PathBuf> {
     holds_dated(dir).then(|| dir.to_path_buf())
 }
 
-/// A directory holding `YYYY` folders with rollout files below them.
+/// A directory holding rollout files, or `YYYY` folders with rollout files
+/// below them.
 fn holds_dated(dir: &Path) -> bool {
     let Ok(read) = std::fs::read_dir(dir) else { return false };
     read.flatten().any(|e| {
+        if is_rollout(&e.file_name().to_string_lossy()) && e.path().is_file() {
+            return true;
+        }
         let name = e.file_name().to_string_lossy().into_owned();
         name.len() == 4
             && name.bytes().all(|b| b.is_ascii_digit())

@@ -492,3 +492,22 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn a_codex_fork_whose_base_is_missing_is_a_dangling_parent_for_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let fork = files_under(&codex("tui"), "jsonl")
+        .into_iter()
+        .find(|f| jsonl(f).first().is_some_and(|m| m["payload"]["forked_from_id"].is_string()))
+        .unwrap();
+    std::fs::copy(&fork, dir.path().join(fork.file_name().unwrap())).unwrap();
+    let o = cctree().arg("check").arg(dir.path()).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("[P2-dangling-parent]") && out.contains(".jsonl:6:"), "{out}");
+    // Its own turn is still read and rendered.
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    render(&[dir.path().to_path_buf()], &site);
+    assert!(site_text(&site).contains("in the fork"));
+}

@@ -75,6 +75,9 @@ pub fn link(source: &ProjectSource, entries: &mut Entries) {
         nodes.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
     }
     for (i, mut history, mut cut) in pending {
+        // A history the project lacks (its file deleted, or not given): the
+        // parent it names dangles (`check` reports it, the graph makes a root).
+        all[i].parent_uuid = Some(format!("{history}:{cut}").into());
         // At most one step per history: a cycle of bases ends.
         for _ in 0..=bases.len() {
             let before = histories.get(&history).and_then(|n| {
