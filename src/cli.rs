@@ -266,12 +266,6 @@ fn parse_base_url(s: &str) -> Result<crate::render::site::urls::BaseUrl, String>
 #[derive(Debug, Args, Default, Clone)]
 #[command(next_help_heading = "Selection (what is left out leaves no trace in the output)")]
 pub struct SelectArgs {
-    /// Only the transcripts of these agents: claude, codex, gemini
-    /// (comma-separated or repeated; default: all three). Without INPUT,
-    /// the default folders read are theirs.
-    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = parse_agent)]
-    pub agents: Vec<crate::discover::Client>,
-
     /// Only the projects whose directory name (-home-me-src-app), working
     /// directory (where its sessions started: /home/me/src/app) or its last
     /// part (app) matches GLOB (`*` matches any text, `/` included; `?` one
@@ -298,6 +292,12 @@ pub struct SelectArgs {
     /// through its end (local time), or a time as for --since (inclusive).
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
+
+    /// Only the transcripts of these agents: claude, codex, gemini
+    /// (comma-separated or repeated; default: all three, and without INPUT
+    /// each one's default folder that exists).
+    #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = parse_agent)]
+    pub agents: Vec<crate::discover::Client>,
 }
 
 #[derive(Debug, Args)]

@@ -196,3 +196,56 @@ pub fn line_to(project: &Path, leaf: &str) -> Vec<String> {
     }
     out
 }
+
+/// Issue 24: what cctree makes of an archive Codex CLI or Gemini CLI wrote
+/// (`input`: the client's home folder): `check` clean, one project, every
+/// prompt in `prompts` on some rendered page; returns the kinds of its fork
+/// points (sorted) and its number of agents.
+pub fn agent_archive(input: &Path, prompts: &[String]) -> (Vec<String>, usize) {
+    assert_check_clean(input);
+    let d = detail(input);
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    let out = cctree().args(["-q", "render"]).arg(input).arg("-o").arg(&site).output().expect("cctree render");
+    assert!(out.status.success(), "cctree render failed: {}", String::from_utf8_lossy(&out.stderr));
+    let alnum = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    let mut text = String::new();
+    for f in walkdir::WalkDir::new(&site).into_iter().flatten() {
+        if f.path().extension().is_some_and(|x| x == "html") {
+            let html = std::fs::read_to_string(f.path()).unwrap();
+            let mut in_tag = false;
+            let visible: String = html
+                .chars()
+                .filter(|c| match c {
+                    '<' => {
+                        in_tag = true;
+                        false
+                    }
+                    '>' if in_tag => {
+                        in_tag = false;
+                        false
+                    }
+                    _ => !in_tag,
+                })
+                .collect();
+            let decoded = visible
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&");
+            text.push_str(&alnum(&decoded));
+        }
+    }
+    for p in prompts {
+        assert!(text.contains(&alnum(p)), "prompt {p:?} is on no page of {}", input.display());
+    }
+    let mut kinds: Vec<String> = d["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["fork_points"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap().to_string()))
+        .collect();
+    kinds.sort();
+    (kinds, d["agents"].as_array().map_or(0, Vec::len))
+}

@@ -500,7 +500,7 @@ fn help_headings_hold_their_options() {
             .filter_map(|l| l.trim_start().strip_prefix("--"))
             .map(|l| l.split([' ', '=', '<']).next().unwrap())
             .collect();
-        assert_eq!(flags, ["project", "conversation", "since", "until"], "{cmd} --help:\n{help}");
+        assert_eq!(flags, ["project", "conversation", "since", "until", "agent"], "{cmd} --help:\n{help}");
     }
 }
 

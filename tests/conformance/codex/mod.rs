@@ -79,6 +79,9 @@ fn codex_exec_resume_fork_and_sub_agent_write_what_the_format_doc_says() {
     let s = Sandbox::new(&bin, "exec");
     let r = scenarios::exec_session(&s);
     save(&s, "exec");
+    // What cctree makes of it: the fork a cross-session fork, the sub-agent an agent.
+    let (kinds, agents) = crate::model::agent_archive(&s.codex_home, &r.prompts);
+    assert_eq!((kinds, agents), (vec!["cross-session".to_string()], 1));
     for f in s.rollouts() {
         assert_rollout_shape(&f);
     }
@@ -182,6 +185,10 @@ fn codex_tui_rollback_compaction_rename_and_fork_write_what_the_format_doc_says(
     let s = Sandbox::new(&bin, "tui");
     let r = scenarios::tui_session(&s);
     save(&s, "tui");
+    // What cctree makes of it: the rollback a rewind, `/fork` a cross-session fork.
+    let typed: Vec<String> = s.rollouts().iter().flat_map(|f| user_prompts(f)).collect();
+    let (kinds, _) = crate::model::agent_archive(&s.codex_home, &typed);
+    assert_eq!(kinds, ["cross-session", "rewind"]);
     for f in s.rollouts() {
         assert_rollout_shape(&f);
     }

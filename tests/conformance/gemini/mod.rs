@@ -73,6 +73,9 @@ fn gemini_headless_resume_and_sub_agent_write_what_the_format_doc_says() {
     let s = Sandbox::new(&bin, "headless");
     let r = scenarios::headless(&s);
     save(&s, "headless");
+    // What cctree makes of it: no fork, the sub-agent an agent.
+    let (kinds, agents) = crate::model::agent_archive(&s.gemini_dir, &r.prompts);
+    assert_eq!((kinds.len(), agents), (0, 1));
     // Layout: the project's folder is named in projects.json; the metadata
     // carries the sha256 of the working directory.
     let project = s.project();
@@ -179,6 +182,9 @@ fn gemini_tui_rewind_checkpoint_and_compression_write_what_the_format_doc_says()
     let s = Sandbox::new(&bin, "tui");
     let r = scenarios::tui(&s);
     save(&s, "tui");
+    // What cctree makes of it: the rewind a fork point of its own kind.
+    let (kinds, _) = crate::model::agent_archive(&s.gemini_dir, &["two again".to_string(), "three".to_string()]);
+    assert_eq!(kinds, ["rewind"]);
     for f in s.session_files() {
         assert_record_kinds(&f);
     }
