@@ -144,7 +144,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_fixture_tree_is_grouped_by_working_directory() {
+    fn vendored_fixtures_codex_tree_is_grouped_by_working_directory() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex-0.171.0/exec");
         let sessions = is_codex_dir(&root).expect("a CODEX_HOME");
         let (projects, warnings) = scan(&sessions);

@@ -111,7 +111,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_fixture_folders_are_projects_with_their_agents() {
+    fn vendored_fixtures_gemini_folders_are_projects_with_their_agents() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-0.61.0/headless");
         let tmp = is_gemini_dir(&root).expect("a .gemini folder");
         let (projects, warnings) = scan(&tmp);
