@@ -96,10 +96,10 @@
 //! | [`KEPT_WALK_BUDGET`] | 4 | steps per node of a project for walking the messages compactions kept when they come without a list | `graph::link` |
 //! | [`START_DIR_LINES`] | 64 | lines of a session file read for the directory it started in (`--project`) | `select` |
 //! | [`START_DIR_BYTES`] | 4 MB | bytes of a session file read for the same | `select` |
+//! | [`FIRST_LINE_CAP`] | 4 MB | bytes of a Codex rollout's first line (`session_meta`) read to group it by project | `discover` |
 //! | **Recovered sessions** (the prompt history; transcript-format "The prompt history") | | | |
 //! | [`RECOVERED_GAP`] | 1 h | history lines without a session id further apart than this start another session | `recover` |
 //! | [`RECOVERED_MATCH`] | 10 min | a history line and a surviving prompt of the same text this close in time are one prompt | `recover` |
-//! | [`FIRST_LINE_CAP`] | 4 MB | bytes of a Codex rollout's first line (`session_meta`) read to group it by project | `discover` |
 
 /// Counted turns per branch or agent page (the default of `--page-size`).
 pub const PAGE_SIZE: u32 = 50;
