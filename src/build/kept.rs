@@ -71,6 +71,10 @@ impl KeptInputs {
                 agent_meta: Default::default(),
                 tool_results: Default::default(),
                 warnings: Vec::new(),
+                // The prompt history is Claude Code's; its working
+                // directory names the project through `path_of`.
+                client: crate::discover::Client::Claude,
+                cwd: None,
             });
         }
         archive.projects.sort_by(|a, b| a.dir.cmp(&b.dir));
