@@ -20,6 +20,8 @@
 
 mod client;
 mod codex;
+#[path = "../common/mod.rs"]
+mod common;
 mod gate;
 mod gemini;
 mod http;

@@ -58,13 +58,7 @@ pub fn junctions(conv: &Value) -> Vec<(String, String)> {
 pub fn render(projects: &Path, out: &Path) -> Vec<(PathBuf, String)> {
     let st = cctree().arg("render").arg(projects).arg("-o").arg(out).arg("-q").status().expect("cctree render");
     assert!(st.success(), "cctree render failed");
-    walkdir::WalkDir::new(out)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
-        .map(|e| (e.path().to_path_buf(), std::fs::read_to_string(e.path()).unwrap()))
-        .collect()
+    crate::common::html_pages(out)
 }
 
 fn unescape(s: &str) -> String {
@@ -74,40 +68,10 @@ fn unescape(s: &str) -> String {
 /// The text of a page outside collapsed raw JSON (`<details class="raw">`),
 /// unescaped, tags removed.
 pub fn visible_text(html: &str) -> String {
-    let mut out = String::new();
-    let mut rest = html;
-    while let Some(i) = rest.find("<details class=\"raw\">") {
-        out.push_str(&rest[..i]);
-        rest = rest[i..].find("</details>").map_or("", |j| &rest[i + j + "</details>".len()..]);
-    }
-    out.push_str(rest);
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in out.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                text.push(' ');
-            }
-            _ if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    unescape(&text)
+    unescape(&crate::common::tags_removed(html))
 }
 
-/// Bytes of collapsed raw JSON on a page.
-pub fn hidden_metadata(html: &str) -> usize {
-    let mut n = 0;
-    let mut rest = html;
-    while let Some(i) = rest.find("<details class=\"raw\">") {
-        let end = rest[i..].find("</details>").map_or(rest.len(), |j| i + j + "</details>".len());
-        n += end - i;
-        rest = &rest[end..];
-    }
-    n
-}
+pub use crate::common::hidden_metadata;
 
 /// Every text in `texts` is visible on some page; no page carries more than
 /// 64 KB of hidden metadata; the project index stays small.

@@ -142,30 +142,26 @@ fn page_text(name: &str, out: &Path) -> String {
     words(&std::fs::read_to_string(page.path()).unwrap())
 }
 
+/// What each test of a recorded scenario reads: `stats --detail` of its
+/// project, the line of the original session (see [`line_to`]), and the
+/// text of its branch page in a site rendered into `site`.
+struct Scenario {
+    detail: Value,
+    line: Vec<String>,
+    text: String,
+    site: tempfile::TempDir,
+}
+
+fn scenario(name: &str) -> Scenario {
+    let (_, leaf) = original(name);
+    let site = tempfile::tempdir().unwrap();
+    Scenario { detail: detail(name), line: line_to(&project(name), &leaf), text: page_text(name, site.path()), site }
+}
+
 /// The text of a page: collapsed raw JSON and fork commands left out, tags
 /// removed, entities decoded, spaces collapsed.
 fn words(html: &str) -> String {
-    let mut kept = String::new();
-    let mut rest = html;
-    while let Some(i) = rest.find("<details class=\"raw\">") {
-        kept.push_str(&rest[..i]);
-        rest = rest[i..].find("</details>").map_or("", |j| &rest[i + j + "</details>".len()..]);
-    }
-    kept.push_str(rest);
-    let mut text = String::new();
-    let mut in_tag = false;
-    for c in kept.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                text.push(' ');
-            }
-            _ if !in_tag => text.push(c),
-            _ => {}
-        }
-    }
-    let text = crate::xss::decode_entities(&text);
+    let text = crate::xss::decode_entities(&crate::common::tags_removed(html));
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -175,13 +171,11 @@ fn words(html: &str) -> String {
 /// the summary to the fifth.
 #[test]
 fn summarize_up_to_here_is_not_a_rewind_and_the_kept_turns_follow_the_summary() {
-    let d = detail("summarize-up-to");
+    let Scenario { detail: d, line, text, .. } = scenario("summarize-up-to");
     assert!(!kinds(&d).contains(&"rewind".to_string()), "{:?}", kinds(&d));
     assert_eq!(counted(&d, "up_to"), (Some(1), Some(1)));
-    let p = project("summarize-up-to");
-    let (_, leaf) = original("summarize-up-to");
     assert_eq!(
-        prompts(&line_to(&p, &leaf)),
+        prompts(&line),
         [
             "you: first: run [[bash: echo one]]",
             "you: second: a question",
@@ -193,8 +187,6 @@ fn summarize_up_to_here_is_not_a_rewind_and_the_kept_turns_follow_the_summary() 
         ],
         "the line the client sends: the summary, then the kept turns"
     );
-    let tmp = tempfile::tempdir().unwrap();
-    let text = page_text("summarize-up-to", tmp.path());
     let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s:?} not on the page"));
     assert!(
         at("Summarized up to here") < at("third: parallel") && at("third: parallel") < at("fifth: after the summary")
@@ -208,7 +200,7 @@ fn summarize_up_to_here_is_not_a_rewind_and_the_kept_turns_follow_the_summary() 
 /// summarized stay on a branch beside the line.
 #[test]
 fn summarize_from_here_is_labelled_a_compaction_not_a_rewind() {
-    let d = detail("summarize-from");
+    let Scenario { detail: d, line, text, site } = scenario("summarize-from");
     assert_eq!(kinds(&d), ["compaction", "cross-session"], "the client's and cctree's forks branch off at the leaf");
     assert_eq!(counted(&d, "from"), (Some(1), Some(1)));
     let c = &d["conversations"][0];
@@ -219,10 +211,8 @@ fn summarize_from_here_is_labelled_a_compaction_not_a_rewind() {
         .find(|b| b["title"].as_str().unwrap().starts_with("third: parallel"))
         .expect("the summarized turns");
     assert!(!summarized["fork_point"].is_null() && summarized["id"] != c["active_branch"], "a branch beside the line");
-    let p = project("summarize-from");
-    let (_, leaf) = original("summarize-from");
     assert_eq!(
-        prompts(&line_to(&p, &leaf)),
+        prompts(&line),
         [
             "you: first: run [[bash: echo one]]",
             "you: second: a question",
@@ -231,11 +221,9 @@ fn summarize_from_here_is_labelled_a_compaction_not_a_rewind() {
             "you: fifth: after the summary"
         ]
     );
-    let tmp = tempfile::tempdir().unwrap();
-    let text = page_text("summarize-from", tmp.path());
     assert!(text.contains("Summarized from here after #"), "the fork landmark says it is a compaction");
     assert!(!text.contains("The line forks after #5"), "not a plain fork");
-    let conversation = walkdir::WalkDir::new(tmp.path())
+    let conversation = walkdir::WalkDir::new(site.path())
         .into_iter()
         .flatten()
         .find(|e| {
@@ -253,16 +241,11 @@ fn summarize_from_here_is_labelled_a_compaction_not_a_rewind() {
 /// before the compaction marker.
 #[test]
 fn compact_shows_the_kept_reply_after_the_summary() {
-    let d = detail("compact");
+    let Scenario { detail: d, line, text, .. } = scenario("compact");
     assert_eq!(counted(&d, "full"), (Some(1), Some(1)));
-    let p = project("compact");
-    let (_, leaf) = original("compact");
-    let line = line_to(&p, &leaf);
     let at = line.iter().position(|l| l == "summary").unwrap();
     assert_eq!(line[at - 1], "compacted");
     assert_eq!(line[at + 1], "claude: Reply to: fourth: another question", "{line:#?}");
-    let tmp = tempfile::tempdir().unwrap();
-    let text = page_text("compact", tmp.path());
     let reply = text.find("Reply to: fourth").unwrap();
     assert!(text.find("Conversation compacted").unwrap() < reply, "after the compaction marker");
     assert!(text.find("kept verbatim").unwrap() < reply, "after the summary that announces it");

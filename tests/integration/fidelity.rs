@@ -10,6 +10,7 @@ use cctree::project::Project;
 use cctree::stats::{ConversationDetail, ProjectDetail};
 use serde_json::Value;
 
+use crate::common::{hidden_metadata, html_pages, without_raw as visible};
 use crate::support::{cctree, real_projects, report};
 
 /// The `projects/` directory of a recorded fixture.
@@ -64,36 +65,7 @@ fn conversation<'a>(d: &'a ProjectDetail, session: &str) -> &'a ConversationDeta
 fn render(input: &Path, out: &Path) -> Vec<(PathBuf, String)> {
     let archive = discover(&[input.to_path_buf()]).unwrap();
     build(archive, &BuildOptions { output: out.to_path_buf(), ..BuildOptions::default() }).unwrap();
-    walkdir::WalkDir::new(out)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
-        .map(|e| (e.path().to_path_buf(), std::fs::read_to_string(e.path()).unwrap()))
-        .collect()
-}
-
-/// Bytes of collapsed raw JSON (`<details class="raw">`) on a page.
-fn hidden_metadata(html: &str) -> usize {
-    let mut n = 0;
-    let mut rest = html;
-    while let Some(i) = rest.find("<details class=\"raw\">") {
-        let end = rest[i..].find("</details>").map_or(rest.len(), |j| i + j + "</details>".len());
-        n += end - i;
-        rest = &rest[end..];
-    }
-    n
-}
-
-/// A page without its collapsed raw JSON.
-fn visible(html: &str) -> String {
-    let mut out = String::new();
-    let mut rest = html;
-    while let Some(i) = rest.find("<details class=\"raw\">") {
-        out.push_str(&rest[..i]);
-        rest = rest[i..].find("</details>").map_or("", |j| &rest[i + j + "</details>".len()..]);
-    }
-    out + rest
+    html_pages(out)
 }
 
 fn copy_tree(src: &Path, dst: &Path) {

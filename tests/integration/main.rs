@@ -13,6 +13,8 @@ mod agents;
 mod browser;
 mod cleanup;
 mod cli;
+#[path = "../common/mod.rs"]
+mod common;
 mod compaction;
 mod content;
 mod corpus;
