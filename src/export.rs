@@ -19,7 +19,7 @@ use crate::driver::Progress;
 use crate::parse::ParseOptions;
 use crate::project::Project;
 use crate::render::export::{Exported, conversation_html, md};
-use crate::render::site::redaction::{self, RedactionSite};
+use crate::render::site::redactor::{self, RedactionSite};
 use crate::render::site::urls::sanitize_segment;
 use crate::render::{Placement, RenderOptions};
 use crate::select::{Selection, Tally};
@@ -92,7 +92,7 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     warnings += progress.project_warnings(&found.project).len();
     // Directory names are not entry lines: redacted before they name anything (as the build does).
     let name = &found.project.source.name;
-    let redactor = crate::render::site::redaction::Redactor::new(req.redact);
+    let redactor = crate::render::site::redactor::Redactor::new(req.redact);
     let slug = sanitize_segment(&redactor.text(|| found.project.source.dir.display().to_string(), name));
     let at = Placement {
         slug: &slug,
@@ -121,7 +121,7 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
         Format::Markdown => md::MARK,
     };
     let mut redactions = redactor.take();
-    redactions.extend(redaction::entry_lines(&found.project));
+    redactions.extend(redactor::entry_lines(&found.project));
     redactions.extend(out.redactions);
     let mut r = report(&found, out.text.len(), warnings, redactions);
     match &req.output {
@@ -210,8 +210,8 @@ fn find(target: &str, sources: Vec<discover::ProjectSource>, root: &Path, redact
                 "{} ({}, last active {}): {}",
                 g.uuid(&project.entries, c.root),
                 project.source.name,
-                crate::parse::time::format_human(c.last_ts),
-                crate::render::plain::excerpt(&c.title, 80)
+                crate::parse::timestamp::format_human(c.last_ts),
+                crate::render::plain::excerpt(&c.title, crate::limits::REPORT_TITLE_CHARS)
             )
         }));
         if named.len() == before + 1 {

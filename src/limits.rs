@@ -41,6 +41,9 @@
 //! | [`TITLE_CHARS`] | 120 | a page's title and heading | `render::pages::track` |
 //! | [`LISTED_TITLE_CHARS`] | 200 | a conversation title on the project page | `render::pages::project_index` |
 //! | [`OUTLINE_CHARS`] | 140 | a line of the fork-point index | `render::pages::outline` |
+//! | [`OUTLINE_FIRST_CHARS`] | 160 | the first prompt, atop the fork-point index | `render::pages::outline` |
+//! | [`OUTLINE_LABEL_CHARS`] | 120 | a fork child's first words in the fork-point index | `render::pages::outline` |
+//! | [`CALLER_CHARS`] | 60 | a sub-agent's description in the line naming who called it | `render::views::message` |
 //! | [`THINKING_SUMMARY_CHARS`] | 80 | the summary of a collapsed thinking block | `render::views::message` |
 //! | [`AUX_SUMMARY_CHARS`] | 100 | the summary of a collapsed side entry | `render::views::message` |
 //! | [`AUX_LINE_CHARS`] | 300 | a side entry shown on one line | `render::views::message` |
@@ -63,10 +66,11 @@
 //! | [`FORK_TITLE_CHARS`] | 60 | the source's title in a fork's default title | `fork::plan` |
 //! | [`FORK_TITLE_ID_CHARS`] | 8 | the checkpoint uuid in a fork's default title | `fork::plan` |
 //! | **Terminal reports** | | | |
-//! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `render::site::redaction` |
+//! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `render::site::redactor` |
 //! | [`DRIFT_SHOWN`] | 10 | drifting entries listed by `fork` | `fork::cmd` |
 //! | [`SYNC_LISTED`] | 10 | errors and files listed by `sync` | `sync::report` |
 //! | [`PROGRESS_TICK`] | 100 ms | the progress bar's spinner turns (also while one project takes long) | `driver` |
+//! | [`REPORT_TITLE_CHARS`] | 80 | a conversation's title in a terminal line (`export`'s report, the conversations a target names) | `run`, `export` |
 //! | [`ID_PREFIX_MIN`] | 4 | characters of the shortest id prefix taken for an id (`--at`, `--conversation`, `export`) | `select`, `fork::target` |
 //! | **Work** | | | |
 //! | [`THREADS_PER_CORE`] | 4 | worker threads per core (`-j` is capped) | `run` |
@@ -96,6 +100,7 @@
 //! | [`KEPT_WALK_BUDGET`] | 4 | steps per node of a project for walking the messages compactions kept when they come without a list | `graph::link` |
 //! | [`START_DIR_LINES`] | 64 | lines of a session file read for the directory it started in (`--project`) | `select` |
 //! | [`START_DIR_BYTES`] | 4 MB | bytes of a session file read for the same | `select` |
+//! | [`MARK_PROBE`] | 4 KB | the first bytes of an existing file searched for cctree's mark before it is written over | `build::file` |
 //! | [`FIRST_LINE_CAP`] | 4 MB | bytes of a Codex rollout's first line (`session_meta`) read to group it by project | `discover` |
 //! | **Recovered sessions** (the prompt history; transcript-format "The prompt history") | | | |
 //! | [`RECOVERED_GAP`] | 1 h | history lines without a session id further apart than this start another session | `recover` |
@@ -190,6 +195,12 @@ pub const TITLE_CHARS: usize = 120;
 pub const LISTED_TITLE_CHARS: usize = 200;
 /// A line of the fork-point index.
 pub const OUTLINE_CHARS: usize = 140;
+/// The first prompt, the first line of the fork-point index.
+pub const OUTLINE_FIRST_CHARS: usize = 160;
+/// A fork child's first words (its label) in the fork-point index.
+pub const OUTLINE_LABEL_CHARS: usize = 120;
+/// A sub-agent's description in the line naming who called it (`Claude → type (…)`).
+pub const CALLER_CHARS: usize = 60;
 /// The summary of a collapsed thinking block.
 pub const THINKING_SUMMARY_CHARS: usize = 80;
 /// The summary of a collapsed side entry's body.
@@ -238,6 +249,9 @@ pub const FORK_TITLE_ID_CHARS: usize = 8;
 
 /// Places `cctree render --redact` lists on stderr before the rest is only counted.
 pub const REDACTION_REPORT_LINES: usize = 20;
+/// A conversation's title in a line printed on the terminal (`cctree
+/// export`'s report, the conversations an ambiguous target names).
+pub const REPORT_TITLE_CHARS: usize = 80;
 /// Drifting entries `cctree fork` lists (the rest counted).
 pub const DRIFT_SHOWN: usize = 10;
 /// Errors, and paths per kind of change, `cctree sync` lists before "… and N more".
@@ -315,6 +329,9 @@ pub const KEPT_WALK_BUDGET: usize = 4;
 pub const START_DIR_LINES: usize = 64;
 /// Bytes of a session file read for the same, at most.
 pub const START_DIR_BYTES: u64 = 4 << 20;
+/// The first bytes of an existing file searched for cctree's mark (`build::file`:
+/// only a file cctree wrote is written over).
+pub const MARK_PROBE: u64 = 4096;
 /// Bytes of a Codex rollout's first line (`session_meta`, which carries the
 /// base instructions) `discover` reads, at most, for its working directory.
 pub const FIRST_LINE_CAP: usize = 4 << 20;

@@ -214,13 +214,13 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         let summary = crate::build::build(archive, &BuildOptions { progress: first && !quiet, ..opts.clone() })?;
         let repeated = crate::term::take_repeated_warnings();
         if first && !quiet {
-            crate::render::site::redaction::report(&summary.redactions);
+            crate::render::site::redactor::report(&summary.redactions);
             crate::term::print_err(&format!("{}\n", crate::serve::Summary(&summary, repeated)));
             for note in &summary.notes {
                 crate::term::print_err(&format!("note: {note}\n"));
             }
         } else if !quiet && redact {
-            crate::render::site::redaction::report(&summary.redactions);
+            crate::render::site::redactor::report(&summary.redactions);
         }
         Ok(crate::serve::Built { summary, repeated, read })
     };
@@ -309,7 +309,7 @@ fn redact_dry_run(args: &RenderArgs) -> Result<Status> {
     let archive = discover::discover(&args.input)?;
     let wanted = archive.projects.iter().filter(|p| selection.wants(p)).cloned().collect::<Vec<_>>();
     let sites = crate::build::redact_dry_run(&wanted);
-    let n: usize = sites.iter().map(crate::render::site::redaction::RedactionSite::count).sum();
+    let n: usize = sites.iter().map(crate::render::site::redactor::RedactionSite::count).sum();
     let total = format!(
         "would redact {n} secret{} in {} place{} (nothing written)\n",
         if n == 1 { "" } else { "s" },
@@ -346,7 +346,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
     };
     let summary = crate::build::build(archive, &opts)?;
     if !quiet {
-        crate::render::site::redaction::report(&summary.redactions);
+        crate::render::site::redactor::report(&summary.redactions);
         let index = args.output.join("index.html");
         crate::term::print_err(&format!("{summary} → {}\n", crate::term::safe(index.display())));
         for note in &summary.notes {
@@ -478,7 +478,7 @@ fn cleanup_warning(projects: &std::path::Path, archive: Option<&std::path::Path>
     let Some(config) = client.parent() else { return };
     let now = std::env::var("CCTREE_TEST_NOW")
         .ok()
-        .and_then(|t| crate::parse::time::parse_timestamp(&t))
+        .and_then(|t| crate::parse::timestamp::parse_timestamp(&t))
         .unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -572,7 +572,7 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
         crate::term::print_document(text).context("cannot write to standard output")?;
     }
     if !quiet {
-        crate::render::site::redaction::report(&r.redactions);
+        crate::render::site::redactor::report(&r.redactions);
         let warnings = match r.warnings {
             0 => String::new(),
             n => format!(", {}", crate::term::plural(n, "warning", "warnings")),
@@ -583,7 +583,7 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
         };
         crate::term::print_err(&format!(
             "exported {} ({}, {}, {}{warnings}) → {to} ({})\n",
-            crate::term::safe(crate::render::plain::excerpt(&r.title, 80)),
+            crate::term::safe(crate::render::plain::excerpt(&r.title, crate::limits::REPORT_TITLE_CHARS)),
             crate::term::plural(r.messages as usize, "message", "messages"),
             crate::term::plural(r.branches, "branch", "branches"),
             crate::term::plural(r.agents, "agent transcript", "agent transcripts"),

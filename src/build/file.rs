@@ -65,11 +65,11 @@ pub fn check_outside<'a>(target: &Path, inputs: impl IntoIterator<Item = &'a Pat
     Ok(())
 }
 
-/// Whether the file at `path` carries `mark` in its first few KB.
+/// Whether the file at `path` carries `mark` in its first [`crate::limits::MARK_PROBE`] bytes.
 fn carries(path: &Path, mark: &str) -> bool {
     let Ok(f) = std::fs::File::open(path) else { return false };
     let mut head = Vec::new();
-    if std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut head).is_err() {
+    if std::io::Read::read_to_end(&mut std::io::Read::take(f, crate::limits::MARK_PROBE), &mut head).is_err() {
         return false;
     }
     memchr::memmem::find(&head, mark.as_bytes()).is_some()

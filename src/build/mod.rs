@@ -2,7 +2,7 @@
 //! touches the output directory. It reads like a table of contents
 //! ([`build`]):
 //!
-//! 1. plan what the cache lets us re-use (`plan.rs`, [`crate::cache`]);
+//! 1. plan what the cache lets us re-use (`reusable.rs`, [`crate::cache`]);
 //! 2. for each project: load it (resuming from its parse cache), keep what
 //!    the selection selects of it (`select::Selection::pick`), render that
 //!    (`render::render_project`, handed an `emit::ProjectSink`), emit its
@@ -19,7 +19,7 @@ mod emit;
 pub mod file;
 mod kept;
 pub mod output;
-mod plan;
+mod reusable;
 mod summary;
 
 use std::path::PathBuf;
@@ -33,14 +33,14 @@ use crate::digest::UnitEntry;
 use crate::discover::{Archive, ProjectSource};
 use crate::driver::{self, Progress};
 use crate::render::search::{IndexBuilder, Previous};
-use crate::render::site::redaction::{self, RedactionSite, Redactor};
+use crate::render::site::redactor::{self, RedactionSite, Redactor};
 use crate::render::{self, Placement, RenderOptions};
 use crate::select::{Selection, Tally};
 
 use emit::{ProjectSink, SiteWriter};
 use kept::KeptInputs;
 use output::OutputDir;
-use plan::Plan;
+use reusable::Plan;
 
 pub use output::{MARKER, OutputError};
 pub use summary::BuildSummary;
@@ -294,9 +294,9 @@ impl<'p> Builder<'p> {
         if let Some(mut originals) = agent_meta {
             originals.retain(|id, _| project.source.agent_meta.contains_key(id));
             let source = crate::discover::ProjectSource { agent_meta: originals, ..project.source.clone() };
-            self.redactions.extend(redaction::agent_meta(&source));
+            self.redactions.extend(redactor::agent_meta(&source));
         }
-        self.redactions.extend(redaction::entry_lines(&project));
+        self.redactions.extend(redactor::entry_lines(&project));
         let warnings = progress.project_warnings(&project);
 
         let at = Placement { slug: &plan.slug, fork_projects: plan.fork_projects.clone(), cwd };
@@ -470,26 +470,26 @@ impl<'p> Builder<'p> {
 /// written (`render --redact-dry-run`): each project directory's name, its
 /// sidecars, its spilled tool outputs and every entry line. Here, not in
 /// render: it reads the files (render reads only the model).
-pub fn redact_dry_run(projects: &[crate::discover::ProjectSource]) -> Vec<redaction::RedactionSite> {
+pub fn redact_dry_run(projects: &[crate::discover::ProjectSource]) -> Vec<redactor::RedactionSite> {
     let mut out = Vec::new();
     for source in projects {
         let name = crate::redact::redact_text(&source.name).1;
         if !name.is_empty() {
-            out.push(redaction::RedactionSite { place: source.dir.display().to_string(), kinds: name });
+            out.push(redactor::RedactionSite { place: source.dir.display().to_string(), kinds: name });
         }
-        out.extend(redaction::agent_meta(source));
+        out.extend(redactor::agent_meta(source));
         for path in source.tool_results.values() {
             let Ok(bytes) = std::fs::read(path) else { continue };
             let kinds = crate::redact::redact_text(&String::from_utf8_lossy(&bytes)).1;
             if !kinds.is_empty() {
-                out.push(redaction::RedactionSite { place: path.display().to_string(), kinds });
+                out.push(redactor::RedactionSite { place: path.display().to_string(), kinds });
             }
         }
         let p = crate::project::Project::load_with(
             source.clone(),
             crate::parse::ParseOptions { redact: true, ..Default::default() },
         );
-        out.extend(redaction::entry_lines(&p));
+        out.extend(redactor::entry_lines(&p));
         crate::driver::discard(p);
     }
     out

@@ -9,7 +9,7 @@ use rustc_hash::FxHashSet;
 use crate::cache::parse::LoadCounts;
 use crate::cache::{FileRecord, Manifest, ProjectRecord};
 use crate::driver::Progress;
-use crate::render::site::redaction::RedactionSite;
+use crate::render::site::redactor::RedactionSite;
 
 /// What a build produced.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

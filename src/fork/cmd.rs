@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::drift::Reference;
-use super::history;
+use super::file_history;
 use super::plan::{Inputs, Plan, plan};
 use super::target::{Resolved, resolve};
 use crate::files::{Access, Pending};
@@ -97,8 +97,8 @@ pub fn write(plan: &Plan) -> Result<Vec<String>> {
         }
         _ => anyhow::Error::new(e).context(format!("cannot create {}", plan.path.display())),
     })?;
-    Ok(match history::history_root(dir) {
-        Some(root) => history::link(&root, &plan.new_session_id, &plan.backups),
+    Ok(match file_history::history_root(dir) {
+        Some(root) => file_history::link(&root, &plan.new_session_id, &plan.backups),
         None => Vec::new(),
     })
 }

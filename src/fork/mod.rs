@@ -75,7 +75,7 @@
 
 pub mod cmd;
 pub mod drift;
-pub mod history;
+pub mod file_history;
 pub mod lookup;
 pub mod plan;
 pub mod prefix;

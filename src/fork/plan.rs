@@ -14,7 +14,7 @@ use rustc_hash::FxHashSet;
 
 use super::ForkRequest;
 use super::drift::{EntryDrift, Reference, backfill_line, entry_drift};
-use super::history::{self, Backup};
+use super::file_history::{self, Backup};
 use super::prefix::{Illegal, prefix, turn_context};
 use super::target::{Resolved, default_checkpoint, resolve_at};
 use crate::graph::NodeId;
@@ -245,10 +245,10 @@ fn code_checkpoints(
 ) -> Result<(Vec<PlannedLine>, Vec<Backup>)> {
     let g = &p.graph;
     let uuids: FxHashSet<&str> = nodes.iter().map(|n| g.uuid(&p.entries, *n)).collect();
-    let ix = history::lines(p, &uuids);
+    let ix = file_history::lines(p, &uuids);
     let lines = ix.iter().map(|&i| planned(p, &p.entries[i], String::new())).collect::<Result<_>>()?;
     let sessions: Vec<String> = nodes.iter().map(|n| g.sessions[g.node(*n).session].session_id.to_string()).collect();
-    let (backups, missing) = history::backups(p, &ix, &sessions, exists);
+    let (backups, missing) = file_history::backups(p, &ix, &sessions, exists);
     if !missing.is_empty() {
         notes.push(format!(
             "{} file backup(s) named by the prefix's code checkpoints are missing; their code restore is lost: {}",
@@ -421,7 +421,7 @@ impl Provenance<'_> {
             "lines": sources.len(),
             "backfilled": sources.iter().filter(|s| !s.backfilled.is_empty()).count(),
             "cctreeVersion": env!("CARGO_PKG_VERSION"),
-            "created": crate::parse::time::format_timestamp(self.created_ms),
+            "created": crate::parse::timestamp::format_timestamp(self.created_ms),
         });
         Ok(format!(
             r#"{{"type":"custom-title","customTitle":{},"sessionId":{},"cctreeFork":{}}}"#,

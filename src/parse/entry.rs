@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::lenient::{MaybeBool, MaybeStr, MaybeU64};
-use super::time::parse_timestamp;
+use super::timestamp::parse_timestamp;
 use crate::discover::FileId;
 use crate::id::{IdVec, typed_id};
 use crate::limits::EXCERPT_CHARS;

@@ -9,7 +9,7 @@
 mod entry;
 mod lenient;
 pub mod prompt;
-pub mod time;
+pub mod timestamp;
 
 use crate::discover::FileId;
 pub use entry::{

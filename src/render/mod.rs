@@ -52,7 +52,7 @@ use pages::{fork_list, project_index, recovered};
 use search::{PageIndex, ProjectSearch, Units};
 use site::context::{self, InputPaths, PageWarnings, ProjectCtx, TrackId};
 use site::images::ImageStore;
-use site::redaction::{RedactionSite, Redactor};
+use site::redactor::{RedactionSite, Redactor};
 pub use site::{PageJob, Placement, RenderOptions, Sink};
 
 /// What rendering a project produced besides its pages and images.

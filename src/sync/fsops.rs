@@ -220,7 +220,7 @@ pub fn append(src: &mut Source<'_>, from: u64, upto: u64, dst: &Path) -> Result<
 
 /// Merges bytes `0..upto` of `src` into the archived `dst`: the new content
 /// is the archived bytes, then the complete lines of the source they lack
-/// ([`super::plan::missing_lines`]), written whole (temporary file, fsync,
+/// ([`super::decision::missing_lines`]), written whole (temporary file, fsync,
 /// rename: a kill leaves the previous copy). Returns the lines and bytes
 /// added; writes nothing when there are none, or on a dry run.
 pub fn merge(src: &mut Source<'_>, upto: u64, dst: &Path, dry_run: bool) -> Result<(u64, u64)> {
@@ -228,7 +228,7 @@ pub fn merge(src: &mut Source<'_>, upto: u64, dst: &Path, dry_run: bool) -> Resu
     src.file.seek(SeekFrom::Start(0)).map_err(|e| src.err(e))?;
     let mut source = Vec::new();
     (&mut src.file).take(upto).read_to_end(&mut source).map_err(|e| src.err(e))?;
-    let add = super::plan::missing_lines(&archived, &source);
+    let add = super::decision::missing_lines(&archived, &source);
     let lines = memchr::memchr_iter(b'\n', &add).count() as u64;
     if add.is_empty() || dry_run {
         return Ok((lines, add.len() as u64));

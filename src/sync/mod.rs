@@ -18,17 +18,17 @@
 //! directory) is kept when the source is a projects directory (one project
 //! directory alone is synced without it: the history holds every project's
 //! prompts): appended like a transcript while the archived copy is the
-//! start of the source, else merged ([`plan::decide_history`]).
+//! start of the source, else merged ([`decision::decide_history`]).
 //!
 //! Stages: [`scan`] lists both sides; for each source file the file system
-//! part ([`fsops`]) observes it and its archived copy, [`plan::decide`]
+//! part ([`fsops`]) observes it and its archived copy, [`decision::decide`]
 //! (pure) says what to do, [`fsops`] does it; then [`record`] is updated with
 //! what the source no longer has. A lock file keeps two syncs apart (the
 //! second waits). Nothing is written into the source.
 
+pub mod decision;
 pub mod fsops;
 pub mod only_here;
-pub mod plan;
 pub mod record;
 pub mod report;
 pub mod scan;
@@ -40,7 +40,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
-use plan::{Action, Content, Observation, SourceState};
+use decision::{Action, Content, Observation, SourceState};
 use record::{Record, STATE_DIR, Tree};
 use report::{FileChange, SyncReport};
 use scan::{Listing, Root};
@@ -201,7 +201,7 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     report.history = history.as_ref().map(|h| h.1.clone());
     report.warnings.extend(listings.iter().flat_map(|l| l.warnings.iter().cloned()));
     let changes = copy_all(&roots, &listings, history.as_ref(), opts, &mut report);
-    let now = crate::parse::time::format_timestamp(now_ms());
+    let now = crate::parse::timestamp::format_timestamp(now_ms());
     let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
     report.finish(&previous, &record, changes);
     if !opts.dry_run && (first || record != previous) {
@@ -304,14 +304,14 @@ fn sync_file(job: &Job<'_>, dry_run: bool, now: SystemTime) -> Result<FileChange
         Some((alen, hash)) => {
             let prefix =
                 if len >= alen { fsops::hash_prefix(&mut src.file, alen).map_err(|e| src.err(e))? } else { None };
-            Some(plan::ArchivedState { len: alen, source_prefix_matches: prefix.as_ref() == Some(&hash), hash })
+            Some(decision::ArchivedState { len: alen, source_prefix_matches: prefix.as_ref() == Some(&hash), hash })
         }
     };
     let obs = Observation { content, source: SourceState { len, complete, idle }, archived };
     let name = job.dst.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     change.action = match job.tree {
-        Tree::History => plan::decide_history(&obs),
-        _ => plan::decide(&name, &obs),
+        Tree::History => decision::decide_history(&obs),
+        _ => decision::decide(&name, &obs),
     };
     apply(&mut change, &mut src, dry_run)?;
     Ok(change)
@@ -363,9 +363,9 @@ fn record_after(
     for (root, l) in roots.iter().zip(listings) {
         let source_set = l.source.keys().cloned().collect();
         let live_set = l.live.keys().cloned().collect();
-        let gone = plan::gone(&source_set, &live_set);
+        let gone = decision::gone(&source_set, &live_set);
         let moved =
-            if root.tree == Tree::Projects { plan::relocations(&gone, &source_set) } else { Default::default() };
+            if root.tree == Tree::Projects { decision::relocations(&gone, &source_set) } else { Default::default() };
         for path in gone {
             let before = previous.gone.iter().find(|g| g.tree == root.tree && &g.path == path);
             let (lines, bytes) = match before {

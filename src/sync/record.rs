@@ -27,7 +27,7 @@ pub enum Tree {
     /// The client's `file-history/`, beside the projects directory.
     FileHistory,
     /// The client's prompt history, `history.jsonl`, beside the projects
-    /// directory (one file, merged: [`super::plan::decide_history`]).
+    /// directory (one file, merged: [`super::decision::decide_history`]).
     History,
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::plan::{Action, Amount, Tally};
+use super::decision::{Action, Amount, Tally};
 use super::record::{Record, Tree};
 use super::scan::Root;
 use crate::limits::SYNC_LISTED;

@@ -222,7 +222,7 @@ fn slash_commands_are_shown_with_their_output() {
 /// summaries. Each tool the client ships says what its call is about on
 /// the line after its name, and shows its input in the body: the
 /// questions with the options chosen, the plan, a task's description, a
-/// message — escaped. (`adapter::claude::tools` walks every call of the fixtures.)
+/// message — escaped. (`adapter::claude::calls` walks every call of the fixtures.)
 #[test]
 fn tool_calls_have_summaries_and_bodies() {
     let tmp = tempfile::tempdir().unwrap();

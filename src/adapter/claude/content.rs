@@ -12,8 +12,8 @@ use crate::model::{
 };
 use crate::parse::{Entry, Kind, UserKind, prompt};
 
+use super::calls::call_of;
 use super::results::{Tool, detail_of, result_of};
-use super::tools::call_of;
 
 /// What a line of `e` is read for: the blocks of a message (with, for the
 /// one result of a call of `tool`, what its view shows of the entry's

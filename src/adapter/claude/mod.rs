@@ -9,9 +9,9 @@
 //! blocks, its tools and their `toolUseResult`s, the tags it puts in text,
 //! the files it spills large outputs to.
 
+mod calls;
 mod content;
 mod results;
-mod tools;
 
 use crate::limits::OUTPUT_CAP;
 use crate::model::{Node, Raw};

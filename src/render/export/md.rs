@@ -17,7 +17,7 @@ use rustc_hash::FxHashSet;
 
 use crate::graph::{ConversationId, NodeId};
 use crate::model::{Block, Body, Content, Raw, ToolOutput};
-use crate::parse::time::format_human;
+use crate::parse::timestamp::format_human;
 use crate::parse::{Kind, UserKind};
 use crate::project::Project;
 
@@ -28,7 +28,7 @@ use crate::render::plain::{cut, human_size};
 use crate::render::site::context::{PageWarnings, ProjectCtx, TrackId};
 use crate::render::site::images::ImageStore;
 use crate::render::site::layout::{Item, layout};
-use crate::render::site::redaction::Redactor;
+use crate::render::site::redactor::Redactor;
 use crate::render::site::{Placement, RenderOptions};
 
 /// The first line of every Markdown export (how `cctree export` knows a

@@ -43,7 +43,7 @@ use crate::render::pages::templates::{
 use crate::render::pages::track as transcript;
 use crate::render::site::context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
 use crate::render::site::images::ImageStore;
-use crate::render::site::redaction::{RedactionSite, Redactor};
+use crate::render::site::redactor::{RedactionSite, Redactor};
 use crate::render::site::urls::{Href, Links, fragment, page_file, section_id};
 use crate::render::site::{Placement, RenderOptions};
 use crate::render::views::message::MessageView;

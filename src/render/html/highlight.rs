@@ -268,7 +268,7 @@ mod tests {
         // Punctuation and names are plain; the text is the code.
         assert!(!runs.iter().any(|(_, t)| *t == "s" || t.contains('{')), "{runs:?}");
         let mut text = String::new();
-        crate::render::search::text::strip(&html, &mut text);
+        crate::render::search::extract::strip(&html, &mut text);
         assert_eq!(text, code);
     }
 

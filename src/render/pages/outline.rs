@@ -14,7 +14,7 @@ use rustc_hash::FxHashSet;
 
 use crate::graph::{BranchId, Conversation, ForkKind, ForkPoint, NodeId};
 
-use crate::limits::{FORK_LISTED, OUTLINE_CHARS, OUTLINE_DEPTH};
+use crate::limits::{FORK_LISTED, OUTLINE_CHARS, OUTLINE_DEPTH, OUTLINE_FIRST_CHARS, OUTLINE_LABEL_CHARS};
 use crate::render::pages::templates::Time;
 use crate::render::plain::{plain_excerpt as excerpt, prompt_words};
 use crate::render::site::context::listed_apart;
@@ -57,7 +57,7 @@ pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, track: Trac
         kind: "first",
         depth: 0,
         label: "1".into(),
-        text: excerpt(c.first_prompt.as_deref().unwrap_or(&g.entry(e, c.root).excerpt), 160),
+        text: excerpt(c.first_prompt.as_deref().unwrap_or(&g.entry(e, c.root).excerpt), OUTLINE_FIRST_CHARS),
         page: first.clone(),
         href: first,
         title: String::new(),
@@ -186,7 +186,7 @@ fn branch_row(
     let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
     let (fp, depth) = (f.fp, f.depth);
     let child = fp.children[k];
-    let text = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
+    let text = prompt_words(fp.labels.get(k).map_or("", |l| &**l), OUTLINE_LABEL_CHARS);
     if k == 0 {
         let (lay, br) = (&p.branch_layouts[f.b], &g.branches[f.b]);
         let item_ix = p.loc[fp.node].map_or(0, |l| l.item.index());

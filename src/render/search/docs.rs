@@ -19,8 +19,8 @@ use crate::limits::{SEARCH_CALL_CHARS, SEARCH_DOC_CHARS, SEARCH_OUTPUT_CHARS, SE
 use crate::limits::{SEARCH_THINKING_CHARS, SEARCH_TITLE_CHARS};
 
 use super::codec::{self, Gaps, n32};
+use super::extract::{Part, TextSink, message_text, strip};
 use super::terms::Terms;
-use super::text::{Part, TextSink, message_text, strip};
 use crate::render::html::Html;
 use crate::render::plain::excerpt;
 use crate::render::site::context::{ProjectCtx, TrackId};

@@ -38,9 +38,9 @@
 
 pub mod codec;
 pub mod docs;
+pub mod extract;
 pub mod index;
 pub mod terms;
-pub mod text;
 
 pub use docs::{PageIndex, ProjectSearch, Units, doc_file};
 pub use index::{IndexBuilder, Previous};

@@ -1,8 +1,9 @@
-//! The site's static files, embedded in the binary: `assets/style.css`,
-//! `assets/app.js`, `assets/view.js` (the reader's view settings, kept
-//! across pages), `assets/search.js` (the archive search, find in page)
-//! and `assets/syntax.css` (classes for the `hl-` spans the highlighter
-//! emits, light and dark).
+//! The site's static files, embedded in the binary (from `static/`):
+//! `assets/style.css`, `assets/app.js`, `assets/view.js` (the reader's view
+//! settings, kept across pages), `assets/search.js` (the archive search,
+//! find in page) and `assets/syntax.css` (the colours of the flat `<h-X>`
+//! elements the highlighter emits, one per kind of token in
+//! `render::html::highlight`'s `KINDS`, light and dark).
 
 /// `(path under the site root, contents)`.
 pub const ASSETS: &[(&str, &str)] = &[

@@ -22,7 +22,7 @@ use crate::graph::ForkPoint;
 use crate::limits::{FORK_LISTED, FORK_PER_PAGE, GROUP_BUCKETS, GROUP_FORK_MIN};
 use crate::render::site::images::ImageStore;
 use crate::render::site::layout::{Item, ItemId, TrackLayout, layout};
-use crate::render::site::redaction::Redactor;
+use crate::render::site::redactor::Redactor;
 use crate::render::site::urls::{Href, Links, anchor, fork_anchor, page_count, page_file, sanitize_segment};
 
 /// The shared page of a branch at a big fork: the first hex digits of the

@@ -9,7 +9,7 @@ pub mod assets;
 pub mod context;
 pub mod images;
 pub mod layout;
-pub mod redaction;
+pub mod redactor;
 pub mod urls;
 
 use anyhow::Result;

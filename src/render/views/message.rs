@@ -10,7 +10,7 @@ use crate::graph::CompactionKind;
 use crate::model::{self, Body, Content, Injected, ToolInput};
 use crate::parse::{Entry, EntryId, Kind};
 
-use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, THINKING_SUMMARY_CHARS};
+use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, CALLER_CHARS, THINKING_SUMMARY_CHARS};
 use crate::model::Tokens;
 use crate::render::html::{Html, filters};
 use crate::render::plain::{TokensText, compact_num, excerpt};
@@ -179,7 +179,7 @@ fn caller(cx: &mut PageCtx<'_>, it: &ItemInputs) -> Option<String> {
             let (call_ty, call_desc) = call.unzip();
             let ty = pick(meta_ty, call_ty.as_ref()).unwrap_or_else(|| "sub-agent".into());
             match pick(meta_desc, call_desc.as_ref()) {
-                Some(d) => format!("Claude → {ty} ({})", excerpt(&d, 60)),
+                Some(d) => format!("Claude → {ty} ({})", excerpt(&d, CALLER_CHARS)),
                 None => format!("Claude → {ty}"),
             }
         }

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use crate::cache::{self, FileRecord, Manifest, ProjectRecord};
 use crate::discover::Archive;
-use crate::render::site::redaction::{RedactionSite, Redactor};
+use crate::render::site::redactor::{RedactionSite, Redactor};
 
 use super::BuildOptions;
 

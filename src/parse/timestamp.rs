@@ -1,5 +1,16 @@
-//! ISO-8601 / RFC 3339 timestamps to milliseconds since the Unix epoch, and back.
-//! Hand-written: transcripts use one format and a date crate is not worth it.
+//! Timestamps: milliseconds since the Unix epoch, read from what a
+//! transcript writes and written back as RFC 3339 (UTC). The calendar is
+//! jiff's; what is read is what the client reads: JavaScript's `Date`
+//! takes `YYYY-MM-DDTHH:MM:SS[.fff…][Z|±HH:MM]`, lower-case `t`/`z` and a
+//! space before the time too, any number of fraction digits (the first
+//! three count), no offset as UTC here (`Date` would take the machine's
+//! zone), and a day past the month's end as the days after it
+//! (`2025-02-31` is 3 March), which jiff's RFC 3339 parser refuses; so the
+//! fields are read here and the date computed by jiff.
+
+use jiff::Timestamp;
+use jiff::civil::DateTime;
+use jiff::tz::Offset;
 
 /// Parses `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]` into milliseconds since the epoch.
 /// Returns `None` for anything else (malformed timestamps exist in the wild).
@@ -54,48 +65,27 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
         }
         _ => return None,
     };
-    let days = days_from_civil(year, month, day);
-    Some(((days * 86_400 + hour * 3600 + min * 60 + sec - offset_min * 60) * 1000) + millis)
+    // The first of the month at that hour and minute, by jiff; the day,
+    // the seconds (60 included) and the offset added to it.
+    let small = |v: i64| i8::try_from(v).ok();
+    let first = DateTime::new(i16::try_from(year).ok()?, small(month)?, 1, small(hour)?, small(min)?, 0, 0).ok()?;
+    let first = Offset::UTC.to_timestamp(first).ok()?.as_millisecond();
+    Some(first + ((day - 1) * 86_400 + sec - offset_min * 60) * 1000 + millis)
+}
+
+/// The instant `ms`, within what jiff represents (years -9999 to 9999).
+fn instant(ms: i64) -> Timestamp {
+    Timestamp::from_millisecond(ms).unwrap_or(if ms < 0 { Timestamp::MIN } else { Timestamp::MAX })
 }
 
 /// Formats milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.fffZ`.
 pub fn format_timestamp(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z", rem / 3600, (rem / 60) % 60, rem % 60)
+    instant(ms).strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
 /// Formats as `YYYY-MM-DD HH:MM UTC` for people.
 pub fn format_human(ms: i64) -> String {
-    let full = format_timestamp(ms);
-    format!("{} {} UTC", &full[..10], &full[11..16])
-}
-
-// Howard Hinnant's days_from_civil / civil_from_days.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    instant(ms).strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 #[cfg(test)]
@@ -115,6 +105,17 @@ mod tests {
         assert_eq!(parse_timestamp("1970-01-01T00:00:01.5Z"), Some(1500));
         assert_eq!(parse_timestamp("1970-01-01T01:00:00+01:00"), Some(0));
         assert_eq!(parse_timestamp("2025-07-01T10:00:00.123456Z"), parse_timestamp("2025-07-01T10:00:00.123Z"));
+        assert_eq!(format_timestamp(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(format_human(1_751_364_000_123), "2025-07-01 10:00 UTC");
+    }
+
+    /// What JavaScript's `Date` reads (node 20: `new Date(s).getTime()`).
+    #[test]
+    fn reads_what_javascript_reads() {
+        assert_eq!(parse_timestamp("2025-02-31T00:00:00Z"), Some(1_740_960_000_000), "3 March");
+        assert_eq!(parse_timestamp("2025-07-01t10:00:00z"), Some(1_751_364_000_000));
+        assert_eq!(parse_timestamp("2025-07-01 10:00:00Z"), Some(1_751_364_000_000));
+        assert_eq!(parse_timestamp("2025-07-01T10:00:00.1234567891234Z"), Some(1_751_364_000_123));
     }
 
     #[test]
@@ -122,5 +123,11 @@ mod tests {
         for s in ["", "yesterday", "2025-13-01T00:00:00Z", "2025-07-01T10:00:00.Z", "2025-07-01T10:00:00Zjunk"] {
             assert_eq!(parse_timestamp(s), None, "{s}");
         }
+    }
+
+    #[test]
+    fn formats_what_jiff_cannot_hold_at_its_bounds() {
+        assert_eq!(format_timestamp(i64::MAX), "9999-12-30T22:00:00.999Z", "jiff's last instant");
+        assert!(format_timestamp(i64::MIN).starts_with("-9999-01-02T"), "{}", format_timestamp(i64::MIN));
     }
 }
