@@ -24,32 +24,6 @@ pub struct ToolCall<'a> {
     pub key_fields: String,
 }
 
-/// What kind of tool a call is, without its input (see [`ToolInput::kind`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ToolKind {
-    Shell,
-    Edit,
-    MultiEdit,
-    Write,
-    Read,
-    Grep,
-    Glob,
-    TodoWrite,
-    WebFetch,
-    WebSearch,
-    Agent,
-    Task,
-    ToolSearch,
-    Background,
-    SendMessage,
-    Questions,
-    Plan,
-    NotebookEdit,
-    Skill,
-    Mcp,
-    Other,
-}
-
 /// A tool call's input, typed for the tools a client ships. Strings are
 /// empty when the client wrote none (or another type); a field the client
 /// may write as any type is [`Loose`].
@@ -184,27 +158,20 @@ pub struct Todo<'a> {
 /// A call of the task list.
 #[derive(Debug, Clone)]
 pub enum TaskInput<'a> {
-    Create {
-        subject: Str<'a>,
-        description: Str<'a>,
-        status: Loose<'a>,
-        owner: Loose<'a>,
-        active_form: Loose<'a>,
-    },
-    Update {
-        task_id: Loose<'a>,
-        subject: Str<'a>,
-        description: Str<'a>,
-        status: Loose<'a>,
-        owner: Loose<'a>,
-        active_form: Loose<'a>,
-        blocks: Loose<'a>,
-        blocked_by: Loose<'a>,
-    },
-    Get {
-        task_id: Loose<'a>,
-    },
+    Create(TaskFields<'a>),
+    Update { task_id: Loose<'a>, fields: TaskFields<'a>, blocks: Loose<'a>, blocked_by: Loose<'a> },
+    Get { task_id: Loose<'a> },
     List,
+}
+
+/// What a task is said to be, by the call that creates or updates it.
+#[derive(Debug, Clone)]
+pub struct TaskFields<'a> {
+    pub subject: Str<'a>,
+    pub description: Str<'a>,
+    pub status: Loose<'a>,
+    pub owner: Loose<'a>,
+    pub active_form: Loose<'a>,
 }
 
 /// What a message to another agent carries.
@@ -235,34 +202,6 @@ pub struct Question<'a> {
 pub struct QuestionOption<'a> {
     pub label: Str<'a>,
     pub description: Str<'a>,
-}
-
-impl ToolInput<'_> {
-    pub fn kind(&self) -> ToolKind {
-        match self {
-            ToolInput::Shell { .. } => ToolKind::Shell,
-            ToolInput::Edit { .. } => ToolKind::Edit,
-            ToolInput::MultiEdit { .. } => ToolKind::MultiEdit,
-            ToolInput::Write { .. } => ToolKind::Write,
-            ToolInput::Read { .. } => ToolKind::Read,
-            ToolInput::Grep { .. } => ToolKind::Grep,
-            ToolInput::Glob { .. } => ToolKind::Glob,
-            ToolInput::TodoWrite { .. } => ToolKind::TodoWrite,
-            ToolInput::WebFetch { .. } => ToolKind::WebFetch,
-            ToolInput::WebSearch { .. } => ToolKind::WebSearch,
-            ToolInput::Agent { .. } => ToolKind::Agent,
-            ToolInput::Task(_) => ToolKind::Task,
-            ToolInput::ToolSearch { .. } => ToolKind::ToolSearch,
-            ToolInput::Background { .. } => ToolKind::Background,
-            ToolInput::SendMessage { .. } => ToolKind::SendMessage,
-            ToolInput::Questions { .. } => ToolKind::Questions,
-            ToolInput::Plan { .. } => ToolKind::Plan,
-            ToolInput::NotebookEdit { .. } => ToolKind::NotebookEdit,
-            ToolInput::Skill { .. } => ToolKind::Skill,
-            ToolInput::Mcp { .. } => ToolKind::Mcp,
-            ToolInput::Other => ToolKind::Other,
-        }
-    }
 }
 
 /// A tool's result.

@@ -7,7 +7,9 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::model::{Loose, Message, Question, QuestionOption, Raw, Shell, Str, TaskInput, Todo, ToolCall, ToolInput};
+use crate::model::{
+    Loose, Message, Question, QuestionOption, Raw, Shell, Str, TaskFields, TaskInput, Todo, ToolCall, ToolInput,
+};
 
 use super::content::str_at;
 
@@ -100,21 +102,18 @@ fn input_of<'a>(name: &str, input: &Value) -> ToolInput<'a> {
 fn task<'a>(name: &str, input: &Value) -> TaskInput<'a> {
     let s = |k: &str| -> Str<'a> { Cow::Owned(str_at(input, &[k]).unwrap_or("").to_string()) };
     let loose = |k: &str| Loose::at(input, k);
+    let fields = || TaskFields {
+        subject: s("subject"),
+        description: s("description"),
+        status: loose("status"),
+        owner: loose("owner"),
+        active_form: loose("activeForm"),
+    };
     match name {
-        "TaskCreate" => TaskInput::Create {
-            subject: s("subject"),
-            description: s("description"),
-            status: loose("status"),
-            owner: loose("owner"),
-            active_form: loose("activeForm"),
-        },
+        "TaskCreate" => TaskInput::Create(fields()),
         "TaskUpdate" => TaskInput::Update {
             task_id: loose("taskId"),
-            subject: s("subject"),
-            description: s("description"),
-            status: loose("status"),
-            owner: loose("owner"),
-            active_form: loose("activeForm"),
+            fields: fields(),
             blocks: loose("addBlocks"),
             blocked_by: loose("addBlockedBy"),
         },

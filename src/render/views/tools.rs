@@ -20,8 +20,8 @@ use std::rc::Rc;
 use askama::Template;
 
 use crate::model::{
-    Loose, Message, Node, Question as QuestionInput, ResultDetail, Shell, Spill, TaskInput, ToolCall, ToolInput,
-    ToolOutput,
+    Loose, Message, Node, Question as QuestionInput, ResultDetail, Shell, Spill, TaskFields, TaskInput, ToolCall,
+    ToolInput, ToolOutput,
 };
 
 use crate::limits::{COMMAND_CAP, HINT_CHARS, RESULT_BADGE_SIZE, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
@@ -401,11 +401,11 @@ fn task_summary(t: &TaskInput<'_>, detail: Option<&ResultDetail<'_>>) -> String 
         _ => (None, None),
     };
     match t {
-        TaskInput::Create { subject, .. } => match task_id {
+        TaskInput::Create(TaskFields { subject, .. }) => match task_id {
             Some(n) => format!("#{n} {subject}"),
             None => subject.to_string(),
         },
-        TaskInput::Update { task_id, subject, status, owner, blocks, blocked_by, .. } => {
+        TaskInput::Update { task_id, fields: TaskFields { subject, status, owner, .. }, blocks, blocked_by } => {
             let mut parts = vec![format!("#{}", task_id.as_line_or_empty())];
             for s in [status.str(), subject, owner.str()] {
                 if !s.is_empty() {
@@ -470,8 +470,10 @@ fn call_view(
             let prompt = (!prompt.is_empty()).then(|| cx.folded_markdown(prompt));
             (AgentCall { transcript: agent, prompt }.into(), true)
         }
-        ToolInput::Task(TaskInput::Create { description, status, owner, active_form, .. })
-        | ToolInput::Task(TaskInput::Update { description, status, owner, active_form, .. }) => {
+        ToolInput::Task(
+            TaskInput::Create(TaskFields { description, status, owner, active_form, .. })
+            | TaskInput::Update { fields: TaskFields { description, status, owner, active_form, .. }, .. },
+        ) => {
             let body = (!description.is_empty()).then(|| Block::Markdown(cx.folded_markdown(description)));
             let fields = [("status", status), ("owner", owner), ("shown as", active_form)];
             (FieldsCall::of(&fields).with(body).into(), true)
