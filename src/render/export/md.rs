@@ -12,7 +12,7 @@
 
 use std::fmt::Write as _;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use rustc_hash::FxHashSet;
 
 use crate::graph::{ConversationId, NodeId};
@@ -21,14 +21,12 @@ use crate::parse::timestamp::format_human;
 use crate::parse::{Kind, UserKind};
 use crate::project::Project;
 
-use super::{Exported, active_path, context, tracks};
+use super::{Exported, active_path, tracks};
 use crate::limits::{MD_TOOL_INPUT, MD_TOOL_RESULT};
 use crate::render::html::controls_shown;
 use crate::render::plain::{cut, human_size};
-use crate::render::site::context::{PageWarnings, ProjectCtx, TrackId};
-use crate::render::site::images::ImageStore;
+use crate::render::site::context::{ProjectCtx, TrackId};
 use crate::render::site::layout::{Item, layout};
-use crate::render::site::redactor::Redactor;
 use crate::render::site::{Placement, RenderOptions};
 
 /// The first line of every Markdown export (how `cctree export` knows a
@@ -42,32 +40,29 @@ pub fn conversation_md(
     at: &Placement<'_>,
     opts: &RenderOptions,
 ) -> Result<Exported> {
-    let images = ImageStore::inline();
-    let warnings = PageWarnings::default();
-    let redactor = Redactor::new(opts.redact);
-    let ctx = context(project, at, opts, &images, &warnings, &redactor);
-    let g = ctx.graph();
-    let Some(c) = g.conversations.get(conv) else { bail!("no conversation {conv:?} in the project") };
-    let mut md = Md { ctx: &ctx, out: String::new() };
-    let root = g.uuid(ctx.entries(), c.root);
-    let _ = writeln!(md.out, "{MARK}: conversation {} -->", comment(root));
-    md.header(conv);
-    let active_nodes = g.projection(c.active_branch);
-    let on_active: FxHashSet<NodeId> = active_nodes.iter().copied().collect();
-    let lay = layout(g, ctx.entries(), &active_nodes, 0, ctx.page_size);
-    md.out.push_str("\n## The active line\n");
-    md.items(lay.items.as_slice());
-    let mut appendix = 0;
-    for track in tracks(&ctx, conv) {
-        let lay = ctx.track_layout(track);
-        let rest: Vec<Item> = lay.items.iter().filter(|i| !on_active.contains(&i.nodes[0])).cloned().collect();
-        if rest.is_empty() {
-            continue;
+    super::export(project, conv, at, opts, |ctx, c| {
+        let g = ctx.graph();
+        let mut md = Md { ctx, out: String::new() };
+        let root = g.uuid(ctx.entries(), c.root);
+        let _ = writeln!(md.out, "{MARK}: conversation {} -->", comment(root));
+        md.header(conv);
+        let active_nodes = g.projection(c.active_branch);
+        let on_active: FxHashSet<NodeId> = active_nodes.iter().copied().collect();
+        let lay = layout(g, ctx.entries(), &active_nodes, 0, ctx.page_size);
+        md.out.push_str("\n## The active line\n");
+        md.items(lay.items.as_slice());
+        let mut appendix = 0;
+        for track in tracks(ctx, conv) {
+            let lay = ctx.track_layout(track);
+            let rest: Vec<Item> = lay.items.iter().filter(|i| !on_active.contains(&i.nodes[0])).cloned().collect();
+            if rest.is_empty() {
+                continue;
+            }
+            appendix += 1;
+            md.appendix(appendix, track, &rest);
         }
-        appendix += 1;
-        md.appendix(appendix, track, &rest);
-    }
-    Ok(Exported { text: md.out, warnings: warnings.take_all(), redactions: redactor.take() })
+        Ok(md.out)
+    })
 }
 
 struct Md<'a> {

@@ -31,22 +31,17 @@ use askama::Template;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-use crate::graph::{BranchId, ConversationId};
+use crate::graph::{BranchId, Conversation, ConversationId};
 use crate::project::Project;
 
 use crate::render::html::{Html, filters};
-use crate::render::pages::map::MapView;
-use crate::render::pages::outline::OutlineRow;
-use crate::render::pages::templates::{
-    ActiveTrack, Fact, FactValue, ForkedFrom, MainBranch, Pager, TrackEntry, TrackPage,
-};
+use crate::render::pages::templates::{FactValue, Pager, TrackPage};
 use crate::render::pages::track as transcript;
 use crate::render::site::context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
 use crate::render::site::images::ImageStore;
 use crate::render::site::redactor::{RedactionSite, Redactor};
 use crate::render::site::urls::{Href, Links, fragment, page_file, section_id};
 use crate::render::site::{Placement, RenderOptions};
-use crate::render::views::message::MessageView;
 
 /// What every HTML export carries in its first bytes (how `cctree export`
 /// knows a file it may write over).
@@ -63,47 +58,33 @@ pub struct Exported {
 }
 
 /// The `main` block of `templates/track.html`: a page of a track without the
-/// site around it (the same fields as [`TrackPage`] there).
+/// site around it (the template reads [`TrackPage`]'s fields through it).
 #[derive(Template)]
 #[template(path = "track.html", block = "main")]
 pub struct TrackSection {
-    pub kind: &'static str,
-    pub heading: String,
-    pub subheading: String,
-    pub facts: Vec<Fact>,
-    pub forked_from: Option<ForkedFrom>,
-    pub spawned_by: Option<Href>,
-    pub outline: Vec<OutlineRow>,
-    pub map: Option<MapView>,
-    pub active: Option<ActiveTrack>,
-    pub main_branch: Option<MainBranch>,
-    pub kept: bool,
-    pub context: Vec<MessageView>,
-    pub messages: Vec<TrackEntry>,
-    pub pager: Pager,
+    pub page: TrackPage,
+}
+
+impl std::ops::Deref for TrackSection {
+    type Target = TrackPage;
+    fn deref(&self) -> &TrackPage {
+        &self.page
+    }
+}
+
+impl std::ops::DerefMut for TrackSection {
+    fn deref_mut(&mut self) -> &mut TrackPage {
+        &mut self.page
+    }
 }
 
 impl From<TrackPage> for TrackSection {
-    fn from(page: TrackPage) -> TrackSection {
-        let p = page.head;
-        TrackSection {
-            kind: p.kind,
-            heading: p.heading,
-            subheading: p.subheading,
-            facts: p.facts,
-            forked_from: p.forked_from,
-            spawned_by: p.spawned_by,
-            outline: p.outline,
-            map: p.map,
-            active: p.active,
-            // One file: no separate conversation page to point to.
-            main_branch: None,
-            kept: p.kept,
-            context: page.context,
-            messages: page.messages,
-            // One file: the pages of a track follow each other.
-            pager: Pager::default(),
-        }
+    fn from(mut page: TrackPage) -> TrackSection {
+        // One file: no separate conversation page to point to, and the
+        // pages of a track follow each other.
+        page.main_branch = None;
+        page.pager = Pager::default();
+        TrackSection { page }
     }
 }
 
@@ -169,43 +150,45 @@ pub fn conversation_html(
     at: &Placement<'_>,
     opts: &RenderOptions,
 ) -> Result<Exported> {
+    export(project, conv, at, opts, |ctx, c| {
+        let tracks = tracks(ctx, conv);
+        let mut sections = Vec::with_capacity(tracks.len());
+        for track in tracks {
+            sections.push(section(ctx, track)?);
+        }
+        let active = active_path(ctx, conv).iter().map(|b| ctx.labels[*b].clone()).collect();
+        let page = ExportPage {
+            title: c.title.to_string(),
+            project: ctx.name.clone(),
+            csp: csp(),
+            style: Html::asset(STYLE),
+            script: Html::asset(SCRIPT),
+            sections,
+            active,
+        };
+        Ok(page.render()?)
+    })
+}
+
+/// Conversation `conv` of `project` exported as one file: `body` writes it
+/// from the pages' shared facts (linked as one file) and the conversation;
+/// what rendering met is gathered beside it.
+pub(super) fn export(
+    project: &Project,
+    conv: ConversationId,
+    at: &Placement<'_>,
+    opts: &RenderOptions,
+    body: impl FnOnce(&ProjectCtx<'_>, &Conversation) -> Result<String>,
+) -> Result<Exported> {
     let images = ImageStore::inline();
     let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
-    let ctx = context(project, at, opts, &images, &warnings, &redactor);
-    let g = ctx.graph();
-    let Some(c) = g.conversations.get(conv) else { bail!("no conversation {conv:?} in the project") };
-    let tracks = tracks(&ctx, conv);
-    let mut sections = Vec::with_capacity(tracks.len());
-    for track in tracks {
-        sections.push(section(&ctx, track)?);
-    }
-    let active = active_path(&ctx, conv).iter().map(|b| ctx.labels[*b].clone()).collect();
-    let page = ExportPage {
-        title: c.title.to_string(),
-        project: ctx.name.clone(),
-        csp: csp(),
-        style: Html::asset(STYLE),
-        script: Html::asset(SCRIPT),
-        sections,
-        active,
-    };
-    Ok(Exported { text: page.render()?, warnings: warnings.take_all(), redactions: redactor.take() })
-}
-
-/// The pages' shared facts, linked as one file.
-fn context<'a>(
-    project: &'a Project,
-    at: &Placement<'_>,
-    opts: &RenderOptions,
-    images: &'a ImageStore<'a>,
-    warnings: &'a PageWarnings,
-    redactor: &'a Redactor,
-) -> ProjectCtx<'a> {
     let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
-    let mut ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), images, warnings, redactor, paths);
+    let mut ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths);
     ctx.links = Links::OneFile;
-    ctx
+    let Some(c) = ctx.graph().conversations.get(conv) else { bail!("no conversation {conv:?} in the project") };
+    let text = body(&ctx, c)?;
+    Ok(Exported { text, warnings: warnings.take_all(), redactions: redactor.take() })
 }
 
 /// The branches from the main branch to the active one.
