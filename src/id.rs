@@ -37,6 +37,7 @@ macro_rules! typed_id {
 
         impl $name {
             /// The id of the first item.
+            #[allow(dead_code, reason = "every id type has it; some are only counted from")]
             $vis const FIRST: Self = Self(std::num::NonZeroU32::MIN);
 
             /// The id of position `index`; `None` past the last id.

@@ -28,13 +28,13 @@
 //! the counts). The pages of a project are rendered in parallel. Output
 //! depends only on the input: no timestamps of the run, no hash-map order.
 
-pub mod export;
+pub(crate) mod export;
 pub mod html;
-pub mod pages;
-pub mod plain;
-pub mod search;
+pub(crate) mod pages;
+pub(crate) mod plain;
+pub(crate) mod search;
 pub mod site;
-pub mod views;
+pub(crate) mod views;
 
 use std::collections::BTreeMap;
 
@@ -50,31 +50,32 @@ use pages::templates::TrackEntry;
 use pages::track::{self, PageInputs};
 use pages::{fork_list, project_index, recovered};
 use search::{PageIndex, ProjectSearch, Units};
+pub(crate) use site::PageJob;
 use site::context::{self, InputPaths, PageWarnings, ProjectCtx, TrackId};
 use site::images::ImageStore;
 use site::redactor::{RedactionSite, Redactor};
-pub use site::{PageJob, Placement, RenderOptions, Sink};
+pub use site::{Placement, RenderOptions, Sink};
 
 /// What rendering a project produced besides its pages and images.
 #[derive(Debug, Default)]
-pub struct ProjectPages {
-    pub summary: ProjectSummary,
+pub(crate) struct ProjectPages {
+    pub(crate) summary: ProjectSummary,
     /// What it gives the archive-wide search index.
-    pub search: ProjectSearch,
+    pub(crate) search: ProjectSearch,
     /// Every file of the project in order (each page, then its doc file of
     /// the search index; the pages of the project index last), rendered or re-used.
-    pub pages: Vec<String>,
+    pub(crate) pages: Vec<String>,
     /// Pages rendered (the others were re-used through [`Sink::reuse_page`]).
-    pub rendered: usize,
+    pub(crate) rendered: usize,
     /// Problems met rendering pages, by page.
-    pub warnings: BTreeMap<String, Vec<String>>,
+    pub(crate) warnings: BTreeMap<String, Vec<String>>,
     /// Where `--redact` replaced secrets in strings that are not entry lines.
-    pub redactions: Vec<RedactionSite>,
+    pub(crate) redactions: Vec<RedactionSite>,
 }
 
 /// Which pages of a project a render makes anew: the build's answer, from
 /// what the previous render left (`crate::reuse`).
-pub trait Reuse: Sync {
+pub(crate) trait Reuse: Sync {
     /// For each of `pages` (of the project laid out as `ctx`): `None` when
     /// the previous render's page was put back unrendered (with its file of
     /// the search index), else the key to record it with, and what it is
@@ -86,7 +87,7 @@ pub trait Reuse: Sync {
 /// transcript (in parallel, each page independent; those `reuse` puts back
 /// from the previous render are not rendered), then the pages of the
 /// project index.
-pub fn render_project(
+pub(crate) fn render_project(
     project: &Project,
     at: &Placement<'_>,
     opts: &RenderOptions,

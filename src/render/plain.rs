@@ -4,7 +4,7 @@
 use crate::model::Tokens;
 
 /// How pages word token counts.
-pub trait TokensText {
+pub(crate) trait TokensText {
     /// A total: `1.2k in · 340 out · 1.5M cache read · 12.0k cache write`
     /// (every part, zeros too), or empty when there is none.
     fn total(&self) -> String;
@@ -31,7 +31,7 @@ impl TokensText for Tokens {
 }
 
 /// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
-pub fn cut(s: &str, max: usize) -> &str {
+pub(crate) fn cut(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }
@@ -43,7 +43,7 @@ pub fn cut(s: &str, max: usize) -> &str {
 }
 
 /// One line of at most `chars` characters: whitespace collapsed, `…` when cut.
-pub fn excerpt(s: &str, chars: usize) -> String {
+pub(crate) fn excerpt(s: &str, chars: usize) -> String {
     let mut out = String::new();
     let mut n = 0;
     for word in s.split_whitespace() {
@@ -64,7 +64,7 @@ pub fn excerpt(s: &str, chars: usize) -> String {
 }
 
 /// Whether [`excerpt`] cuts `s` at `chars` characters.
-pub fn is_cut(s: &str, chars: usize) -> bool {
+pub(crate) fn is_cut(s: &str, chars: usize) -> bool {
     let mut n = 0;
     for word in s.split_whitespace() {
         n += usize::from(n > 0) + word.chars().count();
@@ -77,19 +77,19 @@ pub fn is_cut(s: &str, chars: usize) -> bool {
 
 /// Like [`excerpt`], with the commonest Markdown marks (`` ` ``, `**`, `__`,
 /// leading `#`) removed: for one-line previews of Markdown text.
-pub fn plain_excerpt(s: &str, chars: usize) -> String {
+pub(crate) fn plain_excerpt(s: &str, chars: usize) -> String {
     let cleaned = s.replace("**", "").replace("__", "").replace('`', "");
     excerpt(cleaned.trim_start_matches(['#', ' ']), chars)
 }
 
 /// `999 B`, `1.20 kB`, `3.40 MB`: `indicatif`'s decimal units, like the
 /// transcripts' own notes (the one byte size format of cctree's output).
-pub fn human_size(bytes: usize) -> String {
+pub(crate) fn human_size(bytes: usize) -> String {
     indicatif::DecimalBytes(bytes as u64).to_string()
 }
 
 /// `950`, `12.3k`, `4.5M`.
-pub fn compact_num(n: u64) -> String {
+pub(crate) fn compact_num(n: u64) -> String {
     let f = n as f64;
     if n < 1000 {
         n.to_string()
@@ -103,7 +103,7 @@ pub fn compact_num(n: u64) -> String {
 /// The first words of a prompt's excerpt as typed, up to `chars`: a slash
 /// command as `/rename Zeta title`, a shell-mode input as `! ls`, not their
 /// tags (its reader says how: [`crate::parse::prompt::as_typed`]).
-pub fn prompt_words(text: &str, chars: usize) -> String {
+pub(crate) fn prompt_words(text: &str, chars: usize) -> String {
     plain_excerpt(&crate::parse::prompt::as_typed(text), chars)
 }
 

@@ -48,12 +48,12 @@ pub struct Groups {
 
 impl Groups {
     /// The key of the group a track belongs to.
-    pub fn key(&self, track: TrackId) -> &str {
+    pub(crate) fn key(&self, track: TrackId) -> &str {
         &self.keys[self.of(track)]
     }
 
     /// The group a track belongs to.
-    pub fn of(&self, track: TrackId) -> GroupId {
+    pub(crate) fn of(&self, track: TrackId) -> GroupId {
         match track {
             TrackId::Branch(b) => self.branch[b],
             TrackId::Agent(a) => self.agent[a],
@@ -62,7 +62,7 @@ impl Groups {
     }
 
     /// How many groups there are.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.keys.len()
     }
 
@@ -73,7 +73,7 @@ impl Groups {
     /// change when a track grows: titles, branches, fork points, labels,
     /// sessions' names). So a page of a track that grew is re-used when only
     /// later pages changed.
-    pub fn page_key(&self, ctx: &ProjectCtx<'_>, track: TrackId, page: u32, inputs: &PageInputs) -> String {
+    pub(crate) fn page_key(&self, ctx: &ProjectCtx<'_>, track: TrackId, page: u32, inputs: &PageInputs) -> String {
         let mut h = blake3::Hasher::new();
         h.update(self.structure[self.of(track)].as_bytes());
         h.update(format!("page {} {page}\n", ctx.track_dir(track)).as_bytes());
@@ -157,7 +157,7 @@ impl<'g> Units<'g> {
 
 /// Groups the tracks of a project and computes their keys; `base` covers what
 /// every page of the project depends on.
-pub fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
+pub(crate) fn groups(ctx: &ProjectCtx<'_>, base: &str) -> Groups {
     let g = ctx.graph();
     let units = Units::new(g);
     let mut dsu = merge_related(&units);

@@ -31,10 +31,10 @@ use crate::render::site::{Placement, RenderOptions};
 
 /// The first line of every Markdown export (how `cctree export` knows a
 /// file it may write over).
-pub const MARK: &str = "<!-- exported by cctree";
+pub(crate) const MARK: &str = "<!-- exported by cctree";
 
 /// Conversation `conv` of `project` as Markdown.
-pub fn conversation_md(
+pub(crate) fn conversation_md(
     project: &Project,
     conv: ConversationId,
     at: &Placement<'_>,

@@ -22,7 +22,7 @@
 //! fork-point index, then its main branch), the branches on the way to the
 //! active leaf, the other branches, then the agents.
 
-pub mod md;
+pub(crate) mod md;
 
 use std::collections::BTreeMap;
 
@@ -45,24 +45,24 @@ use crate::render::site::{Placement, RenderOptions};
 
 /// What every HTML export carries in its first bytes (how `cctree export`
 /// knows a file it may write over).
-pub const MARK: &str = "<meta name=\"generator\" content=\"cctree\">";
+pub(crate) const MARK: &str = "<meta name=\"generator\" content=\"cctree\">";
 
 /// A conversation exported: the file's bytes, and what rendering it met.
 #[derive(Debug, Default)]
-pub struct Exported {
-    pub text: String,
+pub(crate) struct Exported {
+    pub(crate) text: String,
     /// Problems met rendering pages, by page (as the site names them).
-    pub warnings: BTreeMap<String, Vec<String>>,
+    pub(crate) warnings: BTreeMap<String, Vec<String>>,
     /// Where `--redact` replaced secrets in strings that are not entry lines.
-    pub redactions: Vec<RedactionSite>,
+    pub(crate) redactions: Vec<RedactionSite>,
 }
 
 /// The `main` block of `templates/track.html`: a page of a track without the
 /// site around it (the template reads [`TrackPage`]'s fields through it).
 #[derive(Template)]
 #[template(path = "track.html", block = "main")]
-pub struct TrackSection {
-    pub page: TrackPage,
+pub(crate) struct TrackSection {
+    pub(crate) page: TrackPage,
 }
 
 impl std::ops::Deref for TrackSection {
@@ -89,27 +89,27 @@ impl From<TrackPage> for TrackSection {
 }
 
 /// A track of the conversation (a branch or an agent) as a section of the file.
-pub struct Section {
-    pub id: String,
+pub(crate) struct Section {
+    pub(crate) id: String,
     /// What the table of contents calls it (`main`, `3.2`, `agent`).
-    pub label: String,
-    pub title: String,
-    pub href: Href,
-    pub body: TrackSection,
+    pub(crate) label: String,
+    pub(crate) title: String,
+    pub(crate) href: Href,
+    pub(crate) body: TrackSection,
 }
 
 /// The file (`templates/export/conversation.html`).
 #[derive(Template)]
 #[template(path = "export/conversation.html")]
-pub struct ExportPage {
-    pub title: String,
-    pub project: String,
-    pub csp: String,
-    pub style: Html,
-    pub script: Html,
-    pub sections: Vec<Section>,
+pub(crate) struct ExportPage {
+    pub(crate) title: String,
+    pub(crate) project: String,
+    pub(crate) csp: String,
+    pub(crate) style: Html,
+    pub(crate) script: Html,
+    pub(crate) sections: Vec<Section>,
     /// The branches on the way to the active leaf (labels).
-    pub active: Vec<String>,
+    pub(crate) active: Vec<String>,
 }
 
 /// The style sheets the file carries: the site's, and the export's own.
@@ -135,7 +135,7 @@ fn csp_hash(text: &str) -> String {
 
 /// The file's Content-Security-Policy: its own style and script (by hash),
 /// `data:` images, nothing else.
-pub fn csp() -> String {
+pub(crate) fn csp() -> String {
     format!(
         "default-src 'none'; script-src {}; style-src {}; img-src data:; base-uri 'none'; form-action 'none'",
         csp_hash(SCRIPT),
@@ -144,7 +144,7 @@ pub fn csp() -> String {
 }
 
 /// Conversation `conv` of `project` as one self-contained HTML file.
-pub fn conversation_html(
+pub(crate) fn conversation_html(
     project: &Project,
     conv: ConversationId,
     at: &Placement<'_>,
@@ -209,7 +209,7 @@ fn active_path(ctx: &ProjectCtx<'_>, conv: ConversationId) -> Vec<BranchId> {
 /// The tracks of the file in reading order: the main branch, the branches on
 /// the way to the active leaf, the other branches, the agents the
 /// conversation spawned.
-pub fn tracks(ctx: &ProjectCtx<'_>, conv: ConversationId) -> Vec<TrackId> {
+pub(crate) fn tracks(ctx: &ProjectCtx<'_>, conv: ConversationId) -> Vec<TrackId> {
     let g = ctx.graph();
     let c = &g.conversations[conv];
     let mut seen = crate::id::IdVec::<BranchId, bool>::filled(false, g.branches.len());

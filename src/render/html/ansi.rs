@@ -93,12 +93,12 @@ impl Style {
 }
 
 /// Whether `s` holds escape sequences worth converting.
-pub fn has_escapes(s: &str) -> bool {
+pub(crate) fn has_escapes(s: &str) -> bool {
     s.contains('\u{1b}')
 }
 
 /// Terminal text → escaped HTML with colour spans (no surrounding `<pre>`).
-pub fn to_html(s: &str) -> Html {
+pub(crate) fn to_html(s: &str) -> Html {
     Html::trusted(convert(s))
 }
 

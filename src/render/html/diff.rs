@@ -22,7 +22,7 @@ enum Op {
 }
 
 /// A line diff of two texts.
-pub fn diff_html(old: &str, new: &str) -> Html {
+pub(crate) fn diff_html(old: &str, new: &str) -> Html {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
     let mut out = String::with_capacity(old.len() + new.len() + 64);
@@ -39,7 +39,7 @@ pub fn diff_html(old: &str, new: &str) -> Html {
 }
 
 /// A patch the client recorded (hunks of ` `/`-`/`+` prefixed lines).
-pub fn patch_html(hunks: &[Hunk<'_>]) -> Html {
+pub(crate) fn patch_html(hunks: &[Hunk<'_>]) -> Html {
     let mut out = String::from("<pre class=\"diff\">");
     for h in hunks {
         let _ = write!(

@@ -19,8 +19,8 @@
 //! and newline: a line break is `\n` (`\r\n` and a lone `\r` become `\n`, as
 //! an HTML parser reads them).
 
-pub mod ansi;
-pub mod diff;
+pub(crate) mod ansi;
+pub(crate) mod diff;
 pub mod highlight;
 pub mod markdown;
 

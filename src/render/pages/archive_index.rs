@@ -13,7 +13,7 @@ use crate::render::site::urls::{Root, href};
 
 /// The archive index of the projects `projects` (rendered or re-used); its
 /// canonical link under `--base-url`.
-pub fn index_html(projects: &[&ProjectSummary], opts: &RenderOptions) -> Result<String> {
+pub(crate) fn index_html(projects: &[&ProjectSummary], opts: &RenderOptions) -> Result<String> {
     let mut page = index_page(projects);
     page.root = page.root.with_canonical(opts.canonical("index.html"));
     Ok(page.render()?)

@@ -21,34 +21,34 @@ use crate::render::site::urls::{Href, Root, page_count, sibling_page};
 /// One page of a fork's list.
 #[derive(Template)]
 #[template(path = "forks.html")]
-pub struct ForkListPage {
-    pub root: Root,
-    pub title: String,
-    pub crumbs: Vec<Crumb>,
-    pub heading: String,
+pub(crate) struct ForkListPage {
+    pub(crate) root: Root,
+    pub(crate) title: String,
+    pub(crate) crumbs: Vec<Crumb>,
+    pub(crate) heading: String,
     /// The fork's message number, and its landmark.
-    pub number: u32,
-    pub fork: Href,
-    pub total: usize,
+    pub(crate) number: u32,
+    pub(crate) fork: Href,
+    pub(crate) total: usize,
     /// Which of all this page lists (1-based).
-    pub first: usize,
-    pub last: usize,
-    pub rows: Vec<ForkListRow>,
-    pub pager: Pager,
+    pub(crate) first: usize,
+    pub(crate) last: usize,
+    pub(crate) rows: Vec<ForkListRow>,
+    pub(crate) pager: Pager,
 }
 
 /// A branch in a fork's list.
-pub struct ForkListRow {
-    pub label: String,
-    pub words: String,
-    pub href: Href,
-    pub messages: u32,
-    pub last: Time,
-    pub active: bool,
+pub(crate) struct ForkListRow {
+    pub(crate) label: String,
+    pub(crate) words: String,
+    pub(crate) href: Href,
+    pub(crate) messages: u32,
+    pub(crate) last: Time,
+    pub(crate) active: bool,
 }
 
 /// Page `page` of the list of fork `fork`.
-pub fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<ForkListPage> {
+pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<ForkListPage> {
     let g = ctx.graph();
     let fp = g.fork_at(fork)?;
     let conv = g.node(fork).conversation?;

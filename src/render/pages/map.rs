@@ -36,52 +36,52 @@ const PAD: u32 = 12;
 
 /// A conversation's map, as `templates/_map.html` draws it.
 #[derive(Debug, Hash)]
-pub struct MapView {
+pub(crate) struct MapView {
     /// Height of the drawing, and of a row, in px.
-    pub height: u32,
-    pub row_h: u32,
+    pub(crate) height: u32,
+    pub(crate) row_h: u32,
     /// Where the rows' text starts (right of the widest lane).
-    pub text_x: u32,
-    pub rows: Vec<MapRow>,
-    pub edges: Vec<MapEdge>,
+    pub(crate) text_x: u32,
+    pub(crate) rows: Vec<MapRow>,
+    pub(crate) edges: Vec<MapEdge>,
     /// Prompts and branches of the conversation (for the caption).
-    pub prompts: u32,
-    pub branches: usize,
+    pub(crate) prompts: u32,
+    pub(crate) branches: usize,
     /// Branches and forks left out (past [`MAP_ROWS`] or [`MAP_FANOUT`]).
-    pub omitted: usize,
+    pub(crate) omitted: usize,
 }
 
 /// One row: a node and its label.
 #[derive(Debug, Hash)]
-pub struct MapRow {
+pub(crate) struct MapRow {
     /// `head` (first prompt of a branch), `prompt`, `run`, `fork`,
     /// `compaction` (`compaction from`, `compaction up_to`, `compaction
     /// micro` for the other kinds), `agent`, `leaf` or `more`.
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// Centre of the node, in px.
-    pub x: u32,
-    pub y: u32,
+    pub(crate) x: u32,
+    pub(crate) y: u32,
     /// On the active track.
-    pub on: bool,
+    pub(crate) on: bool,
     /// The active leaf.
-    pub active_leaf: bool,
-    pub href: Href,
+    pub(crate) active_leaf: bool,
+    pub(crate) href: Href,
     /// `#12`, `12.2`, `#14–#37`: what the row is called.
-    pub label: String,
-    pub text: String,
+    pub(crate) label: String,
+    pub(crate) text: String,
 }
 
 /// A stroke between two rows: down the lane of `x1`, then (for a branch
 /// leaving a fork) a bend into the lane of `x2`.
 #[derive(Debug, Hash)]
-pub struct MapEdge {
-    pub x1: u32,
-    pub y1: u32,
+pub(crate) struct MapEdge {
+    pub(crate) x1: u32,
+    pub(crate) y1: u32,
     /// Where the bend starts (`y2` when the edge is straight).
-    pub ym: u32,
-    pub x2: u32,
-    pub y2: u32,
-    pub on: bool,
+    pub(crate) ym: u32,
+    pub(crate) x2: u32,
+    pub(crate) y2: u32,
+    pub(crate) on: bool,
 }
 
 /// What to draw next: the nodes of branch `branch` from position `from`, in
@@ -151,7 +151,7 @@ struct Builder<'a, 'c> {
 }
 
 /// The map of conversation `c`, for its page `track` in `dir`.
-pub fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: TrackId) -> MapView {
+pub(crate) fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: TrackId) -> MapView {
     let forks = c.fork_points.iter().enumerate().map(|(i, f)| (f.node, i)).collect();
     let view = MapView {
         height: 0,

@@ -23,32 +23,32 @@ use crate::render::site::urls::Href;
 
 /// One row of the outline (flattened; `depth` gives the nesting).
 #[derive(Debug, Clone, Hash)]
-pub struct OutlineRow {
+pub(crate) struct OutlineRow {
     /// `first`, `fork` or `branch`.
-    pub kind: &'static str,
-    pub depth: u32,
-    pub label: String,
-    pub text: String,
+    pub(crate) kind: &'static str,
+    pub(crate) depth: u32,
+    pub(crate) label: String,
+    pub(crate) text: String,
     /// Where the row is read: on this page when the conversation page shows
     /// it (the active track), else on the branch's own page.
-    pub href: Href,
+    pub(crate) href: Href,
     /// The link of the label: a branch's own page (for a `.1` row, its
     /// place on the page of the track it continues), whatever is active.
-    pub page: Href,
+    pub(crate) page: Href,
     /// The branch's summary, if it has one.
-    pub title: String,
-    pub messages: u32,
+    pub(crate) title: String,
+    pub(crate) messages: u32,
     /// The last activity.
-    pub last: Time,
-    pub active: bool,
+    pub(crate) last: Time,
+    pub(crate) active: bool,
     /// A `.1` row: the track the fork is on, continuing.
-    pub continues: bool,
+    pub(crate) continues: bool,
     /// A branch in a session written by `cctree fork`.
-    pub own_fork: bool,
+    pub(crate) own_fork: bool,
 }
 
 /// The outline of a conversation, for its page `track` (in `from_dir`).
-pub fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, track: TrackId) -> Vec<OutlineRow> {
+pub(crate) fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, track: TrackId) -> Vec<OutlineRow> {
     let g = p.graph();
     let e = p.entries();
     let active: FxHashSet<NodeId> = g.ancestry(g.branches[c.active_branch].leaf).into_iter().collect();
@@ -259,7 +259,7 @@ fn fork_text(fp: &ForkPoint, words: &str) -> String {
 
 /// The text of the message a fork point belongs to: the last counted item
 /// at or before item `ix` that has any text.
-pub fn turn_text(p: &ProjectCtx<'_>, lay: &crate::render::site::layout::TrackLayout, ix: usize) -> String {
+pub(crate) fn turn_text(p: &ProjectCtx<'_>, lay: &crate::render::site::layout::TrackLayout, ix: usize) -> String {
     let g = p.graph();
     let e = p.entries();
     let end = (ix + 1).min(lay.items.len());

@@ -23,7 +23,7 @@ use crate::render::views::page_state::PageCtx;
 fn unknown_entries(ctx: &ProjectCtx<'_>) -> (Vec<Block>, usize) {
     let unknown: Vec<&crate::parse::Entry> =
         ctx.entries().iter().filter(|e| e.kind.is_unknown() && !e.is_node()).collect();
-    let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
+    let mut pcx = PageCtx::new(ctx, &ctx.dir);
     let shown = unknown
         .iter()
         .take(UNKNOWN_ENTRIES)
@@ -40,21 +40,21 @@ fn unknown_entries(ctx: &ProjectCtx<'_>) -> (Vec<Block>, usize) {
 /// Messages queued in sessions that hold no node (so no line to show them
 /// on): those of the page starting at row `at`.
 fn unplaced_queued(ctx: &ProjectCtx<'_>, at: usize) -> Vec<Vec<Block>> {
-    let mut pcx = PageCtx::new(ctx, &ctx.dir, None);
+    let mut pcx = PageCtx::new(ctx, &ctx.dir);
     let queued = ctx.graph().unplaced_queued.iter().skip(at).take(LISTED_PER_PAGE);
     queued.map(|&q| crate::render::views::message::queued_view(&mut pcx, q).body).collect()
 }
 
 /// Token totals of a conversation's turns (every branch, sub-agents not
 /// included): see [`turn_tokens`].
-pub fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> Tokens {
+pub(crate) fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> Tokens {
     let g = ctx.graph();
     turn_tokens(ctx, c.branches.iter().flat_map(|&b| g.branches[b].nodes.iter().copied()))
 }
 
 /// Token totals of the whole project: every assistant turn of every
 /// transcript (conversations, fragments, sub-agents and side agents).
-pub fn project_tokens(ctx: &ProjectCtx<'_>) -> Tokens {
+pub(crate) fn project_tokens(ctx: &ProjectCtx<'_>) -> Tokens {
     turn_tokens(ctx, ctx.graph().nodes.ids())
 }
 
@@ -116,7 +116,7 @@ enum Row {
 }
 
 impl ProjectIndex {
-    pub fn new(ctx: &ProjectCtx<'_>) -> ProjectIndex {
+    pub(crate) fn new(ctx: &ProjectCtx<'_>) -> ProjectIndex {
         let g = ctx.graph();
         let (fragments, convs): (Vec<ConversationId>, Vec<ConversationId>) =
             g.conversations.ids().partition(|i| g.conversations[*i].is_fragment);
@@ -149,17 +149,17 @@ impl ProjectIndex {
     }
 
     /// How many pages the index takes (at least one).
-    pub fn pages(&self) -> u32 {
+    pub(crate) fn pages(&self) -> u32 {
         self.pages
     }
 
     /// Page `page`'s path (0-based), relative to the site root.
-    pub fn path(ctx: &ProjectCtx<'_>, page: u32) -> String {
+    pub(crate) fn path(ctx: &ProjectCtx<'_>, page: u32) -> String {
         format!("{}{}", ctx.dir, page_file(page))
     }
 
     /// Page `page` (0-based) of the project index.
-    pub fn page(&self, ctx: &ProjectCtx<'_>, page: u32) -> ProjectPage {
+    pub(crate) fn page(&self, ctx: &ProjectCtx<'_>, page: u32) -> ProjectPage {
         let dir = ctx.dir.as_str();
         let g = ctx.graph();
         let at = page as usize * LISTED_PER_PAGE;

@@ -16,7 +16,7 @@ struct Sitemap {
 }
 
 /// `sitemap.xml` listing `pages` (paths in the site), sorted.
-pub fn sitemap_xml<'a>(base: &BaseUrl, pages: impl IntoIterator<Item = &'a str>) -> Result<String> {
+pub(crate) fn sitemap_xml<'a>(base: &BaseUrl, pages: impl IntoIterator<Item = &'a str>) -> Result<String> {
     let mut urls: Vec<Href> = pages.into_iter().map(|p| base.page(p)).collect();
     urls.sort();
     urls.dedup();
@@ -24,7 +24,7 @@ pub fn sitemap_xml<'a>(base: &BaseUrl, pages: impl IntoIterator<Item = &'a str>)
 }
 
 /// `robots.txt`: everything may be crawled; where the sitemap is.
-pub fn robots_txt(base: &BaseUrl) -> String {
+pub(crate) fn robots_txt(base: &BaseUrl) -> String {
     format!("User-agent: *\nAllow: /\nSitemap: {}\n", base.page("sitemap.xml"))
 }
 

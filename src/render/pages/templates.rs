@@ -4,7 +4,7 @@
 
 use askama::Template;
 
-pub use crate::render::views::time::Time;
+pub(crate) use crate::render::views::time::Time;
 
 use crate::render::html::{filters, view_enum};
 use crate::render::pages::map::MapView;
@@ -15,9 +15,9 @@ use crate::render::views::message::{ForkNote, MessageView};
 
 /// A breadcrumb link.
 #[derive(Debug, Clone, Hash)]
-pub struct Crumb {
-    pub label: String,
-    pub href: Href,
+pub(crate) struct Crumb {
+    pub(crate) label: String,
+    pub(crate) href: Href,
 }
 
 /// The projects of one agent on the archive index.
@@ -39,21 +39,21 @@ pub struct ProjectRow {
     pub messages: u64,
     pub last: Time,
     /// Token totals (empty when none were recorded).
-    pub tokens: String,
+    pub(crate) tokens: String,
 }
 
 /// A conversation on a project page.
 #[derive(Debug, Clone)]
-pub struct ConvRow {
-    pub title: String,
-    pub href: Href,
-    pub first_prompt: String,
-    pub started: Time,
-    pub last: Time,
-    pub messages: u32,
-    pub branches: usize,
-    pub forks: usize,
-    pub tokens: String,
+pub(crate) struct ConvRow {
+    pub(crate) title: String,
+    pub(crate) href: Href,
+    pub(crate) first_prompt: String,
+    pub(crate) started: Time,
+    pub(crate) last: Time,
+    pub(crate) messages: u32,
+    pub(crate) branches: usize,
+    pub(crate) forks: usize,
+    pub(crate) tokens: String,
     /// Sessions written by `cctree fork` from this conversation.
     pub cctree_forks: usize,
     /// Only cctree's archive still holds it (the client deleted its transcripts).
@@ -81,32 +81,32 @@ pub enum Listed {
 
 /// An agent transcript on a project page.
 #[derive(Debug, Clone)]
-pub struct AgentRow {
-    pub title: String,
-    pub href: Href,
-    pub kind: String,
-    pub messages: u32,
-    pub started: Time,
+pub(crate) struct AgentRow {
+    pub(crate) title: String,
+    pub(crate) href: Href,
+    pub(crate) kind: String,
+    pub(crate) messages: u32,
+    pub(crate) started: Time,
     /// Link to the spawning call, if known.
-    pub spawn: Option<Href>,
+    pub(crate) spawn: Option<Href>,
 }
 
 /// A numbered page link.
 #[derive(Debug, Clone, Hash)]
-pub struct PageLink {
-    pub n: u32,
-    pub href: Href,
-    pub current: bool,
+pub(crate) struct PageLink {
+    pub(crate) n: u32,
+    pub(crate) href: Href,
+    pub(crate) current: bool,
     /// Pages are skipped before this one (shown as `…`).
-    pub gap: bool,
+    pub(crate) gap: bool,
 }
 
 /// Prev/next and page list of a paginated track or index.
 #[derive(Debug, Clone, Default, Hash)]
-pub struct Pager {
-    pub pages: Vec<PageLink>,
-    pub prev: Option<Href>,
-    pub next: Option<Href>,
+pub(crate) struct Pager {
+    pub(crate) pages: Vec<PageLink>,
+    pub(crate) prev: Option<Href>,
+    pub(crate) next: Option<Href>,
 }
 
 impl Pager {
@@ -117,7 +117,7 @@ impl Pager {
     /// pages, and those within [`Pager::AROUND`] of the current one, with a
     /// gap where pages are skipped, so that a pager's size does not grow with
     /// the number of pages. `href` links page `n`.
-    pub fn window(pages: u32, cur: u32, href: impl Fn(u32) -> Href) -> Pager {
+    pub(crate) fn window(pages: u32, cur: u32, href: impl Fn(u32) -> Href) -> Pager {
         let mut links = Vec::new();
         let mut prev_shown: Option<u32> = None;
         let around = cur.saturating_sub(Self::AROUND)..=cur.saturating_add(Self::AROUND).min(pages.saturating_sub(1));
@@ -139,22 +139,22 @@ impl Pager {
 
 /// Which rows of a list a page shows (1-based, inclusive) of how many.
 #[derive(Debug, Clone, Copy)]
-pub struct Shown {
-    pub first: usize,
-    pub last: usize,
-    pub total: usize,
+pub(crate) struct Shown {
+    pub(crate) first: usize,
+    pub(crate) last: usize,
+    pub(crate) total: usize,
 }
 
 /// A label and value in a page's fact list.
 #[derive(Debug, Hash)]
-pub struct Fact {
-    pub label: String,
-    pub value: FactValue,
+pub(crate) struct Fact {
+    pub(crate) label: String,
+    pub(crate) value: FactValue,
 }
 
 /// What a fact says.
 #[derive(Debug, Hash)]
-pub enum FactValue {
+pub(crate) enum FactValue {
     Text(String),
     Time(Time),
     /// Sessions, in order (` → `).
@@ -165,46 +165,46 @@ pub enum FactValue {
 
 /// A session written by `cctree fork` from a conversation, and where.
 #[derive(Debug, Hash)]
-pub struct CctreeFork {
-    pub session: String,
+pub(crate) struct CctreeFork {
+    pub(crate) session: String,
     /// `#12` (or `a message`, when it is not shown).
-    pub at: String,
-    pub href: Option<Href>,
+    pub(crate) at: String,
+    pub(crate) href: Option<Href>,
 }
 
 /// Where a branch forked from (the head of a branch page).
 #[derive(Debug, Hash)]
-pub struct ForkedFrom {
-    pub href: Href,
+pub(crate) struct ForkedFrom {
+    pub(crate) href: Href,
     /// The message number of the fork point.
-    pub number: u32,
+    pub(crate) number: u32,
     /// `the main branch`, `branch 12.2`.
-    pub parent: String,
-    pub active: bool,
-    pub own_fork: bool,
+    pub(crate) parent: String,
+    pub(crate) active: bool,
+    pub(crate) own_fork: bool,
 }
 
 /// What the conversation page shows (a conversation with forks): the
 /// active track (the active line readers see), from the first message to the active leaf.
 #[derive(Debug, Hash)]
-pub struct ActiveTrack {
+pub(crate) struct ActiveTrack {
     /// The label of the branch it ends on (`15.2`, `main`).
-    pub label: String,
+    pub(crate) label: String,
     /// That branch's own page.
-    pub page: Href,
+    pub(crate) page: Href,
     /// The number of its last message.
-    pub last: u32,
+    pub(crate) last: u32,
     /// How many other branches the conversation has.
-    pub others: usize,
+    pub(crate) others: usize,
 }
 
 /// The page of a main branch (in a conversation with forks).
 #[derive(Debug, Hash)]
-pub struct MainBranch {
+pub(crate) struct MainBranch {
     /// The conversation page (the active track).
-    pub conversation: Href,
+    pub(crate) conversation: Href,
     /// It is the active branch.
-    pub active: bool,
+    pub(crate) active: bool,
 }
 
 #[derive(Template)]
@@ -219,7 +219,7 @@ pub struct IndexPage {
     pub groups: Vec<AgentGroup>,
     pub totals: String,
     /// The archive's token totals (empty when none were recorded).
-    pub tokens: String,
+    pub(crate) tokens: String,
 }
 
 #[derive(Template)]
@@ -236,20 +236,20 @@ pub struct ProjectPage {
     pub conversations: usize,
     pub recovered: usize,
     /// The project's token totals, sub-agents included (empty when none).
-    pub tokens: String,
-    pub fragments: Vec<ConvRow>,
+    pub(crate) tokens: String,
+    pub(crate) fragments: Vec<ConvRow>,
     /// This page's sub-agent transcripts, and which of all they are.
-    pub agents: Vec<AgentRow>,
-    pub agent_count: Shown,
-    pub others: Vec<AgentRow>,
+    pub(crate) agents: Vec<AgentRow>,
+    pub(crate) agent_count: Shown,
+    pub(crate) others: Vec<AgentRow>,
     /// Metadata entries of unknown types, as collapsed JSON.
-    pub unknown: Vec<Block>,
+    pub(crate) unknown: Vec<Block>,
     /// Unknown entries not shown past the first ones.
-    pub unknown_more: usize,
+    pub(crate) unknown_more: usize,
     /// Messages queued in sessions that hold no conversation, each its blocks.
-    pub queued: Vec<Vec<Block>>,
+    pub(crate) queued: Vec<Vec<Block>>,
     /// The index's pages.
-    pub pager: Pager,
+    pub(crate) pager: Pager,
 }
 
 /// A page of a session recovered from the prompt history.
@@ -276,14 +276,14 @@ pub struct RecoveredPage {
 /// branch, or an agent transcript.
 #[derive(Template)]
 #[template(path = "track.html")]
-pub struct TrackPage {
+pub(crate) struct TrackPage {
     /// Everything above and below its messages (its fields are read
     /// through it by the template).
-    pub head: TrackHead,
+    pub(crate) head: TrackHead,
     /// The messages before the fork (the first page of a branch), shown
     /// out of place: without anchors.
-    pub context: Vec<MessageView>,
-    pub messages: Vec<TrackEntry>,
+    pub(crate) context: Vec<MessageView>,
+    pub(crate) messages: Vec<TrackEntry>,
 }
 
 impl std::ops::Deref for TrackPage {
@@ -302,24 +302,24 @@ impl std::ops::DerefMut for TrackPage {
 /// A page of a track without its messages: title, crumbs, facts, where it
 /// forked from or who spawned it, the map and fork-point index, the pager.
 #[derive(Debug, Hash)]
-pub struct TrackHead {
-    pub root: Root,
-    pub title: String,
-    pub crumbs: Vec<Crumb>,
+pub(crate) struct TrackHead {
+    pub(crate) root: Root,
+    pub(crate) title: String,
+    pub(crate) crumbs: Vec<Crumb>,
     /// `conversation`, `branch` or `agent`.
-    pub kind: &'static str,
-    pub heading: String,
-    pub subheading: String,
-    pub facts: Vec<Fact>,
+    pub(crate) kind: &'static str,
+    pub(crate) heading: String,
+    pub(crate) subheading: String,
+    pub(crate) facts: Vec<Fact>,
     /// A branch page: where it forked from.
-    pub forked_from: Option<ForkedFrom>,
+    pub(crate) forked_from: Option<ForkedFrom>,
     /// An agent page: the tool call that spawned it.
-    pub spawned_by: Option<Href>,
-    pub outline: Vec<OutlineRow>,
+    pub(crate) spawned_by: Option<Href>,
+    pub(crate) outline: Vec<OutlineRow>,
     /// The conversation's map (its first page).
-    pub map: Option<MapView>,
+    pub(crate) map: Option<MapView>,
     /// The conversation page of a conversation with forks (first page).
-    pub active: Option<ActiveTrack>,
+    pub(crate) active: Option<ActiveTrack>,
     /// A main branch's page (in a conversation with forks).
     pub main_branch: Option<MainBranch>,
     /// Only cctree's archive still holds the conversation.
@@ -329,7 +329,7 @@ pub struct TrackHead {
 
 impl TrackEntry {
     /// The message, if it is one.
-    pub fn message(&self) -> Option<&MessageView> {
+    pub(crate) fn message(&self) -> Option<&MessageView> {
         match self {
             TrackEntry::Message(m) => Some(m),
             TrackEntry::Fork(_) | TrackEntry::Branch(_) => None,
@@ -341,23 +341,23 @@ impl TrackEntry {
 /// (`ProjectCtx::group_short_branches`): its label, anchor and facts.
 #[derive(Debug, Clone, Hash, Template)]
 #[template(path = "blocks/branch_head.html")]
-pub struct BranchHead {
+pub(crate) struct BranchHead {
     /// `b-<first uuid>`: where links to the branch land.
-    pub id: String,
-    pub label: String,
-    pub messages: u32,
-    pub last: Time,
-    pub active: bool,
-    pub own_fork: bool,
+    pub(crate) id: String,
+    pub(crate) label: String,
+    pub(crate) messages: u32,
+    pub(crate) last: Time,
+    pub(crate) active: bool,
+    pub(crate) own_fork: bool,
     /// The fork's number and landmark.
-    pub number: u32,
-    pub fork: Href,
+    pub(crate) number: u32,
+    pub(crate) fork: Href,
 }
 
 view_enum! {
     /// What a track page lists: its messages, and the landmarks between them.
     #[derive(Debug)]
-    pub enum TrackEntry {
+    pub(crate) enum TrackEntry {
         Message(MessageView),
         /// Where the track forks, after the message of the fork point.
         Fork(ForkNote),

@@ -42,14 +42,14 @@ pub(crate) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<Conversation
 /// a function of these and of what their entries say ([`ItemInputs`]), so
 /// their hash keys it (`crate::reuse`).
 #[derive(Debug, Hash)]
-pub struct PageInputs {
-    pub head: TrackHead,
-    pub context: Vec<ItemInputs>,
-    pub sections: Vec<(Option<BranchHead>, Vec<ItemInputs>)>,
+pub(crate) struct PageInputs {
+    pub(crate) head: TrackHead,
+    pub(crate) context: Vec<ItemInputs>,
+    pub(crate) sections: Vec<(Option<BranchHead>, Vec<ItemInputs>)>,
 }
 
 /// The inputs of page `page` of a track.
-pub fn page_inputs(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> PageInputs {
+pub(crate) fn page_inputs(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> PageInputs {
     let dir = ctx.track_dir(track);
     let shared = shared_branches(ctx, track);
     let items_of = |t: TrackId, page: u32| {
@@ -76,9 +76,9 @@ pub(crate) fn track_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
 }
 
 /// Page `page` of a track, from its inputs.
-pub fn render_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, inputs: PageInputs) -> TrackPage {
+pub(crate) fn render_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, inputs: PageInputs) -> TrackPage {
     let dir = ctx.track_dir(track);
-    let mut pcx = PageCtx::new(ctx, dir, Some(track));
+    let mut pcx = PageCtx::new(ctx, dir);
     pcx.page = page;
     let mut messages = Vec::new();
     for (head, items) in &inputs.sections {
@@ -90,7 +90,7 @@ pub fn render_page(ctx: &ProjectCtx<'_>, track: TrackId, page: u32, inputs: Page
         }
     }
     // The messages before the fork: shown out of place, with allowances of their own.
-    let mut pcx = PageCtx::new(ctx, dir, None);
+    let mut pcx = PageCtx::new(ctx, dir);
     let context = inputs.context.iter().map(|it| render_item(&mut pcx, it)).collect();
     TrackPage { head: inputs.head, context, messages }
 }

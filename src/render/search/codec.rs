@@ -5,7 +5,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
 /// Appends `v` as a LEB128 varint (7 bits a byte, low bits first).
-pub fn put(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v.to_le_bytes()[0] & 0x7f) | 0x80);
         v >>= 7;
@@ -17,17 +17,17 @@ pub fn put(out: &mut Vec<u8>, mut v: u64) {
 /// (units, pages, docs of a page, terms) is numbered by the graph's `u32`
 /// ids or is smaller, so this never saturates in practice; if it did, a
 /// search would miss, nothing would break.
-pub fn n32(n: usize) -> u32 {
+pub(crate) fn n32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// Reads a varint that gives a length, as a `usize`.
-pub fn get_len(bytes: &[u8], at: &mut usize) -> Option<usize> {
+pub(crate) fn get_len(bytes: &[u8], at: &mut usize) -> Option<usize> {
     usize::try_from(get(bytes, at)?).ok()
 }
 
 /// The slice of `len` bytes at `*at`, moving past it; `None` past the end.
-pub fn take<'a>(bytes: &'a [u8], at: &mut usize, len: usize) -> Option<&'a [u8]> {
+pub(crate) fn take<'a>(bytes: &'a [u8], at: &mut usize, len: usize) -> Option<&'a [u8]> {
     let end = at.checked_add(len)?;
     let part = bytes.get(*at..end)?;
     *at = end;
@@ -36,7 +36,7 @@ pub fn take<'a>(bytes: &'a [u8], at: &mut usize, len: usize) -> Option<&'a [u8]>
 
 /// Reads a varint at `*at`, moving past it; `None` past the end or on an
 /// overlong one.
-pub fn get(bytes: &[u8], at: &mut usize) -> Option<u64> {
+pub(crate) fn get(bytes: &[u8], at: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at)?;
@@ -52,27 +52,27 @@ pub fn get(bytes: &[u8], at: &mut usize) -> Option<u64> {
 /// Writes an ascending sequence as gaps: the first value as it is, each
 /// next as its distance to the previous minus one.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Gaps(Option<u64>);
+pub(crate) struct Gaps(Option<u64>);
 
 impl Gaps {
-    pub fn new() -> Gaps {
+    pub(crate) fn new() -> Gaps {
         Gaps(None)
     }
 
     /// Appends `v` (greater than the previous value).
-    pub fn put(&mut self, out: &mut Vec<u8>, v: u64) {
+    pub(crate) fn put(&mut self, out: &mut Vec<u8>, v: u64) {
         put(out, self.0.map_or(v, |p| v - p - 1));
         self.0 = Some(v);
     }
 }
 
 /// One unit's pages of one term, decoded: each page's number and its docs.
-pub type Pages = Vec<(u64, Vec<u64>)>;
+pub(crate) type Pages = Vec<(u64, Vec<u64>)>;
 
 /// Decodes a unit's part of a posting list (for each page: its number as a
 /// gap, the count of its docs less one, the docs as gaps); `None` when it
 /// is not one.
-pub fn decode_pages(part: &[u8]) -> Option<Pages> {
+pub(crate) fn decode_pages(part: &[u8]) -> Option<Pages> {
     let (mut at, mut out, mut page) = (0, Vec::new(), None::<u64>);
     while at < part.len() {
         let gap = get(part, &mut at)?;
@@ -100,7 +100,7 @@ pub fn decode_pages(part: &[u8]) -> Option<Pages> {
 
 /// Encodes pages as [`decode_pages`] reads them (in ascending page order,
 /// each with its docs ascending).
-pub fn encode_pages(pages: &[(u64, Vec<u64>)]) -> Vec<u8> {
+pub(crate) fn encode_pages(pages: &[(u64, Vec<u64>)]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut q = Gaps::new();
     for (page, docs) in pages {
@@ -114,11 +114,11 @@ pub fn encode_pages(pages: &[(u64, Vec<u64>)]) -> Vec<u8> {
     out
 }
 
-pub fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     STANDARD.encode(bytes)
 }
 
-pub fn unbase64(s: &str) -> Option<Vec<u8>> {
+pub(crate) fn unbase64(s: &str) -> Option<Vec<u8>> {
     STANDARD.decode(s).ok()
 }
 
@@ -126,7 +126,7 @@ pub fn unbase64(s: &str) -> Option<Vec<u8>> {
 /// `CCTREE_SEARCH[id]`. Loaded as a `<script>` (so from `file://` too), it
 /// runs nothing. `<`, `>` and the JavaScript line separators are escaped, so
 /// nothing in the data can end the script or start markup.
-pub fn script(id: &str, json: &str) -> String {
+pub(crate) fn script(id: &str, json: &str) -> String {
     let mut s = String::with_capacity(json.len() + id.len() + 64);
     s.push_str(PREFIX);
     s.push_str(&crate::json::write(id));
@@ -147,7 +147,7 @@ pub fn script(id: &str, json: &str) -> String {
 const PREFIX: &str = "(self.CCTREE_SEARCH=self.CCTREE_SEARCH||{})[";
 
 /// The id and the JSON of a file written by [`script`].
-pub fn unscript(file: &str) -> Option<(String, &str)> {
+pub(crate) fn unscript(file: &str) -> Option<(String, &str)> {
     let rest = file.strip_prefix(PREFIX)?;
     let (id, json) = rest.split_once("]=")?;
     Some((crate::json::read(id)?, json.trim_end().strip_suffix(';')?))

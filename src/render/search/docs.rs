@@ -32,29 +32,29 @@ use crate::render::views::message::MessageView;
 /// encoded (see [`super::index`]: the part of a posting list after the
 /// unit's number).
 #[derive(Debug, Default)]
-pub struct UnitIndex {
-    pub entry: UnitEntry,
-    pub postings: Vec<(Box<str>, Vec<u8>)>,
+pub(crate) struct UnitIndex {
+    pub(crate) entry: UnitEntry,
+    pub(crate) postings: Vec<(Box<str>, Vec<u8>)>,
     /// Its pages that were re-used (paths): their postings are in the
     /// previous index, and join those of the pages rendered.
-    pub kept: Vec<String>,
+    pub(crate) kept: Vec<String>,
 }
 
 /// What rendering a project gives the search index.
 #[derive(Debug, Default)]
-pub struct ProjectSearch {
+pub(crate) struct ProjectSearch {
     /// The units some of whose pages were rendered.
-    pub fresh: Vec<UnitIndex>,
+    pub(crate) fresh: Vec<UnitIndex>,
     /// The keys of the units whose pages were re-used: what they contribute
     /// is in the previous index.
-    pub reused: Vec<String>,
+    pub(crate) reused: Vec<String>,
     /// Bytes of text the fresh units' pages gave the index.
-    pub text_bytes: u64,
+    pub(crate) text_bytes: u64,
 }
 
 /// The file holding the docs of page `page` (0-based) of a track, beside the
 /// page: `search-1.js` for `index.html`, `search-N.js` for `page-N.html`.
-pub fn doc_file(page: u32) -> String {
+pub(crate) fn doc_file(page: u32) -> String {
     format!("search-{}.js", page + 1)
 }
 
@@ -74,7 +74,7 @@ struct Doc {
 
 /// What the index takes from one page: its docs in page order and their terms.
 #[derive(Debug, Default)]
-pub struct PageIndex {
+pub(crate) struct PageIndex {
     docs: Vec<Doc>,
     /// Each term with the docs holding it (ascending), in no particular order.
     terms: Vec<(Box<str>, Vec<u32>)>,
@@ -86,7 +86,7 @@ impl PageIndex {
     /// The docs and terms of a page's messages: a message with an anchor is a
     /// doc; one without (typed while Claude worked) joins the doc before it,
     /// as it is shown after it; one without text is none.
-    pub fn of<'m>(messages: impl IntoIterator<Item = &'m MessageView>) -> PageIndex {
+    pub(crate) fn of<'m>(messages: impl IntoIterator<Item = &'m MessageView>) -> PageIndex {
         let mut sink = DocSink::default();
         let mut docs: Vec<Doc> = Vec::new();
         for m in messages {
@@ -109,7 +109,7 @@ impl PageIndex {
 
     /// The doc file of the page (see [`doc_file`]): each doc as
     /// `[anchor, role, number (0: none), excerpt]`.
-    pub fn doc_script(&self, path: &str) -> String {
+    pub(crate) fn doc_script(&self, path: &str) -> String {
         let docs: Vec<(&str, &str, u32, &str)> =
             self.docs.iter().map(|d| (d.anchor.as_str(), d.role.as_str(), d.number, d.excerpt.as_str())).collect();
         #[derive(Serialize)]
@@ -224,7 +224,7 @@ fn push_collapsed(out: &mut String, text: &str, cap: usize) -> usize {
 type Encoding = (Gaps, Vec<u8>);
 
 /// The units of a project, and where each page of each track goes.
-pub struct Units {
+pub(crate) struct Units {
     entries: Vec<UnitEntry>,
     /// The text of each unit's doc 0 (its title and its branches' titles).
     titles: Vec<String>,
@@ -240,7 +240,7 @@ pub struct Units {
 }
 
 impl Units {
-    pub fn of(ctx: &ProjectCtx<'_>) -> Units {
+    pub(crate) fn of(ctx: &ProjectCtx<'_>) -> Units {
         let g = ctx.graph();
         let mut u = Units {
             entries: Vec::new(),
@@ -334,17 +334,12 @@ impl Units {
     }
 
     /// The unit a track's docs belong to.
-    pub fn unit(&self, track: TrackId) -> u32 {
+    pub(crate) fn unit(&self, track: TrackId) -> u32 {
         match track {
             TrackId::Branch(b) => self.branch_unit[b],
             TrackId::Agent(a) => self.agent_unit[a],
             TrackId::Active(c) => self.conv_unit[c],
         }
-    }
-
-    /// How many units there are.
-    pub fn count(&self) -> usize {
-        self.entries.len()
     }
 
     /// The number of page `page` of `track` within its unit.
@@ -360,7 +355,7 @@ impl Units {
     /// The index of the units some of whose pages were rendered, from those
     /// pages (`(track, page, its index)`); the pages of theirs that were
     /// re-used (`kept`, `(track, page)`) are in the previous index.
-    pub fn index(self, pages: Vec<(TrackId, u32, PageIndex)>, kept: &[(TrackId, u32)]) -> ProjectSearch {
+    pub(crate) fn index(self, pages: Vec<(TrackId, u32, PageIndex)>, kept: &[(TrackId, u32)]) -> ProjectSearch {
         let mut fresh = vec![false; self.entries.len()];
         for (track, _, _) in &pages {
             fresh[self.unit(*track) as usize] = true;

@@ -16,7 +16,7 @@ use crate::render::views::tools::{CallView, ToolView};
 
 /// What a piece of a message's text is, for how much of it an excerpt keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     /// Prompts, replies, summaries, notices.
     Prose,
     Thinking,
@@ -27,7 +27,7 @@ pub enum Part {
 }
 
 /// Where a message's text goes: every piece is handed to `sink`.
-pub trait TextSink {
+pub(crate) trait TextSink {
     fn text(&mut self, part: Part, text: &str);
 
     /// Markup a view holds, as the text a reader sees.
@@ -35,7 +35,7 @@ pub trait TextSink {
 }
 
 /// The text of a message's body.
-pub fn message_text(m: &MessageView, t: &mut impl TextSink) {
+pub(crate) fn message_text(m: &MessageView, t: &mut impl TextSink) {
     for b in &m.body {
         block_text(b, t);
     }
@@ -144,7 +144,7 @@ fn tool_text(tool: &ToolView, t: &mut impl TextSink) {
 /// dropped, entities decoded) to `out`. Inline elements (`span`, `a`,
 /// `code`, …) join their text to what is around; every other tag separates
 /// words, as a line break or a new block does on the page.
-pub fn strip(html: &str, out: &mut String) {
+pub(crate) fn strip(html: &str, out: &mut String) {
     let b = html.as_bytes();
     let mut i = 0;
     let mut run = 0;

@@ -19,25 +19,25 @@ use super::docs::UnitIndex;
 use crate::digest::UnitEntry;
 
 /// The directory of the index in the site.
-pub const DIR: &str = "search/";
+pub(crate) const DIR: &str = "search/";
 /// The index's own file, which every search loads first.
-pub const MANIFEST: &str = "search/index.js";
+pub(crate) const MANIFEST: &str = "search/index.js";
 /// Where the term shards are.
 const SHARDS: &str = "search/t/";
 /// Version of the format (the `v` of the manifest), checked by `search.js`.
 const VERSION: u32 = 1;
 
 /// A file of the index: its path in the site and its bytes.
-pub type File = (String, String);
+pub(crate) type File = (String, String);
 
 /// The previous site's index, for the units whose pages were re-used.
-pub struct Previous<'a> {
+pub(crate) struct Previous<'a> {
     /// Every unit of the previous site.
-    pub units: Vec<&'a UnitEntry>,
+    pub(crate) units: Vec<&'a UnitEntry>,
     /// The paths of its files under `search/`.
-    pub files: Vec<&'a str>,
+    pub(crate) files: Vec<&'a str>,
     /// Reads a file of the previous site.
-    pub read: &'a (dyn Fn(&str) -> Result<String> + Sync),
+    pub(crate) read: &'a (dyn Fn(&str) -> Result<String> + Sync),
 }
 
 /// One unit's postings of one term: where they are in `bytes`.
@@ -51,7 +51,7 @@ struct Group {
 
 /// The index being assembled.
 #[derive(Debug, Default)]
-pub struct IndexBuilder {
+pub(crate) struct IndexBuilder {
     terms: FxHashMap<Box<str>, u32>,
     names: Vec<Box<str>>,
     /// Key of each unit met (fresh, then re-used), by the number given to it here.
@@ -95,13 +95,13 @@ impl IndexBuilder {
     }
 
     /// Counts the bytes of text a project's fresh units gave (for the log).
-    pub fn text_read(&mut self, bytes: u64) {
+    pub(crate) fn text_read(&mut self, bytes: u64) {
         self.text_bytes += bytes;
     }
 
     /// Adds a rendered unit's postings; returns its entry. Those of a unit
     /// with pages re-used wait for theirs ([`IndexBuilder::finish`]).
-    pub fn add(&mut self, unit: UnitIndex) -> Result<UnitEntry> {
+    pub(crate) fn add(&mut self, unit: UnitIndex) -> Result<UnitEntry> {
         let u = self.unit(&unit.entry.key);
         for (t, posting) in &unit.postings {
             let t = self.term(t);
@@ -121,7 +121,7 @@ impl IndexBuilder {
     /// The files of the index for a site whose units are `units` (the units
     /// added, and the others, whose postings are taken from `previous`), and
     /// whose projects are `projects` (`(name, directory)`).
-    pub fn finish(
+    pub(crate) fn finish(
         mut self,
         units: &[&UnitEntry],
         projects: &[(&str, &str)],

@@ -36,11 +36,11 @@
 //! [`docs`] (a page's docs, a project's units), [`index`] (the archive's
 //! index, built anew from fresh units and the previous site's index).
 
-pub mod codec;
-pub mod docs;
-pub mod extract;
-pub mod index;
-pub mod terms;
+pub(crate) mod codec;
+pub(crate) mod docs;
+pub(crate) mod extract;
+pub(crate) mod index;
+pub(crate) mod terms;
 
-pub use docs::{PageIndex, ProjectSearch, Units, doc_file};
-pub use index::{IndexBuilder, Previous};
+pub(crate) use docs::{PageIndex, ProjectSearch, Units, doc_file};
+pub(crate) use index::{IndexBuilder, Previous};

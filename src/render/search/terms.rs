@@ -17,20 +17,20 @@
 use crate::limits::SEARCH_TERM_CHARS as TERM_CHARS;
 
 /// Whether `c` is a term on its own (see the module doc).
-pub fn is_ideograph(c: char) -> bool {
+pub(crate) fn is_ideograph(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
 }
 
 /// Cuts text into terms, re-using one buffer.
 #[derive(Debug, Default)]
-pub struct Terms {
+pub(crate) struct Terms {
     term: String,
     chars: usize,
 }
 
 impl Terms {
     /// Calls `f` with every term of `text`, in order (repeats included).
-    pub fn each(&mut self, text: &str, mut f: impl FnMut(&str)) {
+    pub(crate) fn each(&mut self, text: &str, mut f: impl FnMut(&str)) {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
@@ -91,8 +91,9 @@ impl Terms {
     }
 }
 
-/// The terms of `text`, in order (for tests and queries).
-pub fn terms(text: &str) -> Vec<String> {
+/// The terms of `text`, in order.
+#[cfg(test)]
+pub(crate) fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     Terms::default().each(text, |t| out.push(t.to_string()));
     out

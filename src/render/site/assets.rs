@@ -6,7 +6,7 @@
 //! `render::html::highlight`'s `KINDS`, light and dark).
 
 /// `(path under the site root, contents)`.
-pub const ASSETS: &[(&str, &str)] = &[
+pub(crate) const ASSETS: &[(&str, &str)] = &[
     ("assets/style.css", include_str!("../../../static/style.css")),
     ("assets/app.js", include_str!("../../../static/app.js")),
     ("assets/view.js", include_str!("../../../static/view.js")),

@@ -35,7 +35,7 @@ fn bucket_name(uuid: &str) -> String {
 
 /// A track with its own pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TrackId {
+pub(crate) enum TrackId {
     Branch(BranchId),
     Agent(AgentId),
     /// The active track of a conversation with forks (root → active leaf): the
@@ -46,75 +46,75 @@ pub enum TrackId {
 
 /// Where a node is shown.
 #[derive(Debug, Clone, Copy)]
-pub struct NodeLoc {
-    pub track: TrackId,
-    pub item: ItemId,
+pub(crate) struct NodeLoc {
+    pub(crate) track: TrackId,
+    pub(crate) item: ItemId,
 }
 
 /// Shared, read-only facts about one project's pages.
-pub struct ProjectCtx<'a> {
-    pub project: &'a Project,
+pub(crate) struct ProjectCtx<'a> {
+    pub(crate) project: &'a Project,
     /// The project's directory in the site (`<slug>/`).
-    pub dir: String,
+    pub(crate) dir: String,
     /// What the project is called on pages (its working directory).
-    pub name: String,
-    pub page_size: u32,
-    pub conv_dirs: IdVec<ConversationId, String>,
-    pub branch_dirs: IdVec<BranchId, String>,
-    pub agent_dirs: IdVec<AgentId, String>,
-    pub branch_layouts: IdVec<BranchId, TrackLayout>,
-    pub agent_layouts: IdVec<AgentId, TrackLayout>,
+    pub(crate) name: String,
+    pub(crate) page_size: u32,
+    pub(crate) conv_dirs: IdVec<ConversationId, String>,
+    pub(crate) branch_dirs: IdVec<BranchId, String>,
+    pub(crate) agent_dirs: IdVec<AgentId, String>,
+    pub(crate) branch_layouts: IdVec<BranchId, TrackLayout>,
+    pub(crate) agent_layouts: IdVec<AgentId, TrackLayout>,
     /// The layout of each conversation's active track (empty for a
     /// conversation without forks: its branch's layout is the page).
-    pub active_layouts: IdVec<ConversationId, TrackLayout>,
+    pub(crate) active_layouts: IdVec<ConversationId, TrackLayout>,
     /// Item of each node on its conversation's active track (`None` when it
     /// is not on it, or the conversation has no forks).
-    pub active_item: IdVec<NodeId, Option<ItemId>>,
+    pub(crate) active_item: IdVec<NodeId, Option<ItemId>>,
     /// `23.2`-style label of each branch (`main` for main branches).
-    pub labels: IdVec<BranchId, String>,
+    pub(crate) labels: IdVec<BranchId, String>,
     /// Message number of each fork point node.
-    pub fork_numbers: FxHashMap<NodeId, u32>,
-    pub loc: IdVec<NodeId, Option<NodeLoc>>,
+    pub(crate) fork_numbers: FxHashMap<NodeId, u32>,
+    pub(crate) loc: IdVec<NodeId, Option<NodeLoc>>,
     /// tool_use id → agent it spawned.
-    pub agent_by_tool: FxHashMap<&'a str, AgentId>,
-    pub images: &'a ImageStore<'a>,
-    pub warnings: &'a PageWarnings,
+    pub(crate) agent_by_tool: FxHashMap<&'a str, AgentId>,
+    pub(crate) images: &'a ImageStore<'a>,
+    pub(crate) warnings: &'a PageWarnings,
     /// `--redact` for strings that are not entry lines (side files, paths).
-    pub redactor: &'a Redactor,
+    pub(crate) redactor: &'a Redactor,
     /// Legal `cctree fork` checkpoints, by node (judged on each branch's
     /// projection; agent nodes are never legal).
-    pub legal: IdVec<NodeId, bool>,
+    pub(crate) legal: IdVec<NodeId, bool>,
     /// Position of each node in its branch's run (for the end of an item).
-    pub pos: IdVec<NodeId, usize>,
+    pub(crate) pos: IdVec<NodeId, usize>,
     /// Sessions written by `cctree fork`.
-    pub own_forks: FxHashSet<SessionId>,
+    pub(crate) own_forks: FxHashSet<SessionId>,
     /// Copies of a node's uuid whose content differs (P1): shown with the node,
     /// so nothing readable is lost.
-    pub conflicts: FxHashMap<NodeId, Vec<EntryId>>,
-    pub paths: InputPaths,
+    pub(crate) conflicts: FxHashMap<NodeId, Vec<EntryId>>,
+    pub(crate) paths: InputPaths,
     /// How pages link to each other: as files of the site, or as sections of
     /// one file (`cctree export`).
-    pub links: Links,
+    pub(crate) links: Links,
     /// Each branch that shares its page with others ([`ProjectCtx::group_short_branches`])
     /// → the first branch of its group, whose page it is.
-    pub group_lead: FxHashMap<BranchId, BranchId>,
+    pub(crate) group_lead: FxHashMap<BranchId, BranchId>,
     /// The branches of each shared page, by its first branch, in fork order.
-    pub group_members: FxHashMap<BranchId, Vec<BranchId>>,
+    pub(crate) group_members: FxHashMap<BranchId, Vec<BranchId>>,
 }
 
 /// How the pages of a project name places on the publisher's disk.
 #[derive(Debug, Clone, Default)]
-pub struct InputPaths {
+pub(crate) struct InputPaths {
     /// `--show-paths`: input files by their full path (else from the project directory).
-    pub show: bool,
+    pub(crate) show: bool,
     /// The `--projects` argument of fork commands ([`crate::fork::lookup`]).
-    pub fork_projects: Option<String>,
+    pub(crate) fork_projects: Option<String>,
     /// The working directory the project is named by ([`super::Placement::cwd`]).
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
 }
 
 impl<'a> ProjectCtx<'a> {
-    pub fn new(
+    pub(crate) fn new(
         project: &'a Project,
         slug: &str,
         page_size: u32,
@@ -221,7 +221,7 @@ impl<'a> ProjectCtx<'a> {
     /// The checkpoint a message stands for, when it is legal: the last of
     /// its entries (for a streamed assistant turn, its last block), or, when
     /// the tool results it shows come later on the track, the last of those.
-    pub fn checkpoint(&self, track: TrackId, item: &Item) -> Option<NodeId> {
+    pub(crate) fn checkpoint(&self, track: TrackId, item: &Item) -> Option<NodeId> {
         let g = self.graph();
         let b = match track {
             TrackId::Branch(b) => b,
@@ -240,7 +240,7 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// The `cctree fork` command for a legal checkpoint.
-    pub fn fork_command(&self, node: NodeId) -> String {
+    pub(crate) fn fork_command(&self, node: NodeId) -> String {
         let g = self.graph();
         let e = g.entry(self.entries(), node);
         let session = e.session_id.as_deref().unwrap_or_else(|| &g.sessions[g.node(node).session].session_id);
@@ -249,7 +249,7 @@ impl<'a> ProjectCtx<'a> {
 
     /// `path:line` of an entry for a page: from the project directory
     /// (`<project>/<file>:<line>`), or the full path with `--show-paths`.
-    pub fn place(&self, loc: crate::parse::Loc) -> String {
+    pub(crate) fn place(&self, loc: crate::parse::Loc) -> String {
         let p = self.project;
         match p.source.files.get(loc.file) {
             Some(f) if !self.paths.show => format!("{}/{}:{}", p.source.name, f.rel, loc.line),
@@ -309,7 +309,7 @@ impl<'a> ProjectCtx<'a> {
     /// `#b-<uuid>`. The URL depends on the branch alone: siblings added
     /// later never move it. Forks with fewer branches (every ordinary
     /// archive) keep one page per branch. Not for `cctree export`.
-    pub fn group_short_branches(&mut self) {
+    pub(crate) fn group_short_branches(&mut self) {
         let g = self.graph();
         let e = self.entries();
         for c in &g.conversations {
@@ -337,7 +337,7 @@ impl<'a> ProjectCtx<'a> {
 
     /// Whether a track has pages of its own (a branch on a shared page
     /// other than its first has none: it is read on that page).
-    pub fn has_pages(&self, track: TrackId) -> bool {
+    pub(crate) fn has_pages(&self, track: TrackId) -> bool {
         match track {
             TrackId::Branch(b) => self.group_lead.get(&b).is_none_or(|lead| *lead == b),
             _ => true,
@@ -346,25 +346,25 @@ impl<'a> ProjectCtx<'a> {
 
     /// The branches read on the page of `b`: itself, or the members of
     /// the shared page it leads.
-    pub fn page_branches(&self, b: BranchId) -> Vec<BranchId> {
+    pub(crate) fn page_branches(&self, b: BranchId) -> Vec<BranchId> {
         self.group_members.get(&b).cloned().unwrap_or_else(|| vec![b])
     }
 
     /// A link to where branch `b` is read: its own page, or its place on
     /// a shared page.
-    pub fn branch_href(&self, from_dir: &str, b: BranchId) -> Href {
+    pub(crate) fn branch_href(&self, from_dir: &str, b: BranchId) -> Href {
         let frag = self.group_lead.contains_key(&b).then(|| self.branch_anchor(b));
         self.href(from_dir, &self.branch_dirs[b], &page_file(0), frag.as_deref())
     }
 
     /// The anchor of a branch on a shared page: `b-<first uuid>`.
-    pub fn branch_anchor(&self, b: BranchId) -> String {
+    pub(crate) fn branch_anchor(&self, b: BranchId) -> String {
         format!("b-{}", sanitize_segment(self.graph().uuid(self.entries(), self.graph().branches[b].first)))
     }
 
     /// The directory of a fork point's own pages (its list of branches,
     /// its shared pages): `<conversation>/f/<fork uuid>/`.
-    pub fn fork_dir(&self, fork: NodeId) -> String {
+    pub(crate) fn fork_dir(&self, fork: NodeId) -> String {
         let g = self.graph();
         let conv = g.node(fork).conversation.map_or("", |c| self.conv_dirs[c].as_str());
         format!("{conv}f/{}/", sanitize_segment(g.uuid(self.entries(), fork)))
@@ -378,7 +378,7 @@ impl<'a> ProjectCtx<'a> {
         }
     }
 
-    pub fn graph(&self) -> &'a Graph {
+    pub(crate) fn graph(&self) -> &'a Graph {
         &self.project.graph
     }
 
@@ -391,7 +391,7 @@ impl<'a> ProjectCtx<'a> {
         &self.project.entries
     }
 
-    pub fn track_dir(&self, track: TrackId) -> &str {
+    pub(crate) fn track_dir(&self, track: TrackId) -> &str {
         match track {
             TrackId::Branch(b) => &self.branch_dirs[b],
             TrackId::Agent(a) => &self.agent_dirs[a],
@@ -399,7 +399,7 @@ impl<'a> ProjectCtx<'a> {
         }
     }
 
-    pub fn track_layout(&self, track: TrackId) -> &TrackLayout {
+    pub(crate) fn track_layout(&self, track: TrackId) -> &TrackLayout {
         match track {
             TrackId::Branch(b) => &self.branch_layouts[b],
             TrackId::Agent(a) => &self.agent_layouts[a],
@@ -409,7 +409,7 @@ impl<'a> ProjectCtx<'a> {
 
     /// The track the conversation page shows: the active track of a
     /// conversation with forks, else its one branch.
-    pub fn conversation_track(&self, c: &Conversation) -> TrackId {
+    pub(crate) fn conversation_track(&self, c: &Conversation) -> TrackId {
         match self.graph().node(c.root).conversation {
             Some(i) if c.branches.len() > 1 => TrackId::Active(i),
             _ => TrackId::Branch(c.branches[0]),
@@ -417,7 +417,7 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// The item showing `node` on `track`, if the track shows it.
-    pub fn item_on(&self, track: TrackId, node: NodeId) -> Option<ItemId> {
+    pub(crate) fn item_on(&self, track: TrackId, node: NodeId) -> Option<ItemId> {
         match track {
             TrackId::Active(c) => self.active_item[node].filter(|_| self.graph().node(node).conversation == Some(c)),
             _ => self.loc[node].filter(|l| l.track == track).map(|l| l.item),
@@ -426,34 +426,28 @@ impl<'a> ProjectCtx<'a> {
 
     /// Whether `node` is on its conversation's active track (in a
     /// conversation with forks: a fork's child there leads to the active leaf).
-    pub fn on_active_track(&self, node: NodeId) -> bool {
+    pub(crate) fn on_active_track(&self, node: NodeId) -> bool {
         self.active_item[node].is_some()
     }
 
     /// Where a link from a page of `from` finds `node`: on that track when it
     /// shows the node (the conversation page keeps the reader on the active
     /// track), else at the node's home.
-    pub fn place_of(&self, from: Option<TrackId>, node: NodeId) -> Option<NodeLoc> {
+    pub(crate) fn place_of(&self, from: Option<TrackId>, node: NodeId) -> Option<NodeLoc> {
         match from.and_then(|l| self.item_on(l, node).map(|item| NodeLoc { track: l, item })) {
             Some(here) => Some(here),
             None => self.loc[node],
         }
     }
 
-    /// The page (0-based) a node is shown on, at its home.
-    pub fn page_of(&self, node: NodeId) -> Option<(TrackId, u32)> {
-        let l = self.loc[node]?;
-        Some((l.track, self.track_layout(l.track).items[l.item].page))
-    }
-
     /// A link from a page in `from_dir` to the anchor of `node` at its home.
-    pub fn node_href(&self, from_dir: &str, node: NodeId) -> Option<Href> {
+    pub(crate) fn node_href(&self, from_dir: &str, node: NodeId) -> Option<Href> {
         self.node_link(from_dir, None, node)
     }
 
     /// A link from a page of `from` (in `from_dir`) to the anchor of `node`:
     /// on `from` when it shows the node, else at its home.
-    pub fn node_link(&self, from_dir: &str, from: Option<TrackId>, node: NodeId) -> Option<Href> {
+    pub(crate) fn node_link(&self, from_dir: &str, from: Option<TrackId>, node: NodeId) -> Option<Href> {
         let at = self.place_of(from, node)?;
         let page = self.track_layout(at.track).items[at.item].page;
         let a = anchor(self.graph().uuid(self.entries(), node));
@@ -462,7 +456,7 @@ impl<'a> ProjectCtx<'a> {
 
     /// A link from a page in `from_dir` to `file` in `to_dir` (see
     /// [`crate::render::site::urls::href`]), as this render links pages ([`Links`]).
-    pub fn href(&self, from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Href {
+    pub(crate) fn href(&self, from_dir: &str, to_dir: &str, file: &str, frag: Option<&str>) -> Href {
         self.links.href(from_dir, to_dir, file, frag)
     }
 
@@ -471,7 +465,13 @@ impl<'a> ProjectCtx<'a> {
     /// message on its track — after it (`forward`, for where a branch starts)
     /// or before it (for where a track forks) — so that a link never lands
     /// on an entry the page hides.
-    pub fn message_link(&self, from_dir: &str, from: Option<TrackId>, node: NodeId, forward: bool) -> Option<Href> {
+    pub(crate) fn message_link(
+        &self,
+        from_dir: &str,
+        from: Option<TrackId>,
+        node: NodeId,
+        forward: bool,
+    ) -> Option<Href> {
         let at = self.place_of(from, node)?;
         let lay = self.track_layout(at.track);
         let (before, after) = (lay.shown_before[at.item], lay.shown_after[at.item]);
@@ -484,7 +484,7 @@ impl<'a> ProjectCtx<'a> {
     /// A link to the fork-point landmark of `fork` (see
     /// [`crate::render::views::message::ForkNote`]): on `from` when it shows the fork,
     /// else on the page of the fork's branch.
-    pub fn fork_link(&self, from_dir: &str, from: Option<TrackId>, fork: NodeId) -> Option<Href> {
+    pub(crate) fn fork_link(&self, from_dir: &str, from: Option<TrackId>, fork: NodeId) -> Option<Href> {
         let at = self.place_of(from, fork)?;
         let page = self.track_layout(at.track).items[at.item].page;
         let a = fork_anchor(self.graph().uuid(self.entries(), fork));
@@ -492,18 +492,18 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// Records a problem met while rendering `page` (a path in the site).
-    pub fn warn(&self, page: &str, what: std::fmt::Arguments<'_>) {
+    pub(crate) fn warn(&self, page: &str, what: std::fmt::Arguments<'_>) {
         self.warnings.push(page, what.to_string());
     }
 }
 
 /// Whether a fork point has a list of its own (more branches than are named).
-pub fn listed_apart(fp: &ForkPoint) -> bool {
+pub(crate) fn listed_apart(fp: &ForkPoint) -> bool {
     fp.children.len() > FORK_LISTED
 }
 
 /// Every fork point with a list of its own, with its pages: `(fork, pages)`.
-pub fn fork_lists(ctx: &ProjectCtx<'_>) -> Vec<(NodeId, u32)> {
+pub(crate) fn fork_lists(ctx: &ProjectCtx<'_>) -> Vec<(NodeId, u32)> {
     let per = u32::try_from(FORK_PER_PAGE).unwrap_or(u32::MAX);
     ctx.graph()
         .conversations
@@ -515,28 +515,28 @@ pub fn fork_lists(ctx: &ProjectCtx<'_>) -> Vec<(NodeId, u32)> {
 }
 
 /// The path of page `page` of the list of fork `fork`.
-pub fn fork_list_path(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> String {
+pub(crate) fn fork_list_path(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> String {
     format!("{}{}", ctx.fork_dir(fork), page_file(page))
 }
 
 /// A link from `from_dir` to the list of fork `fork`.
-pub fn fork_list_href(ctx: &ProjectCtx<'_>, from_dir: &str, fork: NodeId) -> Href {
+pub(crate) fn fork_list_href(ctx: &ProjectCtx<'_>, from_dir: &str, fork: NodeId) -> Href {
     ctx.href(from_dir, &ctx.fork_dir(fork), &page_file(0), None)
 }
 
 /// Problems met while rendering pages (in parallel), by page.
 #[derive(Debug, Default)]
-pub struct PageWarnings(std::sync::Mutex<Vec<(String, String)>>);
+pub(crate) struct PageWarnings(std::sync::Mutex<Vec<(String, String)>>);
 
 impl PageWarnings {
-    pub fn push(&self, page: &str, why: String) {
+    pub(crate) fn push(&self, page: &str, why: String) {
         if let Ok(mut v) = self.0.lock() {
             v.push((page.to_string(), why));
         }
     }
 
     /// Takes every warning recorded so far, by page (each page's in the order met).
-    pub fn take_all(&self) -> std::collections::BTreeMap<String, Vec<String>> {
+    pub(crate) fn take_all(&self) -> std::collections::BTreeMap<String, Vec<String>> {
         let mut out: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         if let Ok(mut v) = self.0.lock() {
             for (page, why) in v.drain(..) {

@@ -16,7 +16,7 @@ use crate::render::site::urls::{Href, Root, data_url};
 
 /// Hands the images of a project's pages to the sink; remembers the first
 /// failure to write one (the page shows a placeholder, the render fails).
-pub struct ImageStore<'a> {
+pub(crate) struct ImageStore<'a> {
     /// `None`: images are inlined as `data:` URLs.
     sink: Option<&'a dyn Sink>,
     failure: Mutex<Option<anyhow::Error>>,
@@ -24,7 +24,7 @@ pub struct ImageStore<'a> {
 
 /// Why an image was not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Rejected {
+pub(crate) enum Rejected {
     /// No data at all: odd but harmless, shown as a placeholder and not a warning.
     Empty,
     MediaType(String),
@@ -46,7 +46,7 @@ impl std::fmt::Display for Rejected {
 }
 
 /// The file extension of an accepted media type.
-pub fn extension(media_type: &str) -> Option<&'static str> {
+pub(crate) fn extension(media_type: &str) -> Option<&'static str> {
     match media_type.trim().to_ascii_lowercase().as_str() {
         "image/png" => Some("png"),
         "image/jpeg" | "image/jpg" => Some("jpg"),
@@ -68,24 +68,24 @@ fn magic_ok(ext: &str, b: &[u8]) -> bool {
 
 impl<'a> ImageStore<'a> {
     /// A store handing images to `sink`.
-    pub fn new(sink: &'a dyn Sink) -> ImageStore<'a> {
+    pub(crate) fn new(sink: &'a dyn Sink) -> ImageStore<'a> {
         ImageStore { sink: Some(sink), failure: Mutex::new(None) }
     }
 
     /// A store that writes nothing: every image is shown as a `data:` URL.
-    pub fn inline() -> ImageStore<'a> {
+    pub(crate) fn inline() -> ImageStore<'a> {
         ImageStore { sink: None, failure: Mutex::new(None) }
     }
 
     /// Whether images are inlined ([`ImageStore::inline`]).
-    pub fn is_inline(&self) -> bool {
+    pub(crate) fn is_inline(&self) -> bool {
         self.sink.is_none()
     }
 
     /// Decodes and checks an image; the URL a page in `root` shows it by:
     /// its file under `assets/img/` (handed to the sink), or a `data:` URL.
     /// An `Err` is a failure to write it.
-    pub fn show(&self, media_type: &str, b64: &str, root: &Root) -> Result<std::result::Result<Href, Rejected>> {
+    pub(crate) fn show(&self, media_type: &str, b64: &str, root: &Root) -> Result<std::result::Result<Href, Rejected>> {
         if self.sink.is_none() {
             return Ok(decode(media_type, b64).map(|(ext, bytes)| data_url(media_of(ext), &bytes)));
         }
@@ -94,7 +94,7 @@ impl<'a> ImageStore<'a> {
 
     /// Decodes and checks an image and hands it to the sink; returns its
     /// file name under `assets/img/`. An `Err` is a failure to write it.
-    pub fn store(&self, media_type: &str, b64: &str) -> Result<std::result::Result<String, Rejected>> {
+    pub(crate) fn store(&self, media_type: &str, b64: &str) -> Result<std::result::Result<String, Rejected>> {
         let (ext, bytes) = match decode(media_type, b64) {
             Ok(image) => image,
             Err(why) => return Ok(Err(why)),
@@ -111,7 +111,7 @@ impl<'a> ImageStore<'a> {
     }
 
     /// The first failure to write an image, if any.
-    pub fn take_failure(&self) -> Option<anyhow::Error> {
+    pub(crate) fn take_failure(&self) -> Option<anyhow::Error> {
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }

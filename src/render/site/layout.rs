@@ -16,45 +16,43 @@ use crate::render::site::urls::page_of;
 
 typed_id!(
     /// An item's place in its [`TrackLayout`].
-    pub ItemId
+    pub(crate) ItemId
 );
 
 /// A display unit: one prompt, one assistant turn, one system entry…
 #[derive(Debug, Clone)]
-pub struct Item {
+pub(crate) struct Item {
     /// Its nodes in display order (several for a streamed turn).
-    pub nodes: Vec<NodeId>,
+    pub(crate) nodes: Vec<NodeId>,
     /// Tool-result nodes shown inside this item's tool calls.
-    pub absorbed: Vec<NodeId>,
+    pub(crate) absorbed: Vec<NodeId>,
     /// A message a person reads (prompt, command, assistant turn): counted
     /// for numbering and pagination.
-    pub counted: bool,
+    pub(crate) counted: bool,
     /// Message number in the conversation (counted items; others carry the
     /// number of the message before them).
-    pub number: u32,
-    pub page: u32,
+    pub(crate) number: u32,
+    pub(crate) page: u32,
     /// A counted message the page shows whatever the reader's settings
     /// (slash commands included): where links to a place on the track land
     /// ([`crate::render::site::context::ProjectCtx::message_link`]).
-    pub shown: bool,
+    pub(crate) shown: bool,
 }
 
 /// The layout of one track.
 #[derive(Debug, Clone, Default)]
-pub struct TrackLayout {
-    pub items: IdVec<ItemId, Item>,
-    pub pages: u32,
-    /// Counted items on the track.
-    pub turns: u32,
+pub(crate) struct TrackLayout {
+    pub(crate) items: IdVec<ItemId, Item>,
+    pub(crate) pages: u32,
     /// For each item, the nearest [`Item::shown`] item at or before it, and
     /// at or after it.
-    pub shown_before: IdVec<ItemId, Option<ItemId>>,
-    pub shown_after: IdVec<ItemId, Option<ItemId>>,
+    pub(crate) shown_before: IdVec<ItemId, Option<ItemId>>,
+    pub(crate) shown_after: IdVec<ItemId, Option<ItemId>>,
 }
 
 impl TrackLayout {
     /// Items on page `p`, as a range of positions in `items`.
-    pub fn page_range(&self, p: u32) -> std::ops::Range<usize> {
+    pub(crate) fn page_range(&self, p: u32) -> std::ops::Range<usize> {
         let items = self.items.as_slice();
         let start = items.partition_point(|i| i.page < p);
         let end = items.partition_point(|i| i.page <= p);
@@ -63,7 +61,7 @@ impl TrackLayout {
 }
 
 /// Lays out `nodes` (in display order); numbering starts after `first_number`.
-pub fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32, page_size: u32) -> TrackLayout {
+pub(crate) fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32, page_size: u32) -> TrackLayout {
     let on_line: FxHashSet<NodeId> = nodes.iter().copied().collect();
     let mut items: IdVec<ItemId, Item> = IdVec::new();
     // message.id → item, for the streamed entries of the current exchange.
@@ -131,7 +129,7 @@ pub fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32,
         }
         shown_after[i] = next;
     }
-    TrackLayout { pages: items.last().map_or(1, |i| i.page + 1), items, turns: counted, shown_before, shown_after }
+    TrackLayout { pages: items.last().map_or(1, |i| i.page + 1), items, shown_before, shown_after }
 }
 
 /// A tool-result-only user entry whose calls are all on this track.

@@ -5,10 +5,10 @@
 //! contract ([`urls`]), images ([`images`]), the embedded static files
 //! ([`assets`]) and `--redact` for strings that are not lines ([`redaction`]).
 
-pub mod assets;
-pub mod context;
-pub mod images;
-pub mod layout;
+pub(crate) mod assets;
+pub(crate) mod context;
+pub(crate) mod images;
+pub(crate) mod layout;
 pub mod redactor;
 pub mod urls;
 
@@ -68,9 +68,9 @@ pub trait Sink: Sync {
 /// indexed there: not those of a conversation's active track, indexed on
 /// their branches' pages).
 #[derive(Debug, Clone)]
-pub struct PageJob {
-    pub track: context::TrackId,
-    pub page: u32,
-    pub path: String,
-    pub docs: Option<String>,
+pub(crate) struct PageJob {
+    pub(crate) track: context::TrackId,
+    pub(crate) page: u32,
+    pub(crate) path: String,
+    pub(crate) docs: Option<String>,
 }

@@ -32,8 +32,8 @@ use super::tools::AgentLink;
 /// not part of its hash) and the hash of its line (what it says, its uuid
 /// included).
 #[derive(Debug, Clone, Copy)]
-pub struct Read {
-    pub entry: EntryId,
+pub(crate) struct Read {
+    pub(crate) entry: EntryId,
     line: u64,
 }
 
@@ -52,10 +52,10 @@ impl Read {
 /// A node a message shows (its id: not part of its hash), and whether its
 /// anchor belongs on this page.
 #[derive(Debug, Clone, Copy)]
-pub struct Shown {
-    pub node: NodeId,
-    pub read: Read,
-    pub anchored: bool,
+pub(crate) struct Shown {
+    pub(crate) node: NodeId,
+    pub(crate) read: Read,
+    pub(crate) anchored: bool,
 }
 
 impl Hash for Shown {
@@ -67,15 +67,15 @@ impl Hash for Shown {
 /// A tool call of a message: the result it shows (the entry holding it),
 /// and the sub-agent it spawned.
 #[derive(Debug, Clone, Hash)]
-pub struct Call {
-    pub id: Box<str>,
-    pub result: Option<Shown>,
-    pub agent: Option<AgentLink>,
+pub(crate) struct Call {
+    pub(crate) id: Box<str>,
+    pub(crate) result: Option<Shown>,
+    pub(crate) agent: Option<AgentLink>,
 }
 
 /// Who gave a sidechain its prompt.
 #[derive(Debug, Clone, Hash)]
-pub enum Caller {
+pub(crate) enum Caller {
     /// Claude, starting a sub-agent: its sidecar's type and description,
     /// and the call that spawned it (its id, and the entry holding it).
     Subagent { meta: Option<(Option<String>, Option<String>)>, spawn: Option<(Box<str>, Shown)> },
@@ -87,20 +87,20 @@ pub enum Caller {
 
 /// Another copy of an entry whose content differs, and where it is.
 #[derive(Debug, Clone, Hash)]
-pub struct Copy {
-    pub entry: Read,
-    pub label: String,
+pub(crate) struct Copy {
+    pub(crate) entry: Read,
+    pub(crate) label: String,
 }
 
 /// What a message is made from besides what its entries say.
 #[derive(Debug, Clone, Hash)]
-pub struct ItemInputs {
+pub(crate) struct ItemInputs {
     /// Its number, when it is a counted message.
-    pub number: Option<u32>,
+    pub(crate) number: Option<u32>,
     /// Its time (the first entry's, else its node's, which may be its parent's).
-    pub time: i64,
+    pub(crate) time: i64,
     /// Its entries in display order (several for a streamed turn).
-    pub nodes: Vec<Shown>,
+    pub(crate) nodes: Vec<Shown>,
     /// The tool results it shows inside its calls.
     pub absorbed: Vec<Shown>,
     /// Its calls, sorted by id (stably: of calls sharing an id, the first
@@ -111,27 +111,27 @@ pub struct ItemInputs {
     /// its call.
     pub results: Vec<(Box<str>, Option<Href>)>,
     /// For a prompt of a sidechain.
-    pub caller: Option<Caller>,
+    pub(crate) caller: Option<Caller>,
     /// Other copies of its entries whose content differs.
-    pub copies: Vec<Copy>,
+    pub(crate) copies: Vec<Copy>,
     /// The `cctree fork` command that forks right after it (a legal checkpoint).
-    pub fork_command: Option<String>,
+    pub(crate) fork_command: Option<String>,
     /// The session it continues in, when the one before was another:
     /// its id, and whether `cctree fork` wrote it.
-    pub session_change: Option<(String, bool)>,
+    pub(crate) session_change: Option<(String, bool)>,
     /// Messages typed while Claude worked, shown after it.
-    pub queued: Vec<Read>,
-    pub fork_notes: Vec<ForkNote>,
+    pub(crate) queued: Vec<Read>,
+    pub(crate) fork_notes: Vec<ForkNote>,
     /// For a compaction, what the graph made of it.
-    pub compaction: Option<CompactionAt>,
+    pub(crate) compaction: Option<CompactionAt>,
 }
 
 /// What the graph made of a compaction: its kind, and how many messages it
 /// kept verbatim and whether they come before it (§5.7).
 #[derive(Debug, Clone, Copy, Default, Hash)]
-pub struct CompactionAt {
-    pub kind: Option<CompactionKind>,
-    pub kept: Option<(usize, bool)>,
+pub(crate) struct CompactionAt {
+    pub(crate) kind: Option<CompactionKind>,
+    pub(crate) kept: Option<(usize, bool)>,
 }
 
 impl ItemInputs {
@@ -152,9 +152,9 @@ impl ItemInputs {
 /// landmarks and fork commands there), or as a copy out of place (the
 /// context before a fork: none of those).
 #[derive(Debug, Clone, Copy)]
-pub struct Place<'p> {
-    pub dir: &'p str,
-    pub track: Option<TrackId>,
+pub(crate) struct Place<'p> {
+    pub(crate) dir: &'p str,
+    pub(crate) track: Option<TrackId>,
 }
 
 impl Place<'_> {
@@ -164,7 +164,7 @@ impl Place<'_> {
 }
 
 /// The inputs of item `ix` of `items` (a track's layout), shown at `at`.
-pub fn item_inputs(ctx: &ProjectCtx<'_>, at: Place<'_>, items: &[Item], ix: usize) -> ItemInputs {
+pub(crate) fn item_inputs(ctx: &ProjectCtx<'_>, at: Place<'_>, items: &[Item], ix: usize) -> ItemInputs {
     let g = ctx.graph();
     let item = &items[ix];
     let shown = |n: NodeId| {

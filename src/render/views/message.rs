@@ -27,21 +27,21 @@ use crate::render::views::tools;
 /// A message of a page, as `templates/_message.html` writes it.
 #[derive(Debug, Default, Template)]
 #[template(path = "_message.html")]
-pub struct MessageView {
+pub(crate) struct MessageView {
     /// `m-<uuid>`, or empty.
-    pub id: String,
+    pub(crate) id: String,
     /// CSS classes: `user`, `assistant`, `aux`, `notice`, `landmark`…
-    pub class: String,
-    pub role: String,
+    pub(crate) class: String,
+    pub(crate) role: String,
     /// Message number (counted items only).
-    pub number: Option<u32>,
-    pub time: Option<Time>,
+    pub(crate) number: Option<u32>,
+    pub(crate) time: Option<Time>,
     /// Model and usage (plain text).
-    pub meta: String,
-    pub body: Vec<Block>,
+    pub(crate) meta: String,
+    pub(crate) body: Vec<Block>,
     /// The `cctree fork` command that forks right after this message (plain
     /// text), when that is a legal checkpoint; else empty.
-    pub fork: String,
+    pub(crate) fork: String,
 }
 
 impl MessageView {
@@ -57,32 +57,32 @@ impl MessageView {
 /// and a link — the one that goes on below on this page, or its own page.
 #[derive(Debug, Clone, Hash, Template)]
 #[template(path = "blocks/fork_note.html")]
-pub struct ForkNote {
+pub(crate) struct ForkNote {
     /// `fork-<uuid>` ([`crate::render::site::urls::fork_anchor`]).
-    pub id: String,
+    pub(crate) id: String,
     /// The number of the message the track forks after.
-    pub number: u32,
-    pub branches: Vec<ForkBranch>,
+    pub(crate) number: u32,
+    pub(crate) branches: Vec<ForkBranch>,
     /// All its branches, and the fork's own list when it names only some.
-    pub total: usize,
-    pub more: Option<Href>,
+    pub(crate) total: usize,
+    pub(crate) more: Option<Href>,
     /// A compaction going on beside the turns it summarized ("Summarize
     /// from here"), not a rewind.
-    pub compaction: bool,
+    pub(crate) compaction: bool,
 }
 
 /// A branch of a fork point, as its landmark names it.
 #[derive(Debug, Clone, Hash)]
-pub struct ForkBranch {
+pub(crate) struct ForkBranch {
     /// `12.1`, `12.2`…
-    pub label: String,
-    pub href: Href,
+    pub(crate) label: String,
+    pub(crate) href: Href,
     /// The first words a person reads on it.
-    pub words: String,
+    pub(crate) words: String,
     /// It goes on below, on this page.
-    pub here: bool,
+    pub(crate) here: bool,
     /// It leads to the active leaf.
-    pub active: bool,
+    pub(crate) active: bool,
 }
 
 /// A compaction's landmark: its kind (the graph's: a partial summary's
@@ -120,7 +120,7 @@ fn compaction_label(kind: CompactionKind) -> &'static str {
 }
 
 /// Renders one message from its inputs and what its entries say.
-pub fn render_item(cx: &mut PageCtx<'_>, it: &ItemInputs) -> MessageView {
+pub(crate) fn render_item(cx: &mut PageCtx<'_>, it: &ItemInputs) -> MessageView {
     let first = it.nodes[0];
     let e = &cx.p.entries()[first.read.entry];
     let mut v = MessageView {
@@ -253,7 +253,7 @@ fn block(cx: &mut PageCtx<'_>, b: &model::Block<'_>, it: &ItemInputs, synthetic:
 }
 
 /// A quiet line of text.
-pub fn note(text: &str) -> Block {
+pub(crate) fn note(text: &str) -> Block {
     Block::Note(Note { text: text.to_string() })
 }
 
@@ -389,7 +389,7 @@ fn prompt(cx: &mut PageCtx<'_>, body: &Body<'_>, it: &ItemInputs) -> Vec<Block> 
 
 /// A message typed while Claude worked that never became a prompt (a
 /// `queue-operation`; see `Graph::queued`), shown where it was typed.
-pub fn queued_view(cx: &mut PageCtx<'_>, id: EntryId) -> MessageView {
+pub(crate) fn queued_view(cx: &mut PageCtx<'_>, id: EntryId) -> MessageView {
     let e = &cx.p.entries()[id];
     let time = e.timestamp.map(Time::at);
     let n = cx.node(id);

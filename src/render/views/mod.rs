@@ -5,9 +5,9 @@
 //! model, with the page's state and allowances ([`page_state::PageCtx`]) and
 //! the `<time>` every view writes ([`time::Time`]).
 
-pub mod blocks;
-pub mod inputs;
-pub mod message;
-pub mod page_state;
-pub mod time;
-pub mod tools;
+pub(crate) mod blocks;
+pub(crate) mod inputs;
+pub(crate) mod message;
+pub(crate) mod page_state;
+pub(crate) mod time;
+pub(crate) mod tools;

@@ -15,7 +15,7 @@ use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FO
 use crate::render::html::highlight::Budget;
 use crate::render::html::{Html, markdown, terminal};
 use crate::render::plain::{cut, human_size};
-use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::site::context::ProjectCtx;
 use crate::render::site::urls::{Root, anchor, external, page_file};
 
 use super::inputs::Shown;
@@ -24,31 +24,28 @@ use crate::render::views::blocks::{
 };
 
 /// Per-page rendering state.
-pub struct PageCtx<'a> {
-    pub p: &'a ProjectCtx<'a>,
+pub(crate) struct PageCtx<'a> {
+    pub(crate) p: &'a ProjectCtx<'a>,
     /// The page's directory, relative to the site root.
-    pub dir: &'a str,
-    /// The track whose messages the page shows (`None` for context previews).
-    pub track: Option<TrackId>,
-    pub budget: Budget,
+    pub(crate) dir: &'a str,
+    pub(crate) budget: Budget,
     /// Nodes whose anchor is already on the page.
-    pub emitted: FxHashSet<NodeId>,
+    pub(crate) emitted: FxHashSet<NodeId>,
     /// What is left of [`PAGE_TEXT`].
-    pub text_left: usize,
+    pub(crate) text_left: usize,
     /// The page's number on its track (0: `index.html`), for warnings.
-    pub page: u32,
+    pub(crate) page: u32,
     /// What is left of [`META_CAP`].
-    pub meta_left: usize,
+    pub(crate) meta_left: usize,
     /// What the entries shown so far say, each read once for the page.
     nodes: FxHashMap<EntryId, Rc<Node<'a>>>,
 }
 
 impl<'a> PageCtx<'a> {
-    pub fn new(p: &'a ProjectCtx<'a>, dir: &'a str, track: Option<TrackId>) -> PageCtx<'a> {
+    pub(crate) fn new(p: &'a ProjectCtx<'a>, dir: &'a str) -> PageCtx<'a> {
         PageCtx {
             p,
             dir,
-            track,
             budget: Budget::default(),
             emitted: FxHashSet::default(),
             text_left: PAGE_TEXT,
@@ -61,7 +58,7 @@ impl<'a> PageCtx<'a> {
     /// What entry `id` says ([`crate::project::Project::node`]), read once
     /// for the page; a line that cannot be read again is a warning, and
     /// shows what an empty one does.
-    pub fn node(&mut self, id: EntryId) -> Rc<Node<'a>> {
+    pub(crate) fn node(&mut self, id: EntryId) -> Rc<Node<'a>> {
         if let Some(n) = self.nodes.get(&id) {
             return Rc::clone(n);
         }
@@ -77,7 +74,7 @@ impl<'a> PageCtx<'a> {
 
     /// The whole of entry `id` as its client wrote it (`null`, with a
     /// warning, when its line cannot be read again).
-    pub fn record(&self, id: EntryId) -> Raw<'a> {
+    pub(crate) fn record(&self, id: EntryId) -> Raw<'a> {
         let p: &'a ProjectCtx<'a> = self.p;
         p.project.record(&p.entries()[id]).unwrap_or_else(|err| {
             self.warn(format_args!("{err}"));
@@ -86,12 +83,12 @@ impl<'a> PageCtx<'a> {
     }
 
     /// Records a problem met rendering this page.
-    pub fn warn(&self, what: std::fmt::Arguments<'_>) {
+    pub(crate) fn warn(&self, what: std::fmt::Arguments<'_>) {
         self.p.warn(&format!("{}{}", self.dir, page_file(self.page)), what);
     }
 
     /// The cap for the next block of text on this page.
-    pub fn cap(&self) -> usize {
+    pub(crate) fn cap(&self) -> usize {
         OUTPUT_CAP.min(self.text_left.max(SMALL_CAP))
     }
 
@@ -100,21 +97,21 @@ impl<'a> PageCtx<'a> {
     }
 
     /// [`output`] within the page's text allowance.
-    pub fn output(&mut self, text: &str, label: &str, class: &'static str) -> Block {
+    pub(crate) fn output(&mut self, text: &str, label: &str, class: &'static str) -> Block {
         let cap = self.cap();
         self.spend(text.len().min(cap));
         output_capped(text, label, class, cap)
     }
 
     /// Pretty JSON, escaped, in a `<pre>` (cut and folded like outputs).
-    pub fn json_pre(&mut self, v: &Raw<'_>) -> Block {
+    pub(crate) fn json_pre(&mut self, v: &Raw<'_>) -> Block {
         let s = v.pretty();
         self.output(&s, "JSON", "json")
     }
 
     /// A collapsed generic view of any JSON value, within the page's
     /// [`META_CAP`] of hidden metadata (past it, a note with the size).
-    pub fn json_details(&mut self, summary: &str, v: &Raw<'_>) -> Block {
+    pub(crate) fn json_details(&mut self, summary: &str, v: &Raw<'_>) -> Block {
         let s = v.pretty();
         // Escaping can double the text: cut it to half of what is left.
         let cap = self.cap().min(self.meta_left.saturating_sub(512) / 2);
@@ -135,13 +132,13 @@ impl<'a> PageCtx<'a> {
     }
 
     /// How this page reaches the site root.
-    pub fn root(&self) -> Root {
+    pub(crate) fn root(&self) -> Root {
         Root::of(self.dir)
     }
 
     /// The anchor id of a node a message shows, if it belongs on this page
     /// ([`Shown::anchored`]) and is not out yet.
-    pub fn take_anchor(&mut self, s: &Shown) -> Option<String> {
+    pub(crate) fn take_anchor(&mut self, s: &Shown) -> Option<String> {
         if !s.anchored || !self.emitted.insert(s.node) {
             return None;
         }
@@ -149,14 +146,14 @@ impl<'a> PageCtx<'a> {
     }
 
     /// Markdown, within the page's text allowance.
-    pub fn markdown(&mut self, text: &str) -> Markdown {
+    pub(crate) fn markdown(&mut self, text: &str) -> Markdown {
         self.markdown_shown(text, true)
     }
 
     /// [`Self::markdown`] of text the page shows in a closed fold (a tool's
     /// input or result, thinking, a summary): its code blocks are plain, as
     /// file views are; the page's highlighting goes to what it shows open.
-    pub fn folded_markdown(&mut self, text: &str) -> Markdown {
+    pub(crate) fn folded_markdown(&mut self, text: &str) -> Markdown {
         self.markdown_shown(text, false)
     }
 
@@ -169,7 +166,7 @@ impl<'a> PageCtx<'a> {
 
     /// An image given by its bytes (written to `assets/img/`, or inline),
     /// a link to a remote one, or a placeholder.
-    pub fn image(&mut self, source: &ImageSource<'_>) -> Block {
+    pub(crate) fn image(&mut self, source: &ImageSource<'_>) -> Block {
         match source {
             ImageSource::Data { media_type: media, data } => match self.p.images.show(media, data, &self.root()) {
                 Ok(Ok(src)) => Block::Image(Image { src, media: media.to_string(), inline: self.p.images.is_inline() }),
@@ -193,25 +190,20 @@ impl<'a> PageCtx<'a> {
 }
 
 /// `[what]`.
-pub fn placeholder(what: impl Into<String>) -> Block {
+pub(crate) fn placeholder(what: impl Into<String>) -> Block {
     Block::Placeholder(Placeholder { what: what.into() })
 }
 
 /// A `<pre>` of tool or command output: ANSI colours converted, cut at
-/// [`OUTPUT_CAP`], folded when over [`OUTPUT_FOLD`].
-pub fn output(text: &str, label: &str, class: &'static str) -> Block {
-    output_capped(text, label, class, OUTPUT_CAP)
-}
-
-/// [`output`] cut at `cap` bytes.
-pub fn output_capped(text: &str, label: &str, class: &'static str, cap: usize) -> Block {
+/// `cap` bytes, folded when over [`OUTPUT_FOLD`].
+pub(crate) fn output_capped(text: &str, label: &str, class: &'static str, cap: usize) -> Block {
     let shown = cut(text, cap);
     let cut = (shown.len() < text.len()).then(|| (human_size(shown.len()), human_size(text.len())));
     fold(Block::Output(Output { class, body: terminal(shown), cut }), label, text.len())
 }
 
 /// Wraps large content in a closed `<details>` that names its size.
-pub fn fold(inner: Block, label: &str, size: usize) -> Block {
+pub(crate) fn fold(inner: Block, label: &str, size: usize) -> Block {
     if size <= OUTPUT_FOLD {
         return inner;
     }
@@ -224,9 +216,9 @@ mod tests {
 
     #[test]
     fn big_outputs_fold_and_cut() {
-        let small = output("a\u{1b}[31mb", "Output", "").to_string();
+        let small = output_capped("a\u{1b}[31mb", "Output", "", OUTPUT_CAP).to_string();
         assert!(small.contains("ansi-fg1") && !small.contains("<details"), "{small}");
-        let big = output(&"x".repeat(OUTPUT_CAP + 10), "Output", "").to_string();
+        let big = output_capped(&"x".repeat(OUTPUT_CAP + 10), "Output", "", OUTPUT_CAP).to_string();
         assert!(big.contains("<details class=\"big\">") && big.contains("Cut:"));
     }
 }

@@ -8,13 +8,13 @@ use crate::parse::timestamp::{format_human, format_timestamp};
 /// the page's script shows in local time), or `—` when unknown (0).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Template)]
 #[template(path = "_time.html")]
-pub struct Time {
+pub(crate) struct Time {
     /// Milliseconds since the epoch (0: unknown).
-    pub ms: i64,
+    pub(crate) ms: i64,
 }
 
 impl Time {
-    pub fn at(ms: i64) -> Time {
+    pub(crate) fn at(ms: i64) -> Time {
         Time { ms }
     }
 

@@ -38,16 +38,16 @@ use crate::render::views::page_state::{PageCtx, fold};
 /// A tool call with its result, as `templates/blocks/tool.html` writes it.
 #[derive(Debug, Template)]
 #[template(path = "blocks/tool.html")]
-pub struct ToolView {
-    pub name: String,
+pub(crate) struct ToolView {
+    pub(crate) name: String,
     /// What the call is about, in a line (a path, a command, a pattern…).
-    pub arg: String,
+    pub(crate) arg: String,
     /// Shown open (a checklist).
-    pub open: bool,
-    pub badge: Badge,
+    pub(crate) open: bool,
+    pub(crate) badge: Badge,
     /// What the call shows of its input.
-    pub call: CallView,
-    pub result: Option<ResultView>,
+    pub(crate) call: CallView,
+    pub(crate) result: Option<ResultView>,
 }
 
 impl ToolView {
@@ -59,7 +59,7 @@ impl ToolView {
 
 /// The badge of a tool call, after its name.
 #[derive(Debug)]
-pub enum Badge {
+pub(crate) enum Badge {
     None,
     NoResult,
     Error,
@@ -69,16 +69,16 @@ pub enum Badge {
 
 /// The result inside a tool call.
 #[derive(Debug)]
-pub struct ResultView {
+pub(crate) struct ResultView {
     /// The result entry's anchor, when it belongs on this page.
-    pub id: Option<String>,
-    pub body: Vec<Block>,
+    pub(crate) id: Option<String>,
+    pub(crate) body: Vec<Block>,
 }
 
 view_enum! {
     /// What a tool call shows of its input, by tool.
     #[derive(Debug)]
-    pub enum CallView {
+    pub(crate) enum CallView {
         Bash(BashCall),
         Edit(EditCall),
         MultiEdit(MultiEditCall),
@@ -99,105 +99,105 @@ view_enum! {
 /// `Bash`: the description and the command.
 #[derive(Debug, Template)]
 #[template(path = "tools/bash.html")]
-pub struct BashCall {
-    pub description: Option<String>,
-    pub command: ShellInput,
+pub(crate) struct BashCall {
+    pub(crate) description: Option<String>,
+    pub(crate) command: ShellInput,
 }
 
 /// `Edit`: the diff (from the recorded patch when there is one).
 #[derive(Debug, Template)]
 #[template(path = "tools/edit.html")]
-pub struct EditCall {
-    pub diff: Block,
+pub(crate) struct EditCall {
+    pub(crate) diff: Block,
 }
 
 /// `MultiEdit`: a diff per edit.
 #[derive(Debug, Template)]
 #[template(path = "tools/multi_edit.html")]
-pub struct MultiEditCall {
-    pub diffs: Vec<Html>,
+pub(crate) struct MultiEditCall {
+    pub(crate) diffs: Vec<Html>,
 }
 
 /// `Write`: the file written, highlighted when small.
 #[derive(Debug, Template)]
 #[template(path = "tools/write.html")]
-pub struct WriteCall {
-    pub file: Block,
+pub(crate) struct WriteCall {
+    pub(crate) file: Block,
 }
 
 /// `TodoWrite`: the checklist.
 #[derive(Debug, Template)]
 #[template(path = "tools/todo_write.html")]
-pub struct TodoWriteCall {
+pub(crate) struct TodoWriteCall {
     /// `None` when the input holds no list.
-    pub todos: Option<Vec<Todo>>,
+    pub(crate) todos: Option<Vec<Todo>>,
 }
 
 /// One item of a checklist.
 #[derive(Debug)]
-pub struct Todo {
+pub(crate) struct Todo {
     /// `done`, `doing` or `todo`.
-    pub class: &'static str,
-    pub mark: &'static str,
-    pub content: String,
+    pub(crate) class: &'static str,
+    pub(crate) mark: &'static str,
+    pub(crate) content: String,
 }
 
 /// `WebFetch`: the URL (a link when it may be one) and the prompt.
 #[derive(Debug, Template)]
 #[template(path = "tools/web_fetch.html")]
-pub struct WebFetchCall {
-    pub url: String,
-    pub link: Option<Href>,
-    pub prompt: Option<String>,
+pub(crate) struct WebFetchCall {
+    pub(crate) url: String,
+    pub(crate) link: Option<Href>,
+    pub(crate) prompt: Option<String>,
 }
 
 /// `Task` / `Agent`: the sub-agent's transcript and the prompt it was given.
 #[derive(Debug, Template)]
 #[template(path = "tools/agent.html")]
-pub struct AgentCall {
-    pub transcript: Option<AgentLink>,
-    pub prompt: Option<Markdown>,
+pub(crate) struct AgentCall {
+    pub(crate) transcript: Option<AgentLink>,
+    pub(crate) prompt: Option<Markdown>,
 }
 
 /// `AskUserQuestion`: each question, its options, and what the person
 /// answered (from the result).
 #[derive(Debug, Template)]
 #[template(path = "tools/questions.html")]
-pub struct QuestionsCall {
-    pub questions: Vec<Question>,
+pub(crate) struct QuestionsCall {
+    pub(crate) questions: Vec<Question>,
 }
 
 #[derive(Debug)]
-pub struct Question {
+pub(crate) struct Question {
     /// The short chip label.
-    pub header: String,
-    pub question: String,
-    pub multi: bool,
-    pub options: Vec<QuestionOption>,
+    pub(crate) header: String,
+    pub(crate) question: String,
+    pub(crate) multi: bool,
+    pub(crate) options: Vec<QuestionOption>,
     /// The answer as given, when it is not (only) options of the list.
-    pub answer: Option<String>,
+    pub(crate) answer: Option<String>,
 }
 
 #[derive(Debug)]
-pub struct QuestionOption {
-    pub label: String,
-    pub description: String,
-    pub chosen: bool,
+pub(crate) struct QuestionOption {
+    pub(crate) label: String,
+    pub(crate) description: String,
+    pub(crate) chosen: bool,
 }
 
 /// Labelled fields of a call's input (a task's subject, a message's
 /// recipient, a cell's id…), then what it carries at length.
 #[derive(Debug, Default, Template)]
 #[template(path = "tools/fields.html")]
-pub struct FieldsCall {
-    pub fields: Vec<Field>,
-    pub body: Option<Block>,
+pub(crate) struct FieldsCall {
+    pub(crate) fields: Vec<Field>,
+    pub(crate) body: Option<Block>,
 }
 
 #[derive(Debug)]
-pub struct Field {
-    pub label: String,
-    pub value: String,
+pub(crate) struct Field {
+    pub(crate) label: String,
+    pub(crate) value: String,
 }
 
 impl FieldsCall {
@@ -221,18 +221,18 @@ impl FieldsCall {
 
 /// A link to a sub-agent's transcript.
 #[derive(Debug, Clone, Hash)]
-pub struct AgentLink {
-    pub href: Href,
-    pub messages: u32,
+pub(crate) struct AgentLink {
+    pub(crate) href: Href,
+    pub(crate) messages: u32,
 }
 
 /// A tool result shown on its own (its call is on another line, or missing).
 #[derive(Debug, Template)]
 #[template(path = "blocks/standalone_result.html")]
-pub struct StandaloneResult {
+pub(crate) struct StandaloneResult {
     /// The call, when it is in the archive.
-    pub call: Option<Href>,
-    pub body: Vec<Block>,
+    pub(crate) call: Option<Href>,
+    pub(crate) body: Vec<Block>,
 }
 
 /// A call's result as this page finds it: the node holding it, and what it says.
@@ -248,7 +248,7 @@ impl<'a> Found<'a> {
 }
 
 /// A tool call with its result (the one its message's inputs name).
-pub fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, it: &ItemInputs) -> ToolView {
+pub(crate) fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, it: &ItemInputs) -> ToolView {
     let inputs = it.call(&c.id);
     let found = inputs.and_then(|k| k.result).and_then(|shown| {
         let holder = cx.node(shown.read.entry);
@@ -283,7 +283,7 @@ pub fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, it: &ItemInputs) -> ToolView
 /// else its key fields. Empty only when its input holds nothing. `detail`
 /// is what its result records (a created task's id, a plan kept out of the
 /// input).
-pub fn summary(c: &ToolCall<'_>, detail: Option<&ResultDetail<'_>>) -> String {
+pub(crate) fn summary(c: &ToolCall<'_>, detail: Option<&ResultDetail<'_>>) -> String {
     let arg = match &c.input {
         ToolInput::Shell { command, .. } => command.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
         ToolInput::Edit { file_path, .. } | ToolInput::Write { file_path, .. } => file_path.to_string(),
@@ -521,7 +521,7 @@ fn plan_of<'v>(input: &'v str, detail: Option<&'v ResultDetail<'_>>) -> &'v str 
 
 /// A tool result shown on its own (its call is on another line, or
 /// missing): its text and images.
-pub fn standalone_result(cx: &mut PageCtx<'_>, r: &ToolOutput<'_>, it: &ItemInputs) -> StandaloneResult {
+pub(crate) fn standalone_result(cx: &mut PageCtx<'_>, r: &ToolOutput<'_>, it: &ItemInputs) -> StandaloneResult {
     StandaloneResult { call: it.call_of_result(&r.use_id), body: result_body(cx, &ToolInput::Other, r) }
 }
 
