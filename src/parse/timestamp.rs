@@ -65,12 +65,25 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
         }
         _ => return None,
     };
-    // The first of the month at that hour and minute, by jiff; the day,
-    // the seconds (60 included) and the offset added to it.
-    let small = |v: i64| i8::try_from(v).ok();
-    let first = DateTime::new(i16::try_from(year).ok()?, small(month)?, 1, small(hour)?, small(min)?, 0, 0).ok()?;
-    let first = Offset::UTC.to_timestamp(first).ok()?.as_millisecond();
-    Some(first + ((day - 1) * 86_400 + sec - offset_min * 60) * 1000 + millis)
+    // The first of the month, by jiff (kept for the next line: a file's
+    // timestamps are mostly of one month); the day, the time (a 60th second
+    // included) and the offset added to it.
+    let first = MONTH_START.with(|last| {
+        let (y, m, ms) = last.get();
+        if (y, m) == (year, month) {
+            return Some(ms);
+        }
+        let date = DateTime::new(i16::try_from(year).ok()?, i8::try_from(month).ok()?, 1, 0, 0, 0, 0).ok()?;
+        let ms = Offset::UTC.to_timestamp(date).ok()?.as_millisecond();
+        last.set((year, month, ms));
+        Some(ms)
+    })?;
+    Some(first + ((day - 1) * 86_400 + hour * 3600 + min * 60 + sec - offset_min * 60) * 1000 + millis)
+}
+
+thread_local! {
+    /// The year and month last read, and its first instant in milliseconds.
+    static MONTH_START: std::cell::Cell<(i64, i64, i64)> = const { std::cell::Cell::new((-1, 0, 0)) };
 }
 
 /// The instant `ms`, within what jiff represents (years -9999 to 9999).
@@ -116,6 +129,17 @@ mod tests {
         assert_eq!(parse_timestamp("2025-07-01t10:00:00z"), Some(1_751_364_000_000));
         assert_eq!(parse_timestamp("2025-07-01 10:00:00Z"), Some(1_751_364_000_000));
         assert_eq!(parse_timestamp("2025-07-01T10:00:00.1234567891234Z"), Some(1_751_364_000_123));
+    }
+
+    /// The month kept from the line before is the month asked, not the last one.
+    #[test]
+    fn months_in_turn() {
+        let jan = parse_timestamp("2025-01-31T23:59:59.999Z");
+        for _ in 0..2 {
+            assert_eq!(parse_timestamp("2025-01-31T23:59:59.999Z"), jan);
+            assert_eq!(parse_timestamp("2025-02-01T00:00:00Z"), jan.map(|ms| ms + 1));
+            assert_eq!(parse_timestamp("2024-02-01T00:00:00Z"), Some(1_706_745_600_000));
+        }
     }
 
     #[test]
