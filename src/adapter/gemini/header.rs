@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::parse::time::parse_timestamp;
+use crate::parse::timestamp::parse_timestamp;
 use crate::parse::{Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes};
 
 /// Kinds of the lines that are not records.

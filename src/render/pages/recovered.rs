@@ -62,7 +62,7 @@ fn place(line: u32) -> String {
 pub fn page(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> RecoveredPage {
     let dir = dir(ctx, s);
     let size = ctx.page_size.max(1) as usize;
-    let mut pcx = PageCtx::new(ctx, &dir, None);
+    let mut pcx = PageCtx::new(ctx, &dir);
     let first = page as usize * size;
     let messages = s
         .prompts
