@@ -5,12 +5,12 @@
 //! ([`fork_list`]), a session recovered from the prompt history ([`recovered`]), a conversation's map ([`map`]) and fork-point index
 //! ([`outline`]), `sitemap.xml` ([`sitemap`]).
 
-pub mod archive_index;
-pub mod fork_list;
-pub mod map;
-pub mod outline;
-pub mod project_index;
-pub mod recovered;
-pub mod sitemap;
-pub mod templates;
-pub mod track;
+pub(crate) mod archive_index;
+pub(crate) mod fork_list;
+pub(crate) mod map;
+pub(crate) mod outline;
+pub(crate) mod project_index;
+pub(crate) mod recovered;
+pub(crate) mod sitemap;
+pub(crate) mod templates;
+pub(crate) mod track;

@@ -91,7 +91,7 @@ fn turn_tokens(ctx: &ProjectCtx<'_>, nodes: impl Iterator<Item = NodeId>) -> Tok
 /// `index.html`, page `n` its `page-<n>.html`, so that no page grows with the
 /// number of sessions. Which row lands on which page depends only on the
 /// project.
-pub struct ProjectIndex {
+pub(crate) struct ProjectIndex {
     /// Conversations and recovered sessions, newest activity first.
     convs: Vec<Row>,
     /// How many of them are conversations, and recovered sessions.

@@ -18,35 +18,35 @@ use crate::render::views::message::MessageView;
 use crate::render::views::page_state::PageCtx;
 
 /// What its row and its page say it is.
-pub fn label(s: &RecoveredSession) -> String {
+pub(crate) fn label(s: &RecoveredSession) -> String {
     let n = s.prompts.len();
     format!("transcript deleted by Claude Code's cleanup — {n} prompt{} recovered", if n == 1 { "" } else { "s" })
 }
 
 /// Its directory in the site.
-pub fn dir(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
+pub(crate) fn dir(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
     recovered_dir(&ctx.dir, &s.key)
 }
 
 /// How many pages it takes (at least one).
-pub fn pages(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> u32 {
+pub(crate) fn pages(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> u32 {
     let n = u32::try_from(s.prompts.len()).unwrap_or(u32::MAX);
     n.div_ceil(ctx.page_size.max(1)).max(1)
 }
 
 /// Page `page`'s path (0-based), relative to the site root.
-pub fn path(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> String {
+pub(crate) fn path(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> String {
     format!("{}{}", dir(ctx, s), page_file(page))
 }
 
 /// Its first prompt, as the history kept it (redacted with `--redact`).
-pub fn first_prompt(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
+pub(crate) fn first_prompt(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
     let Some(p) = s.prompts.first() else { return String::new() };
     ctx.redactor.text(|| place(p.line), &p.text).into_owned()
 }
 
 /// Its title: the first words of its first prompt.
-pub fn title(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
+pub(crate) fn title(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
     match plain_excerpt(&first_prompt(ctx, s), TITLE_CHARS) {
         t if t.is_empty() => format!("Session {}", s.key),
         t => t,
@@ -59,7 +59,7 @@ fn place(line: u32) -> String {
 }
 
 /// Page `page` (0-based) of recovered session `s`.
-pub fn page(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> RecoveredPage {
+pub(crate) fn page(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> RecoveredPage {
     let dir = dir(ctx, s);
     let size = ctx.page_size.max(1) as usize;
     let mut pcx = PageCtx::new(ctx, &dir);

@@ -22,14 +22,14 @@ pub(crate) struct Crumb {
 
 /// The projects of one agent on the archive index.
 #[derive(Debug, Clone)]
-pub struct AgentGroup {
+pub(crate) struct AgentGroup {
     pub agent: String,
     pub projects: Vec<ProjectRow>,
 }
 
 /// A project on the archive index.
 #[derive(Debug, Clone)]
-pub struct ProjectRow {
+pub(crate) struct ProjectRow {
     pub name: String,
     pub href: Href,
     pub conversations: usize,
@@ -62,7 +62,7 @@ pub(crate) struct ConvRow {
 
 /// A session recovered from the prompt history, on a project page.
 #[derive(Debug, Clone)]
-pub struct RecoveredRow {
+pub(crate) struct RecoveredRow {
     pub title: String,
     pub href: Href,
     pub first_prompt: String,
@@ -74,7 +74,7 @@ pub struct RecoveredRow {
 
 /// A row of a project page's list of conversations, in time order.
 #[derive(Debug, Clone)]
-pub enum Listed {
+pub(crate) enum Listed {
     Conv(ConvRow),
     Recovered(RecoveredRow),
 }
@@ -209,7 +209,7 @@ pub(crate) struct MainBranch {
 
 #[derive(Template)]
 #[template(path = "index.html")]
-pub struct IndexPage {
+pub(crate) struct IndexPage {
     pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
@@ -224,7 +224,7 @@ pub struct IndexPage {
 
 #[derive(Template)]
 #[template(path = "project.html")]
-pub struct ProjectPage {
+pub(crate) struct ProjectPage {
     pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,
@@ -255,7 +255,7 @@ pub struct ProjectPage {
 /// A page of a session recovered from the prompt history.
 #[derive(Template)]
 #[template(path = "recovered.html")]
-pub struct RecoveredPage {
+pub(crate) struct RecoveredPage {
     pub root: Root,
     pub title: String,
     pub crumbs: Vec<Crumb>,

@@ -433,7 +433,7 @@ fn post_page(map: &mut FxHashMap<Box<str>, Encoding>, q: u32, page: PageIndex) {
 /// (its directory the key, its first prompt the time), whose pages are
 /// `pages` (path, what the index takes from it) in order. Always fresh: its
 /// pages are always rendered.
-pub fn recovered_unit(
+pub(crate) fn recovered_unit(
     ctx: &ProjectCtx<'_>,
     key: String,
     first_ts: i64,

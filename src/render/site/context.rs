@@ -383,11 +383,11 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// How replies are labelled: the name of the project's agent.
-    pub fn agent_label(&self) -> &'static str {
+    pub(crate) fn agent_label(&self) -> &'static str {
         self.project.source.client.label()
     }
 
-    pub fn entries(&self) -> &'a Entries {
+    pub(crate) fn entries(&self) -> &'a Entries {
         &self.project.entries
     }
 

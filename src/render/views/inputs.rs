@@ -136,13 +136,13 @@ pub(crate) struct CompactionAt {
 
 impl ItemInputs {
     /// The call `id` of this message (the first, if several share it).
-    pub fn call(&self, id: &str) -> Option<&Call> {
+    pub(crate) fn call(&self, id: &str) -> Option<&Call> {
         let at = self.calls.partition_point(|c| &*c.id < id);
         self.calls.get(at).filter(|c| &*c.id == id)
     }
 
     /// The link to the call of result `id` it holds.
-    pub fn call_of_result(&self, id: &str) -> Option<Href> {
+    pub(crate) fn call_of_result(&self, id: &str) -> Option<Href> {
         let at = self.results.partition_point(|(r, _)| &**r < id);
         self.results.get(at).filter(|(r, _)| &**r == id).and_then(|(_, h)| h.clone())
     }
