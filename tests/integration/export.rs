@@ -265,6 +265,9 @@ fn markdown_holds_every_prompt_of_the_active_line_and_the_branches() {
     // The example: the active line, then what each branch adds.
     let md = export_ok(&example_archive(), "a1000000-0000-4000-8000-000000000001", &tmp.path().join("w.md"), &[]);
     let heads = headings(&md);
+    // The title heads the file as words, not as code (issue 26, point 7).
+    assert!(md.contains("\n# weather\\-cli\\: retries \\+ cache\n"), "{md}");
+    assert!(!first_heading_has_code(&md), "{md}");
     assert_eq!(
         heads,
         [
@@ -275,6 +278,21 @@ fn markdown_holds_every_prompt_of_the_active_line_and_the_branches() {
             "Appendix 3: sub-agent a3f9c2e1b7d40a6f5: Map HTTP client code",
         ]
     );
+}
+
+/// Whether the first heading of a Markdown text holds a code span.
+fn first_heading_has_code(md: &str) -> bool {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let mut inside = false;
+    for ev in Parser::new(md) {
+        match ev {
+            Event::Start(Tag::Heading { .. }) => inside = true,
+            Event::Code(_) if inside => return true,
+            Event::End(TagEnd::Heading(_)) => return false,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The text of the headings of level 1 and 2 of a Markdown text.
@@ -328,13 +346,25 @@ fn hostile_transcripts_export_inert() {
 
 /// Every reason a Markdown export would render something active where it
 /// is pasted: raw HTML but our own comments, links, images, or transcript
-/// text outside code.
+/// text outside code — but the title heading the file (level 1), as words
+/// with no `@` or `#` that GitHub could make a mention or a reference of.
 fn markdown_problems(md: &str) -> Vec<String> {
-    use pulldown_cmark::{Event, Options, Parser, Tag};
+    use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
     let mut bad = Vec::new();
     let mut in_code = false;
+    let mut in_title = false;
     for ev in Parser::new_ext(md, Options::all()) {
         match ev {
+            Event::Start(Tag::Heading { level: HeadingLevel::H1, .. }) => in_title = true,
+            Event::End(TagEnd::Heading(HeadingLevel::H1)) => in_title = false,
+            Event::Text(t) if in_title => {
+                let mut cs = t.chars().peekable();
+                while let Some(c) = cs.next() {
+                    if (c == '@' || c == '#') && cs.peek().is_some_and(|n| n.is_alphanumeric()) {
+                        bad.push(format!("a mention or reference in the title: {t}"));
+                    }
+                }
+            }
             Event::Html(h) | Event::InlineHtml(h) => {
                 let h = h.trim();
                 let comment = h.starts_with("<!--") && h.ends_with("-->") && !h[4..h.len() - 3].contains("--");

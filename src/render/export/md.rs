@@ -5,8 +5,9 @@
 //!
 //! Nothing from a transcript is read as Markdown or HTML where it is pasted:
 //! texts are fenced code blocks (the fence longer than any run of backticks
-//! in them), names and titles code spans, so no link, image, mention, raw
-//! HTML or heading of a transcript becomes active. Control characters are
+//! in them), names and titles code spans (but the title heading the file:
+//! its words with every punctuation escaped, see [`heading_text`]), so no
+//! link, image, mention, raw HTML or heading of a transcript becomes active. Control characters are
 //! shown as their Control Pictures, as on the site. Long tool inputs and
 //! results are cut, saying so ([`MD_TOOL_INPUT`], [`MD_TOOL_RESULT`]).
 
@@ -75,7 +76,7 @@ impl Md<'_> {
         let ctx = self.ctx;
         let g = ctx.graph();
         let c = &g.conversations[conv];
-        let _ = writeln!(self.out, "\n# {}\n", span(&c.title));
+        let _ = writeln!(self.out, "\n# {}\n", heading_text(&c.title));
         let _ = writeln!(self.out, "- project: {}", span(&ctx.name));
         let _ = writeln!(self.out, "- started: {}, last active: {}", format_human(c.first_ts), format_human(c.last_ts));
         let _ = writeln!(
@@ -256,6 +257,28 @@ fn span(s: &str) -> String {
     format!("{ticks} {one_line} {ticks}")
 }
 
+/// A title as the text of a heading, read as written and inert: on one line,
+/// every ASCII punctuation backslash-escaped (no link, image, emphasis, HTML
+/// or autolink), a word joiner (U+2060) after `@` and `#` so that GitHub
+/// makes no mention or issue reference of it (empty: `(untitled)`).
+fn heading_text(s: &str) -> String {
+    let one_line: String = controls_shown(s).split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.is_empty() {
+        return "(untitled)".to_string();
+    }
+    let mut out = String::with_capacity(one_line.len() + 8);
+    for c in one_line.chars() {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+        if c == '@' || c == '#' {
+            out.push('\u{2060}');
+        }
+    }
+    out
+}
+
 /// Text for an HTML comment: no `--` and no `>`.
 fn comment(s: &str) -> String {
     s.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect::<String>().replace("--", "-")
@@ -292,5 +315,7 @@ mod tests {
         assert_eq!(span(""), "(none)");
         assert_eq!(comment("a--b>c"), "a-bc");
         assert_eq!(escape_line("<b>*x*</b>"), "\\<b\\>\\*x\\*\\<\\/b\\>");
+        assert_eq!(heading_text("a: [b](c)\n@d #1"), "a\\: \\[b\\]\\(c\\) \\@\u{2060}d \\#\u{2060}1");
+        assert_eq!(heading_text(" \n"), "(untitled)");
     }
 }
