@@ -47,6 +47,12 @@ pub(crate) struct OutlineRow {
     pub(crate) own_fork: bool,
 }
 
+/// The message number the index's legend reads its example with: the first
+/// fork of the outline (`fork at #N`, `N.1`, `N.2`), else 12.
+pub fn legend_number(rows: &[OutlineRow]) -> &str {
+    rows.iter().find(|r| r.kind == "fork").map_or("12", |r| r.label.as_str())
+}
+
 /// The outline of a conversation, for its page `track` (in `from_dir`).
 pub(crate) fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, track: TrackId) -> Vec<OutlineRow> {
     let g = p.graph();
