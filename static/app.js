@@ -1,6 +1,7 @@
 // cctree: progressive enhancement only. The pages work without this file.
 // Adds: local times, expand/collapse all, copy buttons (fork commands, code
-// blocks), keyboard navigation (j/k: next/previous message) and the "new"
+// blocks), keyboard navigation (j/k: next/previous message, and the focus
+// on code blocks that scroll sideways) and the "new"
 // marks (what was written since the reader's last visit). The search is
 // static/search.js; the view menu's choice, static/view.js.
 (function () {
@@ -128,6 +129,21 @@
       ev.preventDefault();
     }
   });
+
+  // A code block or output wider than the screen scrolls sideways: it takes
+  // the keyboard focus (tabindex 0) so that the arrow keys can scroll it too,
+  // checked again when the window or an opened <details> changes the widths.
+  function scrollers() {
+    var pres = document.querySelectorAll("main pre");
+    for (var n = 0; n < pres.length; n++) {
+      var wide = pres[n].scrollWidth > pres[n].clientWidth + 1;
+      if (wide && pres[n].tabIndex < 0) pres[n].tabIndex = 0;
+      else if (!wide && pres[n].getAttribute("tabindex") === "0") pres[n].removeAttribute("tabindex");
+    }
+  }
+  scrollers();
+  window.addEventListener("resize", scrollers);
+  document.addEventListener("toggle", scrollers, true);
 })();
 
 // "new": the conversations, projects and messages written since the reader's
