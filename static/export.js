@@ -91,6 +91,9 @@
     links[selected].scrollIntoView({ block: "nearest" });
   }
   box.hidden = false;
+  // A phone's header leaves the box about 120 px: a short hint fits it.
+  var narrow = window.matchMedia && window.matchMedia("(max-width: 640px)").matches;
+  input.placeholder = narrow ? "Find…" : "Find in this conversation…";
   input.addEventListener("input", find);
   input.addEventListener("focus", find);
   input.addEventListener("keydown", function (ev) {

@@ -482,6 +482,8 @@
   function openFind(q) {
     if (!bar) buildBar();
     bar.hidden = false;
+    // The page keeps room below its last lines for the bar (style.css).
+    document.documentElement.classList.add("finding");
     if (q !== undefined) { findInput.value = q; find(q); }
     findInput.focus();
     findInput.select();
@@ -490,6 +492,7 @@
     unmark("find");
     marks = []; at = -1;
     if (bar) { bar.hidden = true; bar.query = ""; }
+    document.documentElement.classList.remove("finding");
   }
   function unmark(cls) {
     var ms = main.querySelectorAll("mark.cc-" + cls);
