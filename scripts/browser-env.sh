@@ -8,8 +8,9 @@
 #                    integrity-checked, into target/tools); set CCTREE_NODE
 #                    yourself to use another (>= 20)
 #
-# and unpacks the driver, playwright-core as pinned in
-# tests/browser/package-lock.json, into tests/browser/node_modules (no npm needed).
+# and unpacks the driver, playwright-core, and the accessibility checker,
+# axe-core, as pinned in tests/browser/package-lock.json, into
+# tests/browser/node_modules (no npm needed).
 # Anything it cannot do is an error that says what to run instead.
 
 # shellcheck source=scripts/node-env.sh
@@ -46,13 +47,19 @@ browser_env_node() {
   node_env
 }
 
-browser_env_driver() {
+# One package as pinned in tests/browser/package-lock.json.
+browser_env_package() {
   local lock=tests/browser/package-lock.json
-  local q="require('./$lock').packages['node_modules/playwright-core']"
+  local q="require('./$lock').packages['node_modules/$1']"
   local version integrity
   version=$("$CCTREE_NODE" -p "$q.version")
   integrity=$("$CCTREE_NODE" -p "$q.integrity")
-  scripts/npm-fetch.sh playwright-core "$version" "$integrity" tests/browser/node_modules/playwright-core
+  scripts/npm-fetch.sh "$1" "$version" "$integrity" "tests/browser/node_modules/$1"
+}
+
+browser_env_driver() {
+  browser_env_package playwright-core
+  browser_env_package axe-core
 }
 
 browser_env_chromium

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine (Debian 12 with a Rust toolchain,
 # git, curl and a C compiler; see the README): installs what the browser tests
-# need (Debian's chromium as root, the pinned Node and playwright-core from the
+# need (Debian's chromium as root, the pinned Node, playwright-core and axe-core from the
 # npm registry, see scripts/browser-env.sh) and what the Claude Code
 # conformance suite needs (tmux, the pinned client: scripts/install-claude.sh),
 # then runs `cargo test`. The browser tests and the conformance suite are

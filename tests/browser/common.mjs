@@ -3,7 +3,8 @@
 //
 // Every script prints one JSON report on stdout and exits 0 if all is well,
 // 1 on any failure, 2 if the browser could not run and, for a script run with
-// a time limit, 3 when it is reached (CCTREE_BROWSER_TIMEOUT_MS, default 300 s).
+// a time limit, 3 when it is reached (CCTREE_BROWSER_TIMEOUT_MS, default 300 s
+// or the script's own).
 
 import { chromium } from "playwright-core";
 import fs from "node:fs";
@@ -31,9 +32,9 @@ export function reporter(report) {
     process.exit(code);
   };
   const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
-  const run = (main, { limited = false } = {}) => {
+  const run = (main, { limited = false, limitMs = 300000 } = {}) => {
     if (limited) {
-      const limit = Number(process.env.CCTREE_BROWSER_TIMEOUT_MS || 300000);
+      const limit = Number(process.env.CCTREE_BROWSER_TIMEOUT_MS || limitMs);
       setTimeout(() => end([...failures, `timed out after ${limit} ms`], 3), limit).unref();
     }
     main().then(

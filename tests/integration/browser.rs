@@ -75,6 +75,9 @@ impl Driver {
         if !dir.join("node_modules/playwright-core/package.json").is_file() {
             return Err("the driver (tests/browser/node_modules/playwright-core) is not installed".into());
         }
+        if !dir.join("node_modules/axe-core/axe.min.js").is_file() {
+            return Err("the accessibility checker (tests/browser/node_modules/axe-core) is not installed".into());
+        }
         let on_path = || {
             let path = std::env::var_os("PATH").unwrap_or_default();
             std::env::split_paths(&path).map(|d| d.join("chromium")).find(|p| p.is_file())
@@ -516,4 +519,111 @@ fn one_search_finds_words_of_each_agent_in_chromium() {
     let v = driver.run(args);
     let checked = v["fulltext"].as_array().map_or(0, Vec::len);
     assert_eq!(checked, 18, "three words at 1280 and 390 px, over file:// (light, dark) and http: {v}");
+}
+
+/// The pages of `site` (rendered from `input`) that [`accessibility_and_reading_in_chromium`]
+/// opens for each conversation with forks: its page, its first branch page,
+/// and its export (written to `exports`).
+fn forked_pages(name: &str, input: &Path, site: &Path, exports: &Path) -> Vec<serde_json::Value> {
+    let projects = load(&[input.to_path_buf()]);
+    let names: Vec<&str> = projects.iter().map(|p| p.source.name.as_str()).collect();
+    let slugs = project_slugs(&names);
+    let mut pages = Vec::new();
+    for (p, slug) in projects.iter().zip(&slugs) {
+        let g = &p.graph;
+        for (i, c) in g.conversations.iter().enumerate() {
+            let Some(&b) = c.branches.get(1) else { continue };
+            let root = g.uuid(&p.entries, c.root);
+            let conv = site.join(slug).join("c").join(sanitize_segment(root));
+            let branch =
+                conv.join("b").join(sanitize_segment(g.uuid(&p.entries, g.branches[b].first))).join("index.html");
+            let file = exports.join(format!("{name}-{i}.html"));
+            let o = cctree()
+                .args(["-q", "export", "--projects"])
+                .arg(input)
+                .arg(root)
+                .arg("-o")
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "export {root}: {}", String::from_utf8_lossy(&o.stderr));
+            for (kind, f) in [("conversation", conv.join("index.html")), ("branch", branch), ("export", file)] {
+                assert!(f.is_file(), "{}", f.display());
+                pages.push(serde_json::json!({ "name": format!("{name}-{i}-{kind}"), "file": f }));
+            }
+        }
+    }
+    pages
+}
+
+/// Issue 26, points 6 and 7 and the index's legend, through
+/// `tests/browser/axe.mjs` at 1280 and 390 px, light and dark: axe-core
+/// (pinned in `tests/browser/package-lock.json`) finds no violation on every
+/// kind of page of the example — archive, project, conversation, branch,
+/// sub-agent, the search open, the find bar open, the export and its find
+/// box — and on each conversation with forks of the 2.1.330 archives and the
+/// 2.1.332 compactions (its page, a branch page, its export); links inside
+/// running text are underlined (axe's `link-in-text-block`); every text
+/// box's placeholder fits it; with the find bar open, at the end of the page,
+/// no text is under the bar; each fork-point index's legend reads the number
+/// of its first fork.
+#[test]
+fn accessibility_and_reading_in_chromium() {
+    let Some(driver) = Driver::get() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let exports = tmp.path().join("exports");
+    std::fs::create_dir_all(&exports).unwrap();
+    let site = tmp.path().join("example");
+    render(&example_archive(), &site);
+    let p = example_pages();
+    let conv = site.join(&p.conversation);
+    let project = conv.ancestors().nth(3).expect("the project index's folder").join("index.html");
+    let mut pages = vec![
+        serde_json::json!({ "name": "archive", "file": site.join("index.html") }),
+        serde_json::json!({ "name": "project", "file": project }),
+        serde_json::json!({ "name": "sub-agent", "file": site.join(&p.agent) }),
+        serde_json::json!({ "name": "search-open", "file": site.join("index.html"), "search": "cache" }),
+        serde_json::json!({ "name": "find-open", "file": conv, "find": "cache", "findbar": true }),
+    ];
+    pages.extend(forked_pages("example", &example_archive(), &site, &exports));
+    let export =
+        pages.iter().find_map(|v| v["name"].as_str().filter(|n| n.ends_with("-export")).map(|_| v["file"].clone()));
+    pages.push(serde_json::json!({ "name": "export-find-open", "file": export.expect("an export"), "find": "cache" }));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut inputs = Vec::new();
+    for name in ["tui", "time-travel", "bash-rewind", "print"] {
+        inputs.push((name, fixtures.join("client-2.1.330").join(name).join("projects")));
+    }
+    for name in ["summarize-up-to", "summarize-from", "compact"] {
+        inputs.push((name, crate::compaction::fixture(name)));
+    }
+    for (name, input) in &inputs {
+        let site = tmp.path().join(name);
+        render(input, &site);
+        pages.extend(forked_pages(name, input, &site, &exports));
+    }
+    let spec = tmp.path().join("spec.json");
+    std::fs::write(&spec, serde_json::json!({ "pages": pages }).to_string()).unwrap();
+    let axe = Driver {
+        node: driver.node.clone(),
+        script: driver.script.with_file_name("axe.mjs"),
+        chromium: driver.chromium.clone(),
+    };
+    let shots = screenshots_dir();
+    let result = axe.try_run([OsStr::new("--spec"), spec.as_os_str(), OsStr::new("--shots"), shots.as_os_str()]);
+    if result.is_err() || std::env::var_os("CCTREE_BROWSER_KEEP").is_some() {
+        eprintln!("the rendered sites are kept in {} for a look", tmp.keep().display());
+    }
+    let v = result.unwrap_or_else(|e| panic!("{e}"));
+    // Every page at both widths in both themes, with axe's rules applied.
+    let runs = v["runs"].as_array().expect("a report per page");
+    assert_eq!(runs.len(), pages.len() * 4, "{v}");
+    assert!(runs.iter().all(|r| r["rules"].as_u64().unwrap_or(0) >= 20), "{v}");
+    assert_eq!(v["violations"].as_array().map(Vec::len), Some(0), "{v}");
+    // The find bar was open on its page, and legends were read on the
+    // conversation pages and exports (forks at more than one number).
+    assert_eq!(runs.iter().filter(|r| r["findbar"] == true).count(), 4, "{v}");
+    assert!(runs.iter().filter(|r| r["legends"].as_u64().unwrap_or(0) > 0).count() >= 8 * 4, "{v}");
+    let numbers: std::collections::BTreeSet<&str> = runs.iter().filter_map(|r| r["first_fork"].as_str()).collect();
+    assert!(numbers.len() >= 2, "the legends were read for forks at one number only: {numbers:?}");
 }
