@@ -49,7 +49,7 @@ pub(crate) struct OutlineRow {
 
 /// The message number the index's legend reads its example with: the first
 /// fork of the outline (`fork at #N`, `N.1`, `N.2`), else 12.
-pub fn legend_number(rows: &[OutlineRow]) -> &str {
+pub(crate) fn legend_number(rows: &[OutlineRow]) -> &str {
     rows.iter().find(|r| r.kind == "fork").map_or("12", |r| r.label.as_str())
 }
 
