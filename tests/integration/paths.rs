@@ -260,3 +260,97 @@ fn pages_do_not_reveal_the_input_path() {
     let page = std::fs::read_to_string(out.join("-home-alice-odd/index.html")).unwrap();
     assert!(page.contains("future-thing (-home-alice-odd/0dd00000-0000-4000-8000-0000000000d1.jsonl:3)"), "{page}");
 }
+
+/// Issue 26 point 5: a published render (`--base-url`) of the example and
+/// every fixture archive — pages, search shards, scripts, sitemap, the render
+/// cache — and each conversation's exports (HTML and Markdown) hold no
+/// directory of the machine: not the input's absolute path nor the relative
+/// one it was given as, not the output's, not `$HOME`, not the directory the
+/// render ran in. Each of those directories carries a marker name found in
+/// no transcript, so any byte naming one is found. (The working directories
+/// a transcript records are its content, and stay.)
+#[test]
+fn a_published_render_names_no_directory_of_the_machine() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().canonicalize().unwrap();
+    let (home, cwd, out_root) = (t.join("home-q7hj2"), t.join("cwd-x4kv9"), t.join("out-m3pz8"));
+    std::fs::create_dir_all(&cwd).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut inputs = vec![("example", example_archive()), ("odd", crate::support::odd_archive())];
+    inputs.push(("claude-code-log", fixtures.join("claude-code-log/real_projects")));
+    for client in ["client-2.1.330", "client-2.1.332", "codex-0.171.0", "gemini-0.61.0"] {
+        for e in std::fs::read_dir(fixtures.join(client)).unwrap().map(Result::unwrap) {
+            if e.file_type().unwrap().is_dir() {
+                let name: &'static str = format!("{client}-{}", e.file_name().to_string_lossy()).leak();
+                inputs.push((name, e.path()));
+            }
+        }
+    }
+    assert!(inputs.len() >= 10, "{inputs:?}");
+    let markers = ["home-q7hj2", "cwd-x4kv9", "out-m3pz8", "in-w8rc5", &t.display().to_string()];
+    let (mut checked, mut exported) = (0, 0);
+    for (name, from) in &inputs {
+        // The input, inside the home directory, given relative to the cwd.
+        let input = home.join("in-w8rc5").join(name);
+        copy_tree(from, &input);
+        let relative = Path::new("../home-q7hj2/in-w8rc5").join(name);
+        let out = out_root.join(name);
+        let at = At { cwd: &cwd, home: &home, config: &home.join(".claude") };
+        let o = at
+            .command(env!("CARGO_BIN_EXE_cctree"))
+            .args(["-q", "render", "--base-url", "https://example.org/chats/"])
+            .arg(&relative)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        // Each conversation's exports, looked up by a page's session id.
+        let site = files(&out);
+        let mut sessions: Vec<String> = Vec::new();
+        for (path, bytes) in &site {
+            if path.extension().is_some_and(|e| e == "html") {
+                for cmd in attr_values(&String::from_utf8_lossy(bytes), "data-copy").into_iter().map(unescape) {
+                    if let Some(id) = cmd.rsplit(" -- ").next().filter(|_| cmd.contains(" -- ")) {
+                        let id = id.trim_matches('\'').to_string();
+                        if !sessions.contains(&id) {
+                            sessions.push(id);
+                        }
+                    }
+                }
+            }
+        }
+        let exports = out_root.join(format!("{name}-exports"));
+        std::fs::create_dir_all(&exports).unwrap();
+        for (i, id) in sessions.iter().take(4).enumerate() {
+            for ext in ["html", "md"] {
+                let file = exports.join(format!("{i}.{ext}"));
+                let o = at
+                    .command(env!("CARGO_BIN_EXE_cctree"))
+                    .args(["-q", "export", "--projects"])
+                    .arg(&relative)
+                    .arg("-o")
+                    .arg(&file)
+                    .arg("--")
+                    .arg(id)
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{name}: export {id}: {}", String::from_utf8_lossy(&o.stderr));
+                exported += 1;
+            }
+        }
+        let all = site.into_iter().chain(files(&exports));
+        for (path, bytes) in all {
+            checked += bytes.len();
+            for m in &markers {
+                let hit = bytes.windows(m.len()).position(|w| w == m.as_bytes());
+                if let Some(at) = hit {
+                    let around = String::from_utf8_lossy(&bytes[at.saturating_sub(120)..(at + 120).min(bytes.len())])
+                        .into_owned();
+                    panic!("{name}: {} names {m}: …{around}…", path.display());
+                }
+            }
+        }
+    }
+    assert!(checked > 1_000_000 && exported >= 20, "only {checked} bytes and {exported} exports checked");
+}
