@@ -55,6 +55,7 @@
 //! | **Search index** | | | |
 //! | [`SEARCH_TERM_CHARS`] | 24 | a term (longer runs are indexed by their start) | `render::search::terms` |
 //! | [`SEARCH_DOC_CHARS`] | 1,200 | the excerpt kept of one message (characters) | `render::search::docs` |
+//! | [`SEARCH_TEXT_CHARS`] | 1,048,576 | the whole text kept of one message whose excerpt was cut, for the words around a match | `render::search::docs` |
 //! | [`SEARCH_PROSE_CHARS`] | 600 | … of one piece of prose (a prompt, a reply) | `render::search::docs` |
 //! | [`SEARCH_THINKING_CHARS`] | 240 | … of one thinking block | `render::search::docs` |
 //! | [`SEARCH_CALL_CHARS`] | 160 | … of one piece of a tool call (name, argument, command) | `render::search::docs` |
@@ -225,6 +226,10 @@ pub const SEARCH_TERM_CHARS: usize = 24;
 /// start of each piece of text, within the caps below, so that the index
 /// stays a fraction of the text (docs/performance.md).
 pub const SEARCH_DOC_CHARS: usize = 1200;
+/// The whole text the search index keeps of one message whose excerpt was
+/// cut (characters), beside the excerpt: a result for a word past the
+/// excerpt shows the words around it from this text.
+pub const SEARCH_TEXT_CHARS: usize = 1 << 20;
 /// The excerpt kept of one piece of prose (a prompt, a reply, a summary).
 pub const SEARCH_PROSE_CHARS: usize = 600;
 /// The excerpt kept of one thinking block.

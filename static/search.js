@@ -228,7 +228,7 @@
     var path = docFile(unit.pages[q - 1]);
     return load("d/" + path, path).then(function (data) {
       var x = data.docs[d];
-      return { page: unit.pages[q - 1], anchor: x[0], role: x[1], number: x[2], text: x[3] };
+      return { page: unit.pages[q - 1], anchor: x[0], role: x[1], number: x[2], text: x[3], whole: x[4] };
     });
   }
 
@@ -251,8 +251,8 @@
     if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
   }
   var BEFORE = 60, WINDOW = 220;
-  // The part of an excerpt around its first hit ("…" where cut), or its start
-  // when the hit lies past what the excerpt keeps.
+  // The part of a text around its first hit ("…" where cut), or its start
+  // when the hit lies past what the text keeps.
   function around(text, match) {
     var hit = -1;
     eachTerm(text, function (t, s) { if (hit < 0 && match(t)) hit = s; });
@@ -390,6 +390,8 @@
           a.href = root + doc.page + hlParam(r.terms) + "#" + doc.anchor;
           a.appendChild(el("span", "sr-role", doc.role + (doc.number ? " #" + doc.number : "")));
           var ex = around(doc.text, r.match);
+          // Past the excerpt: the words around it in the message's whole text.
+          if (!ex.hit && doc.whole) ex = around(doc.whole, r.match);
           var span = el("span", "sr-text");
           marked(span, ex.text, r.match);
           a.appendChild(span);

@@ -339,16 +339,28 @@ pub fn probes(root: &Path) -> Probes {
 /// the word highlighted in the result (and on screen at 390 px, with no
 /// horizontal scroll), the result leads to that message with the word
 /// marked in it, and find within the page finds it there.
+///
+/// Issue 26 point 1: a word on the last line of a 232 KB tool output (a
+/// generated archive, `long`) is shown in its result with the words around
+/// it, marked (not the start of the message), and is marked on screen when
+/// the result is opened, at 390 px too.
 #[test]
 fn full_text_search_in_chromium() {
     let Some(driver) = Driver::get() else { return };
     let mut tmp = tempfile::tempdir().unwrap();
     let shots = screenshots_dir();
-    for (name, input) in [("example", example_archive()), ("real", crate::support::real_projects())] {
+    let long = tmp.path().join("long-input");
+    long_output_archive(&long, LONG_WORD);
+    let cases = [("example", example_archive()), ("real", crate::support::real_projects()), ("long", long.clone())];
+    for (name, input) in cases {
         let site = tmp.path().join(name);
         render(&input, &site);
-        let p = probes(&input);
-        let words = format!("{},{}", p.reply, p.output);
+        let words = if name == "long" {
+            LONG_WORD.to_string()
+        } else {
+            let p = probes(&input);
+            format!("{},{}", p.reply, p.output)
+        };
         let args: Vec<&OsStr> = vec![
             "--site".as_ref(),
             site.as_os_str(),
@@ -364,10 +376,43 @@ fn full_text_search_in_chromium() {
             let kept = std::mem::replace(&mut tmp, tempfile::tempdir().unwrap()).keep();
             eprintln!("the rendered site is kept in {} for a look", kept.join(name).display());
         }
-        let v = result.unwrap_or_else(|e| panic!("{name}: {p:?}: {e}"));
+        let v = result.unwrap_or_else(|e| panic!("{name}: {words}: {e}"));
         let checked = v["fulltext"].as_array().map_or(0, Vec::len);
-        assert_eq!(checked, 12, "{name}: two words at 1280 and 390 px, over file:// (light, dark) and http: {v}");
+        let want = 6 * words.split(',').count();
+        assert_eq!(checked, want, "{name}: each word at 1280 and 390 px, over file:// (light, dark) and http: {v}");
     }
+}
+
+/// The word on the last line of the long output of [`long_output_archive`].
+const LONG_WORD: &str = "zqbfea649526e1";
+
+/// A project whose one conversation reads a 232 KB file: `word` is on its
+/// last line, and nowhere else.
+fn long_output_archive(root: &Path, word: &str) {
+    let dir = root.join("-home-zoe-long");
+    std::fs::create_dir_all(&dir).unwrap();
+    let session = "10000000-0000-4000-8000-00000000aaaa";
+    let mut lines: Vec<String> = (0..5400).map(|i| format!("{i:05} filler line of the log, nothing to see")).collect();
+    lines.push(format!("99999 the last line holds {word} and ends here"));
+    let output = lines.join("\n");
+    assert!(output.len() > 230_000, "{}", output.len());
+    let entry = |n: u32, parent: Option<u32>, kind: &str, message: serde_json::Value| {
+        let uuid = |n: u32| format!("10000000-0000-4000-8000-{n:012}");
+        serde_json::json!({"type": kind, "uuid": uuid(n), "parentUuid": parent.map(uuid), "sessionId": session,
+            "timestamp": format!("2026-01-01T00:00:0{n}.000Z"), "cwd": "/home/zoe/long", "version": "2.1.42",
+            "message": message})
+        .to_string()
+    };
+    let jsonl = [
+        entry(1, None, "user", serde_json::json!({"role": "user", "content": "Show me the end of the log."})),
+        entry(2, Some(1), "assistant", serde_json::json!({"role": "assistant", "id": "msg_1", "model": "claude-sonnet-4-5",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "cat run.log"}}]})),
+        entry(3, Some(2), "user", serde_json::json!({"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}]})),
+        entry(4, Some(3), "assistant", serde_json::json!({"role": "assistant", "id": "msg_2", "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "The log ends normally."}]})),
+    ];
+    std::fs::write(dir.join(format!("{session}.jsonl")), jsonl.join("\n") + "\n").unwrap();
 }
 
 /// What `tests/browser/reader.mjs` checks on a rendered site: each

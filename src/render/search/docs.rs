@@ -16,7 +16,7 @@ use crate::digest::UnitEntry;
 use crate::graph::{AgentId, AgentKind, BranchId, ConversationId};
 use crate::id::IdVec;
 use crate::limits::{SEARCH_CALL_CHARS, SEARCH_DOC_CHARS, SEARCH_OUTPUT_CHARS, SEARCH_PROSE_CHARS};
-use crate::limits::{SEARCH_THINKING_CHARS, SEARCH_TITLE_CHARS};
+use crate::limits::{SEARCH_TEXT_CHARS, SEARCH_THINKING_CHARS, SEARCH_TITLE_CHARS};
 
 use super::codec::{self, Gaps, n32};
 use super::extract::{Part, TextSink, message_text, strip};
@@ -70,6 +70,10 @@ struct Doc {
     role: String,
     number: u32,
     excerpt: String,
+    /// The whole text (pieces on lines of their own, whitespace collapsed),
+    /// when the excerpt was cut: a word found past the excerpt is shown in
+    /// its context from it.
+    text: Option<String>,
 }
 
 /// What the index takes from one page: its docs in page order and their terms.
@@ -102,19 +106,33 @@ impl PageIndex {
                 role: m.role.clone(),
                 number: m.number.unwrap_or(0),
                 excerpt: std::mem::take(&mut sink.excerpt),
+                text: sink.cut.then(|| std::mem::take(&mut sink.text)),
             });
         }
         PageIndex { docs, terms: sink.terms.into_iter().collect(), text_bytes: sink.text_bytes }
     }
 
     /// The doc file of the page (see [`doc_file`]): each doc as
-    /// `[anchor, role, number (0: none), excerpt]`.
+    /// `[anchor, role, number (0: none), excerpt]`, and the whole text
+    /// fifth when the excerpt was cut.
     pub(crate) fn doc_script(&self, path: &str) -> String {
-        let docs: Vec<(&str, &str, u32, &str)> =
-            self.docs.iter().map(|d| (d.anchor.as_str(), d.role.as_str(), d.number, d.excerpt.as_str())).collect();
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum DocRow<'d> {
+            Whole(&'d str, &'d str, u32, &'d str),
+            Cut(&'d str, &'d str, u32, &'d str, &'d str),
+        }
+        let docs: Vec<DocRow<'_>> = self
+            .docs
+            .iter()
+            .map(|d| match &d.text {
+                None => DocRow::Whole(&d.anchor, &d.role, d.number, &d.excerpt),
+                Some(t) => DocRow::Cut(&d.anchor, &d.role, d.number, &d.excerpt, t),
+            })
+            .collect();
         #[derive(Serialize)]
         struct Docs<'d> {
-            docs: Vec<(&'d str, &'d str, u32, &'d str)>,
+            docs: Vec<DocRow<'d>>,
         }
         let json = crate::json::write(&Docs { docs });
         codec::script(&doc_id(path), &json)
@@ -122,15 +140,21 @@ impl PageIndex {
 }
 
 /// Takes the text of one message after another: every term, into the
-/// page's terms; the start of each piece, into the excerpt.
+/// page's terms; the start of each piece, into the excerpt; the whole
+/// text, kept when the excerpt was cut.
 #[derive(Default)]
 struct DocSink {
     doc: u32,
     terms: FxHashMap<Box<str>, Vec<u32>>,
-    cut: Terms,
+    words: Terms,
     excerpt: String,
     /// Characters in the excerpt.
     chars: usize,
+    /// The whole text and its characters.
+    text: String,
+    text_chars: usize,
+    /// The excerpt left some text out.
+    cut: bool,
     /// No term met yet in this doc.
     empty: bool,
     text_bytes: u64,
@@ -142,6 +166,9 @@ impl DocSink {
         self.doc = doc;
         self.excerpt.clear();
         self.chars = 0;
+        self.text.clear();
+        self.text_chars = 0;
+        self.cut = false;
         self.empty = true;
     }
 }
@@ -151,7 +178,7 @@ impl TextSink for DocSink {
         self.text_bytes += text.len() as u64;
         let (doc, terms) = (self.doc, &mut self.terms);
         let mut any = false;
-        self.cut.each(text, |t| {
+        self.words.each(text, |t| {
             any = true;
             match terms.get_mut(t) {
                 Some(docs) => {
@@ -168,6 +195,13 @@ impl TextSink for DocSink {
             return;
         }
         self.empty = false;
+        let room = SEARCH_TEXT_CHARS.saturating_sub(self.text_chars);
+        if room > 0 {
+            if !self.text.is_empty() {
+                self.text.push('\n');
+            }
+            self.text_chars += push_collapsed(&mut self.text, text, room) + 1;
+        }
         let room = SEARCH_DOC_CHARS.saturating_sub(self.chars);
         let cap = match part {
             Part::Prose => SEARCH_PROSE_CHARS,
@@ -177,12 +211,15 @@ impl TextSink for DocSink {
         }
         .min(room);
         if cap == 0 {
+            self.cut = true;
             return;
         }
         if !self.excerpt.is_empty() {
             self.excerpt.push('\n');
         }
-        self.chars += push_collapsed(&mut self.excerpt, text, cap) + 1;
+        let (n, cut) = push_collapsed_cut(&mut self.excerpt, text, cap);
+        self.chars += n + 1;
+        self.cut |= cut;
     }
 
     fn html(&mut self, part: Part, html: &Html) {
@@ -197,6 +234,11 @@ impl TextSink for DocSink {
 /// Appends at most `cap` characters of `text` with runs of whitespace as one
 /// space (and `…` when cut); returns the characters appended.
 fn push_collapsed(out: &mut String, text: &str, cap: usize) -> usize {
+    push_collapsed_cut(out, text, cap).0
+}
+
+/// [`push_collapsed`], and whether `text` was cut.
+fn push_collapsed_cut(out: &mut String, text: &str, cap: usize) -> (usize, bool) {
     let mut n = 0;
     let mut space = false;
     for c in text.trim().chars() {
@@ -206,7 +248,7 @@ fn push_collapsed(out: &mut String, text: &str, cap: usize) -> usize {
         }
         if n + usize::from(space) >= cap {
             out.push('…');
-            return n + 1;
+            return (n + 1, true);
         }
         if space {
             out.push(' ');
@@ -216,7 +258,7 @@ fn push_collapsed(out: &mut String, text: &str, cap: usize) -> usize {
         out.push(c);
         n += 1;
     }
-    n
+    (n, false)
 }
 
 /// A term's postings in a unit being written: the gaps of its pages, and
