@@ -20,6 +20,8 @@
 //! | [`RESULT_BADGE_SIZE`] | 2,000 | a tool result longer than this shows its size in its call's header | `render::views::tools` |
 //! | [`IMAGE_CAP`] | 16 MB | a decoded image (larger: a placeholder) | `render::site::images` |
 //! | [`DIFF_LINES`] | 6,000 | changed lines diffed line by line (more: shown whole) | `render::html::diff` |
+//! | [`DIFF_LINE_TOKENS`] | 500 | words of a line compared word by word in a diff | `render::html::diff` |
+//! | [`DIFF_WORDS`] | 50,000 | words compared word by word in one diff | `render::html::diff` |
 //! | [`LISTED_PER_PAGE`] | 200 | rows of each list (conversations, sub-agent transcripts, other entries) on a page of a project index | `render::pages::project_index` |
 //! | [`UNKNOWN_ENTRIES`] | 200 | entries of unknown types listed on a project page | `render::pages::project_index` |
 //! | [`OUTLINE_DEPTH`] | 8 | indentation levels of the fork-point index | `render::pages::outline` |
@@ -33,6 +35,7 @@
 //! | **Highlighting** (syntect runs near 1 MB/s per core) | | | |
 //! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted | `render::html::highlight` |
 //! | [`HIGHLIGHT_PAGE`] | 8 KB | highlighted source per page | `render::html::highlight` |
+//! | [`HIGHLIGHT_FILES`] | 64 KB | highlighted source of the files read per page | `render::html::highlight` |
 //! | [`HIGHLIGHT_LINE`] | 16 KB | a block with a longer line is shown plain | `render::html::highlight` |
 //! | [`HIGHLIGHT_CACHE`] | 64 MB | HTML of highlighted snippets kept to be served again | `render::html::highlight` |
 //! | **Excerpts** (characters) | | | |
@@ -138,6 +141,12 @@ pub const IMAGE_CAP: usize = 16 * 1024 * 1024;
 /// two texts that are diffed line by line (worst case ~0.3 s on this kind
 /// of machine; edits are usually a few dozen lines).
 pub const DIFF_LINES: usize = 6_000;
+/// Words (runs of letters or spaces, other characters alone) of the longest
+/// line an edit's diff compares word by word with its counterpart.
+pub const DIFF_LINE_TOKENS: usize = 500;
+/// Words one diff compares word by word, all its lines together (past
+/// them, changed lines are shown without word marks).
+pub const DIFF_WORDS: usize = 50_000;
 /// Entries of unknown types listed on a project page (the rest counted).
 pub const UNKNOWN_ENTRIES: usize = 200;
 /// Rows of each list on one page of a project index (conversations,
@@ -182,6 +191,9 @@ pub const HIGHLIGHT_BLOCK: usize = 16 * 1024;
 pub const HIGHLIGHT_PAGE: usize = 8 * 1024;
 /// A block with a longer line is shown plain (minified files, data dumps).
 pub const HIGHLIGHT_LINE: usize = 16 * 1024;
+/// Highlighted source of the files a page shows read (each at most
+/// [`HIGHLIGHT_BLOCK`]); past it they are shown plain, numbered.
+pub const HIGHLIGHT_FILES: usize = 64 * 1024;
 /// HTML of highlighted snippets kept to be served again (each distinct
 /// snippet is highlighted once per process while this lasts).
 pub const HIGHLIGHT_CACHE: usize = 64 * 1024 * 1024;

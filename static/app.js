@@ -34,6 +34,16 @@
     });
   }
 
+  // How many of each kind the view menu's filters hide or show, on this page.
+  if (main) {
+    var kinds = { tools: "details.tool", thinking: "details.thinking", aux: ".msg.aux" };
+    var counts = document.querySelectorAll(".view-pop [data-count]");
+    for (var c = 0; c < counts.length; c++) {
+      var sel = kinds[counts[c].getAttribute("data-count")];
+      if (sel) counts[c].textContent = String(main.querySelectorAll(sel).length);
+    }
+  }
+
   // Copy buttons: the fork commands (the text is in data-copy) and, added
   // here, every code block. Uses the clipboard API where the page may; else
   // (or if it refuses) selects the text and asks the browser to copy the

@@ -5,13 +5,19 @@
 //! `D` changed lines, which is quadratic when two long texts differ
 //! throughout: past [`DIFF_LINES`] changed lines (after the common start and
 //! end) the old text is shown removed and the new added, with a note saying so.
+//! Within a changed run, the i-th line removed and the i-th added are
+//! compared word by word (Myers again, on words, spaces and single
+//! punctuation marks), the words that differ marked (`<span class="dw">`),
+//! when the two lines have something in common and are at most
+//! [`DIFF_LINE_TOKENS`] words long, up to [`DIFF_WORDS`] words per diff
+//! (each line pair costs at most `O(N·D)` in its words: bounded).
 
 use std::fmt::Write;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use super::{Html, push_esc};
-use crate::limits::DIFF_LINES;
+use crate::limits::{DIFF_LINE_TOKENS, DIFF_LINES, DIFF_WORDS};
 use crate::model::Hunk;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,12 +47,15 @@ pub(crate) fn diff_html(old: &str, new: &str) -> Html {
 /// A patch the client recorded (hunks of ` `/`-`/`+` prefixed lines).
 pub(crate) fn patch_html(hunks: &[Hunk<'_>]) -> Html {
     let mut out = String::from("<pre class=\"diff\">");
+    let mut left = DIFF_WORDS;
     for h in hunks {
         let _ = write!(
             out,
             "<span class=\"d-hunk\">@@ -{},{} +{},{} @@</span>",
             h.old_start, h.old_lines, h.new_start, h.new_lines
         );
+        // A run of removed lines then added ones is compared word by word.
+        let (mut del, mut add): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
         for l in &h.lines {
             let l: &str = l;
             let (op, rest) = match l.chars().next() {
@@ -55,14 +64,30 @@ pub(crate) fn patch_html(hunks: &[Hunk<'_>]) -> Html {
                 Some(' ') => (Op::Ctx, &l[1..]),
                 _ => (Op::Ctx, l),
             };
-            push_line(&mut out, op, rest);
+            if op == Op::Ctx || (op == Op::Del && !add.is_empty()) {
+                push_changed(&mut out, &del, &add, &mut left);
+                del.clear();
+                add.clear();
+            }
+            match op {
+                Op::Del => del.push(rest),
+                Op::Add => add.push(rest),
+                Op::Ctx => push_line(&mut out, op, rest),
+            }
         }
+        push_changed(&mut out, &del, &add, &mut left);
     }
     out.push_str("</pre>");
     Html::trusted(out)
 }
 
 fn push_line(out: &mut String, op: Op, line: &str) {
+    push_marked(out, op, line, &[]);
+}
+
+/// A line with the byte ranges `marks` (in order, not overlapping) marked
+/// as changed words.
+fn push_marked(out: &mut String, op: Op, line: &str, marks: &[std::ops::Range<usize>]) {
     let (class, sign) = match op {
         Op::Ctx => ("d-ctx", ' '),
         Op::Del => ("d-del", '-'),
@@ -72,8 +97,91 @@ fn push_line(out: &mut String, op: Op, line: &str) {
     out.push_str(class);
     out.push_str("\">");
     out.push(sign);
-    push_esc(out, line);
+    let mut at = 0;
+    for r in marks {
+        push_esc(out, &line[at..r.start]);
+        out.push_str("<span class=\"dw\">");
+        push_esc(out, &line[r.clone()]);
+        out.push_str("</span>");
+        at = r.end;
+    }
+    push_esc(out, &line[at..]);
     out.push_str("</span>");
+}
+
+/// The words of a line: runs of letters, digits and `_`, runs of spaces,
+/// and every other character alone; as byte ranges.
+fn words(line: &str) -> Vec<(usize, usize)> {
+    let kind = |c: char| {
+        if c.is_alphanumeric() || c == '_' {
+            0
+        } else if c.is_whitespace() {
+            1
+        } else {
+            2
+        }
+    };
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut last = 3;
+    for (i, c) in line.char_indices() {
+        let k = kind(c);
+        match out.last_mut() {
+            Some(w) if k == last && k != 2 => w.1 = i + c.len_utf8(),
+            _ => out.push((i, i + c.len_utf8())),
+        }
+        last = k;
+    }
+    out
+}
+
+/// The changed words of `old` and `new` (byte ranges in each, adjacent
+/// ones joined), or none when the lines share no word but spaces or are
+/// too long to compare.
+type Marks = Vec<std::ops::Range<usize>>;
+fn word_marks(old: &str, new: &str, left: &mut usize) -> Option<(Marks, Marks)> {
+    let (a, b) = (words(old), words(new));
+    let n = a.len() + b.len();
+    if a.len() > DIFF_LINE_TOKENS || b.len() > DIFF_LINE_TOKENS || n > *left {
+        return None;
+    }
+    *left -= n;
+    let at: Vec<&str> = a.iter().map(|&(s, e)| &old[s..e]).collect();
+    let bt: Vec<&str> = b.iter().map(|&(s, e)| &new[s..e]).collect();
+    let (mut da, mut db) = (Marks::new(), Marks::new());
+    let mut common = false;
+    let push = |m: &mut Marks, r: std::ops::Range<usize>| match m.last_mut() {
+        Some(l) if l.end == r.start => l.end = r.end,
+        _ => m.push(r),
+    };
+    for op in capture_diff_slices(Algorithm::Myers, &at, &bt) {
+        let (tag, o, n) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            common |= at[o].iter().any(|w| !w.trim().is_empty());
+            continue;
+        }
+        if !o.is_empty() {
+            push(&mut da, a[o.start].0..a[o.end - 1].1);
+        }
+        if !n.is_empty() {
+            push(&mut db, b[n.start].0..b[n.end - 1].1);
+        }
+    }
+    common.then_some((da, db))
+}
+
+/// A changed run: its lines removed, then added, the i-th removed and the
+/// i-th added compared word by word.
+/// `left`: the words that may still be compared in this diff.
+fn push_changed(out: &mut String, old: &[&str], new: &[&str], left: &mut usize) {
+    let pairs: Vec<Option<(Marks, Marks)>> = old.iter().zip(new).map(|(o, n)| word_marks(o, n, left)).collect();
+    for (i, l) in old.iter().enumerate() {
+        let m = pairs.get(i).and_then(Option::as_ref).map_or(&[][..], |p| &p.0[..]);
+        push_marked(out, Op::Del, l, m);
+    }
+    for (i, l) in new.iter().enumerate() {
+        let m = pairs.get(i).and_then(Option::as_ref).map_or(&[][..], |p| &p.1[..]);
+        push_marked(out, Op::Add, l, m);
+    }
 }
 
 /// Writes the lines of `a` and `b` as context, deletions and additions, in
@@ -89,13 +197,13 @@ fn line_diff(a: &[&str], b: &[&str], out: &mut String) -> Option<(usize, usize)>
         am.iter().for_each(|l| push_line(out, Op::Del, l));
         bm.iter().for_each(|l| push_line(out, Op::Add, l));
     } else {
+        let mut left = DIFF_WORDS;
         for op in capture_diff_slices(Algorithm::Myers, am, bm) {
             let (tag, old, new) = op.as_tag_tuple();
             if tag == DiffTag::Equal {
                 am[old].iter().for_each(|l| push_line(out, Op::Ctx, l));
             } else {
-                am[old].iter().for_each(|l| push_line(out, Op::Del, l));
-                bm[new].iter().for_each(|l| push_line(out, Op::Add, l));
+                push_changed(out, &am[old], &bm[new], &mut left);
             }
         }
     }
@@ -123,6 +231,27 @@ mod tests {
         let p = [Hunk { old_start: 1, old_lines: 1, new_start: 1, new_lines: 1, lines }];
         let h = patch_html(&p).into_string();
         assert!(h.contains("@@ -1,1 +1,1 @@") && h.contains("d-del\">-x") && h.contains("d-ctx\"> z"));
+    }
+
+    /// Issue 26 point 4: the words that changed inside a changed line are
+    /// marked, in the removed and the added line; a line replaced by one
+    /// with nothing in common is not marked word by word.
+    #[test]
+    fn changed_words_are_marked_inside_changed_lines() {
+        let h = diff_html("keep\nlet retries = 3; // <old>\nx\n", "keep\nlet attempts = 3; // <new>\nx\n").into_string();
+        assert!(
+            h.contains("<span class=\"d-del\">-let <span class=\"dw\">retries</span> = 3; // &lt;<span class=\"dw\">old</span>&gt;</span>"),
+            "{h}"
+        );
+        assert!(h.contains("<span class=\"d-add\">+let <span class=\"dw\">attempts</span> = 3;"), "{h}");
+        let h = diff_html("alpha beta\n", "gamma\n").into_string();
+        assert!(!h.contains("dw"), "{h}");
+        // Words joined when adjacent; a recorded patch too.
+        let lines = ["-a b c", "+a x y c", " z"].map(std::borrow::Cow::Borrowed).to_vec();
+        let p = [Hunk { old_start: 1, old_lines: 2, new_start: 1, new_lines: 2, lines }];
+        let h = patch_html(&p).into_string();
+        assert!(h.contains("-a <span class=\"dw\">b</span> c</span>"), "{h}");
+        assert!(h.contains("+a <span class=\"dw\">x y</span> c</span>"), "{h}");
     }
 
     /// The hand-written LCS this replaced gave up past 250,000 cells

@@ -4,6 +4,7 @@
 //! huge file cannot make a page slow or heavy, and each distinct snippet
 //! highlighted once per process ([`Highlighted`]).
 
+use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use rustc_hash::FxHashMap;
@@ -15,7 +16,7 @@ use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 use super::{Html, controls_shown, push_esc};
-use crate::limits::{HIGHLIGHT_BLOCK, HIGHLIGHT_CACHE, HIGHLIGHT_LINE, HIGHLIGHT_PAGE};
+use crate::limits::{HIGHLIGHT_BLOCK, HIGHLIGHT_CACHE, HIGHLIGHT_FILES, HIGHLIGHT_LINE, HIGHLIGHT_PAGE};
 
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
 
@@ -71,6 +72,11 @@ impl Default for Budget {
 }
 
 impl Budget {
+    /// The allowance for the files a page shows read ([`numbered_file`]).
+    pub fn files() -> Budget {
+        Budget { left: HIGHLIGHT_FILES }
+    }
+
     /// No highlighting: for text a page shows folded (a tool's input and
     /// result, thinking, a compaction summary). The reader opens few folds;
     /// highlighting is spent on the code a page shows open.
@@ -109,6 +115,60 @@ pub fn file_block(code: &str) -> Html {
     push_esc(&mut out, code);
     out.push_str("</code></pre>");
     Html::trusted(out)
+}
+
+/// A file read (Read): each line numbered from `first` (`<l-n>` elements
+/// whose number is an attribute, shown by CSS: not copied with the code, not
+/// found by search), highlighted by the language of `path`'s extension when
+/// it fits [`HIGHLIGHT_BLOCK`] and the page's file allowance (`budget`).
+pub fn numbered_file(code: &str, path: &str, first: usize, budget: &mut Budget) -> Html {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let lang = match name.rsplit_once('.') {
+        Some((_, ext)) => ext,
+        None => name,
+    };
+    let fits =
+        code.len() <= HIGHLIGHT_BLOCK && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= HIGHLIGHT_LINE);
+    let html = fits.then(|| syntax_for(lang)).flatten().and_then(|syntax| classed_once(code, syntax));
+    let lines = code.strip_suffix('\n').unwrap_or(code).split('\n').count();
+    let width = (first + lines.saturating_sub(1)).to_string().len();
+    let mut out = String::with_capacity(code.len() + lines * (16 + width) + 48);
+    let mut n = first;
+    let mut mark = |out: &mut String, n: usize| {
+        let _ = write!(out, "<l-n n=\"{n:>width$}\"></l-n>");
+    };
+    match &html {
+        Some(h) => {
+            budget.left -= code.len();
+            out.push_str("<pre class=\"code hl lines\"><code>");
+            number(&mut out, h, &mut n, &mut mark);
+        }
+        None => {
+            out.push_str("<pre class=\"code lines\"><code>");
+            let mut esc = String::with_capacity(code.len() + 16);
+            push_esc(&mut esc, code);
+            number(&mut out, &esc, &mut n, &mut mark);
+        }
+    }
+    out.push_str("</code></pre>");
+    Html::trusted(out)
+}
+
+/// Copies `html` (escaped text and inline elements, so every `\n` is one of
+/// the text's) to `out` with `mark` before each line.
+fn number(out: &mut String, html: &str, n: &mut usize, mark: &mut impl FnMut(&mut String, usize)) {
+    let body = html.strip_suffix('\n').unwrap_or(html);
+    for (i, line) in body.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        mark(out, *n);
+        *n += 1;
+        out.push_str(line);
+    }
+    if body.len() < html.len() {
+        out.push('\n');
+    }
 }
 
 fn block(code: &str, lang: Option<&str>, budget: &mut Budget, cap: usize) -> Html {
@@ -235,6 +295,25 @@ mod tests {
         let b = classed_once(code, syntax).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(&*a, classed(code, syntax).unwrap());
+    }
+
+    /// A file read: every line numbered from its first line's number, the
+    /// numbers padded to one width; highlighted by its extension within the
+    /// allowance, plain past it.
+    #[test]
+    fn file_reads_are_numbered_and_highlighted() {
+        let mut b = Budget::files();
+        let code = "fn a() {}\n// <x>\nlet s = 1;\n";
+        let h = numbered_file(code, "/w/src/main.rs", 9, &mut b).into_string();
+        assert!(h.starts_with("<pre class=\"code hl lines\"><code><l-n n=\" 9\"></l-n>"), "{h}");
+        assert!(h.contains("\n<l-n n=\"10\"></l-n>") && h.contains("\n<l-n n=\"11\"></l-n>"), "{h}");
+        assert!(!h.contains("n=\"12\"") && h.contains("&lt;x&gt;") && h.contains("<h-k>"), "{h}");
+        assert_eq!(b.left, HIGHLIGHT_FILES - code.len());
+        let plain = numbered_file(code, "notes", 1, &mut b).into_string();
+        assert!(plain.starts_with("<pre class=\"code lines\"><code><l-n n=\"1\"></l-n>fn a()"), "{plain}");
+        let mut spent = Budget { left: 3 };
+        let h = numbered_file(code, "main.rs", 1, &mut spent).into_string();
+        assert!(!h.contains("<h-") && h.matches("<l-n").count() == 3, "{h}");
     }
 
     /// One flat element per run of a kind of token: keywords, strings (with

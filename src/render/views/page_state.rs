@@ -29,6 +29,8 @@ pub(crate) struct PageCtx<'a> {
     /// The page's directory, relative to the site root.
     pub(crate) dir: &'a str,
     pub(crate) budget: Budget,
+    /// What is left of the highlighting of the files the page shows read.
+    pub(crate) files: Budget,
     /// Nodes whose anchor is already on the page.
     pub(crate) emitted: FxHashSet<NodeId>,
     /// What is left of [`PAGE_TEXT`].
@@ -47,6 +49,7 @@ impl<'a> PageCtx<'a> {
             p,
             dir,
             budget: Budget::default(),
+            files: Budget::files(),
             emitted: FxHashSet::default(),
             text_left: PAGE_TEXT,
             page: 0,

@@ -26,7 +26,7 @@ use crate::model::{
 
 use crate::limits::{COMMAND_CAP, HINT_CHARS, RESULT_BADGE_SIZE, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
 use crate::render::html::diff::{diff_html, patch_html};
-use crate::render::html::highlight::file_block;
+use crate::render::html::highlight::{file_block, numbered_file};
 use crate::render::html::{Html, filters, view_enum};
 use crate::render::plain::{cut, excerpt, human_size, is_cut};
 use crate::render::site::urls::{Href, external};
@@ -530,9 +530,11 @@ pub(crate) fn standalone_result(cx: &mut PageCtx<'_>, r: &ToolOutput<'_>, it: &I
 fn result_body(cx: &mut PageCtx<'_>, tool: &ToolInput<'_>, r: &ToolOutput<'_>) -> Vec<Block> {
     let mut body = Vec::new();
     match tool {
-        ToolInput::Read { .. } if !r.is_error => match &r.detail {
+        ToolInput::Read { file_path, offset, .. } if !r.is_error => match &r.detail {
             ResultDetail::Read { content: Some(content) } => {
-                let code = file_block(cut(content, cx.cap()));
+                // Claude Code's offset is the number of the first line read.
+                let first = offset.as_deref().and_then(|o| o.trim().parse::<usize>().ok()).unwrap_or(1).max(1);
+                let code = numbered_file(cut(content, cx.cap()), file_path, first, &mut cx.files);
                 body.push(fold(Block::Html(code), "File", content.len()));
             }
             _ if r.images.is_empty() => body.push(cx.output(&r.text, "Output", "")),
