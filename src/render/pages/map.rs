@@ -42,6 +42,9 @@ pub(crate) struct MapView {
     pub(crate) row_h: u32,
     /// Where the rows' text starts (right of the widest lane).
     pub(crate) text_x: u32,
+    /// Width of the drawing in px, its longest row's text estimated
+    /// ([`text_width`]): narrower screens scroll the map sideways.
+    pub(crate) width: u32,
     pub(crate) rows: Vec<MapRow>,
     pub(crate) edges: Vec<MapEdge>,
     /// Prompts and branches of the conversation (for the caption).
@@ -157,6 +160,7 @@ pub(crate) fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: Trac
         height: 0,
         row_h: ROW,
         text_x: 0,
+        width: 0,
         rows: Vec::new(),
         edges: Vec::new(),
         prompts: 0,
@@ -202,9 +206,23 @@ pub(crate) fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: Trac
     let lanes = b.view.rows.iter().map(|r| r.x).max().unwrap_or(PAD);
     b.view.text_x = lanes + LANE;
     b.view.height = b.y() + PAD - ROW / 2;
+    let text = b.view.rows.iter().map(|r| text_width(&r.label, &r.text)).max().unwrap_or(0);
+    b.view.width = b.view.text_x + text + PAD;
     b.view
 }
 
+/// The width in px a row's label (monospace, bold) and text (13 px sans)
+/// take, estimated generously: CJK and other wide characters count 13 px,
+/// the others 7.5 px.
+fn text_width(label: &str, text: &str) -> u32 {
+    let wide = |c: char| {
+        matches!(u32::from(c), 0x1100..=0x115F | 0x2E80..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF
+            | 0xFE30..=0xFE4F | 0xFF00..=0xFF60 | 0xFFE0..=0xFFE6 | 0x1F300..=0x1FAFF | 0x20000..=0x3FFFD)
+    };
+    let half: usize = text.chars().map(|c| if wide(c) { 26 } else { 15 }).sum();
+    let label = label.chars().count() * 16;
+    u32::try_from((half + label) / 2 + 8).unwrap_or(u32::MAX)
+}
 fn words(text: &str) -> String {
     prompt_words(text, MAP_CHARS)
 }

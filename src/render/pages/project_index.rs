@@ -3,15 +3,15 @@
 //! and the collapsed "other entries" (fragments, side agents, unknown
 //! metadata), [`LISTED_PER_PAGE`] rows of each a page.
 
-use crate::graph::{AgentId, AgentKind, Conversation, ConversationId, NodeId};
+use crate::graph::{AgentId, AgentKind, Conversation, ConversationId, NodeId, TitleSource};
 use crate::parse::Kind;
 
-use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES};
+use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES, UNTITLED_CHARS};
 use crate::model::Tokens;
 use crate::render::pages::recovered;
 use crate::render::pages::templates::{AgentRow, ConvRow, Listed, Pager, ProjectPage, RecoveredRow, Shown, Time};
 use crate::render::pages::track::crumbs;
-use crate::render::plain::{TokensText, excerpt, plain_excerpt};
+use crate::render::plain::{TokensText, excerpt, plain_excerpt, prompt_words};
 use crate::render::site::context::ProjectCtx;
 use crate::render::site::urls::{Root, href, page_file, sibling_page};
 use crate::render::views::blocks::Block;
@@ -205,10 +205,12 @@ impl ProjectIndex {
 }
 
 fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRow {
+    // Titled by its first prompt: the prompt's words, once.
+    let untitled = c.title_source == TitleSource::FirstPrompt;
     ConvRow {
-        title: excerpt(&c.title, LISTED_TITLE_CHARS),
+        title: if untitled { prompt_words(&c.title, UNTITLED_CHARS) } else { excerpt(&c.title, LISTED_TITLE_CHARS) },
         href: href(&ctx.dir, &ctx.conv_dirs[i], "index.html", None),
-        first_prompt: plain_excerpt(c.first_prompt.as_deref().unwrap_or(""), 240),
+        first_prompt: if untitled { String::new() } else { plain_excerpt(c.first_prompt.as_deref().unwrap_or(""), 240) },
         started: Time::at(c.first_ts),
         last: Time::at(c.last_ts),
         messages: c.messages,

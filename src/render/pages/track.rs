@@ -5,9 +5,9 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, NodeId, SessionId};
+use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, NodeId, SessionId, TitleSource};
 
-use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, MAP_MIN_ROWS, TITLE_CHARS};
+use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, MAP_MIN_ROWS, TITLE_CHARS, UNTITLED_CHARS};
 use crate::render::pages::map::map;
 use crate::render::pages::outline::outline;
 use crate::render::pages::project_index;
@@ -15,7 +15,7 @@ use crate::render::pages::templates::{
     ActiveTrack, BranchHead, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, Pager, Time, TrackEntry,
     TrackHead, TrackPage,
 };
-use crate::render::plain::{TokensText, excerpt};
+use crate::render::plain::{TokensText, excerpt, prompt_words};
 use crate::render::site::context::{ProjectCtx, TrackId};
 use crate::render::site::layout::ItemId;
 use crate::render::site::urls::{Root, href, page_file, sibling_page};
@@ -222,7 +222,12 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     let dir = ctx.track_dir(track);
     p.crumbs = crumbs(ctx, dir, Some(c));
     p.title = excerpt(&conv.title, TITLE_CHARS);
-    p.heading = conv.title.to_string();
+    // Titled by its first prompt: its words, not a screenful of it.
+    p.heading = if conv.title_source == TitleSource::FirstPrompt {
+        prompt_words(&conv.title, UNTITLED_CHARS)
+    } else {
+        conv.title.to_string()
+    };
     p.kept = ctx.project.kept.archive_only.contains(&conv.root);
     // The facts of a conversation, a branch or an agent are on its first
     // page: later pages, which stay as they are while it grows, link there.
