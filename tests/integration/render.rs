@@ -860,3 +860,85 @@ fn a_fork_of_thousands_of_branches_lists_them_apart_and_shares_pages_by_uuid() {
         assert_eq!(&after[label], at, "branch {label} moved");
     }
 }
+
+/// Issue 26 point 2: the fork-point index lists forks in the map's order.
+/// At fork A the active line takes A.2; a fork B on A.1 (which the map draws
+/// as a side branch, with B under it) came after the whole A.2 subtree (fork
+/// C) in the index, and the index said ".1 continues" where the page goes on
+/// with A.2. Now both read A, B, C, and the row marked `continues` is A.2.
+#[test]
+fn the_fork_point_index_reads_in_the_order_of_the_map() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("in/-home-zoe-forks");
+    std::fs::create_dir_all(&dir).unwrap();
+    let session = "20000000-0000-4000-8000-00000000bbbb";
+    // (uuid, parent, minute, is a prompt, text)
+    let nodes: [(u32, Option<u32>, u32, bool, &str); 12] = [
+        (1, None, 0, true, "start here"),
+        (2, Some(1), 1, false, "ok"),
+        (3, Some(2), 2, true, "first try alpha"),
+        (4, Some(3), 3, false, "alpha answer"),
+        (5, Some(4), 4, true, "alpha one"),
+        (6, Some(4), 5, true, "alpha two"),
+        (7, Some(2), 6, true, "second try beta"),
+        (8, Some(7), 7, false, "beta answer"),
+        (9, Some(8), 8, true, "beta one"),
+        (10, Some(9), 9, false, "beta one answer"),
+        (11, Some(8), 10, true, "beta two"),
+        (12, Some(11), 11, false, "beta two answer, the latest"),
+    ];
+    let uuid = |n: u32| format!("20000000-0000-4000-8000-{n:012}");
+    let lines: Vec<String> = nodes
+        .iter()
+        .map(|&(n, parent, minute, prompt, text)| {
+            let message = if prompt {
+                serde_json::json!({"role": "user", "content": text})
+            } else {
+                serde_json::json!({"role": "assistant", "id": format!("msg_{n}"), "model": "claude-sonnet-4-5",
+                    "content": [{"type": "text", "text": text}]})
+            };
+            serde_json::json!({"type": if prompt { "user" } else { "assistant" }, "uuid": uuid(n),
+                "parentUuid": parent.map(uuid), "sessionId": session, "cwd": "/home/zoe/forks", "version": "2.1.42",
+                "timestamp": format!("2026-01-01T00:{minute:02}:00.000Z"), "message": message})
+            .to_string()
+        })
+        .collect();
+    std::fs::write(dir.join(format!("{session}.jsonl")), lines.join("\n") + "\n").unwrap();
+    let out = tmp.path().join("site");
+    let o = cctree().args(["-q", "render"]).arg(tmp.path().join("in")).arg("-o").arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = std::fs::read_to_string(out.join(format!("-home-zoe-forks/c/{}/index.html", uuid(1)))).unwrap();
+    // The forks' links, in the map and in the index.
+    let svg = &page[page.find("<svg class=\"map-svg\"").unwrap()..];
+    let svg = &svg[..svg.find("</svg>").unwrap()];
+    let map: Vec<&str> = svg
+        .split("<a class=\"fork")
+        .skip(1)
+        .map(|a| a.split("href=\"").nth(1).unwrap().split('"').next().unwrap())
+        .collect();
+    let tree = &page[page.find("<ol class=\"tree\">").unwrap()..];
+    let tree = &tree[..tree.find("</ol>").unwrap()];
+    let rows: Vec<&str> = tree.split("<li class=\"row ").skip(1).collect();
+    let index: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.starts_with("fork"))
+        .map(|r| r.split("<a class=\"lbl\" href=\"").nth(1).unwrap().split('"').next().unwrap())
+        .collect();
+    assert_eq!(map.len(), 3, "three forks on the map: {svg}");
+    assert_eq!(index, map, "the index lists the forks as the map draws them");
+    // Fork A's rows: A.1 leaving the line (with fork B under it), then A.2,
+    // the active line going on, marked so.
+    let labels: Vec<(String, bool)> = rows
+        .iter()
+        .map(|r| {
+            let label = r.split("class=\"lbl\"").nth(1).unwrap().split('>').nth(1).unwrap().split('<').next().unwrap();
+            (label.to_string(), r.split('"').next().unwrap().contains(" cont"))
+        })
+        .collect();
+    let at = |l: &str| labels.iter().position(|(x, _)| x == l).unwrap_or_else(|| panic!("{l}: {labels:?}"));
+    let (a1, a2) = (at("2.1"), at("2.2"));
+    assert!(a1 < a2 && !labels[a1].1 && labels[a2].1, "{labels:?}");
+    // Fork B (on 2.1, off the active line) goes on with its .1, listed last.
+    assert_eq!(labels[a1 + 1].0, "fork at #4", "{labels:?}");
+    assert_eq!(&labels[a1 + 2..a2], &[("4.2".to_string(), false), ("4.1".to_string(), true)], "{labels:?}");
+}

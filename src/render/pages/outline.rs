@@ -1,9 +1,12 @@
 //! The fork-point index at the top of a conversation page: the conversation
-//! as an outline tree. First the first message; then every fork point on the
-//! main branch with its message number and an excerpt; under each, its
-//! branches (`23.1` continues the track the fork is on, `23.2`… start new
-//! branches), each with first words, length, title, last activity and a link;
-//! the forks of a branch are nested under it. The active path is marked.
+//! as an outline tree, in the order of the map. First the first message;
+//! then every fork point on the main branch with its message number and an
+//! excerpt; under each, its branches (`23.1` the track the fork is on,
+//! `23.2`… new branches), each with first words, length, title, last
+//! activity and a link: first those that leave the line, the forks of each
+//! nested under it, then the line going on (the active line where it passes,
+//! else `23.1`, marked `continues`), whose forks follow at the fork's depth.
+//! The active path is marked.
 //!
 //! A branch's summary names its leaf, so it titles only the row that ends
 //! there: the row of a branch without nested forks, or the `.1` row of the
@@ -41,7 +44,8 @@ pub(crate) struct OutlineRow {
     /// The last activity.
     pub(crate) last: Time,
     pub(crate) active: bool,
-    /// A `.1` row: the track the fork is on, continuing.
+    /// The line going on after the fork (the active line where it passes,
+    /// else `.1`), listed after the branches that leave it, as on the map.
     pub(crate) continues: bool,
     /// A branch in a session written by `cctree fork`.
     pub(crate) own_fork: bool,
@@ -79,14 +83,26 @@ pub(crate) fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, trac
 
 /// What [`walk`] has left to write, last first.
 enum Step<'g> {
-    /// The forks of a branch, at the depth of its rows.
-    Branch(BranchId, u32),
+    /// The forks of a branch from its `next`-th on, at the depth of their rows.
+    Line(Line<'g>),
     /// A fork point on a branch: its row, its branches, its "more" row.
-    Fork(Forked<'g>),
-    /// The row of a fork's `k`-th branch, then its own forks.
-    Child(Forked<'g>, usize),
+    Fork(Forked<'g>, Line<'g>),
+    /// The row of a fork's `k`-th branch (`straight`: the line going on),
+    /// then its own forks; for `.1`, `rest`: the forks after it on its branch.
+    Child(Forked<'g>, usize, bool, Line<'g>),
     /// The "more" row of a fork that names only some of its branches.
     More(&'g ForkPoint, u32, usize),
+}
+
+/// The forks of branch `b` (in order along it) from the `next`-th, listed at `depth`.
+#[derive(Clone)]
+struct Line<'g> {
+    b: BranchId,
+    forks: std::rc::Rc<[&'g ForkPoint]>,
+    next: usize,
+    depth: u32,
+    /// The item of the last fork on the branch (whose `.1` row its summary titles).
+    last_fork: Option<usize>,
 }
 
 /// A fork point, the branch it is on and what its rows need of it.
@@ -95,13 +111,17 @@ struct Forked<'g> {
     b: BranchId,
     fp: &'g ForkPoint,
     depth: u32,
-    /// The item of the last fork on the branch (whose `.1` row its summary titles).
     last_fork: Option<usize>,
 }
 
 /// The rows of branch `b`'s forks and, under each, its branches and their
-/// forks, depth first. Iterative: forks nested 100,000 deep overflowed the
-/// stack when this recursed (issue 31).
+/// forks, depth first, in the map's order (`render::pages::map`): at a
+/// fork, the branches that leave the line first (each with its forks
+/// nested under it; `.1` among them when the line goes on elsewhere, with
+/// the forks after it on its branch), then the line going on (the active
+/// line where it passes, else `.1`), marked `continues`, whose forks follow
+/// at the fork's depth. Iterative: forks nested 100,000 deep overflowed the
+/// stack when this recursed (issue 31); each branch's forks are listed once.
 fn walk(
     p: &ProjectCtx<'_>,
     b: BranchId,
@@ -112,17 +132,23 @@ fn walk(
 ) {
     let g = p.graph();
     let item_of = |n: NodeId| p.loc[n].map_or(0, |l| l.item.index());
+    let line = |b: BranchId, depth: u32| {
+        let forks: std::rc::Rc<[&ForkPoint]> = g.forks_on(b).collect();
+        let last_fork = forks.iter().map(|f| item_of(f.node)).max();
+        Line { b, forks, next: 0, depth, last_fork }
+    };
     // (`cctree export` names all: its one file has no other list.)
     let site = p.links == crate::render::site::urls::Links::Site;
-    let mut todo = vec![Step::Branch(b, depth)];
+    let mut todo = vec![Step::Line(line(b, depth))];
     while let Some(step) = todo.pop() {
         match step {
-            Step::Branch(b, depth) => {
-                let forks: Vec<&ForkPoint> = g.forks_on(b).collect();
-                let last_fork = forks.iter().map(|f| item_of(f.node)).max();
-                todo.extend(forks.into_iter().rev().map(|fp| Step::Fork(Forked { b, fp, depth, last_fork })));
+            Step::Line(l) => {
+                if let Some(&fp) = l.forks.get(l.next) {
+                    let f = Forked { b: l.b, fp, depth: l.depth, last_fork: l.last_fork };
+                    todo.push(Step::Fork(f, Line { next: l.next + 1, ..l }));
+                }
             }
-            Step::Fork(f) => {
+            Step::Fork(f, rest) => {
                 rows.push(fork_row(p, &f, (from_dir, track), active));
                 // A fork of many branches names the first ones (and the active
                 // one); its own list names every one.
@@ -132,15 +158,25 @@ fn walk(
                         listed.push(k);
                     }
                 }
+                let straight = f.fp.children.iter().position(|c| active.contains(c)).unwrap_or(0);
+                // Written last first: the line going on, the "more" row, the
+                // branches leaving.
+                todo.push(Step::Child(f, straight, true, rest.clone()));
                 if site && listed_apart(f.fp) {
                     todo.push(Step::More(f.fp, f.depth, f.fp.children.len() - listed.len()));
                 }
-                todo.extend(listed.into_iter().rev().map(|k| Step::Child(f, k)));
+                let sides = listed.into_iter().filter(|&k| k != straight).rev();
+                todo.extend(sides.map(|k| Step::Child(f, k, false, rest.clone())));
             }
-            Step::Child(f, k) => {
-                if let Some((row, below)) = branch_row(p, &f, k, (from_dir, track), active) {
+            Step::Child(f, k, straight, rest) => {
+                let below = if straight { f.depth } else { f.depth + 2 };
+                if let Some((mut row, cb)) = branch_row(p, &f, k, (from_dir, track), active) {
+                    row.continues = straight;
                     rows.push(row);
-                    todo.extend(below.map(|cb| Step::Branch(cb, f.depth + 2)));
+                    match cb {
+                        Some(cb) => todo.push(Step::Line(line(cb, below))),
+                        None => todo.push(Step::Line(Line { depth: below, ..rest })),
+                    }
                 }
             }
             Step::More(fp, depth, more) => {
@@ -180,7 +216,7 @@ fn fork_row(
 }
 
 /// The row of the `k`-th branch of a fork, and the branch whose forks go
-/// under it (none for the `.1` row: the track the fork is on goes on).
+/// under it (none for the `.1` row: the forks after it on the fork's branch).
 fn branch_row(
     p: &ProjectCtx<'_>,
     f: &Forked<'_>,
