@@ -43,7 +43,7 @@
 //! | [`CRUMB_CHARS`] | 60 | a breadcrumb | `render::pages::track` |
 //! | [`TITLE_CHARS`] | 120 | a page's title and heading | `render::pages::track` |
 //! | [`LISTED_TITLE_CHARS`] | 200 | a conversation title on the project page | `render::pages::project_index` |
-//! | [`UNTITLED_CHARS`] | 100 | the heading and listed title of a conversation titled by its first prompt | `render::pages` |
+//! | [`UNTITLED_CHARS`] | 72 | the heading and listed title of a conversation titled by its first prompt, a branch's heading | `render::pages` |
 //! | [`OUTLINE_CHARS`] | 140 | a line of the fork-point index | `render::pages::outline` |
 //! | [`OUTLINE_FIRST_CHARS`] | 160 | the first prompt, atop the fork-point index | `render::pages::outline` |
 //! | [`OUTLINE_LABEL_CHARS`] | 120 | a fork child's first words in the fork-point index | `render::pages::outline` |
@@ -208,8 +208,9 @@ pub const TITLE_CHARS: usize = 120;
 /// A conversation's title on the project page.
 pub const LISTED_TITLE_CHARS: usize = 200;
 /// The heading and listed title of a conversation with no title but its
-/// first prompt (its words, without Markdown marks).
-pub const UNTITLED_CHARS: usize = 100;
+/// first prompt (its words, without Markdown marks), and a branch page's
+/// heading: four lines at most on a phone.
+pub const UNTITLED_CHARS: usize = 72;
 /// A line of the fork-point index.
 pub const OUTLINE_CHARS: usize = 140;
 /// The first prompt, the first line of the fork-point index.

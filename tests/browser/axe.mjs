@@ -11,7 +11,14 @@
 // rule, the page, the width, the theme and the elements. Screenshots
 // `axe-NAME-WIDTH-THEME.png` go to DIR.
 //
-// Beside axe, on every page: each fork-point index's legend reads the number
+// Beside axe, on every page (issue 26 points 2 to 4): no sideways scroll of
+// the page; the fork-point index lists forks in the map's order; no row of
+// the map cut (its drawing is as wide as its text, its box scrolls); a
+// heading at most four lines, a listed title two with no Markdown fence; at
+// 390 px each message header one line and each session id short; changed
+// words marked only inside changed lines; every line of a file read
+// numbered; tool errors as red cards; the view filters' counts right (the
+// report's `seen` counts what was checked). And each fork-point index's legend reads the number
 // of its first fork (`fork at #N`, `N.1`, `N.2`, `N.3`); every visible text
 // box's placeholder fits it (measured in its font); with `findbar`, the
 // site's find bar is open and, scrolled to the end of the page, no text is
@@ -58,6 +65,85 @@ function pageChecks(findOpen) {
     const need = ctx.measureText(input.placeholder).width;
     if (need > room + 0.5) out.push(`the placeholder "${input.placeholder}" needs ${need.toFixed(0)} px in a box of ${room.toFixed(0)} px`);
   }
+  // Issue 26 points 2 to 4, counted in `seen` so that a run shows what it checked.
+  const seen = { forkOrder: 0, maps: 0, heads: 0, sids: 0, words: 0, numbered: 0, errors: 0, counts: 0 };
+  const narrow = innerWidth <= 640;
+  if (document.documentElement.scrollWidth > innerWidth + 1) out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ${innerWidth} px)`);
+  // Point 2: the fork-point index lists the forks in the map's order.
+  const svg = document.querySelector(".map-svg"), tree = document.querySelector("nav.outline .tree");
+  if (svg && tree) {
+    const mapForks = [...svg.querySelectorAll("a.fork")].map((a) => a.getAttribute("href"));
+    const treeForks = [...tree.querySelectorAll(".row.fork .lbl")].map((a) => a.getAttribute("href"));
+    const shown = treeForks.filter((h) => mapForks.includes(h));
+    if (mapForks.length && shown.join(" ") !== mapForks.filter((h) => treeForks.includes(h)).join(" ")) out.push(`the index lists the forks as ${shown.join(", ")}, the map as ${mapForks.join(", ")}`);
+    if (mapForks.length > 1) seen.forkOrder++;
+  }
+  // Point 3: every row of the map within its drawing (scrolled sideways, never cut).
+  for (const m of document.querySelectorAll(".map-svg")) {
+    if (!m.getClientRects().length) continue;
+    const w = m.getBoundingClientRect().width;
+    for (const t of m.querySelectorAll("text")) {
+      const b = t.getBBox();
+      if (b.x + b.width > w + 1) { out.push(`a row of the map is cut at ${w.toFixed(0)} px: "${t.textContent.slice(0, 40)}" needs ${(b.x + b.width).toFixed(0)}`); break; }
+    }
+    seen.maps++;
+  }
+  // A heading is at most four lines, a listed title two, with no Markdown fence.
+  for (const h of document.querySelectorAll("main h1")) {
+    const lh = parseFloat(getComputedStyle(h).lineHeight);
+    if (h.getBoundingClientRect().height > 4.5 * lh) out.push(`the heading takes ${(h.getBoundingClientRect().height / lh).toFixed(1)} lines: "${h.textContent.slice(0, 60)}"`);
+  }
+  for (const t of document.querySelectorAll(".card-title")) {
+    const lh = parseFloat(getComputedStyle(t).lineHeight);
+    if (t.getBoundingClientRect().height > 2.5 * lh) out.push(`a listed title takes more than two lines: "${t.textContent.slice(0, 60)}"`);
+    if (t.textContent.includes("```")) out.push(`a listed title shows a Markdown fence: "${t.textContent.slice(0, 60)}"`);
+  }
+  if (narrow) {
+    // A message's header is one line; a session id shows its start.
+    for (const head of document.querySelectorAll("main .msg-head")) {
+      const kids = [...head.children].filter((k) => k.getClientRects().length);
+      if (!kids.length) continue;
+      const tops = kids.map((k) => k.getBoundingClientRect().top);
+      if (Math.max(...tops) - Math.min(...tops) > 8) { out.push(`a message header takes more than one line: "${head.textContent.slice(0, 60)}"`); break; }
+      seen.heads++;
+    }
+    for (const c of document.querySelectorAll("code.sid")) {
+      if (!c.getClientRects().length) continue;
+      const em = parseFloat(getComputedStyle(c).fontSize);
+      if (c.getBoundingClientRect().width > 8 * em) out.push(`a session id is ${c.getBoundingClientRect().width.toFixed(0)} px wide`);
+      seen.sids++;
+    }
+  }
+  // Point 4: changed words marked inside changed lines; file reads numbered;
+  // errors as red cards; the filters' counts.
+  for (const w of document.querySelectorAll("pre.diff .dw")) {
+    if (!w.closest(".d-add, .d-del")) out.push("a changed word marked outside a changed line");
+    seen.words++;
+  }
+  for (const pre of document.querySelectorAll("pre.lines")) {
+    const code = pre.querySelector("code");
+    const lines = code.textContent.replace(/\n$/, "").split("\n").length;
+    const marks = pre.querySelectorAll("l-n");
+    if (marks.length !== lines) out.push(`a file read of ${lines} lines has ${marks.length} numbers`);
+    const first = marks[0] && getComputedStyle(marks[0], "::before").content;
+    if (!first || !/^"\s*\d+"$/.test(first)) out.push(`a file read's first line shows no number (${first})`);
+    seen.numbered++;
+  }
+  const plain = document.querySelector("details.tool:not(.err)");
+  for (const e of document.querySelectorAll("details.tool.err")) {
+    const bg = getComputedStyle(e).backgroundColor, border = getComputedStyle(e).borderLeftColor;
+    const [r, g, b] = (border.match(/\d+/g) || []).map(Number);
+    if ((plain && bg === getComputedStyle(plain).backgroundColor) || !(r > g + 60 && r > b + 60)) out.push(`a tool error is not a red card (background ${bg}, border ${border})`);
+    seen.errors++;
+  }
+  const kinds = { tools: "details.tool", thinking: "details.thinking", aux: ".msg.aux" };
+  const main = document.querySelector("main");
+  for (const c of document.querySelectorAll(".view-pop [data-count]")) {
+    if (!main || !main.querySelector(".msg")) continue;
+    const want = String(main.querySelectorAll(kinds[c.dataset.count]).length);
+    if (c.textContent !== want) out.push(`the filter ${c.dataset.count} counts "${c.textContent}", the page holds ${want}`);
+    seen.counts++;
+  }
   // With the find bar open, at the end of the page, no text is under it.
   const bar = document.querySelector(".findbar:not([hidden])");
   if (findOpen && !bar) out.push("the find bar did not open");
@@ -75,9 +161,9 @@ function pageChecks(findOpen) {
       }
     }
     if (under) out.push(`at the end of the page the find bar covers ${under} line(s) of text, e.g. "${example}"`);
-    return { out, findbar: true };
+    return { out, findbar: true, seen };
   }
-  return { out, findbar: false };
+  return { out, findbar: false, seen };
 }
 
 async function check(context, p, width, scheme) {
@@ -104,7 +190,7 @@ async function check(context, p, width, scheme) {
     // Runtime.evaluate, as the test does it, is not subject to the page's CSP.
     await page.evaluate(axeSource);
     const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-    report.runs.push({ page: p.name, width, scheme, rules: result.passes.length + result.violations.length + result.incomplete.length, passes: result.passes.length, findbar: own.findbar, legends: await page.$$eval("nav.outline .legend .key.fork", (k) => k.length), first_fork: await page.$eval(".tree .row.fork .lbl", (a) => a.textContent.trim()).catch(() => null) });
+    report.runs.push({ page: p.name, width, scheme, rules: result.passes.length + result.violations.length + result.incomplete.length, passes: result.passes.length, findbar: own.findbar, seen: own.seen, legends: await page.$$eval("nav.outline .legend .key.fork", (k) => k.length), first_fork: await page.$eval(".tree .row.fork .lbl", (a) => a.textContent.trim()).catch(() => null) });
     for (const v of result.violations) {
       const nodes = v.nodes.slice(0, 5).map((n) => `${n.target.join(" ")}: ${n.failureSummary.replace(/\s+/g, " ")}`);
       report.violations.push({ rule: v.id, page: p.name, width, scheme, count: v.nodes.length, nodes });

@@ -331,7 +331,7 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackHead
         _ => br.title.to_string(),
     };
     p.title = format!("{label} · {}", excerpt(&title, TITLE_CHARS));
-    p.heading = format!("Branch {label}: {}", excerpt(&title, TITLE_CHARS));
+    p.heading = format!("Branch {label}: {}", excerpt(&title, UNTITLED_CHARS));
     let Some(fork) = br.fork_point else { return };
     let parent = br.parent_branch.unwrap_or(BranchId::FIRST);
     let n = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
@@ -387,7 +387,7 @@ fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut Trac
     let c = &g.conversations[br.conversation];
     let first = c.first_prompt.as_deref().unwrap_or(&br.title);
     p.title = format!("main · {}", excerpt(first, TITLE_CHARS));
-    p.heading = format!("Main branch: {}", excerpt(first, CRUMB_CHARS));
+    p.heading = format!("Main branch: {}", prompt_words(first, CRUMB_CHARS));
     p.subheading = "The line the conversation took first: at every fork, its first branch (.1).".into();
     p.main_branch = Some(MainBranch {
         conversation: ctx.href(&ctx.branch_dirs[b], &ctx.conv_dirs[br.conversation], &page_file(0), None),
