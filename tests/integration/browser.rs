@@ -405,12 +405,27 @@ fn long_output_archive(root: &Path, word: &str) {
     };
     let jsonl = [
         entry(1, None, "user", serde_json::json!({"role": "user", "content": "Show me the end of the log."})),
-        entry(2, Some(1), "assistant", serde_json::json!({"role": "assistant", "id": "msg_1", "model": "claude-sonnet-4-5",
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "cat run.log"}}]})),
-        entry(3, Some(2), "user", serde_json::json!({"role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}]})),
-        entry(4, Some(3), "assistant", serde_json::json!({"role": "assistant", "id": "msg_2", "model": "claude-sonnet-4-5",
-            "content": [{"type": "text", "text": "The log ends normally."}]})),
+        entry(
+            2,
+            Some(1),
+            "assistant",
+            serde_json::json!({"role": "assistant", "id": "msg_1", "model": "claude-sonnet-4-5",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "cat run.log"}}]}),
+        ),
+        entry(
+            3,
+            Some(2),
+            "user",
+            serde_json::json!({"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": output}]}),
+        ),
+        entry(
+            4,
+            Some(3),
+            "assistant",
+            serde_json::json!({"role": "assistant", "id": "msg_2", "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "The log ends normally."}]}),
+        ),
     ];
     std::fs::write(dir.join(format!("{session}.jsonl")), jsonl.join("\n") + "\n").unwrap();
 }

@@ -238,7 +238,8 @@ mod tests {
     /// with nothing in common is not marked word by word.
     #[test]
     fn changed_words_are_marked_inside_changed_lines() {
-        let h = diff_html("keep\nlet retries = 3; // <old>\nx\n", "keep\nlet attempts = 3; // <new>\nx\n").into_string();
+        let h =
+            diff_html("keep\nlet retries = 3; // <old>\nx\n", "keep\nlet attempts = 3; // <new>\nx\n").into_string();
         assert!(
             h.contains("<span class=\"d-del\">-let <span class=\"dw\">retries</span> = 3; // &lt;<span class=\"dw\">old</span>&gt;</span>"),
             "{h}"

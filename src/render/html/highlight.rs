@@ -127,8 +127,9 @@ pub fn numbered_file(code: &str, path: &str, first: usize, budget: &mut Budget) 
         Some((_, ext)) => ext,
         None => name,
     };
-    let fits =
-        code.len() <= HIGHLIGHT_BLOCK && code.len() <= budget.left && code.split('\n').all(|l| l.len() <= HIGHLIGHT_LINE);
+    let fits = code.len() <= HIGHLIGHT_BLOCK
+        && code.len() <= budget.left
+        && code.split('\n').all(|l| l.len() <= HIGHLIGHT_LINE);
     let html = fits.then(|| syntax_for(lang)).flatten().and_then(|syntax| classed_once(code, syntax));
     let lines = code.strip_suffix('\n').unwrap_or(code).split('\n').count();
     let width = (first + lines.saturating_sub(1)).to_string().len();

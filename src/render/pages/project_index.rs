@@ -210,7 +210,11 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
     ConvRow {
         title: if untitled { prompt_words(&c.title, UNTITLED_CHARS) } else { excerpt(&c.title, LISTED_TITLE_CHARS) },
         href: href(&ctx.dir, &ctx.conv_dirs[i], "index.html", None),
-        first_prompt: if untitled { String::new() } else { plain_excerpt(c.first_prompt.as_deref().unwrap_or(""), 240) },
+        first_prompt: if untitled {
+            String::new()
+        } else {
+            plain_excerpt(c.first_prompt.as_deref().unwrap_or(""), 240)
+        },
         started: Time::at(c.first_ts),
         last: Time::at(c.last_ts),
         messages: c.messages,
