@@ -649,6 +649,10 @@ fn accessibility_and_reading_in_chromium() {
         serde_json::json!({ "name": "search-open", "file": site.join("index.html"), "search": "cache" }),
         serde_json::json!({ "name": "find-open", "file": conv, "find": "cache", "findbar": true }),
     ];
+    // The example's conversation whose first command fails (a tool error).
+    let notes = site.join("-home-alice-notes/c/b0000000-0000-4000-8000-000000000001/index.html");
+    assert!(notes.is_file(), "{}", notes.display());
+    pages.push(serde_json::json!({ "name": "tool-error", "file": notes }));
     pages.extend(forked_pages("example", &example_archive(), &site, &exports));
     let export =
         pages.iter().find_map(|v| v["name"].as_str().filter(|n| n.ends_with("-export")).map(|_| v["file"].clone()));
