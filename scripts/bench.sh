@@ -182,7 +182,8 @@ measure() {
   rm -f "$tf"
 }
 
-# repeat N OUTVAR CMD… : median wall, median CPU, max RSS, max load average over N runs.
+# repeat N OUTVAR CMD… : median wall, median CPU, max RSS, max load average,
+# median user CPU, min user CPU and min CPU over N runs.
 # When FRESH is set, that directory is removed before each run.
 FRESH=""
 repeat() {
@@ -193,13 +194,15 @@ repeat() {
     measure _one "$@"
     _all+="$_one"$'\n'
   done
-  local _w _c _m _l _u
+  local _w _c _m _l _u _un _cn
   _w=$(printf '%s' "$_all" | awk '{print $1}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   _c=$(printf '%s' "$_all" | awk '{print $2}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   _m=$(printf '%s' "$_all" | awk '$3 > m {m = $3} END {print m}')
   _l=$(printf '%s' "$_all" | awk '$4 > l {l = $4} END {print l + 0}')
   _u=$(printf '%s' "$_all" | awk '{print $5}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf -v "$_var" '%s %s %s %s %s' "$_w" "$_c" "$_m" "$_l" "$_u"
+  _un=$(printf '%s' "$_all" | awk '{print $5}' | sort -g | head -n1)
+  _cn=$(printf '%s' "$_all" | awk '{print $2}' | sort -g | head -n1)
+  printf -v "$_var" '%s %s %s %s %s %s %s' "$_w" "$_c" "$_m" "$_l" "$_u" "$_un" "$_cn"
 }
 
 mbps() { awk -v b="$1" -v t="$2" 'BEGIN { if (t <= 0) t = 0.005; printf "%.0f", b / 1e6 / t }'; }
@@ -495,14 +498,15 @@ shape() {  # shape LABEL "GEN-KIND [FLAG…]" COUNT COMMAND…  (COMMAND: stats,
       export) FRESH="$DIR/shape-out.html" repeat "$RUNS" r "$CCTREE" -q export "$(uuid_of_session "$arch")" --projects "$arch" -o "$DIR/shape-out.html"; rm -f "$DIR/shape-out.html" ;;
       *) repeat "$RUNS" r "$CCTREE" -q "$cmd" "$arch" ;;
     esac
-    read -r wall cpu rss load user <<<"$r"
-    line+="${line:+; }$cmd $user user CPU-s, $cpu with sys ($wall s wall, load $load, $(kb2mb "$rss") MB)"
+    read -r wall cpu rss load user umin cmin <<<"$r"
+    line+="${line:+; }$cmd $umin / $user user CPU-s (min / median), $cmin / $cpu with sys ($wall s wall, load $load, $(kb2mb "$rss") MB)"
     SHAPE_CPU["$label/$cmd/$count"]=$user
+    SHAPE_MIN["$label/$cmd/$count"]=$umin
   done
   SHAPE_LINES+=("$label, $count: $line")
 }
 uuid_of_session() { find "$1" -maxdepth 2 -name '*.jsonl' | head -n1 | xargs basename | sed 's/\.jsonl$//'; }
-declare -A SHAPE_CPU
+declare -A SHAPE_CPU SHAPE_MIN
 for n in $SHAPES; do
   for k in 1 2 4; do
     shape "parallel tool calls in one message" parallel-calls $((n * k)) render
@@ -518,9 +522,10 @@ for n in $SHAPES; do
              "compactions keeping the turn before/render/$n" "nested forks/render/$((n / 4))" "nested forks/export/$((n / 4))"; do
     label="${key%%/*}"; rest="${key#*/}"; cmd="${rest%%/*}"; base="${rest#*/}"
     a="${SHAPE_CPU[$label/$cmd/$base]}"; b="${SHAPE_CPU[$label/$cmd/$((base * 2))]}"; c="${SHAPE_CPU[$label/$cmd/$((base * 4))]}"
-    SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$base" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {
-      if (a <= 0) a = 0.005; if (b <= 0) b = 0.005
-      printf "%s, %s: %s / %s / %s user CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU (linear: x4)", l, c0, a, b, c, n, 2 * n, 4 * n, b / a, c / b, c / a }')")
+    am="${SHAPE_MIN[$label/$cmd/$base]}"; bm="${SHAPE_MIN[$label/$cmd/$((base * 2))]}"; cm="${SHAPE_MIN[$label/$cmd/$((base * 4))]}"
+    SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$base" -v a="$a" -v b="$b" -v c="$c" -v am="$am" -v bm="$bm" -v cm="$cm" 'BEGIN {
+      if (a <= 0) a = 0.005; if (b <= 0) b = 0.005; if (am <= 0) am = 0.005
+      printf "%s, %s: median %s / %s / %s, min %s / %s / %s user CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU by the medians, x%.1f by the minima (linear: x4)", l, c0, a, b, c, am, bm, cm, n, 2 * n, 4 * n, b / a, c / b, c / a, cm / am }')")
   done
 done
 
