@@ -7,7 +7,7 @@
 //! graph or HTML, and nothing here panics on input.
 
 mod entry;
-mod lenient;
+pub(crate) mod lenient;
 pub mod prompt;
 pub mod timestamp;
 
