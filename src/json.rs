@@ -116,7 +116,7 @@ pub fn read<'a, T: serde::Deserialize<'a>>(text: &'a str) -> Option<T> {
 pub const NUMBER_KEY: &str = "$serde_json::private::Number";
 
 /// An object key, borrowed from the line when it has no escapes.
-pub(crate) struct Key<'de>(pub(crate) Cow<'de, str>);
+struct Key<'de>(Cow<'de, str>);
 
 impl<'de> serde::Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -52,7 +52,7 @@ pub fn parse_only(text: &str, want: &Want) -> Result<Value, serde_json::Error> {
     }
 }
 
-pub(crate) struct Pick<'w>(pub(crate) &'w Want);
+struct Pick<'w>(&'w Want);
 
 impl<'de> DeserializeSeed<'de> for Pick<'_> {
     type Value = Value;

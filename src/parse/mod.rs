@@ -7,7 +7,7 @@
 //! graph or HTML, and nothing here panics on input.
 
 mod entry;
-pub(crate) mod lenient;
+mod lenient;
 pub mod prompt;
 pub mod timestamp;
 

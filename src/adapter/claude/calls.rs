@@ -19,11 +19,6 @@ pub(super) fn call_of<'a>(mut b: Value) -> ToolCall<'a> {
     let id = s("id");
     let name: Str<'a> = Cow::Owned(str_at(&b, &["name"]).unwrap_or("tool").to_string());
     let input = b.get_mut("input").map_or(Value::Null, Value::take);
-    call_from(id, name, input)
-}
-
-/// A call of `name` with `input` (its block's `id`, `name`, `input`).
-pub(super) fn call_from<'a>(id: Str<'a>, name: Str<'a>, input: Value) -> ToolCall<'a> {
     let raw = Raw::of(input);
     let typed = input_of(&name, raw.tree());
     let key_fields = raw.key_fields();

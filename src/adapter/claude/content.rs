@@ -50,14 +50,6 @@ pub(super) fn want(e: &Entry, tool: Option<Tool>) -> Option<&'static Want> {
     }
 }
 
-/// What of the entry's `toolUseResult` a [`want`] reads, if anything.
-pub(super) fn tur_want(want: &'static Want) -> Option<&'static Want> {
-    match want {
-        Want::Keys(keys) => keys.iter().find(|(k, _)| *k == "toolUseResult").map(|(_, w)| w),
-        _ => None,
-    }
-}
-
 /// What a spilled output's side file is read through: its text from the
 /// name under `<session>/tool-results/` (see [`super::results`]).
 pub(super) type SideFiles<'s> = &'s dyn Fn(&str) -> Option<(String, String)>;
@@ -92,7 +84,7 @@ fn content_of<'a>(e: &Entry, mut json: Value, side: SideFiles<'_>) -> Content<'a
     }
 }
 
-pub(super) fn own<'a>(s: &str) -> Str<'a> {
+fn own<'a>(s: &str) -> Str<'a> {
     Cow::Owned(s.to_string())
 }
 
@@ -182,14 +174,14 @@ pub(super) fn strip_tags(s: &str, tags: &[&str]) -> String {
 }
 
 /// A slash command from its `<command-name>` and `<command-args>` tags.
-pub(super) fn command<'a>(text: &str) -> Content<'a> {
+fn command<'a>(text: &str) -> Content<'a> {
     let name = tag_text(text, "command-name").unwrap_or("").trim();
     let args = tag_text(text, "command-args").unwrap_or("").trim();
     Content::Command { name: own(name), args: own(args) }
 }
 
 /// What a slash command printed, without its tags.
-pub(super) fn command_output<'a>(text: &str) -> Content<'a> {
+fn command_output<'a>(text: &str) -> Content<'a> {
     Content::CommandOutput(Cow::Owned(strip_tags(text, &["local-command-stdout", "local-command-stderr"])))
 }
 
@@ -291,7 +283,7 @@ fn has_content(json: &Value) -> bool {
 }
 
 /// A prompt's text: what was typed, and the context the IDE attached in tags.
-pub(super) fn prompt_text<'a>(text: &str) -> Vec<Block<'a>> {
+fn prompt_text<'a>(text: &str) -> Vec<Block<'a>> {
     prompt::prompt_parts(text)
         .into_iter()
         .map(|part| match part {

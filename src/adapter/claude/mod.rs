@@ -12,9 +12,6 @@
 mod calls;
 mod content;
 mod results;
-mod typed;
-
-use std::borrow::Cow;
 
 use crate::limits::OUTPUT_CAP;
 use crate::model::{Node, Raw};
@@ -28,29 +25,20 @@ use results::Tool;
 /// read again (its file changed since), what an empty line says, and why.
 pub fn node<'a>(p: &'a Project, e: &'a Entry) -> (Node<'a>, Option<LineError>) {
     let tool = result_tool(p, e);
-    let want = content::want(e, tool);
-    let session = e.session_id.as_deref().unwrap_or("");
-    // A spilled output is read from `<session>/tool-results/`, capped: a
-    // page shows at most `OUTPUT_CAP` of it (and says it was cut).
-    let side = |file: &str| {
-        let (path, text) = p.side_file(&format!("{session}/tool-results/{file}"), OUTPUT_CAP + 1)?;
-        Some((path.display().to_string(), text))
-    };
-    // Prompts, replies and tool results of a line kept in memory: read
-    // straight into the model, strings borrowed from the line ([`typed`]);
-    // what it has no type for, and lines read again from disk, as a tree.
-    if let (Some(want), Ok(Cow::Borrowed(line))) = (want, p.line(e)) {
-        if let Ok(node) = typed::node(e, line, tool, content::tur_want(want), &side) {
-            return (node, None);
-        }
-    }
-    let read = match want {
+    let read = match content::want(e, tool) {
         Some(want) => p.json_only(e, want),
         None => p.json(e),
     };
     let (json, err) = match read {
         Ok(v) => (v, None),
         Err(err) => (serde_json::Value::Null, Some(err)),
+    };
+    let session = e.session_id.as_deref().unwrap_or("");
+    // A spilled output is read from `<session>/tool-results/`, capped: a
+    // page shows at most `OUTPUT_CAP` of it (and says it was cut).
+    let side = |file: &str| {
+        let (path, text) = p.side_file(&format!("{session}/tool-results/{file}"), OUTPUT_CAP + 1)?;
+        Some((path.display().to_string(), text))
     };
     (content::node_of(e, json, tool, &side), err)
 }

@@ -77,7 +77,7 @@ pub(super) fn result_of<'a>(mut b: Value, side: SideFiles<'_>) -> ToolOutput<'a>
 /// A `<persisted-output>` preview: the file it names under `tool-results/`
 /// (a path of the machine that wrote it, maybe Windows', read by its last
 /// two parts), and that file when it is in the archive.
-pub(super) fn spill_of(text: &str, side: SideFiles<'_>) -> Option<Spill> {
+fn spill_of(text: &str, side: SideFiles<'_>) -> Option<Spill> {
     let inner = tag_text(text, "persisted-output")?;
     let file = inner
         .split_once("Full output saved to:")
