@@ -6,6 +6,13 @@ use std::process::ExitCode;
 use cctree::cli::{Cli, ColorWhen};
 use clap::{CommandFactory, FromArgMatches};
 
+/// mimalloc, not the system's allocator: a render makes and drops millions
+/// of small strings and vectors (the model's, the pages', the search
+/// index's), and glibc's malloc spent about a tenth of its instructions on
+/// them (`docs/performance.md`, "A global allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
     let color = match color_flag(&args) {
