@@ -32,7 +32,8 @@
 #                     compactions (`stats`), 10 N compactions keeping the turn
 #                     before them (2.1.332's splice: `stats`, `check`; N of
 #                     them: `render`), N/4 nested forks (`render`,
-#                     `export`); user CPU-s of each and the ratio per doubling;
+#                     `export`); user CPU-s of each (min and median of the
+#                     runs) and the ratio per doubling;
 #                     default "2000"; "" to skip
 #   --only-shapes     only the shapes above (skips everything else)
 #   --no-build        use the binaries already built (with CCTREE_BIN: time another build)
