@@ -89,7 +89,7 @@ impl KeptInputs {
     /// What of this knowledge project `p`'s pages depend on.
     pub(super) fn fingerprint(&self, p: &ProjectSource) -> String {
         let gone = match &self.record {
-            Some(r) => record::deleted_in_project(r, &p.name).into_iter().collect::<Vec<_>>().join("\0"),
+            Some(r) => record::deleted_of(r, p).into_iter().collect::<Vec<_>>().join("\0"),
             None => String::new(),
         };
         // Which of its lines' sessions have a transcript somewhere (another project's, too).

@@ -257,6 +257,19 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         }
         // A sync archive may be empty (begun, or its source still is): no typo.
         let archive = input.join(crate::sync::record::STATE_DIR).is_dir();
+        if archive {
+            // The other clients' folders `cctree sync` keeps beside it.
+            for client in [Client::Codex, Client::Gemini] {
+                let Some(dir) = crate::sync::scan::client_archive(&input, client).filter(|d| d.is_dir()) else {
+                    continue;
+                };
+                if let Ok(Some((dir, found, warned))) = other_client(&dir) {
+                    warnings.extend(warned);
+                    read.push(dir);
+                    projects.extend(found);
+                }
+            }
+        }
         if projects.len() == found && listing.stray.is_empty() && warnings.len() == warned && !archive {
             bail!(
                 "no transcript (*.jsonl) in {}: give Claude Code's projects directory (~/.claude/projects), \

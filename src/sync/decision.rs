@@ -22,7 +22,13 @@
 //!   it was rewritten, its complete lines the archived copy lacks are added
 //!   after the archived bytes ([`decide_history`], [`Action::Merge`]), so the
 //!   one archived file holds every line ever seen, each once as often as the
-//!   source held it.
+//!   source held it;
+//! - a Gemini CLI session file (`.jsonl`, read by the client "last record of
+//!   an id wins") that was rewritten is not kept in versions either: the
+//!   lines that make the archived file load as the source's current state
+//!   are added after its bytes ([`decide_gemini`], [`gemini_missing`]), so
+//!   every record ever seen stays in one file, a rewound one as an abandoned
+//!   branch. An older single `.json` session file is kept in versions.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -155,6 +161,121 @@ pub fn decide_history(obs: &Observation) -> Action {
         Action::Replace { upto, .. } => Action::Merge { upto },
         other => other,
     }
+}
+
+/// The action for a file of Gemini CLI's tree: as [`decide`], but a
+/// rewritten `.jsonl` session file is merged ([`gemini_missing`]).
+pub fn decide_gemini(name: &str, obs: &Observation) -> Action {
+    match decide(name, obs) {
+        Action::Replace { upto, .. } if name.ends_with(".jsonl") => Action::Merge { upto },
+        other => other,
+    }
+}
+
+/// One message of a Gemini session as the client loads it.
+struct GeminiMessage<'a> {
+    id: String,
+    value: serde_json::Value,
+    /// The line that recorded it (`None`: it came in a `$set {messages}` list).
+    line: Option<&'a [u8]>,
+}
+
+/// The message list a Gemini CLI session file loads as (the client's
+/// `loadConversationRecord`): lines in order, unparsable ones skipped; a
+/// record with a string `id` is put in an id-keyed list (a later one with the
+/// same id replaces it in place); `$set {messages}` replaces the list;
+/// `{"$rewindTo": id}` removes that id and every one after it (all when it is
+/// unknown). Also returns the other lines (metadata, other `$set` keys).
+fn gemini_replay(bytes: &[u8]) -> (Vec<GeminiMessage<'_>>, Vec<&[u8]>) {
+    let mut list: Vec<GeminiMessage<'_>> = Vec::new();
+    let mut at: BTreeMap<String, usize> = BTreeMap::new();
+    let mut other = Vec::new();
+    for line in bytes.split(|b| *b == b'\n') {
+        let text = String::from_utf8_lossy(line);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let Ok(serde_json::Value::Object(mut o)) = crate::json::parse(text.trim()) else { continue };
+        if let Some(to) = o.get("$rewindTo") {
+            let cut = to.as_str().and_then(|id| at.get(id).copied()).unwrap_or(0);
+            for m in list.drain(cut..) {
+                at.remove(&m.id);
+            }
+        } else if let Some(id) = o.get("id").and_then(|v| v.as_str()).map(str::to_string) {
+            put(&mut list, &mut at, GeminiMessage { id, value: serde_json::Value::Object(o), line: Some(line) });
+        } else if let Some(serde_json::Value::Array(msgs)) = o.get_mut("$set").and_then(|s| s.get_mut("messages")) {
+            list.clear();
+            at.clear();
+            for v in std::mem::take(msgs) {
+                if let Some(id) = v.get("id").and_then(|i| i.as_str()).map(str::to_string) {
+                    put(&mut list, &mut at, GeminiMessage { id, value: v, line: None });
+                }
+            }
+        } else {
+            other.push(line);
+        }
+    }
+    (list, other)
+}
+
+fn put<'a>(list: &mut Vec<GeminiMessage<'a>>, at: &mut BTreeMap<String, usize>, m: GeminiMessage<'a>) {
+    match at.get(&m.id) {
+        Some(&i) => list[i] = m,
+        None => {
+            at.insert(m.id.clone(), list.len());
+            list.push(m);
+        }
+    }
+}
+
+/// What to add after the archived bytes of a Gemini CLI session file that
+/// was rewritten at the source, so that the archived file still holds every
+/// line it held and loads as the source does ([`gemini_replay`]):
+/// 1. the source's metadata lines the archive lacks;
+/// 2. each message the two lists share at the same place whose record
+///    changed (the client replaces it in place);
+/// 3. where the lists part, `{"$rewindTo": <the first archived message not
+///    in the source's list>}` (the marker the client itself writes for a
+///    rewind: the archived messages after it become an abandoned branch),
+///    then the source's messages from there on.
+///
+/// Empty when the archived file already loads as the source. Lines are the
+/// source's own, but for a message that only a `$set {messages}` list holds
+/// (written as a record of its own).
+pub fn gemini_missing(archived: &[u8], source: &[u8]) -> Vec<u8> {
+    let (have, have_other) = gemini_replay(archived);
+    let (want, want_other) = gemini_replay(source);
+    let mut out = Vec::new();
+    let mut push = |line: &[u8]| {
+        out.extend_from_slice(line.strip_suffix(b"\r").unwrap_or(line));
+        out.push(b'\n');
+    };
+    let known: BTreeSet<&[u8]> = have_other.iter().copied().collect();
+    let changed_meta: Vec<&[u8]> = want_other.iter().copied().filter(|l| !known.contains(l)).collect();
+    let record = |m: &GeminiMessage<'_>| -> Vec<u8> {
+        m.line.map(<[u8]>::to_vec).unwrap_or_else(|| crate::json::write(&m.value).into_bytes())
+    };
+    let common = have.iter().zip(&want).take_while(|(a, b)| a.id == b.id).count();
+    let mut body = Vec::new();
+    for (a, b) in have.iter().zip(&want).take(common) {
+        if a.value != b.value {
+            body.push(record(b));
+        }
+    }
+    let cut = common < have.len();
+    if cut {
+        body.push(crate::json::write(&serde_json::json!({ "$rewindTo": have[common].id })).into_bytes());
+    }
+    body.extend(want[common..].iter().map(record));
+    if body.is_empty() && changed_meta.is_empty() {
+        return Vec::new();
+    }
+    changed_meta.into_iter().for_each(&mut push);
+    body.iter().for_each(|l| push(l));
+    if !archived.is_empty() && !archived.ends_with(b"\n") {
+        out.insert(0, b'\n');
+    }
+    out
 }
 
 /// The complete lines of `source` that `archived` lacks, in source order (a

@@ -220,15 +220,20 @@ pub fn append(src: &mut Source<'_>, from: u64, upto: u64, dst: &Path) -> Result<
 
 /// Merges bytes `0..upto` of `src` into the archived `dst`: the new content
 /// is the archived bytes, then the complete lines of the source they lack
-/// ([`super::decision::missing_lines`]), written whole (temporary file, fsync,
+/// ([`super::decision::missing_lines`]; of a Gemini CLI session file,
+/// `gemini`: the lines that make it load as the source,
+/// [`super::decision::gemini_missing`]), written whole (temporary file, fsync,
 /// rename: a kill leaves the previous copy). Returns the lines and bytes
 /// added; writes nothing when there are none, or on a dry run.
-pub fn merge(src: &mut Source<'_>, upto: u64, dst: &Path, dry_run: bool) -> Result<(u64, u64)> {
+pub fn merge(src: &mut Source<'_>, upto: u64, dst: &Path, gemini: bool, dry_run: bool) -> Result<(u64, u64)> {
     let archived = std::fs::read(dst).with_context(|| format!("cannot read the archived {}", dst.display()))?;
     src.file.seek(SeekFrom::Start(0)).map_err(|e| src.err(e))?;
     let mut source = Vec::new();
     (&mut src.file).take(upto).read_to_end(&mut source).map_err(|e| src.err(e))?;
-    let add = super::decision::missing_lines(&archived, &source);
+    let add = match gemini {
+        true => super::decision::gemini_missing(&archived, &source),
+        false => super::decision::missing_lines(&archived, &source),
+    };
     let lines = memchr::memchr_iter(b'\n', &add).count() as u64;
     if add.is_empty() || dry_run {
         return Ok((lines, add.len() as u64));

@@ -116,6 +116,46 @@ fn resolve_source(input: Option<&Path>) -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// What one sync keeps: Claude Code's projects directory (with its
+/// `file-history/` and prompt history), and Codex CLI's sessions tree and
+/// Gemini CLI's `tmp/` folder.
+#[derive(Debug, Default)]
+struct Sources {
+    claude: Option<PathBuf>,
+    others: Vec<(crate::discover::Client, PathBuf)>,
+}
+
+/// The sources of a sync: INPUT as the client whose folder it is (Claude
+/// Code's when it is neither Codex CLI's nor Gemini CLI's); without INPUT,
+/// every client's default folder that exists (an error when none does).
+fn resolve_sources(input: Option<&Path>) -> Result<Sources> {
+    use crate::discover::{Client, is_codex_dir, is_gemini_dir};
+    if let Some(p) = input {
+        if let Some(d) = is_codex_dir(p) {
+            return Ok(Sources { claude: None, others: vec![(Client::Codex, d)] });
+        }
+        if let Some(d) = is_gemini_dir(p) {
+            return Ok(Sources { claude: None, others: vec![(Client::Gemini, d)] });
+        }
+        return Ok(Sources { claude: Some(resolve_source(input)?), others: Vec::new() });
+    }
+    // A default folder is kept while it exists, even emptied by the client's
+    // clean-up (then what the archive holds of it is recorded as deleted).
+    let mut others = Vec::new();
+    if let Some(d) = crate::discover::default_codex_dir().filter(|d| d.is_dir()) {
+        others.push((Client::Codex, d));
+    }
+    if let Some(d) = crate::discover::default_gemini_dir().filter(|d| d.is_dir()) {
+        others.push((Client::Gemini, d));
+    }
+    let claude = crate::discover::default_projects_dir().filter(|d| d.is_dir());
+    if claude.is_none() && others.is_empty() {
+        // Says what is missing.
+        resolve_source(None)?;
+    }
+    Ok(Sources { claude, others })
+}
+
 /// Takes the archive's lock (`<archive>/.cctree-sync/lock`), waiting while
 /// another sync holds it; held until the file is dropped.
 pub fn lock_archive(archive: &Path) -> Result<File> {
@@ -175,11 +215,25 @@ fn refuse_foreign(archive: &Path) -> Result<()> {
 /// synced are listed in [`SyncReport::errors`] (the rest is done).
 pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let start = Instant::now();
-    let source = resolve_source(opts.input.as_deref())?;
+    let sources = resolve_sources(opts.input.as_deref())?;
     let archive = crate::files::resolve(&opts.archive);
-    let roots = scan::roots(&source, &archive)?;
+    let mut roots = match &sources.claude {
+        Some(source) => scan::roots(source, &archive)?,
+        None => Vec::new(),
+    };
+    for (client, dir) in &sources.others {
+        roots.extend(scan::client_roots(*client, dir, &archive)?);
+    }
     refuse_foreign(&archive)?;
-    let history = scan::history(&source, &archive)?;
+    let history = match &sources.claude {
+        Some(source) => scan::history(source, &archive)?,
+        None => None,
+    };
+    let source = match (&sources.claude, sources.others.first()) {
+        (Some(s), _) => s.clone(),
+        (None, Some((_, d))) => d.clone(),
+        (None, None) => unreachable!("resolve_sources returns a source or fails"),
+    };
     let _lock = if opts.dry_run { None } else { Some(lock_archive(&archive)?) };
     let loaded = Record::load(&archive)?;
     let first = loaded.is_none();
@@ -198,6 +252,10 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         }
     }
     let mut report = SyncReport::new(&source, &archive, &roots, opts.dry_run);
+    report.clients = (sources.others.iter())
+        .filter_map(|(c, d)| Some((c.name().to_string(), d.clone(), scan::client_archive(&archive, *c)?)))
+        .filter(|(_, d, _)| sources.claude.is_some() || d != &source)
+        .collect();
     report.history = history.as_ref().map(|h| h.1.clone());
     report.warnings.extend(listings.iter().flat_map(|l| l.warnings.iter().cloned()));
     let changes = copy_all(&roots, &listings, history.as_ref(), opts, &mut report);
@@ -311,6 +369,7 @@ fn sync_file(job: &Job<'_>, dry_run: bool, now: SystemTime) -> Result<FileChange
     let name = job.dst.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     change.action = match job.tree {
         Tree::History => decision::decide_history(&obs),
+        Tree::Gemini => decision::decide_gemini(&name, &obs),
         _ => decision::decide(&name, &obs),
     };
     apply(&mut change, &mut src, dry_run)?;
@@ -322,7 +381,8 @@ fn apply(change: &mut FileChange, src: &mut fsops::Source<'_>, dry_run: bool) ->
     let (from, upto) = match &change.action {
         Action::UpToDate | Action::Wait { .. } => return Ok(()),
         Action::Merge { upto } => {
-            let (lines, bytes) = fsops::merge(src, *upto, &change.dst, dry_run)?;
+            let gemini = change.tree == Tree::Gemini;
+            let (lines, bytes) = fsops::merge(src, *upto, &change.dst, gemini, dry_run)?;
             (change.lines, change.bytes) = (lines, bytes);
             if lines == 0 {
                 change.action = Action::UpToDate;

@@ -9,7 +9,7 @@
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
-use super::record::{Record, deleted_in_project};
+use super::record::{Record, deleted_of};
 use crate::discover::FileId;
 use crate::graph::NodeId;
 use crate::id::IdVec;
@@ -51,7 +51,7 @@ pub struct ProjectOnlyHere {
 
 /// What of project `p` exists only in the archive whose record is `record`.
 pub fn of_project(p: &Project, record: &Record) -> ProjectOnlyHere {
-    let deleted = deleted_in_project(record, &p.source.name);
+    let deleted = deleted_of(record, &p.source);
     let mut out = ProjectOnlyHere::default();
     let mut held: IdVec<FileId, bool> = IdVec::with_capacity(p.source.files.len());
     for (f, s) in p.source.files.iter().zip(&p.file_stats) {

@@ -29,6 +29,14 @@ pub enum Tree {
     /// The client's prompt history, `history.jsonl`, beside the projects
     /// directory (one file, merged: [`super::decision::decide_history`]).
     History,
+    /// Codex CLI's sessions tree (`$CODEX_HOME/sessions`), kept in
+    /// `codex/sessions/` beside the projects directory.
+    Codex,
+    /// Gemini CLI's `~/.gemini/tmp` (each project's `chats/` and
+    /// `.project_root`), kept in `gemini/tmp/` beside the projects directory;
+    /// a session file rewritten at the source is merged
+    /// ([`super::decision::decide_gemini`]).
+    Gemini,
 }
 
 impl Tree {
@@ -37,6 +45,8 @@ impl Tree {
             Tree::Projects => "",
             Tree::FileHistory => "file-history/",
             Tree::History => "",
+            Tree::Codex => "codex/sessions/",
+            Tree::Gemini => "gemini/tmp/",
         }
     }
 }
@@ -139,4 +149,27 @@ pub fn deleted_in_project(record: &Record, project: &str) -> BTreeSet<String> {
         .deleted(Tree::Projects)
         .filter_map(|g| g.path.split_once('/').filter(|(p, _)| *p == project).map(|(_, rest)| rest.to_string()))
         .collect()
+}
+
+/// The paths (as [`crate::discover::SourceFile::rel`]) of project `p`'s
+/// transcripts the source deleted, whichever client wrote them: a Claude
+/// Code project's by its name, a Codex project's (rollouts of one working
+/// directory, named by their path in the sessions tree) by path, a Gemini
+/// project's by its folder's name (`<folder>/chats/…`).
+pub fn deleted_of(record: &Record, p: &crate::discover::ProjectSource) -> BTreeSet<String> {
+    use crate::discover::Client;
+    match p.client {
+        Client::Claude => deleted_in_project(record, &p.name),
+        Client::Codex => {
+            let files: BTreeSet<&str> = p.files.iter().map(|f| f.rel.as_str()).collect();
+            record.deleted(Tree::Codex).filter(|g| files.contains(g.path.as_str())).map(|g| g.path.clone()).collect()
+        }
+        Client::Gemini => {
+            let folder = p.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            record
+                .deleted(Tree::Gemini)
+                .filter_map(|g| g.path.split_once('/').filter(|(f, _)| *f == folder).map(|(_, rest)| rest.to_string()))
+                .collect()
+        }
+    }
 }

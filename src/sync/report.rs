@@ -68,6 +68,9 @@ pub struct SyncReport {
     pub file_history: Option<PathBuf>,
     /// Where the client's prompt history is kept, when the source has one.
     pub history: Option<PathBuf>,
+    /// Other clients' folders kept in the same run beside the archive
+    /// (agent, source, where): Codex CLI's and Gemini CLI's.
+    pub clients: Vec<(String, PathBuf, PathBuf)>,
     pub dry_run: bool,
     pub files_checked: u64,
     pub bytes_checked: u64,
@@ -104,6 +107,7 @@ impl SyncReport {
             archive: archive.to_path_buf(),
             file_history: roots.iter().find(|r| r.tree == Tree::FileHistory).map(|r| r.archive.clone()),
             history: None,
+            clients: Vec::new(),
             dry_run,
             files_checked: 0,
             bytes_checked: 0,
@@ -192,6 +196,9 @@ impl SyncReport {
                 self.archive.display(),
                 self.elapsed.as_secs_f64()
             );
+        }
+        for (agent, from, to) in &self.clients {
+            let _ = writeln!(s, "  and {agent}: {} → {}", from.display(), to.display());
         }
         self.text_changes(&mut s, would);
         self.text_kept(&mut s);

@@ -79,6 +79,62 @@ pub fn roots(source: &Path, archive: &Path) -> Result<Vec<Root>> {
     Ok(roots)
 }
 
+/// Where the archive keeps another client's folder: beside the projects
+/// directory, `codex/sessions/` and `gemini/tmp/`.
+pub fn client_archive(archive: &Path, client: discover::Client) -> Option<PathBuf> {
+    let parent = archive.parent()?;
+    match client {
+        discover::Client::Claude => None,
+        discover::Client::Codex => Some(parent.join("codex").join("sessions")),
+        discover::Client::Gemini => Some(parent.join("gemini").join("tmp")),
+    }
+}
+
+/// The tree a sync of Codex CLI's sessions tree or Gemini CLI's `tmp`
+/// folder (`dir`, as [`discover::codex::is_codex_dir`] and
+/// [`discover::gemini::is_gemini_dir`] return them: for Gemini, also one
+/// project folder `tmp/<name>`) mirrors, beside the archive.
+pub fn client_roots(client: discover::Client, dir: &Path, archive: &Path) -> Result<Vec<Root>> {
+    let Some(to) = client_archive(archive, client) else {
+        bail!("the archive {} has no parent directory to keep {} sessions in", archive.display(), client.product());
+    };
+    let (tree, root) = match client {
+        discover::Client::Gemini if dir.join("chats").is_dir() => {
+            let name = dir_name(dir);
+            (
+                Tree::Gemini,
+                Root {
+                    tree: Tree::Gemini,
+                    source: dir.to_path_buf(),
+                    archive: to.join(&name),
+                    prefix: format!("{name}/"),
+                    only: None,
+                },
+            )
+        }
+        discover::Client::Gemini => (
+            Tree::Gemini,
+            Root { tree: Tree::Gemini, source: dir.to_path_buf(), archive: to, prefix: String::new(), only: None },
+        ),
+        _ => (
+            Tree::Codex,
+            Root { tree: Tree::Codex, source: dir.to_path_buf(), archive: to, prefix: String::new(), only: None },
+        ),
+    };
+    debug_assert_eq!(tree, root.tree);
+    let roots = vec![root];
+    check_apart(&roots, archive)?;
+    Ok(roots)
+}
+
+/// Of Gemini CLI's `tmp/`, only each project's `chats/` and `.project_root`
+/// are kept (its checkpoints, logs and shell history are not transcripts).
+fn gemini_kept(key: &str) -> bool {
+    let mut parts = key.split('/');
+    let (_, Some(second), third) = (parts.next(), parts.next(), parts.next()) else { return false };
+    (second == "chats" && third.is_some()) || (second == ".project_root" && third.is_none())
+}
+
 fn dir_name(dir: &Path) -> String {
     let abs = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     abs.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "project".into())
@@ -131,6 +187,9 @@ fn rel_of(base: &Path, path: &Path) -> Option<String> {
 }
 
 fn wanted(root: &Root, rel: &str, top: bool) -> bool {
+    if root.tree == Tree::Gemini && !gemini_kept(&format!("{}{rel}", root.prefix)) {
+        return false;
+    }
     let first = rel.split('/').next().unwrap_or("");
     if top && root.tree == Tree::Projects && root.prefix.is_empty() && first == STATE_DIR {
         return false;
