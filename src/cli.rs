@@ -381,13 +381,17 @@ pub enum ExportFormat {
 
 #[derive(Debug, Args)]
 pub struct SyncArgs {
-    /// Projects directory or one project directory (default:
-    /// $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects). Never written to.
+    /// Projects directory or one project directory, or Codex CLI's or Gemini
+    /// CLI's folder (default: every one that exists: $CLAUDE_CONFIG_DIR/projects,
+    /// else ~/.claude/projects; $CODEX_HOME/sessions; ~/.gemini/tmp). Never
+    /// written to.
     pub input: Option<PathBuf>,
 
     /// The archive: a projects directory (default: $CCTREE_ARCHIVE, else
     /// $XDG_DATA_HOME/cctree/projects, else ~/.local/share/cctree/projects).
-    /// The client's file-history/ is mirrored beside it, in DIR/../file-history.
+    /// The client's file-history/ is mirrored beside it, in DIR/../file-history;
+    /// Codex CLI's sessions in DIR/../codex/sessions, Gemini CLI's tmp/ in
+    /// DIR/../gemini/tmp.
     #[arg(long, value_name = "DIR")]
     pub to: Option<PathBuf>,
 

@@ -78,7 +78,7 @@ pub fn run(cli: Cli) -> Result<Status> {
 fn plain(quiet: bool) -> Result<Status> {
     let mut args = RenderArgs::default_args();
     if let Some(archive) = crate::sync::existing_archive() {
-        if discover::default_projects_dir().is_some_and(|d| d.is_dir()) {
+        if crate::sync::has_default_source() {
             args.sync = true;
         } else {
             if !quiet {
@@ -157,7 +157,7 @@ fn serve_input(args: &ServeArgs, quiet: bool) -> Result<ServeInput> {
     let Some(existing) = crate::sync::existing_archive() else {
         return Ok(ServeInput { input: Vec::new(), sync: None });
     };
-    if discover::default_projects_dir().is_some_and(|d| d.is_dir()) {
+    if crate::sync::has_default_source() {
         return Ok(ServeInput { input: vec![existing], sync: Some(None) });
     }
     if !quiet {

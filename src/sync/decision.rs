@@ -455,4 +455,28 @@ mod tests {
             [("-a/2.jsonl", "-wt/2.jsonl"), ("-a/2/subagents/agent-x.jsonl", "-wt/2/subagents/agent-x.jsonl")]
         );
     }
+
+    #[test]
+    fn a_rewritten_gemini_session_is_merged_to_load_as_the_source() {
+        let r = |id: &str, t: &str| format!("{{\"id\":\"{id}\",\"type\":\"user\",\"content\":\"{t}\"}}\n");
+        let meta = "{\"sessionId\":\"s\",\"projectHash\":\"h\"}\n";
+        let archived = [meta, &r("u1", "a"), &r("g1", "b"), &r("u2", "c"), &r("g2", "d")].concat();
+        let g = |a: &str, s: &str| String::from_utf8(gemini_missing(a.as_bytes(), s.as_bytes())).unwrap();
+        // Grown only: nothing to merge beyond the new records.
+        assert_eq!(g(&archived, &[archived.as_str(), &r("u3", "e")].concat()), r("u3", "e"));
+        assert_eq!(g(&archived, &archived), "", "loads the same: nothing added");
+        // Rewritten to a rewound state with a record changed in place.
+        let source = [meta, &r("u1", "a"), &r("g1", "B"), &r("u3", "e")].concat();
+        let add = g(&archived, &source);
+        assert_eq!(add, [r("g1", "B"), "{\"$rewindTo\":\"u2\"}\n".into(), r("u3", "e")].concat());
+        let ids = |b: &str| gemini_replay(b.as_bytes()).0.into_iter().map(|m| (m.id, m.value)).collect::<Vec<_>>();
+        assert_eq!(ids(&[archived.as_str(), &add].concat()), ids(&source));
+        // A message only a `$set {messages}` list holds is written as a record; a torn archived line is ended.
+        let set =
+            format!("{meta}{{\"$set\":{{\"messages\":[{{\"id\":\"u1\",\"type\":\"user\",\"content\":\"z\"}}]}}}}\n");
+        assert_eq!(
+            g("{\"id\":\"u1\",\"type\":\"user\",\"content\":\"a\"}", &set),
+            format!("\n{meta}{{\"content\":\"z\",\"id\":\"u1\",\"type\":\"user\"}}\n")
+        );
+    }
 }

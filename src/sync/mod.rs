@@ -116,6 +116,19 @@ fn resolve_source(input: Option<&Path>) -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// Whether `cctree sync` without INPUT has anything to read: a default
+/// folder of Claude Code, Codex CLI or Gemini CLI exists.
+pub fn has_default_source() -> bool {
+    [
+        crate::discover::default_projects_dir(),
+        crate::discover::default_codex_dir(),
+        crate::discover::default_gemini_dir(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|d| d.is_dir())
+}
+
 /// What one sync keeps: Claude Code's projects directory (with its
 /// `file-history/` and prompt history), and Codex CLI's sessions tree and
 /// Gemini CLI's `tmp/` folder.

@@ -34,4 +34,5 @@ mod select;
 mod serve;
 mod support;
 mod sync;
+mod sync_agents;
 mod xss;
