@@ -76,6 +76,7 @@
 pub mod cmd;
 pub mod drift;
 pub mod file_history;
+pub mod gemini;
 pub mod lookup;
 pub mod plan;
 pub mod prefix;

@@ -286,3 +286,78 @@ fn a_truncated_copy_resumes_at_its_checkpoint(s: &Sandbox, main: &Path) {
     assert!(prompts(&load(&path)).ends_with(&["after the cctree copy".to_string()]), "the client appends to the copy");
     std::fs::remove_file(&path).unwrap();
 }
+
+/// `cctree fork` of a Gemini session (its file, then its id in the `cctree
+/// sync` archive after the client lost the file): `gemini -r <new id>` sends
+/// exactly root → checkpoint, then the new prompt; the original files are
+/// never written.
+#[test]
+fn cctree_fork_of_a_gemini_session_resumes_in_the_client_at_its_checkpoint() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "fork");
+    s.prompt(&[], "one [[sh: echo one]]");
+    let session = records(&s.session_files()[0])[0]["sessionId"].as_str().unwrap().to_string();
+    s.prompt(&["-r", &session], "two");
+    s.prompt(&["-r", &session], "three");
+    let main = main_file(&s, &session);
+    let checkpoint = records(&main)
+        .iter()
+        .rev()
+        .find(|r| r["type"] == "gemini" && r["content"] == "Reply to: two")
+        .and_then(|r| r["id"].as_str().map(str::to_string))
+        .expect("the reply to `two`");
+    let before: Vec<(PathBuf, Vec<u8>)> =
+        s.session_files().into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect();
+    let data = s.root.join("data");
+    let fork = |target: &str, at: Option<&str>| -> String {
+        let mut c = crate::model::cctree();
+        c.arg("fork").arg("--json");
+        if let Some(at) = at {
+            c.arg(format!("--at={at}"));
+        }
+        let out = c
+            .arg("--")
+            .arg(target)
+            .env("HOME", &s.home)
+            .env("XDG_DATA_HOME", &data)
+            .env_remove("CCTREE_ARCHIVE")
+            .env_remove("GEMINI_CLI_HOME")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "cctree fork failed: {}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["checkpoint"], at.unwrap_or(v["checkpoint"].as_str().unwrap()));
+        v["new_session_id"].as_str().unwrap().to_string()
+    };
+    let resume = |id: &str, prompt: &str| -> Vec<String> {
+        s.mock.clear();
+        s.prompt(&["-r", id], prompt);
+        mock::prompts_of(&s.main_turns().into_iter().next().expect("a request"))
+    };
+    let id = fork(main.to_str().unwrap(), Some(&checkpoint));
+    assert_eq!(resume(&id, "after the fork"), ["one [[sh: echo one]]", "two", "after the fork"]);
+    for (p, bytes) in &before {
+        assert_eq!(&std::fs::read(p).unwrap(), bytes, "{} was written", p.display());
+    }
+    // Kept by `cctree sync`, then lost by the client: forked from the archive by id.
+    let out = crate::model::cctree()
+        .arg("sync")
+        .env("HOME", &s.home)
+        .env("XDG_DATA_HOME", &data)
+        .env("CLAUDE_CONFIG_DIR", s.root.join("no-claude"))
+        .env("CODEX_HOME", s.root.join("no-codex"))
+        .env_remove("CCTREE_ARCHIVE")
+        .env_remove("GEMINI_CLI_HOME")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "cctree sync failed: {}", String::from_utf8_lossy(&out.stderr));
+    for p in s.session_files() {
+        std::fs::remove_file(p).unwrap();
+    }
+    let id = fork(&session, None);
+    assert_eq!(
+        resume(&id, "after the archive fork"),
+        ["one [[sh: echo one]]", "two", "three", "after the archive fork"]
+    );
+}
