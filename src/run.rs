@@ -539,6 +539,15 @@ fn fork(args: &crate::cli::ForkArgs) -> Result<Status> {
         projects: args.projects.clone(),
         backfill: args.backfill,
     };
+    if let Some(file) = crate::fork::codex::find(&req.target, req.projects.as_deref())? {
+        let fork = crate::fork::codex::fork(&file, req.at.as_deref(), req.dry_run)?;
+        if args.json {
+            print_json(&fork)?;
+        } else {
+            print_out(&fork.text())?;
+        }
+        return Ok(Status::Clean);
+    }
     if let Some(file) = crate::fork::gemini::find(&req.target, req.projects.as_deref())? {
         let fork = crate::fork::gemini::fork(&file, req.at.as_deref(), req.dry_run)?;
         if args.json {

@@ -56,8 +56,13 @@ fn holds_dated(dir: &Path) -> bool {
 }
 
 /// `rollout-*.jsonl`.
-pub(crate) fn is_rollout(name: &str) -> bool {
+pub fn is_rollout(name: &str) -> bool {
     name.starts_with("rollout-") && name.ends_with(".jsonl")
+}
+
+/// The thread id a rollout's first line (`session_meta.id`) names.
+pub fn codex_meta_thread(path: &Path) -> Option<String> {
+    first_meta(path).ok()?.thread
 }
 
 /// What the first line of a rollout says.

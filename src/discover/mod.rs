@@ -30,7 +30,7 @@ use crate::term::safe;
 mod codex;
 mod gemini;
 
-pub use codex::{default_codex_dir, is_codex_dir};
+pub use codex::{codex_meta_thread, default_codex_dir, is_codex_dir, is_rollout};
 pub use gemini::{default_gemini_dir, is_gemini_dir};
 
 /// Which coding agent wrote a transcript file: each has its own reader

@@ -74,6 +74,7 @@
 //! every existing byte in order.
 
 pub mod cmd;
+pub mod codex;
 pub mod drift;
 pub mod file_history;
 pub mod gemini;

@@ -10,7 +10,7 @@ pub mod client;
 pub mod mock;
 pub mod scenarios;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -319,4 +319,70 @@ fn a_one_line_stub_with_a_history_base_resumes_at_its_checkpoint(s: &Sandbox, ba
         assert_eq!(std::fs::read(&p).unwrap(), bytes, "{} untouched", p.display());
     }
     std::fs::remove_file(&stub).unwrap();
+}
+
+/// `cctree fork` of a Codex thread (at a checkpoint of its rollout, then at
+/// its end by id from the `cctree sync` archive after the client lost every
+/// rollout): `codex exec resume <new id>` sends exactly root → checkpoint,
+/// then the new prompt; the original rollouts are never written.
+#[test]
+fn cctree_fork_of_a_codex_thread_resumes_in_the_client_at_its_checkpoint() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "fork");
+    s.exec(&[], "one [[sh: echo one]]");
+    let file = s.rollouts()[0].clone();
+    let main = history_id(&file);
+    s.exec(&["resume", &main], "two");
+    s.exec(&["resume", &main], "three");
+    assert_eq!(s.rollouts(), [file.clone()], "resumes append to the one file");
+    let reply = lines(&file)
+        .into_iter()
+        .find(|l| {
+            l["type"] == "response_item"
+                && l["payload"]["role"] == "assistant"
+                && mock::text_of(&l["payload"]).contains("Reply to: two")
+        })
+        .expect("the reply to `two`");
+    let at = format!("{main}:{}", reply["ordinal"]);
+    let before: Vec<(PathBuf, Vec<u8>)> =
+        s.rollouts().into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect();
+    let data = s.root.join("data");
+    let cctree = |args: &[&str]| -> Value {
+        let out = crate::model::cctree()
+            .args(args)
+            .env("HOME", &s.home)
+            .env("CODEX_HOME", &s.codex_home)
+            .env("XDG_DATA_HOME", &data)
+            .env("CLAUDE_CONFIG_DIR", s.root.join("no-claude"))
+            .env("GEMINI_CLI_HOME", s.root.join("no-gemini"))
+            .env_remove("CCTREE_ARCHIVE")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "cctree {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let resume = |id: &str, prompt: &str| -> Vec<String> {
+        s.mock.clear();
+        s.exec(&["resume", id], prompt);
+        mock::prompts_of(s.turns().first().expect("a request"))
+    };
+    let fork = cctree(&["fork", "--json", &format!("--at={at}"), "--", file.to_str().unwrap()]);
+    let id = fork["new_session_id"].as_str().unwrap().to_string();
+    assert_eq!(resume(&id, "after the fork"), ["one [[sh: echo one]]", "two", "after the fork"]);
+    for (p, bytes) in &before {
+        assert_eq!(&std::fs::read(p).unwrap(), bytes, "{} was written", p.display());
+    }
+    // Kept by `cctree sync`, then lost by the client: forked by id, at the end of the thread.
+    cctree(&["sync", "--json"]);
+    for p in s.rollouts() {
+        std::fs::remove_file(p).unwrap();
+    }
+    let fork = cctree(&["fork", "--json", "--", &main]);
+    assert_eq!(fork["restored"].as_array().map(Vec::len), Some(1), "the base rollout is restored: {fork}");
+    let id = fork["new_session_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        resume(&id, "after the archive fork"),
+        ["one [[sh: echo one]]", "two", "three", "after the archive fork"]
+    );
 }
