@@ -52,21 +52,21 @@ pub fn run(req: &ForkRequest) -> Result<Plan> {
     Ok(plan)
 }
 
-/// `cctree fork` writes Claude Code's sessions only: a Codex or Gemini
-/// session is refused, saying why and what the client itself offers.
+/// The Claude Code path forks Claude Code's sessions only: a Codex or Gemini
+/// session reached through it (its own path, `fork::codex` and
+/// `fork::gemini`, did not recognise TARGET) is refused, saying what to give.
 fn refuse_other_clients(r: &Resolved) -> Result<()> {
     use crate::discover::Client;
     match r.project.source.client {
         Client::Claude => Ok(()),
         Client::Codex => bail!(
-            "{}: a Codex CLI session; cctree fork writes only Claude Code sessions so far. \
-             Codex forks its own: `codex fork {}` (or /fork in the TUI), from its latest turn",
-            r.session,
+            "{}: a Codex CLI session; give cctree fork its rollout file or its thread id \
+             (with --projects DIR when it is not in $CODEX_HOME/sessions)",
             r.session
         ),
         Client::Gemini => bail!(
-            "{}: a Gemini CLI session; cctree fork writes only Claude Code sessions so far. \
-             Gemini CLI keeps checkpoints of its own: `/resume save <tag>`, then `/resume resume <tag>` in a new session",
+            "{}: a Gemini CLI session; give cctree fork its session file, or its session or message id \
+             (with --projects DIR when it is not in ~/.gemini/tmp)",
             r.session
         ),
     }
