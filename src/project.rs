@@ -131,7 +131,12 @@ impl Project {
                     .flatten(),
             })
             .collect();
-        Graph::build(&GraphInput { entries, files: &files, agent_meta: &source.agent_meta })
+        Graph::build(&GraphInput {
+            entries,
+            files: &files,
+            agent_meta: &source.agent_meta,
+            session_titles: &source.session_titles,
+        })
     }
 
     /// The JSON text of an entry's line (empty when it cannot be read

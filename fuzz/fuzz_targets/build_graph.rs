@@ -70,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
         FileFacts { class: FileClass::Main, ..FileFacts::default() },
         FileFacts { class: FileClass::Subagent, agent_id_from_name: Some("a1".into()), ..FileFacts::default() },
     ]);
-    let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new() });
+    let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new(), session_titles: &BTreeMap::new() });
     // Every node is on exactly one line: a branch of a conversation, or an agent.
     let mut seen = IdVec::filled(0u32, g.nodes.len());
     for b in &g.branches {

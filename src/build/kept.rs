@@ -75,6 +75,7 @@ impl KeptInputs {
                 // directory names the project through `path_of`.
                 client: crate::discover::Client::Claude,
                 cwd: None,
+                session_titles: Default::default(),
             });
         }
         archive.projects.sort_by(|a, b| a.dir.cmp(&b.dir));
@@ -99,7 +100,9 @@ impl KeptInputs {
                 _ => '0',
             })
             .collect();
-        format!("\0history {}:{held}\0gone {gone}", self.history.fingerprint(&p.name))
+        // The client's session names kept outside the transcripts (Codex's index).
+        let names: String = p.session_titles.iter().map(|(k, v)| format!("{k}\x01{v}\x02")).collect();
+        format!("\0history {}:{held}\0gone {gone}\0names {names}", self.history.fingerprint(&p.name))
     }
 
     /// The sessions of `project` (loaded whole: before the selection, so

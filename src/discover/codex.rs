@@ -93,12 +93,33 @@ pub(crate) fn project_name(client: Client, cwd: &str) -> String {
     format!("{}{enc}", client.name())
 }
 
+/// The names of Codex's threads: `session_index.jsonl` beside the sessions
+/// tree (`$CODEX_HOME`), one `{id, thread_name, updated_at}` per naming,
+/// append-only, the last line of an id winning (its first line is the
+/// automatic name, the first prompt; `/rename` appends). Unreadable lines
+/// are skipped, as the client skips them.
+pub(crate) fn session_index(sessions: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let Some(path) = sessions.parent().map(|p| p.join("session_index.jsonl")) else { return out };
+    let Ok(text) = std::fs::read(&path) else { return out };
+    for line in String::from_utf8_lossy(&text).lines() {
+        let Ok(v) = crate::json::parse(line.trim()) else { continue };
+        if let (Some(id), Some(name)) = (v["id"].as_str(), v["thread_name"].as_str()) {
+            if !name.trim().is_empty() {
+                out.insert(id.to_string(), name.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// The projects of a sessions tree: its rollouts grouped by working
 /// directory (files whose first line names none: `codex-unknown`), each
 /// project's files sorted by path.
 pub(crate) fn scan(sessions: &Path) -> (Vec<ProjectSource>, Vec<String>) {
     let Walk { files: found, mut warnings } = walk(sessions, LinkRule { top_level: true });
-    let mut by_cwd: BTreeMap<String, Vec<SourceFile>> = BTreeMap::new();
+    let titles = session_index(sessions);
+    let mut by_cwd: BTreeMap<String, (Vec<SourceFile>, BTreeMap<String, String>)> = BTreeMap::new();
     for (path, rel) in found {
         let name = rel.rsplit('/').next().unwrap_or("");
         if !is_rollout(name) {
@@ -123,11 +144,15 @@ pub(crate) fn scan(sessions: &Path) -> (Vec<ProjectSource>, Vec<String>) {
             kept_version: super::split_kept(name).is_some(),
             client: Client::Codex,
         };
-        by_cwd.entry(meta.cwd.unwrap_or_default()).or_default().push(file);
+        let slot = by_cwd.entry(meta.cwd.unwrap_or_default()).or_default();
+        slot.0.push(file);
+        if let Some((thread, title)) = meta.thread.as_ref().and_then(|t| Some((t, titles.get(t)?))) {
+            slot.1.insert(thread.clone(), title.clone());
+        }
     }
     let projects = by_cwd
         .into_iter()
-        .map(|(cwd, mut files)| {
+        .map(|(cwd, (mut files, session_titles))| {
             files.sort_by(|a, b| a.rel.cmp(&b.rel));
             ProjectSource {
                 name: if cwd.is_empty() { "codex-unknown".into() } else { project_name(Client::Codex, &cwd) },
@@ -137,6 +162,7 @@ pub(crate) fn scan(sessions: &Path) -> (Vec<ProjectSource>, Vec<String>) {
                 tool_results: BTreeMap::new(),
                 warnings: Vec::new(),
                 client: Client::Codex,
+                session_titles,
                 cwd: (!cwd.is_empty()).then_some(cwd),
             }
         })

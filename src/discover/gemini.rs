@@ -102,6 +102,7 @@ fn scan_project(dir: &Path) -> (ProjectSource, Vec<String>) {
         warnings: Vec::new(),
         client: Client::Gemini,
         cwd,
+        session_titles: BTreeMap::new(),
     };
     (source, warnings)
 }

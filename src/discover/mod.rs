@@ -160,6 +160,10 @@ pub struct ProjectSource {
     /// The working directory the client files the project under, when its
     /// layout says it (Codex: each session's `cwd`; Gemini: `.project_root`).
     pub cwd: Option<String>,
+    /// Names the client gives its sessions outside their transcripts, by
+    /// session id (Codex: `$CODEX_HOME/session_index.jsonl`, the last line of
+    /// an id winning): read as each session's custom title.
+    pub session_titles: BTreeMap<String, String>,
 }
 
 impl ProjectSource {
@@ -367,6 +371,7 @@ fn loose_project(dir: PathBuf, client: Client, mut files: Vec<PathBuf>) -> Proje
         warnings: Vec::new(),
         client,
         cwd: None,
+        session_titles: BTreeMap::new(),
     }
 }
 
@@ -621,6 +626,7 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
         warnings,
         client: Client::Claude,
         cwd: None,
+        session_titles: BTreeMap::new(),
     })
 }
 

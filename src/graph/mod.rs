@@ -389,6 +389,9 @@ pub struct GraphInput<'a> {
     pub entries: &'a Entries,
     pub files: &'a IdVec<FileId, FileFacts>,
     pub agent_meta: &'a std::collections::BTreeMap<String, AgentMeta>,
+    /// The client's names of sessions kept outside the transcripts
+    /// ([`crate::discover::ProjectSource::session_titles`]): custom titles.
+    pub session_titles: &'a std::collections::BTreeMap<String, String>,
 }
 
 /// The project's graph.

@@ -79,7 +79,12 @@ impl T {
             .zip(&self.classes)
             .map(|(i, c)| FileFacts { class: *c, kept_version: self.kept.contains(&i), ..FileFacts::default() })
             .collect();
-        let g = Graph::build(&GraphInput { entries: &entries, files: &files, agent_meta: &BTreeMap::new() });
+        let g = Graph::build(&GraphInput {
+            entries: &entries,
+            files: &files,
+            agent_meta: &BTreeMap::new(),
+            session_titles: &BTreeMap::new(),
+        });
         (entries, g)
     }
 }

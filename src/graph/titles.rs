@@ -93,6 +93,9 @@ fn session_meta(g: &mut Graph, input: &GraphInput<'_>) {
             *cur = (r, text);
         }
     }
+    let named: Vec<(SessionId, &str)> = (input.session_titles.iter())
+        .filter_map(|(id, name)| Some((*session_ix.get(id.as_str())?, name.as_str())))
+        .collect();
     for ((s, slot), (_, text)) in best {
         let sess = &mut g.sessions[s];
         let v = Some(text.into());
@@ -104,6 +107,14 @@ fn session_meta(g: &mut Graph, input: &GraphInput<'_>) {
     }
     for (s, (_, n)) in leaves {
         g.sessions[s].leaf = Some(n);
+    }
+    // Names kept outside the transcripts (Codex's session index): a title
+    // written in a transcript wins.
+    for (s, name) in named {
+        let sess = &mut g.sessions[s];
+        if sess.custom_title.is_none() {
+            sess.custom_title = Some(name.into());
+        }
     }
 }
 

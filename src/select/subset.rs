@@ -281,6 +281,7 @@ fn cut_source(
         warnings: source.warnings.clone(),
         client: source.client,
         cwd: source.cwd.clone(),
+        session_titles: source.session_titles.clone(),
     }
 }
 

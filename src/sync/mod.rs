@@ -45,6 +45,9 @@ use record::{Record, STATE_DIR, Tree};
 use report::{FileChange, SyncReport};
 use scan::{Listing, Root};
 
+/// Codex CLI's thread names, beside its sessions tree.
+const CODEX_INDEX: &str = "session_index.jsonl";
+
 /// A transcript whose last line has had no newline for this long was left
 /// torn by a writer that died: that line is copied as it is.
 pub const TORN_TAIL_GRACE: Duration = Duration::from_secs(3600);
@@ -242,6 +245,13 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         Some(source) => scan::history(source, &archive)?,
         None => None,
     };
+    // Codex CLI's thread names (`$CODEX_HOME/session_index.jsonl`, append-only,
+    // last line of an id wins): kept beside the kept sessions tree, merged as the prompt history.
+    let codex_index = (sources.others.iter()).find(|(c, _)| *c == crate::discover::Client::Codex).and_then(|(_, d)| {
+        let src = d.parent()?.join(CODEX_INDEX);
+        let dst = scan::client_archive(&archive, crate::discover::Client::Codex)?.parent()?.join(CODEX_INDEX);
+        src.is_file().then_some((src, dst))
+    });
     let source = match (&sources.claude, sources.others.first()) {
         (Some(s), _) => s.clone(),
         (None, Some((_, d))) => d.clone(),
@@ -254,7 +264,8 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let listings: Vec<Listing> = roots.iter().map(scan::list).collect();
     if !opts.dry_run {
         // Temporary files of a killed sync (none is running: we hold the lock).
-        let history_temps = history.as_ref().map(|h| scan::leftovers_of(&h.1)).unwrap_or_default();
+        let history_temps: Vec<PathBuf> =
+            history.iter().chain(&codex_index).flat_map(|h| scan::leftovers_of(&h.1)).collect();
         for path in listings
             .iter()
             .flat_map(|l| &l.leftovers)
@@ -271,7 +282,14 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         .collect();
     report.history = history.as_ref().map(|h| h.1.clone());
     report.warnings.extend(listings.iter().flat_map(|l| l.warnings.iter().cloned()));
-    let changes = copy_all(&roots, &listings, history.as_ref(), opts, &mut report);
+    let mut singles = Vec::new();
+    if let Some((src, dst)) = &history {
+        singles.push((Tree::History, crate::history::FILE_NAME, src.clone(), dst.clone()));
+    }
+    if let Some((src, dst)) = &codex_index {
+        singles.push((Tree::CodexIndex, CODEX_INDEX, src.clone(), dst.clone()));
+    }
+    let changes = copy_all(&roots, &listings, &singles, opts, &mut report);
     let now = crate::parse::timestamp::format_timestamp(now_ms());
     let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
     report.finish(&previous, &record, changes);
@@ -301,7 +319,7 @@ struct Job<'a> {
 fn copy_all(
     roots: &[Root],
     listings: &[Listing],
-    history: Option<&(PathBuf, PathBuf)>,
+    singles: &[(Tree, &'static str, PathBuf, PathBuf)],
     opts: &SyncOptions,
     report: &mut SyncReport,
 ) -> Vec<FileChange> {
@@ -313,8 +331,8 @@ fn copy_all(
             jobs.push(Job { tree: root.tree, rel, src, dst: root.archive.join(under) });
         }
     }
-    if let Some((src, dst)) = history {
-        jobs.push(Job { tree: Tree::History, rel: crate::history::FILE_NAME, src, dst: dst.clone() });
+    for (tree, rel, src, dst) in singles {
+        jobs.push(Job { tree: *tree, rel, src, dst: dst.clone() });
     }
     let total: u64 = jobs.iter().filter_map(|j| j.src.metadata().ok()).map(|m| m.len()).sum();
     let bar = report::progress(total, opts.progress);
@@ -381,7 +399,7 @@ fn sync_file(job: &Job<'_>, dry_run: bool, now: SystemTime) -> Result<FileChange
     let obs = Observation { content, source: SourceState { len, complete, idle }, archived };
     let name = job.dst.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     change.action = match job.tree {
-        Tree::History => decision::decide_history(&obs),
+        Tree::History | Tree::CodexIndex => decision::decide_history(&obs),
         Tree::Gemini => decision::decide_gemini(&name, &obs),
         _ => decision::decide(&name, &obs),
     };

@@ -37,6 +37,9 @@ pub enum Tree {
     /// a session file rewritten at the source is merged
     /// ([`super::decision::decide_gemini`]).
     Gemini,
+    /// Codex CLI's `session_index.jsonl` (thread names), kept in
+    /// `codex/session_index.jsonl` (one file, merged as the prompt history).
+    CodexIndex,
 }
 
 impl Tree {
@@ -47,6 +50,7 @@ impl Tree {
             Tree::History => "",
             Tree::Codex => "codex/sessions/",
             Tree::Gemini => "gemini/tmp/",
+            Tree::CodexIndex => "codex/",
         }
     }
 }

@@ -436,6 +436,7 @@ proptest! {
                 entries: &entries,
                 files: &files,
                 agent_meta: &Default::default(),
+                session_titles: &Default::default(),
             });
             let on_lines: usize = g.branches.iter().map(|b| b.nodes.len()).sum::<usize>() + g.agents.iter().map(|a| a.nodes.len()).sum::<usize>();
             prop_assert_eq!(on_lines, g.nodes.len(), "every node on exactly one line");

@@ -115,10 +115,17 @@ fn codex_and_gemini_sessions_are_kept_and_still_rendered_after_the_client_delete
     let h = Home::new();
     copy_tree(&fixtures().join("codex-0.171.0/exec"), &h.codex);
     copy_tree(&fixtures().join("gemini-0.61.0/headless"), &h.gemini);
+    // Codex's thread names, beside its sessions (the last line of an id wins).
+    let index = concat!(
+        "{\"id\":\"01a21ab7-77ea-7351-95a6-8167086a1919\",\"thread_name\":\"first: run\",\"updated_at\":\"2026-11-27T01:56:04Z\"}\n",
+        "{\"id\":\"01a21ab7-77ea-7351-95a6-8167086a1919\",\"thread_name\":\"Weather rename\",\"updated_at\":\"2026-11-27T01:57:04Z\"}\n",
+    );
+    std::fs::write(h.codex.join("session_index.jsonl"), index).unwrap();
     // Not a transcript: Gemini's other files in tmp/ are not kept.
     std::fs::write(h.gemini.join("tmp/work/logs.json"), b"[]").unwrap();
     let report = h.sync();
-    assert_eq!(report["new"]["files"], 6, "{report}");
+    assert_eq!(report["new"]["files"], 7, "{report}");
+    assert_eq!(std::fs::read_to_string(h.root.join("data/cctree/codex/session_index.jsonl")).unwrap(), index);
     let kept_codex = h.root.join("data/cctree/codex/sessions");
     let kept_gemini = h.root.join("data/cctree/gemini/tmp");
     assert_eq!(files(&kept_codex), files(&h.codex.join("sessions")), "every rollout, byte for byte");
@@ -136,6 +143,7 @@ fn codex_and_gemini_sessions_are_kept_and_still_rendered_after_the_client_delete
 
     // The clients' clean-up deletes every session.
     std::fs::remove_dir_all(h.codex.join("sessions/2026")).unwrap();
+    std::fs::write(h.codex.join("session_index.jsonl"), "").unwrap();
     std::fs::remove_dir_all(h.gemini.join("tmp/work/chats")).unwrap();
     let report = h.sync();
     assert_eq!(report["only_in_archive"]["files"], 5, "{report}");
@@ -151,6 +159,8 @@ fn codex_and_gemini_sessions_are_kept_and_still_rendered_after_the_client_delete
     for t in texts {
         assert!(after.values().any(|p| p.contains(t)), "{t} lost after the client deleted its file");
     }
+    let codex_index = after.iter().find(|(p, _)| p.starts_with("codex-") && p.matches('/').count() == 1).unwrap().1;
+    assert!(codex_index.contains("Weather rename"), "the thread's name, kept in the archive's index");
     let only = &h.stats()["archive"]["only_in_archive"];
     assert_eq!((only["files"].as_u64(), only["conversations"].as_u64()), (Some(5), Some(2)), "{only}");
 }
