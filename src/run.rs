@@ -307,8 +307,7 @@ fn redaction(redact: bool, file: Option<&std::path::Path>) -> Result<bool> {
 fn redact_dry_run(args: &RenderArgs) -> Result<Status> {
     let selection = selection(&args.select, &args.input)?;
     let archive = discover::discover(&args.input)?;
-    let wanted = archive.projects.iter().filter(|p| selection.wants(p)).cloned().collect::<Vec<_>>();
-    let sites = crate::build::redact_dry_run(&wanted);
+    let sites = crate::build::redact_dry_run(&archive, &|p| selection.wants(p));
     let n: usize = sites.iter().map(crate::render::site::redactor::RedactionSite::count).sum();
     let total = format!(
         "would redact {n} secret{} in {} place{} (nothing written)\n",

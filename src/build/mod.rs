@@ -466,13 +466,22 @@ impl<'p> Builder<'p> {
     }
 }
 
-/// What `--redact` would replace in `projects`, by place, and nothing
-/// written (`render --redact-dry-run`): each project directory's name, its
-/// sidecars, its spilled tool outputs and every entry line. Here, not in
-/// render: it reads the files (render reads only the model).
-pub fn redact_dry_run(projects: &[crate::discover::ProjectSource]) -> Vec<redactor::RedactionSite> {
+/// What `--redact` would replace in the projects of `archive` that
+/// `wanted` keeps, by place, and nothing written (`render --redact-dry-run`):
+/// each project directory's name, its sidecars, its spilled tool outputs,
+/// every entry line, and the prompts of its sessions recovered from the
+/// prompt history (`history.jsonl:<line>`). Here, not in render: it reads
+/// the files (render reads only the model).
+pub fn redact_dry_run(
+    archive: &Archive,
+    wanted: &dyn Fn(&crate::discover::ProjectSource) -> bool,
+) -> Vec<redactor::RedactionSite> {
+    let (kept, _) = KeptInputs::read(archive);
+    let mut with_history = archive.clone();
+    kept.add_history_projects(&mut with_history);
+    let history = crate::recover::history_for(&archive.root);
     let mut out = Vec::new();
-    for source in projects {
+    for source in with_history.projects.iter().filter(|p| wanted(p)) {
         let name = crate::redact::redact_text(&source.name).1;
         if !name.is_empty() {
             out.push(redactor::RedactionSite { place: source.dir.display().to_string(), kinds: name });
@@ -490,6 +499,19 @@ pub fn redact_dry_run(projects: &[crate::discover::ProjectSource]) -> Vec<redact
             crate::parse::ParseOptions { redact: true, ..Default::default() },
         );
         out.extend(redactor::entry_lines(&p));
+        if let Some(h) = &history {
+            for session in kept.recovered(&p) {
+                for prompt in &session.prompts {
+                    let mut kinds = crate::redact::redact_text(&prompt.text).1;
+                    for (_, paste) in &prompt.pasted {
+                        kinds.extend(crate::redact::redact_text(paste).1);
+                    }
+                    if !kinds.is_empty() {
+                        out.push(redactor::RedactionSite { place: format!("{}:{}", h.display(), prompt.line), kinds });
+                    }
+                }
+            }
+        }
         crate::driver::discard(p);
     }
     out

@@ -209,6 +209,36 @@ fn with_redact_secrets_in_recovered_prompts_are_replaced() {
 }
 
 #[test]
+fn redact_dry_run_lists_the_secrets_of_recovered_prompts_by_history_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = config_copy(tmp.path());
+    let secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+    let line = serde_json::json!({"display": format!("use the key {secret} for the webhook"), "pastedContents": {},
+        "timestamp": 1_770_030_500_000_i64, "project": "/home/ana/shop", "sessionId": D1});
+    let mut history = std::fs::read_to_string(config.join("history.jsonl")).unwrap();
+    history.push_str(&format!("{line}\n"));
+    let at = history.lines().count();
+    std::fs::write(config.join("history.jsonl"), &history).unwrap();
+    let before = std::fs::read(config.join("history.jsonl")).unwrap();
+    let site = tmp.path().join("site");
+    let o = cctree()
+        .args(["render", "--redact-dry-run"])
+        .arg(config.join("projects"))
+        .arg("-o")
+        .arg(&site)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let place = format!("history.jsonl:{at}");
+    let listed: Vec<&str> = out.lines().filter(|l| l.starts_with("would redact: ") && l.contains(&place)).collect();
+    assert_eq!(listed.len(), 1, "the recovered prompt's line is listed once:\n{out}");
+    assert!(!out.contains(secret), "{out}");
+    assert!(!site.exists(), "nothing written");
+    assert_eq!(std::fs::read(config.join("history.jsonl")).unwrap(), before);
+}
+
+#[test]
 fn sessions_kept_only_by_the_archive_are_marked_kept_by_cctree() {
     let tmp = tempfile::tempdir().unwrap();
     let config = config_copy(tmp.path());
