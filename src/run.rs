@@ -495,15 +495,24 @@ fn cleanup_warning(projects: &std::path::Path, archive: Option<&std::path::Path>
 
 fn stats(args: &StatsArgs, quiet: bool) -> Result<Status> {
     let selection = selection(&args.select, &args.input)?;
-    let archive = discover::discover(&args.input)?;
+    let mut archive = discover::discover(&args.input)?;
     notes(&archive, quiet);
     let record = crate::sync::record::find(&archive.root).map(|(_, r)| r);
+    // Sessions only the prompt history holds (as the site shows them).
+    let (recovery, warned) = crate::build::Recovery::read(&archive);
+    for w in &warned {
+        tracing::warn!("{w}");
+    }
+    recovery.add_projects(&mut archive);
     let mut builder =
         ReportBuilder::new(StatsOptions { detail: args.detail, exclude_own_forks: args.exclude_own_forks })
             .with_archive(record)
+            .with_history(crate::recover::history_for(&archive.root).is_some())
             .selected(!selection.is_everything());
     for_each_project(archive, &selection, quiet, |p| {
         let t = std::time::Instant::now();
+        let recovered = recovery.sessions(p);
+        builder.add_recovered(&recovered.into_iter().filter(|s| selection.keeps_recovered(s)).collect::<Vec<_>>());
         builder.add(p);
         tracing::debug!("{}: stats in {:.3} s", p.source.name, t.elapsed().as_secs_f64());
         Ok(())

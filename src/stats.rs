@@ -156,6 +156,13 @@ pub struct ArchiveDetail {
     pub moved_at_source: u64,
 }
 
+/// Sessions recovered from the prompt history (their transcript deleted).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct RecoveredCounts {
+    pub sessions: u64,
+    pub prompts: u64,
+}
+
 /// The whole report.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Report {
@@ -166,6 +173,10 @@ pub struct Report {
     /// Present when the input is a `cctree sync` archive.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archive: Option<ArchiveDetail>,
+    /// Present when a prompt history is read beside the input: the sessions
+    /// whose transcript is gone but whose prompts it holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<RecoveredCounts>,
     #[serde(skip)]
     pub per_project: Vec<(String, Counts)>,
 }
@@ -366,6 +377,7 @@ pub struct ReportBuilder {
     selected: bool,
     /// Files of the projects added that the source moved elsewhere.
     moved: u64,
+    recovered: Option<RecoveredCounts>,
 }
 
 impl ReportBuilder {
@@ -385,6 +397,20 @@ impl ReportBuilder {
     pub fn selected(mut self, selected: bool) -> Self {
         self.selected = selected;
         self
+    }
+
+    /// A prompt history is read: recovered sessions are counted (0 or more).
+    pub fn with_history(mut self, read: bool) -> Self {
+        self.recovered = read.then(RecoveredCounts::default);
+        self
+    }
+
+    /// Counts recovered sessions (of a project, as selected).
+    pub fn add_recovered(&mut self, sessions: &[crate::model::RecoveredSession]) {
+        if let Some(r) = &mut self.recovered {
+            r.sessions += sessions.len() as u64;
+            r.prompts += sessions.iter().map(|s| s.prompts.len() as u64).sum::<u64>();
+        }
     }
 
     pub fn add(&mut self, p: &Project) {
@@ -424,6 +450,7 @@ impl ReportBuilder {
             total: self.total,
             projects_detail: self.opts.detail.then_some(self.details),
             archive,
+            recovered: self.recovered,
             per_project: self.per_project,
         }
     }
@@ -484,6 +511,15 @@ pub fn table(r: &Report) -> String {
         r.total.agents,
         r.total.bytes
     );
+    if let Some(rc) = &r.recovered {
+        use crate::term::plural;
+        let _ = writeln!(
+            out,
+            "recovered from the prompt history: {} whose transcript is gone ({})",
+            plural(rc.sessions, "session", "sessions"),
+            plural(rc.prompts, "prompt", "prompts")
+        );
+    }
     if let Some(a) = &r.archive {
         let o = &a.only_in_archive;
         use crate::term::plural;

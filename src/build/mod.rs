@@ -39,6 +39,30 @@ use crate::select::{Selection, Tally};
 
 use emit::{ProjectSink, SiteWriter};
 use kept::KeptInputs;
+
+/// The sessions only the prompt history holds (transcript deleted by the
+/// client's cleanup), as the build finds them: for `cctree stats`.
+#[derive(Debug, Default)]
+pub struct Recovery(KeptInputs);
+
+impl Recovery {
+    /// Reads the prompt history beside `archive` (and the sync record);
+    /// returns the warnings met.
+    pub fn read(archive: &Archive) -> (Recovery, Vec<String>) {
+        let (k, w) = KeptInputs::read(archive);
+        (Recovery(k), w)
+    }
+
+    /// Adds the projects the history names that hold no transcript.
+    pub fn add_projects(&self, archive: &mut Archive) {
+        self.0.add_history_projects(archive);
+    }
+
+    /// The recovered sessions of `project`.
+    pub fn sessions(&self, project: &crate::project::Project) -> Vec<crate::model::RecoveredSession> {
+        self.0.recovered(project)
+    }
+}
 use output::OutputDir;
 use reusable::Plan;
 

@@ -239,6 +239,25 @@ fn redact_dry_run_lists_the_secrets_of_recovered_prompts_by_history_line() {
 }
 
 #[test]
+fn stats_counts_the_recovered_sessions_and_their_prompts() {
+    // The fixture's README: shop 3 + 1 + 3 + 1 prompts in four sessions, blog 2 in one.
+    let o = cctree().args(["stats", "--json"]).arg(fixture().join("projects")).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["recovered"], serde_json::json!({"sessions": 5, "prompts": 10}));
+    let table = cctree().arg("stats").arg(fixture().join("projects")).output().unwrap();
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        table.contains("recovered from the prompt history: 5 sessions whose transcript is gone (10 prompts)"),
+        "{table}"
+    );
+    // One project directory alone reads no history: nothing is said.
+    let o = cctree().args(["stats", "--json"]).arg(fixture().join("projects").join(SHOP)).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v.get("recovered").is_none(), "{v}");
+}
+
+#[test]
 fn sessions_kept_only_by_the_archive_are_marked_kept_by_cctree() {
     let tmp = tempfile::tempdir().unwrap();
     let config = config_copy(tmp.path());
