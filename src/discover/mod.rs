@@ -262,17 +262,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         // A sync archive may be empty (begun, or its source still is): no typo.
         let archive = input.join(crate::sync::record::STATE_DIR).is_dir();
         if archive {
-            // The other clients' folders `cctree sync` keeps beside it.
-            for client in [Client::Codex, Client::Gemini] {
-                let Some(dir) = crate::sync::scan::client_archive(&input, client).filter(|d| d.is_dir()) else {
-                    continue;
-                };
-                if let Ok(Some((dir, found, warned))) = other_client(&dir) {
-                    warnings.extend(warned);
-                    read.push(dir);
-                    projects.extend(found);
-                }
-            }
+            kept_clients(&input, &mut projects, &mut warnings, &mut read);
         }
         if projects.len() == found && listing.stray.is_empty() && warnings.len() == warned && !archive {
             bail!(
@@ -294,6 +284,24 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     projects.extend(loose.into_iter().map(|((dir, client), files)| loose_project(dir, client, files)));
     projects.sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
     Ok(Archive { root, projects, warnings, inputs: read, notes })
+}
+
+/// The other clients' folders `cctree sync` keeps beside the archive
+/// `archive` (`codex/sessions`, `gemini/tmp`), read with it.
+fn kept_clients(
+    archive: &Path,
+    projects: &mut Vec<ProjectSource>,
+    warnings: &mut Vec<String>,
+    read: &mut Vec<PathBuf>,
+) {
+    for client in [Client::Codex, Client::Gemini] {
+        let Some(dir) = crate::sync::scan::client_archive(archive, client).filter(|d| d.is_dir()) else { continue };
+        if let Ok(Some((dir, found, warned))) = other_client(&dir) {
+            warnings.extend(warned);
+            read.push(dir);
+            projects.extend(found);
+        }
+    }
 }
 
 /// A folder of another client read whole: where, its projects, its warnings.

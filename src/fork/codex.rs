@@ -15,8 +15,6 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::files::{Access, Pending};
-
 /// What a Codex fork wrote (or would write).
 #[derive(Debug, Clone, Serialize)]
 pub struct CodexFork {
@@ -160,28 +158,14 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     Ok(None)
 }
 
-/// Forks the rollout `file` at `at` (`<history>:<ordinal>`, cctree's node id
-/// of a message in it; default: the file's end).
-pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let history =
-        history_id(file).with_context(|| format!("{}: not a rollout name (no id at its end)", file.display()))?;
-    let ls = read_lines(&bytes);
-    let Some(first) = ls.first().filter(|l| l.value["type"] == "session_meta") else {
-        bail!("{}: does not start with a session_meta line: not a Codex CLI rollout", file.display());
-    };
-    let meta = first.value["payload"].clone();
-    let thread = meta["id"].as_str().unwrap_or(&history).to_string();
-    if meta["parent_thread_id"].is_string() {
-        bail!("{}: a sub-agent's thread; fork its parent's session", file.display());
-    }
-    if !bytes.ends_with(b"\n") {
-        bail!("{}: its last line is incomplete (the client is writing it): fork when the turn is over", file.display());
-    }
-    let (end_ordinal, end_offset, checkpoint) = match at {
+/// The cut of the stub: `(end_ordinal_exclusive, end_byte_offset, checkpoint)`:
+/// the `task_started` of the turn after `at` (whose turn must be complete),
+/// or the file's end (`len` bytes).
+fn cut(ls: &[Line], len: u64, at: Option<&str>, history: &str, file: &Path) -> Result<(u64, u64, String)> {
+    Ok(match at {
         None => {
             let last = ls.last().map_or(0, |l| l.ordinal + 1);
-            (last, bytes.len() as u64, format!("the end of {history}"))
+            (last, len, format!("the end of {history}"))
         }
         Some(a) => {
             let (h, n) =
@@ -205,10 +189,31 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
             }
             match next {
                 Some(j) => (ls[j].ordinal, ls[j].offset, a.to_string()),
-                None => (ls.last().map_or(0, |l| l.ordinal + 1), bytes.len() as u64, a.to_string()),
+                None => (ls.last().map_or(0, |l| l.ordinal + 1), len, a.to_string()),
             }
         }
+    })
+}
+
+/// Forks the rollout `file` at `at` (`<history>:<ordinal>`, cctree's node id
+/// of a message in it; default: the file's end).
+pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let history =
+        history_id(file).with_context(|| format!("{}: not a rollout name (no id at its end)", file.display()))?;
+    let ls = read_lines(&bytes);
+    let Some(first) = ls.first().filter(|l| l.value["type"] == "session_meta") else {
+        bail!("{}: does not start with a session_meta line: not a Codex CLI rollout", file.display());
     };
+    let meta = first.value["payload"].clone();
+    let thread = meta["id"].as_str().unwrap_or(&history).to_string();
+    if meta["parent_thread_id"].is_string() {
+        bail!("{}: a sub-agent's thread; fork its parent's session", file.display());
+    }
+    if !bytes.ends_with(b"\n") {
+        bail!("{}: its last line is incomplete (the client is writing it): fork when the turn is over", file.display());
+    }
+    let (end_ordinal, end_offset, checkpoint) = cut(&ls, bytes.len() as u64, at, &history, file)?;
     let now = jiff::Timestamp::now();
     let ms = u64::try_from(now.as_millisecond()).unwrap_or(0);
     let new_id = uuid::Builder::from_unix_timestamp_millis(
@@ -251,13 +256,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
         None => resume,
     };
     if !dry_run {
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let mut pending = Pending::new(&path, Access::Default)
-            .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-        use std::io::Write;
-        writeln!(pending.file(), "{}", crate::json::write(&line))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        pending.commit_new().with_context(|| format!("cannot create {}", path.display()))?;
+        super::gemini::write_new(&path, format!("{}\n", crate::json::write(&line)).as_bytes())?;
     }
     Ok(CodexFork {
         source_thread: thread,
@@ -297,12 +296,8 @@ fn restore_bases(file: &Path, root: &Path) -> Result<Vec<PathBuf>> {
         let rel = f.strip_prefix(&archive_root).context("a base outside the archive")?;
         let to = root.join(rel);
         if !to.exists() {
-            std::fs::create_dir_all(to.parent().unwrap_or(root))?;
             let bytes = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
-            let mut pending = Pending::new(&to, Access::Default)?;
-            use std::io::Write;
-            pending.file().write_all(&bytes)?;
-            pending.commit_new().with_context(|| format!("cannot create {}", to.display()))?;
+            super::gemini::write_new(&to, &bytes)?;
             out.push(to);
         }
         let base = std::fs::read(&f).ok().and_then(|b| {

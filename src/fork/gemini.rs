@@ -219,8 +219,7 @@ fn session_files(tmp: &Path) -> Vec<PathBuf> {
 /// client's `~/.gemini/tmp` (where `gemini -r` finds it).
 fn dest_dir(file: &Path) -> Result<PathBuf> {
     let chats = file.parent().context("the session file has no folder")?;
-    let archived = crate::sync::record::find(&chats.parent().and_then(Path::parent).unwrap_or(chats).to_path_buf())
-        .is_some()
+    let archived = crate::sync::record::find(chats.parent().and_then(Path::parent).unwrap_or(chats)).is_some()
         || (crate::sync::existing_archive()
             .and_then(|a| crate::sync::scan::client_archive(&a, crate::discover::Client::Gemini))
             .and_then(|d| std::fs::canonicalize(d).ok())
@@ -238,16 +237,11 @@ fn dest_dir(file: &Path) -> Result<PathBuf> {
     Ok(tmp.join(folder).join("chats"))
 }
 
-/// Forks the Gemini CLI session file `file` at `at` (a record id or a unique
-/// prefix of one; default: the last message the file loads with, or the
-/// last reply before it that ends a turn).
-pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let ls = lines(&bytes);
-    let source_session = session_of(&ls)
-        .with_context(|| format!("{}: no metadata line (sessionId): not a Gemini CLI session", file.display()))?;
+/// The checkpoint's record id: `at` (an id or a unique prefix of one), else
+/// the last reply that ends a turn in the list the file loads as.
+fn checkpoint_of(ls: &[Line<'_>], at: Option<&str>, file: &Path) -> Result<String> {
     let ids: Vec<&str> = ls.iter().filter_map(record_id).collect();
-    let checkpoint = match at {
+    Ok(match at {
         Some(a) => {
             let mut hits: Vec<&str> = ids.iter().copied().filter(|i| *i == a).collect();
             if hits.is_empty() && a.len() >= crate::limits::ID_PREFIX_MIN {
@@ -262,11 +256,44 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
             }
         }
         None => {
-            let list = replay(&ls);
+            let list = replay(ls);
             let id = list.iter().rev().find(|o| legal(o)).and_then(|o| str_of(o, "id"));
             id.with_context(|| format!("{}: no reply that ends a turn to fork at", file.display()))?
         }
-    };
+    })
+}
+
+/// The copy's bytes: `prefix` as it is, but its metadata lines and
+/// `$set {sessionId}` patches naming `new_id`.
+fn copy_lines(prefix: &[Line<'_>], new_id: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for l in prefix {
+        match &l.value {
+            Some(o) if is_meta(o) || o.get("$set").is_some_and(|s| s.get("sessionId").is_some()) => {
+                let mut o = o.clone();
+                if is_meta(&o) {
+                    o.insert("sessionId".into(), Value::String(new_id.to_string()));
+                } else if let Some(Value::Object(s)) = o.get_mut("$set") {
+                    s.insert("sessionId".into(), Value::String(new_id.to_string()));
+                }
+                out.extend_from_slice(crate::json::write(&o).as_bytes());
+            }
+            _ => out.extend_from_slice(l.bytes.strip_suffix(b"\r").unwrap_or(l.bytes)),
+        }
+        out.push(b'\n');
+    }
+    out
+}
+
+/// Forks the Gemini CLI session file `file` at `at` (a record id or a unique
+/// prefix of one; default: the last message the file loads with, or the
+/// last reply before it that ends a turn).
+pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let ls = lines(&bytes);
+    let source_session = session_of(&ls)
+        .with_context(|| format!("{}: no metadata line (sessionId): not a Gemini CLI session", file.display()))?;
+    let checkpoint = checkpoint_of(&ls, at, file)?;
     let last = ls.iter().rposition(|l| record_id(l) == Some(checkpoint.as_str())).context("checkpoint not found")?;
     let prefix = &ls[..=last];
     let loaded = replay(prefix);
@@ -288,22 +315,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
     while short(&new_id) == short(&source_session) {
         new_id = uuid::Uuid::new_v4().to_string();
     }
-    let mut out = Vec::with_capacity(bytes.len());
-    for l in prefix {
-        match &l.value {
-            Some(o) if is_meta(o) || o.get("$set").is_some_and(|s| s.get("sessionId").is_some()) => {
-                let mut o = o.clone();
-                if is_meta(&o) {
-                    o.insert("sessionId".into(), Value::String(new_id.clone()));
-                } else if let Some(Value::Object(s)) = o.get_mut("$set") {
-                    s.insert("sessionId".into(), Value::String(new_id.clone()));
-                }
-                out.extend_from_slice(crate::json::write(&o).as_bytes());
-            }
-            _ => out.extend_from_slice(l.bytes.strip_suffix(b"\r").unwrap_or(l.bytes)),
-        }
-        out.push(b'\n');
-    }
+    let out = copy_lines(prefix, &new_id);
     let dir = dest_dir(file)?;
     let minute = jiff::Timestamp::now().strftime("%Y-%m-%dT%H-%M").to_string();
     let path = dir.join(format!("session-{minute}-{}.jsonl", short(&new_id)));
@@ -319,12 +331,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         None => resume,
     };
     if !dry_run {
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let mut pending = Pending::new(&path, Access::Default)
-            .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-        use std::io::Write;
-        pending.file().write_all(&out).with_context(|| format!("cannot write {}", pending.path().display()))?;
-        pending.commit_new().with_context(|| format!("cannot create {}", path.display()))?;
+        write_new(&path, &out)?;
     }
     Ok(GeminiFork {
         source_session,
@@ -337,6 +344,18 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         dry_run,
         shell,
     })
+}
+
+/// Writes a new file `path` (its directory made if need be): a temporary
+/// file, fsynced, linked into place only if nothing is there.
+pub(super) fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = path.parent().context("the new file has no directory")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut pending = Pending::new(path, Access::Default)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    pending.file().write_all(bytes).with_context(|| format!("cannot write {}", pending.path().display()))?;
+    pending.commit_new().with_context(|| format!("cannot create {} (refusing to overwrite)", path.display()))
 }
 
 fn str_of(o: &serde_json::Map<String, Value>, key: &str) -> Option<String> {

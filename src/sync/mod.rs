@@ -11,8 +11,16 @@
 //! │   └── <project>/<session>.jsonl …                  as in ~/.claude/projects
 //! │       <project>/<session>.cctree-kept-<hash>.jsonl  a previous version, kept
 //! ├── file-history/<session>/…      the client's file backups (code restore)
-//! └── history.jsonl                 every prompt-history line ever seen (merged)
+//! ├── history.jsonl                 every prompt-history line ever seen (merged)
+//! ├── codex/sessions/YYYY/MM/DD/…   Codex CLI's rollouts, as in $CODEX_HOME/sessions
+//! ├── codex/session_index.jsonl     its thread names (merged)
+//! └── gemini/tmp/<project>/…        Gemini CLI's chats/ and .project_root, as in ~/.gemini/tmp
 //! ```
+//!
+//! Codex CLI's and Gemini CLI's folders are more trees of the same run
+//! ([`scan::client_roots`]), picked by [`resolve_sources`]; a rewritten
+//! Gemini session file is merged, not kept in versions
+//! ([`decision::decide_gemini`]).
 //!
 //! The prompt history (`history.jsonl` beside the source's projects
 //! directory) is kept when the source is a projects directory (one project

@@ -335,7 +335,7 @@ fn cctree_fork_of_a_codex_thread_resumes_in_the_client_at_its_checkpoint() {
     let main = history_id(&file);
     s.exec(&["resume", &main], "two");
     s.exec(&["resume", &main], "three");
-    assert_eq!(s.rollouts(), [file.clone()], "resumes append to the one file");
+    assert_eq!(s.rollouts(), std::slice::from_ref(&file), "resumes append to the one file");
     let reply = lines(&file)
         .into_iter()
         .find(|l| {
