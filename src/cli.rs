@@ -93,6 +93,22 @@ pub enum Command {
     /// Print the man page, cctree(1); with --dir, write it and one page per
     /// command (cctree-render(1), …) into a directory.
     Man(ManArgs),
+    /// Print the price table costs are computed with: per model, dollars per
+    /// million tokens of input, output, cache writes and reads, from which
+    /// day, and the public source of each price.
+    Prices(PricesArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PricesArgs {
+    /// Price costs with the table in FILE instead of the bundled one (the
+    /// shape `cctree prices --json` prints; it replaces the whole table).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+
+    /// Print the table as JSON: a file to edit and give to --prices.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -180,6 +196,11 @@ pub struct RenderArgs {
     #[arg(long)]
     pub show_paths: bool,
 
+    /// Price costs with the table in FILE instead of the bundled one (the
+    /// shape `cctree prices --json` prints; it replaces the whole table).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+
     // Last: the options after it would be listed under its heading.
     #[command(flatten)]
     pub select: SelectArgs,
@@ -202,6 +223,7 @@ impl RenderArgs {
             base_url: None,
             sitemap: false,
             show_paths: false,
+            prices: None,
         }
     }
 }
@@ -251,6 +273,11 @@ pub struct ServeArgs {
     /// Show the full path of the input on pages (as `render --show-paths`).
     #[arg(long)]
     pub show_paths: bool,
+
+    /// Price costs with the table in FILE instead of the bundled one (the
+    /// shape `cctree prices --json` prints; it replaces the whole table).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
 
     #[command(flatten)]
     pub select: SelectArgs,
@@ -370,6 +397,11 @@ pub struct ExportArgs {
     /// Show the full path of the input (as `render --show-paths`).
     #[arg(long)]
     pub show_paths: bool,
+
+    /// Price costs with the table in FILE instead of the bundled one (the
+    /// shape `cctree prices --json` prints; it replaces the whole table).
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
 }
 
 /// What `cctree export` writes.

@@ -22,6 +22,9 @@ pub struct ProjectSummary {
     /// Tokens of every assistant turn of the project (sub-agents too).
     #[serde(default)]
     pub tokens: Tokens,
+    /// What those turns cost, at the prices of the render.
+    #[serde(default)]
+    pub cost: crate::cost::Total,
     /// Pages of the project.
     pub pages: usize,
     /// Sessions recovered from the prompt history (their transcripts are gone).

@@ -44,6 +44,8 @@ pub struct ExportRequest {
     pub projects: Option<PathBuf>,
     pub redact: bool,
     pub show_paths: bool,
+    /// `--prices`: the price table (default: the bundled one).
+    pub prices: crate::cost::PriceTable,
 }
 
 /// What was exported.
@@ -104,6 +106,7 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
         redact: req.redact,
         show_paths: req.show_paths,
         base_url: None,
+        prices: req.prices.clone(),
     };
     let out: Exported = match req.format {
         Format::Html => conversation_html(&found.project, found.conv, &at, &opts)?,

@@ -69,6 +69,7 @@ pub fn run(cli: Cli) -> Result<Status> {
         Some(Command::Export(args)) => export(&args, cli.quiet),
         Some(Command::Render(args)) => render(&args, cli.quiet),
         Some(Command::Serve(args)) => serve(&args, cli.quiet),
+        Some(Command::Prices(args)) => prices(&args),
         None => plain(cli.quiet),
     }
 }
@@ -196,6 +197,7 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         base_url: None,
         sitemap: false,
         progress: false,
+        prices: price_table(args.prices.as_deref())?,
     };
     let redact = args.redact;
     let rebuild = move |round: crate::serve::Round| -> Result<crate::serve::Built> {
@@ -342,6 +344,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         base_url: args.base_url.clone(),
         sitemap: args.sitemap,
         progress: !quiet,
+        prices: price_table(args.prices.as_deref())?,
     };
     let summary = crate::build::build(archive, &opts)?;
     if !quiet {
@@ -592,6 +595,7 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
         projects: args.projects.clone(),
         redact,
         show_paths: args.show_paths,
+        prices: price_table(args.prices.as_deref())?,
     };
     let r = crate::export::run(&req)?;
     if let Some(text) = &r.text {
@@ -625,6 +629,22 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
 }
 
 /// `cctree completions SHELL`: the completion script, made from the command line's definition.
+/// `--prices FILE`, read and checked, else the bundled table.
+fn price_table(file: Option<&std::path::Path>) -> Result<crate::cost::PriceTable> {
+    match file {
+        None => Ok(crate::cost::PriceTable::bundled()),
+        Some(f) => Ok(crate::cost::PriceTable::load(f)?),
+    }
+}
+
+/// `cctree prices`: the table in use, as text or as its JSON.
+fn prices(args: &crate::cli::PricesArgs) -> Result<Status> {
+    let t = price_table(args.prices.as_deref())?;
+    let text = if args.json { t.text.to_string() } else { t.prices.listing(&t.origin) };
+    print_out(&text)?;
+    Ok(Status::Clean)
+}
+
 fn completions(args: &CompletionsArgs) -> Result<Status> {
     use clap::CommandFactory;
     let mut script = Vec::new();

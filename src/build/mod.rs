@@ -89,6 +89,8 @@ pub struct BuildOptions {
     pub sitemap: bool,
     /// Draw the progress bar (on a terminal; not with `-q`).
     pub progress: bool,
+    /// `--prices`: the price table (default: the bundled one).
+    pub prices: crate::cost::PriceTable,
 }
 
 impl BuildOptions {
@@ -99,6 +101,7 @@ impl BuildOptions {
             redact: self.redact,
             show_paths: self.show_paths,
             base_url: self.base_url.clone(),
+            prices: self.prices.clone(),
         }
     }
 

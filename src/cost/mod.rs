@@ -58,8 +58,21 @@ impl Rate {
     }
 }
 
+/// `$3`, `$3.75`, `$0.30`, `$0.125`.
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (whole, micros) = (self.0 / 1_000_000, self.0 % 1_000_000);
+        if micros == 0 {
+            return write!(f, "${whole}");
+        }
+        let frac = format!("{micros:06}");
+        let frac = frac.trim_end_matches('0');
+        write!(f, "${whole}.{frac:0<2}")
+    }
+}
+
 /// An amount of money, in pico-dollars (10⁻¹² $): tokens × [`Rate`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, Deserialize)]
 pub struct Money(u128);
 
 impl Money {
@@ -195,7 +208,7 @@ pub enum Cost {
 }
 
 /// Costs added up: the money known, and how many calls' costs are not.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, Deserialize)]
 pub struct Total {
     pub known: Money,
     pub unknown: u32,
@@ -232,6 +245,25 @@ struct Rates {
 }
 
 impl Rates {
+    /// `input $3 · output $15 · …`: the rates it has.
+    fn listing(&self) -> String {
+        [
+            ("input", self.input),
+            ("output", self.output),
+            ("cache write 5m", self.cache_write_5m),
+            ("cache write 1h", self.cache_write_1h),
+            ("cache read", self.cache_read),
+            ("web search (per 1,000)", self.web_search_per_1000),
+        ]
+        .iter()
+        .map(|(name, r)| match r {
+            Some(r) => format!("{name} {r}"),
+            None => format!("{name} unknown"),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+    }
+
     fn cost(&self, b: &Billed) -> Cost {
         let mut sum = Money::default();
         for (tokens, rate) in [
@@ -423,6 +455,29 @@ impl Prices {
         Ok(Prices { checked, models, by_id })
     }
 
+    /// The table as `cctree prices` prints it: per model its ids, its rates
+    /// in dollars per million tokens from each date, and its source.
+    pub fn listing(&self, origin: &str) -> String {
+        let mut out = format!("Prices in US dollars per million tokens (web searches: per 1,000), from {origin}");
+        if let Some(d) = self.checked {
+            out.push_str(&format!(", checked {d}"));
+        }
+        out.push_str(".\nA model not listed, or a rate marked unknown, is priced \"price unknown\", never guessed.\n");
+        for m in &self.models {
+            out.push_str(&format!("\n{}\n  ids: {}\n", m.name, m.ids.join(", ")));
+            for p in &m.periods {
+                let from = p.from.map_or_else(|| "until a later price".to_string(), |d| format!("from {d}"));
+                let from = if m.periods.len() == 1 { "".to_string() } else { format!("{from}: ") };
+                out.push_str(&format!("  {from}{}\n", p.rates.listing()));
+                if let Some((over, long)) = &p.long_prompt {
+                    out.push_str(&format!("    a prompt over {over} tokens: {}\n", long.listing()));
+                }
+            }
+            out.push_str(&format!("  source: {}\n", m.source));
+        }
+        out
+    }
+
     /// The entry pricing `model` (as a transcript names it), if any.
     pub fn model(&self, model: &str) -> Option<&ModelPrices> {
         self.by_id.get(&normalize(model)).map(|&i| &self.models[i])
@@ -455,6 +510,63 @@ impl Prices {
         }
     }
 }
+
+/// The price table pages are priced with, as the render options carry it:
+/// shared, and told apart from another by a hash of its text (which keys
+/// the render cache: a new table re-renders every page).
+#[derive(Clone)]
+pub struct PriceTable {
+    pub prices: std::sync::Arc<Prices>,
+    /// Where it was read from: a path, or the bundled table.
+    pub origin: String,
+    /// The table's text, as read.
+    pub text: std::sync::Arc<str>,
+    hash: String,
+}
+
+impl PriceTable {
+    /// The table shipped with cctree.
+    pub fn bundled() -> PriceTable {
+        PriceTable::of(Prices::bundled(), "the bundled price table", BUNDLED)
+    }
+
+    /// `--prices FILE`: the table in `path`, replacing the bundled one.
+    /// Errors name the file and what is wrong with it.
+    pub fn load(path: &std::path::Path) -> Result<PriceTable, TableError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| TableError {
+            origin: origin.clone(),
+            what: format!("cannot read the price table: {e} (give --prices a JSON file shaped as `cctree prices --json` prints)"),
+        })?;
+        let prices = Prices::parse(&text, &origin)?;
+        Ok(PriceTable::of(prices, &origin, &text))
+    }
+
+    fn of(prices: Prices, origin: &str, text: &str) -> PriceTable {
+        let hash = blake3::hash(text.as_bytes()).to_hex()[..16].to_string();
+        PriceTable { prices: std::sync::Arc::new(prices), origin: origin.to_string(), text: text.into(), hash }
+    }
+}
+
+impl Default for PriceTable {
+    fn default() -> PriceTable {
+        PriceTable::bundled()
+    }
+}
+
+impl fmt::Debug for PriceTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PriceTable({})", self.hash)
+    }
+}
+
+impl PartialEq for PriceTable {
+    fn eq(&self, o: &PriceTable) -> bool {
+        self.hash == o.hash
+    }
+}
+
+impl Eq for PriceTable {}
 
 /// A model id as the table keys it: lower case, without a provider's
 /// prefix (`us.anthropic.`, `anthropic/`), a context suffix (`[1m]`), a

@@ -177,13 +177,37 @@ pub struct ToolResult {
     pub is_error: bool,
 }
 
-/// Token usage of an assistant entry.
+/// Token usage of an assistant entry: fresh input (neither read from the
+/// prompt cache nor written to it), output, cache writes (all of them, and
+/// of those the ones kept an hour), cache reads, server-side web searches,
+/// and whether the call ran in fast mode (billed at a premium).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub input: u64,
     pub output: u64,
     pub cache_creation: u64,
     pub cache_read: u64,
+    /// Of `cache_creation`, the tokens written with the one-hour lifetime
+    /// (`cache_creation.ephemeral_1h_input_tokens`); the rest are 5-minute.
+    pub cache_creation_1h: u64,
+    pub web_searches: u64,
+    pub fast: bool,
+}
+
+impl Usage {
+    /// What the call billed, as the price table counts it.
+    pub fn billed(&self) -> crate::cost::Billed {
+        let one_hour = self.cache_creation_1h.min(self.cache_creation);
+        crate::cost::Billed {
+            input: self.input,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write_5m: self.cache_creation - one_hour,
+            cache_write_1h: one_hour,
+            web_searches: self.web_searches,
+            fast: self.fast,
+        }
+    }
 }
 
 /// Metadata payloads keyed by leaf, session or message.
@@ -467,7 +491,7 @@ crate::json::object! {
         model: MaybeStr<'a> = "model",
         stop_reason: MaybeStr<'a> = "stop_reason",
         content: RawContent<'a> = "content",
-        usage: Option<RawUsage> = "usage",
+        usage: Option<RawUsage<'a>> = "usage",
     }
 }
 
@@ -573,12 +597,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for LenientBlock<'a> {
 }
 
 crate::json::object! {
-    struct RawUsage {
+    struct RawUsage<'a> {
         input_tokens: MaybeU64 = "input_tokens",
         output_tokens: MaybeU64 = "output_tokens",
         cache_creation_input_tokens: MaybeU64 = "cache_creation_input_tokens",
         cache_read_input_tokens: MaybeU64 = "cache_read_input_tokens",
         cache_creation: Option<RawCacheCreation> = "cache_creation",
+        server_tool_use: Option<RawServerToolUse> = "server_tool_use",
+        /// `"fast"` in fast mode, `"standard"` otherwise (since 2.1.x).
+        speed: MaybeStr<'a> = "speed",
+    }
+}
+
+crate::json::object! {
+    struct RawServerToolUse {
+        web_search_requests: MaybeU64 = "web_search_requests",
     }
 }
 
@@ -810,15 +843,18 @@ fn read_message(e: &mut Entry, msg: &RawValue) {
     e.model = m.model.into_box();
     e.stop_reason = m.stop_reason.into_box();
     e.usage = m.usage.map(|u| {
-        let nested = u
-            .cache_creation
-            .map_or(0, |c| c.ephemeral_5m_input_tokens.0.unwrap_or(0) + c.ephemeral_1h_input_tokens.0.unwrap_or(0));
+        let (five_min, one_hour) = u.cache_creation.map_or((0, 0), |c| {
+            (c.ephemeral_5m_input_tokens.0.unwrap_or(0), c.ephemeral_1h_input_tokens.0.unwrap_or(0))
+        });
         let cc = u.cache_creation_input_tokens.0.unwrap_or(0);
         Usage {
             input: u.input_tokens.0.unwrap_or(0),
             output: u.output_tokens.0.unwrap_or(0),
-            cache_creation: if cc == 0 { nested } else { cc },
+            cache_creation: if cc == 0 { five_min.saturating_add(one_hour) } else { cc },
             cache_read: u.cache_read_input_tokens.0.unwrap_or(0),
+            cache_creation_1h: one_hour,
+            web_searches: u.server_tool_use.and_then(|s| s.web_search_requests.0).unwrap_or(0),
+            fast: u.speed.0.as_deref() == Some("fast"),
         }
     });
     let blocks = read_content(e, m.content);
@@ -987,7 +1023,7 @@ mod tests {
         assert_eq!(e.tool_uses.len(), 1);
         assert_eq!(&*e.tool_uses[0].name, "Task");
         assert_eq!(e.tool_uses[0].prompt_hash, Some(hash_bytes(b"go")));
-        assert_eq!(e.usage, Some(Usage { input: 3, output: 7, cache_creation: 4, cache_read: 0 }));
+        assert_eq!(e.usage, Some(Usage { input: 3, output: 7, cache_creation: 4, ..Usage::default() }));
         let r = parse(
             r#"{"type":"user","uuid":"u2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"done\nagentId: a1b2c3 (for resuming)"}]}]}}"#,
         );

@@ -99,7 +99,7 @@ pub(crate) fn render_project(
     let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
     let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
-    let mut ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths);
+    let mut ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths, opts.prices.prices.clone());
     ctx.group_short_branches();
     let ctx = ctx;
     let name = &project.source.name;
@@ -278,6 +278,7 @@ fn recovered_pages(
 fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
     let real: Vec<&Conversation> = ctx.graph().conversations.iter().filter(|c| !c.is_fragment).collect();
     let recovered = &ctx.project.kept.recovered;
+    let spend = ctx.project_spend();
     ProjectSummary {
         name: ctx.name.clone(),
         dir: ctx.dir.clone(),
@@ -287,7 +288,8 @@ fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
         messages: real.iter().map(|c| u64::from(c.messages)).sum(),
         last_ts: real.iter().map(|c| c.last_ts).chain(recovered.iter().map(|s| s.last_ts())).max().unwrap_or(0),
         recovered: recovered.len(),
-        tokens: project_index::project_tokens(ctx),
+        tokens: spend.tokens,
+        cost: spend.cost,
         pages,
         agent: ctx.project.source.client.product().into(),
     }

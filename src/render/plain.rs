@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn tokens_are_split_in_out_cache_read_and_write() {
-        let u = Usage { input: 12, output: 3_400, cache_creation: 12_000, cache_read: 1_500_000 };
+        let u = Usage { input: 12, output: 3_400, cache_creation: 12_000, cache_read: 1_500_000, ..Usage::default() };
         let mut t = Tokens::of(u);
         assert_eq!(t.total(), "12 in · 3.4k out · 1.5M cache read · 12.0k cache write");
         assert_eq!(t.brief(), ["12 in", "3.4k out", "1.5M cache read", "12.0k cache write"]);

@@ -176,6 +176,7 @@ fn usage(u: &Value) -> Option<Usage> {
         output: n("output_tokens"),
         cache_creation: n("cache_write_input_tokens"),
         cache_read: cached,
+        ..Usage::default()
     })
 }
 

@@ -100,6 +100,7 @@ fn gemini(e: &mut Entry, v: &Value) {
             output: n("output").saturating_add(n("thoughts")),
             cache_creation: 0,
             cache_read: cached,
+            ..Usage::default()
         });
     }
     let mut use_of = |id: Option<&str>, name: Option<&str>, args: &Value| {

@@ -32,6 +32,7 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
                 messages: o.messages,
                 last: Time::at(o.last_ts),
                 tokens: o.tokens.total(),
+                cost: crate::render::site::spend::cost_text(&o.cost, o.tokens.is_zero()),
             };
             (if o.agent.is_empty() { "Claude Code" } else { o.agent.as_str() }, row)
         })
@@ -81,6 +82,15 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
             let mut t = Tokens::default();
             summaries.iter().for_each(|s| t.add(s.tokens));
             t.total()
+        },
+        cost: {
+            let mut t = Tokens::default();
+            let mut c = crate::cost::Total::default();
+            summaries.iter().for_each(|s| {
+                t.add(s.tokens);
+                c.merge(s.cost);
+            });
+            crate::render::site::spend::cost_text(&c, t.is_zero())
         },
         heading,
         groups,

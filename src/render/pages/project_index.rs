@@ -3,15 +3,13 @@
 //! and the collapsed "other entries" (fragments, side agents, unknown
 //! metadata), [`LISTED_PER_PAGE`] rows of each a page.
 
-use crate::graph::{AgentId, AgentKind, Conversation, ConversationId, NodeId, TitleSource};
-use crate::parse::Kind;
+use crate::graph::{AgentId, AgentKind, Conversation, ConversationId, TitleSource};
 
 use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES, UNTITLED_CHARS};
-use crate::model::Tokens;
 use crate::render::pages::recovered;
 use crate::render::pages::templates::{AgentRow, ConvRow, Listed, Pager, ProjectPage, RecoveredRow, Shown, Time};
 use crate::render::pages::track::crumbs;
-use crate::render::plain::{TokensText, excerpt, plain_excerpt, prompt_words};
+use crate::render::plain::{excerpt, plain_excerpt, prompt_words};
 use crate::render::site::context::ProjectCtx;
 use crate::render::site::urls::{Root, href, page_file, sibling_page};
 use crate::render::views::blocks::Block;
@@ -45,46 +43,6 @@ fn unplaced_queued(ctx: &ProjectCtx<'_>, at: usize) -> Vec<Vec<Block>> {
     queued.map(|&q| crate::render::views::message::queued_view(&mut pcx, q).body).collect()
 }
 
-/// Token totals of a conversation's turns (every branch, sub-agents not
-/// included): see [`turn_tokens`].
-pub(crate) fn tokens(ctx: &ProjectCtx<'_>, c: &Conversation) -> Tokens {
-    let g = ctx.graph();
-    turn_tokens(ctx, c.branches.iter().flat_map(|&b| g.branches[b].nodes.iter().copied()))
-}
-
-/// Token totals of the whole project: every assistant turn of every
-/// transcript (conversations, fragments, sub-agents and side agents).
-pub(crate) fn project_tokens(ctx: &ProjectCtx<'_>) -> Tokens {
-    turn_tokens(ctx, ctx.graph().nodes.ids())
-}
-
-/// Token totals of the assistant turns among `nodes`: per turn
-/// (`message.id`), the usage of the streamed entry with the largest
-/// `output_tokens` (the others repeat or under-report it); summed over turns.
-fn turn_tokens(ctx: &ProjectCtx<'_>, nodes: impl Iterator<Item = NodeId>) -> Tokens {
-    let g = ctx.graph();
-    let e = ctx.entries();
-    let mut best: rustc_hash::FxHashMap<&str, crate::parse::Usage> = Default::default();
-    let mut total = Tokens::default();
-    for n in nodes {
-        let en = g.entry(e, n);
-        let (Kind::Assistant, Some(u)) = (&en.kind, en.usage) else { continue };
-        match en.message_id.as_deref() {
-            Some(m) => {
-                let slot = best.entry(m).or_default();
-                if u.output >= slot.output {
-                    *slot = u;
-                }
-            }
-            None => total.add(Tokens::of(u)),
-        }
-    }
-    for u in best.into_values() {
-        total.add(Tokens::of(u));
-    }
-    total
-}
-
 /// The project index, in pages of at most [`LISTED_PER_PAGE`] rows of each
 /// list (conversations, newest first; sub-agent transcripts; other entries;
 /// queued messages without a conversation): page 1 is the project's
@@ -103,8 +61,9 @@ pub(crate) struct ProjectIndex {
     agents: Vec<AgentId>,
     others: Vec<AgentId>,
     pages: u32,
-    /// The project's token totals.
+    /// The project's token totals, and what they cost.
     tokens: String,
+    cost: String,
 }
 
 /// A row of the list of conversations: a conversation, or a session
@@ -135,7 +94,8 @@ impl ProjectIndex {
             g.agents.ids().partition(|i| g.agents[*i].kind == AgentKind::Subagent);
         let lists = [convs.len(), agents.len(), fragments.len() + others.len(), g.unplaced_queued.len()];
         let pages = lists.iter().map(|n| n.div_ceil(LISTED_PER_PAGE)).max().unwrap_or(0).max(1);
-        let tokens = project_tokens(ctx).total();
+        let spend = ctx.project_spend();
+        let (tokens, cost) = (spend.tokens_text(), spend.cost_text());
         ProjectIndex {
             convs,
             conversations,
@@ -145,6 +105,7 @@ impl ProjectIndex {
             others,
             pages: u32::try_from(pages).unwrap_or(u32::MAX),
             tokens,
+            cost,
         }
     }
 
@@ -192,6 +153,7 @@ impl ProjectIndex {
             conversations: self.conversations,
             recovered: self.recovered,
             tokens: self.tokens.clone(),
+            cost: self.cost.clone(),
             fragments,
             agents,
             agent_count: shown(self.agents.len()),
@@ -207,6 +169,7 @@ impl ProjectIndex {
 fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRow {
     // Titled by its first prompt: the prompt's words, once.
     let untitled = c.title_source == TitleSource::FirstPrompt;
+    let spend = ctx.conversation_spend(c);
     ConvRow {
         title: if untitled { prompt_words(&c.title, UNTITLED_CHARS) } else { excerpt(&c.title, LISTED_TITLE_CHARS) },
         href: href(&ctx.dir, &ctx.conv_dirs[i], "index.html", None),
@@ -220,7 +183,8 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
         messages: c.messages,
         branches: c.branches.len(),
         forks: c.fork_points.len(),
-        tokens: tokens(ctx, c).total(),
+        tokens: spend.tokens_text(),
+        cost: spend.cost_text(),
         cctree_forks: c.junctions.iter().filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork).count(),
         kept: ctx.project.kept.archive_only.contains(&c.root),
     }

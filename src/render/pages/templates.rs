@@ -40,6 +40,8 @@ pub(crate) struct ProjectRow {
     pub last: Time,
     /// Token totals (empty when none were recorded).
     pub(crate) tokens: String,
+    /// What they cost (empty when nothing was recorded).
+    pub(crate) cost: String,
 }
 
 /// A conversation on a project page.
@@ -54,6 +56,8 @@ pub(crate) struct ConvRow {
     pub(crate) branches: usize,
     pub(crate) forks: usize,
     pub(crate) tokens: String,
+    /// What its calls cost, sub-agents included (empty when none).
+    pub(crate) cost: String,
     /// Sessions written by `cctree fork` from this conversation.
     pub cctree_forks: usize,
     /// Only cctree's archive still holds it (the client deleted its transcripts).
@@ -220,6 +224,8 @@ pub(crate) struct IndexPage {
     pub totals: String,
     /// The archive's token totals (empty when none were recorded).
     pub(crate) tokens: String,
+    /// What they cost.
+    pub(crate) cost: String,
 }
 
 #[derive(Template)]
@@ -237,6 +243,8 @@ pub(crate) struct ProjectPage {
     pub recovered: usize,
     /// The project's token totals, sub-agents included (empty when none).
     pub(crate) tokens: String,
+    /// What they cost.
+    pub(crate) cost: String,
     pub(crate) fragments: Vec<ConvRow>,
     /// This page's sub-agent transcripts, and which of all they are.
     pub(crate) agents: Vec<AgentRow>,

@@ -10,12 +10,11 @@ use crate::graph::{AgentId, AgentKind, BranchId, ConversationId, NodeId, Session
 use crate::limits::{CRUMB_CHARS, FORK_CONTEXT, MAP_MIN_ROWS, TITLE_CHARS, UNTITLED_CHARS};
 use crate::render::pages::map::map;
 use crate::render::pages::outline::outline;
-use crate::render::pages::project_index;
 use crate::render::pages::templates::{
     ActiveTrack, BranchHead, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, Pager, Time, TrackEntry,
     TrackHead, TrackPage,
 };
-use crate::render::plain::{TokensText, excerpt, prompt_words};
+use crate::render::plain::{excerpt, prompt_words};
 use crate::render::site::context::{ProjectCtx, TrackId};
 use crate::render::site::layout::ItemId;
 use crate::render::site::urls::{Root, href, page_file, sibling_page};
@@ -302,11 +301,18 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
     if !forks.is_empty() {
         v.push(fact(if forks.len() == 1 { "cctree fork" } else { "cctree forks" }, FactValue::CctreeForks(forks)));
     }
-    let t = project_index::tokens(ctx, c).total();
-    if !t.is_empty() {
-        v.push(fact("tokens", FactValue::Text(t)));
-    }
+    spend_facts(&mut v, ctx.conversation_spend(c));
     v
+}
+
+/// The `tokens` and `cost` facts of a total (none when nothing was spent),
+/// worded as every total is: sub-agents included.
+fn spend_facts(v: &mut Vec<Fact>, s: crate::render::site::spend::Spend) {
+    if s.is_zero() {
+        return;
+    }
+    v.push(fact("tokens", FactValue::Text(s.tokens_text())));
+    v.push(fact("cost", FactValue::Text(format!("{} (sub-agents included)", s.cost_text()))));
 }
 
 fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackHead) {
@@ -372,11 +378,14 @@ fn context_items(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Vec<(TrackI
 
 fn branch_facts(ctx: &ProjectCtx<'_>, b: BranchId) -> Vec<Fact> {
     let br = &ctx.graph().branches[b];
-    vec![
+    let mut v = vec![
         fact("messages", FactValue::Text(br.messages.to_string())),
         fact("last active", FactValue::Time(Time::at(br.last_ts))),
         fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
-    ]
+    ];
+    // A forked branch's own messages are those after its fork point.
+    spend_facts(&mut v, ctx.branch_spend(b));
+    v
 }
 
 /// The head of the page of a main branch (in a conversation with forks):
@@ -458,5 +467,11 @@ fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, page: u32, p: &mut TrackHead) 
             fact("messages", FactValue::Text(agent.messages.to_string())),
             fact("started", FactValue::Time(Time::at(agent.first_ts))),
         ];
+        // This transcript alone: its cost is in the total of the branch that spawned it.
+        let s = ctx.spend_of(agent.nodes.iter().copied());
+        if !s.is_zero() {
+            p.facts.push(fact("tokens", FactValue::Text(s.tokens_text())));
+            p.facts.push(fact("cost", FactValue::Text(format!("{} (this transcript)", s.cost_text()))));
+        }
     }
 }

@@ -10,6 +10,8 @@
 //! its active track (root → active leaf) on the conversation page; a node on
 //! that track is shown there too, and links from that page to it stay on it.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -23,6 +25,8 @@ use crate::limits::{FORK_LISTED, FORK_PER_PAGE, GROUP_BUCKETS, GROUP_FORK_MIN};
 use crate::render::site::images::ImageStore;
 use crate::render::site::layout::{Item, ItemId, TrackLayout, layout};
 use crate::render::site::redactor::Redactor;
+use crate::render::site::spend::{self, Spend, Tally};
+use crate::cost::Prices;
 use crate::render::site::urls::{Href, Links, anchor, fork_anchor, page_count, page_file, sanitize_segment};
 
 /// The shared page of a branch at a big fork: the first hex digits of the
@@ -100,6 +104,10 @@ pub(crate) struct ProjectCtx<'a> {
     pub(crate) group_lead: FxHashMap<BranchId, BranchId>,
     /// The branches of each shared page, by its first branch, in fork order.
     pub(crate) group_members: FxHashMap<BranchId, Vec<BranchId>>,
+    /// The price table replies are priced with.
+    pub(crate) prices: Arc<Prices>,
+    /// The agent transcripts spawned from each branch ([`spend::agent_homes`]).
+    pub(crate) agent_homes: FxHashMap<BranchId, Vec<AgentId>>,
 }
 
 /// How the pages of a project name places on the publisher's disk.
@@ -122,6 +130,7 @@ impl<'a> ProjectCtx<'a> {
         warnings: &'a PageWarnings,
         redactor: &'a Redactor,
         paths: InputPaths,
+        prices: Arc<Prices>,
     ) -> ProjectCtx<'a> {
         let g = &project.graph;
         let e = &project.entries;
@@ -185,10 +194,38 @@ impl<'a> ProjectCtx<'a> {
             links: Links::Site,
             group_lead: FxHashMap::default(),
             group_members: FxHashMap::default(),
+            prices,
+            agent_homes: spend::agent_homes(g),
         };
         ctx.lay_out(g, e);
         ctx.judge_checkpoints(g);
         ctx
+    }
+
+    /// What the calls among `nodes` spent, each call once.
+    pub(crate) fn spend_of(&self, nodes: impl Iterator<Item = NodeId>) -> Spend {
+        let (g, e) = (self.graph(), self.entries());
+        let mut t = Tally::new(&self.prices);
+        nodes.for_each(|n| t.add(g.entry(e, n)));
+        t.finish()
+    }
+
+    /// What a conversation spent: every branch, and the agents spawned from them.
+    pub(crate) fn conversation_spend(&self, c: &Conversation) -> Spend {
+        let g = self.graph();
+        self.spend_of(spend::with_agents(g, &self.agent_homes, c.branches.iter().copied()))
+    }
+
+    /// What a branch spent from its fork point on (its own messages), and the
+    /// agents spawned from them.
+    pub(crate) fn branch_spend(&self, b: BranchId) -> Spend {
+        self.spend_of(spend::with_agents(self.graph(), &self.agent_homes, [b]))
+    }
+
+    /// What the whole project spent: every transcript (conversations,
+    /// fragments, sub-agents and side agents).
+    pub(crate) fn project_spend(&self) -> Spend {
+        self.spend_of(self.graph().nodes.ids())
     }
 
     /// Legal checkpoints of every branch, judged once per branch over its

@@ -10,6 +10,7 @@ pub(crate) mod context;
 pub(crate) mod images;
 pub(crate) mod layout;
 pub mod redactor;
+pub(crate) mod spend;
 pub mod urls;
 
 use anyhow::Result;
@@ -27,6 +28,8 @@ pub struct RenderOptions {
     /// `--base-url`: where the site is published; every page names its
     /// absolute URL there (`<link rel="canonical">`).
     pub base_url: Option<urls::BaseUrl>,
+    /// The price table costs are computed with (`--prices`, else the bundled one).
+    pub prices: crate::cost::PriceTable,
 }
 
 impl RenderOptions {

@@ -206,7 +206,7 @@ fn assistant(cx: &mut PageCtx<'_>, it: &ItemInputs, v: &mut MessageView) {
     let synthetic = es.iter().any(|e| e.is_api_error || e.model.as_deref() == Some("<synthetic>"));
     v.class = if synthetic { "notice" } else { "assistant" }.into();
     v.role = if synthetic { "Notice" } else { cx.p.agent_label() }.into();
-    v.meta = turn_meta(&es);
+    v.meta = turn_meta(&cx.p.prices, &es);
     for (i, s) in it.nodes.iter().enumerate() {
         if i > 0 {
             if let Some(id) = cx.take_anchor(s) {
@@ -257,18 +257,45 @@ pub(crate) fn note(text: &str) -> Block {
     Block::Note(Note { text: text.to_string() })
 }
 
-/// `model · 12 in · 345 out · 12.3k cache read · 1.0k cache write` (the
-/// parts that are not zero), usage from the block with the largest
-/// `output_tokens` (streamed blocks repeat or under-report it).
-fn turn_meta(es: &[&Entry]) -> String {
+/// `model · 12 in · 345 out · 12.3k cache read · 1.0k cache write · $0.042`
+/// (the parts that are not zero, and what they cost): each API call of the
+/// reply once, with the usage of its line with the largest `output_tokens`
+/// (streamed lines of one `message.id` repeat or under-report it), as every
+/// total counts it ([`crate::render::site::spend`]).
+fn turn_meta(prices: &crate::cost::Prices, es: &[&Entry]) -> String {
+    use crate::render::site::spend;
     let model = es.iter().find_map(|e| e.model.as_deref()).filter(|m| *m != "<synthetic>").unwrap_or("");
-    let usage = es.iter().filter_map(|e| e.usage).max_by_key(|u| u.output);
+    let mut calls: Vec<(crate::parse::Usage, &Entry)> = Vec::new();
+    let mut by_id: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    for e in es {
+        let Some(u) = e.usage else { continue };
+        match e.message_id.as_deref() {
+            Some(id) => match by_id.get(id) {
+                Some(&i) if u.output > calls[i].0.output => calls[i] = (u, e),
+                Some(_) => {}
+                None => {
+                    by_id.insert(id, calls.len());
+                    calls.push((u, e));
+                }
+            },
+            None => calls.push((u, e)),
+        }
+    }
     let mut parts = Vec::new();
     if !model.is_empty() {
         parts.push(model.trim_start_matches("claude-").to_string());
     }
-    if let Some(u) = usage {
-        parts.extend(Tokens::of(u).brief());
+    let mut tokens = Tokens::default();
+    let mut total = crate::cost::Total::default();
+    for (u, e) in &calls {
+        tokens.add(Tokens::of(*u));
+        total.add(spend::call_cost(prices, *u, e));
+    }
+    parts.extend(tokens.brief());
+    match calls.as_slice() {
+        _ if tokens.is_zero() => {}
+        [(u, e)] => parts.push(spend::reply_cost_text(spend::call_cost(prices, *u, e))),
+        _ => parts.push(spend::cost_text(&total, false)),
     }
     parts.join(" · ")
 }
