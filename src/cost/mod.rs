@@ -389,7 +389,7 @@ impl Prices {
     pub fn parse(text: &str, origin: &str) -> Result<Prices, TableError> {
         let err = |what: String| TableError { origin: origin.to_string(), what };
         let raw: RawTable = serde_json::from_str(text).map_err(|e| {
-            err(format!("{e} (expected the shape `cctree prices` prints: {{\"models\": [{{\"name\", \"ids\", \"source\", \"prices\": [{{\"from\"?, \"input\", \"output\", …}}]}}]}})"))
+            err(format!("{e} (expected the shape `cctree prices --json` prints: {{\"models\": [{{\"name\", \"ids\", \"source\", \"prices\": [{{\"from\"?, \"input\", \"output\", …}}]}}]}})"))
         })?;
         let _ = raw.about;
         let checked = match raw.checked.as_deref() {
@@ -465,9 +465,13 @@ impl Prices {
         out.push_str(".\nA model not listed, or a rate marked unknown, is priced \"price unknown\", never guessed.\n");
         for m in &self.models {
             out.push_str(&format!("\n{}\n  ids: {}\n", m.name, m.ids.join(", ")));
-            for p in &m.periods {
-                let from = p.from.map_or_else(|| "until a later price".to_string(), |d| format!("from {d}"));
-                let from = if m.periods.len() == 1 { "".to_string() } else { format!("{from}: ") };
+            for (i, p) in m.periods.iter().enumerate() {
+                let next = m.periods.get(i + 1).and_then(|n| n.from);
+                let from = match (p.from, next) {
+                    (Some(d), _) => format!("from {d}: "),
+                    (None, Some(n)) => format!("before {n}: "),
+                    (None, None) => String::new(),
+                };
                 out.push_str(&format!("  {from}{}\n", p.rates.listing()));
                 if let Some((over, long)) = &p.long_prompt {
                     out.push_str(&format!("    a prompt over {over} tokens: {}\n", long.listing()));

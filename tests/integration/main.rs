@@ -17,6 +17,7 @@ mod cli;
 mod common;
 mod compaction;
 mod content;
+mod cost;
 mod corpus;
 mod export;
 mod fidelity;
