@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::fmt::Write as _;
 
 use jiff::civil::Date;
 use serde::Deserialize;
@@ -72,8 +73,23 @@ impl fmt::Display for Rate {
 }
 
 /// An amount of money, in pico-dollars (10⁻¹² $): tokens × [`Rate`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Money(u128);
+
+/// Kept (in the render cache) as a string of digits: JSON readers may not
+/// hold a 128-bit number.
+impl serde::Serialize for Money {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Money {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Money, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        text.parse().map(Money).map_err(serde::de::Error::custom)
+    }
+}
 
 impl Money {
     fn of(tokens: u64, rate: Rate) -> Money {
@@ -460,11 +476,11 @@ impl Prices {
     pub fn listing(&self, origin: &str) -> String {
         let mut out = format!("Prices in US dollars per million tokens (web searches: per 1,000), from {origin}");
         if let Some(d) = self.checked {
-            out.push_str(&format!(", checked {d}"));
+            let _ = write!(out, ", checked {d}");
         }
         out.push_str(".\nA model not listed, or a rate marked unknown, is priced \"price unknown\", never guessed.\n");
         for m in &self.models {
-            out.push_str(&format!("\n{}\n  ids: {}\n", m.name, m.ids.join(", ")));
+            let _ = write!(out, "\n{}\n  ids: {}\n", m.name, m.ids.join(", "));
             for (i, p) in m.periods.iter().enumerate() {
                 let next = m.periods.get(i + 1).and_then(|n| n.from);
                 let from = match (p.from, next) {
@@ -472,12 +488,12 @@ impl Prices {
                     (None, Some(n)) => format!("before {n}: "),
                     (None, None) => String::new(),
                 };
-                out.push_str(&format!("  {from}{}\n", p.rates.listing()));
+                let _ = writeln!(out, "  {from}{}", p.rates.listing());
                 if let Some((over, long)) = &p.long_prompt {
-                    out.push_str(&format!("    a prompt over {over} tokens: {}\n", long.listing()));
+                    let _ = writeln!(out, "    a prompt over {over} tokens: {}", long.listing());
                 }
             }
-            out.push_str(&format!("  source: {}\n", m.source));
+            let _ = writeln!(out, "  source: {}", m.source);
         }
         out
     }
@@ -540,7 +556,9 @@ impl PriceTable {
         let origin = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| TableError {
             origin: origin.clone(),
-            what: format!("cannot read the price table: {e} (give --prices a JSON file shaped as `cctree prices --json` prints)"),
+            what: format!(
+                "cannot read the price table: {e} (give --prices a JSON file shaped as `cctree prices --json` prints)"
+            ),
         })?;
         let prices = Prices::parse(&text, &origin)?;
         Ok(PriceTable::of(prices, &origin, &text))

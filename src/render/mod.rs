@@ -99,7 +99,7 @@ pub(crate) fn render_project(
     let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
     let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
-    let mut ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths, opts.prices.prices.clone());
+    let mut ctx = ProjectCtx::new(project, at.slug, opts, &images, &warnings, &redactor, paths);
     ctx.group_short_branches();
     let ctx = ctx;
     let name = &project.source.name;

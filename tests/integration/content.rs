@@ -125,17 +125,21 @@ fn tokens_are_split_in_out_cache_read_and_cache_write_with_totals() {
     let page = read(&conv);
     let turn = article(&page, "a1");
     assert!(turn.contains("opus-4 · 10 in · 50 out · 1.0k cache read · 200 cache write"), "{turn}");
-    assert!(article(&page, "a3").contains("opus-4 · 5 in · 7 out · 2.0k cache read<"), "zero parts are left out");
+    // Opus 4 at $15 in, $75 out, $1.50 cache read per million: 75 + 525 + 3,000 µ$.
+    assert!(
+        article(&page, "a3").contains("opus-4 · 5 in · 7 out · 2.0k cache read · $0.0036<"),
+        "zero parts are left out"
+    );
     let conv_total = "15 in · 57 out · 3.0k cache read · 200 cache write";
     assert!(page.contains(&format!("tokens</dt><dd>{conv_total}</dd>")), "the page facts");
     let project = read(&site.join("-tmp-tokens/index.html"));
     assert!(project.contains(&format!("<span class=\"tokens\">tokens: {conv_total}</span>")), "the project-index row");
     let project_total = "16 in · 59 out · 3.3k cache read · 204 cache write";
-    assert!(project.contains(&format!("tokens: {project_total} <span")), "the project page: {project}");
+    assert!(project.contains(&format!("tokens: {project_total} · cost: ")), "the project page: {project}");
     let archive = read(&site.join("index.html"));
     assert!(archive.contains(&format!("<span class=\"tokens\">tokens: {project_total}</span>")), "the archive row");
     let all = "116 in · 159 out · 103.3k cache read · 1.2k cache write";
-    assert!(archive.contains(&format!("tokens: {all}</p>")), "the archive's totals: {archive}");
+    assert!(archive.contains(&format!("tokens: {all} · cost: ")), "the archive's totals: {archive}");
 
     in_chromium(
         tmp.path(),

@@ -49,7 +49,10 @@ fn costs_are_the_hand_computed_ones_on_every_page() {
     // under-reports its output and is not counted twice).
     let main = page(&site, &format!("{CONV}{MAIN}"));
     let replies = metas(&main);
-    assert!(replies.contains(&"opus-4-7 · 100.0k in · 40.0k out · 1.0M cache read · 300.0k cache write · $4.28"), "{replies:?}");
+    assert!(
+        replies.contains(&"opus-4-7 · 100.0k in · 40.0k out · 1.0M cache read · 300.0k cache write · $4.28"),
+        "{replies:?}"
+    );
     assert!(replies.contains(&"opus-4-7 · 2.2k out · $0.054"), "{replies:?}");
     assert!(
         replies.contains(&"mystery-9 · 100.0k in · 10.0k out · price unknown (model not in the price table)"),
@@ -57,7 +60,8 @@ fn costs_are_the_hand_computed_ones_on_every_page() {
     );
     let forked = page(&site, &format!("{CONV}{FORKED}"));
     assert!(
-        metas(&forked).contains(&"haiku-4-5-20251001 · 10.0k in · 2.0k out · 300.0k cache read · 4.0k cache write · $0.055"),
+        metas(&forked)
+            .contains(&"haiku-4-5-20251001 · 10.0k in · 2.0k out · 300.0k cache read · 4.0k cache write · $0.055"),
         "{:?}",
         metas(&forked)
     );
@@ -98,21 +102,31 @@ fn a_price_table_given_with_prices_replaces_the_bundled_one() {
     let main = page(&site, &format!("{CONV}{MAIN}"));
     // 100,000 × $1 + 10,000 × $2 per million = $0.12; what the table does not price is unknown.
     assert!(metas(&main).contains(&"mystery-9 · 100.0k in · 10.0k out · $0.12"), "{:?}", metas(&main));
-    assert!(metas(&main).iter().any(|m| m.starts_with("opus-4-7") && m.ends_with("price unknown (model not in the price table)")));
+    assert!(
+        metas(&main)
+            .iter()
+            .any(|m| m.starts_with("opus-4-7") && m.ends_with("price unknown (model not in the price table)"))
+    );
     assert_eq!(cost_fact(&page(&site, CONV)), "$0.12 + 4 replies of unknown price (sub-agents included)");
 
     // `cctree prices` prints the table in use.
     let out = cctree().args(["prices", "--prices"]).arg(&table).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Mystery 9\n  ids: claude-mystery-9\n  input $1 · output $2 · cache write 5m unknown"), "{text}");
+    assert!(
+        text.contains("Mystery 9\n  ids: claude-mystery-9\n  input $1 · output $2 · cache write 5m unknown"),
+        "{text}"
+    );
     assert!(text.contains("source: https://example.com/prices") && !text.contains("Opus"), "{text}");
     let json = cctree().args(["prices", "--json", "--prices"]).arg(&table).output().unwrap();
     assert_eq!(json.stdout, std::fs::read(&table).unwrap());
 
     // A table that cannot be read: an error naming the file, nothing rendered.
-    std::fs::write(&table, r#"{"models": [{"name": "X", "ids": ["x"], "source": "s", "prices": [{"input": "3,75"}]}]}"#)
-        .unwrap();
+    std::fs::write(
+        &table,
+        r#"{"models": [{"name": "X", "ids": ["x"], "source": "s", "prices": [{"input": "3,75"}]}]}"#,
+    )
+    .unwrap();
     let bad_site = tmp.path().join("bad");
     for args in [&["render"][..], &["export", "c0570000-0000-4000-8000-000000000010", "-o", "-"], &["prices"]] {
         let out = cctree()
@@ -135,7 +149,9 @@ fn the_bundled_table_lists_every_model_with_its_date_and_source() {
     let out = cctree().arg("prices").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("Prices in US dollars per million tokens (web searches: per 1,000), from the bundled price table, checked 20"));
+    assert!(text.starts_with(
+        "Prices in US dollars per million tokens (web searches: per 1,000), from the bundled price table, checked 20"
+    ));
     assert!(text.contains(
         "Claude Opus 5, 4.8, 4.7, 4.6, 4.5\n  ids: claude-opus-5, claude-opus-4-8, claude-opus-4-7, claude-opus-4-6, claude-opus-4-5\n  input $5 · output $25 · cache write 5m $6.25 · cache write 1h $10 · cache read $0.50 · web search (per 1,000) $10\n  source: https://"
     ), "{text}");

@@ -184,7 +184,7 @@ pub(super) fn export(
     let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
     let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
-    let mut ctx = ProjectCtx::new(project, at.slug, opts.page_size.max(1), &images, &warnings, &redactor, paths, opts.prices.prices.clone());
+    let mut ctx = ProjectCtx::new(project, at.slug, opts, &images, &warnings, &redactor, paths);
     ctx.links = Links::OneFile;
     let Some(c) = ctx.graph().conversations.get(conv) else { bail!("no conversation {conv:?} in the project") };
     let text = body(&ctx, c)?;

@@ -20,13 +20,13 @@ use crate::id::IdVec;
 use crate::parse::{Entries, EntryId};
 use crate::project::Project;
 
+use crate::cost::Prices;
 use crate::graph::ForkPoint;
 use crate::limits::{FORK_LISTED, FORK_PER_PAGE, GROUP_BUCKETS, GROUP_FORK_MIN};
 use crate::render::site::images::ImageStore;
 use crate::render::site::layout::{Item, ItemId, TrackLayout, layout};
 use crate::render::site::redactor::Redactor;
 use crate::render::site::spend::{self, Spend, Tally};
-use crate::cost::Prices;
 use crate::render::site::urls::{Href, Links, anchor, fork_anchor, page_count, page_file, sanitize_segment};
 
 /// The shared page of a branch at a big fork: the first hex digits of the
@@ -125,13 +125,13 @@ impl<'a> ProjectCtx<'a> {
     pub(crate) fn new(
         project: &'a Project,
         slug: &str,
-        page_size: u32,
+        opts: &super::RenderOptions,
         images: &'a ImageStore<'a>,
         warnings: &'a PageWarnings,
         redactor: &'a Redactor,
         paths: InputPaths,
-        prices: Arc<Prices>,
     ) -> ProjectCtx<'a> {
+        let page_size = opts.page_size.max(1);
         let g = &project.graph;
         let e = &project.entries;
         let dir = format!("{slug}/");
@@ -194,7 +194,7 @@ impl<'a> ProjectCtx<'a> {
             links: Links::Site,
             group_lead: FxHashMap::default(),
             group_members: FxHashMap::default(),
-            prices,
+            prices: opts.prices.prices.clone(),
             agent_homes: spend::agent_homes(g),
         };
         ctx.lay_out(g, e);
