@@ -89,6 +89,28 @@ fn costs_are_the_hand_computed_ones_on_every_page() {
 }
 
 #[test]
+fn exports_say_what_the_conversation_cost() {
+    let export = |format: &str| {
+        let out = cctree()
+            .args(["export", "c0570000-0000-4000-8000-000000000010", "-o", "-", "-q", "--format", format, "--projects"])
+            .arg(fixture())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let md = export("md");
+    assert!(md.contains("- tokens: 211.0k in · 55.2k out · 1.3M cache read · 304.0k cache write; cost: $4.40 + 1 reply of unknown price (sub-agents included)\n"), "{md}");
+    let html = export("html");
+    assert!(html.contains("tokens: 211.0k in · 55.2k out · 1.3M cache read · 304.0k cache write · cost: $4.40 + 1 reply of unknown price <span class=\"hint\">(every branch, sub-agents included)</span>"), "{html}");
+    // Each branch's section says what it cost.
+    assert!(html.contains("<dt>cost</dt><dd>$4.34 + 1 reply of unknown price (sub-agents included)</dd>"));
+    assert!(html.contains("<dt>cost</dt><dd>$0.055 (sub-agents included)</dd>"));
+    assert!(html.contains("opus-4-7 · 100.0k in · 40.0k out · 1.0M cache read · 300.0k cache write · $4.28<"));
+    assert!(html.contains("haiku-4-5-20251001 · 10.0k in · 2.0k out · 300.0k cache read · 4.0k cache write · $0.055<"));
+}
+
+#[test]
 fn a_price_table_given_with_prices_replaces_the_bundled_one() {
     let tmp = tempfile::tempdir().unwrap();
     let table = tmp.path().join("my-prices.json");

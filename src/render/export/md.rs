@@ -86,6 +86,15 @@ impl Md<'_> {
             c.branches.len(),
             c.fork_points.len()
         );
+        let spend = ctx.conversation_spend(c);
+        if !spend.is_zero() {
+            let _ = writeln!(
+                self.out,
+                "- tokens: {}; cost: {} (sub-agents included)",
+                spend.tokens_text(),
+                spend.cost_text()
+            );
+        }
         let sessions: Vec<String> = c.sessions.iter().map(|s| span(&g.sessions[*s].session_id)).collect();
         let _ = writeln!(self.out, "- sessions: {}", sessions.join(" → "));
         let path: Vec<String> = active_path(ctx, conv).iter().map(|b| span(&ctx.labels[*b])).collect();

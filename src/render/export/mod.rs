@@ -110,6 +110,9 @@ pub(crate) struct ExportPage {
     pub(crate) sections: Vec<Section>,
     /// The branches on the way to the active leaf (labels).
     pub(crate) active: Vec<String>,
+    /// What the conversation spent, sub-agents included (empty: nothing).
+    pub(crate) tokens: String,
+    pub(crate) cost: String,
 }
 
 /// The style sheets the file carries: the site's, and the export's own.
@@ -157,7 +160,10 @@ pub(crate) fn conversation_html(
             sections.push(section(ctx, track)?);
         }
         let active = active_path(ctx, conv).iter().map(|b| ctx.labels[*b].clone()).collect();
+        let spend = ctx.conversation_spend(c);
         let page = ExportPage {
+            tokens: spend.tokens_text(),
+            cost: spend.cost_text(),
             title: c.title.to_string(),
             project: ctx.name.clone(),
             csp: csp(),
