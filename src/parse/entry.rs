@@ -1015,6 +1015,24 @@ mod tests {
         assert!(e.timestamp.is_some());
     }
 
+    /// What a call billed: the 1-hour cache writes apart from the 5-minute
+    /// ones, web searches, fast mode; odd values read as absent.
+    #[test]
+    fn reads_what_a_call_billed() {
+        let e = parse(
+            r#"{"type":"assistant","uuid":"a1","message":{"id":"msg_1","model":"m","content":[],"usage":{"input_tokens":10,"output_tokens":20,"cache_creation_input_tokens":700,"cache_read_input_tokens":30,"cache_creation":{"ephemeral_1h_input_tokens":500,"ephemeral_5m_input_tokens":200},"server_tool_use":{"web_search_requests":2,"web_fetch_requests":1},"speed":"fast"}}}"#,
+        );
+        let u = e.usage.unwrap();
+        let b = u.billed();
+        assert_eq!((b.input, b.output, b.cache_read, b.cache_write_5m, b.cache_write_1h), (10, 20, 30, 200, 500));
+        assert_eq!((b.web_searches, b.fast), (2, true));
+        let e = parse(
+            r#"{"type":"assistant","uuid":"a2","message":{"usage":{"input_tokens":1,"cache_creation_input_tokens":9,"cache_creation":{"ephemeral_1h_input_tokens":"x"},"server_tool_use":null,"speed":"standard"}}}"#,
+        );
+        let b = e.usage.unwrap().billed();
+        assert_eq!((b.cache_write_5m, b.cache_write_1h, b.web_searches, b.fast), (9, 0, 0, false));
+    }
+
     #[test]
     fn reads_tool_blocks_and_usage() {
         let e = parse(

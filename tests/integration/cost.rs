@@ -150,12 +150,18 @@ fn a_price_table_given_with_prices_replaces_the_bundled_one() {
     )
     .unwrap();
     let bad_site = tmp.path().join("bad");
-    for args in [&["render"][..], &["export", "c0570000-0000-4000-8000-000000000010", "-o", "-"], &["prices"]] {
+    for args in
+        [&["render"][..], &["serve"], &["export", "c0570000-0000-4000-8000-000000000010", "-o", "-"], &["prices"]]
+    {
         let out = cctree()
             .args(args)
             .arg("--prices")
             .arg(&table)
-            .args(if args[0] == "render" { vec![fixture(), "-o".into(), bad_site.clone()] } else { vec![] })
+            .args(if ["render", "serve"].contains(&args[0]) {
+                vec![fixture(), "-o".into(), bad_site.clone()]
+            } else {
+                vec![]
+            })
             .args(if args[0] == "export" { vec![PathBuf::from("--projects"), fixture()] } else { vec![] })
             .output()
             .unwrap();
