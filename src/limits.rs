@@ -42,6 +42,9 @@
 //! | [`EXCERPT_CHARS`] | 240 | the text an entry keeps for titles and excerpts | `parse` |
 //! | [`CRUMB_CHARS`] | 60 | a breadcrumb | `render::pages::track` |
 //! | [`TITLE_CHARS`] | 120 | a page's title and heading | `render::pages::track` |
+//! | [`COMPARE_BRANCHES`] | 6 | branches side by side on a fork's compare page | `render::pages::compare` |
+//! | [`COMPARE_MESSAGES`] | 400 | messages of a branch on a compare page | `render::pages::compare` |
+//! | [`COMPARE_TEXT_CHARS`] | 4,000 | characters of a message on a compare page | `render::pages::compare` |
 //! | [`LISTED_TITLE_CHARS`] | 200 | a conversation title on the project page | `render::pages::project_index` |
 //! | [`UNTITLED_CHARS`] | 72 | the heading and listed title of a conversation titled by its first prompt, a branch's heading | `render::pages` |
 //! | [`OUTLINE_CHARS`] | 140 | a line of the fork-point index | `render::pages::outline` |
@@ -205,6 +208,13 @@ pub const EXCERPT_CHARS: usize = 240;
 pub const CRUMB_CHARS: usize = 60;
 /// A page's title and heading.
 pub const TITLE_CHARS: usize = 120;
+/// Branches of a fork side by side on its compare page (the others are on
+/// their own pages, named by the fork's landmark and list).
+pub const COMPARE_BRANCHES: usize = 6;
+/// Messages of a branch on a compare page.
+pub const COMPARE_MESSAGES: usize = 400;
+/// Characters of a message on a compare page (the whole is on its branch's page).
+pub const COMPARE_TEXT_CHARS: usize = 4_000;
 /// A conversation's title on the project page.
 pub const LISTED_TITLE_CHARS: usize = 200;
 /// The heading and listed title of a conversation with no title but its

@@ -138,6 +138,17 @@ pub(crate) fn render_project(
         .collect::<Result<Vec<String>>>()?;
     tracing::debug!("{name}: lists of big forks ({} pages) in {:.3} s", fork_pages.len(), t0.elapsed().as_secs_f64());
     let t0 = std::time::Instant::now();
+    let compare_pages = pages::compare::forks(&ctx)
+        .into_par_iter()
+        .filter_map(|fork| Some((pages::compare::path(&ctx, fork), pages::compare::page(&ctx, fork)?)))
+        .map(|(path, mut page)| {
+            page.root = page.root.with_canonical(opts.canonical(&path));
+            out.page(&path, page.render()?.as_bytes(), "")?;
+            Ok(path)
+        })
+        .collect::<Result<Vec<String>>>()?;
+    tracing::debug!("{name}: compare pages ({}) in {:.3} s", compare_pages.len(), t0.elapsed().as_secs_f64());
+    let t0 = std::time::Instant::now();
     let mut search = search;
     let recovered_pages = recovered_pages(&ctx, opts, out, &mut search)?;
     tracing::debug!(
@@ -148,11 +159,13 @@ pub(crate) fn render_project(
     if let Some(err) = images.take_failure() {
         return Err(err);
     }
-    let page_count = jobs.len() + fork_pages.len() + index_pages.len() + recovered_pages.len() / 2;
+    let page_count =
+        jobs.len() + fork_pages.len() + compare_pages.len() + index_pages.len() + recovered_pages.len() / 2;
     let files: Vec<String> = jobs
         .into_iter()
         .flat_map(|j| std::iter::once(j.path).chain(j.docs))
         .chain(fork_pages)
+        .chain(compare_pages)
         .chain(recovered_pages)
         .chain(index_pages)
         .collect();

@@ -16,6 +16,7 @@ mod cli;
 #[path = "../common/mod.rs"]
 mod common;
 mod compaction;
+mod compare;
 mod content;
 mod corpus;
 mod cost;

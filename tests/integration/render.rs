@@ -112,7 +112,7 @@ fn normalize(p: &Path) -> PathBuf {
 }
 
 /// Resolves an internal link of the page at `page` (relative to the site).
-fn resolve(page: &Path, link: &str) -> (PathBuf, Option<String>) {
+pub fn resolve(page: &Path, link: &str) -> (PathBuf, Option<String>) {
     let link = unescape(link);
     let (path, frag) = match link.split_once('#') {
         Some((p, f)) => (p.to_string(), Some(f.to_string())),

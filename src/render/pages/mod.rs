@@ -6,6 +6,7 @@
 //! ([`outline`]), `sitemap.xml` ([`sitemap`]).
 
 pub(crate) mod archive_index;
+pub(crate) mod compare;
 pub(crate) mod fork_list;
 pub(crate) mod map;
 pub(crate) mod outline;

@@ -49,6 +49,8 @@ pub(crate) struct OutlineRow {
     pub(crate) continues: bool,
     /// A branch in a session written by `cctree fork`.
     pub(crate) own_fork: bool,
+    /// A fork's compare page.
+    pub(crate) compare: Option<Href>,
 }
 
 /// The message number the index's legend reads its example with: the first
@@ -76,6 +78,7 @@ pub(crate) fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, trac
         active: false,
         continues: false,
         own_fork: false,
+        compare: None,
     }];
     walk(p, c.branches[0], 0, (from_dir, track), &active, &mut rows);
     rows
@@ -212,6 +215,7 @@ fn fork_row(
         active: active.contains(&f.fp.node),
         continues: false,
         own_fork: false,
+        compare: crate::render::pages::compare::href(p, from_dir, f.fp.node),
     }
 }
 
@@ -247,6 +251,7 @@ fn branch_row(
             active: active.contains(&child),
             continues: true,
             own_fork: false,
+            compare: None,
         };
         return Some((row, None));
     }
@@ -266,6 +271,7 @@ fn branch_row(
         active: active.contains(&child),
         continues: false,
         own_fork: p.own_forks.contains(&cbr.session),
+        compare: None,
     };
     Some((row, Some(cb)))
 }
@@ -286,6 +292,7 @@ fn more_row(p: &ProjectCtx<'_>, from_dir: &str, fp: &ForkPoint, (n, depth): (u32
         active: false,
         continues: false,
         own_fork: false,
+        compare: None,
     }
 }
 

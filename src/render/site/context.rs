@@ -107,7 +107,7 @@ pub(crate) struct ProjectCtx<'a> {
     /// The price table replies are priced with.
     pub(crate) prices: Arc<Prices>,
     /// The agent transcripts spawned from each branch ([`spend::agent_homes`]).
-    pub(crate) agent_homes: FxHashMap<BranchId, Vec<AgentId>>,
+    pub(crate) agent_homes: FxHashMap<BranchId, Vec<(AgentId, NodeId)>>,
 }
 
 /// How the pages of a project name places on the publisher's disk.

@@ -129,8 +129,8 @@ pub(crate) fn call_cost(prices: &Prices, u: Usage, e: &Entry) -> Cost {
 /// branch of its spawning call, following a sub-agent's own sub-agents up
 /// to the main line; a side agent: the branch of the node it hangs from);
 /// `None` for an agent linked to no conversation.
-pub(crate) fn agent_homes(g: &Graph) -> FxHashMap<BranchId, Vec<AgentId>> {
-    let mut homes: FxHashMap<BranchId, Vec<AgentId>> = FxHashMap::default();
+pub(crate) fn agent_homes(g: &Graph) -> FxHashMap<BranchId, Vec<(AgentId, NodeId)>> {
+    let mut homes: FxHashMap<BranchId, Vec<(AgentId, NodeId)>> = FxHashMap::default();
     for (a, _) in g.agents.iter_enumerated() {
         let mut at = a;
         let mut home = None;
@@ -141,15 +141,15 @@ pub(crate) fn agent_homes(g: &Graph) -> FxHashMap<BranchId, Vec<AgentId>> {
             let node = &g.nodes[n];
             match (node.branch, node.agent) {
                 (Some(b), _) => {
-                    home = Some(b);
+                    home = Some((b, n));
                     break;
                 }
                 (None, Some(parent)) if parent != at => at = parent,
                 _ => break,
             }
         }
-        if let Some(b) = home {
-            homes.entry(b).or_default().push(a);
+        if let Some((b, n)) = home {
+            homes.entry(b).or_default().push((a, n));
         }
     }
     homes
@@ -158,11 +158,25 @@ pub(crate) fn agent_homes(g: &Graph) -> FxHashMap<BranchId, Vec<AgentId>> {
 /// The nodes of `branches` and of the agents spawned from them.
 pub(crate) fn with_agents<'g>(
     g: &'g Graph,
-    homes: &'g FxHashMap<BranchId, Vec<AgentId>>,
+    homes: &'g FxHashMap<BranchId, Vec<(AgentId, NodeId)>>,
     branches: impl IntoIterator<Item = BranchId> + 'g,
 ) -> impl Iterator<Item = NodeId> + 'g {
     branches.into_iter().flat_map(move |b| {
         let agents = homes.get(&b).map(Vec::as_slice).unwrap_or_default();
-        g.branches[b].nodes.iter().copied().chain(agents.iter().flat_map(|&a| g.agents[a].nodes.iter().copied()))
+        g.branches[b].nodes.iter().copied().chain(agents.iter().flat_map(|&(a, _)| g.agents[a].nodes.iter().copied()))
     })
+}
+
+/// `nodes` (some of branch `b`'s) and the nodes of the agents spawned from them.
+pub(crate) fn with_agents_of<'g>(
+    g: &'g Graph,
+    homes: &'g FxHashMap<BranchId, Vec<(AgentId, NodeId)>>,
+    b: BranchId,
+    nodes: &'g [NodeId],
+) -> impl Iterator<Item = NodeId> + 'g {
+    let mine: rustc_hash::FxHashSet<NodeId> = nodes.iter().copied().collect();
+    let agents = homes.get(&b).map(Vec::as_slice).unwrap_or_default();
+    let spawned =
+        agents.iter().filter(move |(_, n)| mine.contains(n)).flat_map(|&(a, _)| g.agents[a].nodes.iter().copied());
+    nodes.iter().copied().chain(spawned)
 }

@@ -1,0 +1,285 @@
+//! The compare page of a fork point: its branches side by side from the
+//! fork on (stacked on a phone, a switch choosing which one shows), each
+//! with what it did — the files it changed (the typed edit and write
+//! calls), the commands it ran —, how long it ran, its tokens and its cost,
+//! then its prompts and answers. At `<conversation>/compare/<fork uuid>/`.
+
+use askama::Template;
+
+use crate::graph::{BranchId, NodeId};
+use crate::limits::{COMPARE_BRANCHES, COMPARE_MESSAGES, COMPARE_TEXT_CHARS, TITLE_CHARS};
+use crate::model::{Block, Body, Content, ToolInput};
+use crate::render::pages::templates::Crumb;
+use crate::render::pages::track::crumbs;
+use crate::render::plain::{excerpt, prompt_words};
+use crate::render::site::context::ProjectCtx;
+use crate::render::site::urls::{Href, Root, page_file};
+
+/// A fork's compare page.
+#[derive(Template)]
+#[template(path = "compare.html")]
+pub(crate) struct ComparePage {
+    pub(crate) root: Root,
+    pub(crate) title: String,
+    pub(crate) crumbs: Vec<Crumb>,
+    pub(crate) heading: String,
+    /// The fork's message number, its landmark, and what it says.
+    pub(crate) number: u32,
+    pub(crate) fork: Href,
+    pub(crate) fork_text: String,
+    pub(crate) columns: Vec<Column>,
+    /// Branches of the fork not shown (past [`COMPARE_BRANCHES`]).
+    pub(crate) more: usize,
+}
+
+/// One branch of the fork, from the fork on.
+pub(crate) struct Column {
+    /// `n` of `col-n`: its switch and its column.
+    pub(crate) n: usize,
+    pub(crate) label: String,
+    pub(crate) words: String,
+    /// Where the branch is read.
+    pub(crate) href: Href,
+    pub(crate) active: bool,
+    pub(crate) messages: usize,
+    /// `3 min 20 s`, empty when unknown.
+    pub(crate) duration: String,
+    pub(crate) tokens: String,
+    pub(crate) cost: String,
+    pub(crate) files: Vec<String>,
+    pub(crate) commands: Vec<String>,
+    pub(crate) turns: Vec<Turn>,
+    /// Messages not shown (past [`COMPARE_MESSAGES`]).
+    pub(crate) more: usize,
+}
+
+/// A prompt or an answer.
+pub(crate) struct Turn {
+    /// `user` or `assistant`.
+    pub(crate) class: &'static str,
+    pub(crate) role: String,
+    pub(crate) text: String,
+    /// Tool calls, one line each.
+    pub(crate) calls: Vec<String>,
+    /// Its place on the branch's page.
+    pub(crate) href: Href,
+}
+
+/// The directory of the compare page of `fork`.
+pub(crate) fn dir(ctx: &ProjectCtx<'_>, fork: NodeId) -> String {
+    let g = ctx.graph();
+    let conv = g.node(fork).conversation.map_or("", |c| ctx.conv_dirs[c].as_str());
+    format!("{conv}compare/{}/", crate::render::site::urls::sanitize_segment(g.uuid(ctx.entries(), fork)))
+}
+
+/// The path of the compare page of `fork`.
+pub(crate) fn path(ctx: &ProjectCtx<'_>, fork: NodeId) -> String {
+    format!("{}{}", dir(ctx, fork), page_file(0))
+}
+
+/// A link from `from_dir` to the compare page of `fork` (none in a one-file
+/// export, which has no such page).
+pub(crate) fn href(ctx: &ProjectCtx<'_>, from_dir: &str, fork: NodeId) -> Option<Href> {
+    (ctx.links == crate::render::site::urls::Links::Site)
+        .then(|| ctx.href(from_dir, &dir(ctx, fork), &page_file(0), None))
+}
+
+/// Every fork point of the project.
+pub(crate) fn forks(ctx: &ProjectCtx<'_>) -> Vec<NodeId> {
+    ctx.graph().conversations.iter().flat_map(|c| c.fork_points.iter().map(|f| f.node)).collect()
+}
+
+/// The compare page of `fork`.
+pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
+    let g = ctx.graph();
+    let fp = g.fork_at(fork)?;
+    let conv = g.node(fork).conversation?;
+    let dir = dir(ctx, fork);
+    let number = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
+    let columns: Vec<Column> = fp
+        .children
+        .iter()
+        .enumerate()
+        .take(COMPARE_BRANCHES)
+        .filter_map(|(k, &child)| {
+            let words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
+            // The first child goes on along the fork's branch; each later one starts its own.
+            let (label, nodes, href, branch) = if k == 0 {
+                let b = fp.branch;
+                let own = &g.branches[b].nodes;
+                let from = own.iter().position(|&n| n == child).unwrap_or(own.len());
+                let href = ctx.message_link(&dir, None, child, true).unwrap_or_default();
+                (format!("{number}.1"), own[from..].to_vec(), href, b)
+            } else {
+                let b = g.node(child).branch?;
+                (ctx.labels[b].clone(), g.branches[b].nodes.clone(), ctx.branch_href(&dir, b), b)
+            };
+            Some(column(ctx, &dir, k + 1, (label, words, href), branch, &nodes))
+        })
+        .collect();
+    let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
+    let fork_text = fork_words(ctx, fork);
+    Some(ComparePage {
+        root: Root::of(&dir),
+        title: format!("compare the fork at #{number} · {title}"),
+        crumbs: crumbs(ctx, &dir, Some(conv)),
+        heading: format!("The branches of the fork at #{number}, side by side"),
+        number,
+        fork: ctx.fork_link(&dir, None, fork).unwrap_or_default(),
+        fork_text,
+        more: fp.children.len().saturating_sub(columns.len()),
+        columns,
+    })
+}
+
+/// What the message the branches answer says (its first words).
+fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> String {
+    let (node, _) = ctx.project.node(ctx.graph().entry(ctx.entries(), fork));
+    excerpt(&text_of(&node.content).0, 300)
+}
+
+fn column(
+    ctx: &ProjectCtx<'_>,
+    dir: &str,
+    n: usize,
+    (label, words, href): (String, String, Href),
+    branch: BranchId,
+    nodes: &[NodeId],
+) -> Column {
+    let g = ctx.graph();
+    let e = ctx.entries();
+    let mut files: Vec<String> = Vec::new();
+    let mut commands = Vec::new();
+    let mut turns: Vec<Turn> = Vec::new();
+    let mut messages = 0usize;
+    let mut seen_items = rustc_hash::FxHashSet::default();
+    for &node in nodes {
+        let entry = g.entry(e, node);
+        let (model, _) = ctx.project.node(entry);
+        let (text, calls) = text_of(&model.content);
+        for c in model.content.tool_calls() {
+            match &c.input {
+                ToolInput::Edit { file_path, .. }
+                | ToolInput::MultiEdit { file_path, .. }
+                | ToolInput::Write { file_path, .. } => files.push(file_path.to_string()),
+                ToolInput::NotebookEdit { notebook_path, .. } => files.push(notebook_path.to_string()),
+                ToolInput::Shell { command, .. } => commands.push(excerpt(command, 200)),
+                _ => {}
+            }
+        }
+        let (class, role) = match &model.content {
+            Content::Prompt(_) | Content::Command { .. } | Content::Shell(_) => ("user", "You"),
+            Content::Reply(_) => ("assistant", ctx.agent_label()),
+            _ => continue,
+        };
+        if text.is_empty() && calls.is_empty() {
+            continue;
+        }
+        // A streamed turn is one message: its lines join the first one's.
+        let item = ctx.loc[node].map(|l| (l.track, l.item));
+        let same = item.is_some() && !seen_items.insert(item);
+        match turns.last_mut() {
+            Some(t) if same && t.class == class => {
+                if !text.is_empty() {
+                    if !t.text.is_empty() {
+                        t.text.push_str("\n\n");
+                    }
+                    t.text.push_str(&text);
+                }
+                t.calls.extend(calls);
+            }
+            _ => {
+                messages += 1;
+                if turns.len() < COMPARE_MESSAGES {
+                    let href = ctx.node_href(dir, node).unwrap_or_default();
+                    turns.push(Turn { class, role: role.to_string(), text, calls, href });
+                }
+            }
+        }
+    }
+    for t in &mut turns {
+        if t.text.chars().count() > COMPARE_TEXT_CHARS {
+            t.text = format!("{}… (the whole message is on the branch's page)", excerpt_keep_lines(&t.text));
+        }
+    }
+    files.sort();
+    files.dedup();
+    let spend = ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, nodes));
+    let ts = nodes.iter().map(|&n| g.node(n).ts).filter(|&t| t > 0);
+    let (first, last) = (ts.clone().min(), ts.max());
+    let duration = match (first, last) {
+        (Some(a), Some(b)) if b > a => duration_text(b - a),
+        _ => String::new(),
+    };
+    Column {
+        n,
+        label,
+        words,
+        href,
+        active: nodes.first().is_some_and(|&n| ctx.on_active_track(n)),
+        messages,
+        duration,
+        tokens: spend.tokens_text(),
+        cost: spend.cost_text(),
+        files,
+        commands,
+        more: messages.saturating_sub(turns.len()),
+        turns,
+    }
+}
+
+/// The first [`COMPARE_TEXT_CHARS`] characters of a text, lines kept.
+fn excerpt_keep_lines(s: &str) -> String {
+    s.chars().take(COMPARE_TEXT_CHARS).collect()
+}
+
+/// The text a person reads in a prompt or an answer, and its tool calls as
+/// one line each (`Bash: cargo test`).
+fn text_of(c: &Content<'_>) -> (String, Vec<String>) {
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    let mut push = |t: &str| {
+        if !t.trim().is_empty() {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(t.trim());
+        }
+    };
+    match c {
+        Content::Prompt(Body::Blocks(blocks)) | Content::Reply(blocks) => {
+            for b in blocks {
+                match b {
+                    Block::Text(t) => push(t),
+                    Block::ToolUse(call) => {
+                        let about = match &call.input {
+                            ToolInput::Shell { command, .. } => command.to_string(),
+                            ToolInput::Edit { file_path, .. }
+                            | ToolInput::MultiEdit { file_path, .. }
+                            | ToolInput::Write { file_path, .. }
+                            | ToolInput::Read { file_path, .. } => file_path.to_string(),
+                            _ => call.key_fields.clone(),
+                        };
+                        calls.push(excerpt(&format!("{}: {about}", call.name), 200));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Content::Command { name, args } => push(&format!("{name} {args}")),
+        Content::Shell(cmd) => push(&format!("! {cmd}")),
+        _ => {}
+    }
+    (text, calls)
+}
+
+/// `45 s`, `3 min 20 s`, `2 h 5 min`, `3 days 4 h`.
+fn duration_text(ms: i64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        3600..86_400 => format!("{} h {} min", s / 3600, s % 3600 / 60),
+        _ => format!("{} days {} h", s / 86_400, s % 86_400 / 3600),
+    }
+}

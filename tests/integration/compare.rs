@@ -1,0 +1,151 @@
+//! Issue 27: a compare page for every fork point, its branches side by side
+//! from the fork on (every prompt and answer of each), with the files each
+//! changed and the commands each ran; reachable from the fork's landmark and
+//! the fork-point index. (Its links landing is checked with every link of
+//! the site by `render::*_render_completely`.)
+
+use std::path::{Path, PathBuf};
+
+use cctree::graph::NodeId;
+use cctree::parse::{Kind, UserKind};
+use cctree::project::Project;
+use cctree::render::site::urls::sanitize_segment;
+
+use crate::render::{attr_values, files, resolve, unescape};
+use crate::support::{cctree, example_archive, load};
+
+fn alnum(s: &str) -> String {
+    s.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+/// The nodes each column of a fork's compare page shows: the first child
+/// goes on along the fork's branch, each later one is its own branch.
+fn columns(p: &Project, fork: NodeId) -> Vec<Vec<NodeId>> {
+    let g = &p.graph;
+    let fp = g.fork_at(fork).unwrap();
+    fp.children
+        .iter()
+        .enumerate()
+        .take(6)
+        .map(|(k, &child)| {
+            if k == 0 {
+                let own = &g.branches[fp.branch].nodes;
+                let at = own.iter().position(|&n| n == child).unwrap();
+                own[at..].to_vec()
+            } else {
+                g.branches[g.node(child).branch.unwrap()].nodes.clone()
+            }
+        })
+        .collect()
+}
+
+fn inputs() -> Vec<PathBuf> {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut v = vec![example_archive(), fixtures.join("cost/projects")];
+    for name in ["tui", "time-travel", "bash-rewind", "print"] {
+        v.push(fixtures.join("client-2.1.330").join(name).join("projects"));
+    }
+    for name in ["time-travel", "bash-rewind", "summarize-from", "tui"] {
+        v.push(fixtures.join("client-2.1.332").join(name).join("projects"));
+    }
+    v.push(fixtures.join("codex-0.171.0/tui"));
+    v.push(fixtures.join("gemini-0.61.0/tui"));
+    v
+}
+
+#[test]
+fn every_fork_point_has_a_compare_page_with_every_message_of_its_branches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut forks = 0;
+    for (i, input) in inputs().iter().enumerate() {
+        let out = tmp.path().join(format!("site-{i}"));
+        let st = cctree().arg("render").arg(input).arg("-o").arg(&out).arg("-q").status().unwrap();
+        assert!(st.success(), "{}", input.display());
+        let site = files(&out);
+        for p in load(std::slice::from_ref(input)) {
+            let g = &p.graph;
+            for c in &g.conversations {
+                for fp in &c.fork_points {
+                    forks += 1;
+                    let tail = format!("/compare/{}/index.html", sanitize_segment(g.uuid(&p.entries, fp.node)));
+                    let (path, bytes) = site
+                        .iter()
+                        .find(|(path, _)| path.to_string_lossy().ends_with(&tail))
+                        .unwrap_or_else(|| panic!("{}: no page …{tail}", input.display()));
+                    let html = std::str::from_utf8(bytes).unwrap();
+                    let text = alnum(&unescape(html));
+                    for nodes in columns(&p, fp.node) {
+                        for n in nodes {
+                            let e = g.entry(&p.entries, n);
+                            let shown = match e.kind {
+                                Kind::User => e.user_kind == UserKind::Prompt && !e.is_meta,
+                                Kind::Assistant => true,
+                                _ => false,
+                            };
+                            let (node, _) = p.node(e);
+                            let words: String = match &node.content {
+                                cctree::model::Content::Prompt(cctree::model::Body::Blocks(b))
+                                | cctree::model::Content::Reply(b) => b
+                                    .iter()
+                                    .filter_map(|b| match b {
+                                        cctree::model::Block::Text(t) => Some(t.to_string()),
+                                        _ => None,
+                                    })
+                                    .collect::<Vec<_>>()
+                                    .join(" "),
+                                _ => String::new(),
+                            };
+                            let key: String = alnum(&words).chars().take(80).collect();
+                            if shown && !key.is_empty() {
+                                assert!(
+                                    text.contains(&key),
+                                    "{}: {words:?} not on {}",
+                                    input.display(),
+                                    path.display()
+                                );
+                            }
+                        }
+                    }
+                    // The fork's landmark and the fork-point index lead to it.
+                    let linking = site
+                        .iter()
+                        .filter(|(page, _)| page.extension().is_some_and(|x| x == "html") && *page != path)
+                        .filter(|(page, b)| {
+                            attr_values(std::str::from_utf8(b).unwrap(), "href")
+                                .into_iter()
+                                .any(|l| resolve(page, l).0 == *path)
+                        })
+                        .count();
+                    assert!(linking >= 2, "{}: {} is linked from {linking} pages", input.display(), path.display());
+                }
+            }
+        }
+    }
+    assert!(forks >= 12, "{forks} fork points");
+}
+
+/// The example's fork at #12: 12.1 edits `src/cli.rs` and runs nothing,
+/// 12.2 edits nothing and runs `cargo add backoff…`.
+#[test]
+fn a_compare_page_lists_the_files_each_branch_changed_and_what_it_ran() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    assert!(cctree().arg("render").arg(example_archive()).arg("-o").arg(&out).arg("-q").status().unwrap().success());
+    let page = std::fs::read_to_string(out.join(
+        "-home-alice-src-weather-cli/c/a1000000-0000-4000-8000-000000000001/compare/a1000000-0000-4000-8000-000000000029/index.html",
+    ))
+    .unwrap();
+    let cols: Vec<&str> = page.split("<section class=\"compare-col").skip(1).collect();
+    assert_eq!(cols.len(), 2);
+    let list = |col: &str, what: &str| -> Vec<String> {
+        let at = col.find(what).unwrap();
+        let rest = &col[at..col[at..].find("<h3>").map_or(col.len(), |e| at + e)];
+        rest.split("<code>").skip(1).map(|s| unescape(&s[..s.find("</code>").unwrap()])).collect()
+    };
+    assert_eq!(list(cols[0], "Files changed"), ["/home/alice/src/weather-cli/src/cli.rs"]);
+    assert!(list(cols[0], "Commands run").is_empty());
+    assert!(list(cols[1], "Files changed").is_empty());
+    assert_eq!(list(cols[1], "Commands run"), ["cargo add backoff@0.4 --features tokio"]);
+    assert!(cols[0].contains("<dt>cost</dt><dd>$0.050 (sub-agents included)</dd>"));
+    assert!(cols[1].contains("<dt>duration</dt><dd>5 min 48 s</dd>"));
+}
