@@ -478,7 +478,8 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
     }
     // Each branch page offers some, and most legal checkpoints get one.
     for (path, text) in &pages {
-        if path.to_string_lossy().contains("/c/") {
+        // (A fork's compare page shows the branches, not their checkpoints.)
+        if path.to_string_lossy().contains("/c/") && !path.to_string_lossy().contains("/compare/") {
             assert!(text.contains("class=\"fork-cmd\""), "{path:?} offers no fork command");
         }
     }
@@ -589,7 +590,10 @@ fn fork_points_are_marked_where_they_happen() {
     }
     for (page, n) in &notes {
         assert!(n.contains("id=\"fork-a1"), "{page}: a landmark without its anchor: {n}");
-        assert_eq!(n.matches("<li").count(), 2, "{page}: two futures at each fork: {n}");
+        let more = n.matches("<li class=\"more\"").count();
+        assert_eq!(n.matches("<li").count() - more, 2, "{page}: two futures at each fork: {n}");
+        // And the way to compare them.
+        assert!(n.contains("compare/a1") && n.contains(">Compare the branches side by side</a>"), "{page}: {n}");
     }
 }
 
