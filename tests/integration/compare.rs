@@ -149,3 +149,32 @@ fn a_compare_page_lists_the_files_each_branch_changed_and_what_it_ran() {
     assert!(cols[0].contains("<dt>cost</dt><dd>$0.050 (sub-agents included)</dd>"));
     assert!(cols[1].contains("<dt>duration</dt><dd>5 min 48 s</dd>"));
 }
+
+/// `tests/fixtures/cost`: both branches write `notes.txt`; 3.2 then edits it
+/// (and an edit that failed changes nothing) and runs `wc`. The page shows
+/// the diff between the two final versions.
+#[test]
+fn a_file_both_branches_changed_shows_the_diff_of_their_final_versions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cost/projects");
+    assert!(cctree().arg("render").arg(&input).arg("-o").arg(&out).arg("-q").status().unwrap().success());
+    let page = std::fs::read_to_string(out.join(
+        "-home-test-cost/c/c0570000-0000-4000-8000-000000000010/compare/c0570000-0000-4000-8000-000000000014/index.html",
+    ))
+    .unwrap();
+    let both =
+        &page[page.find("<section class=\"compare-both\"").unwrap()..page.find("<div class=\"compare\">").unwrap()];
+    assert!(
+        both.contains("<code>/home/test/cost/notes.txt</code> <span class=\"hint\">changed on 3.1, 3.2</span>"),
+        "{both}"
+    );
+    assert!(both.contains("From its final version on 3.1 to its final version on 3.2:"));
+    assert!(
+        both.contains("<pre class=\"diff\"><span class=\"d-ctx\"> one</span><span class=\"d-del\">-two</span><span class=\"d-add\">+2</span><span class=\"d-ctx\"> three</span><span class=\"d-add\">+four</span></pre>"),
+        "{both}"
+    );
+    assert!(
+        page.contains("Commands run (1)</h3>\n<ol class=\"compare-cmds\"><li><code>wc -l notes.txt</code></li></ol>")
+    );
+}

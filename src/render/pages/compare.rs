@@ -9,6 +9,10 @@ use askama::Template;
 use crate::graph::{BranchId, NodeId};
 use crate::limits::{COMPARE_BRANCHES, COMPARE_MESSAGES, COMPARE_TEXT_CHARS, TITLE_CHARS};
 use crate::model::{Block, Body, Content, ToolInput};
+use std::collections::BTreeMap;
+
+use crate::render::html::diff::diff_html;
+use crate::render::html::{Html, filters};
 use crate::render::pages::templates::Crumb;
 use crate::render::pages::track::crumbs;
 use crate::render::plain::{excerpt, prompt_words};
@@ -28,6 +32,8 @@ pub(crate) struct ComparePage {
     pub(crate) fork: Href,
     pub(crate) fork_text: String,
     pub(crate) columns: Vec<Column>,
+    /// The files more than one branch changed, with the diff of their final versions.
+    pub(crate) both: Vec<BothChanged>,
     /// Branches of the fork not shown (past [`COMPARE_BRANCHES`]).
     pub(crate) more: usize,
 }
@@ -49,8 +55,22 @@ pub(crate) struct Column {
     pub(crate) files: Vec<String>,
     pub(crate) commands: Vec<String>,
     pub(crate) turns: Vec<Turn>,
+    /// Each file it changed, and its content at the end of the branch when
+    /// known: the branch wrote it whole, then edited it (an edit that failed
+    /// changed nothing).
+    pub(crate) finals: BTreeMap<String, Option<String>>,
     /// Messages not shown (past [`COMPARE_MESSAGES`]).
     pub(crate) more: usize,
+}
+
+/// A file several branches changed.
+pub(crate) struct BothChanged {
+    pub(crate) path: String,
+    /// The branches that changed it (labels).
+    pub(crate) by: Vec<String>,
+    /// The two branches compared (the first two whose final version is
+    /// known), and the diff from the first's final version to the second's.
+    pub(crate) diff: Option<(String, String, Html)>,
 }
 
 /// A prompt or an answer.
@@ -119,6 +139,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
         .collect();
     let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
     let fork_text = fork_words(ctx, fork);
+    let both = both_changed(&columns);
     Some(ComparePage {
         root: Root::of(&dir),
         title: format!("compare the fork at #{number} · {title}"),
@@ -129,6 +150,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
         fork_text,
         more: fp.children.len().saturating_sub(columns.len()),
         columns,
+        both,
     })
 }
 
@@ -149,6 +171,7 @@ fn column(
     let g = ctx.graph();
     let e = ctx.entries();
     let mut files: Vec<String> = Vec::new();
+    let mut finals: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
     let mut messages = 0usize;
@@ -158,6 +181,10 @@ fn column(
         let (model, _) = ctx.project.node(entry);
         let (text, calls) = text_of(&model.content);
         for c in model.content.tool_calls() {
+            if failed(ctx, &c.id) {
+                continue;
+            }
+            track_content(&mut finals, &c.input);
             match &c.input {
                 ToolInput::Edit { file_path, .. }
                 | ToolInput::MultiEdit { file_path, .. }
@@ -223,9 +250,82 @@ fn column(
         cost: spend.cost_text(),
         files,
         commands,
+        finals,
         more: messages.saturating_sub(turns.len()),
         turns,
     }
+}
+
+/// Whether the call `id` failed (its result says so).
+fn failed(ctx: &ProjectCtx<'_>, id: &str) -> bool {
+    let g = ctx.graph();
+    g.tools.get(id).is_some_and(|l| {
+        l.results
+            .iter()
+            .any(|&r| g.entry(ctx.entries(), r).tool_results.iter().any(|t| &*t.tool_use_id == id && t.is_error))
+    })
+}
+
+/// A file's content after `input`, as far as it is known: a file written
+/// whole is known, an edit of a known content applies (its old text found
+/// once is replaced once, found more often every time: the client refuses
+/// an ambiguous edit unless asked to replace all), anything else makes it
+/// unknown.
+fn track_content(finals: &mut BTreeMap<String, Option<String>>, input: &ToolInput<'_>) {
+    let apply = |c: &mut Option<String>, old: &str, new: &str| {
+        *c = match c.take() {
+            Some(text) if !old.is_empty() => match text.matches(old).count() {
+                0 => None,
+                1 => Some(text.replacen(old, new, 1)),
+                _ => Some(text.replace(old, new)),
+            },
+            _ => None,
+        };
+    };
+    match input {
+        ToolInput::Write { file_path, content } => {
+            finals.insert(file_path.to_string(), Some(content.to_string()));
+        }
+        ToolInput::Edit { file_path, old, new } => {
+            apply(finals.entry(file_path.to_string()).or_insert(None), old, new);
+        }
+        ToolInput::MultiEdit { file_path, edits } => {
+            let c = finals.entry(file_path.to_string()).or_insert(None);
+            for (old, new) in edits {
+                apply(c, old, new);
+            }
+        }
+        ToolInput::NotebookEdit { notebook_path, .. } => {
+            finals.insert(notebook_path.to_string(), None);
+        }
+        _ => {}
+    }
+}
+
+/// The files several columns changed, each with the diff between the first
+/// two final versions known.
+fn both_changed(columns: &[Column]) -> Vec<BothChanged> {
+    let mut by: BTreeMap<&str, Vec<&Column>> = BTreeMap::new();
+    for c in columns {
+        for f in c.finals.keys() {
+            by.entry(f).or_default().push(c);
+        }
+    }
+    by.into_iter()
+        .filter(|(_, cs)| cs.len() > 1)
+        .map(|(path, cs)| {
+            let known: Vec<(&Column, &String)> = cs
+                .iter()
+                .filter_map(|c| c.finals.get(path).and_then(Option::as_ref).map(|t| (*c, t)))
+                .take(2)
+                .collect();
+            let diff = match known.as_slice() {
+                [(a, ta), (b, tb)] => Some((a.label.clone(), b.label.clone(), diff_html(ta, tb))),
+                _ => None,
+            };
+            BothChanged { path: path.to_string(), by: cs.iter().map(|c| c.label.clone()).collect(), diff }
+        })
+        .collect()
 }
 
 /// The first [`COMPARE_TEXT_CHARS`] characters of a text, lines kept.
