@@ -137,17 +137,7 @@ pub(crate) fn render_project(
         })
         .collect::<Result<Vec<String>>>()?;
     tracing::debug!("{name}: lists of big forks ({} pages) in {:.3} s", fork_pages.len(), t0.elapsed().as_secs_f64());
-    let t0 = std::time::Instant::now();
-    let compare_pages = pages::compare::forks(&ctx)
-        .into_par_iter()
-        .filter_map(|fork| Some((pages::compare::path(&ctx, fork), pages::compare::page(&ctx, fork)?)))
-        .map(|(path, mut page)| {
-            page.root = page.root.with_canonical(opts.canonical(&path));
-            out.page(&path, page.render()?.as_bytes(), "")?;
-            Ok(path)
-        })
-        .collect::<Result<Vec<String>>>()?;
-    tracing::debug!("{name}: compare pages ({}) in {:.3} s", compare_pages.len(), t0.elapsed().as_secs_f64());
+    let compare_pages = compare_pages(&ctx, opts, out)?;
     let t0 = std::time::Instant::now();
     let mut search = search;
     let recovered_pages = recovered_pages(&ctx, opts, out, &mut search)?;
@@ -285,6 +275,24 @@ fn recovered_pages(
         search.fresh.push(unit);
     }
     Ok(files)
+}
+
+/// The compare page of every fork point (rendered every time: it reads
+/// every branch of its fork).
+fn compare_pages(ctx: &ProjectCtx<'_>, opts: &RenderOptions, out: &dyn Sink) -> Result<Vec<String>> {
+    let t0 = std::time::Instant::now();
+    let paths = pages::compare::forks(ctx)
+        .into_par_iter()
+        .filter_map(|fork| Some((pages::compare::path(ctx, fork), pages::compare::page(ctx, fork)?)))
+        .map(|(path, mut page)| {
+            page.root = page.root.with_canonical(opts.canonical(&path));
+            out.page(&path, page.render()?.as_bytes(), "")?;
+            Ok(path)
+        })
+        .collect::<Result<Vec<String>>>()?;
+    let name = &ctx.project.source.name;
+    tracing::debug!("{name}: compare pages ({}) in {:.3} s", paths.len(), t0.elapsed().as_secs_f64());
+    Ok(paths)
 }
 
 /// What the archive index shows of a project (fragments do not count).

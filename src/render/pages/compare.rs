@@ -205,23 +205,9 @@ fn column(
         // A streamed turn is one message: its lines join the first one's.
         let item = ctx.loc[node].map(|l| (l.track, l.item));
         let same = item.is_some() && !seen_items.insert(item);
-        match turns.last_mut() {
-            Some(t) if same && t.class == class => {
-                if !text.is_empty() {
-                    if !t.text.is_empty() {
-                        t.text.push_str("\n\n");
-                    }
-                    t.text.push_str(&text);
-                }
-                t.calls.extend(calls);
-            }
-            _ => {
-                messages += 1;
-                if turns.len() < COMPARE_MESSAGES {
-                    let href = ctx.node_href(dir, node).unwrap_or_default();
-                    turns.push(Turn { class, role: role.to_string(), text, calls, href });
-                }
-            }
+        let turn = Turn { class, role: role.to_string(), text, calls, href: Href::default() };
+        if !join(&mut turns, same, turn, || ctx.node_href(dir, node).unwrap_or_default()) {
+            messages += 1;
         }
     }
     for t in &mut turns {
@@ -253,6 +239,30 @@ fn column(
         finals,
         more: messages.saturating_sub(turns.len()),
         turns,
+    }
+}
+
+/// Adds `t` to `turns`: joined to the last one when it is the same message
+/// (`same`, of the same role; returns true), else as a new one while there
+/// is room, its link made by `href`.
+fn join(turns: &mut Vec<Turn>, same: bool, t: Turn, href: impl FnOnce() -> Href) -> bool {
+    match turns.last_mut() {
+        Some(last) if same && last.class == t.class => {
+            if !t.text.is_empty() {
+                if !last.text.is_empty() {
+                    last.text.push_str("\n\n");
+                }
+                last.text.push_str(&t.text);
+            }
+            last.calls.extend(t.calls);
+            true
+        }
+        _ => {
+            if turns.len() < COMPARE_MESSAGES {
+                turns.push(Turn { href: href(), ..t });
+            }
+            false
+        }
     }
 }
 
