@@ -616,6 +616,23 @@ fn forked_pages(name: &str, input: &Path, site: &Path, exports: &Path) -> Vec<se
     pages
 }
 
+/// Every fork's compare page in a rendered site.
+fn compare_pages(name: &str, site: &Path) -> Vec<serde_json::Value> {
+    let found: Vec<PathBuf> = walkdir::WalkDir::new(site)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(walkdir::DirEntry::into_path)
+        .filter(|p| p.ends_with("index.html") && p.to_string_lossy().contains("/compare/"))
+        .collect();
+    assert!(!found.is_empty(), "{name}: no compare page");
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| serde_json::json!({ "name": format!("{name}-compare-{i}"), "file": f }))
+        .collect()
+}
+
 /// Issue 26, points 6 and 7 and the index's legend, through
 /// `tests/browser/axe.mjs` at 1280 and 390 px, light and dark: axe-core
 /// (pinned in `tests/browser/package-lock.json`) finds no violation on every
@@ -654,6 +671,7 @@ fn accessibility_and_reading_in_chromium() {
     assert!(notes.is_file(), "{}", notes.display());
     pages.push(serde_json::json!({ "name": "tool-error", "file": notes }));
     pages.extend(forked_pages("example", &example_archive(), &site, &exports));
+    pages.extend(compare_pages("example", &site));
     let export =
         pages.iter().find_map(|v| v["name"].as_str().filter(|n| n.ends_with("-export")).map(|_| v["file"].clone()));
     pages.push(serde_json::json!({ "name": "export-find-open", "file": export.expect("an export"), "find": "cache" }));
@@ -669,6 +687,7 @@ fn accessibility_and_reading_in_chromium() {
         let site = tmp.path().join(name);
         render(input, &site);
         pages.extend(forked_pages(name, input, &site, &exports));
+        pages.extend(compare_pages(name, &site));
     }
     let spec = tmp.path().join("spec.json");
     std::fs::write(&spec, serde_json::json!({ "pages": pages }).to_string()).unwrap();
