@@ -30,7 +30,13 @@ fn page(site: &Path, rel: &str) -> String {
 
 /// The `model · tokens · cost` lines of the replies on a page.
 fn metas(html: &str) -> Vec<&str> {
-    html.split("class=\"meta\">").skip(1).map(|s| &s[..s.find('<').unwrap()]).collect()
+    html.split("<span class=\"meta\"")
+        .skip(1)
+        .map(|s| {
+            let s = &s[s.find('>').unwrap() + 1..];
+            &s[..s.find('<').unwrap()]
+        })
+        .collect()
 }
 
 /// The value of the `cost` fact of a page.
