@@ -159,6 +159,10 @@ pub const UNKNOWN_ENTRIES: usize = 200;
 pub const LISTED_PER_PAGE: usize = 200;
 /// Deepest indentation class of the fork-point index (the stylesheet's).
 pub const OUTLINE_DEPTH: u32 = 8;
+/// Longest branch label a fork's name is qualified by (`#14 on 8.1`) before
+/// the fork falls back to a letter (`#14b`): labels stay short however deep
+/// the branches nest.
+pub const FORK_QUALIFIER_CHARS: usize = 24;
 /// Messages before a fork point shown atop a branch's first page (back to
 /// the last prompt at most, plus that prompt).
 pub const FORK_CONTEXT: usize = 3;

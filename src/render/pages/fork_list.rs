@@ -26,8 +26,8 @@ pub(crate) struct ForkListPage {
     pub(crate) title: String,
     pub(crate) crumbs: Vec<Crumb>,
     pub(crate) heading: String,
-    /// The fork's message number, and its landmark.
-    pub(crate) number: u32,
+    /// The fork's name (`#14`, `#14 on 8.1`) and its landmark.
+    pub(crate) name: String,
     pub(crate) fork: Href,
     pub(crate) total: usize,
     /// Which of all this page lists (1-based).
@@ -53,7 +53,6 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
     let fp = g.fork_at(fork)?;
     let conv = g.node(fork).conversation?;
     let dir = ctx.fork_dir(fork);
-    let number = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
     let total = fp.children.len();
     let pages = page_count(u32::try_from(total).unwrap_or(u32::MAX), u32::try_from(FORK_PER_PAGE).unwrap_or(u32::MAX));
     let from = (page as usize).saturating_mul(FORK_PER_PAGE).min(total);
@@ -67,7 +66,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
                 let b = fp.branch;
                 let br = &g.branches[b];
                 return Some(ForkListRow {
-                    label: format!("{number}.1"),
+                    label: ctx.fork_branch_label(fork, 0),
                     words,
                     href: ctx.message_link(&dir, None, child, true).unwrap_or_default(),
                     messages: br.messages,
@@ -90,10 +89,10 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
     let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
     Some(ForkListPage {
         root: Root::of(&dir),
-        title: format!("fork #{number} · {title}"),
+        title: format!("fork {} · {title}", ctx.fork_name(fork)),
         crumbs: crumbs(ctx, &dir, Some(conv)),
-        heading: format!("Every branch of the fork at #{number}"),
-        number,
+        heading: format!("Every branch of the fork at {}", ctx.fork_name(fork)),
+        name: ctx.fork_name(fork),
         fork: ctx.fork_link(&dir, None, fork).unwrap_or_default(),
         total,
         first: from + 1,

@@ -378,11 +378,10 @@ impl Builder<'_, '_> {
     fn fork(&mut self, f: usize, (branch, lane): (BranchId, u32), at: usize, stack: &mut Vec<Segment>) {
         let g = self.ctx.graph();
         let fp = &self.c.fork_points[f];
-        let n = self.ctx.fork_numbers.get(&fp.node).copied().unwrap_or(0);
         let what = if fp.kind == ForkKind::Compaction { "summarized from here" } else { "fork" };
         let text = format!("{what} · {} branches", fp.children.len());
         let href = self.ctx.fork_link(self.dir, Some(self.track), fp.node).unwrap_or_default();
-        self.row("fork", lane, fp.node, format!("#{n}"), text, href);
+        self.row("fork", lane, fp.node, self.ctx.fork_name(fp.node), text, href);
         let fork_row = self.prev;
         let label_words = |k: usize| words(fp.labels.get(k).map_or("", |l| &**l));
         // The track goes on in this lane: where the active track goes if it
@@ -390,7 +389,7 @@ impl Builder<'_, '_> {
         let this = lane;
         let segment = |k: usize, child: NodeId, lane: u32| {
             let (branch, from, label) = if k == 0 {
-                (branch, at + 1, format!("{n}.1"))
+                (branch, at + 1, self.ctx.fork_branch_label(fp.node, 0))
             } else {
                 let cb = g.node(child).branch?;
                 (cb, 0, self.ctx.labels[cb].clone())

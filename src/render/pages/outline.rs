@@ -54,9 +54,11 @@ pub(crate) struct OutlineRow {
 }
 
 /// The message number the index's legend reads its example with: the first
-/// fork of the outline (`fork at #N`, `N.1`, `N.2`), else 12.
+/// fork of the outline called by its number alone (`fork at #N`, `N.1`,
+/// `N.2`), else 12.
 pub(crate) fn legend_number(rows: &[OutlineRow]) -> &str {
-    rows.iter().find(|r| r.kind == "fork").map_or("12", |r| r.label.as_str())
+    let plain = |r: &&OutlineRow| r.label.len() > 1 && r.label[1..].bytes().all(|b| b.is_ascii_digit());
+    rows.iter().filter(|r| r.kind == "fork").find(plain).map_or("12", |r| &r.label[1..])
 }
 
 /// The outline of a conversation, for its page `track` (in `from_dir`).
@@ -183,8 +185,7 @@ fn walk(
                 }
             }
             Step::More(fp, depth, more) => {
-                let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
-                rows.push(more_row(p, from_dir, fp, (n, depth), more));
+                rows.push(more_row(p, from_dir, fp, depth, more));
             }
         }
     }
@@ -199,13 +200,12 @@ fn fork_row(
 ) -> OutlineRow {
     let g = p.graph();
     let lay = &p.branch_layouts[f.b];
-    let n = p.fork_numbers.get(&f.fp.node).copied().unwrap_or(0);
     let fork = p.fork_link(from_dir, Some(track), f.fp.node).unwrap_or_default();
     let item_ix = p.loc[f.fp.node].map_or(0, |l| l.item.index());
     OutlineRow {
         kind: "fork",
         depth: f.depth.min(OUTLINE_DEPTH),
-        label: n.to_string(),
+        label: p.fork_name(f.fp.node),
         text: fork_text(f.fp, &excerpt(&turn_text(p, lay, item_ix), OUTLINE_CHARS)),
         page: fork.clone(),
         href: fork,
@@ -236,12 +236,11 @@ fn branch_row(
     if k == 0 {
         let (lay, br) = (&p.branch_layouts[f.b], &g.branches[f.b]);
         let item_ix = p.loc[fp.node].map_or(0, |l| l.item.index());
-        let n = p.fork_numbers.get(&fp.node).copied().unwrap_or(0);
         let after = lay.items.as_slice()[item_ix + 1..].iter().filter(|i| i.counted).count();
         let row = OutlineRow {
             kind: "branch",
             depth: (depth + 1).min(OUTLINE_DEPTH),
-            label: format!("{n}.1"),
+            label: p.fork_branch_label(fp.node, 0),
             text,
             href: p.message_link(from_dir, Some(track), child, true).unwrap_or_default(),
             page: p.message_link(from_dir, None, child, true).unwrap_or_default(),
@@ -277,13 +276,13 @@ fn branch_row(
 }
 
 /// The row after the branches a fork names: how many more, and its own list.
-fn more_row(p: &ProjectCtx<'_>, from_dir: &str, fp: &ForkPoint, (n, depth): (u32, u32), more: usize) -> OutlineRow {
+fn more_row(p: &ProjectCtx<'_>, from_dir: &str, fp: &ForkPoint, depth: u32, more: usize) -> OutlineRow {
     let list = crate::render::site::context::fork_list_href(p, from_dir, fp.node);
     OutlineRow {
         kind: "more",
         depth: (depth + 1).min(OUTLINE_DEPTH),
         label: "…".into(),
-        text: format!("{more} more: every branch of the fork at #{n}"),
+        text: format!("{more} more: every branch of the fork at {}", p.fork_name(fp.node)),
         page: list.clone(),
         href: list,
         title: String::new(),

@@ -194,20 +194,16 @@ fn shared_header(ctx: &ProjectCtx<'_>, b: BranchId, p: &mut TrackHead) {
     let group = dir.trim_end_matches('/').rsplit('/').next().unwrap_or_default();
     let first = g.conversations[br.conversation].first_prompt.as_deref().unwrap_or(&br.title);
     p.kind = "branch";
-    p.title = format!("fork #{n} · {group} · {}", excerpt(first, TITLE_CHARS));
-    p.heading = format!("{count} branch{} of the fork at #{n}", if count == 1 { "" } else { "es" });
+    let name = ctx.fork_name(fork);
+    p.title = format!("fork {name} · {group} · {}", excerpt(first, TITLE_CHARS));
+    p.heading = format!("{count} branch{} of the fork at {name}", if count == 1 { "" } else { "es" });
     p.subheading = format!(
         "This fork has {total} branches: the short ones share pages, by their id ({group}). Each is under its own heading."
     );
-    let parent = br.parent_branch.unwrap_or(BranchId::FIRST);
     p.forked_from = Some(ForkedFrom {
         href: ctx.fork_link(dir, None, fork).unwrap_or_default(),
         number: n,
-        parent: if g.branches[parent].fork_point.is_none() {
-            "the main branch".to_string()
-        } else {
-            format!("branch {}", ctx.labels[parent])
-        },
+        parent: ctx.fork_line_name(fork),
         active: false,
         own_fork: false,
     });
@@ -339,14 +335,10 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackHead
     p.title = format!("{label} · {}", excerpt(&title, TITLE_CHARS));
     p.heading = format!("Branch {label}: {}", excerpt(&title, UNTITLED_CHARS));
     let Some(fork) = br.fork_point else { return };
-    let parent = br.parent_branch.unwrap_or(BranchId::FIRST);
     let n = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
     let link = ctx.fork_link(&ctx.branch_dirs[b], None, fork).unwrap_or_default();
-    let parent_label = if g.branches[parent].fork_point.is_none() {
-        "the main branch".to_string()
-    } else {
-        format!("branch {}", ctx.labels[parent])
-    };
+    // The branch the map and the fork-point index nest it under.
+    let parent_label = ctx.fork_line_name(fork);
     p.forked_from = Some(ForkedFrom {
         href: link,
         number: n,

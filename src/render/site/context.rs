@@ -78,6 +78,15 @@ pub(crate) struct ProjectCtx<'a> {
     pub(crate) labels: IdVec<BranchId, String>,
     /// Message number of each fork point node.
     pub(crate) fork_numbers: FxHashMap<NodeId, u32>,
+    /// What each fork point is called ([`ProjectCtx::name_forks`]): its
+    /// message number (`14`), qualified by the branch it is on where the
+    /// number repeats (`8.1/14`), or lettered (`14b`). Its branches are
+    /// `<key>.1`, `<key>.2`…
+    pub(crate) fork_keys: FxHashMap<NodeId, String>,
+    /// The label of the branch each fork point is on, as the map and the
+    /// fork-point index nest it (`main`, `12.2`, or `8.1`: the rest of a
+    /// branch after a fork the active line leaves it at).
+    pub(crate) fork_lines: FxHashMap<NodeId, String>,
     pub(crate) loc: IdVec<NodeId, Option<NodeLoc>>,
     /// tool_use id → agent it spawned.
     pub(crate) agent_by_tool: FxHashMap<&'a str, AgentId>,
@@ -172,6 +181,8 @@ impl<'a> ProjectCtx<'a> {
             active_item: IdVec::filled(None, g.nodes.len()),
             labels: IdVec::filled("main".to_string(), g.branches.len()),
             fork_numbers: FxHashMap::default(),
+            fork_keys: FxHashMap::default(),
+            fork_lines: FxHashMap::default(),
             loc: IdVec::filled(None, g.nodes.len()),
             agent_by_tool: FxHashMap::default(),
             images,
@@ -308,11 +319,6 @@ impl<'a> ProjectCtx<'a> {
                 for fp in g.forks_on(b) {
                     let n = self.loc[fp.node].map_or(0, |l| lay.items[l.item].number);
                     self.fork_numbers.insert(fp.node, n);
-                    for (k, child) in fp.children.iter().enumerate().skip(1) {
-                        if let Some(label) = g.node(*child).branch.and_then(|cb| self.labels.get_mut(cb)) {
-                            *label = format!("{n}.{}", k + 1);
-                        }
-                    }
                 }
                 self.branch_layouts[b] = lay;
             }
@@ -325,6 +331,8 @@ impl<'a> ProjectCtx<'a> {
                 }
             }
             self.active_layouts[i] = lay;
+            let last = self.active_layouts[i].items.last().map_or(0, |it| it.number);
+            self.name_forks(g, c, last);
         }
         for (i, a) in g.agents.iter_enumerated() {
             let lay = layout(g, e, &a.nodes, 0, self.page_size);
@@ -405,6 +413,95 @@ impl<'a> ProjectCtx<'a> {
         let g = self.graph();
         let conv = g.node(fork).conversation.map_or("", |c| self.conv_dirs[c].as_str());
         format!("{conv}f/{}/", sanitize_segment(g.uuid(self.entries(), fork)))
+    }
+
+    /// Names the fork points of conversation `c` and its branches, one
+    /// scheme for the map, the fork-point index, the landmarks and the
+    /// branch pages. A fork is called by its message number (`#14`, its
+    /// branches `14.1`, `14.2`…) where that says which fork it is: on the
+    /// active line (whose numbers the conversation page shows), or off it
+    /// at a number neither the active line nor another fork has. Elsewhere
+    /// the number repeats, and the fork is qualified by the branch it is on
+    /// (`#14 on 8.1`, its branches `8.1/14.2`…: the last part of that
+    /// branch's label, or all of it where the last part repeats too), or,
+    /// where even that repeats or grows past [`FORK_QUALIFIER_CHARS`],
+    /// lettered (`#14b`, `14b.2`). The branch a fork is on is the one the
+    /// map and the index nest it under: its own label until a fork the
+    /// active line leaves it at, then that fork's `.1`. Parents are named
+    /// before their children (`c.branches` is in that order); linear.
+    fn name_forks(&mut self, g: &Graph, c: &Conversation, active_last: u32) {
+        use crate::limits::FORK_QUALIFIER_CHARS;
+        let mut letter: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut per_number: FxHashMap<u32, u32> = FxHashMap::default();
+        for fp in &c.fork_points {
+            *per_number.entry(self.fork_numbers.get(&fp.node).copied().unwrap_or(0)).or_default() += 1;
+        }
+        let mut used: FxHashSet<String> = FxHashSet::default();
+        for (i, &b) in c.branches.iter().enumerate() {
+            let mut line = if i == 0 { "main".to_string() } else { self.labels[b].clone() };
+            for fp in g.forks_on(b) {
+                let n = self.fork_numbers.get(&fp.node).copied().unwrap_or(0);
+                let on = self.on_active_track(fp.node);
+                let repeats = !on && (n <= active_last || per_number.get(&n).is_some_and(|k| *k > 1));
+                let short = line.rsplit('/').next().unwrap_or(&line);
+                let candidates = [
+                    (!repeats).then(|| n.to_string()),
+                    repeats.then(|| format!("{short}/{n}")),
+                    (repeats && line.len() <= FORK_QUALIFIER_CHARS).then(|| format!("{line}/{n}")),
+                ];
+                let key = candidates.into_iter().flatten().find(|k| !used.contains(k)).unwrap_or_else(|| loop {
+                    let k = letter.entry(n).or_default();
+                    *k += 1;
+                    let key = format!("{n}{}", letters(*k));
+                    if !used.contains(&key) {
+                        break key;
+                    }
+                });
+                used.insert(key.clone());
+                for (k, child) in fp.children.iter().enumerate().skip(1) {
+                    if let Some(label) = g.node(*child).branch.and_then(|cb| self.labels.get_mut(cb)) {
+                        *label = format!("{key}.{}", k + 1);
+                    }
+                }
+                self.fork_lines.insert(fp.node, line.clone());
+                // The active line leaves here: the rest of the branch is
+                // `.1`, beside it.
+                let leaves = on && fp.children.iter().skip(1).any(|ch| self.on_active_track(*ch));
+                if leaves {
+                    line = format!("{key}.1");
+                }
+                self.fork_keys.insert(fp.node, key);
+            }
+        }
+    }
+
+    /// What fork point `node` is called on pages: `#14`, `#14 on 8.1`, `#14b`.
+    pub(crate) fn fork_name(&self, node: NodeId) -> String {
+        match self.fork_keys.get(&node) {
+            Some(key) => match key.rsplit_once('/') {
+                Some((on, n)) => format!("#{n} on {on}"),
+                None => format!("#{key}"),
+            },
+            None => format!("#{}", self.fork_numbers.get(&node).copied().unwrap_or(0)),
+        }
+    }
+
+    /// The label of the `k`-th branch (from 0) of fork point `node`: `14.1`,
+    /// `8.1/14.2`, `14b.3`.
+    pub(crate) fn fork_branch_label(&self, node: NodeId, k: usize) -> String {
+        match self.fork_keys.get(&node) {
+            Some(key) => format!("{key}.{}", k + 1),
+            None => format!("{}.{}", self.fork_numbers.get(&node).copied().unwrap_or(0), k + 1),
+        }
+    }
+
+    /// How a branch page names the branch fork point `node` is on: `the
+    /// main branch`, `branch 8.1`.
+    pub(crate) fn fork_line_name(&self, node: NodeId) -> String {
+        match self.fork_lines.get(&node).map(String::as_str) {
+            None | Some("main") => "the main branch".to_string(),
+            Some(l) => format!("branch {l}"),
+        }
     }
 
     fn index(&mut self, track: TrackId, lay: &TrackLayout) {
@@ -582,4 +679,19 @@ impl PageWarnings {
         }
         out
     }
+}
+
+/// `b`, `c`, … `z`, `ba`…: the letter of the `k`-th fork (from 1) sharing a
+/// name with another.
+fn letters(k: u32) -> String {
+    let mut k = k;
+    let mut s = Vec::new();
+    loop {
+        s.push(char::from(b'a' + u8::try_from(k % 26).unwrap_or(0)));
+        k /= 26;
+        if k == 0 {
+            break;
+        }
+    }
+    s.iter().rev().collect()
 }
