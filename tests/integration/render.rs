@@ -943,6 +943,125 @@ fn the_fork_point_index_reads_in_the_order_of_the_map() {
     let (a1, a2) = (at("2.1"), at("2.2"));
     assert!(a1 < a2 && !labels[a1].1 && labels[a2].1, "{labels:?}");
     // Fork B (on 2.1, off the active line) goes on with its .1, listed last.
-    assert_eq!(labels[a1 + 1].0, "fork at #4", "{labels:?}");
-    assert_eq!(&labels[a1 + 2..a2], &[("4.2".to_string(), false), ("4.1".to_string(), true)], "{labels:?}");
+    // Both forks are at #4 (on 2.1 and on 2.2): the one off the active line
+    // is named by its branch, and so are its branches.
+    assert_eq!(labels[a1 + 1].0, "fork at #4 on 2.1", "{labels:?}");
+    assert_eq!(&labels[a1 + 2..a2], &[("2.1/4.2".to_string(), false), ("2.1/4.1".to_string(), true)], "{labels:?}");
+    assert!(labels.contains(&("fork at #4".to_string(), false)), "{labels:?}");
+    assert_eq!(fork_naming_problems(&out), Vec::<String>::new());
+}
+
+/// Issue 26 point 2: one name for each fork and branch. On the example and
+/// the real clients' archives, a branch page's "Forked from … on branch X"
+/// names the branch the map and the fork-point index nest its fork under,
+/// and no two forks (nor two branches) of a map or an index share a label.
+#[test]
+fn every_fork_has_one_name_and_its_branches_say_where_the_map_puts_them() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut inputs = vec![example_archive()];
+    for client in ["client-2.1.330", "client-2.1.332"] {
+        for case in ["time-travel", "bash-rewind", "compact", "summarize-from", "summarize-up-to"] {
+            let dir = fixtures.join(client).join(case).join("projects");
+            if dir.is_dir() {
+                inputs.push(dir);
+            }
+        }
+    }
+    let mut checked = 0;
+    for input in inputs {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("site");
+        let o = cctree().args(["-q", "render"]).arg(&input).arg("-o").arg(&out).output().unwrap();
+        assert!(o.status.success(), "{}: {}", input.display(), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(fork_naming_problems(&out), Vec::<String>::new(), "{}", input.display());
+        checked += crate::common::html_pages(&out).iter().filter(|(_, h)| h.contains("Forked from ")).count();
+    }
+    assert!(checked >= 10, "only {checked} branch pages said where they forked from");
+}
+
+/// What breaks the naming of forks in a rendered site: a branch page whose
+/// "forked from" branch is not where the map or the index nest its fork, or
+/// two forks or branches of one conversation sharing a label.
+fn fork_naming_problems(site: &Path) -> Vec<String> {
+    let between = |s: &str, a: &str, b: &str| -> Option<String> {
+        let from = s.find(a)? + a.len();
+        Some(s[from..from + s[from..].find(b)?].to_string())
+    };
+    let anchor = |href: &str| href.rsplit('#').next().unwrap_or_default().to_string();
+    let mut problems = Vec::new();
+    // fork anchor → (the branch the map nests it under, the index's).
+    let mut parents: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let pages = crate::common::html_pages(site);
+    for (path, page) in &pages {
+        let Some(svg) = between(page, "<svg class=\"map-svg\"", "</svg>") else { continue };
+        let Some(tree) = between(page, "<ol class=\"tree\">", "</ol>") else { continue };
+        // The map: a fork's branch is the last head drawn above it in its lane.
+        let mut heads: Vec<(u32, String)> = Vec::new();
+        let mut labels = BTreeSet::new();
+        for row in svg.split("<a class=\"").skip(1) {
+            let kind = row.split(['"', ' ']).next().unwrap();
+            let href = between(row, "href=\"", "\"").unwrap();
+            let label = between(row, "<tspan class=\"lbl\">", "</tspan>").unwrap();
+            let num = |k: &str| between(row, k, "\"").and_then(|v| v.parse::<u32>().ok());
+            let x = match kind {
+                "fork" => num("class=\"node\" x=\"").map(|x| x + 5),
+                _ => num("cx=\""),
+            };
+            match (kind, x) {
+                ("head", Some(x)) => heads.push((x, label)),
+                ("fork", Some(x)) => {
+                    let on = heads.iter().rev().find(|(hx, _)| *hx == x).map_or("?", |(_, l)| l.as_str());
+                    let on = if on.starts_with('#') { "main" } else { on };
+                    parents.entry(anchor(&href)).or_default().0 = on.to_string();
+                    if !labels.insert(label.clone()) {
+                        problems.push(format!("{}: two forks on the map are {label}", path.display()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // The index: a fork is on the row above it less deep, or on the
+        // line going on (`continues`) after the fork before it, at its
+        // depth; a `.1` going on is the same line.
+        let mut above: Vec<(u32, String, bool)> = Vec::new();
+        let mut labels = BTreeSet::new();
+        for row in tree.split("<li class=\"row ").skip(1) {
+            let kind = row.split(' ').next().unwrap();
+            let classes = row.split('"').next().unwrap();
+            let depth: u32 = between(row, " d", "\"").unwrap().split(' ').next().unwrap().parse().unwrap();
+            let label = between(row, "class=\"lbl\"", "</a>").unwrap();
+            let label = label.split('>').nth(1).unwrap().to_string();
+            let href = between(row, "href=\"", "\"").unwrap();
+            if kind == "fork" {
+                let on = above
+                    .iter()
+                    .rev()
+                    .find(|(d, l, cont)| *d < depth || *d == depth + 1 && *cont && !l.ends_with(".1"))
+                    .map_or("main", |(_, l, _)| l.as_str());
+                let on = if on.starts_with('#') { "main" } else { on };
+                parents.entry(anchor(&href)).or_default().1 = on.to_string();
+            }
+            if kind != "more" && !labels.insert(label.clone()) {
+                problems.push(format!("{}: two rows of the index are {label}", path.display()));
+            }
+            above.push((depth, label, classes.contains(" cont")));
+        }
+    }
+    let mut said = 0;
+    for (path, page) in &pages {
+        let Some(line) = between(page, "<p class=\"forked\">", "</p>") else { continue };
+        let Some(href) = between(&line, "Forked from <a href=\"", "\"") else { continue };
+        let on = between(&line, "</a> on ", "<").unwrap_or_else(|| line[line.find("</a> on ").unwrap() + 8..].to_string());
+        let on = on.trim().trim_end_matches('.');
+        let on = on.strip_prefix("branch ").unwrap_or(if on == "the main branch" { "main" } else { on }).to_string();
+        said += 1;
+        match parents.get(&anchor(&href)) {
+            Some((map, index)) if *map == on && *index == on => {}
+            other => problems.push(format!("{}: forked from {on}, the map and index say {other:?}", path.display())),
+        }
+    }
+    if said == 0 && !parents.is_empty() {
+        problems.push("no branch page says where it forked from".into());
+    }
+    problems
 }
