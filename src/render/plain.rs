@@ -42,17 +42,26 @@ pub(crate) fn cut(s: &str, max: usize) -> &str {
     &s[..i]
 }
 
-/// One line of at most `chars` characters: whitespace collapsed, `…` when cut.
+/// One line of at most `chars` characters: whitespace collapsed, `…` when cut
+/// (at the start of the word it would cut, when that is near).
 pub(crate) fn excerpt(s: &str, chars: usize) -> String {
     let mut out = String::new();
     let mut n = 0;
+    // Where the last word began (in `out` and in characters).
+    let mut word_at = (0, 0);
     for word in s.split_whitespace() {
         if n > 0 {
             out.push(' ');
             n += 1;
         }
+        word_at = (out.len(), n);
         for c in word.chars() {
             if n >= chars {
+                // Cut at the word's start when it is near, not mid-word.
+                if word_at.0 > 0 && n - word_at.1 <= WORD_CUT_BACK {
+                    out.truncate(word_at.0);
+                }
+                out.truncate(out.trim_end().len());
                 out.push('…');
                 return out;
             }
@@ -62,6 +71,9 @@ pub(crate) fn excerpt(s: &str, chars: usize) -> String {
     }
     out
 }
+
+/// How many characters [`excerpt`] gives back to end on a whole word.
+const WORD_CUT_BACK: usize = 16;
 
 /// Whether [`excerpt`] cuts `s` at `chars` characters.
 pub(crate) fn is_cut(s: &str, chars: usize) -> bool {
@@ -117,6 +129,10 @@ mod tests {
         assert_eq!(cut("héllo", 2), "h");
         assert_eq!(excerpt("  a  b\n c ", 10), "a b c");
         assert_eq!(excerpt("abcdef", 3), "abc…");
+        // A word cut near its start goes whole; a long one is cut.
+        assert_eq!(excerpt("the quick brown fox", 12), "the quick…");
+        assert_eq!(excerpt("abc def", 4), "abc…");
+        assert_eq!(excerpt(&format!("a {}", "x".repeat(40)), 20), format!("a {}…", "x".repeat(18)));
         assert!(is_cut("abcdef", 3) && !is_cut("abc", 3) && !is_cut(" a  b ", 3) && is_cut("a  bc", 3));
     }
 

@@ -1051,7 +1051,8 @@ fn fork_naming_problems(site: &Path) -> Vec<String> {
     for (path, page) in &pages {
         let Some(line) = between(page, "<p class=\"forked\">", "</p>") else { continue };
         let Some(href) = between(&line, "Forked from <a href=\"", "\"") else { continue };
-        let on = between(&line, "</a> on ", "<").unwrap_or_else(|| line[line.find("</a> on ").unwrap() + 8..].to_string());
+        let on =
+            between(&line, "</a> on ", "<").unwrap_or_else(|| line[line.find("</a> on ").unwrap() + 8..].to_string());
         let on = on.trim().trim_end_matches('.');
         let on = on.strip_prefix("branch ").unwrap_or(if on == "the main branch" { "main" } else { on }).to_string();
         said += 1;

@@ -449,12 +449,14 @@ impl<'a> ProjectCtx<'a> {
                     repeats.then(|| format!("{short}/{n}")),
                     (repeats && line.len() <= FORK_QUALIFIER_CHARS).then(|| format!("{line}/{n}")),
                 ];
-                let key = candidates.into_iter().flatten().find(|k| !used.contains(k)).unwrap_or_else(|| loop {
-                    let k = letter.entry(n).or_default();
-                    *k += 1;
-                    let key = format!("{n}{}", letters(*k));
-                    if !used.contains(&key) {
-                        break key;
+                let key = candidates.into_iter().flatten().find(|k| !used.contains(k)).unwrap_or_else(|| {
+                    loop {
+                        let k = letter.entry(n).or_default();
+                        *k += 1;
+                        let key = format!("{n}{}", letters(*k));
+                        if !used.contains(&key) {
+                            break key;
+                        }
                     }
                 });
                 used.insert(key.clone());

@@ -314,8 +314,11 @@ fn fork_note(ctx: &ProjectCtx<'_>, at: Place<'_>, node: NodeId) -> Option<ForkNo
             let (here, active) = (here(child), ctx.on_active_track(child));
             if k == 0 || here {
                 let href = ctx.message_link(at.dir, at.track, child, true).unwrap_or_default();
-                let label =
-                    if k == 0 { ctx.fork_branch_label(node, 0) } else { g.node(child).branch.map(|cb| ctx.labels[cb].clone())? };
+                let label = if k == 0 {
+                    ctx.fork_branch_label(node, 0)
+                } else {
+                    g.node(child).branch.map(|cb| ctx.labels[cb].clone())?
+                };
                 return Some(ForkBranch { label, href, words, here, active });
             }
             // Every later child of a fork point starts a branch.
