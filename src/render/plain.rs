@@ -47,14 +47,13 @@ pub(crate) fn cut(s: &str, max: usize) -> &str {
 pub(crate) fn excerpt(s: &str, chars: usize) -> String {
     let mut out = String::new();
     let mut n = 0;
-    // Where the last word began (in `out` and in characters).
-    let mut word_at = (0, 0);
     for word in s.split_whitespace() {
         if n > 0 {
             out.push(' ');
             n += 1;
         }
-        word_at = (out.len(), n);
+        // Where this word begins (in `out` and in characters).
+        let word_at = (out.len(), n);
         for c in word.chars() {
             if n >= chars {
                 // Cut at the word's start when it is near, not mid-word.
