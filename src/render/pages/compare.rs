@@ -85,23 +85,9 @@ pub(crate) struct Turn {
     pub(crate) href: Href,
 }
 
-/// The directory of the compare page of `fork`.
-pub(crate) fn dir(ctx: &ProjectCtx<'_>, fork: NodeId) -> String {
-    let g = ctx.graph();
-    let conv = g.node(fork).conversation.map_or("", |c| ctx.conv_dirs[c].as_str());
-    format!("{conv}compare/{}/", crate::render::site::urls::sanitize_segment(g.uuid(ctx.entries(), fork)))
-}
-
 /// The path of the compare page of `fork`.
 pub(crate) fn path(ctx: &ProjectCtx<'_>, fork: NodeId) -> String {
-    format!("{}{}", dir(ctx, fork), page_file(0))
-}
-
-/// A link from `from_dir` to the compare page of `fork` (none in a one-file
-/// export, which has no such page).
-pub(crate) fn href(ctx: &ProjectCtx<'_>, from_dir: &str, fork: NodeId) -> Option<Href> {
-    (ctx.links == crate::render::site::urls::Links::Site)
-        .then(|| ctx.href(from_dir, &dir(ctx, fork), &page_file(0), None))
+    format!("{}{}", ctx.compare_dir(fork), page_file(0))
 }
 
 /// Every fork point of the project.
@@ -114,8 +100,9 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
     let g = ctx.graph();
     let fp = g.fork_at(fork)?;
     let conv = g.node(fork).conversation?;
-    let dir = dir(ctx, fork);
+    let dir = ctx.compare_dir(fork);
     let number = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
+    let name = ctx.fork_name(fork);
     let columns: Vec<Column> = fp
         .children
         .iter()
@@ -129,7 +116,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
                 let own = &g.branches[b].nodes;
                 let from = own.iter().position(|&n| n == child).unwrap_or(own.len());
                 let href = ctx.message_link(&dir, None, child, true).unwrap_or_default();
-                (format!("{number}.1"), own[from..].to_vec(), href, b)
+                (ctx.fork_branch_label(fork, 0), own[from..].to_vec(), href, b)
             } else {
                 let b = g.node(child).branch?;
                 (ctx.labels[b].clone(), g.branches[b].nodes.clone(), ctx.branch_href(&dir, b), b)
@@ -142,9 +129,9 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
     let both = both_changed(&columns);
     Some(ComparePage {
         root: Root::of(&dir),
-        title: format!("compare the fork at #{number} · {title}"),
+        title: format!("compare the fork at {name} · {title}"),
         crumbs: crumbs(ctx, &dir, Some(conv)),
-        heading: format!("The branches of the fork at #{number}, side by side"),
+        heading: format!("The branches of the fork at {name}, side by side"),
         number,
         fork: ctx.fork_link(&dir, None, fork).unwrap_or_default(),
         fork_text,

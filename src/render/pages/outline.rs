@@ -215,7 +215,7 @@ fn fork_row(
         active: active.contains(&f.fp.node),
         continues: false,
         own_fork: false,
-        compare: crate::render::pages::compare::href(p, from_dir, f.fp.node),
+        compare: p.compare_href(from_dir, f.fp.node),
     }
 }
 

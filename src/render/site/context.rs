@@ -402,6 +402,20 @@ impl<'a> ProjectCtx<'a> {
         self.href(from_dir, &self.branch_dirs[b], &page_file(0), frag.as_deref())
     }
 
+    /// The directory of the compare page of fork point `fork`:
+    /// `<conversation>/compare/<fork uuid>/`.
+    pub(crate) fn compare_dir(&self, fork: NodeId) -> String {
+        let g = self.graph();
+        let conv = g.node(fork).conversation.map_or("", |c| self.conv_dirs[c].as_str());
+        format!("{conv}compare/{}/", sanitize_segment(g.uuid(self.entries(), fork)))
+    }
+
+    /// A link from `from_dir` to the compare page of `fork` (none in a
+    /// one-file export, which has no such page).
+    pub(crate) fn compare_href(&self, from_dir: &str, fork: NodeId) -> Option<Href> {
+        (self.links == Links::Site).then(|| self.href(from_dir, &self.compare_dir(fork), &page_file(0), None))
+    }
+
     /// The anchor of a branch on a shared page: `b-<first uuid>`.
     pub(crate) fn branch_anchor(&self, b: BranchId) -> String {
         format!("b-{}", sanitize_segment(self.graph().uuid(self.entries(), self.graph().branches[b].first)))

@@ -335,7 +335,7 @@ fn fork_note(ctx: &ProjectCtx<'_>, at: Place<'_>, node: NodeId) -> Option<ForkNo
         branches,
         total: fp.children.len(),
         more,
-        compare: crate::render::pages::compare::href(ctx, at.dir, node),
+        compare: ctx.compare_href(at.dir, node),
         compaction: fp.kind == ForkKind::Compaction,
     })
 }
