@@ -26,10 +26,14 @@ export function args() {
 // failures.
 export function reporter(report) {
   const failures = [];
+  let ended = false;
   const end = (list, code) => {
+    if (ended) return;
+    ended = true;
     report.failures = list;
-    console.log(JSON.stringify(report, null, 2));
-    process.exit(code);
+    // Exit once the whole report is written: a pipe takes 64 KB at a time,
+    // and process.exit() right after console.log() cut longer reports.
+    process.stdout.write(JSON.stringify(report, null, 2) + "\n", () => process.exit(code));
   };
   const fail = (m) => failures.push(m.length > 600 ? m.slice(0, 600) + "…" : m);
   const run = (main, { limited = false, limitMs = 300000 } = {}) => {
