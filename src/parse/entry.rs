@@ -321,12 +321,14 @@ pub struct Entry {
 }
 
 impl Entry {
-    /// An entry of line `raw` that says nothing yet: what another client's
-    /// reader ([`crate::adapter`]) fills in.
+    /// An entry of line `raw` that says nothing yet: what each client's
+    /// reader (Claude Code's `header` below, [`crate::adapter`]) fills in.
     pub(crate) fn blank(raw: &str, loc: Loc, offset: u64, kind: Kind) -> Entry {
         Entry {
             loc,
             offset,
+            // A line of 4 GiB or more (one window) keeps `u32::MAX`: reading it
+            // again then fails its hash check, a warning naming it.
             len: u32::try_from(raw.len()).unwrap_or(u32::MAX),
             kind,
             uuid: None,
@@ -723,12 +725,6 @@ fn header(r: &mut RawEntry<'_>, raw: &str, loc: Loc, offset: u64) -> Entry {
         .or_else(|| std::mem::take(&mut r.request_session_id).into_box())
         .filter(|s| !s.is_empty() && Some(s) != session_id.as_ref());
     Entry {
-        loc,
-        offset,
-        // A line of 4 GiB or more (one window) keeps `u32::MAX`: reading it
-        // again then fails its hash check, a warning naming it.
-        len: u32::try_from(raw.len()).unwrap_or(u32::MAX),
-        kind: Kind::from_type(r.ty.as_deref()),
         uuid: std::mem::take(&mut r.uuid).into_box().filter(|u| !u.is_empty()),
         parent_uuid: std::mem::take(&mut r.parent_uuid).into_box().filter(|u| !u.is_empty()),
         logical_parent_uuid: std::mem::take(&mut r.logical_parent_uuid).into_box().filter(|u| !u.is_empty()),
@@ -742,22 +738,7 @@ fn header(r: &mut RawEntry<'_>, raw: &str, loc: Loc, offset: u64) -> Entry {
         subtype: std::mem::take(&mut r.subtype).into_box(),
         cwd: std::mem::take(&mut r.cwd).into_box(),
         version: std::mem::take(&mut r.version).into_box(),
-        message_id: None,
-        model: None,
-        stop_reason: None,
-        usage: None,
-        user_kind: UserKind::None,
-        tool_uses: Vec::new(),
-        tool_results: Vec::new(),
-        spawned_agent: None,
-        text_hash: 0,
-        excerpt: "".into(),
-        payload_hash: 0,
-        content_hash: 0,
         copied_from,
-        attachment_type: None,
-        meta: None,
-        line_hash: hash_bytes(raw.as_bytes()),
         cctree_fork: r.cctree_fork.map(|raw| {
             serde_json::from_str::<RawProvenance<'_>>(raw.get())
                 .unwrap_or_default()
@@ -765,7 +746,7 @@ fn header(r: &mut RawEntry<'_>, raw: &str, loc: Loc, offset: u64) -> Entry {
                 .into_box()
                 .unwrap_or_default()
         }),
-        repaired: None,
+        ..Entry::blank(raw, loc, offset, Kind::from_type(r.ty.as_deref()))
     }
 }
 
