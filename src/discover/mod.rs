@@ -326,18 +326,48 @@ pub fn other_client(input: &Path) -> Result<Option<ClientFolder>> {
     Ok(Some((dir, found, warned)))
 }
 
+/// The client's default folder: Claude Code's projects directory, Codex
+/// CLI's sessions tree, Gemini CLI's `tmp` folder (which may not exist).
+pub fn default_dir(client: Client) -> Option<PathBuf> {
+    match client {
+        Client::Claude => default_projects_dir(),
+        Client::Codex => default_codex_dir(),
+        Client::Gemini => default_gemini_dir(),
+    }
+}
+
+/// The folder where the `cctree sync` archive keeps the client's sessions,
+/// when a sync made the archive: for Claude Code the archive itself, for
+/// the others their folder beside it.
+pub fn synced_client_dir(client: Client) -> Option<PathBuf> {
+    let archive = crate::sync::existing_archive()?;
+    match client {
+        Client::Claude => Some(archive),
+        _ => crate::sync::scan::client_archive(&archive, client),
+    }
+}
+
+/// Where `cctree fork` looks an id of the client up: the client's folder
+/// `projects` is or holds (`--projects DIR`), else the client's default
+/// folder and its copy in the `cctree sync` archive, those that exist.
+pub fn client_trees(client: Client, projects: Option<&Path>) -> Vec<PathBuf> {
+    match (projects, client) {
+        (Some(d), Client::Claude) => vec![d.to_path_buf()],
+        (Some(d), Client::Codex) => is_codex_dir(d).into_iter().collect(),
+        (Some(d), Client::Gemini) => is_gemini_dir(d).into_iter().collect(),
+        (None, _) => {
+            [default_dir(client), synced_client_dir(client)].into_iter().flatten().filter(|d| d.is_dir()).collect()
+        }
+    }
+}
+
 /// Every default input that exists: Claude Code's projects directory,
 /// Codex CLI's sessions and Gemini CLI's `tmp` folder, of the `agents`
 /// asked for; an error when none does.
 pub fn default_inputs(agents: &[Client]) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for a in agents {
-        let dir = match a {
-            Client::Claude => default_projects_dir(),
-            Client::Codex => default_codex_dir(),
-            Client::Gemini => default_gemini_dir(),
-        };
-        if let Some(d) = dir.filter(|d| d.is_dir()) {
+        if let Some(d) = default_dir(*a).filter(|d| d.is_dir()) {
             found.push(d);
         }
     }

@@ -94,9 +94,8 @@ fn sessions_root(file: &Path) -> Option<PathBuf> {
 }
 
 fn in_archive(file: &Path) -> bool {
-    let Some(kept) = crate::sync::existing_archive()
-        .and_then(|a| crate::sync::scan::client_archive(&a, crate::discover::Client::Codex))
-        .and_then(|d| std::fs::canonicalize(d).ok())
+    let Some(kept) =
+        crate::discover::synced_client_dir(crate::discover::Client::Codex).and_then(|d| std::fs::canonicalize(d).ok())
     else {
         return false;
     };
@@ -118,19 +117,7 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     if uuid::Uuid::parse_str(id).is_err() {
         return Ok(None);
     }
-    let mut trees: Vec<PathBuf> = Vec::new();
-    match projects {
-        Some(d) => trees.extend(crate::discover::is_codex_dir(d)),
-        None => {
-            trees.extend(crate::discover::default_codex_dir().filter(|d| d.is_dir()));
-            trees.extend(
-                crate::sync::existing_archive()
-                    .and_then(|a| crate::sync::scan::client_archive(&a, crate::discover::Client::Codex))
-                    .filter(|d| d.is_dir()),
-            );
-        }
-    }
-    for tree in trees {
+    for tree in crate::discover::client_trees(crate::discover::Client::Codex, projects) {
         let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&tree)
             .sort_by_file_name()
             .into_iter()

@@ -144,21 +144,9 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     if target.is_empty() || target.contains('/') {
         return Ok(None);
     }
-    let mut tmps: Vec<PathBuf> = Vec::new();
-    match projects {
-        Some(d) => tmps.extend(crate::discover::is_gemini_dir(d)),
-        None => {
-            tmps.extend(crate::discover::default_gemini_dir().filter(|d| d.is_dir()));
-            tmps.extend(
-                crate::sync::existing_archive()
-                    .and_then(|a| crate::sync::scan::client_archive(&a, crate::discover::Client::Gemini))
-                    .filter(|d| d.is_dir()),
-            );
-        }
-    }
     let needle = format!("\"{target}\"");
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    for tmp in tmps {
+    for tmp in crate::discover::client_trees(crate::discover::Client::Gemini, projects) {
         let mut best: Option<(usize, PathBuf)> = None;
         for f in session_files(&tmp) {
             let Ok(bytes) = std::fs::read(&f) else { continue };
@@ -220,8 +208,7 @@ fn session_files(tmp: &Path) -> Vec<PathBuf> {
 fn dest_dir(file: &Path) -> Result<PathBuf> {
     let chats = file.parent().context("the session file has no folder")?;
     let archived = crate::sync::record::find(chats.parent().and_then(Path::parent).unwrap_or(chats)).is_some()
-        || (crate::sync::existing_archive()
-            .and_then(|a| crate::sync::scan::client_archive(&a, crate::discover::Client::Gemini))
+        || (crate::discover::synced_client_dir(crate::discover::Client::Gemini)
             .and_then(|d| std::fs::canonicalize(d).ok())
             .is_some_and(|d| std::fs::canonicalize(chats).is_ok_and(|c| c.starts_with(&d))));
     if !archived {
