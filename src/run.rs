@@ -550,29 +550,11 @@ fn fork(args: &crate::cli::ForkArgs) -> Result<Status> {
         projects: args.projects.clone(),
         backfill: args.backfill,
     };
-    if let Some(file) = crate::fork::codex::find(&req.target, req.projects.as_deref())? {
-        let fork = crate::fork::codex::fork(&file, req.at.as_deref(), req.dry_run)?;
-        if args.json {
-            print_json(&fork)?;
-        } else {
-            print_out(&fork.text())?;
-        }
-        return Ok(Status::Clean);
-    }
-    if let Some(file) = crate::fork::gemini::find(&req.target, req.projects.as_deref())? {
-        let fork = crate::fork::gemini::fork(&file, req.at.as_deref(), req.dry_run)?;
-        if args.json {
-            print_json(&fork)?;
-        } else {
-            print_out(&fork.text())?;
-        }
-        return Ok(Status::Clean);
-    }
-    let plan = crate::fork::run(&req)?;
+    let fork = crate::fork::fork(&req)?;
     if args.json {
-        print_json(&plan)?;
+        print_json(&fork)?;
     } else {
-        print_out(&crate::fork::text(&plan))?;
+        print_out(&fork.text())?;
     }
     Ok(Status::Clean)
 }

@@ -31,7 +31,43 @@ pub struct ForkRequest {
     pub backfill: bool,
 }
 
-/// Runs `cctree fork`: resolves the target, plans, writes (unless a dry run).
+/// What `cctree fork` wrote (or would write), of whichever client's session
+/// TARGET named; as JSON, the client's own report.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(untagged)]
+pub enum Fork {
+    Claude(Box<Plan>),
+    Codex(super::codex::CodexFork),
+    Gemini(super::gemini::GeminiFork),
+}
+
+impl Fork {
+    /// The human-readable report.
+    pub fn text(&self) -> String {
+        match self {
+            Fork::Claude(plan) => text(plan),
+            Fork::Codex(f) => f.text(),
+            Fork::Gemini(f) => f.text(),
+        }
+    }
+}
+
+/// Runs `cctree fork` of a session of any client: a Codex CLI rollout or
+/// thread ([`super::codex`]), a Gemini CLI session ([`super::gemini`]),
+/// else Claude Code's ([`run`]).
+pub fn fork(req: &ForkRequest) -> Result<Fork> {
+    let projects = req.projects.as_deref();
+    if let Some(file) = super::codex::find(&req.target, projects)? {
+        return Ok(Fork::Codex(super::codex::fork(&file, req.at.as_deref(), req.dry_run)?));
+    }
+    if let Some(file) = super::gemini::find(&req.target, projects)? {
+        return Ok(Fork::Gemini(super::gemini::fork(&file, req.at.as_deref(), req.dry_run)?));
+    }
+    Ok(Fork::Claude(Box::new(run(req)?)))
+}
+
+/// Runs `cctree fork` of a Claude Code session: resolves the target, plans,
+/// writes (unless a dry run).
 pub fn run(req: &ForkRequest) -> Result<Plan> {
     let resolved = resolve(&req.target, req.projects.as_deref())?;
     refuse_other_clients(&resolved)?;

@@ -84,7 +84,7 @@ pub mod prefix;
 pub mod target;
 
 pub use crate::term::shell_quote;
-pub use cmd::{ForkRequest, run, text, write};
+pub use cmd::{Fork, ForkRequest, fork, run, text, write};
 pub use plan::{IllegalCheckpoint, Inputs, Plan, nearest_legal, plan};
 pub use prefix::{Illegal, Prefix, legal_checkpoints, legal_on_branches, prefix, turn_context};
 
