@@ -126,6 +126,27 @@ impl Driver {
         }
         serde_json::from_str(&report).map_err(|e| format!("not a JSON report ({e}): {report}"))
     }
+
+    /// Runs the driver's sibling `script` (`reader.mjs`, `axe.mjs`) on
+    /// `spec`, written into `tmp` (the folder holding the rendered sites),
+    /// with screenshots into [`screenshots_dir`], and returns its report;
+    /// keeps `tmp` for a look when the run failed or `CCTREE_BROWSER_KEEP`
+    /// is set.
+    pub fn run_spec(&self, script: &str, spec: &serde_json::Value, tmp: tempfile::TempDir) -> serde_json::Value {
+        let file = tmp.path().join("spec.json");
+        std::fs::write(&file, spec.to_string()).unwrap();
+        let driver = Driver {
+            node: self.node.clone(),
+            script: self.script.with_file_name(script),
+            chromium: self.chromium.clone(),
+        };
+        let shots = screenshots_dir();
+        let result = driver.try_run([OsStr::new("--spec"), file.as_os_str(), OsStr::new("--shots"), shots.as_os_str()]);
+        if result.is_err() || std::env::var_os("CCTREE_BROWSER_KEEP").is_some() {
+            eprintln!("the rendered sites are kept in {} for a look", tmp.keep().display());
+        }
+        result.unwrap_or_else(|e| panic!("{e}"))
+    }
 }
 
 /// Whether the browser tests must run (`scripts/test.sh`, CI).
@@ -507,19 +528,7 @@ fn active_line_forks_and_map_in_chromium() {
         render(input, &site);
         sites.push(reader_spec(name, input, &site));
     }
-    let spec = tmp.path().join("spec.json");
-    std::fs::write(&spec, serde_json::json!({ "sites": sites }).to_string()).unwrap();
-    let reader = Driver {
-        node: driver.node.clone(),
-        script: driver.script.with_file_name("reader.mjs"),
-        chromium: driver.chromium.clone(),
-    };
-    let shots = screenshots_dir();
-    let result = reader.try_run([OsStr::new("--spec"), spec.as_os_str(), OsStr::new("--shots"), shots.as_os_str()]);
-    if result.is_err() || std::env::var_os("CCTREE_BROWSER_KEEP").is_some() {
-        eprintln!("the rendered sites are kept in {} for a look", tmp.keep().display());
-    }
-    let v = result.unwrap_or_else(|e| panic!("{e}"));
+    let v = driver.run_spec("reader.mjs", &serde_json::json!({ "sites": sites }), tmp);
     let sites = v["sites"].as_array().expect("a report per site");
     assert_eq!(sites.len(), inputs.len(), "{v}");
     let sum = |k: &str| sites.iter().map(|s| s[k].as_u64().unwrap_or(0)).sum::<u64>();
@@ -689,19 +698,7 @@ fn accessibility_and_reading_in_chromium() {
         pages.extend(forked_pages(name, input, &site, &exports));
         pages.extend(compare_pages(name, &site));
     }
-    let spec = tmp.path().join("spec.json");
-    std::fs::write(&spec, serde_json::json!({ "pages": pages }).to_string()).unwrap();
-    let axe = Driver {
-        node: driver.node.clone(),
-        script: driver.script.with_file_name("axe.mjs"),
-        chromium: driver.chromium.clone(),
-    };
-    let shots = screenshots_dir();
-    let result = axe.try_run([OsStr::new("--spec"), spec.as_os_str(), OsStr::new("--shots"), shots.as_os_str()]);
-    if result.is_err() || std::env::var_os("CCTREE_BROWSER_KEEP").is_some() {
-        eprintln!("the rendered sites are kept in {} for a look", tmp.keep().display());
-    }
-    let v = result.unwrap_or_else(|e| panic!("{e}"));
+    let v = driver.run_spec("axe.mjs", &serde_json::json!({ "pages": pages }), tmp);
     // Every page at both widths in both themes, with axe's rules applied.
     let runs = v["runs"].as_array().expect("a report per page");
     assert_eq!(runs.len(), pages.len() * 4, "{v}");
