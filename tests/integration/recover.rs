@@ -37,6 +37,21 @@ fn config_copy(dir: &Path) -> PathBuf {
     to
 }
 
+/// A key a redaction must catch.
+const SECRET: &str = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+
+/// Appends to the history of the copy `config` a prompt of session D1 (whose
+/// transcript is gone) that holds [`SECRET`]; returns its line number.
+fn add_secret_prompt(config: &Path) -> usize {
+    let line = serde_json::json!({"display": format!("use the key {SECRET} for the webhook"), "pastedContents": {},
+        "timestamp": 1_770_030_500_000_i64, "project": "/home/ana/shop", "sessionId": D1});
+    let path = config.join("history.jsonl");
+    let mut history = std::fs::read_to_string(&path).unwrap();
+    history.push_str(&format!("{line}\n"));
+    std::fs::write(&path, &history).unwrap();
+    history.lines().count()
+}
+
 fn render(input: Option<&Path>, out: &Path, env: &[(&str, &Path)]) -> String {
     let mut cmd = cctree();
     cmd.arg("render");
@@ -192,19 +207,14 @@ fn the_clients_own_history_is_read_when_rendering_its_projects() {
 fn with_redact_secrets_in_recovered_prompts_are_replaced() {
     let tmp = tempfile::tempdir().unwrap();
     let config = config_copy(tmp.path());
-    let secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
-    let line = serde_json::json!({"display": format!("use the key {secret} for the webhook"), "pastedContents": {},
-        "timestamp": 1_770_030_500_000_i64, "project": "/home/ana/shop", "sessionId": D1});
-    let mut history = std::fs::read_to_string(config.join("history.jsonl")).unwrap();
-    history.push_str(&format!("{line}\n"));
-    std::fs::write(config.join("history.jsonl"), history).unwrap();
+    add_secret_prompt(&config);
     let site = tmp.path().join("site");
     let o = cctree().args(["render", "--redact"]).arg(config.join("projects")).arg("-o").arg(&site).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let page = read(&site, &format!("{SHOP}/r/{D1}/index.html"));
-    assert!(page.contains("use the key") && !page.contains(secret), "{page}");
+    assert!(page.contains("use the key") && !page.contains(SECRET), "{page}");
     for (path, text) in files_named(&site, "search-1.js") {
-        assert!(!text.contains(secret), "{}", path.display());
+        assert!(!text.contains(SECRET), "{}", path.display());
     }
 }
 
@@ -212,13 +222,7 @@ fn with_redact_secrets_in_recovered_prompts_are_replaced() {
 fn redact_dry_run_lists_the_secrets_of_recovered_prompts_by_history_line() {
     let tmp = tempfile::tempdir().unwrap();
     let config = config_copy(tmp.path());
-    let secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
-    let line = serde_json::json!({"display": format!("use the key {secret} for the webhook"), "pastedContents": {},
-        "timestamp": 1_770_030_500_000_i64, "project": "/home/ana/shop", "sessionId": D1});
-    let mut history = std::fs::read_to_string(config.join("history.jsonl")).unwrap();
-    history.push_str(&format!("{line}\n"));
-    let at = history.lines().count();
-    std::fs::write(config.join("history.jsonl"), &history).unwrap();
+    let at = add_secret_prompt(&config);
     let before = std::fs::read(config.join("history.jsonl")).unwrap();
     let site = tmp.path().join("site");
     let o = cctree()
@@ -233,7 +237,7 @@ fn redact_dry_run_lists_the_secrets_of_recovered_prompts_by_history_line() {
     let place = format!("history.jsonl:{at}");
     let listed: Vec<&str> = out.lines().filter(|l| l.starts_with("would redact: ") && l.contains(&place)).collect();
     assert_eq!(listed.len(), 1, "the recovered prompt's line is listed once:\n{out}");
-    assert!(!out.contains(secret), "{out}");
+    assert!(!out.contains(SECRET), "{out}");
     assert!(!site.exists(), "nothing written");
     assert_eq!(std::fs::read(config.join("history.jsonl")).unwrap(), before);
 }
