@@ -60,3 +60,44 @@ pub fn tags_removed(html: &str) -> String {
     }
     text
 }
+
+/// The text a reader sees of every page of a site (collapsed raw JSON
+/// included), tags dropped, entities decoded, whitespace collapsed.
+pub fn site_text(site: &Path) -> String {
+    let mut all = String::new();
+    for (_, page) in html_pages(site) {
+        all.push_str(&visible(&page));
+        all.push('\n');
+    }
+    all
+}
+
+/// The text of a page (collapsed raw JSON included): each tag replaced by a
+/// space, entities decoded, whitespace collapsed.
+pub fn visible(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                out.push(' ');
+            }
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    let out = out
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    collapse(&out)
+}
+
+/// `s` with each run of whitespace made one space.
+pub fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -173,34 +173,7 @@ pub fn agent_archive(input: &Path, prompts: &[String]) -> (Vec<String>, usize) {
     let out = cctree().args(["-q", "render"]).arg(input).arg("-o").arg(&site).output().expect("cctree render");
     assert!(out.status.success(), "cctree render failed: {}", String::from_utf8_lossy(&out.stderr));
     let alnum = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
-    let mut text = String::new();
-    for f in walkdir::WalkDir::new(&site).into_iter().flatten() {
-        if f.path().extension().is_some_and(|x| x == "html") {
-            let html = std::fs::read_to_string(f.path()).unwrap();
-            let mut in_tag = false;
-            let visible: String = html
-                .chars()
-                .filter(|c| match c {
-                    '<' => {
-                        in_tag = true;
-                        false
-                    }
-                    '>' if in_tag => {
-                        in_tag = false;
-                        false
-                    }
-                    _ => !in_tag,
-                })
-                .collect();
-            let decoded = visible
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&quot;", "\"")
-                .replace("&#39;", "'")
-                .replace("&amp;", "&");
-            text.push_str(&alnum(&decoded));
-        }
-    }
+    let text = alnum(&crate::common::site_text(&site));
     for p in prompts {
         assert!(text.contains(&alnum(p)), "prompt {p:?} is on no page of {}", input.display());
     }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use cctree::stats::{ConversationDetail, ProjectDetail};
 use serde_json::Value;
 
+use crate::common::{collapse, site_text, visible};
 use crate::support::{cctree, report};
 
 pub fn codex(name: &str) -> PathBuf {
@@ -97,45 +98,6 @@ pub fn gemini_messages(dir: &Path) -> Vec<String> {
     out.sort();
     out.dedup();
     out
-}
-
-/// The text a reader sees of every page of a site, tags dropped, entities
-/// decoded, whitespace collapsed.
-pub fn site_text(site: &Path) -> String {
-    let mut all = String::new();
-    for f in files_under(site, "html") {
-        let page = std::fs::read_to_string(&f).unwrap();
-        all.push_str(&visible(&page));
-        all.push('\n');
-    }
-    all
-}
-
-pub fn visible(html: &str) -> String {
-    let mut out = String::with_capacity(html.len());
-    let mut in_tag = false;
-    for c in html.chars() {
-        match c {
-            '<' => {
-                in_tag = true;
-                out.push(' ');
-            }
-            '>' if in_tag => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    let out = out
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&");
-    collapse(&out)
-}
-
-pub fn collapse(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 pub fn render(inputs: &[PathBuf], out: &Path) -> std::process::Output {
