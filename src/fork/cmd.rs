@@ -52,24 +52,59 @@ impl Fork {
     }
 }
 
-/// Runs `cctree fork` of a session of any client: a Codex CLI rollout or
-/// thread ([`super::codex`]), a Gemini CLI session ([`super::gemini`]),
-/// else Claude Code's ([`run`]).
+/// Runs `cctree fork` of a session of any client. A file is forked by the
+/// client that wrote it (a Codex CLI rollout, a Gemini CLI session, else
+/// Claude Code's). An id is looked up in Claude Code's folders first (the
+/// common case, [`run`]), then in Codex CLI's ([`super::codex`]) and Gemini
+/// CLI's ([`super::gemini`]); an id that names sessions of more than one
+/// client is an error naming each.
 pub fn fork(req: &ForkRequest) -> Result<Fork> {
-    let projects = req.projects.as_deref();
-    if let Some(file) = super::codex::find(&req.target, projects)? {
-        return Ok(Fork::Codex(super::codex::fork(&file, req.at.as_deref(), req.dry_run)?));
+    let (target, projects, at) = (req.target.as_str(), req.projects.as_deref(), req.at.as_deref());
+    if Path::new(target).is_file() {
+        if let Some(file) = super::codex::find(target, projects)? {
+            return Ok(Fork::Codex(super::codex::fork(&file, at, req.dry_run)?));
+        }
+        if let Some(file) = super::gemini::find(target, projects)? {
+            return Ok(Fork::Gemini(super::gemini::fork(&file, at, req.dry_run)?));
+        }
+        return Ok(Fork::Claude(Box::new(run(req)?)));
     }
-    if let Some(file) = super::gemini::find(&req.target, projects)? {
-        return Ok(Fork::Gemini(super::gemini::fork(&file, req.at.as_deref(), req.dry_run)?));
+    // `--projects` naming another client's folder is not Claude Code's.
+    let other_dir = projects
+        .is_some_and(|d| crate::discover::is_codex_dir(d).is_some() || crate::discover::is_gemini_dir(d).is_some());
+    let claude = if other_dir { Err(anyhow::anyhow!("not a Claude Code folder")) } else { resolve(target, projects) };
+    let codex = super::codex::find(target, projects)?;
+    let gemini = super::gemini::find(target, projects)?;
+    let mut found: Vec<String> = Vec::new();
+    if let Ok(r) = &claude {
+        let file =
+            r.session_file.map_or_else(|| r.project.source.dir.clone(), |f| r.project.source.files[f].path.clone());
+        found.push(format!("a Claude Code session ({})", file.display()));
     }
-    Ok(Fork::Claude(Box::new(run(req)?)))
+    for (client, file) in [("a Codex CLI thread", &codex), ("a Gemini CLI session", &gemini)] {
+        if let Some(f) = file {
+            found.push(format!("{client} ({})", f.display()));
+        }
+    }
+    if found.len() > 1 {
+        bail!("{target} is ambiguous: it names {}; give the session's file instead", found.join(" and "));
+    }
+    match (claude, codex, gemini) {
+        (_, Some(file), _) => Ok(Fork::Codex(super::codex::fork(&file, at, req.dry_run)?)),
+        (_, _, Some(file)) => Ok(Fork::Gemini(super::gemini::fork(&file, at, req.dry_run)?)),
+        // Not found anywhere: Claude Code's error says where it looked.
+        (resolved, None, None) => Ok(Fork::Claude(Box::new(plan_and_write(resolved?, req)?))),
+    }
 }
 
 /// Runs `cctree fork` of a Claude Code session: resolves the target, plans,
 /// writes (unless a dry run).
 pub fn run(req: &ForkRequest) -> Result<Plan> {
-    let resolved = resolve(&req.target, req.projects.as_deref())?;
+    plan_and_write(resolve(&req.target, req.projects.as_deref())?, req)
+}
+
+/// Plans the fork of the session `resolved`, and writes it (unless a dry run).
+fn plan_and_write(resolved: Resolved, req: &ForkRequest) -> Result<Plan> {
     refuse_other_clients(&resolved)?;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -79,6 +114,7 @@ pub fn run(req: &ForkRequest) -> Result<Plan> {
         now_ms,
         reference: Reference::scan(&resolved.archive),
         backup_exists: &|path: &Path| path.is_file(),
+        dir_exists: &|path: &Path| path.is_dir(),
     };
     let mut plan = plan(&resolved, req, &inputs)?;
     if !req.dry_run {

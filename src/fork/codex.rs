@@ -31,6 +31,8 @@ pub struct CodexFork {
     pub cwd: Option<String>,
     pub dry_run: bool,
     pub shell: String,
+    /// What the reader should know (a working directory that is gone).
+    pub notes: Vec<String>,
     /// Rollouts of the `cctree sync` archive the history needs that the
     /// client no longer had, copied back into its sessions tree.
     pub restored: Vec<PathBuf>,
@@ -40,7 +42,7 @@ impl CodexFork {
     pub fn text(&self) -> String {
         let verb = if self.dry_run { "would write" } else { "wrote" };
         format!(
-            "fork of Codex CLI thread {} at {}\n  history: {} up to ordinal {} (byte {}) of {}\n{}  {verb} {}\nnew session: {}\nresume it with:\n  {}\n",
+            "fork of Codex CLI thread {} at {}\n  history: {} up to ordinal {} (byte {}) of {}\n{}{}  {verb} {}\nnew session: {}\nresume it with:\n  {}\n",
             self.source_thread,
             self.checkpoint,
             self.history,
@@ -48,6 +50,7 @@ impl CodexFork {
             self.end_byte_offset,
             self.source_file.display(),
             self.restored.iter().map(|p| format!("  restored from the archive: {}\n", p.display())).collect::<String>(),
+            self.notes.iter().map(|n| format!("  note: {n}\n")).collect::<String>(),
             self.path.display(),
             self.new_session_id,
             self.shell
@@ -238,10 +241,8 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
     let path = dir.join(format!("rollout-{}-{new_id}.jsonl", now.strftime("%Y-%m-%dT%H-%M-%S")));
     let cwd = meta["cwd"].as_str().map(str::to_string);
     let resume = format!("codex resume {}", crate::term::shell_quote(&new_id));
-    let shell = match &cwd {
-        Some(c) => format!("cd {} && {resume}", crate::term::shell_quote(c)),
-        None => resume,
-    };
+    let (shell, gone) = super::resume_shell(cwd.as_deref(), &resume, &|d: &Path| d.is_dir());
+    let notes: Vec<String> = gone.into_iter().collect();
     if !dry_run {
         super::gemini::write_new(&path, format!("{}\n", crate::json::write(&line)).as_bytes())?;
     }
@@ -257,6 +258,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
         cwd,
         dry_run,
         shell,
+        notes,
         restored,
     })
 }

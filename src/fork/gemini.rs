@@ -32,6 +32,8 @@ pub struct GeminiFork {
     pub dry_run: bool,
     /// The command that resumes the fork.
     pub shell: String,
+    /// What the reader should know (a working directory that is gone).
+    pub notes: Vec<String>,
 }
 
 impl GeminiFork {
@@ -39,11 +41,12 @@ impl GeminiFork {
     pub fn text(&self) -> String {
         let verb = if self.dry_run { "would write" } else { "wrote" };
         format!(
-            "fork of Gemini CLI session {} at {}\n  prefix: {} lines of {}\n  {verb} {}\nnew session: {}\nresume it with:\n  {}\n",
+            "fork of Gemini CLI session {} at {}\n  prefix: {} lines of {}\n{}  {verb} {}\nnew session: {}\nresume it with:\n  {}\n",
             self.source_session,
             self.checkpoint,
             self.lines,
             self.source_file.display(),
+            self.notes.iter().map(|n| format!("  note: {n}\n")).collect::<String>(),
             self.path.display(),
             self.new_session_id,
             self.shell
@@ -313,10 +316,8 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
     let resume = format!("gemini -r {}", crate::term::shell_quote(&new_id));
-    let shell = match &cwd {
-        Some(c) => format!("cd {} && {resume}", crate::term::shell_quote(c)),
-        None => resume,
-    };
+    let (shell, gone) = super::resume_shell(cwd.as_deref(), &resume, &|d: &Path| d.is_dir());
+    let notes: Vec<String> = gone.into_iter().collect();
     if !dry_run {
         write_new(&path, &out)?;
     }
@@ -330,6 +331,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         cwd,
         dry_run,
         shell,
+        notes,
     })
 }
 

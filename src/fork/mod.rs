@@ -83,10 +83,32 @@ pub mod plan;
 pub mod prefix;
 pub mod target;
 
+use std::path::Path;
+
 pub use crate::term::shell_quote;
 pub use cmd::{Fork, ForkRequest, fork, run, text, write};
 pub use plan::{IllegalCheckpoint, Inputs, Plan, nearest_legal, plan};
 pub use prefix::{Illegal, Prefix, legal_checkpoints, legal_on_branches, prefix, turn_context};
+
+/// The shell command that resumes a fork in the session's working directory
+/// `cwd`: `cd <cwd> && <resume>`, and a note when `cwd` is not a directory
+/// (`dir_exists` says). Each client finds the session by the directory it
+/// runs in (Claude Code's project directory, Gemini CLI's project folder are
+/// named after it) and runs its tools there, so for a directory that no
+/// longer exists the command makes it again, empty (`mkdir -p`), before
+/// resuming in it, and the note says its files are gone.
+pub fn resume_shell(cwd: Option<&str>, resume: &str, dir_exists: &dyn Fn(&Path) -> bool) -> (String, Option<String>) {
+    let Some(c) = cwd else { return (resume.to_string(), None) };
+    let q = shell_quote(c);
+    if dir_exists(Path::new(c)) {
+        return (format!("cd {q} && {resume}"), None);
+    }
+    let note = format!(
+        "the session's working directory {c} no longer exists: the resume command makes it again, empty \
+         (`mkdir -p`), so that the client finds the session there; the files the session worked on are gone"
+    );
+    (format!("mkdir -p {q} && cd {q} && {resume}"), Some(note))
+}
 
 /// The `cctree fork` command that forks session `session_id` at message `at`
 /// (for the site's copy buttons): it names no directory (`cctree fork` finds
@@ -105,4 +127,19 @@ pub fn fork_command(session_id: &str, at: &str, projects: Option<&str>) -> Strin
     cmd.push_str(" -- ");
     cmd.push_str(&shell_quote(session_id));
     cmd
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_resume_command_makes_a_working_directory_that_is_gone_again() {
+        let (shell, note) = resume_shell(Some("/home/a/my app"), "claude -r x", &|_| true);
+        assert_eq!((shell.as_str(), note), ("cd '/home/a/my app' && claude -r x", None));
+        let (shell, note) = resume_shell(Some("/home/a/my app"), "claude -r x", &|_| false);
+        assert_eq!(shell, "mkdir -p '/home/a/my app' && cd '/home/a/my app' && claude -r x");
+        assert!(note.is_some_and(|n| n.contains("/home/a/my app no longer exists")));
+        assert_eq!(resume_shell(None, "codex resume x", &|_| false), ("codex resume x".to_string(), None));
+    }
 }

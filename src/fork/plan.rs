@@ -21,7 +21,6 @@ use crate::graph::NodeId;
 use crate::limits::{FORK_TITLE_CHARS, FORK_TITLE_ID_CHARS};
 use crate::parse::{Kind, UserKind};
 use crate::project::Project;
-use crate::term::shell_quote;
 
 /// An illegal `--at`: the reason and the nearest legal checkpoints on its path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -49,6 +48,9 @@ pub struct Inputs<'a> {
     pub reference: Reference,
     /// Whether a backup file exists (the code checkpoints' `file-history/`).
     pub backup_exists: &'a dyn Fn(&Path) -> bool,
+    /// Whether a directory exists (the session's working directory, where
+    /// the resume command runs: [`super::resume_shell`]).
+    pub dir_exists: &'a dyn Fn(&Path) -> bool,
 }
 
 /// One line of the new file.
@@ -179,7 +181,9 @@ pub fn plan(r: &Resolved, req: &ForkRequest, inputs: &Inputs<'_>) -> Result<Plan
     let metadata = record.line(&sources)?;
     let cwd = g.entry(&p.entries, k).cwd.as_deref().or_else(|| p.cwd()).map(str::to_string);
     let tool_results = g.entry(&p.entries, k).user_kind == UserKind::ToolResult;
-    let (command, shell) = resume_command(&new_id, cwd.as_deref(), awaits_reply.then_some(tool_results), &mut notes);
+    let command = resume_command(&new_id, awaits_reply.then_some(tool_results), &mut notes);
+    let (shell, gone) = super::resume_shell(cwd.as_deref(), &command, inputs.dir_exists);
+    notes.extend(gone);
     root_note(p, root, &mut notes);
     kept_note(p, &pre.chain, &mut notes);
     Ok(Plan {
@@ -259,11 +263,11 @@ fn code_checkpoints(
     Ok((lines, backups))
 }
 
-/// `claude -r <id>` and `cd <cwd> && …`; for a fork that ends on a prompt
-/// (`Some(false)`) or tool results (`Some(true)`) Claude has not answered,
-/// with [`RESUME_TURN`] so that Claude answers it first.
-fn resume_command(id: &str, cwd: Option<&str>, open: Option<bool>, notes: &mut Vec<String>) -> (String, String) {
-    let command = match open {
+/// `claude -r <id>`; for a fork that ends on a prompt (`Some(false)`) or
+/// tool results (`Some(true)`) Claude has not answered, with [`RESUME_TURN`]
+/// so that Claude answers it first.
+fn resume_command(id: &str, open: Option<bool>, notes: &mut Vec<String>) -> String {
+    match open {
         Some(tool_results) => {
             notes.push(format!(
                 "the fork ends on {} Claude has not answered: `{RESUME_TURN}=1 claude -r {id}` has Claude answer it \
@@ -273,12 +277,7 @@ fn resume_command(id: &str, cwd: Option<&str>, open: Option<bool>, notes: &mut V
             format!("{RESUME_TURN}=1 claude -r {id}")
         }
         None => format!("claude -r {id}"),
-    };
-    let shell = match cwd {
-        Some(c) => format!("cd {} && {command}", shell_quote(c)),
-        None => command.clone(),
-    };
-    (command, shell)
+    }
 }
 
 /// The environment variable that has Claude Code answer an unanswered

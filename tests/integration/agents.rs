@@ -477,3 +477,60 @@ fn a_codex_fork_whose_base_is_missing_is_a_dangling_parent_for_check() {
     render(&[dir.path().to_path_buf()], &site);
     assert!(site_text(&site).contains("in the fork"));
 }
+
+/// `cctree fork <id>` looks the id up in Claude Code's folders first, also
+/// when Codex CLI's are there; an id that names sessions of two clients is
+/// refused, naming both; a session whose working directory is gone is
+/// resumed by a command that makes it again, with a note.
+#[test]
+fn fork_finds_claude_sessions_first_and_names_every_client_an_id_is_ambiguous_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("claude/projects/-tmp-gone");
+    std::fs::create_dir_all(&project).unwrap();
+    let gone = tmp.path().join("gone");
+    let session = |sid: &str| {
+        let (u, a) = ("aaaaaaaa-0000-4000-8000-000000000001", "aaaaaaaa-0000-4000-8000-000000000002");
+        let cwd = gone.to_str().unwrap();
+        let lines = [
+            serde_json::json!({"type": "user", "uuid": u, "parentUuid": null, "sessionId": sid, "cwd": cwd,
+                "timestamp": "2026-03-02T10:00:00.000Z", "message": {"role": "user", "content": "Hello"}}),
+            serde_json::json!({"type": "assistant", "uuid": a, "parentUuid": u, "sessionId": sid, "cwd": cwd,
+                "timestamp": "2026-03-02T10:00:01.000Z",
+                "message": {"role": "assistant", "id": "msg_1", "model": "claude-sonnet-4-5", "type": "message",
+                    "content": [{"type": "text", "text": "Hi."}]}}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(project.join(format!("{sid}.jsonl")), text).unwrap();
+    };
+    let fork = |id: &str| {
+        cctree()
+            .args(["fork", "--dry-run", "--json", "--", id])
+            .env("HOME", tmp.path().join("home"))
+            .env("CLAUDE_CONFIG_DIR", tmp.path().join("claude"))
+            .env("CODEX_HOME", codex("exec"))
+            .env("GEMINI_CLI_HOME", tmp.path().join("no-gemini"))
+            .env("XDG_DATA_HOME", tmp.path().join("data"))
+            .env_remove("CCTREE_ARCHIVE")
+            .output()
+            .unwrap()
+    };
+    let claude = "c1a0de00-0000-4000-8000-000000000001";
+    session(claude);
+    let out = fork(claude);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["source_session"], claude, "{plan}");
+    let shell = plan["shell"].as_str().unwrap();
+    assert!(shell.starts_with(&format!("mkdir -p {} && cd ", gone.display())), "{shell}");
+    let notes = plan["notes"].to_string();
+    assert!(notes.contains("no longer exists"), "{notes}");
+    // The Codex thread of the fixture, and a Claude Code session file of the same name.
+    let thread = "01a21ab7-77ea-7351-95a6-8167086a1919";
+    session(thread);
+    let out = fork(thread);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains(&format!("{thread} is ambiguous")), "{err}");
+    assert!(err.contains("a Claude Code session (") && err.contains("a Codex CLI thread ("), "{err}");
+    assert!(err.contains("rollout-2026-11-27T01-56-01-01a21ab7-77ea"), "{err}");
+}

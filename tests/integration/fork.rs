@@ -778,6 +778,7 @@ fn a_plan_depends_only_on_its_inputs() {
         now_ms: 1_700_000_000_000,
         reference: cctree::fork::drift::Reference::default(),
         backup_exists: &exists,
+        dir_exists: &exists,
     };
     let req = ForkRequest { target: file.display().to_string(), ..ForkRequest::default() };
     let a = fork::plan(&resolved, &req, &inputs).unwrap();
