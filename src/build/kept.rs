@@ -64,19 +64,13 @@ impl KeptInputs {
         let have: rustc_hash::FxHashSet<String> = archive.projects.iter().map(|p| p.name.clone()).collect();
         let root: PathBuf = archive.root.clone();
         for name in self.history.names().filter(|n| !have.contains(*n)) {
-            archive.projects.push(ProjectSource {
-                name: name.to_string(),
-                dir: root.join(name),
-                files: Default::default(),
-                agent_meta: Default::default(),
-                tool_results: Default::default(),
-                warnings: Vec::new(),
-                // The prompt history is Claude Code's; its working
-                // directory names the project through `path_of`.
-                client: crate::discover::Client::Claude,
-                cwd: None,
-                session_titles: Default::default(),
-            });
+            // The prompt history is Claude Code's; its working directory
+            // names the project through `path_of`.
+            archive.projects.push(ProjectSource::empty(
+                name.to_string(),
+                root.join(name),
+                crate::discover::Client::Claude,
+            ));
         }
         archive.projects.sort_by(|a, b| a.dir.cmp(&b.dir));
     }

@@ -154,16 +154,12 @@ pub(crate) fn scan(sessions: &Path) -> (Vec<ProjectSource>, Vec<String>) {
         .into_iter()
         .map(|(cwd, (mut files, session_titles))| {
             files.sort_by(|a, b| a.rel.cmp(&b.rel));
+            let name = if cwd.is_empty() { "codex-unknown".into() } else { project_name(Client::Codex, &cwd) };
             ProjectSource {
-                name: if cwd.is_empty() { "codex-unknown".into() } else { project_name(Client::Codex, &cwd) },
-                dir: sessions.to_path_buf(),
                 files: IdVec::from_vec(files),
-                agent_meta: BTreeMap::new(),
-                tool_results: BTreeMap::new(),
-                warnings: Vec::new(),
-                client: Client::Codex,
                 session_titles,
                 cwd: (!cwd.is_empty()).then_some(cwd),
+                ..ProjectSource::empty(name, sessions.to_path_buf(), Client::Codex)
             }
         })
         .collect();

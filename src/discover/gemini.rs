@@ -3,7 +3,6 @@
 //! versions: `.json`), sub-agents in `chats/<parent session id>/<agent id>.jsonl`,
 //! the project's working directory in `tmp/<project>/.project_root`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Client, FileClass, LinkRule, ProjectSource, SourceFile, Walk, walk};
@@ -94,15 +93,9 @@ fn scan_project(dir: &Path) -> (ProjectSource, Vec<String>) {
         None => format!("gemini-{short}"),
     };
     let source = ProjectSource {
-        name,
-        dir: dir.to_path_buf(),
         files: IdVec::from_vec(files),
-        agent_meta: BTreeMap::new(),
-        tool_results: BTreeMap::new(),
-        warnings: Vec::new(),
-        client: Client::Gemini,
         cwd,
-        session_titles: BTreeMap::new(),
+        ..ProjectSource::empty(name, dir.to_path_buf(), Client::Gemini)
     };
     (source, warnings)
 }

@@ -167,6 +167,21 @@ pub struct ProjectSource {
 }
 
 impl ProjectSource {
+    /// A project of `client` named `name`, in `dir`, that holds nothing yet.
+    pub fn empty(name: String, dir: PathBuf, client: Client) -> ProjectSource {
+        ProjectSource {
+            name,
+            dir,
+            files: IdVec::new(),
+            agent_meta: BTreeMap::new(),
+            tool_results: BTreeMap::new(),
+            warnings: Vec::new(),
+            client,
+            cwd: None,
+            session_titles: BTreeMap::new(),
+        }
+    }
+
     pub fn total_bytes(&self) -> u64 {
         self.files.iter().filter_map(|f| f.path.metadata().ok()).map(|m| m.len()).sum()
     }
@@ -400,17 +415,7 @@ fn loose_project(dir: PathBuf, client: Client, mut files: Vec<PathBuf>) -> Proje
             SourceFile { path, rel, class, agent_id_from_name, kept_version, client }
         })
         .collect();
-    ProjectSource {
-        name,
-        dir,
-        files,
-        agent_meta: BTreeMap::new(),
-        tool_results: BTreeMap::new(),
-        warnings: Vec::new(),
-        client,
-        cwd: None,
-        session_titles: BTreeMap::new(),
-    }
+    ProjectSource { files, ..ProjectSource::empty(name, dir, client) }
 }
 
 /// The client of a transcript given alone, by its name and folder: Codex's
