@@ -26,13 +26,8 @@ pub struct CodexFork {
     pub end_byte_offset: u64,
     /// The checkpoint: cctree's node id `<history>:<ordinal>`, or the file's end.
     pub checkpoint: String,
-    pub new_session_id: String,
-    pub path: PathBuf,
-    pub cwd: Option<String>,
-    pub dry_run: bool,
-    pub shell: String,
-    /// What the reader should know (a working directory that is gone).
-    pub notes: Vec<String>,
+    #[serde(flatten)]
+    pub new: super::NewSession,
     /// Rollouts of the `cctree sync` archive the history needs that the
     /// client no longer had, copied back into its sessions tree.
     pub restored: Vec<PathBuf>,
@@ -40,9 +35,8 @@ pub struct CodexFork {
 
 impl CodexFork {
     pub fn text(&self) -> String {
-        let verb = if self.dry_run { "would write" } else { "wrote" };
         format!(
-            "fork of Codex CLI thread {} at {}\n  history: {} up to ordinal {} (byte {}) of {}\n{}{}  {verb} {}\nnew session: {}\nresume it with:\n  {}\n",
+            "fork of Codex CLI thread {} at {}\n  history: {} up to ordinal {} (byte {}) of {}\n{}{}",
             self.source_thread,
             self.checkpoint,
             self.history,
@@ -50,10 +44,7 @@ impl CodexFork {
             self.end_byte_offset,
             self.source_file.display(),
             self.restored.iter().map(|p| format!("  restored from the archive: {}\n", p.display())).collect::<String>(),
-            self.notes.iter().map(|n| format!("  note: {n}\n")).collect::<String>(),
-            self.path.display(),
-            self.new_session_id,
-            self.shell
+            self.new.text()
         )
     }
 }
@@ -241,8 +232,6 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
     let path = dir.join(format!("rollout-{}-{new_id}.jsonl", now.strftime("%Y-%m-%dT%H-%M-%S")));
     let cwd = meta["cwd"].as_str().map(str::to_string);
     let resume = format!("codex resume {}", crate::term::shell_quote(&new_id));
-    let (shell, gone) = super::resume_shell(cwd.as_deref(), &resume, &|d: &Path| d.is_dir());
-    let notes: Vec<String> = gone.into_iter().collect();
     if !dry_run {
         super::gemini::write_new(&path, format!("{}\n", crate::json::write(&line)).as_bytes())?;
     }
@@ -253,12 +242,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
         end_ordinal_exclusive: end_ordinal,
         end_byte_offset: end_offset,
         checkpoint,
-        new_session_id: new_id,
-        path,
-        cwd,
-        dry_run,
-        shell,
-        notes,
+        new: super::NewSession::new(new_id, path, cwd, dry_run, &resume),
         restored,
     })
 }

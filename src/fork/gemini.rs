@@ -25,31 +25,20 @@ pub struct GeminiFork {
     pub checkpoint: String,
     /// Lines copied (the file's first lines through the checkpoint's last).
     pub lines: usize,
-    pub new_session_id: String,
-    pub path: PathBuf,
-    /// The project's working directory (its `.project_root`), when known.
-    pub cwd: Option<String>,
-    pub dry_run: bool,
-    /// The command that resumes the fork.
-    pub shell: String,
-    /// What the reader should know (a working directory that is gone).
-    pub notes: Vec<String>,
+    #[serde(flatten)]
+    pub new: super::NewSession,
 }
 
 impl GeminiFork {
     /// The human-readable report.
     pub fn text(&self) -> String {
-        let verb = if self.dry_run { "would write" } else { "wrote" };
         format!(
-            "fork of Gemini CLI session {} at {}\n  prefix: {} lines of {}\n{}  {verb} {}\nnew session: {}\nresume it with:\n  {}\n",
+            "fork of Gemini CLI session {} at {}\n  prefix: {} lines of {}\n{}",
             self.source_session,
             self.checkpoint,
             self.lines,
             self.source_file.display(),
-            self.notes.iter().map(|n| format!("  note: {n}\n")).collect::<String>(),
-            self.path.display(),
-            self.new_session_id,
-            self.shell
+            self.new.text()
         )
     }
 }
@@ -316,8 +305,6 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
     let resume = format!("gemini -r {}", crate::term::shell_quote(&new_id));
-    let (shell, gone) = super::resume_shell(cwd.as_deref(), &resume, &|d: &Path| d.is_dir());
-    let notes: Vec<String> = gone.into_iter().collect();
     if !dry_run {
         write_new(&path, &out)?;
     }
@@ -326,12 +313,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         source_file: file.to_path_buf(),
         checkpoint,
         lines: prefix.len(),
-        new_session_id: new_id,
-        path,
-        cwd,
-        dry_run,
-        shell,
-        notes,
+        new: super::NewSession::new(new_id, path, cwd, dry_run, &resume),
     })
 }
 

@@ -110,6 +110,42 @@ pub fn resume_shell(cwd: Option<&str>, resume: &str, dir_exists: &dyn Fn(&Path) 
     (format!("mkdir -p {q} && cd {q} && {resume}"), Some(note))
 }
 
+/// The new session a Codex CLI or Gemini CLI fork writes (or would write),
+/// and how to resume it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NewSession {
+    pub new_session_id: String,
+    pub path: std::path::PathBuf,
+    /// The session's working directory, when known.
+    pub cwd: Option<String>,
+    pub dry_run: bool,
+    /// The command that resumes the fork ([`resume_shell`]).
+    pub shell: String,
+    /// What the reader should know (a working directory that is gone).
+    pub notes: Vec<String>,
+}
+
+impl NewSession {
+    /// Session `id` at `path`, resumed by the client's command `resume` run
+    /// in `cwd`.
+    pub fn new(id: String, path: std::path::PathBuf, cwd: Option<String>, dry_run: bool, resume: &str) -> NewSession {
+        let (shell, gone) = resume_shell(cwd.as_deref(), resume, &|d: &Path| d.is_dir());
+        NewSession { new_session_id: id, path, cwd, dry_run, shell, notes: gone.into_iter().collect() }
+    }
+
+    /// The end of a fork's report: its notes, the file, how to resume it.
+    pub fn text(&self) -> String {
+        let verb = if self.dry_run { "would write" } else { "wrote" };
+        let notes: String = self.notes.iter().map(|n| format!("  note: {n}\n")).collect();
+        format!(
+            "{notes}  {verb} {}\nnew session: {}\nresume it with:\n  {}\n",
+            self.path.display(),
+            self.new_session_id,
+            self.shell
+        )
+    }
+}
+
 /// The `cctree fork` command that forks session `session_id` at message `at`
 /// (for the site's copy buttons): it names no directory (`cctree fork` finds
 /// the session by id, [`target`]), except `--projects` (already quoted, see
