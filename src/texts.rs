@@ -253,6 +253,15 @@ impl Opened {
     }
 }
 
+/// The `len` bytes at `offset` of `file` (fewer at its end): what `check`
+/// reads again of a project loaded without its bytes.
+pub fn read_line_at(file: &File, offset: u64, len: u32) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0; len as usize];
+    let n = read_fully_at(file, &mut buf, offset)?;
+    buf.truncate(n);
+    Ok(buf)
+}
+
 #[cfg(unix)]
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, offset)

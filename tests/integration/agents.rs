@@ -448,7 +448,7 @@ fn without_input_the_agents_default_folders_are_read() {
     assert_eq!(v["projects"], 2, "{v}");
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     for e in walkdir::WalkDir::new(from).into_iter().flatten() {
         let dest = to.join(e.path().strip_prefix(from).unwrap());
         if e.file_type().is_dir() {

@@ -11,6 +11,7 @@
 mod adversarial;
 mod agents;
 mod browser;
+mod check_agents;
 mod cleanup;
 mod cli;
 #[path = "../common/mod.rs"]

@@ -22,7 +22,7 @@ const KNOWN: &[&str] = &[
 ];
 
 /// The kind of a `thread_rolled_back` event's header.
-pub(super) const ROLLED_BACK: &str = "codex:thread_rolled_back";
+pub(crate) const ROLLED_BACK: &str = "codex:thread_rolled_back";
 
 /// The header of a rollout line.
 pub fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
@@ -122,9 +122,10 @@ fn event(e: &mut Entry, p: &Value, pty: &str) {
             e.excerpt = excerpt_of(&format!("Turn aborted: {}", p["reason"].as_str().unwrap_or("interrupted")));
         }
         "thread_rolled_back" => {
-            // How many turns it abandons, for the link.
+            // How many turns it abandons, for the link (empty when not a
+            // whole number: the link reads 1, `check` reports it).
             e.kind = Kind::KnownMeta(ROLLED_BACK.into());
-            e.subtype = Some(p["num_turns"].as_u64().unwrap_or(1).to_string().into());
+            e.subtype = Some(p["num_turns"].as_u64().map_or_else(String::new, |n| n.to_string()).into());
         }
         "item_completed" => {
             // A sub-agent started: the call and the agent's thread, for the link.

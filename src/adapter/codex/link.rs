@@ -105,7 +105,7 @@ fn ordinal(uuid: &str) -> u64 {
 }
 
 /// The history a file holds: the last uuid of its name (`rollout-<time>-<thread>[_<segment>].jsonl`).
-fn history_of(rel: &str) -> String {
+pub(crate) fn history_of(rel: &str) -> String {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let live = crate::discover::split_kept(name).unwrap_or_else(|| name.to_string());
     let stem = live.trim_end_matches(".jsonl");

@@ -21,7 +21,9 @@ use crate::parse::Entry;
 use crate::project::Project;
 use crate::texts::LineError;
 
+pub(crate) use header::ROLLED_BACK;
 pub use header::header;
+pub(crate) use link::history_of;
 pub use link::link;
 
 /// What entry `e` says (see [`crate::adapter::claude::node`]).

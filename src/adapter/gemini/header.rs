@@ -9,9 +9,9 @@ use crate::parse::timestamp::parse_timestamp;
 use crate::parse::{Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes};
 
 /// Kinds of the lines that are not records.
-pub(super) const META: &str = "gemini:metadata";
-pub(super) const SET: &str = "gemini:$set";
-pub(super) const REWIND: &str = "gemini:$rewindTo";
+pub(crate) const META: &str = "gemini:metadata";
+pub(crate) const SET: &str = "gemini:$set";
+pub(crate) const REWIND: &str = "gemini:$rewindTo";
 
 /// The header of a session-file line.
 pub fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {

@@ -20,6 +20,7 @@ use crate::project::Project;
 use crate::texts::LineError;
 
 pub use header::header;
+pub(crate) use header::{META, REWIND, SET};
 pub use link::link;
 
 /// What entry `e` says (see [`crate::adapter::claude::node`]).

@@ -8,6 +8,11 @@
 //!   each `tool_result` has its `tool_use` before it. A call left without a
 //!   result before an interrupt marker is reported as interrupted.
 //! - Cycles, malformed and repaired lines, unknown entry types.
+//! - Each other client's format's own invariants: [`codex`] (Codex CLI's
+//!   rollouts), [`gemini`] (Gemini CLI's session files).
+
+mod codex;
+mod gemini;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
@@ -40,6 +45,15 @@ pub const KINDS: &[&str] = &[
     "unknown-type",
     "unresolved-logical-parent",
     "unreadable-file",
+    "codex-session-meta-not-first",
+    "codex-bad-timestamp",
+    "codex-output-without-call",
+    "codex-rollback-too-far",
+    "codex-unresolved-thread",
+    "gemini-metadata-not-first",
+    "gemini-rewind-to-unknown",
+    "gemini-malformed-set",
+    "gemini-duplicate-id",
 ];
 
 /// Checks one project.
@@ -100,8 +114,48 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
         out.push(Finding { kind, file, line, uuid, message });
     }
     tool_balance(p, &mut out);
+    let mut own = Vec::new();
+    codex::check(p, &mut own);
+    gemini::check(p, &mut own);
+    // An output that answers no call is one finding: Codex's, which says why.
+    let alone: FxHashSet<(&str, u32)> =
+        own.iter().filter(|f| f.kind == "codex-output-without-call").map(|f| (f.file.as_str(), f.line)).collect();
+    out.retain(|f| f.kind != "P3-tool-result-without-use" || !alone.contains(&(f.file.as_str(), f.line)));
+    out.extend(own);
     out.sort();
     out
+}
+
+/// Reads lines of a project loaded without its bytes ([`Project::load_headers`])
+/// again from their files, one file kept open at a time.
+#[derive(Default)]
+struct Rereader {
+    open: Option<(crate::discover::FileId, std::fs::File)>,
+}
+
+impl Rereader {
+    /// Entry `e`'s line as the client reads it: from memory when the project
+    /// kept it, else from its file, if it is still the line that was parsed.
+    fn json(&mut self, p: &Project, e: &crate::parse::Entry) -> Option<serde_json::Value> {
+        match p.json(e) {
+            Ok(v) => return Some(v),
+            Err(crate::texts::LineError::NotKept) => {}
+            Err(_) => return None,
+        }
+        let file = e.loc.file;
+        if self.open.as_ref().is_none_or(|(f, _)| *f != file) {
+            self.open = Some((file, std::fs::File::open(&p.source.files[file].path).ok()?));
+        }
+        let (_, handle) = self.open.as_ref()?;
+        let bytes = crate::texts::read_line_at(handle, e.offset, e.len).ok()?;
+        let text = std::str::from_utf8(&bytes).ok()?;
+        (crate::parse::hash_bytes(text.trim().as_bytes()) == e.line_hash).then(|| crate::json::parse(text).ok())?
+    }
+}
+
+/// [`Rereader::json`] for one line.
+fn reread(p: &Project, e: &crate::parse::Entry) -> Option<serde_json::Value> {
+    Rereader::default().json(p, e)
 }
 
 /// P3 on every branch projection and every agent transcript.
