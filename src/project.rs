@@ -276,7 +276,7 @@ fn read_file(
         Ok(o) => o,
         Err(err) => return (parse::ParsedFile::default(), unreadable(err), Text::Nothing),
     };
-    let opts = parse::ParseOptions { client: f.client, ..opts };
+    let opts = parse::ParseOptions { client: f.client, document: f.is_document(), ..opts };
     let (read, err) = parse_opened(&opened, 0, 0, index, opts, |_, _| {});
     let mut p = read.mid;
     p.append(read.tail);
@@ -316,6 +316,18 @@ pub(crate) fn parse_opened(
         done: from,
         done_lines: lines_before,
     };
+    if opts.document {
+        // One document, read whole every time: its lines are no unit (nothing to resume from).
+        let mut whole = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        let result = o.windows(0, len, |w, at| {
+            seen(w, at);
+            whole.extend_from_slice(w);
+        });
+        r.done = 0;
+        r.done_lines = 0;
+        r.tail = parse::parse_document(&whole, index, opts);
+        return (r, result.err());
+    }
     let result = o.windows(from, len, |w, at| {
         seen(w, at);
         // Complete lines, then (in the last window) the unterminated tail.

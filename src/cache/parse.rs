@@ -144,7 +144,7 @@ fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Res
     // Complete lines (cached next time), then the unterminated tail (parsed
     // every time); the bytes not hashed yet are hashed on the way.
     let hashed = base.hashed;
-    let opts = ParseOptions { client: f.client, ..opts };
+    let opts = ParseOptions { client: f.client, document: f.is_document(), ..opts };
     let (read, err) = crate::project::parse_opened(&opened, start, lines_before, index, opts, |w, at| {
         if base.full_hash.is_none() && at + w.len() as u64 > hashed {
             // Below `w.len()`, so a `usize`.

@@ -133,6 +133,14 @@ pub struct SourceFile {
     pub client: Client,
 }
 
+impl SourceFile {
+    /// One JSON document, not JSON lines: a Gemini CLI session of older
+    /// versions (`chats/session-*.json`, [`crate::parse::parse_document`]).
+    pub fn is_document(&self) -> bool {
+        self.client == Client::Gemini && self.rel.ends_with(".json")
+    }
+}
+
 /// A `agent-<id>.meta.json` sidecar.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AgentMeta {

@@ -131,7 +131,8 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     if p.is_file() {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let in_chats = p.parent().and_then(Path::file_name).is_some_and(|n| n == "chats");
-        return Ok((in_chats && name.starts_with("session-") && name.ends_with(".jsonl")).then(|| p.to_path_buf()));
+        let session = name.starts_with("session-") && (name.ends_with(".jsonl") || name.ends_with(".json"));
+        return Ok((in_chats && session).then(|| p.to_path_buf()));
     }
     if target.is_empty() || target.contains('/') {
         return Ok(None);
@@ -268,6 +269,14 @@ fn copy_lines(prefix: &[Line<'_>], new_id: &str) -> Vec<u8> {
 /// prefix of one; default: the last message the file loads with, or the
 /// last reply before it that ends a turn).
 pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> {
+    if file.extension().is_some_and(|e| e == "json") {
+        bail!(
+            "{}: a session of an older Gemini CLI (one .json document): cctree forks only the JSON-lines \
+             sessions of Gemini CLI 0.61.0. Resume it once with that client (`gemini -r <session id>`, which \
+             writes its records to a .jsonl beside it), then fork that file",
+            file.display()
+        );
+    }
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let ls = lines(&bytes);
     let source_session = session_of(&ls)

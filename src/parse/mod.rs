@@ -6,12 +6,14 @@
 //! does not parse is a warning with `file:line`. Nothing here knows about the
 //! graph or HTML, and nothing here panics on input.
 
+mod document;
 mod entry;
 mod lenient;
 pub mod prompt;
 pub mod timestamp;
 
 use crate::discover::FileId;
+pub use document::parse_document;
 pub use entry::{
     Direction, Entries, Entry, EntryId, Kept, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry,
 };
@@ -65,6 +67,8 @@ pub struct ParseOptions {
     pub redact: bool,
     /// The client whose reader reads the lines' headers ([`crate::adapter`]).
     pub client: crate::discover::Client,
+    /// The file is one JSON document, not JSON lines ([`parse_document`]).
+    pub document: bool,
 }
 
 /// The result of parsing one file.

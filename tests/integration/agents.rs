@@ -534,3 +534,59 @@ fn fork_finds_claude_sessions_first_and_names_every_client_an_id_is_ambiguous_in
     assert!(err.contains("a Claude Code session (") && err.contains("a Codex CLI thread ("), "{err}");
     assert!(err.contains("rollout-2026-11-27T01-56-01-01a21ab7-77ea"), "{err}");
 }
+
+/// A hand-made session in the shape older Gemini CLI versions wrote: one
+/// pretty-printed `.json` document (`tests/fixtures/gemini-json/`).
+fn gemini_json() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-json")
+}
+
+#[test]
+fn an_older_gemini_json_session_is_read_with_every_message_and_its_tool_call() {
+    let file = files_under(&gemini_json(), "json").pop().unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let messages = doc["messages"].as_array().unwrap();
+    let d = detail(&gemini_json());
+    let c = only(&d);
+    assert_eq!(c.sessions, [doc["sessionId"].as_str().unwrap()]);
+    assert_eq!(c.messages as usize, messages.len(), "{c:#?}");
+    assert!(c.fork_points.is_empty());
+    let check = cctree().arg("check").arg(gemini_json()).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    // Every message and the shell call's output on the page.
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    render(&[gemini_json()], &site);
+    let text = site_text(&site);
+    for m in messages {
+        let said = m["content"].as_str().unwrap();
+        assert!(text.contains(said), "{said}");
+    }
+    assert!(text.contains("Stdout: Lisbon: 24 C, clear sky"));
+    assert!(text.contains("./forecast.sh Lisbon"));
+    // `cctree fork` says what to do instead.
+    let o = cctree().arg("fork").arg("--dry-run").arg(&file).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("older Gemini CLI") && err.contains("gemini -r"), "{err}");
+}
+
+#[test]
+fn an_older_gemini_json_session_cut_short_keeps_its_messages_before_the_cut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("gemini");
+    copy_tree(&gemini_json(), &dir);
+    let file = files_under(&dir, "json").pop().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    // Cut inside the fourth message (the second prompt).
+    let cut = text.find("And in Fahrenheit").unwrap();
+    std::fs::write(&file, &text[..cut]).unwrap();
+    // The warning is at the line the message cut short starts on.
+    let start = text[..text.find("8c3d-000000000004").unwrap()].rfind('{').unwrap();
+    let line = text[..start].matches('\n').count() + 1;
+    let o = cctree().arg("check").arg(&dir).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(&format!(".json:{line}: [malformed-line]")) && out.contains("cut short"), "{out}");
+    let c = detail(&dir);
+    assert_eq!(only(&c).messages, 3, "the three messages before the cut");
+}
