@@ -27,6 +27,10 @@ pub struct GeminiFork {
     pub lines: usize,
     #[serde(flatten)]
     pub new: super::NewSession,
+    /// The project folder's `.project_root` written beside the fork's
+    /// `chats/` (a fork from the archive into a folder that lacked it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_root: Option<PathBuf>,
 }
 
 impl GeminiFork {
@@ -314,15 +318,35 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty());
     let resume = format!("gemini -r {}", crate::term::shell_quote(&new_id));
+    // Forked from the archive into a project folder without its
+    // `.project_root` (the client's clean-up, or a new machine): the
+    // archive's, so that the folder is the project's for the client again.
+    let project_root = (file.parent() != Some(dir.as_path()))
+        .then(|| {
+            let from = file.parent()?.parent()?.join(".project_root");
+            let to = dir.parent()?.join(".project_root");
+            (from.is_file() && !to.exists()).then_some((from, to))
+        })
+        .flatten();
     if !dry_run {
         write_new(&path, &out)?;
+        if let Some((from, to)) = &project_root {
+            let bytes = std::fs::read(from).with_context(|| format!("cannot read {}", from.display()))?;
+            write_new(to, &bytes)?;
+        }
+    }
+    let mut new = super::NewSession::new(new_id, path, cwd, dry_run, &resume);
+    if let Some((_, to)) = &project_root {
+        let verb = if dry_run { "would write" } else { "wrote" };
+        new.notes.push(format!("{verb} {} (the project folder's working directory, from the archive)", to.display()));
     }
     Ok(GeminiFork {
         source_session,
         source_file: file.to_path_buf(),
         checkpoint,
         lines: prefix.len(),
-        new: super::NewSession::new(new_id, path, cwd, dry_run, &resume),
+        new,
+        project_root: project_root.map(|(_, to)| to),
     })
 }
 

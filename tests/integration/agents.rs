@@ -590,3 +590,50 @@ fn an_older_gemini_json_session_cut_short_keeps_its_messages_before_the_cut() {
     let c = detail(&dir);
     assert_eq!(only(&c).messages, 3, "the three messages before the cut");
 }
+
+/// A Gemini session forked from the `cctree sync` archive after the client
+/// removed its project folder: the fork lands in that folder of
+/// `~/.gemini/tmp` with the folder's `.project_root` (the working directory
+/// the client files the project under) made again from the archive's.
+#[test]
+fn a_gemini_fork_from_the_archive_recreates_the_project_folders_project_root() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    copy_tree(&gemini("headless"), &home.join(".gemini"));
+    let archive = tmp.path().join("archive");
+    let env = [
+        ("HOME", home.clone()),
+        ("GEMINI_CLI_HOME", home.clone()),
+        ("CCTREE_ARCHIVE", archive.clone()),
+        ("CODEX_HOME", tmp.path().join("no-codex")),
+        ("CLAUDE_CONFIG_DIR", tmp.path().join("no-claude")),
+    ];
+    let run = |args: &[&str]| {
+        let o = cctree().args(args).envs(env.iter().map(|(k, v)| (k, v))).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    run(&["-q", "sync"]);
+    let folder = home.join(".gemini/tmp/work");
+    let root = std::fs::read_to_string(folder.join(".project_root")).unwrap();
+    let session = files_under(&folder.join("chats"), "jsonl")
+        .into_iter()
+        .find(|f| f.file_name().unwrap().to_string_lossy().starts_with("session-"))
+        .unwrap();
+    let id = jsonl(&session)[0]["sessionId"].as_str().unwrap().to_string();
+    std::fs::remove_dir_all(&folder).unwrap();
+    // A dry run writes nothing.
+    let out = run(&["fork", "--dry-run", &id]);
+    assert!(out.contains("would write") && out.contains(".project_root"), "{out}");
+    assert!(!folder.exists());
+    let out = run(&["fork", &id]);
+    assert_eq!(std::fs::read_to_string(folder.join(".project_root")).unwrap(), root);
+    let forks = files_under(&folder.join("chats"), "jsonl");
+    assert_eq!(forks.len(), 1, "{forks:?}");
+    let new_id = jsonl(&forks[0])[0]["sessionId"].as_str().unwrap().to_string();
+    assert!(out.contains(&format!("cd {} && gemini -r {new_id}", root.trim())), "{out}");
+    // The next fork finds the folder whole: nothing more is written there.
+    let out = run(&["fork", &id]);
+    assert!(!out.contains(".project_root"), "{out}");
+    assert_eq!(files_under(&folder.join("chats"), "jsonl").len(), 2);
+}
