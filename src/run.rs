@@ -204,7 +204,7 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         let first = round == crate::serve::Round::First;
         let mut read = Vec::new();
         if let Some(source) = &what.sync {
-            read.push(sync_for_serve(source.as_deref(), first && !quiet)?);
+            read.extend(sync_for_serve(source.as_deref(), first && !quiet)?);
         }
         let archive = discover::discover(&what.input)?;
         if first {
@@ -232,8 +232,10 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
 }
 
 /// The sync before each render of `cctree serve --sync`: its report the
-/// first time, then only its problems. Returns the source directory (watched).
-fn sync_for_serve(source: Option<&std::path::Path>, first: bool) -> Result<std::path::PathBuf> {
+/// first time, then only its problems. Returns the source directories it
+/// synced (watched): Claude Code's, and Codex CLI's and Gemini CLI's when
+/// they were synced too.
+fn sync_for_serve(source: Option<&std::path::Path>, first: bool) -> Result<Vec<std::path::PathBuf>> {
     let archive = crate::sync::default_archive_dir().context("no default archive")?;
     let opts = crate::sync::SyncOptions {
         input: source.map(std::path::Path::to_path_buf),
@@ -252,7 +254,9 @@ fn sync_for_serve(source: Option<&std::path::Path>, first: bool) -> Result<std::
     if !report.errors.is_empty() {
         anyhow::bail!("{}", report.error_text());
     }
-    Ok(report.source)
+    let mut sources = vec![report.source];
+    sources.extend(report.clients.into_iter().map(|(_, source, _)| source));
+    Ok(sources)
 }
 
 /// The selection of the command line (`--project`, `--conversation`,

@@ -2,8 +2,8 @@
 //!
 //! The roots are what the build read ([`crate::discover::Archive::inputs`]:
 //! every directory read whole, each file given alone, the prompt history
-//! beside a projects directory: `recover::history_for`), plus the directory a
-//! sync copies from: whatever inputs discovery comes to read (another
+//! beside a projects directory: `recover::history_for`), plus the directories a
+//! sync copies from (Claude Code's, Codex CLI's and Gemini CLI's that it synced): whatever inputs discovery comes to read (another
 //! client's sessions directory), the watch follows, since the list is taken
 //! again after each render. A directory is watched recursively; a file by its
 //! directory (an editor or a sync may replace it by a rename).

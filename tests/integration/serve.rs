@@ -610,3 +610,59 @@ fn an_open_page_follows_in_the_browser() {
     let (status, _) = server.stop("-INT");
     assert_eq!(status.code(), Some(0));
 }
+
+/// With no INPUT, the sync before each render copies every client's folder,
+/// and each of them is watched: a line Codex CLI or Gemini CLI writes reaches
+/// the archive, then the site, as Claude Code's does.
+#[test]
+fn syncs_and_follows_every_clients_folder() {
+    use crate::agents::{codex, copy_tree, files_under, gemini};
+    use crate::common::site_text;
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("claude");
+    copy_dir(&example_archive(), &config.join("projects"));
+    let codex_home = tmp.path().join("dot-codex");
+    copy_tree(&codex("exec"), &codex_home);
+    let home = tmp.path().join("home");
+    copy_tree(&gemini("headless"), &home.join(".gemini"));
+    let archive = tmp.path().join("archive");
+    let cache = tmp.path().join("cache");
+    let env: Vec<(&str, &Path)> = vec![
+        ("CLAUDE_CONFIG_DIR", &config),
+        ("CCTREE_ARCHIVE", &archive),
+        ("XDG_CACHE_HOME", &cache),
+        ("HOME", &home),
+        ("CODEX_HOME", &codex_home),
+        ("GEMINI_CLI_HOME", &home),
+    ];
+    let out = cctree().args(["-q", "sync"]).envs(env.iter().copied()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let server = Server::start(&[], &env);
+    let site = std::fs::read_dir(cache.join("cctree/serve")).unwrap().next().unwrap().unwrap().path();
+    // A prompt appended to a Codex rollout and one to a Gemini session.
+    let rollout =
+        files_under(&codex_home, "jsonl").into_iter().find(|f| f.to_string_lossy().contains("77ea-7351")).unwrap();
+    append(
+        &rollout,
+        "{\"timestamp\":\"2026-11-27T03:00:00.000Z\",\"ordinal\":100000,\"type\":\"response_item\",\"payload\":\
+         {\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"codex numbat\"}]}}\n",
+    );
+    eventually("the Codex line synced and shown", || site_text(&site).contains("codex numbat").then_some(()));
+    let session = files_under(&home.join(".gemini"), "jsonl")
+        .into_iter()
+        .find(|f| f.to_string_lossy().contains("chats/session-"))
+        .unwrap();
+    append(
+        &session,
+        "{\"id\":\"f0000000-0000-4000-8000-00000000beef\",\"timestamp\":\"2026-11-27T03:00:00.000Z\",\"type\":\"user\",\
+         \"content\":[{\"text\":\"gemini quokka\"}]}\n",
+    );
+    eventually("the Gemini line synced and shown", || site_text(&site).contains("gemini quokka").then_some(()));
+    // Kept by the sync, beside the archive.
+    let kept = |dir: &str, words: &str| {
+        files_under(&tmp.path().join(dir), "jsonl").iter().any(|f| std::fs::read_to_string(f).unwrap().contains(words))
+    };
+    assert!(kept("codex", "codex numbat") && kept("gemini", "gemini quokka"));
+    let (status, _) = server.stop("-INT");
+    assert_eq!(status.code(), Some(0));
+}
