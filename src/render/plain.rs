@@ -43,7 +43,8 @@ pub(crate) fn cut(s: &str, max: usize) -> &str {
 }
 
 /// One line of at most `chars` characters: whitespace collapsed, `…` when cut
-/// (at the start of the word it would cut, when that is near).
+/// (at the start of the word it would cut, when that is near; never after a
+/// full stop, a comma or another ellipsis).
 pub(crate) fn excerpt(s: &str, chars: usize) -> String {
     let mut out = String::new();
     let mut n = 0;
@@ -60,7 +61,8 @@ pub(crate) fn excerpt(s: &str, chars: usize) -> String {
                 if word_at.0 > 0 && n - word_at.1 <= WORD_CUT_BACK {
                     out.truncate(word_at.0);
                 }
-                out.truncate(out.trim_end().len());
+                // No `.…` or `,…`: the ellipsis ends it alone.
+                out.truncate(out.trim_end_matches(|c: char| c.is_whitespace() || ".…,;:".contains(c)).len());
                 out.push('…');
                 return out;
             }
@@ -131,6 +133,10 @@ mod tests {
         // A word cut near its start goes whole; a long one is cut.
         assert_eq!(excerpt("the quick brown fox", 12), "the quick…");
         assert_eq!(excerpt("abc def", 4), "abc…");
+        // The ellipsis is the only mark at a cut: none after a full stop or a comma.
+        assert_eq!(excerpt("Make it retry. First get me", 17), "Make it retry…");
+        assert_eq!(excerpt("one, two, three", 9), "one, two…");
+        assert_eq!(excerpt("wait... more", 8), "wait…");
         assert_eq!(excerpt(&format!("a {}", "x".repeat(40)), 20), format!("a {}…", "x".repeat(18)));
         assert!(is_cut("abcdef", 3) && !is_cut("abc", 3) && !is_cut(" a  b ", 3) && is_cut("a  bc", 3));
     }
