@@ -1,5 +1,5 @@
 //! Issue 27: a compare page for every fork point, its branches side by side
-//! from the fork on (every prompt and answer of each), with the files each
+//! from the fork on (every prompt and answer of each, as Markdown), with the files each
 //! changed and the commands each ran; reachable from the fork's landmark and
 //! the fork-point index. (Its links landing is checked with every link of
 //! the site by `render::*_render_completely`.)
@@ -11,11 +11,26 @@ use cctree::parse::{Kind, UserKind};
 use cctree::project::Project;
 use cctree::render::site::urls::sanitize_segment;
 
+use crate::agents::visible;
 use crate::render::{attr_values, files, resolve, unescape};
 use crate::support::{cctree, example_archive, load};
 
 fn alnum(s: &str) -> String {
     s.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+/// The words a reader sees of a Markdown text (its text, code and HTML, not its marks).
+fn md_words(s: &str) -> String {
+    use pulldown_cmark::{Event, Parser};
+    let mut out = String::new();
+    for ev in Parser::new(s) {
+        // cctree shows a transcript's HTML as text.
+        if let Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) = ev {
+            out.push_str(&t);
+            out.push(' ');
+        }
+    }
+    out
 }
 
 /// The nodes each column of a fork's compare page shows: the first child
@@ -73,7 +88,7 @@ fn every_fork_point_has_a_compare_page_with_every_message_of_its_branches() {
                         .find(|(path, _)| path.to_string_lossy().ends_with(&tail))
                         .unwrap_or_else(|| panic!("{}: no page …{tail}", input.display()));
                     let html = std::str::from_utf8(bytes).unwrap();
-                    let text = alnum(&unescape(html));
+                    let text = alnum(&visible(html));
                     for nodes in columns(&p, fp.node) {
                         for n in nodes {
                             let e = g.entry(&p.entries, n);
@@ -95,7 +110,8 @@ fn every_fork_point_has_a_compare_page_with_every_message_of_its_branches() {
                                     .join(" "),
                                 _ => String::new(),
                             };
-                            let key: String = alnum(&words).chars().take(80).collect();
+                            // Rendered as on the branch's page: its words, not its Markdown.
+                            let key: String = alnum(&md_words(&words)).chars().take(80).collect();
                             if shown && !key.is_empty() {
                                 assert!(
                                     text.contains(&key),
@@ -147,6 +163,16 @@ fn a_compare_page_lists_the_files_each_branch_changed_and_what_it_ran() {
     assert!(list(cols[1], "Files changed").is_empty());
     assert_eq!(list(cols[1], "Commands run"), ["cargo add backoff@0.4 --features tokio"]);
     assert!(cols[0].contains("<dt>cost</dt><dd>$0.050 (sub-agents included)</dd>"));
+    // Messages read as on the branch's page: Markdown, code highlighted.
+    assert!(
+        cols[0].contains("<div class=\"compare-text md\"><p>Now add a <code>--units imperial</code> flag"),
+        "{}",
+        cols[0]
+    );
+    assert!(cols[0].contains("<pre class=\"code hl\">"), "the Python block is highlighted: {}", cols[0]);
+    assert!(cols[1].contains("<li>Retry only on 5xx responses and timeouts; never on 4xx.</li>"), "{}", cols[1]);
+    // A cut heading ends in one ellipsis.
+    assert!(cols[1].contains("let&#39;s make the HTTP client retry…</a>"), "{}", cols[1]);
     assert!(cols[1].contains("<dt>duration</dt><dd>5 min 48 s</dd>"));
 }
 

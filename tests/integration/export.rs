@@ -167,7 +167,35 @@ fn the_file_shows_the_fork_index_the_branches_in_order_and_inline_images() {
     // (12.2, then 15.2), then the sub-agent transcript.
     let label = regex::Regex::new(r##"<li><a href="#s-[^"]+"><span class="lbl">([^<]*)</span>"##).unwrap();
     let labels: Vec<&str> = label.captures_iter(&html).map(|c| c.get(1).unwrap().as_str()).collect();
-    assert_eq!(labels, ["main", "12.2", "15.2", "agent"]);
+    assert_eq!(labels, ["main", "12.2", "15.2", "compare #12", "compare #15", "agent"]);
+    // Each fork's compare page is a section: both branches side by side, the
+    // fork's landmark leading to it (file_problems: the link lands), its
+    // switch and headings with ids of their own.
+    for (n, fork) in [(12, "a1000000-0000-4000-8000-000000000029"), (15, "a1f1b200-0000-4000-8000-000000000005")] {
+        let toc =
+            regex::Regex::new(&format!(r##"<li><a href="#(s-[^"]+)"><span class="lbl">compare #{n}</span>"##)).unwrap();
+        let sid = &toc.captures(&html).unwrap_or_else(|| panic!("#{n} is not in the contents"))[1];
+        let at = html.find(&format!("<section class=\"export-section\" id=\"{sid}\">")).unwrap();
+        let section = &html[at + 1..];
+        let section = &section[..section.find("<section class=\"export-section\"").unwrap_or(section.len())];
+        assert_eq!(section.matches("<section class=\"compare-col").count(), 2, "{section}");
+        for k in 1..=2 {
+            assert!(
+                section.contains(&format!("<label class=\"pick-{k}\" for=\"cmp-{fork}-pick-{k}\">{n}.{k}</label>")),
+                "{section}"
+            );
+        }
+        assert!(
+            html.contains(&format!("<a class=\"hint\" href=\"#{sid}\">compare</a>")),
+            "the fork-point index leads to {sid}"
+        );
+        if n == 12 {
+            assert!(
+                section.contains("Added <code>--units &lt;metric|imperial&gt;</code>"),
+                "Markdown rendered: {section}"
+            );
+        }
+    }
     assert!(
         html.contains("The active line (where the conversation was last continued) runs through main → 12.2 → 15.2.")
     );
@@ -276,7 +304,33 @@ fn markdown_holds_every_prompt_of_the_active_line_and_the_branches() {
             "Appendix 1: the main branch after #12",
             "Appendix 2: branch 12.2 (forked after #15): Retry via backoff crate (abandoned)",
             "Appendix 3: sub-agent a3f9c2e1b7d40a6f5: Map HTTP client code",
+            "Appendix 4: the branches of the fork at #12 compared",
+            "Appendix 5: the branches of the fork at #15 compared",
         ]
+    );
+    // What each branch did from the fork on (tests/fixtures/cost: both
+    // branches write notes.txt, 3.2 edits it then and runs wc).
+    let at = md.find("## Appendix 4: the branches of the fork at ` #12 ` compared").unwrap();
+    let compared = &md[at..md.find("## Appendix 5").unwrap()];
+    assert!(
+        compared.contains("### Branch ` 12.1 `: ` Now add a --units imperial flag so I can get °F and mph. `"),
+        "{compared}"
+    );
+    assert!(
+        compared
+            .contains("- files changed (1): ` /home/alice/src/weather-cli/src/cli.rs `\n- commands run (0): none\n"),
+        "{compared}"
+    );
+    assert!(
+        compared
+            .contains("- files changed (0): none\n- commands run (1): ` cargo add backoff@0.4 --features tokio `\n"),
+        "{compared}"
+    );
+    let cost = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cost/projects");
+    let md = export_ok(&cost, "c0570000-0000-4000-8000-000000000010", &tmp.path().join("cost.md"), &[]);
+    assert!(
+        md.contains("` /home/test/cost/notes.txt ` changed on ` 3.1 `, ` 3.2 `\n\nFrom its final version on ` 3.1 ` to its final version on ` 3.2 `:\n\n```diff\n one\n-two\n+2\n three\n+four\n```\n"),
+        "{md}"
     );
 }
 

@@ -1,7 +1,9 @@
 //! One conversation as Markdown (`cctree export --format md`), for pasting
 //! into an issue or a pull request: the active line (root → where the
 //! conversation was last continued), then, as appendices, what of each
-//! branch is not on it, then the sub-agent transcripts it spawned.
+//! branch is not on it, the sub-agent transcripts it spawned, and each fork
+//! point's branches compared (what each changed and ran, its tokens and
+//! cost, the diff of the files several changed).
 //!
 //! Nothing from a transcript is read as Markdown or HTML where it is pasted:
 //! texts are fenced code blocks (the fence longer than any run of backticks
@@ -23,12 +25,14 @@ use crate::parse::{Kind, UserKind};
 use crate::project::Project;
 
 use super::{Exported, active_path, tracks};
-use crate::limits::{MD_TOOL_INPUT, MD_TOOL_RESULT};
+use crate::limits::{DIFF_LINES, MD_TOOL_INPUT, MD_TOOL_RESULT};
 use crate::render::html::controls_shown;
+use crate::render::pages::compare::{self, ComparePage};
 use crate::render::plain::{cut, human_size};
 use crate::render::site::context::{ProjectCtx, TrackId};
 use crate::render::site::layout::{Item, layout};
 use crate::render::site::{Placement, RenderOptions};
+use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 /// The first line of every Markdown export (how `cctree export` knows a
 /// file it may write over).
@@ -61,6 +65,12 @@ pub(crate) fn conversation_md(
             }
             appendix += 1;
             md.appendix(appendix, track, &rest);
+        }
+        for fp in &c.fork_points {
+            if let Some(page) = compare::page(ctx, fp.node) {
+                appendix += 1;
+                md.compare(appendix, fp.node, &page);
+            }
         }
         Ok(md.out)
     })
@@ -129,6 +139,71 @@ impl Md<'_> {
         };
         let _ = writeln!(self.out, "\n## Appendix {n}: {title}");
         self.items(items);
+    }
+
+    /// The compare page of a fork: what each branch did from the fork on,
+    /// and the diff of the files several changed (their messages are on the
+    /// active line and in the appendices).
+    fn compare(&mut self, n: usize, fork: NodeId, page: &ComparePage) {
+        let ctx = self.ctx;
+        let name = ctx.fork_name(fork);
+        let _ = writeln!(self.out, "\n## Appendix {n}: the branches of the fork at {} compared\n", span(&name));
+        let _ = writeln!(
+            self.out,
+            "Message #{} was answered {} times. What each branch did from there on (totals include the sub-agents it spawned); its messages are on the active line or in its appendix.",
+            page.number,
+            page.columns.len() + page.more
+        );
+        if page.more > 0 {
+            let _ = writeln!(self.out, "\nThe first {} branches are compared here.", page.columns.len());
+        }
+        for c in &page.columns {
+            let active = if c.active { " (active)" } else { "" };
+            let _ = writeln!(self.out, "\n### Branch {}{active}: {}\n", span(&c.label), span(&c.words));
+            let mut facts = vec![format!("{} messages", c.messages)];
+            if !c.duration.is_empty() {
+                facts.push(format!("duration {}", c.duration));
+            }
+            if !c.tokens.is_empty() {
+                facts.push(format!("tokens {}", c.tokens));
+            }
+            if !c.cost.is_empty() {
+                facts.push(format!("cost {} (sub-agents included)", c.cost));
+            }
+            let _ = writeln!(self.out, "- {}", facts.join("; "));
+            let list = |v: &[String]| {
+                if v.is_empty() { "none".to_string() } else { v.iter().map(|f| span(f)).collect::<Vec<_>>().join(", ") }
+            };
+            let _ = writeln!(self.out, "- files changed ({}): {}", c.files.len(), list(&c.files));
+            let _ = writeln!(self.out, "- commands run ({}): {}", c.commands.len(), list(&c.commands));
+        }
+        if page.both.is_empty() {
+            return;
+        }
+        self.out.push_str("\n### Files more than one branch changed\n");
+        for f in &page.both {
+            let by: Vec<String> = f.by.iter().map(|b| span(b)).collect();
+            let _ = writeln!(self.out, "\n{} changed on {}", span(&f.path), by.join(", "));
+            let finals = f.diff.as_ref().and_then(|(a, b, _)| {
+                let text =
+                    |label: &str| page.columns.iter().find(|c| c.label == label)?.finals.get(&f.path)?.as_deref();
+                Some((a, b, text(a)?, text(b)?))
+            });
+            match finals {
+                Some((a, b, ta, tb)) => {
+                    let _ = writeln!(
+                        self.out,
+                        "\nFrom its final version on {} to its final version on {}:",
+                        span(a),
+                        span(b)
+                    );
+                    fence(&mut self.out, "diff", &diff_text(ta, tb));
+                }
+                None => self.out.push_str(
+                    "\nIts final versions are not known: a branch edited it without writing it whole first.\n",
+                ),
+            }
+        }
     }
 
     fn items(&mut self, items: &[Item]) {
@@ -244,6 +319,32 @@ fn capped(text: &str, cap: usize) -> String {
         return text.to_string();
     }
     format!("{shown}\n… (cut: {} of {} shown)", human_size(shown.len()), human_size(text.len()))
+}
+
+/// A line diff of two texts (` `, `-`, `+` before each line), or, past
+/// [`DIFF_LINES`] lines, a note that they are too long to compare.
+fn diff_text(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    if a.len() + b.len() > DIFF_LINES {
+        return format!("(too long to compare line by line: {} lines, then {})", a.len(), b.len());
+    }
+    let mut out = String::with_capacity(old.len() + new.len());
+    for op in capture_diff_slices(Algorithm::Myers, &a, &b) {
+        let (tag, from, to) = op.as_tag_tuple();
+        let lines: Vec<(char, &str)> = match tag {
+            DiffTag::Equal => a[from].iter().map(|l| (' ', *l)).collect(),
+            DiffTag::Delete => a[from].iter().map(|l| ('-', *l)).collect(),
+            DiffTag::Insert => b[to].iter().map(|l| ('+', *l)).collect(),
+            DiffTag::Replace => a[from].iter().map(|l| ('-', *l)).chain(b[to].iter().map(|l| ('+', *l))).collect(),
+        };
+        for (mark, line) in lines {
+            out.push(mark);
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Appends `text` as a fenced code block that nothing in it can close.

@@ -31,10 +31,11 @@ use askama::Template;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-use crate::graph::{BranchId, Conversation, ConversationId};
+use crate::graph::{BranchId, Conversation, ConversationId, NodeId};
 use crate::project::Project;
 
 use crate::render::html::{Html, filters};
+use crate::render::pages::compare;
 use crate::render::pages::templates::{FactValue, Pager, TrackPage};
 use crate::render::pages::track as transcript;
 use crate::render::site::context::{InputPaths, PageWarnings, ProjectCtx, TrackId};
@@ -88,14 +89,15 @@ impl From<TrackPage> for TrackSection {
     }
 }
 
-/// A track of the conversation (a branch or an agent) as a section of the file.
+/// A page of the conversation as a section of the file: a track (a branch or
+/// an agent), or the compare page of a fork point.
 pub(crate) struct Section {
     pub(crate) id: String,
-    /// What the table of contents calls it (`main`, `3.2`, `agent`).
+    /// What the table of contents calls it (`main`, `3.2`, `agent`, `compare #12`).
     pub(crate) label: String,
     pub(crate) title: String,
     pub(crate) href: Href,
-    pub(crate) body: TrackSection,
+    pub(crate) body: Html,
 }
 
 /// The file (`templates/export/conversation.html`).
@@ -155,8 +157,14 @@ pub(crate) fn conversation_html(
 ) -> Result<Exported> {
     export(project, conv, at, opts, |ctx, c| {
         let tracks = tracks(ctx, conv);
-        let mut sections = Vec::with_capacity(tracks.len());
-        for track in tracks {
+        let mut sections = Vec::with_capacity(tracks.len() + c.fork_points.len());
+        let agents = tracks.iter().position(|t| matches!(t, TrackId::Agent(_))).unwrap_or(tracks.len());
+        for &track in &tracks[..agents] {
+            sections.push(section(ctx, track)?);
+        }
+        // The branches of each fork side by side, after the branches.
+        sections.extend(c.fork_points.iter().filter_map(|fp| compare_section(ctx, fp.node)));
+        for &track in &tracks[agents..] {
             sections.push(section(ctx, track)?);
         }
         let active = active_path(ctx, conv).iter().map(|b| ctx.labels[*b].clone()).collect();
@@ -255,7 +263,16 @@ fn section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Section> {
         TrackId::Agent(_) => "agent".to_string(),
         TrackId::Active(_) => "active".to_string(),
     };
-    Ok(Section { href: fragment(&id), id, label, title: body.heading.clone(), body })
+    Ok(Section { href: fragment(&id), id, label, title: body.heading.clone(), body: Html::of(&body) })
+}
+
+/// The compare page of fork point `fork` as a section (none when it has none).
+fn compare_section(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<Section> {
+    let page = compare::page(ctx, fork)?;
+    let id = section_id(&ctx.compare_dir(fork), &page_file(0));
+    let label = format!("compare {}", ctx.fork_name(fork));
+    let title = page.heading.clone();
+    Some(Section { href: fragment(&id), id, label, title, body: Html::of(&compare::CompareSection { page }) })
 }
 
 #[cfg(test)]

@@ -12,18 +12,22 @@ use crate::model::{Block, Body, Content, ToolInput};
 use std::collections::BTreeMap;
 
 use crate::render::html::diff::diff_html;
-use crate::render::html::{Html, filters};
+use crate::render::html::highlight::Budget;
+use crate::render::html::{Html, filters, markdown};
 use crate::render::pages::templates::Crumb;
 use crate::render::pages::track::crumbs;
 use crate::render::plain::{excerpt, prompt_words};
 use crate::render::site::context::ProjectCtx;
-use crate::render::site::urls::{Href, Root, page_file};
+use crate::render::site::urls::{Href, Root, page_file, sanitize_segment};
 
 /// A fork's compare page.
 #[derive(Template)]
 #[template(path = "compare.html")]
 pub(crate) struct ComparePage {
     pub(crate) root: Root,
+    /// What its element ids start with (`cmp-<fork uuid>`): unique in a
+    /// one-file export, where several compare pages are sections of one file.
+    pub(crate) key: String,
     pub(crate) title: String,
     pub(crate) crumbs: Vec<Crumb>,
     pub(crate) heading: String,
@@ -73,12 +77,32 @@ pub(crate) struct BothChanged {
     pub(crate) diff: Option<(String, String, Html)>,
 }
 
+/// The `main` block of `templates/compare.html`: a compare page without the
+/// site around it, a section of a one-file export.
+#[derive(Template)]
+#[template(path = "compare.html", block = "main")]
+pub(crate) struct CompareSection {
+    pub(crate) page: ComparePage,
+}
+
+impl std::ops::Deref for CompareSection {
+    type Target = ComparePage;
+    fn deref(&self) -> &ComparePage {
+        &self.page
+    }
+}
+
 /// A prompt or an answer.
 pub(crate) struct Turn {
     /// `user` or `assistant`.
     pub(crate) class: &'static str,
     pub(crate) role: String,
+    /// Its words as Markdown (a command or shell input as a code block),
+    /// then as HTML ([`Self::html`]), as its branch's page shows them.
     pub(crate) text: String,
+    pub(crate) html: Html,
+    /// Whether [`Self::html`] shows only its first [`COMPARE_TEXT_CHARS`] characters.
+    pub(crate) cut: bool,
     /// Tool calls, one line each.
     pub(crate) calls: Vec<String>,
     /// Its place on the branch's page.
@@ -129,6 +153,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
     let both = both_changed(&columns);
     Some(ComparePage {
         root: Root::of(&dir),
+        key: format!("cmp-{}", sanitize_segment(g.uuid(ctx.entries(), fork))),
         title: format!("compare the fork at {name} · {title}"),
         crumbs: crumbs(ctx, &dir, Some(conv)),
         heading: format!("The branches of the fork at {name}, side by side"),
@@ -192,15 +217,26 @@ fn column(
         // A streamed turn is one message: its lines join the first one's.
         let item = ctx.loc[node].map(|l| (l.track, l.item));
         let same = item.is_some() && !seen_items.insert(item);
-        let turn = Turn { class, role: role.to_string(), text, calls, href: Href::default() };
+        let turn = Turn {
+            class,
+            role: role.to_string(),
+            text,
+            html: Html::default(),
+            cut: false,
+            calls,
+            href: Href::default(),
+        };
         if !join(&mut turns, same, turn, || ctx.node_href(dir, node).unwrap_or_default()) {
             messages += 1;
         }
     }
+    // Highlighting as much code as a page of the site would.
+    let mut budget = Budget::default();
     for t in &mut turns {
-        if t.text.chars().count() > COMPARE_TEXT_CHARS {
-            t.text = format!("{}… (the whole message is on the branch's page)", excerpt_keep_lines(&t.text));
-        }
+        t.cut = t.text.chars().count() > COMPARE_TEXT_CHARS;
+        let shown = if t.cut { excerpt_keep_lines(&t.text) } else { std::mem::take(&mut t.text) };
+        t.html = markdown::to_html(&shown, &mut budget);
+        t.text = String::new();
     }
     files.sort();
     files.dedup();
@@ -363,11 +399,23 @@ fn text_of(c: &Content<'_>) -> (String, Vec<String>) {
                 }
             }
         }
-        Content::Command { name, args } => push(&format!("{name} {args}")),
-        Content::Shell(cmd) => push(&format!("! {cmd}")),
+        Content::Command { name, args } => push(&code_block(format!("{name} {args}").trim_end())),
+        Content::Shell(cmd) => push(&code_block(&format!("! {cmd}"))),
         _ => {}
     }
     (text, calls)
+}
+
+/// `text` as a Markdown code block nothing in it can close.
+fn code_block(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}\n{text}\n{fence}")
 }
 
 /// `45 s`, `3 min 20 s`, `2 h 5 min`, `3 days 4 h`.

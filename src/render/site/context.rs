@@ -410,10 +410,10 @@ impl<'a> ProjectCtx<'a> {
         format!("{conv}compare/{}/", sanitize_segment(g.uuid(self.entries(), fork)))
     }
 
-    /// A link from `from_dir` to the compare page of `fork` (none in a
-    /// one-file export, which has no such page).
+    /// A link from `from_dir` to the compare page of `fork` (in a one-file
+    /// export, its section).
     pub(crate) fn compare_href(&self, from_dir: &str, fork: NodeId) -> Option<Href> {
-        (self.links == Links::Site).then(|| self.href(from_dir, &self.compare_dir(fork), &page_file(0), None))
+        Some(self.href(from_dir, &self.compare_dir(fork), &page_file(0), None))
     }
 
     /// The anchor of a branch on a shared page: `b-<first uuid>`.

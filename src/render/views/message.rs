@@ -66,7 +66,7 @@ pub(crate) struct ForkNote {
     /// All its branches, and the fork's own list when it names only some.
     pub(crate) total: usize,
     pub(crate) more: Option<Href>,
-    /// The fork's compare page (none in a one-file export).
+    /// The fork's compare page (its section in a one-file export).
     pub(crate) compare: Option<Href>,
     /// A compaction going on beside the turns it summarized ("Summarize
     /// from here"), not a rewind.
