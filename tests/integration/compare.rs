@@ -72,11 +72,13 @@ fn inputs() -> Vec<PathBuf> {
 fn every_fork_point_has_a_compare_page_with_every_message_of_its_branches() {
     let tmp = tempfile::tempdir().unwrap();
     let mut forks = 0;
+    let mut maps = 0;
     for (i, input) in inputs().iter().enumerate() {
         let out = tmp.path().join(format!("site-{i}"));
         let st = cctree().arg("render").arg(input).arg("-o").arg(&out).arg("-q").status().unwrap();
         assert!(st.success(), "{}", input.display());
         let site = files(&out);
+        maps += map_links_land_on_compare_pages(&site);
         for p in load(std::slice::from_ref(input)) {
             let g = &p.graph;
             for c in &g.conversations {
@@ -138,6 +140,50 @@ fn every_fork_point_has_a_compare_page_with_every_message_of_its_branches() {
         }
     }
     assert!(forks >= 12, "{forks} fork points");
+    assert!(maps >= 12, "{maps} fork rows of maps link to their compare page");
+}
+
+/// Each fork row of each map (conversation and branch pages) is followed by
+/// a link to that fork's compare page (named for screen readers by its fork),
+/// the page of the fork the row leads to; returns how many.
+fn map_links_land_on_compare_pages(site: &std::collections::BTreeMap<PathBuf, Vec<u8>>) -> usize {
+    let mut n = 0;
+    for (page, bytes) in site.iter().filter(|(p, _)| p.extension().is_some_and(|x| x == "html")) {
+        let html = std::str::from_utf8(bytes).unwrap();
+        let Some(at) = html.find("<details class=\"map\"") else { continue };
+        let map = &html[at..at + html[at..].find("</details>").unwrap()];
+        let rows: Vec<&str> = map.split("\n<a class=\"").skip(1).collect();
+        for (i, row) in rows.iter().enumerate() {
+            if !row.starts_with("fork") {
+                continue;
+            }
+            let next =
+                rows.get(i + 1).unwrap_or_else(|| panic!("{}: a fork row without a compare link", page.display()));
+            assert!(next.starts_with("cmp\" href=\""), "{}: after a fork row: {next}", page.display());
+            let label = &row[row.find("<tspan class=\"lbl\">").unwrap() + 19..];
+            let label = &label[..label.find("</tspan>").unwrap()];
+            assert!(
+                next.contains(&format!("aria-label=\"compare the branches of the fork at {label} side by side\"")),
+                "{next}"
+            );
+            let link = &next[11..];
+            let (target, _) = resolve(page, &link[..link.find('"').unwrap()]);
+            assert!(
+                target.to_string_lossy().contains("/compare/") && site.contains_key(&target),
+                "{}: {}",
+                page.display(),
+                target.display()
+            );
+            // The row leads to the fork's landmark; its compare page is that fork's.
+            let fork_href = &row[row.find("href=\"").unwrap() + 6..];
+            let (_, frag) = resolve(page, &fork_href[..fork_href.find('"').unwrap()]);
+            let uuid = frag.as_deref().and_then(|f| f.strip_prefix("fork-")).expect("a fork row leads to its landmark");
+            let tail = format!("/compare/{uuid}/index.html");
+            assert!(target.to_string_lossy().ends_with(&tail), "{}: {label} → {}", page.display(), target.display());
+            n += 1;
+        }
+    }
+    n
 }
 
 /// The example's fork at #12: 12.1 edits `src/cli.rs` and runs nothing,

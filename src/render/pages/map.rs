@@ -72,6 +72,9 @@ pub(crate) struct MapRow {
     /// `#12`, `12.2`, `#14–#37`: what the row is called.
     pub(crate) label: String,
     pub(crate) text: String,
+    /// A fork's compare page, linked right of its row's text (at `compare_x`).
+    pub(crate) compare: Option<Href>,
+    pub(crate) compare_x: u32,
 }
 
 /// A stroke between two rows: down the lane of `x1`, then (for a branch
@@ -200,15 +203,29 @@ pub(crate) fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: Trac
             href: more,
             label: "…".into(),
             text: format!("{} more in the fork-point index", b.view.omitted),
+            compare: None,
+            compare_x: 0,
         });
     }
     b.view.prompts = c.branches.iter().map(|&br| prompts_of(ctx, br)).sum();
     let lanes = b.view.rows.iter().map(|r| r.x).max().unwrap_or(PAD);
     b.view.text_x = lanes + LANE;
     b.view.height = b.y() + PAD - ROW / 2;
-    let text = b.view.rows.iter().map(|r| text_width(&r.label, &r.text)).max().unwrap_or(0);
+    let text_x = b.view.text_x;
+    for r in b.view.rows.iter_mut().filter(|r| r.compare.is_some()) {
+        r.compare_x = text_x + text_width(&r.label, &r.text) + COMPARE_GAP;
+    }
+    let text = b.view.rows.iter().map(|r| text_width(&r.label, &r.text) + row_extra(r)).max().unwrap_or(0);
     b.view.width = b.view.text_x + text + PAD;
     b.view
+}
+
+/// Space before a fork row's `compare` link, in px.
+const COMPARE_GAP: u32 = 6;
+
+/// What a row takes right of its text: a fork's `compare` link (7 letters, 13 px).
+fn row_extra(r: &MapRow) -> u32 {
+    if r.compare.is_some() { COMPARE_GAP + 60 } else { 0 }
 }
 
 /// The width in px a row's label (monospace, bold) and text (13 px sans)
@@ -257,7 +274,7 @@ impl Builder<'_, '_> {
         }
         let active_leaf = kind == "leaf" && on;
         self.prev = Some(self.view.rows.len());
-        self.view.rows.push(MapRow { kind, x, y, on, active_leaf, href, label, text });
+        self.view.rows.push(MapRow { kind, x, y, on, active_leaf, href, label, text, compare: None, compare_x: 0 });
     }
 
     /// A conversation without forks: its one track is the active track.
@@ -382,6 +399,9 @@ impl Builder<'_, '_> {
         let text = format!("{what} · {} branches", fp.children.len());
         let href = self.ctx.fork_link(self.dir, Some(self.track), fp.node).unwrap_or_default();
         self.row("fork", lane, fp.node, self.ctx.fork_name(fp.node), text, href);
+        if let Some(row) = self.view.rows.last_mut() {
+            row.compare = self.ctx.compare_href(self.dir, fp.node);
+        }
         let fork_row = self.prev;
         let label_words = |k: usize| words(fp.labels.get(k).map_or("", |l| &**l));
         // The track goes on in this lane: where the active track goes if it
