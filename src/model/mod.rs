@@ -36,8 +36,8 @@ pub use compaction::{Compaction, CompactionKind, Direction, Kept};
 pub use raw::{Loose, Raw};
 pub use recovered::{RecoveredPrompt, RecoveredSession};
 pub use tool::{
-    Hunk, Message, Question, QuestionOption, ResultDetail, Shell, Spill, Spilled, TaskFields, TaskInput, Todo,
-    ToolCall, ToolInput, ToolOutput,
+    Hunk, Message, PatchFile, PatchOp, Question, QuestionOption, ResultDetail, Shell, Spill, Spilled, TaskFields,
+    TaskInput, Todo, ToolCall, ToolInput, ToolOutput,
 };
 pub use usage::Tokens;
 

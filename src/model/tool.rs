@@ -24,6 +24,45 @@ pub struct ToolCall<'a> {
     pub key_fields: String,
 }
 
+/// One file of a multi-file patch: added (`new` is its content), updated
+/// (`old` and `new`: its hunks' two sides), or deleted; `moved_to`: where an
+/// update moved it.
+#[derive(Debug, Clone, Default)]
+pub struct PatchFile<'a> {
+    pub op: PatchOp,
+    pub path: Str<'a>,
+    pub moved_to: Option<Str<'a>>,
+    pub old: Str<'a>,
+    pub new: Str<'a>,
+}
+
+/// What a patch does to a file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PatchOp {
+    Add,
+    #[default]
+    Update,
+    Delete,
+}
+
+impl PatchOp {
+    /// `Add`, `Update`, `Delete`: as the patch says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PatchOp::Add => "Add",
+            PatchOp::Update => "Update",
+            PatchOp::Delete => "Delete",
+        }
+    }
+}
+
+impl PatchFile<'_> {
+    /// The paths it changes: its own, and where it was moved.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(&*self.path).chain(self.moved_to.as_deref())
+    }
+}
+
 /// A tool call's input, typed for the tools a client ships. Strings are
 /// empty when the client wrote none (or another type); a field the client
 /// may write as any type is [`Loose`].
@@ -46,6 +85,11 @@ pub enum ToolInput<'a> {
     MultiEdit {
         file_path: Str<'a>,
         edits: Vec<(Str<'a>, Str<'a>)>,
+    },
+    /// Several files changed by one patch (Codex's `apply_patch`), each its
+    /// own [`PatchFile`].
+    Patch {
+        files: Vec<PatchFile<'a>>,
     },
     /// A file written whole.
     Write {

@@ -250,3 +250,51 @@ fn a_file_both_branches_changed_shows_the_diff_of_their_final_versions() {
         page.contains("Commands run (1)</h3>\n<ol class=\"compare-cmds\"><li><code>wc -l notes.txt</code></li></ol>")
     );
 }
+
+/// Codex's `apply_patch` touching several files: the compare page lists each
+/// file (not one joined path). The real client's TUI fixture, its abandoned
+/// branch's patch (after the rollback's cut, so no byte offset moves) made
+/// to add one file, update another, delete a third and move a fourth.
+#[test]
+fn a_codex_patch_of_several_files_lists_each_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("codex");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex-0.171.0/tui");
+    for e in walkdir::WalkDir::new(&fixture).into_iter().flatten() {
+        let dest = input.join(e.path().strip_prefix(&fixture).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+    let file = input.join("sessions/2026/11/27/rollout-2026-11-27T01-56-04-01a21ab7-84c8-74a2-8e44-0203dfa81c12.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let one = r#""input":"*** Begin Patch\n*** Add File: two.txt\n+second\n*** End Patch""#;
+    let several = r#""input":"*** Begin Patch\n*** Add File: two.txt\n+second\n*** Update File: one.txt\n@@\n-one\n+uno\n*** Delete File: old.txt\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+b\n*** End Patch""#;
+    assert_eq!(text.matches(one).count(), 1, "the fixture's patch changed");
+    std::fs::write(&file, text.replace(one, several)).unwrap();
+    let out = tmp.path().join("site");
+    assert!(cctree().arg("render").arg(&input).arg("-o").arg(&out).arg("-q").status().unwrap().success());
+    let pages: Vec<String> = files(&out)
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().contains("/compare/"))
+        .map(|(_, b)| String::from_utf8(b).unwrap())
+        .collect();
+    let lists: Vec<Vec<String>> = pages
+        .iter()
+        .flat_map(|page| page.split("<ul class=\"compare-files\">").skip(1))
+        .map(|ul| {
+            let ul = &ul[..ul.find("</ul>").unwrap()];
+            ul.split("<code>").skip(1).map(|s| unescape(&s[..s.find("</code>").unwrap()])).collect()
+        })
+        .collect();
+    assert_eq!(lists, [["a.txt", "b.txt", "old.txt", "one.txt", "two.txt"]], "{lists:?}");
+    // The branch's page names each file of the patch, with its diff.
+    let all: String = files(&out).into_values().map(|b| String::from_utf8_lossy(&b).into_owned()).collect();
+    assert!(
+        all.contains("<p class=\"patch-file\"><code>Update a.txt → b.txt</code></p><pre class=\"diff\">"),
+        "no file heading"
+    );
+    assert!(all.contains("<p class=\"patch-file\"><code>Delete old.txt</code></p><p class=\"patch-file\">"));
+}

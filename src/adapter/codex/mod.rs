@@ -15,7 +15,8 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::model::{
-    Block, Body, Compaction, Content, Injected, Node, Raw, Shell, Str, ToolCall, ToolInput, ToolOutput,
+    Block, Body, Compaction, Content, Injected, Node, PatchFile, PatchOp, Raw, Shell, Str, ToolCall, ToolInput,
+    ToolOutput,
 };
 use crate::parse::Entry;
 use crate::project::Project;
@@ -233,46 +234,35 @@ fn plan<'a>(v: &Value) -> Option<Vec<crate::model::Todo<'a>>> {
 
 /// An `apply_patch` input (`*** Begin Patch` … `*** End Patch`) as the model's
 /// edits: one file added is a `Write`, one file updated an `Edit` (its
-/// hunks' old and new sides, shown as a diff), several files a `MultiEdit`
-/// per hunk (the files named in its path); anything else stays `Other`.
+/// hunks' old and new sides, shown as a diff), several files (or one moved
+/// or deleted) a `Patch` naming each; anything else stays `Other`.
 fn patch_input<'a>(patch: &str) -> ToolInput<'a> {
-    let files = parse_patch(patch);
-    match files.as_slice() {
+    let mut files = parse_patch(patch);
+    match files.as_mut_slice() {
         [] => ToolInput::Other,
-        [f] if f.op == "Add" => ToolInput::Write { file_path: owned(&f.path), content: Cow::Owned(f.new.clone()) },
-        [f] => ToolInput::Edit {
-            file_path: owned(&f.path),
-            old: Cow::Owned(f.old.clone()),
-            new: Cow::Owned(f.new.clone()),
+        [f] if f.op == PatchOp::Add => {
+            ToolInput::Write { file_path: std::mem::take(&mut f.path), content: std::mem::take(&mut f.new) }
+        }
+        [f] if f.op == PatchOp::Update && f.moved_to.is_none() => ToolInput::Edit {
+            file_path: std::mem::take(&mut f.path),
+            old: std::mem::take(&mut f.old),
+            new: std::mem::take(&mut f.new),
         },
-        many => ToolInput::MultiEdit {
-            file_path: Cow::Owned(many.iter().map(|f| format!("{} {}", f.op, f.path)).collect::<Vec<_>>().join(", ")),
-            edits: many.iter().map(|f| (Cow::Owned(f.old.clone()), Cow::Owned(f.new.clone()))).collect(),
-        },
+        _ => ToolInput::Patch { files },
     }
 }
 
-/// One file of a patch: the operation (`Add`, `Update`, `Delete`), its path,
-/// and the text of its old and new sides.
-#[derive(Debug, Default, PartialEq)]
-struct PatchFile {
-    op: String,
-    path: String,
-    old: String,
-    new: String,
-}
-
-fn parse_patch(patch: &str) -> Vec<PatchFile> {
-    let mut files: Vec<PatchFile> = Vec::new();
+fn parse_patch<'a>(patch: &str) -> Vec<PatchFile<'a>> {
+    let mut files: Vec<PatchFile<'a>> = Vec::new();
     for line in patch.lines() {
         if let Some(rest) = line.strip_prefix("*** ") {
-            for op in ["Add", "Update", "Delete"] {
-                if let Some(path) = rest.strip_prefix(op).and_then(|r| r.strip_prefix(" File: ")) {
-                    files.push(PatchFile { op: op.into(), path: path.into(), ..PatchFile::default() });
+            for op in [PatchOp::Add, PatchOp::Update, PatchOp::Delete] {
+                if let Some(path) = rest.strip_prefix(op.as_str()).and_then(|r| r.strip_prefix(" File: ")) {
+                    files.push(PatchFile { op, path: owned(path), ..PatchFile::default() });
                 }
             }
             if let (Some(path), Some(f)) = (rest.strip_prefix("Move to: "), files.last_mut()) {
-                f.path = format!("{} → {path}", f.path);
+                f.moved_to = Some(owned(path));
             }
             continue;
         }
@@ -288,8 +278,9 @@ fn parse_patch(patch: &str) -> Vec<PatchFile> {
         };
         for (side, text) in [(&mut f.old, old), (&mut f.new, new)] {
             if let Some(t) = text {
-                side.push_str(t);
-                side.push('\n');
+                let s = side.to_mut();
+                s.push_str(t);
+                s.push('\n');
             }
         }
     }
@@ -331,11 +322,20 @@ mod tests {
             "*** Begin Patch\n*** Update File: a.txt\n@@\n-hello\n+world\n keep\n*** Add File: b.txt\n+new\n*** End Patch",
         );
         assert_eq!(files.len(), 2);
-        assert_eq!((files[0].op.as_str(), files[0].path.as_str()), ("Update", "a.txt"));
-        assert_eq!((files[0].old.as_str(), files[0].new.as_str()), ("hello\nkeep\n", "world\nkeep\n"));
-        assert_eq!((files[1].op.as_str(), files[1].new.as_str()), ("Add", "new\n"));
+        assert_eq!((files[0].op, &*files[0].path), (PatchOp::Update, "a.txt"));
+        assert_eq!((&*files[0].old, &*files[0].new), ("hello\nkeep\n", "world\nkeep\n"));
+        assert_eq!((files[1].op, &*files[1].new), (PatchOp::Add, "new\n"));
         assert!(matches!(patch_input("*** Begin Patch\n*** Add File: x\n+1\n*** End Patch"), ToolInput::Write { .. }));
         assert!(matches!(patch_input("not a patch"), ToolInput::Other));
+        // Several files: each named, not one joined path.
+        let ToolInput::Patch { files } = patch_input(
+            "*** Begin Patch\n*** Update File: a.txt\n-a\n+b\n*** Delete File: c.txt\n*** Update File: d.txt\n*** Move to: e.txt\n-x\n+y\n*** End Patch",
+        ) else {
+            panic!("not a Patch")
+        };
+        let paths: Vec<Vec<&str>> = files.iter().map(|f| f.paths().collect()).collect();
+        assert_eq!(paths, [vec!["a.txt"], vec!["c.txt"], vec!["d.txt", "e.txt"]]);
+        assert_eq!(files[1].op, PatchOp::Delete);
     }
 
     #[test]

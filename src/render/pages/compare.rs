@@ -1,14 +1,14 @@
 //! The compare page of a fork point: its branches side by side from the
 //! fork on (stacked on a phone, a switch choosing which one shows), each
-//! with what it did — the files it changed (the typed edit and write
-//! calls), the commands it ran —, how long it ran, its tokens and its cost,
+//! with what it did — the files it changed (the typed edit, write and patch
+//! calls, each file of a patch), the commands it ran —, how long it ran, its tokens and its cost,
 //! then its prompts and answers. At `<conversation>/compare/<fork uuid>/`.
 
 use askama::Template;
 
 use crate::graph::{BranchId, NodeId};
 use crate::limits::{COMPARE_BRANCHES, COMPARE_MESSAGES, COMPARE_TEXT_CHARS, TITLE_CHARS};
-use crate::model::{Block, Body, Content, ToolInput};
+use crate::model::{Block, Body, Content, PatchFile, PatchOp, ToolInput};
 use std::collections::BTreeMap;
 
 use crate::render::html::diff::diff_html;
@@ -202,6 +202,9 @@ fn column(
                 | ToolInput::MultiEdit { file_path, .. }
                 | ToolInput::Write { file_path, .. } => files.push(file_path.to_string()),
                 ToolInput::NotebookEdit { notebook_path, .. } => files.push(notebook_path.to_string()),
+                ToolInput::Patch { files: patched } => {
+                    files.extend(patched.iter().flat_map(PatchFile::paths).map(str::to_string));
+                }
                 ToolInput::Shell { command, .. } => commands.push(excerpt(command, 200)),
                 _ => {}
             }
@@ -331,6 +334,22 @@ fn track_content(finals: &mut BTreeMap<String, Option<String>>, input: &ToolInpu
         ToolInput::NotebookEdit { notebook_path, .. } => {
             finals.insert(notebook_path.to_string(), None);
         }
+        ToolInput::Patch { files } => {
+            for f in files {
+                match (f.op, &f.moved_to) {
+                    (PatchOp::Add, None) => {
+                        finals.insert(f.path.to_string(), Some(f.new.to_string()));
+                    }
+                    (PatchOp::Update, None) => apply(finals.entry(f.path.to_string()).or_insert(None), &f.old, &f.new),
+                    // Moved or deleted: what the paths hold is not followed.
+                    _ => {
+                        for p in f.paths() {
+                            finals.insert(p.to_string(), None);
+                        }
+                    }
+                }
+            }
+        }
         _ => {}
     }
 }
@@ -391,6 +410,9 @@ fn text_of(c: &Content<'_>) -> (String, Vec<String>) {
                             | ToolInput::MultiEdit { file_path, .. }
                             | ToolInput::Write { file_path, .. }
                             | ToolInput::Read { file_path, .. } => file_path.to_string(),
+                            ToolInput::Patch { files } => {
+                                files.iter().flat_map(PatchFile::paths).collect::<Vec<_>>().join(", ")
+                            }
                             _ => call.key_fields.clone(),
                         };
                         calls.push(excerpt(&format!("{}: {about}", call.name), 200));

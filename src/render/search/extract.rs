@@ -94,6 +94,14 @@ fn tool_text(tool: &ToolView, t: &mut impl TextSink) {
         }
         CallView::Edit(e) => block_text(&e.diff, t),
         CallView::MultiEdit(m) => m.diffs.iter().for_each(|d| t.html(Part::Output, d)),
+        CallView::Patch(p) => {
+            for (what, diff) in &p.files {
+                t.text(Part::Call, what);
+                if let Some(d) = diff {
+                    t.html(Part::Output, d);
+                }
+            }
+        }
         CallView::Write(w) => block_text(&w.file, t),
         CallView::TodoWrite(todo) => {
             for item in todo.todos.iter().flatten() {

@@ -20,8 +20,8 @@ use std::rc::Rc;
 use askama::Template;
 
 use crate::model::{
-    Loose, Message, Node, Question as QuestionInput, ResultDetail, Shell, Spill, TaskFields, TaskInput, ToolCall,
-    ToolInput, ToolOutput,
+    Loose, Message, Node, PatchOp, Question as QuestionInput, ResultDetail, Shell, Spill, TaskFields, TaskInput,
+    ToolCall, ToolInput, ToolOutput,
 };
 
 use crate::limits::{COMMAND_CAP, HINT_CHARS, RESULT_BADGE_SIZE, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
@@ -82,6 +82,7 @@ view_enum! {
         Bash(BashCall),
         Edit(EditCall),
         MultiEdit(MultiEditCall),
+        Patch(PatchCall),
         Write(WriteCall),
         TodoWrite(TodoWriteCall),
         WebFetch(WebFetchCall),
@@ -116,6 +117,14 @@ pub(crate) struct EditCall {
 #[template(path = "tools/multi_edit.html")]
 pub(crate) struct MultiEditCall {
     pub(crate) diffs: Vec<Html>,
+}
+
+/// A patch of several files: each named, with its diff.
+#[derive(Debug, Template)]
+#[template(path = "tools/patch.html")]
+pub(crate) struct PatchCall {
+    /// `Update src/a.rs`, `Update a → b`, and its diff (none for a file deleted).
+    pub(crate) files: Vec<(String, Option<Html>)>,
 }
 
 /// `Write`: the file written, highlighted when small.
@@ -288,6 +297,10 @@ pub(crate) fn summary(c: &ToolCall<'_>, detail: Option<&ResultDetail<'_>>) -> St
         ToolInput::Shell { command, .. } => command.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string(),
         ToolInput::Edit { file_path, .. } | ToolInput::Write { file_path, .. } => file_path.to_string(),
         ToolInput::MultiEdit { file_path, edits } => format!("{file_path} ({} edits)", edits.len()),
+        ToolInput::Patch { files } => {
+            let paths: Vec<&str> = files.iter().map(|f| &*f.path).collect();
+            format!("{} files: {}", files.len(), paths.join(", "))
+        }
         ToolInput::Read { file_path, offset, limit } => match (offset, limit) {
             (Some(o), Some(l)) => format!("{file_path} (from line {o}, {l} lines)"),
             (Some(o), None) => format!("{file_path} (from line {o})"),
@@ -451,6 +464,19 @@ fn call_view(
         }
         ToolInput::MultiEdit { edits, .. } => {
             (MultiEditCall { diffs: edits.iter().map(|(old, new)| diff_html(old, new)).collect() }.into(), false)
+        }
+        ToolInput::Patch { files } => {
+            let files = files
+                .iter()
+                .map(|f| {
+                    let what = match &f.moved_to {
+                        Some(to) => format!("{} {} → {to}", f.op.as_str(), f.path),
+                        None => format!("{} {}", f.op.as_str(), f.path),
+                    };
+                    (what, (f.op != PatchOp::Delete).then(|| diff_html(&f.old, &f.new)))
+                })
+                .collect();
+            (PatchCall { files }.into(), false)
         }
         ToolInput::Write { content, .. } => {
             let code = file_block(cut(content, cx.cap()));
