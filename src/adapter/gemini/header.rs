@@ -139,3 +139,24 @@ fn gemini(e: &mut Entry, v: &Value) {
 fn str_of(v: &Value) -> Option<Box<str>> {
     v.as_str().filter(|s| !s.is_empty()).map(Into::into)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::FileId;
+
+    /// Gemini's `tokens.input` is the request's `promptTokenCount`, which
+    /// holds the cached tokens: the fresh input is what remains (priced as
+    /// input), the cached part is a cache read; thoughts are output.
+    #[test]
+    fn a_reply_counts_fresh_input_apart_from_cached() {
+        let line = r#"{"id":"r1","type":"gemini","timestamp":"2026-11-27T01:56:00.000Z","content":"ok","model":"gemini-3.8-flash","tokens":{"input":1000,"output":50,"cached":300,"thoughts":20,"tool":0,"total":1070}}"#;
+        let e = header(line, Loc { file: FileId::FIRST, line: 1 }, 0).unwrap();
+        let u = e.usage.unwrap();
+        assert_eq!((u.input, u.cache_read, u.cache_creation, u.output), (700, 300, 0, 70));
+        // More cached than input (never written so): nothing fresh, not a wrap.
+        let odd = line.replace(r#""cached":300"#, r#""cached":5000"#);
+        let u = header(&odd, Loc { file: FileId::FIRST, line: 1 }, 0).unwrap().usage.unwrap();
+        assert_eq!((u.input, u.cache_read), (0, 1000));
+    }
+}
