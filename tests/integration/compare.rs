@@ -298,3 +298,42 @@ fn a_codex_patch_of_several_files_lists_each_file() {
     );
     assert!(all.contains("<p class=\"patch-file\"><code>Delete old.txt</code></p><p class=\"patch-file\">"));
 }
+
+/// A fork of three branches or more: two side by side, chosen on the page
+/// (two rows of radio buttons, 6.1 and 6.2 chosen first; CSS shows the
+/// chosen columns, every column where it cannot); two branches need none.
+#[test]
+fn a_fork_of_three_branches_lets_the_reader_choose_two() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/client-2.1.332/time-travel/projects");
+    assert!(cctree().arg("render").arg(&input).arg("-o").arg(&out).arg("-q").status().unwrap().success());
+    let mut choosers = 0;
+    for (path, bytes) in files(&out).into_iter().filter(|(p, _)| p.to_string_lossy().contains("/compare/")) {
+        let page = String::from_utf8(bytes).unwrap();
+        let columns = page.matches("<section class=\"compare-col").count();
+        let Some(at) = page.find("<div class=\"compare-pair\">") else {
+            assert!(columns <= 2, "{}: {columns} columns and no chooser", path.display());
+            continue;
+        };
+        choosers += 1;
+        let pair = &page[at..page[at..].find("</div>").unwrap() + at];
+        for (side, chosen) in [("left", 1), ("right", 2)] {
+            assert_eq!(pair.matches(&format!("<input type=\"radio\" class=\"{side}-")).count(), columns, "{pair}");
+            assert!(pair.contains(&format!("class=\"{side}-{chosen}\" name=\"")), "{pair}");
+            let checked: Vec<&str> = pair
+                .split("<label>")
+                .filter(|l| l.contains(&format!("class=\"{side}-")) && l.contains(" checked>"))
+                .collect();
+            assert_eq!(checked.len(), 1, "{pair}");
+            assert!(checked[0].contains(&format!("class=\"{side}-{chosen}\"")), "{pair}");
+        }
+    }
+    assert!(choosers >= 1, "no fork of three branches in the fixture");
+    // The style sheet shows the two chosen columns, only where :has works.
+    let css = std::fs::read_to_string(out.join("assets/style.css")).unwrap();
+    assert!(css.contains(".compare:has(.compare-pair) .compare-col { display: none; }"));
+    assert!(
+        css.contains(".compare:has(.left-6:checked) .col-6, .compare:has(.right-6:checked) .col-6 { display: block; }")
+    );
+}

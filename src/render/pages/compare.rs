@@ -421,7 +421,7 @@ fn text_of(c: &Content<'_>) -> (String, Vec<String>) {
                 }
             }
         }
-        Content::Command { name, args } => push(&code_block(format!("{name} {args}").trim_end())),
+        Content::Command { name, args } => push(&code_span(format!("{name} {args}").trim_end())),
         Content::Shell(cmd) => push(&code_block(&format!("! {cmd}"))),
         _ => {}
     }
@@ -430,14 +430,24 @@ fn text_of(c: &Content<'_>) -> (String, Vec<String>) {
 
 /// `text` as a Markdown code block nothing in it can close.
 fn code_block(text: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
+    let fence = "`".repeat(backticks(text).max(2) + 1);
+    format!("{fence}\n{text}\n{fence}")
+}
+
+/// `text` as a Markdown code span nothing in it can close (a slash command).
+fn code_span(text: &str) -> String {
+    let ticks = "`".repeat(backticks(text) + 1);
+    format!("{ticks} {text} {ticks}")
+}
+
+/// The longest run of backticks in `text`.
+fn backticks(text: &str) -> usize {
+    let (mut longest, mut run) = (0, 0);
     for c in text.chars() {
         run = if c == '`' { run + 1 } else { 0 };
         longest = longest.max(run);
     }
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!("{fence}\n{text}\n{fence}")
+    longest
 }
 
 /// `45 s`, `3 min 20 s`, `2 h 5 min`, `3 days 4 h`.
@@ -448,5 +458,17 @@ fn duration_text(ms: i64) -> String {
         60..3600 => format!("{} min {} s", s / 60, s % 60),
         3600..86_400 => format!("{} h {} min", s / 3600, s % 3600 / 60),
         _ => format!("{} days {} h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_and_shell_inputs_stay_code() {
+        assert_eq!(code_span("/rename a `b`"), "`` /rename a `b` ``");
+        assert_eq!(code_block("! echo ```"), "````\n! echo ```\n````");
+        assert_eq!(code_block("! ls"), "```\n! ls\n```");
     }
 }
