@@ -197,16 +197,9 @@ fn column(
                 continue;
             }
             track_content(&mut finals, &c.input);
-            match &c.input {
-                ToolInput::Edit { file_path, .. }
-                | ToolInput::MultiEdit { file_path, .. }
-                | ToolInput::Write { file_path, .. } => files.push(file_path.to_string()),
-                ToolInput::NotebookEdit { notebook_path, .. } => files.push(notebook_path.to_string()),
-                ToolInput::Patch { files: patched } => {
-                    files.extend(patched.iter().flat_map(PatchFile::paths).map(str::to_string));
-                }
-                ToolInput::Shell { command, .. } => commands.push(excerpt(command, 200)),
-                _ => {}
+            changed(&c.input, &mut files);
+            if let ToolInput::Shell { command, .. } = &c.input {
+                commands.push(excerpt(command, 200));
             }
         }
         let (class, role) = match &model.content {
@@ -233,14 +226,7 @@ fn column(
             messages += 1;
         }
     }
-    // Highlighting as much code as a page of the site would.
-    let mut budget = Budget::default();
-    for t in &mut turns {
-        t.cut = t.text.chars().count() > COMPARE_TEXT_CHARS;
-        let shown = if t.cut { excerpt_keep_lines(&t.text) } else { std::mem::take(&mut t.text) };
-        t.html = markdown::to_html(&shown, &mut budget);
-        t.text = String::new();
-    }
+    as_markdown(&mut turns);
     files.sort();
     files.dedup();
     let spend = ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, nodes));
@@ -265,6 +251,35 @@ fn column(
         finals,
         more: messages.saturating_sub(turns.len()),
         turns,
+    }
+}
+
+/// The files a call changes (each of a patch; a move, both paths).
+fn changed(input: &ToolInput<'_>, files: &mut Vec<String>) {
+    match input {
+        ToolInput::Edit { file_path, .. }
+        | ToolInput::MultiEdit { file_path, .. }
+        | ToolInput::Write { file_path, .. } => {
+            files.push(file_path.to_string());
+        }
+        ToolInput::NotebookEdit { notebook_path, .. } => files.push(notebook_path.to_string()),
+        ToolInput::Patch { files: patched } => {
+            files.extend(patched.iter().flat_map(PatchFile::paths).map(str::to_string))
+        }
+        _ => {}
+    }
+}
+
+/// Each turn's words as HTML, as its branch's page shows them (the first
+/// [`COMPARE_TEXT_CHARS`] characters of a longer one), highlighting as much
+/// code as a page of the site would.
+fn as_markdown(turns: &mut [Turn]) {
+    let mut budget = Budget::default();
+    for t in turns {
+        t.cut = t.text.chars().count() > COMPARE_TEXT_CHARS;
+        let shown = if t.cut { excerpt_keep_lines(&t.text) } else { std::mem::take(&mut t.text) };
+        t.html = markdown::to_html(&shown, &mut budget);
+        t.text = String::new();
     }
 }
 

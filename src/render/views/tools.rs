@@ -20,8 +20,8 @@ use std::rc::Rc;
 use askama::Template;
 
 use crate::model::{
-    Loose, Message, Node, PatchOp, Question as QuestionInput, ResultDetail, Shell, Spill, TaskFields, TaskInput,
-    ToolCall, ToolInput, ToolOutput,
+    Loose, Message, Node, PatchFile, PatchOp, Question as QuestionInput, ResultDetail, Shell, Spill, TaskFields,
+    TaskInput, ToolCall, ToolInput, ToolOutput,
 };
 
 use crate::limits::{COMMAND_CAP, HINT_CHARS, RESULT_BADGE_SIZE, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
@@ -125,6 +125,21 @@ pub(crate) struct MultiEditCall {
 pub(crate) struct PatchCall {
     /// `Update src/a.rs`, `Update a → b`, and its diff (none for a file deleted).
     pub(crate) files: Vec<(String, Option<Html>)>,
+}
+
+/// Each file of a patch named (`Update a → b`), with its diff.
+fn patch_call(files: &[PatchFile<'_>]) -> PatchCall {
+    let files = files
+        .iter()
+        .map(|f| {
+            let what = match &f.moved_to {
+                Some(to) => format!("{} {} → {to}", f.op.as_str(), f.path),
+                None => format!("{} {}", f.op.as_str(), f.path),
+            };
+            (what, (f.op != PatchOp::Delete).then(|| diff_html(&f.old, &f.new)))
+        })
+        .collect();
+    PatchCall { files }
 }
 
 /// `Write`: the file written, highlighted when small.
@@ -465,19 +480,7 @@ fn call_view(
         ToolInput::MultiEdit { edits, .. } => {
             (MultiEditCall { diffs: edits.iter().map(|(old, new)| diff_html(old, new)).collect() }.into(), false)
         }
-        ToolInput::Patch { files } => {
-            let files = files
-                .iter()
-                .map(|f| {
-                    let what = match &f.moved_to {
-                        Some(to) => format!("{} {} → {to}", f.op.as_str(), f.path),
-                        None => format!("{} {}", f.op.as_str(), f.path),
-                    };
-                    (what, (f.op != PatchOp::Delete).then(|| diff_html(&f.old, &f.new)))
-                })
-                .collect();
-            (PatchCall { files }.into(), false)
-        }
+        ToolInput::Patch { files } => (patch_call(files).into(), false),
         ToolInput::Write { content, .. } => {
             let code = file_block(cut(content, cx.cap()));
             let file = fold(Block::Html(code), "File", content.len());
