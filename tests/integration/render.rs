@@ -1000,6 +1000,9 @@ fn fork_naming_problems(site: &Path) -> Vec<String> {
         let mut labels = BTreeSet::new();
         for row in svg.split("<a class=\"").skip(1) {
             let kind = row.split(['"', ' ']).next().unwrap();
+            if kind == "cmp" {
+                continue; // a fork row's compare link, not a row
+            }
             let href = between(row, "href=\"", "\"").unwrap();
             let label = between(row, "<tspan class=\"lbl\">", "</tspan>").unwrap();
             let num = |k: &str| between(row, k, "\"").and_then(|v| v.parse::<u32>().ok());

@@ -8,7 +8,7 @@ use askama::Template;
 
 use crate::graph::{BranchId, NodeId};
 use crate::limits::{COMPARE_BRANCHES, COMPARE_MESSAGES, COMPARE_TEXT_CHARS, TITLE_CHARS};
-use crate::model::{Block, Body, Content, PatchFile, PatchOp, ToolInput};
+use crate::model::{Block, Body, Content, PatchOp, ToolInput};
 use std::collections::BTreeMap;
 
 use crate::render::html::diff::diff_html;
@@ -263,9 +263,7 @@ fn changed(input: &ToolInput<'_>, files: &mut Vec<String>) {
             files.push(file_path.to_string());
         }
         ToolInput::NotebookEdit { notebook_path, .. } => files.push(notebook_path.to_string()),
-        ToolInput::Patch { files: patched } => {
-            files.extend(patched.iter().flat_map(PatchFile::paths).map(str::to_string))
-        }
+        ToolInput::Patch { files: patched } => files.extend(patched.iter().flat_map(|f| f.paths()).map(str::to_string)),
         _ => {}
     }
 }
@@ -426,7 +424,7 @@ fn text_of(c: &Content<'_>) -> (String, Vec<String>) {
                             | ToolInput::Write { file_path, .. }
                             | ToolInput::Read { file_path, .. } => file_path.to_string(),
                             ToolInput::Patch { files } => {
-                                files.iter().flat_map(PatchFile::paths).collect::<Vec<_>>().join(", ")
+                                files.iter().flat_map(|f| f.paths()).collect::<Vec<_>>().join(", ")
                             }
                             _ => call.key_fields.clone(),
                         };
