@@ -11,7 +11,7 @@ use cctree::parse::{Kind, UserKind};
 use cctree::project::Project;
 use cctree::render::site::urls::sanitize_segment;
 
-use crate::agents::visible;
+use crate::common::visible;
 use crate::render::{attr_values, files, resolve, unescape};
 use crate::support::{cctree, example_archive, load};
 
