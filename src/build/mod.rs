@@ -228,7 +228,8 @@ struct Builder<'p> {
 
 impl<'p> Builder<'p> {
     fn begin(plan: &'p Plan, opts: &'p BuildOptions, out: &OutputDir, kept: &'p KeptInputs) -> Result<Builder<'p>> {
-        let stage = out.begin()?;
+        // A previous site whose cache is valid is updated in place: only what changes is written.
+        let stage = out.begin(plan.old.is_some())?;
         Ok(Builder {
             plan,
             opts,

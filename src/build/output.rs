@@ -180,7 +180,14 @@ impl OutputDir {
             if pid != std::process::id() && process_alive(pid) {
                 return Err(OutputError::Busy { pid, target: self.target.clone(), leftover: path }.into());
             }
-            if what == "old" && !self.target.exists() {
+            if what == "tmp" && path.join(JOURNAL).is_file() && self.target.is_dir() {
+                tracing::warn!(
+                    "finishing the update of {} that an earlier run began (its files were all written)",
+                    self.target.display()
+                );
+                self.warned.fetch_add(1, Ordering::Relaxed);
+                roll_forward(&path, &self.target)?;
+            } else if what == "old" && !self.target.exists() {
                 tracing::warn!("restoring the previous site from {} (an earlier run was interrupted)", path.display());
                 self.warned.fetch_add(1, Ordering::Relaxed);
                 std::fs::rename(&path, &self.target)
@@ -194,7 +201,10 @@ impl OutputDir {
     }
 
     /// Creates the temporary directory the next site is built in.
-    pub fn begin(&self) -> Result<Stage> {
+    /// `in_place`: the previous site stays where it is and the directory
+    /// holds only the files that change ([`Stage`]); else it holds the
+    /// whole next site.
+    pub fn begin(&self, in_place: bool) -> Result<Stage> {
         let dir = self.sibling("tmp", std::process::id());
         if dir.exists() {
             std::fs::remove_dir_all(&dir).with_context(|| format!("removing {}", dir.display()))?;
@@ -209,8 +219,13 @@ impl OutputDir {
             ops: AtomicUsize::new(0),
             fault: Fault::from_env(),
             guard: TmpGuard { dir: Some(dir) },
+            in_place: (in_place && self.has_site).then(InPlace::default),
         };
         stage.write(MARKER, MARKER_TEXT.as_bytes())?;
+        if stage.in_place.is_some() {
+            // The temporary directory's own marker: not a file of the update.
+            stage.written.store(0, Ordering::Relaxed);
+        }
         Ok(stage)
     }
 
@@ -220,6 +235,11 @@ impl OutputDir {
     pub fn commit(&self, mut stage: Stage) -> Result<()> {
         stage.fault_point()?;
         let tmp = stage.dir.clone();
+        if let Some(in_place) = stage.in_place.take() {
+            in_place.commit(&tmp, &self.target)?;
+            stage.guard.dir = None;
+            return Ok(());
+        }
         if !(self.has_site || self.target.exists()) {
             std::fs::rename(&tmp, &self.target).map_err(|e| self.unwritable(e))?;
             stage.guard.dir = None;
@@ -384,6 +404,115 @@ pub struct Stage {
     ops: AtomicUsize,
     fault: Option<Fault>,
     guard: TmpGuard,
+    /// An update in place: what the build wrote and kept of the previous site.
+    in_place: Option<InPlace>,
+}
+
+/// The file in the temporary directory of an update in place that says it
+/// is complete and lists what its commit does: while it exists, the update
+/// is finished by whichever run finds it (the one that wrote it, or the
+/// next one, [`roll_forward`]).
+const JOURNAL: &str = ".cctree-commit";
+
+/// An update in place (issue 28): the previous site stays at the output,
+/// the temporary directory receives only the files that are new or change,
+/// and the commit moves them over the previous ones and removes what
+/// cctree wrote before and the new site lacks. Until the commit begins,
+/// the previous site is untouched (a failed or killed render leaves it as
+/// it was); the commit writes the journal first, so a run killed during it
+/// is finished by the next one, never left half done.
+#[derive(Default)]
+struct InPlace {
+    /// Paths written into the temporary directory.
+    written: std::sync::Mutex<Vec<String>>,
+    /// Paths of the new site: written, or kept from the previous site.
+    site: std::sync::Mutex<rustc_hash::FxHashSet<String>>,
+    /// Paths cctree wrote in the previous site (see [`Stage::carry_over`]).
+    owned: Vec<String>,
+}
+
+impl InPlace {
+    fn wrote(&self, rel: &str) {
+        self.written.lock().unwrap_or_else(|e| e.into_inner()).push(rel.to_string());
+        self.kept(rel);
+    }
+
+    fn kept(&self, rel: &str) {
+        self.site.lock().unwrap_or_else(|e| e.into_inner()).insert(rel.to_string());
+    }
+
+    fn has(&self, rel: &str) -> bool {
+        self.site.lock().unwrap_or_else(|e| e.into_inner()).contains(rel)
+    }
+
+    /// Writes the journal (the files to move, the manifest last; the files to
+    /// remove), then does what it says.
+    fn commit(self, tmp: &Path, site: &Path) -> Result<()> {
+        let mut moves = self.written.into_inner().unwrap_or_else(|e| e.into_inner());
+        moves.retain(|r| r != MARKER);
+        moves.sort_unstable();
+        moves.dedup();
+        // The manifest last: until it is moved, the previous one describes the site's cache.
+        if let Some(i) = moves.iter().position(|r| r == crate::cache::MANIFEST) {
+            let m = moves.remove(i);
+            moves.push(m);
+        }
+        let site_files = self.site.into_inner().unwrap_or_else(|e| e.into_inner());
+        let mut removals: Vec<&String> = self.owned.iter().filter(|r| !site_files.contains(*r)).collect();
+        removals.sort_unstable();
+        removals.dedup();
+        let mut journal = String::new();
+        for (op, rel) in moves.iter().map(|r| ('M', r)).chain(removals.into_iter().map(|r| ('R', r))) {
+            journal.push(op);
+            journal.push(' ');
+            journal.push_str(rel);
+            journal.push('\n');
+        }
+        let part = tmp.join(format!("{JOURNAL}.part"));
+        write_new(&part, journal.as_bytes())?;
+        std::fs::rename(&part, tmp.join(JOURNAL))
+            .with_context(|| format!("writing {}", tmp.join(JOURNAL).display()))?;
+        roll_forward(tmp, site)
+    }
+}
+
+/// Does what the journal of an update in place says (each step at most
+/// once: a file already moved or removed is passed), then removes the
+/// temporary directory.
+fn roll_forward(tmp: &Path, site: &Path) -> Result<()> {
+    let journal = std::fs::read_to_string(tmp.join(JOURNAL))
+        .with_context(|| format!("reading {}", tmp.join(JOURNAL).display()))?;
+    for line in journal.lines() {
+        let Some((op, rel)) = line.split_once(' ') else { continue };
+        // The journal is cctree's own, but it is read back from the disk.
+        if rel.is_empty() || Path::new(rel).components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(OutputError::OutsideOutput(rel.to_string()).into());
+        }
+        let (from, to) = (tmp.join(rel), site.join(rel));
+        match op {
+            "M" if std::fs::symlink_metadata(&from).is_ok() => {
+                create_parent(&to)?;
+                std::fs::rename(&from, &to).with_context(|| format!("moving {} into place", to.display()))?;
+            }
+            "R" => match std::fs::remove_file(&to) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(anyhow::Error::from(e).context(format!("removing {}", to.display())));
+                }
+                _ => {
+                    // Directories left empty go too (a fresh render has none).
+                    let mut dir = to.parent();
+                    while let Some(d) = dir.filter(|d| *d != site && d.starts_with(site)) {
+                        if std::fs::remove_dir(d).is_err() {
+                            break;
+                        }
+                        dir = d.parent();
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+    std::fs::remove_dir_all(tmp).with_context(|| format!("removing {}", tmp.display()))
 }
 
 /// The parse caches of the site being built go into it.
@@ -424,6 +553,9 @@ impl Stage {
         create_parent(&path)?;
         write_new(&path, bytes)?;
         self.written.fetch_add(1, Ordering::Relaxed);
+        if let Some(p) = &self.in_place {
+            p.wrote(rel);
+        }
         Ok(())
     }
 
@@ -437,6 +569,9 @@ impl Stage {
         fill(&mut w)?;
         std::io::Write::flush(&mut w).with_context(|| format!("writing {}", path.display()))?;
         self.written.fetch_add(1, Ordering::Relaxed);
+        if let Some(p) = &self.in_place {
+            p.wrote(rel);
+        }
         Ok(())
     }
 
@@ -449,6 +584,16 @@ impl Stage {
         let from = old.join(rel);
         if !from.is_file() {
             return Ok(false);
+        }
+        if let Some(p) = &self.in_place {
+            // It stays where it is, unless this build wrote it already.
+            if std::fs::symlink_metadata(&path).is_ok() {
+                std::fs::remove_file(&path).with_context(|| format!("replacing {}", path.display()))?;
+                p.written.lock().unwrap_or_else(|e| e.into_inner()).retain(|r| r != rel);
+            }
+            p.kept(rel);
+            self.reused.fetch_add(1, Ordering::Relaxed);
+            return Ok(true);
         }
         create_parent(&path)?;
         let _ = std::fs::remove_file(&path);
@@ -467,9 +612,33 @@ impl Stage {
     /// never deletes a file it did not write. Without a manifest, a file at a
     /// path the new site writes is taken for cctree's and replaced, and the
     /// others are carried and listed.
-    pub fn carry_over(&self, ownership: &Ownership) -> Result<Carried> {
+    ///
+    /// In place, the user's files stay where they are: a path the new site
+    /// writes must be one cctree wrote (else the same refusal), and what
+    /// cctree wrote that the new site lacks is listed for removal.
+    pub fn carry_over(&mut self, ownership: &Ownership) -> Result<Carried> {
         let mut out = Carried::default();
         let Some(old) = &self.old else { return Ok(out) };
+        if let Some(p) = &mut self.in_place {
+            let written = p.written.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            for rel in written.iter().filter(|r| *r != MARKER && !ownership.owns(r)) {
+                if std::fs::symlink_metadata(old.join(rel)).is_ok() {
+                    return Err(OutputError::UserFileInTheWay(old.join(rel)).into());
+                }
+            }
+            // What cctree wrote: the files the manifest lists, and every file under its own names.
+            let mut owned: Vec<String> = ownership.written.iter().flatten().cloned().collect();
+            for top in [crate::cache::CACHE_DIR, "assets"] {
+                for item in walkdir::WalkDir::new(old.join(top)).into_iter().filter_map(Result::ok) {
+                    if item.file_type().is_file() || item.file_type().is_symlink() {
+                        let rel = item.path().strip_prefix(old).unwrap_or(item.path());
+                        owned.push(rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/"));
+                    }
+                }
+            }
+            p.owned = owned;
+            return Ok(out);
+        }
         for item in walkdir::WalkDir::new(old).min_depth(1).sort_by_file_name() {
             let item = item.with_context(|| format!("reading the previous site {}", old.display()))?;
             let rel = item.path().strip_prefix(old).unwrap_or(item.path());
@@ -500,6 +669,9 @@ impl Stage {
 
     /// Whether `rel` exists in the site being built.
     pub fn has(&self, rel: &str) -> bool {
+        if self.in_place.as_ref().is_some_and(|p| p.has(rel)) {
+            return true;
+        }
         self.path_of(rel).is_ok_and(|p| p.exists())
     }
 
@@ -569,7 +741,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("site");
         let out = OutputDir::prepare(&target).unwrap();
-        let stage = out.begin().unwrap();
+        let stage = out.begin(false).unwrap();
         stage.write("a/b.html", b"one").unwrap();
         out.commit(stage).unwrap();
         assert_eq!(std::fs::read(target.join("a/b.html")).unwrap(), b"one");
@@ -578,7 +750,7 @@ mod tests {
         // the first one is untouched and the temporary directory is gone.
         let out = OutputDir::prepare(&target).unwrap();
         assert!(out.has_site);
-        let stage = out.begin().unwrap();
+        let stage = out.begin(false).unwrap();
         assert!(stage.reuse("a/b.html").unwrap());
         stage.write("a/b.html", b"two").unwrap();
         drop(stage);
@@ -595,7 +767,7 @@ mod tests {
         assert!(matches!(refusal(OutputDir::prepare(dir.path())), Some(OutputError::NotOurs(_))));
         assert!(matches!(refusal(OutputDir::prepare(&dir.path().join("x"))), Some(OutputError::NotADirectory(_))));
         let out = OutputDir::prepare(&dir.path().join("site")).unwrap();
-        let stage = out.begin().unwrap();
+        let stage = out.begin(false).unwrap();
         for rel in ["../escape", "/abs"] {
             let err = stage.write(rel, b"").unwrap_err();
             assert!(matches!(err.downcast_ref::<OutputError>(), Some(OutputError::OutsideOutput(_))), "{rel}");
@@ -615,7 +787,7 @@ mod tests {
         let target = dir.path().join("site");
         for text in [&b"one"[..], b"two"] {
             let out = OutputDir::prepare(&target).unwrap();
-            let stage = out.begin().unwrap();
+            let stage = out.begin(false).unwrap();
             stage.write("index.html", text).unwrap();
             let tmp = stage.dir.clone();
             if out.has_site {
@@ -665,6 +837,103 @@ mod tests {
         // Without a record, nothing else is known to be cctree's (issue 31):
         // what the new site writes replaces it, the rest is kept.
         assert!(!no_record.owns("index.html") && !no_record.owns("-p/index.html"));
+    }
+
+    fn ino(p: &Path) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).unwrap().ino()
+    }
+
+    /// Issue 28: with a valid previous site, only the files that change are
+    /// written; the others keep their inode, what cctree wrote and the new
+    /// site lacks is removed (with the directories it leaves empty), and the
+    /// user's files stay.
+    #[cfg(unix)]
+    #[test]
+    fn an_update_in_place_writes_only_what_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("site");
+        let out = OutputDir::prepare(&target).unwrap();
+        let stage = out.begin(false).unwrap();
+        for (rel, text) in [("index.html", "1"), ("p/a.html", "a"), ("p/b.html", "b"), ("q/gone.html", "g")] {
+            stage.write(rel, text.as_bytes()).unwrap();
+        }
+        out.commit(stage).unwrap();
+        std::fs::write(target.join("p/mine.txt"), "mine").unwrap();
+        let (a, index) = (ino(&target.join("p/a.html")), ino(&target.join("index.html")));
+
+        let out = OutputDir::prepare(&target).unwrap();
+        let mut stage = out.begin(true).unwrap();
+        assert!(stage.reuse("p/a.html").unwrap() && stage.reuse("index.html").unwrap());
+        stage.write("p/b.html", b"b2").unwrap();
+        stage.write("r/new.html", b"n").unwrap();
+        assert!(stage.has("p/a.html") && stage.has("r/new.html") && !stage.has("q/gone.html"));
+        let written = ["index.html", "p/a.html", "p/b.html", "q/gone.html"].into_iter().map(String::from).collect();
+        stage.carry_over(&Ownership { written: Some(written) }).unwrap();
+        // Before the commit the previous site is as it was.
+        assert_eq!(std::fs::read(target.join("p/b.html")).unwrap(), b"b");
+        out.commit(stage).unwrap();
+        assert_eq!(ino(&target.join("p/a.html")), a, "an unchanged file is not touched");
+        assert_eq!(ino(&target.join("index.html")), index);
+        assert_eq!(std::fs::read(target.join("p/b.html")).unwrap(), b"b2");
+        assert_eq!(std::fs::read(target.join("r/new.html")).unwrap(), b"n");
+        assert!(!target.join("q").exists(), "a removed page's directory left empty goes too");
+        assert_eq!(std::fs::read(target.join("p/mine.txt")).unwrap(), b"mine");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["site"]);
+    }
+
+    /// In place, a file of the user's at a path the new site writes stops
+    /// the render before anything of the site changed.
+    #[test]
+    fn an_update_in_place_refuses_to_replace_a_user_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("site");
+        let out = OutputDir::prepare(&target).unwrap();
+        let stage = out.begin(false).unwrap();
+        stage.write("index.html", b"1").unwrap();
+        out.commit(stage).unwrap();
+        std::fs::write(target.join("page.html"), "mine").unwrap();
+        let out = OutputDir::prepare(&target).unwrap();
+        let mut stage = out.begin(true).unwrap();
+        stage.write("page.html", b"cctree's").unwrap();
+        let written = Some(["index.html".to_string()].into_iter().collect());
+        let err = stage.carry_over(&Ownership { written }).unwrap_err();
+        assert!(matches!(err.downcast_ref::<OutputError>(), Some(OutputError::UserFileInTheWay(_))), "{err}");
+        drop(stage);
+        assert_eq!(std::fs::read(target.join("page.html")).unwrap(), b"mine");
+        assert_eq!(std::fs::read(target.join("index.html")).unwrap(), b"1");
+    }
+
+    /// A run killed while it moved its files into place left its journal:
+    /// the next run finishes the update (the files were all written).
+    #[test]
+    fn an_update_killed_in_its_commit_is_finished_by_the_next_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("site");
+        let out = OutputDir::prepare(&target).unwrap();
+        let stage = out.begin(false).unwrap();
+        for (rel, text) in [("index.html", "1"), ("p/a.html", "a"), ("p/old.html", "o")] {
+            stage.write(rel, text.as_bytes()).unwrap();
+        }
+        out.commit(stage).unwrap();
+        // What a run (pid 4000000000, gone) left: index.html moved, p/a.html not yet, p/old.html to remove.
+        let tmp = dir.path().join(".site.cctree-tmp-4000000000");
+        std::fs::create_dir_all(tmp.join("p")).unwrap();
+        std::fs::write(tmp.join("p/a.html"), "a2").unwrap();
+        std::fs::write(tmp.join(JOURNAL), "M index.html\nM p/a.html\nR p/old.html\n").unwrap();
+        let out = OutputDir::prepare(&target).unwrap();
+        assert_eq!(out.warned(), 1, "the finished update is a warning the summary counts");
+        assert_eq!(std::fs::read(target.join("p/a.html")).unwrap(), b"a2");
+        assert_eq!(std::fs::read(target.join("index.html")).unwrap(), b"1");
+        assert!(!target.join("p/old.html").exists());
+        assert!(!tmp.exists());
+        // A journal naming a path outside the site is refused.
+        std::fs::create_dir_all(&tmp).unwrap();
+        std::fs::write(tmp.join(JOURNAL), "R ../outside\n").unwrap();
+        std::fs::write(dir.path().join("outside"), "x").unwrap();
+        assert!(OutputDir::prepare(&target).is_err());
+        assert!(dir.path().join("outside").exists());
     }
 
     #[test]

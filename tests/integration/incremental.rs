@@ -205,6 +205,69 @@ fn a_grown_track_renders_its_first_and_last_pages_only() {
     assert_eq!(s.files_written, 0, "{s:?}");
 }
 
+/// Every file of a site, its cache included: its inode, change time and bytes.
+#[cfg(unix)]
+fn stamps(dir: &Path) -> BTreeMap<PathBuf, (u64, i64, i64, Vec<u8>)> {
+    use std::os::unix::fs::MetadataExt;
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let m = e.metadata().unwrap();
+            let rel = e.path().strip_prefix(dir).unwrap().to_path_buf();
+            (rel, (m.ino(), m.ctime(), m.ctime_nsec(), std::fs::read(e.path()).unwrap()))
+        })
+        .collect()
+}
+
+/// Issue 28: a re-render updates the site in place. A file whose bytes did
+/// not change is not touched (same inode, same change time: not even
+/// linked again), the files that changed are written, what the new site
+/// lacks is removed, nothing is left beside the site, and the site is the
+/// same as a fresh render.
+#[cfg(unix)]
+#[test]
+fn an_appended_turn_writes_only_the_files_that_change() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    render(&projects, &site);
+    std::fs::write(site.join("CNAME"), "x.example\n").unwrap();
+    for n in 1..=3 {
+        let before = stamps(&site);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        append_turn(&session(&projects), n);
+        let s = render(&projects, &site);
+        let after = stamps(&site);
+        let mut changed = Vec::new();
+        for (rel, (ino, sec, nsec, bytes)) in &after {
+            match before.get(rel) {
+                Some((i, s, ns, b)) if b == bytes => {
+                    assert_eq!(
+                        (i, s, ns),
+                        (ino, sec, nsec),
+                        "turn {n}: {} did not change but was touched",
+                        rel.display()
+                    );
+                }
+                _ => changed.push(rel.clone()),
+            }
+        }
+        assert!(changed.iter().any(|r| r.starts_with(NOTES)), "turn {n}: the grown conversation's pages: {changed:?}");
+        // Nothing of the projects that did not change.
+        let other = |r: &PathBuf| r.to_string_lossy().starts_with('-') && !r.starts_with("-home-alice-notes");
+        assert!(!changed.iter().any(other), "turn {n}: {changed:?}");
+        assert_eq!(s.files_written, changed.len(), "turn {n}: {s:?} {changed:?}");
+        assert_eq!(std::fs::read_to_string(site.join("CNAME")).unwrap(), "x.example\n");
+        assert_eq!(siblings(dir.path()), ["projects", "site"], "nothing left beside the site");
+        // A fresh render has no CNAME: compared without it, then put back.
+        std::fs::remove_file(site.join("CNAME")).unwrap();
+        assert_same_as_fresh(&projects, &site);
+        std::fs::write(site.join("CNAME"), "x.example\n").unwrap();
+    }
+}
+
 /// Each transcript file has its parse cache: a turn appended to one file of
 /// a project writes that file's cache, the others' are linked.
 #[cfg(unix)]
