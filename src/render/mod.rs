@@ -37,13 +37,14 @@ pub mod site;
 pub(crate) mod views;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 use askama::Template;
 use rayon::prelude::*;
 
 use crate::digest::ProjectSummary;
-use crate::graph::Conversation;
+use crate::graph::{Conversation, ConversationId, NodeId};
 use crate::project::Project;
 
 use pages::templates::TrackEntry;
@@ -81,6 +82,11 @@ pub(crate) trait Reuse: Sync {
     /// the search index), else the key to record it with, and what it is
     /// made from ([`PageInputs`]).
     fn pages(&self, ctx: &ProjectCtx<'_>, pages: &[PageJob]) -> Result<Vec<Option<(String, PageInputs)>>>;
+    /// For each compare page (its path, and the conversation of its fork):
+    /// `None` when the previous render's page was put back unrendered, else
+    /// the key to record it with. A compare page reads every branch of its
+    /// fork, so it is made from its conversation's page group alone.
+    fn compare_pages(&self, ctx: &ProjectCtx<'_>, pages: &[(String, ConversationId)]) -> Result<Vec<Option<String>>>;
 }
 
 /// Renders every page of a project: the pages of every branch and agent
@@ -137,7 +143,7 @@ pub(crate) fn render_project(
         })
         .collect::<Result<Vec<String>>>()?;
     tracing::debug!("{name}: lists of big forks ({} pages) in {:.3} s", fork_pages.len(), t0.elapsed().as_secs_f64());
-    let compare_pages = compare_pages(&ctx, opts, out)?;
+    let compare_pages = compare_pages(&ctx, opts, out, reuse)?;
     let t0 = std::time::Instant::now();
     let mut search = search;
     let recovered_pages = recovered_pages(&ctx, opts, out, &mut search)?;
@@ -277,21 +283,42 @@ fn recovered_pages(
     Ok(files)
 }
 
-/// The compare page of every fork point (rendered every time: it reads
-/// every branch of its fork).
-fn compare_pages(ctx: &ProjectCtx<'_>, opts: &RenderOptions, out: &dyn Sink) -> Result<Vec<String>> {
+/// The compare page of every fork point: rendered when `reuse` does not
+/// put the previous render's back (it reads every branch of its fork: a
+/// page of its conversation's page group).
+fn compare_pages(ctx: &ProjectCtx<'_>, opts: &RenderOptions, out: &dyn Sink, reuse: &dyn Reuse) -> Result<Vec<String>> {
     let t0 = std::time::Instant::now();
-    let paths = pages::compare::forks(ctx)
+    let g = ctx.graph();
+    let forks: Vec<(NodeId, (String, ConversationId))> = pages::compare::forks(ctx)
+        .into_iter()
+        .filter_map(|fork| Some((fork, (pages::compare::path(ctx, fork), g.node(fork).conversation?))))
+        .collect();
+    let jobs: Vec<(String, ConversationId)> = forks.iter().map(|(_, j)| j.clone()).collect();
+    let decided = reuse.compare_pages(ctx, &jobs)?;
+    let rendered = AtomicUsize::new(0);
+    let paths = forks
         .into_par_iter()
-        .filter_map(|fork| Some((pages::compare::path(ctx, fork), pages::compare::page(ctx, fork)?)))
-        .map(|(path, mut page)| {
+        .zip(decided)
+        .filter_map(|((fork, (path, _)), key)| {
+            let Some(key) = key else { return Some(Ok(path)) };
+            let mut page = pages::compare::page(ctx, fork)?;
+            rendered.fetch_add(1, Ordering::Relaxed);
             page.root = page.root.with_canonical(opts.canonical(&path));
-            out.page(&path, page.render()?.as_bytes(), "")?;
-            Ok(path)
+            Some(
+                page.render()
+                    .map_err(anyhow::Error::from)
+                    .and_then(|html| out.page(&path, html.as_bytes(), &key))
+                    .map(|()| path),
+            )
         })
         .collect::<Result<Vec<String>>>()?;
     let name = &ctx.project.source.name;
-    tracing::debug!("{name}: compare pages ({}) in {:.3} s", paths.len(), t0.elapsed().as_secs_f64());
+    tracing::debug!(
+        "{name}: compare pages ({}, {} rendered) in {:.3} s",
+        paths.len(),
+        rendered.into_inner(),
+        t0.elapsed().as_secs_f64()
+    );
     Ok(paths)
 }
 

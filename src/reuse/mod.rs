@@ -16,10 +16,11 @@ pub mod groups;
 use anyhow::Result;
 use rayon::prelude::*;
 
+use crate::graph::ConversationId;
 use crate::render::Reuse;
 use crate::render::pages::track::{PageInputs, page_inputs};
 use crate::render::site::PageJob;
-use crate::render::site::context::ProjectCtx;
+use crate::render::site::context::{ProjectCtx, TrackId};
 
 /// What the previous render left: the key each page of the site was
 /// recorded with (`<group key>:<page key>`).
@@ -39,18 +40,27 @@ pub struct Incremental<'p> {
     /// What every page of the project depends on besides its inputs
     /// (renderer, settings, slug, side files: `crate::cache::pages_base`).
     base: String,
+    /// The project's page groups, made once (render asks for its track
+    /// pages, then for its compare pages).
+    groups: std::sync::OnceLock<groups::Groups>,
 }
 
 impl<'p> Incremental<'p> {
     pub fn new(previous: &'p dyn Previous, base: String) -> Incremental<'p> {
-        Incremental { previous, base }
+        Incremental { previous, base, groups: std::sync::OnceLock::new() }
+    }
+
+    fn groups(&self, ctx: &ProjectCtx<'_>) -> &groups::Groups {
+        self.groups.get_or_init(|| {
+            let fork_key = ctx.paths.fork_projects.as_deref().unwrap_or_default();
+            groups::groups(ctx, &format!("{}{}{fork_key}", self.base, ctx.name))
+        })
     }
 }
 
 impl Reuse for Incremental<'_> {
     fn pages(&self, ctx: &ProjectCtx<'_>, jobs: &[PageJob]) -> Result<Vec<Option<(String, PageInputs)>>> {
-        let fork_key = ctx.paths.fork_projects.as_deref().unwrap_or_default();
-        let groups = groups::groups(ctx, &format!("{}{}{fork_key}", self.base, ctx.name));
+        let groups = self.groups(ctx);
         let reuse = |job: &PageJob, key: Option<&str>| -> Result<bool> {
             let group = groups.key(job.track);
             Ok(self.previous.reuse_page(&job.path, group, key)?
@@ -76,6 +86,17 @@ impl Reuse for Incremental<'_> {
                     return Ok(None);
                 }
                 Ok(Some((format!("{}:{key}", groups.key(j.track)), inputs)))
+            })
+            .collect()
+    }
+
+    fn compare_pages(&self, ctx: &ProjectCtx<'_>, pages: &[(String, ConversationId)]) -> Result<Vec<Option<String>>> {
+        let groups = self.groups(ctx);
+        pages
+            .par_iter()
+            .map(|(path, c)| {
+                let group = groups.key(TrackId::Active(*c));
+                Ok((!self.previous.reuse_page(path, group, None)?).then(|| format!("{group}:compare")))
             })
             .collect()
     }
