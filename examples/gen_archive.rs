@@ -1,7 +1,7 @@
 //! Synthetic Claude Code archive generator for benchmarks (issue 5).
 //!
 //! ```text
-//! cargo run --release --example gen_archive -- --size-mb 100 --seed 1 --out DIR [--projects N]
+//! cargo run --release --example gen_archive -- --size-mb 100 --seed 1 --out DIR [--projects N] [--distinct-output]
 //! cargo run --release --example gen_archive -- --append-turn DIR/<project>/<session>.jsonl --seed 7
 //! ```
 //!
@@ -80,6 +80,11 @@ struct Args {
     /// Print the byte mix to stderr.
     #[arg(long)]
     verbose: bool,
+    /// Nearly every tool output distinct (issue 28): each `Read` shows a file
+    /// and each `Bash` run prints a log generated for that call, instead of
+    /// slices of a pool of 180 files and 120 logs shared by the archive.
+    #[arg(long)]
+    distinct_output: bool,
 }
 
 // ---------------------------------------------------------------------------
@@ -1121,6 +1126,8 @@ struct Gen {
     /// Bytes written to sub-agent files since last asked.
     sub_bytes: u64,
     mix: Mix,
+    /// `--distinct-output`.
+    distinct: bool,
 }
 
 const MODELS: &[&str] = &["claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514"];
@@ -1139,6 +1146,7 @@ impl Gen {
             large_cap,
             sub_bytes: 0,
             mix: Mix::default(),
+            distinct: false,
         }
     }
 
@@ -1718,6 +1726,10 @@ impl Gen {
                     }
                     t2 = big;
                     (&t2, 1, 0)
+                } else if self.distinct {
+                    // A file of the same language and length, written for this call.
+                    gen_source(&mut self.rng, &LANGS[f.lang], c.n.max(1), &mut t2);
+                    (&t2, c.from + 1, f.lines.len().max(c.from + c.n))
                 } else {
                     (f.slice(c.from, c.n), c.from + 1, f.lines.len())
                 };
@@ -1762,6 +1774,8 @@ impl Gen {
                 let error = self.rng.chance(0.08);
                 if c.large > 0 {
                     self.big_text(c.large, &mut t1);
+                } else if self.distinct {
+                    gen_bash(&mut self.rng, &pool.files, &mut t1);
                 } else {
                     t1.push_str(&self.pool.bash[c.aux].1);
                 }
@@ -2236,6 +2250,7 @@ fn generate(args: &Args, out_dir: &Path) -> io::Result<()> {
         }
     }
     let mut g = Gen::new(args.seed, (total / 8).max(1));
+    g.distinct = args.distinct_output;
     let mut written = 0u64;
     for (pi, share) in shares.iter().enumerate() {
         let budget = (total as f64 * share) as u64;

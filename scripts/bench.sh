@@ -246,7 +246,7 @@ run_size() {
     repeat "$runs" r "$CCTREE" -q -j "$j" stats "$arch"
     read -r s_wall s_cpu s_rss s_load _ <<<"$r"
     STATS_WALL["$label/$j"]=$s_wall
-    local rd="-" rmb="-" rcpu="-" rrss="-" out_mb="-" nc="-" app="-" load="$s_load"
+    local rd="-" rmb="-" rcpu="-" rrss="-" out_mb="-" nc="-" app="-" app_cpu="-" app_files="-" load="$s_load"
     if (( RENDER )); then
       local work="$DIR/work" out="$DIR/out" f_wall f_cpu f_rss f_load n_load a_load session out_b
       rm -rf "$work" "$out"
@@ -267,19 +267,22 @@ run_size() {
       session="$(find "$work" -maxdepth 2 -name '*.jsonl' -printf '%s %p\n' | sort -n | tail -n1 | cut -d' ' -f2-)"
       cp "$session" "$session.tmp" && mv "$session.tmp" "$session"
       "$GEN" --append-turn "$session" --seed 7
+      touch "$DIR/turn-stamp"; sleep 0.01
       measure r "$CCTREE" -q -j "$j" render "$work" -o "$out"
-      read -r app _ _ a_load _ <<<"$r"
+      read -r app app_cpu _ a_load _ <<<"$r"
+      # Files of the site created, replaced or linked by that render (their inode's change time moved).
+      app_files=$(find "$out" -cnewer "$DIR/turn-stamp" \( -type f -o -type l \) | wc -l)
       load=$(printf '%s\n' "$s_load" "$f_load" "$n_load" "$a_load" | sort -g | tail -n1)
       rm -rf "$work" "$out"
       # The figures of issue 13, at the largest thread count.
       if [[ "$j" == "${THREADS##* }" ]]; then
         TARGETS+=("$(awk -v l="$label" -v j="$j" -v b="$bytes" -v big="$largest" -v sc="$s_cpu" -v sw="$s_wall" \
-          -v rc="$f_cpu" -v rw="$f_wall" -v rss="$f_rss" -v srss="$s_rss" -v ob="$out_b" -v nc="$nc" -v app="$app" \
+          -v rc="$f_cpu" -v rw="$f_wall" -v rss="$f_rss" -v srss="$s_rss" -v ob="$out_b" -v nc="$nc" -v app="$app" -v appc="$app_cpu" -v appf="$app_files" \
           -v ls="$s_load" -v lr="$f_load" -v ln="$n_load" -v la="$a_load" 'BEGIN {
             if (sc <= 0) sc = 0.005; if (sw <= 0) sw = 0.005; if (rw <= 0) rw = 0.005
             printf "%s MB, -j %s: render/stats CPU %.2f / %.2f CPU-s = %.1fx (target <= 2x; load %s/%s)\n", l, j, rc, sc, rc / sc, lr, ls
             printf "%s MB, -j %s: render %.0f MB/s (target >= 250), stats %.0f MB/s (target >= 800) (load %s/%s)\n", l, j, b / 1e6 / rw, b / 1e6 / sw, lr, ls
-            printf "%s MB, -j %s: incremental: one appended turn %.3f s (target <= 0.5), no change %.3f s (target <= 0.05) (load %s/%s)\n", l, j, app, nc, la, ln
+            printf "%s MB, -j %s: incremental: one appended turn %.3f s (target <= 0.5), %.2f CPU-s (target <= 0.2), %d files of the site written or linked; no change %.3f s (target <= 0.05) (load %s/%s)\n", l, j, app, appc, appf, nc, la, ln
             printf "%s MB, -j %s: peak RSS render %.0f MB, stats %.0f MB; largest project %.0f MB + 200 = %.0f MB (target: at most that)\n", l, j, rss * 1024 / 1e6, srss * 1024 / 1e6, big / 1e6, big / 1e6 + 200
             printf "%s MB: output %.1f MB (search index included, cache excluded) / input %.1f MB = %.2f (target <= 1.0)", l, ob / 1e6, b / 1e6, ob / b
           }')")
