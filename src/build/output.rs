@@ -489,6 +489,11 @@ fn roll_forward(tmp: &Path, site: &Path) -> Result<()> {
             return Err(OutputError::OutsideOutput(rel.to_string()).into());
         }
         let (from, to) = (tmp.join(rel), site.join(rel));
+        // A directory of the site replaced by a link (to anywhere) is not
+        // followed: the update writes and removes only inside the output.
+        if through_link(site, rel) {
+            return Err(OutputError::OutsideOutput(rel.to_string()).into());
+        }
         match op {
             "M" if std::fs::symlink_metadata(&from).is_ok() => {
                 create_parent(&to)?;
@@ -703,6 +708,23 @@ fn carry(from: &Path, to: &Path, kind: std::fs::FileType) -> Result<()> {
         std::fs::copy(from, to).with_context(what)?;
     }
     Ok(())
+}
+
+/// Whether a directory on the way from `site` to its file `rel` is a
+/// symbolic link (the file itself may be one: it is replaced, not followed).
+fn through_link(site: &Path, rel: &str) -> bool {
+    let mut dir = site.to_path_buf();
+    let mut parts = Path::new(rel).components().peekable();
+    while let Some(part) = parts.next() {
+        if parts.peek().is_none() {
+            break;
+        }
+        dir.push(part);
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+    }
+    false
 }
 
 fn create_parent(path: &Path) -> Result<()> {
@@ -928,6 +950,22 @@ mod tests {
         assert_eq!(std::fs::read(target.join("index.html")).unwrap(), b"1");
         assert!(!target.join("p/old.html").exists());
         assert!(!tmp.exists());
+        // A directory of the site made a link is not followed out of it.
+        #[cfg(unix)]
+        {
+            let away = dir.path().join("away");
+            std::fs::create_dir_all(&away).unwrap();
+            std::fs::write(away.join("old.html"), "theirs").unwrap();
+            std::os::unix::fs::symlink(&away, target.join("q")).unwrap();
+            std::fs::create_dir_all(tmp.join("q")).unwrap();
+            std::fs::write(tmp.join("q/new.html"), "n").unwrap();
+            std::fs::write(tmp.join(JOURNAL), "M q/new.html\nR q/old.html\n").unwrap();
+            assert!(OutputDir::prepare(&target).is_err());
+            assert!(!away.join("new.html").exists(), "nothing written through the link");
+            assert_eq!(std::fs::read(away.join("old.html")).unwrap(), b"theirs");
+            std::fs::remove_file(target.join("q")).unwrap();
+            std::fs::remove_dir_all(&tmp).unwrap();
+        }
         // A journal naming a path outside the site is refused.
         std::fs::create_dir_all(&tmp).unwrap();
         std::fs::write(tmp.join(JOURNAL), "R ../outside\n").unwrap();
