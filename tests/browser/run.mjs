@@ -275,7 +275,15 @@ async function fulltext(browser, site, base, shots) {
             await page.keyboard.press("Control+f");
             await page.waitForSelector(".findbar input", { state: "visible", timeout: 3000 }).catch(() => problems.push(`${label}: Ctrl+F opened no find bar`));
             await page.fill(".findbar input", word.toUpperCase());
+            // Typing finds (after a short pause): the first match is current,
+            // Enter steps to the next one and Shift+Enter back, as a browser's
+            // own find does. Waiting for the count makes the steps certain on
+            // a loaded machine (pressing Enter before or after the pause gave
+            // 1/N or 2/N).
+            await page.waitForFunction(() => /^(\d+\/\d+\+?|no matches)$/.test(document.querySelector(".find-count").textContent), null, { timeout: 5000 })
+              .catch(() => problems.push(`${label}: typing in the find bar found nothing`));
             await page.keyboard.press("Enter");
+            await page.keyboard.press("Shift+Enter");
             await page.waitForTimeout(200);
             const f = await page.evaluate(() => {
               const cur = document.querySelector("mark.cc-find.cur");
