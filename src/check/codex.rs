@@ -214,7 +214,7 @@ fn rollbacks(f: &File<'_>, out: &mut Vec<Finding>) {
             );
             out.push(f.finding("codex-rollback-too-far", e.loc.line, message));
         }
-        turns = turns.saturating_sub(n.max(1));
+        turns = turns.saturating_sub(n);
     }
 }
 

@@ -160,6 +160,56 @@ fn codex_rollback_is_a_rewind_whose_abandoned_turns_are_a_branch() {
     assert_eq!(r.total.compactions, 1);
 }
 
+/// A `thread_rolled_back` of 0 turns moves nothing, as the client's replay
+/// (`drop_last_n_user_turns` returns at once for 0): the turn after it goes
+/// on along the line, and `check` accepts it. Of 1 turn, the same lines make
+/// a rewind (the rollback line is read).
+#[test]
+fn a_codex_rollback_of_zero_turns_moves_nothing() {
+    let with_rollback = |n: u64| {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("codex");
+        copy_tree(&codex("exec"), &dir);
+        let parent =
+            files_under(&dir, "jsonl").into_iter().find(|f| f.to_string_lossy().contains("77ea-7351")).unwrap();
+        let text = std::fs::read_to_string(&parent).unwrap();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let last = lines.iter().filter_map(|v| v["ordinal"].as_u64()).max().unwrap();
+        let like = |role: &str| lines.iter().rfind(|v| v["payload"]["role"] == role).unwrap().clone();
+        let mut rollback = serde_json::json!({"timestamp": "2026-11-27T01:56:04Z", "ordinal": last + 1, "type": "event_msg",
+            "payload": {"type": "thread_rolled_back", "num_turns": n}});
+        let (mut prompt, mut reply) = (like("user"), like("assistant"));
+        prompt["ordinal"] = (last + 2).into();
+        prompt["payload"]["id"] = "msg_after_rollback".into();
+        prompt["payload"]["content"][0]["text"] = "sixth: after the rollback".into();
+        reply["ordinal"] = (last + 3).into();
+        reply["payload"]["id"] = "msg_after_rollback_reply".into();
+        reply["payload"]["content"][0]["text"] = "Done with: sixth".into();
+        rollback["timestamp"] = prompt["timestamp"].clone();
+        let added: String = [rollback, prompt, reply].iter().map(|v| format!("{v}\n")).collect();
+        std::fs::write(&parent, text + &added).unwrap();
+        let d = detail(&dir);
+        let c = only(&d);
+        let check = cctree().arg("check").arg(&dir).output().unwrap();
+        (
+            c.fork_points.len(),
+            c.branches.len(),
+            check.status.success(),
+            String::from_utf8_lossy(&check.stdout).into_owned(),
+        )
+    };
+    let before = detail(&codex("exec"));
+    let base = only(&before);
+    let (forks, branches, clean, said) = with_rollback(0);
+    assert_eq!((forks, branches), (base.fork_points.len(), base.branches.len()), "a rollback of 0 made a branch");
+    assert!(clean, "check accepts a rollback of 0: {said}");
+    // Of 1: the new turn hangs before the last turn (where the fixture's fork already is): a branch more.
+    let (forks, branches, clean, said) = with_rollback(1);
+    assert!(forks >= base.fork_points.len());
+    assert_eq!(branches, base.branches.len() + 1, "a rollback of 1 starts a branch");
+    assert!(clean, "{said}");
+}
+
 #[test]
 fn codex_archives_render_every_prompt_and_reply_with_their_tools() {
     for name in ["exec", "tui"] {

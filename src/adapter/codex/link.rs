@@ -12,7 +12,8 @@
 //!   abandoned and the segment are two futures of one session (a rewind); a
 //!   fork is another session (a cross-session fork).
 //! - `thread_rolled_back {num_turns}` (older clients) moves the tip back
-//!   before the last `num_turns` prompts: what follows is a sibling branch.
+//!   before the last `num_turns` prompts: what follows is a sibling branch
+//!   (`num_turns: 0` moves nothing, as the client's replay).
 //! - A sub-agent's file (`parent_thread_id`) is an agent (sidechain) of its
 //!   own thread; the copy of its parent's history it starts with (from the
 //!   parent's `session_meta` through the `turn_aborted` the copy ends with)
@@ -164,9 +165,10 @@ fn link_file(m: &FileMeta, es: &mut [Entry]) -> Option<usize> {
                 continue;
             }
             super::header::ROLLED_BACK => {
-                // `thread_rolled_back`: back before the last `num_turns` prompts.
+                // `thread_rolled_back`: back before the last `num_turns` prompts
+                // (none for 0, as the client replays it).
                 let n: usize = e.subtype.as_deref().and_then(|s| s.parse().ok()).unwrap_or(1);
-                let keep = turns.len().saturating_sub(n.max(1));
+                let keep = turns.len().saturating_sub(n);
                 if keep < turns.len() {
                     tip = turns[keep].clone();
                     turns.truncate(keep);
