@@ -222,6 +222,39 @@ fn a_compare_page_lists_the_files_each_branch_changed_and_what_it_ran() {
     assert!(cols[1].contains("<dt>duration</dt><dd>5 min 48 s</dd>"));
 }
 
+/// The intro quotes the fork's message as the branch pages show words:
+/// its code spans as code, escaped, its blocks run into one line (no block
+/// element inside the sentence), no Markdown mark left as text.
+#[test]
+fn a_compare_page_quotes_the_fork_message_as_inline_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("site");
+    assert!(cctree().arg("render").arg(example_archive()).arg("-o").arg(&out).arg("-q").status().unwrap().success());
+    let intros: Vec<String> = files(&out)
+        .into_iter()
+        .filter(|(p, _)| p.to_string_lossy().contains("/compare/"))
+        .filter_map(|(_, b)| {
+            let page = String::from_utf8(b).unwrap();
+            let at = page.find("<p class=\"sub\">").unwrap();
+            let end = at + page[at..].find("</p>").unwrap();
+            let intro = &page[at..end];
+            // The quote, between the curly quotes (none when the message has no words).
+            Some(intro[intro.find('“')?..intro.rfind('”')?].to_string())
+        })
+        .collect();
+    assert!(!intros.is_empty());
+    for q in &intros {
+        assert!(!q.contains('`') && !q.contains("**"), "a Markdown mark as text: {q}");
+        for block in ["<p", "<li", "<ul", "<ol", "<h", "<pre", "<div", "<br"] {
+            assert!(!q.contains(block), "{block} in the intro: {q}");
+        }
+    }
+    assert!(
+        intros.iter().any(|q| q.contains("<code>Client::fetch_forecast</code>")),
+        "the retry fork's message quotes its code as code: {intros:#?}"
+    );
+}
+
 /// `tests/fixtures/cost`: both branches write `notes.txt`; 3.2 then edits it
 /// (and an edit that failed changes nothing) and runs `wc`. The page shows
 /// the diff between the two final versions.

@@ -15,7 +15,7 @@ use std::fmt::Write;
 use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use super::highlight::{Budget, code_block};
-use super::{Html, controls_shown, esc};
+use super::{Html, controls_shown, esc, push_esc};
 use crate::limits::MARKDOWN_CAP;
 use crate::render::plain::cut;
 use crate::render::site::urls::is_safe_url;
@@ -56,6 +56,156 @@ pub fn to_html_capped(text: &str, budget: &mut Budget, cap: usize) -> Html {
         let _ = write!(out, "<p class=\"note\">… {} more bytes not shown.</p>", text.len() - body.len());
     }
     Html::trusted(out)
+}
+
+/// The first `chars` characters of a Markdown text as one line of inline
+/// HTML, for words quoted inside a sentence (a compare page's intro quotes
+/// the fork's message): code spans stay `<code>`, emphasis, strong and
+/// strikethrough stay; blocks (a heading, a paragraph, a list's items, a
+/// quote, a table's cells) are run together, a ` · ` between two where the
+/// first does not end in punctuation, a code block as code; links and
+/// images read as their text, raw HTML as text. Whitespace is collapsed and
+/// the line cut as [`crate::render::plain::excerpt`] cuts it (a `…` when
+/// cut), every element it opened closed.
+pub fn inline_excerpt(text: &str, chars: usize) -> Html {
+    let mut line = InlineLine::default();
+    let body = cut(text, MARKDOWN_CAP.min(chars.saturating_mul(16).max(4096)));
+    for ev in Parser::new_ext(body, options()) {
+        match ev {
+            Event::Text(t) | Event::Html(t) | Event::InlineHtml(t) | Event::FootnoteReference(t) => line.words(&t),
+            Event::Code(t) => {
+                line.open("code");
+                line.words(&t);
+                line.close("code");
+            }
+            Event::Start(Tag::Emphasis) => line.open("em"),
+            Event::Start(Tag::Strong) => line.open("strong"),
+            Event::Start(Tag::Strikethrough) => line.open("del"),
+            Event::Start(Tag::CodeBlock(_)) => {
+                line.gap(Gap::Block);
+                line.open("code");
+            }
+            Event::End(TagEnd::Emphasis) => line.close("em"),
+            Event::End(TagEnd::Strong) => line.close("strong"),
+            Event::End(TagEnd::Strikethrough) => line.close("del"),
+            Event::End(TagEnd::CodeBlock) => {
+                line.close("code");
+                line.gap(Gap::Block);
+            }
+            Event::Start(Tag::Link { .. } | Tag::Image { .. }) | Event::End(TagEnd::Link | TagEnd::Image) => {}
+            Event::SoftBreak | Event::HardBreak => line.gap(Gap::Space),
+            _ => line.gap(Gap::Block),
+        }
+    }
+    line.html(chars)
+}
+
+/// What stands between two words of an [`inline_excerpt`].
+#[derive(Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Gap {
+    #[default]
+    None,
+    Space,
+    /// Between two blocks.
+    Block,
+}
+
+enum Tok {
+    Open(&'static str),
+    Close(&'static str),
+    Text(String),
+}
+
+/// An [`inline_excerpt`] being read: its elements and words, whitespace
+/// collapsed (a gap goes before the element that opens after it, not
+/// inside), and its text alone ([`Self::plain`], what is cut).
+#[derive(Default)]
+struct InlineLine {
+    toks: Vec<Tok>,
+    plain: String,
+    gap: Gap,
+}
+
+impl InlineLine {
+    fn gap(&mut self, g: Gap) {
+        self.gap = self.gap.max(g);
+    }
+
+    /// Writes the gap before the next word, if a word came before it.
+    fn flush(&mut self) {
+        let gap = std::mem::take(&mut self.gap);
+        if self.plain.is_empty() || gap == Gap::None {
+            return;
+        }
+        let ends_sentence = self.plain.ends_with(['.', ':', ';', '!', '?', ',', '…']);
+        let sep = if gap == Gap::Block && !ends_sentence { " · " } else { " " };
+        self.plain.push_str(sep);
+        match self.toks.last_mut() {
+            Some(Tok::Text(t)) => t.push_str(sep),
+            _ => self.toks.push(Tok::Text(sep.to_string())),
+        }
+    }
+
+    fn words(&mut self, t: &str) {
+        for c in t.chars() {
+            if c.is_whitespace() {
+                self.gap(Gap::Space);
+                continue;
+            }
+            self.flush();
+            self.plain.push(c);
+            match self.toks.last_mut() {
+                Some(Tok::Text(t)) => t.push(c),
+                _ => self.toks.push(Tok::Text(c.to_string())),
+            }
+        }
+    }
+
+    fn open(&mut self, tag: &'static str) {
+        self.flush();
+        self.toks.push(Tok::Open(tag));
+    }
+
+    fn close(&mut self, tag: &'static str) {
+        // A code span's or block's trailing whitespace goes after it, as a gap.
+        self.toks.push(Tok::Close(tag));
+    }
+
+    /// As many characters as the excerpt of the text keeps, every element
+    /// opened closed.
+    fn html(self, chars: usize) -> Html {
+        let kept = crate::render::plain::excerpt(&self.plain, chars);
+        let is_cut = kept != self.plain;
+        let mut left = kept.chars().count() - usize::from(is_cut);
+        let mut out = String::new();
+        let mut stack: Vec<&'static str> = Vec::new();
+        for tok in &self.toks {
+            match tok {
+                Tok::Open(name) if left > 0 => {
+                    let _ = write!(out, "<{name}>");
+                    stack.push(name);
+                }
+                Tok::Close(name) if stack.last() == Some(name) => {
+                    let _ = write!(out, "</{name}>");
+                    stack.pop();
+                }
+                Tok::Text(t) if left > 0 => {
+                    let n = t.chars().count().min(left);
+                    let end = t.char_indices().nth(n).map_or(t.len(), |(i, _)| i);
+                    push_esc(&mut out, &t[..end]);
+                    left -= n;
+                }
+                _ => {}
+            }
+        }
+        while let Some(name) = stack.pop() {
+            let _ = write!(out, "</{name}>");
+        }
+        if is_cut {
+            out.push('…');
+        }
+        Html::trusted(out)
+    }
 }
 
 /// The events of one text, rewritten as they come (see the module doc).
@@ -182,6 +332,24 @@ mod tests {
 
     fn md(s: &str) -> String {
         to_html(s, &mut Budget::default()).into_string()
+    }
+
+    #[test]
+    fn inline_excerpts_keep_code_as_code_and_no_block() {
+        let h = |s: &str, n| inline_excerpt(s, n).into_string();
+        assert_eq!(
+            h("Rename `Client::fetch_forecast` to **fetch** *now*.\n\nThen test.", 300),
+            "Rename <code>Client::fetch_forecast</code> to <strong>fetch</strong> <em>now</em>. Then test."
+        );
+        // Blocks read as their words, a code block as code, HTML as text.
+        assert_eq!(
+            h("# Title\n\n- one\n- two <b onclick=x>\n\n> quoted\n\n```sh\n! ls\n```\nafter", 300),
+            "Title · one · two &lt;b onclick=x&gt; · quoted · <code>! ls</code> · after"
+        );
+        assert_eq!(h("[x](javascript:alert(1)) ![y](https://e.example/x.png) a\u{1b}b", 300), "x y a\u{241b}b");
+        // Cut inside a code span: the span is closed, then the ellipsis.
+        assert_eq!(h("see `abcdefghijklmnopqrstuvwxyz` now", 25), "see <code>abcdefghijklmnopqrstu</code>…");
+        assert_eq!(h("", 10), "");
     }
 
     #[test]

@@ -31,10 +31,11 @@ pub(crate) struct ComparePage {
     pub(crate) title: String,
     pub(crate) crumbs: Vec<Crumb>,
     pub(crate) heading: String,
-    /// The fork's message number, its landmark, and what it says.
+    /// The fork's message number, its landmark, and what it says (its first
+    /// words as inline Markdown: code as code, no block).
     pub(crate) number: u32,
     pub(crate) fork: Href,
-    pub(crate) fork_text: String,
+    pub(crate) fork_text: Html,
     pub(crate) columns: Vec<Column>,
     /// The files more than one branch changed, with the diff of their final versions.
     pub(crate) both: Vec<BothChanged>,
@@ -166,10 +167,11 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
     })
 }
 
-/// What the message the branches answer says (its first words).
-fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> String {
+/// What the message the branches answer says: its first words, as one line
+/// of inline Markdown (its code spans as code, its blocks as words).
+fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> Html {
     let (node, _) = ctx.project.node(ctx.graph().entry(ctx.entries(), fork));
-    excerpt(&text_of(&node.content).0, 300)
+    markdown::inline_excerpt(&text_of(&node.content).0, 300)
 }
 
 fn column(
