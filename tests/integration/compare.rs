@@ -202,9 +202,19 @@ fn a_compare_page_lists_the_files_each_branch_changed_and_what_it_ran() {
     let list = |col: &str, what: &str| -> Vec<String> {
         let at = col.find(what).unwrap();
         let rest = &col[at..col[at..].find("<h3>").map_or(col.len(), |e| at + e)];
-        rest.split("<code>").skip(1).map(|s| unescape(&s[..s.find("</code>").unwrap()])).collect()
+        rest.split("<code")
+            .skip(1)
+            .map(|s| unescape(&s[s.find('>').unwrap() + 1..s.find("</code>").unwrap()]))
+            .collect()
     };
-    assert_eq!(list(cols[0], "Files changed"), ["/home/alice/src/weather-cli/src/cli.rs"]);
+    // A path inside the session's working directory is named from it, the
+    // recorded path in its title.
+    assert_eq!(list(cols[0], "Files changed"), ["src/cli.rs"]);
+    assert!(
+        cols[0].contains("<li><code title=\"/home/alice/src/weather-cli/src/cli.rs\">src/cli.rs</code></li>"),
+        "{}",
+        cols[0]
+    );
     assert!(list(cols[0], "Commands run").is_empty());
     assert!(list(cols[1], "Files changed").is_empty());
     assert_eq!(list(cols[1], "Commands run"), ["cargo add backoff@0.4 --features tokio"]);
@@ -271,7 +281,9 @@ fn a_file_both_branches_changed_shows_the_diff_of_their_final_versions() {
     let both =
         &page[page.find("<section class=\"compare-both\"").unwrap()..page.find("<div class=\"compare\">").unwrap()];
     assert!(
-        both.contains("<code>/home/test/cost/notes.txt</code> <span class=\"hint\">changed on 3.1, 3.2</span>"),
+        both.contains(
+            "<code title=\"/home/test/cost/notes.txt\">notes.txt</code> <span class=\"hint\">changed on 3.1, 3.2</span>"
+        ),
         "{both}"
     );
     assert!(both.contains("From its final version on 3.1 to its final version on 3.2:"));

@@ -174,7 +174,9 @@ impl Md<'_> {
             let list = |v: &[String]| {
                 if v.is_empty() { "none".to_string() } else { v.iter().map(|f| span(f)).collect::<Vec<_>>().join(", ") }
             };
-            let _ = writeln!(self.out, "- files changed ({}): {}", c.files.len(), list(&c.files));
+            // The paths as recorded: Markdown has no title to hold the full one.
+            let files: Vec<String> = c.files.iter().map(|f| f.full.clone()).collect();
+            let _ = writeln!(self.out, "- files changed ({}): {}", c.files.len(), list(&files));
             let _ = writeln!(self.out, "- commands run ({}): {}", c.commands.len(), list(&c.commands));
         }
         if page.both.is_empty() {
@@ -183,10 +185,10 @@ impl Md<'_> {
         self.out.push_str("\n### Files more than one branch changed\n");
         for f in &page.both {
             let by: Vec<String> = f.by.iter().map(|b| span(b)).collect();
-            let _ = writeln!(self.out, "\n{} changed on {}", span(&f.path), by.join(", "));
+            let _ = writeln!(self.out, "\n{} changed on {}", span(&f.path.full), by.join(", "));
             let finals = f.diff.as_ref().and_then(|(a, b, _)| {
                 let text =
-                    |label: &str| page.columns.iter().find(|c| c.label == label)?.finals.get(&f.path)?.as_deref();
+                    |label: &str| page.columns.iter().find(|c| c.label == label)?.finals.get(&f.path.full)?.as_deref();
                 Some((a, b, text(a)?, text(b)?))
             });
             match finals {

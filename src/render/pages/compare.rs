@@ -57,7 +57,7 @@ pub(crate) struct Column {
     pub(crate) duration: String,
     pub(crate) tokens: String,
     pub(crate) cost: String,
-    pub(crate) files: Vec<String>,
+    pub(crate) files: Vec<FilePath>,
     pub(crate) commands: Vec<String>,
     pub(crate) turns: Vec<Turn>,
     /// Each file it changed, and its content at the end of the branch when
@@ -68,9 +68,34 @@ pub(crate) struct Column {
     pub(crate) more: usize,
 }
 
+/// A file a branch changed, as the page names it: inside the session's
+/// working directory relative to it (`src/cli.rs`), the path the transcript
+/// recorded ([`Self::full`]) in its title; outside it, that path.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct FilePath {
+    pub(crate) full: String,
+    pub(crate) shown: String,
+}
+
+impl FilePath {
+    /// `path` as named from the working directory `cwd` (the transcript's, not this machine's).
+    fn new(path: &str, cwd: Option<&str>) -> FilePath {
+        let shown = cwd.and_then(|cwd| relative(path, cwd)).unwrap_or(path);
+        FilePath { full: path.to_string(), shown: shown.to_string() }
+    }
+}
+
+/// `path` below the directory `cwd` (either separator): its part after it.
+fn relative<'p>(path: &'p str, cwd: &str) -> Option<&'p str> {
+    let cwd = cwd.trim_end_matches(['/', '\\']);
+    let rest = path.strip_prefix(cwd)?;
+    let rest = rest.strip_prefix(['/', '\\'])?.trim_start_matches(['/', '\\']);
+    (!cwd.is_empty() && !rest.is_empty()).then_some(rest)
+}
+
 /// A file several branches changed.
 pub(crate) struct BothChanged {
-    pub(crate) path: String,
+    pub(crate) path: FilePath,
     /// The branches that changed it (labels).
     pub(crate) by: Vec<String>,
     /// The two branches compared (the first two whose final version is
@@ -184,7 +209,10 @@ fn column(
 ) -> Column {
     let g = ctx.graph();
     let e = ctx.entries();
-    let mut files: Vec<String> = Vec::new();
+    let mut files: Vec<FilePath> = Vec::new();
+    // The session's working directory where each call ran: the last one an
+    // entry of the branch recorded, else the project's.
+    let mut cwd: Option<&str> = None;
     let mut finals: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
@@ -193,13 +221,17 @@ fn column(
     for &node in nodes {
         let entry = g.entry(e, node);
         let (model, _) = ctx.project.node(entry);
+        cwd = entry.cwd.as_deref().or(cwd);
         let (text, calls) = text_of(&model.content);
         for c in model.content.tool_calls() {
             if failed(ctx, &c.id) {
                 continue;
             }
             track_content(&mut finals, &c.input);
-            changed(&c.input, &mut files);
+            let mut paths = Vec::new();
+            changed(&c.input, &mut paths);
+            let at = cwd.or(ctx.paths.cwd.as_deref());
+            files.extend(paths.iter().map(|p| FilePath::new(p, at)));
             if let ToolInput::Shell { command, .. } = &c.input {
                 commands.push(excerpt(command, 200));
             }
@@ -229,8 +261,8 @@ fn column(
         }
     }
     as_markdown(&mut turns);
-    files.sort();
-    files.dedup();
+    files.sort_by(|a, b| a.full.cmp(&b.full));
+    files.dedup_by(|a, b| a.full == b.full);
     let spend = ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, nodes));
     let ts = nodes.iter().map(|&n| g.node(n).ts).filter(|&t| t > 0);
     let (first, last) = (ts.clone().min(), ts.max());
@@ -390,7 +422,12 @@ fn both_changed(columns: &[Column]) -> Vec<BothChanged> {
                 [(a, ta), (b, tb)] => Some((a.label.clone(), b.label.clone(), diff_html(ta, tb))),
                 _ => None,
             };
-            BothChanged { path: path.to_string(), by: cs.iter().map(|c| c.label.clone()).collect(), diff }
+            let path = cs
+                .iter()
+                .find_map(|c| c.files.iter().find(|f| f.full == path))
+                .cloned()
+                .unwrap_or_else(|| FilePath::new(path, None));
+            BothChanged { path, by: cs.iter().map(|c| c.label.clone()).collect(), diff }
         })
         .collect()
 }
@@ -479,6 +516,20 @@ fn duration_text(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_inside_the_working_directory_are_relative() {
+        let shown = |p: &str, cwd: Option<&str>| FilePath::new(p, cwd).shown;
+        assert_eq!(shown("/home/a/w/src/cli.rs", Some("/home/a/w")), "src/cli.rs");
+        assert_eq!(shown("/home/a/w/src/cli.rs", Some("/home/a/w/")), "src/cli.rs");
+        assert_eq!(shown("/home/a/wx/cli.rs", Some("/home/a/w")), "/home/a/wx/cli.rs");
+        assert_eq!(shown("/home/a/w", Some("/home/a/w")), "/home/a/w");
+        assert_eq!(shown("/etc/hosts", Some("/home/a/w")), "/etc/hosts");
+        assert_eq!(shown("C:\\w\\src\\a.rs", Some("C:\\w")), "src\\a.rs");
+        assert_eq!(shown("two.txt", Some("/home/a/w")), "two.txt");
+        assert_eq!(shown("/x/y", Some("/")), "/x/y");
+        assert_eq!(shown("/x/y", None), "/x/y");
+    }
 
     #[test]
     fn commands_and_shell_inputs_stay_code() {
