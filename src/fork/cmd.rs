@@ -54,10 +54,13 @@ impl Fork {
 
 /// Runs `cctree fork` of a session of any client. A file is forked by the
 /// client that wrote it (a Codex CLI rollout, a Gemini CLI session, else
-/// Claude Code's). An id is looked up in Claude Code's folders first (the
-/// common case, [`run`]), then in Codex CLI's ([`super::codex`]) and Gemini
-/// CLI's ([`super::gemini`]); an id that names sessions of more than one
-/// client is an error naming each.
+/// Claude Code's). An id is looked up first by the names of the clients'
+/// files, which hold a session's id (Claude Code's `<id>.jsonl`, Codex CLI's
+/// `rollout-…-<thread>.jsonl`, Gemini CLI's `session-…-<first 8>.jsonl`),
+/// reading no other file; else, a message id, in the text of Claude Code's
+/// sessions ([`run`]) and Gemini CLI's ([`super::gemini`]) (a Codex message
+/// id, `<history>:<ordinal>`, holds its file's name). An id that names
+/// sessions of more than one client is an error naming each.
 pub fn fork(req: &ForkRequest) -> Result<Fork> {
     let (target, projects, at) = (req.target.as_str(), req.projects.as_deref(), req.at.as_deref());
     if Path::new(target).is_file() {
@@ -72,9 +75,30 @@ pub fn fork(req: &ForkRequest) -> Result<Fork> {
     // `--projects` naming another client's folder is not Claude Code's.
     let other_dir = projects
         .is_some_and(|d| crate::discover::is_codex_dir(d).is_some() || crate::discover::is_gemini_dir(d).is_some());
-    let claude = if other_dir { Err(anyhow::anyhow!("not a Claude Code folder")) } else { resolve(target, projects) };
+    let not_claude = || Err(anyhow::anyhow!("not a Claude Code folder"));
+    // By the files' names: a session id (a missing default folder is not an error here).
+    let claude = if other_dir { None } else { super::target::resolve_named(target, projects).ok().flatten() };
     let codex = super::codex::find(target, projects)?;
+    let gemini = super::gemini::find_session(target, projects)?;
+    if claude.is_some() || codex.is_some() || gemini.is_some() {
+        return one_of(target, req, claude.map_or_else(not_claude, Ok), codex, gemini);
+    }
+    // A message id: in the sessions' text.
+    let claude = if other_dir { not_claude() } else { resolve(target, projects) };
     let gemini = super::gemini::find(target, projects)?;
+    one_of(target, req, claude, None, gemini)
+}
+
+/// Forks the one session found of `target`: Claude Code's (`claude`), Codex
+/// CLI's or Gemini CLI's; an error naming each when more than one is.
+fn one_of(
+    target: &str,
+    req: &ForkRequest,
+    claude: Result<Resolved>,
+    codex: Option<PathBuf>,
+    gemini: Option<PathBuf>,
+) -> Result<Fork> {
+    let at = req.at.as_deref();
     let mut found: Vec<String> = Vec::new();
     if let Ok(r) = &claude {
         let file =

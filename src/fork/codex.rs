@@ -101,6 +101,8 @@ fn in_archive(file: &Path) -> bool {
 /// sessions trees (`--projects DIR` when it is one, else `$CODEX_HOME/sessions`
 /// and the `cctree sync` archive's `codex/sessions`): a thread id names the
 /// thread's latest file (a rollback's segment, where `codex resume` appends).
+/// Only files whose names hold the id are read: the client names a thread's
+/// first file by its id and each segment `…-<thread>_<segment>.jsonl`.
 pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     let p = Path::new(target);
     if p.is_file() {
@@ -116,7 +118,10 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
             .sort_by_file_name()
             .into_iter()
             .flatten()
-            .filter(|e| e.file_type().is_file() && crate::discover::is_rollout(&e.file_name().to_string_lossy()))
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy();
+                e.file_type().is_file() && crate::discover::is_rollout(&name) && name.contains(id)
+            })
             .map(walkdir::DirEntry::into_path)
             .collect();
         files.sort();

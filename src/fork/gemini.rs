@@ -170,6 +170,35 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     Ok(None)
 }
 
+/// The Gemini CLI session file of the session id `target` found by the
+/// names of the files alone: the client names a session's file
+/// `session-<time>-<its id's first 8 characters>.jsonl`, so only those are
+/// read (the one holding the most messages, as [`find`]).
+pub fn find_session(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
+    let Some(head) = target.get(..8).filter(|_| uuid::Uuid::parse_str(target).is_ok()) else { return Ok(None) };
+    let tail = format!("-{head}.jsonl");
+    for tmp in crate::discover::client_trees(crate::discover::Client::Gemini, projects) {
+        let mut best: Option<(usize, PathBuf)> = None;
+        for f in session_files(&tmp) {
+            if !f.file_name().is_some_and(|n| n.to_string_lossy().ends_with(&tail)) {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&f) else { continue };
+            let ls = lines(&bytes);
+            if session_of(&ls).as_deref() == Some(target) {
+                let n = ls.iter().filter(|l| record_id(l).is_some()).count();
+                if best.as_ref().is_none_or(|(m, _)| n > *m) {
+                    best = Some((n, f));
+                }
+            }
+        }
+        if let Some((_, f)) = best {
+            return Ok(Some(f));
+        }
+    }
+    Ok(None)
+}
+
 /// The main session files of a `tmp/` folder or one project folder.
 fn session_files(tmp: &Path) -> Vec<PathBuf> {
     let mut chats = Vec::new();

@@ -112,25 +112,48 @@ pub fn resolve(target: &str, projects: Option<&Path>) -> Result<Resolved> {
     )
 }
 
-/// TARGET (a session id or a message uuid) in the projects directory `dir`.
-fn find(target: &str, dir: &Path) -> Result<Option<Resolved>> {
-    let dirs = list_projects(dir)?;
-    // A session id names its file.
-    let file_name = format!("{target}.jsonl");
-    for d in &dirs {
-        if d.join(&file_name).is_file() {
-            let project = load(d)?;
-            let session_file = file_index(&project, &d.join(&file_name));
-            return Ok(Some(Resolved {
-                dest: project.source.dir.clone(),
-                project,
-                session: target.to_string(),
-                session_file,
-                message: None,
-                archive: dirs.clone(),
-            }));
+/// TARGET as a session id found by the name of its file alone (`<id>.jsonl`
+/// in a project directory of the places [`resolve`] looks in), reading no
+/// other file: `None` when no file has that name.
+pub fn resolve_named(target: &str, projects: Option<&Path>) -> Result<Option<Resolved>> {
+    if target.is_empty() || target.contains(['/', '\\']) || target.ends_with(".jsonl") {
+        return Ok(None);
+    }
+    for place in &places(projects)? {
+        if let Some(mut r) = find_named(target, &place.dir)? {
+            if place.archive {
+                r.dest = into_client(&r.dest)?;
+            }
+            return Ok(Some(r));
         }
     }
+    Ok(None)
+}
+
+/// The session `target` names by its file `<target>.jsonl` in the projects directory `dir`.
+fn find_named(target: &str, dir: &Path) -> Result<Option<Resolved>> {
+    let dirs = list_projects(dir)?;
+    let file_name = format!("{target}.jsonl");
+    let Some(d) = dirs.iter().find(|d| d.join(&file_name).is_file()) else { return Ok(None) };
+    let project = load(d)?;
+    let session_file = file_index(&project, &d.join(&file_name));
+    Ok(Some(Resolved {
+        dest: project.source.dir.clone(),
+        project,
+        session: target.to_string(),
+        session_file,
+        message: None,
+        archive: dirs.clone(),
+    }))
+}
+
+/// TARGET (a session id or a message uuid) in the projects directory `dir`.
+fn find(target: &str, dir: &Path) -> Result<Option<Resolved>> {
+    // A session id names its file.
+    if let Some(r) = find_named(target, dir)? {
+        return Ok(Some(r));
+    }
+    let dirs = list_projects(dir)?;
     // Otherwise look for the id in the files' text, then ask the graph.
     let finder = memchr::memmem::Finder::new(target.as_bytes());
     for d in &dirs {

@@ -585,6 +585,76 @@ fn fork_finds_claude_sessions_first_and_names_every_client_an_id_is_ambiguous_in
     assert!(err.contains("rollout-2026-11-27T01-56-01-01a21ab7-77ea"), "{err}");
 }
 
+/// `cctree fork <session id>` looks the id up by the names of the clients'
+/// files, which hold it (Claude Code's `<id>.jsonl`, Codex CLI's
+/// `rollout-…-<thread>.jsonl`, Gemini CLI's `session-…-<first 8>.jsonl`): a
+/// Codex rollout and a Gemini session whose first lines claim the id but
+/// whose names do not hold it are not read, so the id names one session.
+/// (Reading every file of the three clients at each fork counted them: the
+/// id was ambiguous.)
+#[test]
+fn fork_looks_a_session_id_up_by_the_names_of_the_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sid = "c1a0de00-0000-4000-8000-0000000000f1";
+    let project = tmp.path().join("claude/projects/-tmp-w");
+    std::fs::create_dir_all(&project).unwrap();
+    let (u, a) = ("aaaaaaaa-0000-4000-8000-0000000000f1", "aaaaaaaa-0000-4000-8000-0000000000f2");
+    let lines = [
+        serde_json::json!({"type": "user", "uuid": u, "parentUuid": null, "sessionId": sid, "cwd": "/tmp/w",
+            "timestamp": "2026-03-02T10:00:00.000Z", "message": {"role": "user", "content": "Hello"}}),
+        serde_json::json!({"type": "assistant", "uuid": a, "parentUuid": u, "sessionId": sid, "cwd": "/tmp/w",
+            "timestamp": "2026-03-02T10:00:01.000Z",
+            "message": {"role": "assistant", "id": "msg_1", "model": "claude-sonnet-4-5", "type": "message",
+                "content": [{"type": "text", "text": "Hi."}]}}),
+    ];
+    std::fs::write(project.join(format!("{sid}.jsonl")), lines.iter().map(|l| format!("{l}\n")).collect::<String>())
+        .unwrap();
+    // A Codex home: the fixture, and a rollout of another name claiming the thread `sid`.
+    let codex_home = tmp.path().join("codex");
+    copy_tree(&codex("exec"), &codex_home);
+    let day = codex_home.join("sessions/2026/11/27");
+    let other = "01a21ab7-0000-7000-8000-0000000000f1";
+    let meta = serde_json::json!({"timestamp": "2026-11-27T03:00:00Z", "type": "session_meta",
+        "payload": {"id": sid, "timestamp": "2026-11-27T03:00:00Z", "cwd": "/tmp/w", "cli_version": "0.171.0"}});
+    std::fs::write(day.join(format!("rollout-2026-11-27T03-00-00-{other}.jsonl")), format!("{meta}\n")).unwrap();
+    // A Gemini home: a session file of another name whose session is `sid`.
+    let gem_home = tmp.path().join("gem");
+    copy_tree(&gemini("tui"), &gem_home.join(".gemini"));
+    let chats = files_under(&gem_home, "jsonl").into_iter().find(|f| f.to_string_lossy().contains("/chats/")).unwrap();
+    let first = serde_json::json!({"sessionId": sid, "projectHash": "0", "startTime": "2026-11-27T03:00:00.000Z",
+        "lastUpdated": "2026-11-27T03:00:00.000Z", "kind": "main"});
+    std::fs::write(chats.parent().unwrap().join("session-2026-11-27T03-00-0badc0de.jsonl"), format!("{first}\n"))
+        .unwrap();
+    let out = cctree()
+        .args(["fork", "--dry-run", "--json", "--", sid])
+        .env("HOME", tmp.path().join("home"))
+        .env("CLAUDE_CONFIG_DIR", tmp.path().join("claude"))
+        .env("CODEX_HOME", &codex_home)
+        .env("GEMINI_CLI_HOME", &gem_home)
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .env_remove("CCTREE_ARCHIVE")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["source_session"], sid, "{plan}");
+    // The Codex fixture's thread is still found by its files' names (and its segment's).
+    let thread = "01a21ab7-77ea-7351-95a6-8167086a1919";
+    let out = cctree()
+        .args(["fork", "--dry-run", "--json", "--", thread])
+        .env("HOME", tmp.path().join("home"))
+        .env("CLAUDE_CONFIG_DIR", tmp.path().join("claude"))
+        .env("CODEX_HOME", &codex_home)
+        .env("GEMINI_CLI_HOME", &gem_home)
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .env_remove("CCTREE_ARCHIVE")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(plan["source_thread"], thread, "{plan}");
+}
+
 /// A hand-made session in the shape older Gemini CLI versions wrote: one
 /// pretty-printed `.json` document (`tests/fixtures/gemini-json/`).
 fn gemini_json() -> PathBuf {
