@@ -67,6 +67,15 @@ impl Client {
         }
     }
 
+    /// The command that resumes a session (its id follows).
+    pub fn resume_command(self) -> &'static str {
+        match self {
+            Client::Claude => "claude -r",
+            Client::Codex => "codex resume",
+            Client::Gemini => "gemini -r",
+        }
+    }
+
     /// The product's name (`Claude Code`, `Codex CLI`, `Gemini CLI`).
     pub fn product(self) -> &'static str {
         match self {

@@ -57,6 +57,29 @@ fn history_id(path: &Path) -> Option<String> {
     uuid::Uuid::parse_str(id).ok().map(|u| u.to_string())
 }
 
+/// The messages of a project's rollouts a fork may cut after (`--at`): the
+/// last node of each turn that completed (a `task_complete` after it, before
+/// the next `task_started`), as [`cut`] accepts them; none of a sub-agent's
+/// thread (whose parent's session is forked instead).
+pub fn legal_nodes(project: &crate::project::Project) -> Vec<crate::graph::NodeId> {
+    let g = &project.graph;
+    let mut last: rustc_hash::FxHashMap<crate::discover::FileId, Option<crate::graph::NodeId>> = Default::default();
+    let mut out = Vec::new();
+    for e in &project.entries {
+        let at = last.entry(e.loc.file).or_default();
+        match e.subtype.as_deref() {
+            Some("task_started") if e.uuid.is_none() => *at = None,
+            Some("task_complete") if e.uuid.is_none() => out.extend(at.take()),
+            _ => {
+                if let Some(n) = e.uuid.as_deref().and_then(|u| g.index.get(u)).filter(|_| !e.is_sidechain) {
+                    *at = Some(*n);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// One line of a rollout: its byte offset, ordinal, type and payload.
 struct Line {
     offset: u64,

@@ -114,6 +114,19 @@ fn replay(ls: &[Line<'_>]) -> Vec<serde_json::Map<String, Value>> {
     list
 }
 
+/// The messages of a project's Gemini sessions a fork may cut after
+/// (`--at`): each reply that ends a turn, a `gemini` record with no tool
+/// call, as [`legal`] says of the record; none of a sub-agent.
+pub fn legal_nodes(project: &crate::project::Project) -> Vec<crate::graph::NodeId> {
+    let g = &project.graph;
+    project
+        .entries
+        .iter()
+        .filter(|e| e.kind == crate::parse::Kind::Assistant && e.tool_uses.is_empty() && !e.is_sidechain)
+        .filter_map(|e| e.uuid.as_deref().and_then(|u| g.index.get(u)).copied())
+        .collect()
+}
+
 /// A reply that ends a turn: a `gemini` record with no tool call.
 fn legal(o: &serde_json::Map<String, Value>) -> bool {
     o.get("type").and_then(Value::as_str) == Some("gemini")

@@ -585,6 +585,67 @@ fn fork_finds_claude_sessions_first_and_names_every_client_an_id_is_ambiguous_in
     assert!(err.contains("rollout-2026-11-27T01-56-01-01a21ab7-77ea"), "{err}");
 }
 
+/// Codex CLI and Gemini CLI pages offer "fork here" where `cctree fork`
+/// of that client accepts the checkpoint (the last message of a completed
+/// Codex turn, a Gemini reply that ends a turn), with the command that
+/// works for it and the client's own resume command; each command shown,
+/// run on the real clients' archives, plans a fork.
+#[test]
+fn codex_and_gemini_pages_offer_fork_here_with_a_command_that_works() {
+    for (client, resume) in [("codex", "codex resume"), ("gemini", "gemini -r")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (input, home) = if client == "codex" {
+            let home = tmp.path().join("codex");
+            copy_tree(&codex("tui"), &home);
+            (home.clone(), home)
+        } else {
+            let home = tmp.path().join("gem");
+            copy_tree(&gemini("tui"), &home.join(".gemini"));
+            (home.join(".gemini/tmp"), home)
+        };
+        let site = tmp.path().join("site");
+        render(&[input], &site);
+        let pages: String = files_under(&site, "html")
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut cmds: Vec<String> = pages
+            .split("<code class=\"cmd\">")
+            .skip(1)
+            .map(|s| crate::render::unescape(&s[..s.find("</code>").unwrap()]))
+            .collect();
+        cmds.sort();
+        cmds.dedup();
+        assert!(!cmds.is_empty(), "{client}: no fork here");
+        assert!(pages.contains(&format!("Writes a new session that <code>{resume}</code> resumes")), "{client}");
+        assert!(!pages.contains("<code>claude -r</code>"), "{client}");
+        // Not every message: a reply that calls a tool, a prompt, are no checkpoint.
+        let (offers, messages) =
+            (pages.matches("<details class=\"fork-cmd\">").count(), pages.matches("<article class=\"msg").count());
+        assert!(offers < messages, "{client}: {offers} of {messages}");
+        for cmd in &cmds {
+            let args = shlex::split(cmd).unwrap();
+            assert_eq!(&args[..2], ["cctree", "fork"], "{cmd}");
+            let out = cctree()
+                .args(&args[1..2])
+                .args(["--dry-run", "--json"])
+                .args(&args[2..])
+                .env("HOME", tmp.path().join("home"))
+                .env("CLAUDE_CONFIG_DIR", tmp.path().join("claude"))
+                .env("CODEX_HOME", if client == "codex" { home.clone() } else { tmp.path().join("no-codex") })
+                .env("GEMINI_CLI_HOME", if client == "gemini" { home.clone() } else { tmp.path().join("no-gemini") })
+                .env("XDG_DATA_HOME", tmp.path().join("data"))
+                .env_remove("CCTREE_ARCHIVE")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{client}: {cmd}: {}", String::from_utf8_lossy(&out.stderr));
+            let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert!(plan["shell"].as_str().unwrap().contains(resume), "{plan}");
+        }
+    }
+}
+
 /// `cctree fork <session id>` looks the id up by the names of the clients'
 /// files, which hold it (Claude Code's `<id>.jsonl`, Codex CLI's
 /// `rollout-…-<thread>.jsonl`, Gemini CLI's `session-…-<first 8>.jsonl`): a

@@ -127,6 +127,8 @@ fn event(e: &mut Entry, p: &Value, pty: &str) {
             e.kind = Kind::KnownMeta(ROLLED_BACK.into());
             e.subtype = Some(p["num_turns"].as_u64().map_or_else(String::new, |n| n.to_string()).into());
         }
+        // A turn's bounds, for the checkpoints a fork may cut at (`fork::codex::legal_nodes`).
+        "task_started" | "task_complete" => e.subtype = Some(pty.into()),
         "item_completed" => {
             // A sub-agent started: the call and the agent's thread, for the link.
             let item = &p["item"];

@@ -245,8 +245,21 @@ impl<'a> ProjectCtx<'a> {
     fn judge_checkpoints(&mut self, g: &Graph) {
         let project = self.project;
         self.legal = IdVec::filled(false, g.nodes.len());
-        if project.source.client != crate::discover::Client::Claude {
-            // `cctree fork` writes Claude Code's sessions only (it refuses the others).
+        let client = project.source.client;
+        if client != crate::discover::Client::Claude {
+            for b in &g.branches {
+                for (i, &n) in b.nodes.iter().enumerate() {
+                    self.pos[n] = i;
+                }
+            }
+            // What `cctree fork` of that client accepts as `--at`.
+            let legal = match client {
+                crate::discover::Client::Codex => crate::fork::codex::legal_nodes(project),
+                _ => crate::fork::gemini::legal_nodes(project),
+            };
+            for n in legal {
+                self.legal[n] = true;
+            }
             return;
         }
         // Per conversation, each branch's own nodes (their legality depends
@@ -287,9 +300,16 @@ impl<'a> ProjectCtx<'a> {
         self.legal[last].then_some(last)
     }
 
-    /// The `cctree fork` command for a legal checkpoint.
+    /// The `cctree fork` command for a legal checkpoint: of Claude Code's
+    /// session, by its session id; of Codex CLI's and Gemini CLI's, by the
+    /// message's own id (`<history>:<ordinal>` names its rollout, a Gemini
+    /// message id the session file holding it).
     pub(crate) fn fork_command(&self, node: NodeId) -> String {
         let g = self.graph();
+        if self.project.source.client != crate::discover::Client::Claude {
+            let id = g.uuid(self.entries(), node);
+            return crate::fork::fork_command(id, id, self.paths.fork_projects.as_deref());
+        }
         let e = g.entry(self.entries(), node);
         let session = e.session_id.as_deref().unwrap_or_else(|| &g.sessions[g.node(node).session].session_id);
         crate::fork::fork_command(session, g.uuid(self.entries(), node), self.paths.fork_projects.as_deref())

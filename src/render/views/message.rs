@@ -42,6 +42,8 @@ pub(crate) struct MessageView {
     /// The `cctree fork` command that forks right after this message (plain
     /// text), when that is a legal checkpoint; else empty.
     pub(crate) fork: String,
+    /// The client's command that resumes the fork (`claude -r`).
+    pub(crate) resume: &'static str,
 }
 
 impl MessageView {
@@ -130,6 +132,7 @@ pub(crate) fn render_item(cx: &mut PageCtx<'_>, it: &ItemInputs) -> MessageView 
         number: it.number,
         time: Some(Time::at(it.time)),
         fork: it.fork_command.clone().unwrap_or_default(),
+        resume: cx.p.project.source.client.resume_command(),
         ..MessageView::default()
     };
     if e.kind == Kind::Assistant {
