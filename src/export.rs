@@ -189,15 +189,17 @@ fn find(target: &str, sources: Vec<discover::ProjectSource>, root: &Path, redact
     let shown = crate::term::safe(root.display()).to_string();
     let selection = Selection::new(&[], &[target.to_string()], None, None, &jiff::tz::TimeZone::UTC, &shown)?;
     // The longest piece of TARGET that a transcript writes as it is (JSON
-    // escapes quotes, backslashes and control characters): files without it
-    // cannot hold TARGET.
-    let needle = target.split(|c: char| c == '"' || c == '\\' || c.is_control()).max_by_key(|p| p.len());
-    let finder = memchr::memmem::Finder::new(needle.unwrap_or_default().as_bytes());
+    // escapes quotes, backslashes and control characters; a Codex message id
+    // `<history>:<ordinal>` is made of its file's name and the line's
+    // ordinal): files without it, in their name or text, cannot hold TARGET.
+    let needle = target.split(|c: char| c == '"' || c == '\\' || c == ':' || c.is_control()).max_by_key(|p| p.len());
+    let needle = needle.unwrap_or_default();
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let mut found: Vec<Found> = Vec::new();
     let mut named: Vec<String> = Vec::new();
     for source in sources {
         let holds = |f: &discover::SourceFile| {
-            f.rel.contains(target) || std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some())
+            f.rel.contains(needle) || std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some())
         };
         if !source.files.iter().any(holds) {
             continue;
