@@ -79,7 +79,7 @@ impl LoadCounts {
 /// to the site root: one per file, so that a render writes only those of
 /// the files that changed.
 pub fn path(source_id: &str, rel: &str) -> String {
-    format!("{PARSE_DIR}{source_id}-{}.json", &blake3::hash(rel.as_bytes()).to_hex()[..20])
+    format!("{PARSE_DIR}{source_id}-{}.bin", &blake3::hash(rel.as_bytes()).to_hex()[..20])
 }
 
 /// Loads a project like [`Project::load_with`], resuming each file from what
@@ -306,8 +306,55 @@ pub fn write(
             .map(|(loc, rs)| (*loc, rs.iter().map(|r| (r.kind, r.count)).collect()))
             .collect(),
     };
+    use bincode::Options;
     let cache = ParseCacheOut { format: FORMAT, code, settings, files: vec![file] };
-    serde_json::to_writer(w, &cache).context("writing the parse cache")
+    let body = binary::options().serialize(&cache).context("encoding the parse cache")?;
+    w.write_all(&binary::header(&body)).and_then(|()| w.write_all(&body)).context("writing the parse cache")
+}
+
+/// The stored form of a parse cache: a magic line, the blake3 of the body,
+/// then the body in bincode (varint integers, its length bounded by the
+/// file's). Reading JSON cost more than parsing the transcript again
+/// (`docs/performance.md`); a body whose hash differs — a torn or altered
+/// file — is ignored, never decoded.
+mod binary {
+    use bincode::Options;
+
+    pub(super) const MAGIC: &[u8; 16] = b"cctree-parse-v1\n";
+    const HEADER: usize = MAGIC.len() + 32;
+
+    pub(super) fn options() -> impl Options {
+        bincode::DefaultOptions::new()
+    }
+
+    /// The magic and the body's hash.
+    pub(super) fn header(body: &[u8]) -> Vec<u8> {
+        let mut h = Vec::with_capacity(HEADER);
+        h.extend_from_slice(MAGIC);
+        h.extend_from_slice(blake3::hash(body).as_bytes());
+        h
+    }
+
+    /// The body of a stored cache, when its magic and hash are right.
+    pub(super) fn body(bytes: &[u8]) -> Result<&[u8], &'static str> {
+        if bytes.len() < HEADER || &bytes[..MAGIC.len()] != MAGIC {
+            return Err("not a parse cache of this format");
+        }
+        let (hash, body) = bytes[MAGIC.len()..].split_at(32);
+        if blake3::hash(body).as_bytes() != hash {
+            return Err("its bytes do not match its hash (torn or altered)");
+        }
+        Ok(body)
+    }
+}
+
+/// Decodes a stored parse cache (`None`, with the reason: of another format,
+/// torn, altered or unreadable).
+fn decode(bytes: &[u8]) -> Result<ParseCacheIn, String> {
+    use bincode::Options;
+    let body = binary::body(bytes)?;
+    let limit = u64::try_from(body.len()).unwrap_or(u64::MAX);
+    binary::options().with_limit(limit).deserialize(body).map_err(|e| e.to_string())
 }
 
 /// What was parsed of a file before its head's `done`.
@@ -416,7 +463,7 @@ pub fn read(site: &Path, rels: &[String], code: &str, settings: &str, source: &P
         .filter(|rel| super::is_parse_cache_path(rel))
         .flat_map_iter(|rel| {
             let cache = std::fs::read(site.join(rel)).ok().and_then(|bytes| {
-                serde_json::from_slice::<ParseCacheIn>(&bytes)
+                decode(&bytes)
                     .map_err(|e| {
                         tracing::info!("ignoring the parse cache {} (parsing again): {e}", site.join(rel).display());
                     })
@@ -442,4 +489,97 @@ pub fn read(site: &Path, rels: &[String], code: &str, settings: &str, source: &P
     }
     tracing::debug!("{}: parse caches read in {:.3} s", source.name, t0.elapsed().as_secs_f64());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A project of one file: prompts and replies, a broken line, a redacted secret.
+    fn project() -> (tempfile::TempDir, Project, FileHead) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = String::new();
+        for i in 0..50 {
+            let parent = if i == 0 { "null".to_string() } else { format!("\"u{}\"", i - 1) };
+            b.push_str(&format!(
+                r#"{{"type":"user","uuid":"u{i}","parentUuid":{parent},"sessionId":"s","timestamp":"2026-01-01T00:00:{:02}Z","message":{{"role":"user","content":"prompt {i} ghp_0123456789abcdefghij0123456789abcdef"}}}}"#,
+                i % 60
+            ));
+            b.push_str(if i % 9 == 4 { "\n{broken\n" } else { "\n" });
+        }
+        std::fs::write(dir.path().join("s.jsonl"), b).unwrap();
+        let source = crate::discover::scan_project(dir.path()).unwrap();
+        let (p, heads, _) = load(source, ParseOptions { redact: true, ..Default::default() }, Vec::new());
+        let head = heads[0].clone().unwrap();
+        (dir, p, head)
+    }
+
+    fn stored(p: &Project, head: &FileHead) -> Vec<u8> {
+        let mut out = Vec::new();
+        write(&mut out, "code", "settings", p, FileId::FIRST, head).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_stored_cache_reads_back_as_written() {
+        let (_dir, p, head) = project();
+        let c = decode(&stored(&p, &head)).unwrap();
+        assert_eq!((c.format, c.code.as_str(), c.settings.as_str()), (FORMAT, "code", "settings"));
+        let f = &c.files[0];
+        assert_eq!(f.head, head);
+        let key = |e: &Entry| (e.loc, e.offset, e.len, e.line_hash, e.uuid.clone(), e.excerpt.clone(), e.timestamp);
+        assert_eq!(f.entries.iter().map(key).collect::<Vec<_>>(), p.entries.iter().map(key).collect::<Vec<_>>());
+        assert_eq!(f.warnings, p.warnings);
+        assert!(!p.warnings.is_empty() && !p.redactions.is_empty(), "the sample has warnings and redactions");
+        let kinds = |rs: &[(Loc, Vec<(String, usize)>)]| rs.iter().map(|(l, r)| (*l, r.len())).collect::<Vec<_>>();
+        let want: Vec<_> = p.redactions.iter().map(|(l, r)| (*l, r.len())).collect();
+        assert_eq!(kinds(&f.redactions), want);
+    }
+
+    /// A cache torn (cut short), altered (one byte changed anywhere), of the
+    /// JSON format before it, empty or of random bytes is refused, never decoded.
+    #[test]
+    fn a_torn_altered_or_foreign_cache_is_refused() {
+        let (_dir, p, head) = project();
+        let good = stored(&p, &head);
+        for at in [0, 10, binary::MAGIC.len() + 3, good.len() / 2, good.len() - 1] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x20;
+            assert!(decode(&bad).is_err(), "byte {at} altered");
+        }
+        for cut in [0, 5, binary::MAGIC.len() + 32, good.len() - 1] {
+            assert!(decode(&good[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut longer = good.clone();
+        longer.push(0);
+        assert!(decode(&longer).is_err(), "a byte appended");
+        assert!(decode(b"{\"format\":4,\"code\":\"code\",\"settings\":\"settings\",\"files\":[]}").is_err());
+        // A body of the right hash but not a cache (a length claiming more than the file holds).
+        let junk = [0xffu8; 64];
+        let mut forged = binary::header(&junk);
+        forged.extend_from_slice(&junk);
+        assert!(decode(&forged).is_err());
+    }
+
+    /// A cache read back resumes the file: the project loaded from it is the
+    /// project parsed from scratch; one of another renderer or settings is
+    /// not used.
+    #[test]
+    fn a_project_resumed_from_its_cache_is_the_project_parsed() {
+        let (dir, p, head) = project();
+        let site = tempfile::tempdir().unwrap();
+        let rel = path("id", &p.source.files[FileId::FIRST].rel);
+        std::fs::create_dir_all(site.path().join(PARSE_DIR)).unwrap();
+        std::fs::write(site.path().join(&rel), stored(&p, &head)).unwrap();
+        let source = || crate::discover::scan_project(dir.path()).unwrap();
+        let r = read(site.path(), std::slice::from_ref(&rel), "code", "settings", &source());
+        assert!(r[0].is_some());
+        let (q, _, counts) = load(source(), ParseOptions { redact: true, ..Default::default() }, r);
+        assert_eq!(counts.files_reused, 1);
+        let key = |p: &Project| p.entries.iter().map(|e| (e.loc, e.offset, e.line_hash)).collect::<Vec<_>>();
+        assert_eq!(key(&q), key(&p));
+        for (code, settings) in [("other", "settings"), ("code", "other")] {
+            assert!(read(site.path(), std::slice::from_ref(&rel), code, settings, &source())[0].is_none());
+        }
+    }
 }

@@ -788,12 +788,18 @@ fn a_manifest_naming_a_file_outside_the_cache_is_not_read() {
         let mut manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
         let record =
             manifest["projects"].as_array_mut().unwrap().iter_mut().find(|p| p["slug"] == "-home-alice-notes").unwrap();
-        // A parse cache that would pass for the real one, with a marked excerpt.
+        // A parse cache that would pass for the real one, with a marked excerpt
+        // of the same length, and its hash made again (the stored form: a
+        // 16-byte magic line, the blake3 of the body, the body).
         // (One per transcript file: the project has one.)
-        let real = std::fs::read_to_string(site.join(record["parse"][0].as_str().unwrap())).unwrap();
-        assert!(real.contains("How many notes did I write in February?"));
-        std::fs::write(&outside, real.replace("How many notes did I write in February?", "INJECTED BY A MANIFEST"))
-            .unwrap();
+        let mut forged = std::fs::read(site.join(record["parse"][0].as_str().unwrap())).unwrap();
+        let (question, marked) =
+            (b"How many notes did I write in February?", b"INJECTED BY A MANIFEST.................");
+        let at = forged.windows(question.len()).position(|w| w == question).expect("the excerpt is in the cache");
+        forged[at..at + marked.len()].copy_from_slice(marked);
+        let hash = *blake3::hash(&forged[48..]).as_bytes();
+        forged[16..48].copy_from_slice(&hash);
+        std::fs::write(&outside, forged).unwrap();
         record["parse"] = json!([if i == 0 { outside.display().to_string() } else { "../outside.json".into() }]);
         std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
         append_turn(&session(&projects), 40 + i as u32);
