@@ -498,13 +498,16 @@ mod tests {
     /// A project of one file: prompts and replies, a broken line, a redacted secret.
     fn project() -> (tempfile::TempDir, Project, FileHead) {
         let dir = tempfile::tempdir().unwrap();
+        use std::fmt::Write as _;
         let mut b = String::new();
         for i in 0..50 {
             let parent = if i == 0 { "null".to_string() } else { format!("\"u{}\"", i - 1) };
-            b.push_str(&format!(
+            write!(
+                b,
                 r#"{{"type":"user","uuid":"u{i}","parentUuid":{parent},"sessionId":"s","timestamp":"2026-01-01T00:00:{:02}Z","message":{{"role":"user","content":"prompt {i} ghp_0123456789abcdefghij0123456789abcdef"}}}}"#,
                 i % 60
-            ));
+            )
+            .unwrap();
             b.push_str(if i % 9 == 4 { "\n{broken\n" } else { "\n" });
         }
         std::fs::write(dir.path().join("s.jsonl"), b).unwrap();
