@@ -1092,7 +1092,9 @@ pub fn check_inert(out: &Path) -> Vec<String> {
         }
         let rel = e.path().strip_prefix(out).unwrap().to_string_lossy().into_owned();
         // cctree's own bookkeeping (incremental rendering): not web content.
-        if rel == ".cctree-site" || (rel.starts_with(".cctree-cache/") && rel.ends_with(".json")) {
+        if rel == ".cctree-site"
+            || (rel.starts_with(".cctree-cache/") && (rel.ends_with(".json") || rel.ends_with(".bin")))
+        {
             continue;
         }
         let ok_name = rel
