@@ -306,26 +306,19 @@ pub fn write(
             .map(|(loc, rs)| (*loc, rs.iter().map(|r| (r.kind, r.count)).collect()))
             .collect(),
     };
-    use bincode::Options;
     let cache = ParseCacheOut { format: FORMAT, code, settings, files: vec![file] };
-    let body = binary::options().serialize(&cache).context("encoding the parse cache")?;
+    let body = postcard::to_allocvec(&cache).context("encoding the parse cache")?;
     w.write_all(&binary::header(&body)).and_then(|()| w.write_all(&body)).context("writing the parse cache")
 }
 
 /// The stored form of a parse cache: a magic line, the blake3 of the body,
-/// then the body in bincode (varint integers, its length bounded by the
-/// file's). Reading JSON cost more than parsing the transcript again
+/// then the body in postcard (varint integers; decoding reads only the
+/// body's bytes, so a forged length cannot make it allocate beyond them). Reading JSON cost more than parsing the transcript again
 /// (`docs/performance.md`); a body whose hash differs — a torn or altered
 /// file — is ignored, never decoded.
 mod binary {
-    use bincode::Options;
-
     pub(super) const MAGIC: &[u8; 16] = b"cctree-parse-v1\n";
     const HEADER: usize = MAGIC.len() + 32;
-
-    pub(super) fn options() -> impl Options {
-        bincode::DefaultOptions::new()
-    }
 
     /// The magic and the body's hash.
     pub(super) fn header(body: &[u8]) -> Vec<u8> {
@@ -351,10 +344,8 @@ mod binary {
 /// Decodes a stored parse cache (`None`, with the reason: of another format,
 /// torn, altered or unreadable).
 fn decode(bytes: &[u8]) -> Result<ParseCacheIn, String> {
-    use bincode::Options;
     let body = binary::body(bytes)?;
-    let limit = u64::try_from(body.len()).unwrap_or(u64::MAX);
-    binary::options().with_limit(limit).deserialize(body).map_err(|e| e.to_string())
+    postcard::from_bytes(body).map_err(|e| e.to_string())
 }
 
 /// What was parsed of a file before its head's `done`.
