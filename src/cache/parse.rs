@@ -317,7 +317,7 @@ pub fn write(
 /// (`docs/performance.md`); a body whose hash differs — a torn or altered
 /// file — is ignored, never decoded.
 mod binary {
-    pub(super) const MAGIC: &[u8; 16] = b"cctree-parse-v1\n";
+    pub(super) const MAGIC: &[u8; 16] = b"cctree-parse-v2\n";
     const HEADER: usize = MAGIC.len() + 32;
 
     /// The magic and the body's hash.
