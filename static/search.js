@@ -228,8 +228,24 @@
     var path = docFile(unit.pages[q - 1]);
     return load("d/" + path, path).then(function (data) {
       var x = data.docs[d];
-      return { page: unit.pages[q - 1], anchor: x[0], role: x[1], number: x[2], text: x[3], whole: x[4] };
+      return { page: unit.pages[q - 1], anchor: x[0], role: x[1], number: x[2], text: x[3], cut: x[4], file: data };
     });
+  }
+  // The whole text of a doc whose excerpt was cut: the doc file keeps the
+  // whole texts deflated (raw deflate, in base64) in `z`; they are inflated
+  // once per file, the first time a hit lies past an excerpt.
+  function wholeText(doc) {
+    var file = doc.file;
+    if (typeof doc.cut !== "number" || typeof file.z !== "string") return Promise.resolve(null);
+    if (!file.wholes) file.wholes = inflate(file.z).then(JSON.parse);
+    return file.wholes.then(function (texts) { return typeof texts[doc.cut] === "string" ? texts[doc.cut] : null; });
+  }
+  function inflate(b64) {
+    if (typeof DecompressionStream !== "function") return Promise.reject(new Error("no DecompressionStream"));
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    return new Response(stream).text();
   }
 
   // --- Showing text with its hits marked -----------------------------------------
@@ -386,16 +402,23 @@
       rows.forEach(function (a, k) {
         docOf(unit, u.docs[2 * k], u.docs[2 * k + 1]).then(function (doc) {
           if (r.gen !== generation) return;
-          a.textContent = "";
-          a.href = root + doc.page + hlParam(r.terms) + "#" + doc.anchor;
-          a.appendChild(el("span", "sr-role", doc.role + (doc.number ? " #" + doc.number : "")));
           var ex = around(doc.text, r.match);
+          function show(ex) {
+            if (r.gen !== generation) return;
+            a.textContent = "";
+            a.href = root + doc.page + hlParam(r.terms) + "#" + doc.anchor;
+            a.appendChild(el("span", "sr-role", doc.role + (doc.number ? " #" + doc.number : "")));
+            var span = el("span", "sr-text");
+            marked(span, ex.text, r.match);
+            a.appendChild(span);
+            if (!ex.hit) a.appendChild(el("span", "sr-note", "the match is further down this message"));
+          }
+          if (ex.hit) { show(ex); return; }
           // Past the excerpt: the words around it in the message's whole text.
-          if (!ex.hit && doc.whole) ex = around(doc.whole, r.match);
-          var span = el("span", "sr-text");
-          marked(span, ex.text, r.match);
-          a.appendChild(span);
-          if (!ex.hit) a.appendChild(el("span", "sr-note", "the match is further down this message"));
+          wholeText(doc).then(function (whole) {
+            var w = whole === null ? ex : around(whole, r.match);
+            show(w.hit ? w : ex);
+          }, function () { show(ex); });
         }, function () { a.textContent = "(not found in the index)"; });
       });
     }, function () { head.textContent = "(not found in the index)"; });

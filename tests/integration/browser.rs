@@ -376,6 +376,9 @@ fn full_text_search_in_chromium() {
     for (name, input) in cases {
         let site = tmp.path().join(name);
         render(&input, &site);
+        if name == "long" {
+            long_word_only_deflated(&site);
+        }
         let words = if name == "long" {
             LONG_WORD.to_string()
         } else {
@@ -402,6 +405,24 @@ fn full_text_search_in_chromium() {
         let want = 6 * words.split(',').count();
         assert_eq!(checked, want, "{name}: each word at 1280 and 390 px, over file:// (light, dark) and http: {v}");
     }
+}
+
+/// The long output's last word is in no page's search docs as it is: only
+/// in the whole text kept deflated (`z`), so the browser shows it in its
+/// result only by inflating that.
+fn long_word_only_deflated(site: &Path) {
+    let docs: Vec<PathBuf> = walkdir::WalkDir::new(site)
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| p.file_name().and_then(OsStr::to_str).is_some_and(|n| n.starts_with("search-") && n.ends_with(".js")))
+        .collect();
+    let mut inflated = 0;
+    for p in &docs {
+        let js = std::fs::read_to_string(p).unwrap();
+        assert!(!js.contains(LONG_WORD), "{} holds the word as it is", p.display());
+        inflated += crate::support::doc_file_wholes(&js).iter().filter(|w| w.contains(LONG_WORD)).count();
+    }
+    assert_eq!(inflated, 1, "the word in one whole text kept deflated, of {docs:?}");
 }
 
 /// The word on the last line of the long output of [`long_output_archive`].

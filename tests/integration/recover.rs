@@ -215,6 +215,8 @@ fn with_redact_secrets_in_recovered_prompts_are_replaced() {
     assert!(page.contains("use the key") && !page.contains(SECRET), "{page}");
     for (path, text) in files_named(&site, "search-1.js") {
         assert!(!text.contains(SECRET), "{}", path.display());
+        let wholes = crate::support::doc_file_wholes(&text);
+        assert!(wholes.iter().all(|w| !w.contains(SECRET)), "{}", path.display());
     }
 }
 

@@ -201,7 +201,12 @@ fn site_files(dir: &Path) -> Vec<(String, String)> {
         .filter(|e| e.file_type().is_file())
         .map(|e| {
             let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
-            (rel, String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned())
+            let mut text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+            // A page's search docs keep whole texts deflated: read them too.
+            if rel.contains("/search-") && rel.ends_with(".js") {
+                text.extend(crate::support::doc_file_wholes(&text).into_iter().map(|w| format!("\n{w}")));
+            }
+            (rel, text)
         })
         .collect()
 }

@@ -113,3 +113,19 @@ pub fn colours(text: &str) -> usize {
         .filter(|(i, _)| text[i + 2..].chars().find(|c| !(c.is_ascii_digit() || *c == ';')) == Some('m'))
         .count()
 }
+
+/// The whole texts a page's file of the search index (`search-N.js`) keeps
+/// deflated in its `z` (a JSON array of strings, raw deflate, base64), as
+/// `static/search.js` inflates them; empty when it keeps none. Panics on a
+/// `z` that is not that.
+pub fn doc_file_wholes(js: &str) -> Vec<String> {
+    use base64::Engine;
+    use std::io::Read;
+    let body = js.split_once("]=").map_or("", |(_, b)| b.trim_end().trim_end_matches(';'));
+    let v: serde_json::Value = serde_json::from_str(body).expect("a doc file's value is JSON");
+    let Some(z) = v["z"].as_str() else { return Vec::new() };
+    let bytes = base64::engine::general_purpose::STANDARD.decode(z).expect("z is base64");
+    let mut text = String::new();
+    flate2::read::DeflateDecoder::new(&bytes[..]).read_to_string(&mut text).expect("z is raw deflate of UTF-8");
+    serde_json::from_str(&text).expect("z holds a JSON array of strings")
+}

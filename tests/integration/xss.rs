@@ -1064,6 +1064,21 @@ pub fn search_index_problems(rel: &str, js: &str) -> Vec<String> {
             paths.extend(u[3].as_array().into_iter().flatten().filter_map(Value::as_str));
         }
     }
+    if want.starts_with("d/") {
+        // The whole texts kept deflated: base64 of raw deflate of a JSON
+        // array of strings (search.js puts them in the page as text only),
+        // one for each doc whose excerpt was cut.
+        let cut: Vec<u64> = v["docs"].as_array().into_iter().flatten().filter_map(|d| d[4].as_u64()).collect();
+        let z = v.get("z");
+        if z.is_some_and(|z| !z.is_string()) {
+            bad.push(format!("{rel}: z is not a string"));
+        } else if !cut.is_empty() || z.is_some() {
+            let n = std::panic::catch_unwind(|| crate::support::doc_file_wholes(js).len()).ok();
+            if n.is_none_or(|n| cut.iter().any(|&c| c >= n as u64) || n != cut.len()) {
+                bad.push(format!("{rel}: z is not the whole texts of its cut docs ({n:?} texts, {} cut)", cut.len()));
+            }
+        }
+    }
     for p in paths {
         if !safe_site_path(p) {
             bad.push(format!("{rel}: path {p:?}"));

@@ -112,29 +112,40 @@ impl PageIndex {
         PageIndex { docs, terms: sink.terms.into_iter().collect(), text_bytes: sink.text_bytes }
     }
 
-    /// The doc file of the page (see [`doc_file`]): each doc as
-    /// `[anchor, role, number (0: none), excerpt]`, and the whole text
-    /// fifth when the excerpt was cut.
+    /// The doc file of the page (see [`doc_file`]): `docs`, each doc as
+    /// `[anchor, role, number (0: none), excerpt]`, with a fifth item when
+    /// the excerpt was cut: the index of the doc's whole text in `z`; and
+    /// `z` (when a doc was cut), the whole texts as a JSON array of strings,
+    /// deflated ([`codec::deflate`]) and in base64. A search inflates `z`
+    /// only when a hit lies past its excerpt; the texts would otherwise be
+    /// a second copy of the page's text, 3.5× larger (docs/performance.md).
     pub(crate) fn doc_script(&self, path: &str) -> String {
         #[derive(Serialize)]
         #[serde(untagged)]
         enum DocRow<'d> {
             Whole(&'d str, &'d str, u32, &'d str),
-            Cut(&'d str, &'d str, u32, &'d str, &'d str),
+            Cut(&'d str, &'d str, u32, &'d str, u32),
         }
+        let mut texts: Vec<&str> = Vec::new();
         let docs: Vec<DocRow<'_>> = self
             .docs
             .iter()
             .map(|d| match &d.text {
                 None => DocRow::Whole(&d.anchor, &d.role, d.number, &d.excerpt),
-                Some(t) => DocRow::Cut(&d.anchor, &d.role, d.number, &d.excerpt, t),
+                Some(t) => {
+                    texts.push(t);
+                    DocRow::Cut(&d.anchor, &d.role, d.number, &d.excerpt, n32(texts.len() - 1))
+                }
             })
             .collect();
         #[derive(Serialize)]
         struct Docs<'d> {
             docs: Vec<DocRow<'d>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            z: Option<String>,
         }
-        let json = crate::json::write(&Docs { docs });
+        let z = (!texts.is_empty()).then(|| codec::base64(&codec::deflate(crate::json::write(&texts).as_bytes())));
+        let json = crate::json::write(&Docs { docs, z });
         codec::script(&doc_id(path), &json)
     }
 }
