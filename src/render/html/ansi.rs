@@ -8,7 +8,7 @@
 
 use anstyle_parse::{Params, Parser, Perform};
 
-use super::{Html, push_esc};
+use super::{Html, push_text};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Style {
@@ -137,7 +137,7 @@ impl Page {
             self.out.push_str("\">");
             self.open = true;
         }
-        push_esc(&mut self.out, &self.text);
+        push_text(&mut self.out, &self.text);
         self.text.clear();
     }
 }
@@ -149,7 +149,7 @@ impl Perform for Page {
 
     /// C0 controls: line feeds and tabs are kept, carriage returns dropped
     /// (`\r\n` ends a line, a lone `\r` redraws one: both keep every text),
-    /// the rest shown by the escaping ([`push_esc`]).
+    /// the rest shown by the escaping ([`push_text`]).
     fn execute(&mut self, byte: u8) {
         if byte != b'\r' && byte < 0x80 {
             self.text.push(byte as char);

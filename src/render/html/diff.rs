@@ -16,7 +16,7 @@ use std::fmt::Write;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
-use super::{Html, push_esc};
+use super::{Html, push_text};
 use crate::limits::{DIFF_LINE_TOKENS, DIFF_LINES, DIFF_WORDS};
 use crate::model::Hunk;
 
@@ -99,13 +99,13 @@ fn push_marked(out: &mut String, op: Op, line: &str, marks: &[std::ops::Range<us
     out.push(sign);
     let mut at = 0;
     for r in marks {
-        push_esc(out, &line[at..r.start]);
+        push_text(out, &line[at..r.start]);
         out.push_str("<span class=\"dw\">");
-        push_esc(out, &line[r.clone()]);
+        push_text(out, &line[r.clone()]);
         out.push_str("</span>");
         at = r.end;
     }
-    push_esc(out, &line[at..]);
+    push_text(out, &line[at..]);
     out.push_str("</span>");
 }
 

@@ -15,7 +15,7 @@ use syntect::highlighting::{
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
-use super::{Html, controls_shown, push_esc};
+use super::{Html, controls_shown, push_text};
 use crate::limits::{HIGHLIGHT_BLOCK, HIGHLIGHT_CACHE, HIGHLIGHT_FILES, HIGHLIGHT_LINE, HIGHLIGHT_PAGE};
 
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
@@ -112,7 +112,7 @@ pub fn code_block(code: &str, lang: Option<&str>, budget: &mut Budget) -> Html {
 pub fn file_block(code: &str) -> Html {
     let mut out = String::with_capacity(code.len() + code.len() / 8 + 32);
     out.push_str("<pre class=\"code\"><code>");
-    push_esc(&mut out, code);
+    push_text(&mut out, code);
     out.push_str("</code></pre>");
     Html::trusted(out)
 }
@@ -147,7 +147,7 @@ pub fn numbered_file(code: &str, path: &str, first: usize, budget: &mut Budget) 
         None => {
             out.push_str("<pre class=\"code lines\"><code>");
             let mut esc = String::with_capacity(code.len() + 16);
-            push_esc(&mut esc, code);
+            push_text(&mut esc, code);
             number(&mut out, &esc, &mut n, &mut mark);
         }
     }
@@ -251,7 +251,7 @@ fn classed(code: &str, syntax: &SyntaxReference) -> Option<String> {
                 }
                 open = kind;
             }
-            push_esc(&mut out, text);
+            push_text(&mut out, text);
         }
     }
     close(&mut out, open);

@@ -9,11 +9,14 @@
 //! every other `{{ … }}` is escaped. There is no `|safe` in `templates/`.
 //!
 //! Every string that comes from a transcript goes through [`write_escaped`]
-//! before it reaches a page: through `esc` / `push_esc` in the renderers,
+//! before it reaches a page: through `esc` / `push_text` in the renderers,
 //! through [`Escape`] (askama's escaper for `templates/`, see `askama.toml`)
 //! in templates.
 //!
-//! Escaping writes `&amp; &lt; &gt; &quot; &#39;` for `& < > " '`, and shows
+//! Escaping writes `&amp; &lt; &gt; &quot; &#39;` for `& < > " '` (in
+//! element content, where an `Html` always goes, only `&amp; &lt;`:
+//! [`push_text`]; quotes and `>` are text there, and writing them as
+//! entities made 4–5% of a page), and shows
 //! C0 control characters as their Unicode Control Pictures (`␀` for NUL, `␛`
 //! for ESC, …, `␡` for DEL), so no page carries a control character but tab
 //! and newline: a line break is `\n` (`\r\n` and a lone `\r` become `\n`, as
@@ -29,8 +32,9 @@ use std::fmt;
 
 use askama::{FastWritable, Template, Values};
 
-/// What a byte of text is written as, when not as itself.
-fn replacement(b: u8, next: Option<u8>) -> Option<&'static str> {
+/// What a byte of text is written as, when not as itself; `text`: in
+/// element content, where `"`, `'` and `>` are themselves.
+fn replacement(b: u8, next: Option<u8>, text: bool) -> Option<&'static str> {
     /// `U+2400 + n`: the Control Picture of C0 control `n`.
     const PICTURES: [&str; 32] = [
         "\u{2400}", "\u{2401}", "\u{2402}", "\u{2403}", "\u{2404}", "\u{2405}", "\u{2406}", "\u{2407}", "\u{2408}",
@@ -41,6 +45,7 @@ fn replacement(b: u8, next: Option<u8>) -> Option<&'static str> {
     match b {
         b'&' => Some("&amp;"),
         b'<' => Some("&lt;"),
+        b'>' | b'"' | b'\'' if text => None,
         b'>' => Some("&gt;"),
         b'"' => Some("&quot;"),
         b'\'' => Some("&#39;"),
@@ -75,13 +80,19 @@ static SPECIAL: [bool; 256] = {
 /// module doc): the one escaping helper.
 #[inline]
 pub fn write_escaped<W: fmt::Write + ?Sized>(out: &mut W, s: &str) -> fmt::Result {
+    write_with::<W, false>(out, s)
+}
+
+/// [`write_escaped`], or (`TEXT`) for element content only.
+#[inline]
+fn write_with<W: fmt::Write + ?Sized, const TEXT: bool>(out: &mut W, s: &str) -> fmt::Result {
     let bytes = s.as_bytes();
     let mut last = 0;
     for (i, &b) in bytes.iter().enumerate() {
         if !SPECIAL[b as usize] {
             continue;
         }
-        let Some(rep) = replacement(b, bytes.get(i + 1).copied()) else { continue };
+        let Some(rep) = replacement(b, bytes.get(i + 1).copied(), TEXT) else { continue };
         out.write_str(&s[last..i])?;
         out.write_str(rep)?;
         last = i + 1;
@@ -89,16 +100,17 @@ pub fn write_escaped<W: fmt::Write + ?Sized>(out: &mut W, s: &str) -> fmt::Resul
     out.write_str(&s[last..])
 }
 
-/// Appends `s` to `out`, escaped for HTML text and attribute values.
-pub(in crate::render::html) fn push_esc(out: &mut String, s: &str) {
+/// Appends `s` to `out`, escaped for HTML element content (never an
+/// attribute value: `"` and `'` are left as they are).
+pub(in crate::render::html) fn push_text(out: &mut String, s: &str) {
     // Writing to a `String` cannot fail.
-    let _ = write_escaped(out, s);
+    let _ = write_with::<String, true>(out, s);
 }
 
-/// `s` escaped for HTML.
+/// `s` escaped for HTML text and attribute values.
 pub(in crate::render::html) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
-    push_esc(&mut out, s);
+    let _ = write_escaped(&mut out, s);
     out
 }
 
@@ -117,7 +129,7 @@ pub fn controls_shown(s: &str) -> Cow<'_, str> {
             continue;
         }
         out.push_str(&s[last..i]);
-        out.push_str(replacement(b, bytes.get(i + 1).copied()).unwrap_or_default());
+        out.push_str(replacement(b, bytes.get(i + 1).copied(), false).unwrap_or_default());
         last = i + 1;
     }
     out.push_str(&s[last..]);
@@ -141,9 +153,13 @@ impl askama::filters::Escaper for Escape {
 pub struct Html(String);
 
 impl Html {
-    /// `s` as text: escaped.
+    /// `s` as text: escaped (for element content, where an `Html` goes:
+    /// templates write `{{ x|html }}` in no attribute value, as the test
+    /// `templates_write_html_in_no_attribute` checks).
     pub fn text(s: &str) -> Html {
-        Html(esc(s))
+        let mut out = String::with_capacity(s.len() + s.len() / 8);
+        push_text(&mut out, s);
+        Html(out)
     }
 
     /// The output of a template (every expression of which is escaped or
@@ -285,6 +301,39 @@ mod tests {
     #[test]
     fn escapes_markup_and_quotes() {
         assert_eq!(esc("<a href='x'>\"&"), "&lt;a href=&#39;x&#39;&gt;&quot;&amp;");
+        // In element content, only what starts markup or a reference.
+        assert_eq!(Html::text("<a href='x'>\"&\0").as_str(), "&lt;a href='x'>\"&amp;\u{2400}");
+    }
+
+    /// `Html` (text escaped for element content: quotes left as they are)
+    /// is written by templates only where an element's content goes: a
+    /// `{{ …|html }}` inside a tag would let a quote end an attribute.
+    #[test]
+    fn templates_write_html_in_no_attribute() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+        let mut checked = 0;
+        for e in walkdir::WalkDir::new(&dir).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
+            let t = std::fs::read_to_string(e.path()).unwrap();
+            // Outside tags: the text between a `>` and the next `<`, or
+            // before the first tag; `{{`/`{%` hold no `<` or `>` here.
+            let mut in_tag = false;
+            let mut at = 0;
+            let b = t.as_bytes();
+            while at < b.len() {
+                match b[at] {
+                    b'<' if !t[at..].starts_with("<=") => in_tag = true,
+                    b'>' if in_tag => in_tag = false,
+                    b'{' if in_tag && t[at..].starts_with("{{") => {
+                        let end = t[at..].find("}}").map_or(t.len(), |e| at + e);
+                        assert!(!t[at..end].contains("|html"), "{}: {}", e.path().display(), &t[at..end]);
+                    }
+                    _ => {}
+                }
+                at += 1;
+            }
+            checked += 1;
+        }
+        assert!(checked > 20, "{checked}");
     }
 
     /// Raw NUL and ESC reached pages (askama's escaper and syntect keep

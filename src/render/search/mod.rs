@@ -14,7 +14,10 @@
 //! search/u/<k>.js            units k·256 … k·256+255: title, project, key, pages
 //! <page's directory>/search-N.js   the docs of page N of a track: anchor, role,
 //!                            number and excerpt of each message (loaded only
-//!                            for the hits shown)
+//!                            for the hits shown), and the whole texts of the
+//!                            messages whose excerpt was cut, deflated together
+//!                            (`z`: base64 of raw deflate of a JSON array;
+//!                            inflated only for a hit past its excerpt)
 //! ```
 //!
 //! A *unit* is a conversation with the sub-agents it spawned (or an agent no
