@@ -414,7 +414,9 @@ fn long_word_only_deflated(site: &Path) {
     let docs: Vec<PathBuf> = walkdir::WalkDir::new(site)
         .into_iter()
         .map(|e| e.unwrap().into_path())
-        .filter(|p| p.file_name().and_then(OsStr::to_str).is_some_and(|n| n.starts_with("search-") && n.ends_with(".js")))
+        .filter(|p| {
+            p.file_name().and_then(OsStr::to_str).is_some_and(|n| n.starts_with("search-") && n.ends_with(".js"))
+        })
         .collect();
     let mut inflated = 0;
     for p in &docs {
