@@ -15,7 +15,7 @@ use std::fmt::Write;
 use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd};
 
 use super::highlight::{Budget, code_block};
-use super::{Html, controls_shown, esc, push_esc};
+use super::{Html, controls_shown, esc, push_text};
 use crate::limits::MARKDOWN_CAP;
 use crate::render::plain::cut;
 use crate::render::site::urls::is_safe_url;
@@ -192,7 +192,7 @@ impl InlineLine {
                 Tok::Text(t) if left > 0 => {
                     let n = t.chars().count().min(left);
                     let end = t.char_indices().nth(n).map_or(t.len(), |(i, _)| i);
-                    push_esc(&mut out, &t[..end]);
+                    push_text(&mut out, &t[..end]);
                     left -= n;
                 }
                 _ => {}
