@@ -1236,3 +1236,34 @@ fn the_inertness_check_catches_what_it_should() {
     assert!(search_index_problems("p/search-1.js", &doc.replace("</script>", "\\u003c/script\\u003e")).is_empty());
     assert!(!search_index_problems("search/index.js", "window.CCTREE_SEARCH = [];\n").is_empty());
 }
+
+/// `Html` (text escaped for element content: quotes left as they are)
+/// is written by templates only where an element's content goes: a
+/// `{{ …|html }}` inside a tag would let a quote end an attribute.
+#[test]
+fn templates_write_html_in_no_attribute() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+    let mut checked = 0;
+    for e in walkdir::WalkDir::new(&dir).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
+        let t = std::fs::read_to_string(e.path()).unwrap();
+        // Outside tags: the text between a `>` and the next `<`, or
+        // before the first tag; `{{`/`{%` hold no `<` or `>` here.
+        let mut in_tag = false;
+        let mut at = 0;
+        let b = t.as_bytes();
+        while at < b.len() {
+            match b[at] {
+                b'<' if !t[at..].starts_with("<=") => in_tag = true,
+                b'>' if in_tag => in_tag = false,
+                b'{' if in_tag && t[at..].starts_with("{{") => {
+                    let end = t[at..].find("}}").map_or(t.len(), |e| at + e);
+                    assert!(!t[at..end].contains("|html"), "{}: {}", e.path().display(), &t[at..end]);
+                }
+                _ => {}
+            }
+            at += 1;
+        }
+        checked += 1;
+    }
+    assert!(checked > 20, "{checked}");
+}
