@@ -10,7 +10,10 @@ use clap::{CommandFactory, FromArgMatches};
 /// of small strings and vectors (the model's, the pages', the search
 /// index's), in 5–8% fewer instructions than with glibc's malloc; built
 /// without transparent huge pages, which cost 70–80 MB of resident memory
-/// (`docs/performance.md`, "A global allocator").
+/// (`docs/performance.md`, "A global allocator"). Its `override` feature
+/// makes it the C libraries' `malloc` too: oniguruma (syntect's regexes)
+/// allocates and frees a match region at every search, 6% of a render's
+/// instructions with glibc's malloc (`docs/performance.md`, "Highlighting").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
