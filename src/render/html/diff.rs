@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(
             h,
             "<pre class=\"diff\"><span class=\"d-ctx\"> a</span><span class=\"d-del\">-b</span>\
-             <span class=\"d-add\">+B</span><span class=\"d-ctx\"> c</span><span class=\"d-add\">+&lt;d&gt;</span></pre>"
+             <span class=\"d-add\">+B</span><span class=\"d-ctx\"> c</span><span class=\"d-add\">+&lt;d></span></pre>"
         );
     }
 
@@ -241,7 +241,7 @@ mod tests {
         let h =
             diff_html("keep\nlet retries = 3; // <old>\nx\n", "keep\nlet attempts = 3; // <new>\nx\n").into_string();
         assert!(
-            h.contains("<span class=\"d-del\">-let <span class=\"dw\">retries</span> = 3; // &lt;<span class=\"dw\">old</span>&gt;</span>"),
+            h.contains("<span class=\"d-del\">-let <span class=\"dw\">retries</span> = 3; // &lt;<span class=\"dw\">old</span>></span>"),
             "{h}"
         );
         assert!(h.contains("<span class=\"d-add\">+let <span class=\"dw\">attempts</span> = 3;"), "{h}");

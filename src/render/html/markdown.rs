@@ -344,7 +344,7 @@ mod tests {
         // Blocks read as their words, a code block as code, HTML as text.
         assert_eq!(
             h("# Title\n\n- one\n- two <b onclick=x>\n\n> quoted\n\n```sh\n! ls\n```\nafter", 300),
-            "Title · one · two &lt;b onclick=x&gt; · quoted · <code>! ls</code> · after"
+            "Title · one · two &lt;b onclick=x> · quoted · <code>! ls</code> · after"
         );
         assert_eq!(h("[x](javascript:alert(1)) ![y](https://e.example/x.png) a\u{1b}b", 300), "x y a\u{241b}b");
         // Cut inside a code span: the span is closed, then the ellipsis.
