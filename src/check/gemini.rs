@@ -7,9 +7,9 @@
 //!   as it stands there (else the client drops every message);
 //! - `gemini-malformed-set`: a `$set` patch is an object, its `sessionId` a
 //!   string, its `messages` a list of records with a string `id` and `type`;
-//! - `gemini-duplicate-id`: one version of the list holds each id once (a
-//!   `$set.messages` list naming one twice), and an id names records of one
-//!   `type` (a record of another type with the same id replaces it).
+//! - `gemini-duplicate-id`: an id names records of one `type` (a record of
+//!   another type with the same id replaces it). A `$set.messages` list
+//!   naming an id twice is not one: the pinned client writes such lists.
 
 use rustc_hash::FxHashMap;
 use serde_json::Value;
@@ -68,7 +68,7 @@ fn file(p: &Project, es: &[Entry], reader: &mut Rereader, push: &mut impl FnMut(
         } else if e.kind.name() == REWIND {
             replay.rewind(e, push);
         } else if is_set(e) {
-            replay.set(e, push);
+            replay.set(e);
             if let Some(v) = reader.json(p, e)
                 && let Some(why) = malformed_set(&v["$set"])
             {
@@ -144,18 +144,13 @@ impl<'e> Replay<'e> {
         self.clear();
     }
 
-    /// `$set {messages}`: the list replaced (other `$set`s leave it).
-    fn set(&mut self, e: &'e Entry, push: &mut impl FnMut(&'static str, u32, String)) {
+    /// `$set {messages}`: the list replaced (other `$set`s leave it). An id
+    /// listed twice is no finding: the pinned client writes such lists itself
+    /// (transcript-format, Appendix D); the list keeps it once.
+    fn set(&mut self, e: &'e Entry) {
         let Some(Meta::Sequence { ids, .. }) = &e.meta else { return };
         self.clear();
         for (id, _) in ids {
-            if self.at.contains_key(&**id) {
-                let message = format!(
-                    "`$set.messages` lists id {id} twice: the client keeps one message (the first's place, the \
-                     last's content)"
-                );
-                push("gemini-duplicate-id", e.loc.line, message);
-            }
             self.put(id, e.loc.line);
         }
     }
