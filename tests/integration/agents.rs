@@ -686,33 +686,26 @@ fn fork_looks_a_session_id_up_by_the_names_of_the_files() {
         "lastUpdated": "2026-11-27T03:00:00.000Z", "kind": "main"});
     std::fs::write(chats.parent().unwrap().join("session-2026-11-27T03-00-0badc0de.jsonl"), format!("{first}\n"))
         .unwrap();
-    let out = cctree()
-        .args(["fork", "--dry-run", "--json", "--", sid])
-        .env("HOME", tmp.path().join("home"))
-        .env("CLAUDE_CONFIG_DIR", tmp.path().join("claude"))
-        .env("CODEX_HOME", &codex_home)
-        .env("GEMINI_CLI_HOME", &gem_home)
-        .env("XDG_DATA_HOME", tmp.path().join("data"))
-        .env_remove("CCTREE_ARCHIVE")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The plan `cctree fork --dry-run` makes for `id` with these homes.
+    let plan_of = |id: &str| -> Value {
+        let out = cctree()
+            .args(["fork", "--dry-run", "--json", "--", id])
+            .env("HOME", tmp.path().join("home"))
+            .env("CLAUDE_CONFIG_DIR", tmp.path().join("claude"))
+            .env("CODEX_HOME", &codex_home)
+            .env("GEMINI_CLI_HOME", &gem_home)
+            .env("XDG_DATA_HOME", tmp.path().join("data"))
+            .env_remove("CCTREE_ARCHIVE")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let plan = plan_of(sid);
     assert_eq!(plan["source_session"], sid, "{plan}");
     // The Codex fixture's thread is still found by its files' names (and its segment's).
     let thread = "01a21ab7-77ea-7351-95a6-8167086a1919";
-    let out = cctree()
-        .args(["fork", "--dry-run", "--json", "--", thread])
-        .env("HOME", tmp.path().join("home"))
-        .env("CLAUDE_CONFIG_DIR", tmp.path().join("claude"))
-        .env("CODEX_HOME", &codex_home)
-        .env("GEMINI_CLI_HOME", &gem_home)
-        .env("XDG_DATA_HOME", tmp.path().join("data"))
-        .env_remove("CCTREE_ARCHIVE")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plan = plan_of(thread);
     assert_eq!(plan["source_thread"], thread, "{plan}");
 }
 
