@@ -71,6 +71,11 @@ const locals = [];
 
 async function newPage(context, label, sink) {
   const page = await context.newPage();
+  // Requests in flight, so a click that leaves the page waits for them
+  // (a script still loading when the page is left is aborted: no fault of the site).
+  page.inflight = new Set();
+  page.on("request", (r) => page.inflight.add(r));
+  page.on("requestfinished", (r) => page.inflight.delete(r));
   page.on("console", (m) => {
     if (m.type() === "error" || m.type() === "warning") sink.push(`${label}: console ${m.type()}: ${m.text()}`);
     else if (m.text().includes("XSS-EXECUTED")) sink.push(`${label}: payload ran: ${m.text()}`);
@@ -79,6 +84,7 @@ async function newPage(context, label, sink) {
   page.on("dialog", async (d) => { sink.push(`${label}: dialog opened: ${d.type()} ${d.message()}`); await d.dismiss().catch(() => {}); });
   page.on("popup", (p) => sink.push(`${label}: popup opened: ${p.url()}`));
   page.on("requestfailed", (r) => {
+    page.inflight.delete(r);
     const u = r.url();
     if (!isLocal(u)) return; // already reported by the route below
     sink.push(`${label}: request failed: ${u} (${r.failure() && r.failure().errorText})`);
@@ -93,6 +99,17 @@ async function newPage(context, label, sink) {
     return route.abort();
   });
   return page;
+}
+
+// Waits until the page has no request in flight (twice in a row, 50 ms apart).
+async function settle(page, label, sink) {
+  let quiet = 0;
+  for (const end = Date.now() + 10000; Date.now() < end;) {
+    quiet = page.inflight.size ? 0 : quiet + 1;
+    if (quiet >= 2) return;
+    await page.waitForTimeout(50);
+  }
+  sink.push(`${label}: requests still loading after 10 s: ${[...page.inflight].map((r) => r.url()).join(", ")}`);
 }
 
 function isLocal(u) {
@@ -201,6 +218,7 @@ async function search(browser, site, base, shots) {
         await page.screenshot({ path: path.join(shots, "search.png") });
         report.screenshots.push("search.png");
       }
+      await settle(page, label, problems);
       await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(`#search-results a[href="${hit}"]`)]);
       const want = (opt.expect || "").split("#")[0];
       if (!page.url().includes(want)) problems.push(`${label}: clicking the result went to ${page.url()}`);
@@ -259,6 +277,7 @@ async function fulltext(browser, site, base, shots) {
           }
           let found = null;
           if (hit) {
+            await settle(page, label, problems);
             await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click("#search-results .sr-hits a")]);
             await page.waitForTimeout(100);
             found = await page.evaluate((w) => {
