@@ -196,7 +196,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
 /// of inline Markdown (its code spans as code, its blocks as words).
 fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> Html {
     let (node, _) = ctx.project.node(ctx.graph().entry(ctx.entries(), fork));
-    markdown::inline_excerpt(&text_of(&node.content).0, 300)
+    markdown::inline_excerpt(&text_of(&node.content, None).0, 300)
 }
 
 fn column(
@@ -222,7 +222,7 @@ fn column(
         let entry = g.entry(e, node);
         let (model, _) = ctx.project.node(entry);
         cwd = entry.cwd.as_deref().or(cwd);
-        let (text, calls) = text_of(&model.content);
+        let (text, calls) = text_of(&model.content, cwd.or(ctx.paths.cwd.as_deref()));
         for c in model.content.tool_calls() {
             if failed(ctx, &c.id) {
                 continue;
@@ -438,8 +438,10 @@ fn excerpt_keep_lines(s: &str) -> String {
 }
 
 /// The text a person reads in a prompt or an answer, and its tool calls as
-/// one line each (`Bash: cargo test`).
-fn text_of(c: &Content<'_>) -> (String, Vec<String>) {
+/// one line each (`Bash: cargo test`, `Edit: src/cli.rs`: a path inside the
+/// working directory `cwd` named from it, as the file lists name it).
+fn text_of(c: &Content<'_>, cwd: Option<&str>) -> (String, Vec<String>) {
+    let shown = |p: &str| cwd.and_then(|d| relative(p, d)).unwrap_or(p).to_string();
     let mut text = String::new();
     let mut calls = Vec::new();
     let mut push = |t: &str| {
@@ -461,9 +463,9 @@ fn text_of(c: &Content<'_>) -> (String, Vec<String>) {
                             ToolInput::Edit { file_path, .. }
                             | ToolInput::MultiEdit { file_path, .. }
                             | ToolInput::Write { file_path, .. }
-                            | ToolInput::Read { file_path, .. } => file_path.to_string(),
+                            | ToolInput::Read { file_path, .. } => shown(file_path),
                             ToolInput::Patch { files } => {
-                                files.iter().flat_map(|f| f.paths()).collect::<Vec<_>>().join(", ")
+                                files.iter().flat_map(|f| f.paths()).map(shown).collect::<Vec<_>>().join(", ")
                             }
                             _ => call.key_fields.clone(),
                         };
