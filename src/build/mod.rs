@@ -208,6 +208,7 @@ struct Builder<'p> {
     load: LoadCounts,
     projects_reused: usize,
     pages_rendered: usize,
+    compare_rendered: usize,
     /// Warnings printed that no record keeps (walking, missing images, outside any project).
     warnings: usize,
     /// Where `--redact` replaced secrets: names, sidecars and entry lines in
@@ -238,6 +239,7 @@ impl<'p> Builder<'p> {
             load: LoadCounts::default(),
             projects_reused: 0,
             pages_rendered: 0,
+            compare_rendered: 0,
             warnings: 0,
             redactions: plan.redactions.clone(),
             rendered_redactions: Redactor::new(opts.redact),
@@ -332,6 +334,7 @@ impl<'p> Builder<'p> {
         let reuse = crate::reuse::Incremental::new(&sink, key_base);
         let out = render::render_project(&project, &at, &self.opts.render_options(), &sink, &reuse)?;
         self.pages_rendered += out.rendered;
+        self.compare_rendered += out.compare_rendered;
         self.rendered_redactions.absorb(out.redactions);
         let pages = sink.into_records(&out.pages, out.warnings);
         self.search.text_read(out.search.text_bytes);
@@ -484,6 +487,7 @@ impl<'p> Builder<'p> {
         s.files_reused = reused;
         s.projects_reused = self.projects_reused;
         s.pages_rendered = self.pages_rendered;
+        s.compare_rendered = self.compare_rendered;
         s.load = self.load;
         s.redact = self.opts.redact;
         s.redactions = self.redactions;

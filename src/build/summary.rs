@@ -31,6 +31,8 @@ pub struct BuildSummary {
     pub projects_reused: usize,
     /// Branch and agent pages rendered (the others were linked unrendered).
     pub pages_rendered: usize,
+    /// Compare pages rendered (the others were linked unrendered).
+    pub compare_rendered: usize,
     /// Transcript files: parsed in full, parsed past their old end, unchanged.
     pub load: LoadCounts,
     pub elapsed: Duration,

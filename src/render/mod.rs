@@ -47,6 +47,7 @@ use crate::digest::ProjectSummary;
 use crate::graph::{Conversation, ConversationId, NodeId};
 use crate::project::Project;
 
+use pages::compare::CompareInputs;
 use pages::templates::TrackEntry;
 use pages::track::{self, PageInputs};
 use pages::{fork_list, project_index, recovered};
@@ -68,6 +69,8 @@ pub(crate) struct ProjectPages {
     pub(crate) pages: Vec<String>,
     /// Pages rendered (the others were re-used through [`Sink::reuse_page`]).
     pub(crate) rendered: usize,
+    /// Compare pages rendered (likewise).
+    pub(crate) compare_rendered: usize,
     /// Problems met rendering pages, by page.
     pub(crate) warnings: BTreeMap<String, Vec<String>>,
     /// Where `--redact` replaced secrets in strings that are not entry lines.
@@ -82,11 +85,22 @@ pub(crate) trait Reuse: Sync {
     /// the search index), else the key to record it with, and what it is
     /// made from ([`PageInputs`]).
     fn pages(&self, ctx: &ProjectCtx<'_>, pages: &[PageJob]) -> Result<Vec<Option<(String, PageInputs)>>>;
-    /// For each compare page (its path, and the conversation of its fork):
-    /// `None` when the previous render's page was put back unrendered, else
-    /// the key to record it with. A compare page reads every branch of its
-    /// fork, so it is made from its conversation's page group alone.
-    fn compare_pages(&self, ctx: &ProjectCtx<'_>, pages: &[(String, ConversationId)]) -> Result<Vec<Option<String>>>;
+    /// For each compare page (its path, its fork and the fork's
+    /// conversation): `None` when the previous render's page was put back
+    /// unrendered, else the key to record it with and what it is made from
+    /// ([`CompareInputs`]).
+    fn compare_pages<'c>(
+        &self,
+        ctx: &'c ProjectCtx<'_>,
+        pages: &[CompareJob],
+    ) -> Result<Vec<Option<(String, CompareInputs<'c>)>>>;
+}
+
+/// A compare page to make: its path, its fork point and the fork's conversation.
+pub(crate) struct CompareJob {
+    pub(crate) path: String,
+    pub(crate) fork: NodeId,
+    pub(crate) conversation: ConversationId,
 }
 
 /// Renders every page of a project: the pages of every branch and agent
@@ -143,7 +157,7 @@ pub(crate) fn render_project(
         })
         .collect::<Result<Vec<String>>>()?;
     tracing::debug!("{name}: lists of big forks ({} pages) in {:.3} s", fork_pages.len(), t0.elapsed().as_secs_f64());
-    let compare_pages = compare_pages(&ctx, opts, out, reuse)?;
+    let (compare_pages, compare_rendered) = compare_pages(&ctx, opts, out, reuse)?;
     let t0 = std::time::Instant::now();
     let mut search = search;
     let recovered_pages = recovered_pages(&ctx, opts, out, &mut search)?;
@@ -170,6 +184,7 @@ pub(crate) fn render_project(
         search,
         pages: files,
         rendered,
+        compare_rendered,
         warnings: warnings.take_all(),
         redactions: redactor.take(),
     })
@@ -284,42 +299,44 @@ fn recovered_pages(
 }
 
 /// The compare page of every fork point: rendered when `reuse` does not
-/// put the previous render's back (it reads every branch of its fork: a
-/// page of its conversation's page group).
-fn compare_pages(ctx: &ProjectCtx<'_>, opts: &RenderOptions, out: &dyn Sink, reuse: &dyn Reuse) -> Result<Vec<String>> {
+/// put the previous render's back (it is a function of its
+/// [`CompareInputs`]: the branches of its fork and where they are shown).
+/// Returns the paths of all and how many were rendered.
+fn compare_pages(
+    ctx: &ProjectCtx<'_>,
+    opts: &RenderOptions,
+    out: &dyn Sink,
+    reuse: &dyn Reuse,
+) -> Result<(Vec<String>, usize)> {
     let t0 = std::time::Instant::now();
     let g = ctx.graph();
-    let forks: Vec<(NodeId, (String, ConversationId))> = pages::compare::forks(ctx)
+    let jobs: Vec<CompareJob> = pages::compare::forks(ctx)
         .into_iter()
-        .filter_map(|fork| Some((fork, (pages::compare::path(ctx, fork), g.node(fork).conversation?))))
+        .filter(|&fork| g.fork_at(fork).is_some())
+        .filter_map(|fork| {
+            Some(CompareJob { path: pages::compare::path(ctx, fork), fork, conversation: g.node(fork).conversation? })
+        })
         .collect();
-    let jobs: Vec<(String, ConversationId)> = forks.iter().map(|(_, j)| j.clone()).collect();
     let decided = reuse.compare_pages(ctx, &jobs)?;
     let rendered = AtomicUsize::new(0);
-    let paths = forks
-        .into_par_iter()
+    jobs.par_iter()
         .zip(decided)
-        .filter_map(|((fork, (path, _)), key)| {
-            let Some(key) = key else { return Some(Ok(path)) };
-            let mut page = pages::compare::page(ctx, fork)?;
+        .filter_map(|(job, d)| d.map(|d| (job, d)))
+        .map(|(job, (key, inputs))| {
+            let mut page = pages::compare::render(ctx, inputs);
             rendered.fetch_add(1, Ordering::Relaxed);
-            page.root = page.root.with_canonical(opts.canonical(&path));
-            Some(
-                page.render()
-                    .map_err(anyhow::Error::from)
-                    .and_then(|html| out.page(&path, html.as_bytes(), &key))
-                    .map(|()| path),
-            )
+            page.root = page.root.with_canonical(opts.canonical(&job.path));
+            out.page(&job.path, page.render()?.as_bytes(), &key)
         })
-        .collect::<Result<Vec<String>>>()?;
+        .collect::<Result<()>>()?;
     let name = &ctx.project.source.name;
+    let rendered = rendered.into_inner();
     tracing::debug!(
-        "{name}: compare pages ({}, {} rendered) in {:.3} s",
-        paths.len(),
-        rendered.into_inner(),
+        "{name}: compare pages ({}, {rendered} rendered) in {:.3} s",
+        jobs.len(),
         t0.elapsed().as_secs_f64()
     );
-    Ok(paths)
+    Ok((jobs.into_iter().map(|j| j.path).collect(), rendered))
 }
 
 /// What the archive index shows of a project (fragments do not count).

@@ -23,6 +23,7 @@ use crate::id::{IdVec, typed_id};
 
 use std::hash::Hash as _;
 
+use crate::render::pages::compare::CompareInputs;
 use crate::render::pages::track::PageInputs;
 use crate::render::site::context::{ProjectCtx, TrackId};
 
@@ -80,6 +81,18 @@ impl Groups {
         inputs.hash(&mut HashInto(&mut h));
         h.finalize().to_hex()[..32].to_string()
     }
+}
+
+/// The key of a compare page whose inputs are `inputs`, with `base` (what
+/// every page of the project depends on): derived from them alone, not from
+/// its conversation's group, so a turn appended to one branch leaves the
+/// compare pages of the forks that do not show it as they are.
+pub(crate) fn compare_key(base: &str, inputs: &CompareInputs<'_>) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(base.as_bytes());
+    h.update(b"\ncompare\n");
+    inputs.hash(&mut HashInto(&mut h));
+    h.finalize().to_hex()[..32].to_string()
 }
 
 /// A `std::hash::Hasher` that feeds a BLAKE3 hasher (what `#[derive(Hash)]`

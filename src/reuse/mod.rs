@@ -10,17 +10,20 @@
 //! its [`PageInputs`] — its head, and for each message every input besides
 //! what its entries say, with the hash of each entry's line — derived, not
 //! kept by hand). So a track that grew renders its first and last pages.
+//! A compare page likewise, by the hash of its [`CompareInputs`] (the
+//! branches of its fork from the fork on, where they are shown, their spend):
+//! a turn appended to one branch renders the compare pages that show it.
 
 pub mod groups;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use rayon::prelude::*;
 
-use crate::graph::ConversationId;
-use crate::render::Reuse;
+use crate::render::pages::compare::{self, CompareInputs};
 use crate::render::pages::track::{PageInputs, page_inputs};
 use crate::render::site::PageJob;
 use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::{CompareJob, Reuse};
 
 /// What the previous render left: the key each page of the site was
 /// recorded with (`<group key>:<page key>`).
@@ -50,11 +53,14 @@ impl<'p> Incremental<'p> {
         Incremental { previous, base, groups: std::sync::OnceLock::new() }
     }
 
+    /// What every page of the project depends on besides its inputs.
+    fn base(&self, ctx: &ProjectCtx<'_>) -> String {
+        let fork_key = ctx.paths.fork_projects.as_deref().unwrap_or_default();
+        format!("{}{}{fork_key}", self.base, ctx.name)
+    }
+
     fn groups(&self, ctx: &ProjectCtx<'_>) -> &groups::Groups {
-        self.groups.get_or_init(|| {
-            let fork_key = ctx.paths.fork_projects.as_deref().unwrap_or_default();
-            groups::groups(ctx, &format!("{}{}{fork_key}", self.base, ctx.name))
-        })
+        self.groups.get_or_init(|| groups::groups(ctx, &self.base(ctx)))
     }
 }
 
@@ -90,13 +96,28 @@ impl Reuse for Incremental<'_> {
             .collect()
     }
 
-    fn compare_pages(&self, ctx: &ProjectCtx<'_>, pages: &[(String, ConversationId)]) -> Result<Vec<Option<String>>> {
+    fn compare_pages<'c>(
+        &self,
+        ctx: &'c ProjectCtx<'_>,
+        pages: &[CompareJob],
+    ) -> Result<Vec<Option<(String, CompareInputs<'c>)>>> {
         let groups = self.groups(ctx);
+        let base = self.base(ctx);
         pages
             .par_iter()
-            .map(|(path, c)| {
-                let group = groups.key(TrackId::Active(*c));
-                Ok((!self.previous.reuse_page(path, group, None)?).then(|| format!("{group}:compare")))
+            .map(|job| {
+                // Its conversation's group unchanged: the page is too.
+                let group = groups.key(TrackId::Active(job.conversation));
+                if self.previous.reuse_page(&job.path, group, None)? {
+                    return Ok(None);
+                }
+                let inputs = compare::inputs(ctx, job.fork)
+                    .with_context(|| format!("{}: no fork point to compare", job.path))?;
+                let key = groups::compare_key(&base, &inputs);
+                if self.previous.reuse_page(&job.path, group, Some(&key))? {
+                    return Ok(None);
+                }
+                Ok(Some((format!("{group}:{key}"), inputs)))
             })
             .collect()
     }

@@ -905,3 +905,83 @@ fn user_files_survive_a_render_whose_cache_or_manifest_is_missing_or_corrupt() {
         assert_eq!(std::fs::read_to_string(site.join("blog/post.html")).unwrap(), mine[0].1);
     }
 }
+
+/// A prompt under `parent` and its answer, in `session` (uuids numbered by
+/// `n`, times by `sec`): the lines, and the answer's uuid.
+fn turn_under(parent: &str, (session, cwd): (&str, &str), n: u32, sec: u32) -> (String, String) {
+    let prompt = format!("c0000000-0000-4000-8000-{n:012}");
+    let answer = format!("c1000000-0000-4000-8000-{n:012}");
+    let ts = |ms: u32| format!("2030-01-03T00:{:02}:{:02}.{ms:03}Z", sec / 60, sec % 60);
+    let user = json!({
+        "parentUuid": parent, "isSidechain": false, "type": "user", "sessionId": session, "cwd": cwd,
+        "version": "2.1.42", "uuid": prompt, "timestamp": ts(0),
+        "message": {"role": "user", "content": format!("Branch question number {n}")}
+    });
+    let assistant = json!({
+        "parentUuid": prompt, "isSidechain": false, "type": "assistant", "sessionId": session, "cwd": cwd,
+        "version": "2.1.42", "uuid": answer, "timestamp": ts(500),
+        "message": {"model": "claude-sonnet-4-5-20250929", "id": format!("msg_branch_{n}"), "type": "message",
+            "role": "assistant", "content": [{"type": "text", "text": format!("Branch answer number {n}")}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 5}}
+    });
+    (format!("{user}\n{assistant}\n"), answer)
+}
+
+/// Issue 28: a compare page is keyed by what it shows (the branches of its
+/// fork from the fork on), not by its whole conversation. Two forks, the
+/// second on the branch the first one opens: a turn appended to the second
+/// fork's new branch renders that fork's compare page again, not the first
+/// one's (whose branches did not change), and the site is the same as a
+/// fresh render.
+#[cfg(unix)]
+#[test]
+fn a_turn_on_one_branch_leaves_another_forks_compare_page_unrendered() {
+    let dir = archive();
+    let projects = dir.path().join("projects");
+    let site = dir.path().join("site");
+    let file = session(&projects);
+    let text = std::fs::read_to_string(&file).unwrap();
+    // The parent of the session's second typed prompt: the first rewind asks again from there.
+    let (parent, session_id, cwd) = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == json!("user") && v["message"]["content"].is_string())
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            (s("parentUuid"), s("sessionId"), s("cwd"))
+        })
+        .nth(1)
+        .expect("two prompts");
+    let at = (session_id.as_str(), cwd.as_str());
+    // Fork 1 at `parent`: a branch of three turns; fork 2 after its first
+    // turn: a branch of one turn, written last (the active line).
+    let (a1, a1_answer) = turn_under(&parent, at, 1, 1);
+    let (a2, a2_answer) = turn_under(&a1_answer, at, 2, 2);
+    let (a3, a3_answer) = turn_under(&a2_answer, at, 3, 3);
+    let (b1, b1_answer) = turn_under(&a1_answer, at, 4, 4);
+    append(&file, &format!("{a1}{a2}{a3}{b1}"));
+    let s = render(&projects, &site);
+    assert_eq!(s.compare_rendered, 2, "both forks are new: {s:?}");
+    let compare = |uuid: &str| site.join(NOTES).join(format!("compare/{uuid}/index.html"));
+    let (first, second) = (compare(&parent), compare(&a1_answer));
+    assert!(first.is_file() && second.is_file(), "{} {}", first.display(), second.display());
+    let first_inode = inode(&first);
+    let first_bytes = std::fs::read(&first).unwrap();
+    assert_same_as_fresh(&projects, &site);
+
+    let (b2, _) = turn_under(&b1_answer, at, 5, 5);
+    append(&file, &b2);
+    let s = render(&projects, &site);
+    assert_eq!(s.compare_rendered, 1, "only the second fork's compare page shows the grown branch: {s:?}");
+    assert!(std::fs::read_to_string(&second).unwrap().contains("Branch question number 5"));
+    assert_eq!((inode(&first), std::fs::read(&first).unwrap()), (first_inode, first_bytes));
+    assert_same_as_fresh(&projects, &site);
+
+    // A turn on the first fork's branch after the second fork: that branch's
+    // column of the first fork changes, and the second fork's first column.
+    let (a4, _) = turn_under(&a3_answer, at, 6, 6);
+    append(&file, &a4);
+    let s = render(&projects, &site);
+    assert_eq!(s.compare_rendered, 2, "{s:?}");
+    assert_same_as_fresh(&projects, &site);
+}

@@ -17,8 +17,10 @@ use crate::render::html::{Html, filters, markdown};
 use crate::render::pages::templates::Crumb;
 use crate::render::pages::track::crumbs;
 use crate::render::plain::{excerpt, prompt_words};
-use crate::render::site::context::ProjectCtx;
-use crate::render::site::urls::{Href, Root, page_file, sanitize_segment};
+use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::site::layout::ItemId;
+use crate::render::site::urls::{Href, Root, anchor, page_file, sanitize_segment};
+use crate::render::views::inputs::Read;
 
 /// A fork's compare page.
 #[derive(Template)]
@@ -145,15 +147,91 @@ pub(crate) fn forks(ctx: &ProjectCtx<'_>) -> Vec<NodeId> {
     ctx.graph().conversations.iter().flat_map(|c| c.fork_points.iter().map(|f| f.node)).collect()
 }
 
+/// Everything the compare page of a fork is made from besides what its
+/// entries say (a function of each entry's line, named by its hash): its
+/// place, title and links, and for each branch shown its label, links,
+/// duration and spend, each entry it reads with where that entry is shown,
+/// and the calls whose result failed. Resolved from the site model before
+/// anything is written; the page reads these, not the site model, so their
+/// hash is a key that changes whenever the page would (`crate::reuse`: a
+/// turn appended to one branch renders again only the compare pages that
+/// show it).
+#[derive(Hash)]
+pub(crate) struct CompareInputs<'c> {
+    /// The fork point (its id shifts as the project grows: not hashed;
+    /// [`Self::fork_read`] names it).
+    fork: Unhashed<NodeId>,
+    fork_read: Read,
+    dir: String,
+    /// The project's working directory, what paths are named from when an
+    /// entry names none.
+    cwd: Option<&'c str>,
+    agent_label: &'static str,
+    title: String,
+    heading: String,
+    number: u32,
+    crumbs: Vec<Crumb>,
+    fork_href: Href,
+    more: usize,
+    columns: Vec<ColumnInputs<'c>>,
+}
+
+/// A value an input keeps for the page but its hash leaves out.
+struct Unhashed<T>(T);
+
+impl<T> std::hash::Hash for Unhashed<T> {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+/// One branch of a compare page, before it is written.
+#[derive(Hash)]
+struct ColumnInputs<'c> {
+    label: String,
+    words: String,
+    href: Href,
+    active: bool,
+    duration: String,
+    tokens: String,
+    cost: String,
+    /// Its entries from the fork on, each with where it is shown.
+    nodes: Vec<NodeInputs<'c>>,
+    /// The calls among them whose result says they failed (sorted).
+    failed: Vec<&'c str>,
+}
+
+/// An entry a column reads, and where the site shows it: its track's
+/// directory, page and item (what a link to it and the joining of a
+/// streamed turn are made from).
+struct NodeInputs<'c> {
+    node: NodeId,
+    read: Read,
+    at: Option<(TrackId, &'c str, u32, ItemId)>,
+}
+
+impl std::hash::Hash for NodeInputs<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.read.hash(h);
+        match self.at {
+            Some((_, dir, page, item)) => (dir, page, item.index()).hash(h),
+            None => 0u8.hash(h),
+        }
+    }
+}
+
 /// The compare page of `fork`.
 pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
+    Some(render(ctx, inputs(ctx, fork)?))
+}
+
+/// The inputs of the compare page of `fork` (`None`: not a fork point of a conversation).
+pub(crate) fn inputs<'c>(ctx: &'c ProjectCtx<'_>, fork: NodeId) -> Option<CompareInputs<'c>> {
     let g = ctx.graph();
     let fp = g.fork_at(fork)?;
     let conv = g.node(fork).conversation?;
     let dir = ctx.compare_dir(fork);
     let number = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
     let name = ctx.fork_name(fork);
-    let columns: Vec<Column> = fp
+    let columns: Vec<ColumnInputs<'c>> = fp
         .children
         .iter()
         .enumerate()
@@ -166,30 +244,108 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
                 let own = &g.branches[b].nodes;
                 let from = own.iter().position(|&n| n == child).unwrap_or(own.len());
                 let href = ctx.message_link(&dir, None, child, true).unwrap_or_default();
-                (ctx.fork_branch_label(fork, 0), own[from..].to_vec(), href, b)
+                (ctx.fork_branch_label(fork, 0), &own[from..], href, b)
             } else {
                 let b = g.node(child).branch?;
-                (ctx.labels[b].clone(), g.branches[b].nodes.clone(), ctx.branch_href(&dir, b), b)
+                (ctx.labels[b].clone(), g.branches[b].nodes.as_slice(), ctx.branch_href(&dir, b), b)
             };
-            Some(column(ctx, &dir, k + 1, (label, words, href), branch, &nodes))
+            Some(column_inputs(ctx, (label, words, href), branch, nodes))
         })
         .collect();
     let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
-    let fork_text = fork_words(ctx, fork);
-    let both = both_changed(&columns);
-    Some(ComparePage {
-        root: Root::of(&dir),
-        key: format!("cmp-{}", sanitize_segment(g.uuid(ctx.entries(), fork))),
+    Some(CompareInputs {
+        fork: Unhashed(fork),
+        fork_read: Read::of(ctx, g.nodes[fork].entry),
+        cwd: ctx.paths.cwd.as_deref(),
+        agent_label: ctx.agent_label(),
         title: format!("compare the fork at {name} · {title}"),
         crumbs: crumbs(ctx, &dir, Some(conv)),
         heading: format!("The branches of the fork at {name}, side by side"),
         number,
-        fork: ctx.fork_link(&dir, None, fork).unwrap_or_default(),
-        fork_text,
+        fork_href: ctx.fork_link(&dir, None, fork).unwrap_or_default(),
         more: fp.children.len().saturating_sub(columns.len()),
         columns,
-        both,
+        dir,
     })
+}
+
+fn column_inputs<'c>(
+    ctx: &'c ProjectCtx<'_>,
+    (label, words, href): (String, String, Href),
+    branch: BranchId,
+    nodes: &'c [NodeId],
+) -> ColumnInputs<'c> {
+    let g = ctx.graph();
+    let e = ctx.entries();
+    let mut failed: Vec<&'c str> = Vec::new();
+    let reads = nodes
+        .iter()
+        .map(|&node| {
+            let entry = g.entry(e, node);
+            failed.extend(entry.tool_uses.iter().map(|t| &*t.id).filter(|id| self::failed(ctx, id)));
+            let at = ctx.loc[node].map(|l| {
+                let track = l.track;
+                (track, ctx.track_dir(track), ctx.track_layout(track).items[l.item].page, l.item)
+            });
+            NodeInputs { node, read: Read::of(ctx, g.nodes[node].entry), at }
+        })
+        .collect();
+    failed.sort_unstable();
+    failed.dedup();
+    let spend = ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, nodes));
+    let ts = nodes.iter().map(|&n| g.node(n).ts).filter(|&t| t > 0);
+    let (first, last) = (ts.clone().min(), ts.max());
+    let duration = match (first, last) {
+        (Some(a), Some(b)) if b > a => duration_text(b - a),
+        _ => String::new(),
+    };
+    ColumnInputs {
+        label,
+        words,
+        href,
+        active: nodes.first().is_some_and(|&n| ctx.on_active_track(n)),
+        duration,
+        tokens: spend.tokens_text(),
+        cost: spend.cost_text(),
+        nodes: reads,
+        failed,
+    }
+}
+
+/// The compare page made from its inputs and what their entries say.
+pub(crate) fn render(ctx: &ProjectCtx<'_>, inputs: CompareInputs<'_>) -> ComparePage {
+    let g = ctx.graph();
+    let CompareInputs {
+        fork: Unhashed(fork),
+        dir,
+        title,
+        crumbs,
+        heading,
+        number,
+        fork_href,
+        more,
+        columns,
+        cwd,
+        agent_label,
+        ..
+    } = inputs;
+    let columns: Vec<Column> =
+        columns.into_iter().enumerate().map(|(k, c)| column(ctx, &dir, k + 1, c, (cwd, agent_label))).collect();
+    let fork_text = fork_words(ctx, fork);
+    let both = both_changed(&columns);
+    ComparePage {
+        root: Root::of(&dir),
+        key: format!("cmp-{}", sanitize_segment(g.uuid(ctx.entries(), fork))),
+        title,
+        crumbs,
+        heading,
+        number,
+        fork: fork_href,
+        fork_text,
+        more,
+        columns,
+        both,
+    }
 }
 
 /// What the message the branches answer says: its first words, as one line
@@ -203,12 +359,12 @@ fn column(
     ctx: &ProjectCtx<'_>,
     dir: &str,
     n: usize,
-    (label, words, href): (String, String, Href),
-    branch: BranchId,
-    nodes: &[NodeId],
+    inputs: ColumnInputs<'_>,
+    (project_cwd, agent_label): (Option<&str>, &'static str),
 ) -> Column {
     let g = ctx.graph();
     let e = ctx.entries();
+    let ColumnInputs { label, words, href, active, duration, tokens, cost, nodes, failed } = inputs;
     let mut files: Vec<FilePath> = Vec::new();
     // The session's working directory where each call ran: the last one an
     // entry of the branch recorded, else the project's.
@@ -218,19 +374,19 @@ fn column(
     let mut turns: Vec<Turn> = Vec::new();
     let mut messages = 0usize;
     let mut seen_items = rustc_hash::FxHashSet::default();
-    for &node in nodes {
+    for NodeInputs { node, at, .. } in nodes {
         let entry = g.entry(e, node);
         let (model, _) = ctx.project.node(entry);
         cwd = entry.cwd.as_deref().or(cwd);
         let (text, calls) = text_of(&model.content, cwd.or(ctx.paths.cwd.as_deref()));
         for c in model.content.tool_calls() {
-            if failed(ctx, &c.id) {
+            if failed.binary_search(&&*c.id).is_ok() {
                 continue;
             }
             track_content(&mut finals, &c.input);
             let mut paths = Vec::new();
             changed(&c.input, &mut paths);
-            let at = cwd.or(ctx.paths.cwd.as_deref());
+            let at = cwd.or(project_cwd);
             files.extend(paths.iter().map(|p| FilePath::new(p, at)));
             if let ToolInput::Shell { command, .. } = &c.input {
                 commands.push(excerpt(command, 200));
@@ -238,14 +394,14 @@ fn column(
         }
         let (class, role) = match &model.content {
             Content::Prompt(_) | Content::Command { .. } | Content::Shell(_) => ("user", "You"),
-            Content::Reply(_) => ("assistant", ctx.agent_label()),
+            Content::Reply(_) => ("assistant", agent_label),
             _ => continue,
         };
         if text.is_empty() && calls.is_empty() {
             continue;
         }
         // A streamed turn is one message: its lines join the first one's.
-        let item = ctx.loc[node].map(|l| (l.track, l.item));
+        let item = at.map(|(track, _, _, item)| (track, item));
         let same = item.is_some() && !seen_items.insert(item);
         let turn = Turn {
             class,
@@ -256,30 +412,30 @@ fn column(
             calls,
             href: Href::default(),
         };
-        if !join(&mut turns, same, turn, || ctx.node_href(dir, node).unwrap_or_default()) {
+        let href = || {
+            at.map(|(_, to, page, _)| {
+                let a = anchor(g.uuid(e, node));
+                ctx.href(dir, to, &page_file(page), Some(&a))
+            })
+            .unwrap_or_default()
+        };
+        if !join(&mut turns, same, turn, href) {
             messages += 1;
         }
     }
     as_markdown(&mut turns);
     files.sort_by(|a, b| a.full.cmp(&b.full));
     files.dedup_by(|a, b| a.full == b.full);
-    let spend = ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, nodes));
-    let ts = nodes.iter().map(|&n| g.node(n).ts).filter(|&t| t > 0);
-    let (first, last) = (ts.clone().min(), ts.max());
-    let duration = match (first, last) {
-        (Some(a), Some(b)) if b > a => duration_text(b - a),
-        _ => String::new(),
-    };
     Column {
         n,
         label,
         words,
         href,
-        active: nodes.first().is_some_and(|&n| ctx.on_active_track(n)),
+        active,
         messages,
         duration,
-        tokens: spend.tokens_text(),
-        cost: spend.cost_text(),
+        tokens,
+        cost,
         files,
         commands,
         finals,

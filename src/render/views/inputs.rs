@@ -44,7 +44,7 @@ impl Hash for Read {
 }
 
 impl Read {
-    fn of(ctx: &ProjectCtx<'_>, entry: EntryId) -> Read {
+    pub(crate) fn of(ctx: &ProjectCtx<'_>, entry: EntryId) -> Read {
         Read { entry, line: ctx.entries()[entry].line_hash }
     }
 }
