@@ -939,6 +939,7 @@ fn a_turn_on_one_branch_leaves_another_forks_compare_page_unrendered() {
     let dir = archive();
     let projects = dir.path().join("projects");
     let site = dir.path().join("site");
+    render(&projects, &site);
     let file = session(&projects);
     let text = std::fs::read_to_string(&file).unwrap();
     // The parent of the session's second typed prompt: the first rewind asks again from there.
