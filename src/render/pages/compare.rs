@@ -378,7 +378,7 @@ fn column(
         let entry = g.entry(e, node);
         let (model, _) = ctx.project.node(entry);
         cwd = entry.cwd.as_deref().or(cwd);
-        let (text, calls) = text_of(&model.content, cwd.or(ctx.paths.cwd.as_deref()));
+        let (text, calls) = text_of(&model.content, cwd.or(project_cwd));
         for c in model.content.tool_calls() {
             if failed.binary_search(&&*c.id).is_ok() {
                 continue;
