@@ -119,7 +119,8 @@ function isLocal(u) {
 // Runs in the page: everything active or foreign in the DOM.
 function domProblems() {
   const bad = [];
-  const own = /(^|\/)assets\/(app|view|search)\.js$/;
+  // (highlight.js: loaded by app.js once a file read is shown.)
+  const own = /(^|\/)assets\/(app|view|search|highlight)\.js$/;
   const urlAttrs = ["href", "src", "xlink:href", "action", "formaction", "poster", "data", "srcset", "background", "ping", "cite"];
   const describe = (el) => el.outerHTML.slice(0, 160);
   for (const el of document.querySelectorAll("*")) {
