@@ -33,9 +33,8 @@
 //! | [`MD_TOOL_INPUT`] | 4 KB | a tool call's input in a Markdown export | `render::export::md` |
 //! | [`MD_TOOL_RESULT`] | 8 KB | a tool result in a Markdown export | `render::export::md` |
 //! | **Highlighting** (syntect runs near 1 MB/s per core) | | | |
-//! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted | `render::html::highlight` |
+//! | [`HIGHLIGHT_BLOCK`] | 16 KB | a code block of prose that is highlighted; a file read coloured in the browser | `render::html::highlight` |
 //! | [`HIGHLIGHT_PAGE`] | 8 KB | highlighted source per page | `render::html::highlight` |
-//! | [`HIGHLIGHT_FILES`] | 64 KB | highlighted source of the files read per page | `render::html::highlight` |
 //! | [`HIGHLIGHT_LINE`] | 16 KB | a block with a longer line is shown plain | `render::html::highlight` |
 //! | [`HIGHLIGHT_CACHE`] | 64 MB | HTML of highlighted snippets kept to be served again | `render::html::highlight` |
 //! | **Excerpts** (characters) | | | |
@@ -192,16 +191,14 @@ pub const MD_TOOL_INPUT: usize = 4 * 1024;
 pub const MD_TOOL_RESULT: usize = 8 * 1024;
 
 /// Largest code block of prose (a fenced block in a prompt or reply) that is
-/// highlighted; larger ones are shown plain.
+/// highlighted, and largest file read that the browser colours when it is
+/// opened; larger ones are shown plain.
 pub const HIGHLIGHT_BLOCK: usize = 16 * 1024;
 /// Highlighted source per page; beyond it blocks are shown plain (classed
 /// HTML is ~9× its source, so this also keeps pages light).
 pub const HIGHLIGHT_PAGE: usize = 8 * 1024;
 /// A block with a longer line is shown plain (minified files, data dumps).
 pub const HIGHLIGHT_LINE: usize = 16 * 1024;
-/// Highlighted source of the files a page shows read (each at most
-/// [`HIGHLIGHT_BLOCK`]); past it they are shown plain, numbered.
-pub const HIGHLIGHT_FILES: usize = 64 * 1024;
 /// HTML of highlighted snippets kept to be served again (each distinct
 /// snippet is highlighted once per process while this lasts).
 pub const HIGHLIGHT_CACHE: usize = 64 * 1024 * 1024;

@@ -2,7 +2,8 @@
 // Adds: local times, expand/collapse all, copy buttons (fork commands, code
 // blocks), keyboard navigation (j/k: next/previous message, and the focus
 // on code blocks that scroll sideways) and the "new"
-// marks (what was written since the reader's last visit). The search is
+// marks (what was written since the reader's last visit); file reads
+// coloured when they are shown (highlight.js, loaded then). The search is
 // static/search.js; the view menu's choice, static/view.js.
 (function () {
   "use strict";
@@ -154,6 +155,117 @@
   scrollers();
   window.addEventListener("resize", scrollers);
   document.addEventListener("toggle", scrollers, true);
+})();
+
+// File reads coloured when shown. A file read (pre.lines[data-lang], the
+// language syntect would pick, named as highlight.js names it) is plain
+// numbered text in the page; the first time one is shown — its fold opened
+// by the reader, by "expand all", by find or a search result, a link into
+// it — the site's own copy of highlight.js (assets/highlight.js, vendored)
+// is loaded once, as a <script> element (so it works from file:// and under
+// the page's CSP), and each token's text is wrapped, text node by text node,
+// in the <h-X> element syntax.css colours for syntect's code. The page's
+// text nodes stay where they are, so words marked by find or a search
+// (mark.cc-find, mark.cc-hit) stay marked. What highlight.js returns is
+// parsed in an inert <template> and only its text lengths and classes are
+// read: nothing of it is put into the page. An export (one file, no
+// data-root) loads nothing: its file reads stay plain.
+(function () {
+  "use strict";
+  var root = document.documentElement.getAttribute("data-root");
+  var main = document.querySelector("main");
+  if (root === null || !main) return;
+  var waiting = Array.prototype.slice.call(main.querySelectorAll("pre.lines[data-lang]"));
+  if (!waiting.length) return;
+  // highlight.js scopes → the kinds of render::html::highlight's KINDS
+  // ("": plain, as inside a string's interpolation; absent: the outer kind).
+  var KIND = { comment: "c", doctag: "c", quote: "c", string: "s", regexp: "s", "char": "s", subst: "",
+    number: "n", literal: "n", symbol: "n", keyword: "k", operator: "k", meta: "k", built_in: "f",
+    "function": "f", type: "t", "class": "t", params: "t", name: "g", "selector-tag": "g", attr: "a",
+    attribute: "a", "selector-id": "a", "selector-class": "a", section: "h", addition: "i", deletion: "d" };
+  function kindOf(el, outer) {
+    var cls = (el.getAttribute("class") || "").split(" ");
+    var scope = cls[0].replace(/^hljs-/, "");
+    if (scope === "title") return cls.indexOf("class_") >= 0 ? "t" : "f";
+    return Object.prototype.hasOwnProperty.call(KIND, scope) ? KIND[scope] : outer;
+  }
+  // [start, end, kind] of each coloured run of `text` (null if highlight.js
+  // gave back other text).
+  function runsOf(text, lang) {
+    var t = document.createElement("template");
+    t.innerHTML = window.hljs.highlight(text, { language: lang, ignoreIllegals: true }).value;
+    var runs = [], pos = 0;
+    (function walk(node, kind) {
+      for (var c = node.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 1) { walk(c, kindOf(c, kind)); continue; }
+        if (c.nodeType !== 3) continue;
+        var n = c.data.length, last = runs[runs.length - 1];
+        if (kind && n && last && last[1] === pos && last[2] === kind) last[1] += n;
+        else if (kind && n) runs.push([pos, pos + n, kind]);
+        pos += n;
+      }
+    })(t.content, "");
+    return pos === text.length ? runs : null;
+  }
+  // Wraps characters a..b of a text node in a new element `tag`.
+  function wrap(node, a, b, tag) {
+    var mid = a > 0 ? node.splitText(a) : node;
+    if (b - a < mid.data.length) mid.splitText(b - a);
+    var e = document.createElement(tag);
+    mid.parentNode.replaceChild(e, mid);
+    e.appendChild(mid);
+  }
+  function colour(pre) {
+    var code = pre.querySelector("code"), lang = pre.getAttribute("data-lang");
+    if (!code || !window.hljs || !window.hljs.getLanguage(lang)) return;
+    var runs = null;
+    try { runs = runsOf(code.textContent, lang); } catch (e) { runs = null; }
+    if (!runs) return;
+    var walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT), nodes = [], starts = [], at = 0, n;
+    while ((n = walker.nextNode())) { nodes.push(n); starts.push(at); at += n.data.length; }
+    // From the end, so that splitting a node keeps the offsets before it.
+    var r = runs.length - 1;
+    for (var k = nodes.length - 1; k >= 0 && r >= 0; k--) {
+      var s = starts[k], e = s + nodes[k].data.length;
+      while (r >= 0 && runs[r][0] >= e) r--;
+      for (var q = r; q >= 0 && runs[q][1] > s; q--) {
+        var a = Math.max(runs[q][0], s) - s, b = Math.min(runs[q][1], e) - s;
+        if (b > a) wrap(nodes[k], a, b, "h-" + runs[q][2]);
+      }
+    }
+    pre.classList.add("hl");
+  }
+  var loading = null;
+  function highlighter() {
+    if (!loading) loading = new Promise(function (resolve, reject) {
+      if (window.hljs) { resolve(); return; }
+      var s = document.createElement("script");
+      s.src = root + "assets/highlight.js";
+      s.onload = function () { if (window.hljs) resolve(); else reject(new Error("highlight.js")); };
+      s.onerror = function () { reject(new Error("highlight.js")); };
+      document.head.appendChild(s);
+    });
+    return loading;
+  }
+  var queued = false;
+  function shown() {
+    queued = false;
+    var now = [];
+    waiting = waiting.filter(function (pre) {
+      // (The content of a closed <details> may still have boxes.)
+      if (pre.closest("details:not([open])") || !pre.getClientRects().length) return true;
+      now.push(pre);
+      return false;
+    });
+    if (now.length) highlighter().then(function () { now.forEach(colour); }, function () { /* they stay plain */ });
+  }
+  function soon() {
+    if (!queued && waiting.length) { queued = true; setTimeout(shown, 0); }
+  }
+  document.addEventListener("toggle", soon, true);
+  document.addEventListener("change", soon);
+  window.addEventListener("hashchange", soon);
+  shown();
 })();
 
 // "new": the conversations, projects and messages written since the reader's

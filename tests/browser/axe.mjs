@@ -123,10 +123,11 @@ function pageChecks(findOpen) {
   for (const pre of document.querySelectorAll("pre.lines")) {
     const code = pre.querySelector("code");
     const lines = code.textContent.replace(/\n$/, "").split("\n").length;
-    const marks = pre.querySelectorAll("l-n");
-    if (marks.length !== lines) out.push(`a file read of ${lines} lines has ${marks.length} numbers`);
-    const first = marks[0] && getComputedStyle(marks[0], "::before").content;
-    if (!first || !/^"\s*\d+"$/.test(first)) out.push(`a file read's first line shows no number (${first})`);
+    // The numbers: the pre's data-n, one a line, drawn by its ::before.
+    const numbers = (pre.getAttribute("data-n") || "").split("\n");
+    if (numbers.length !== lines || !numbers.every((n, i) => Number(n) === Number(numbers[0]) + i)) out.push(`a file read of ${lines} lines has ${numbers.length} numbers`);
+    const drawn = getComputedStyle(pre, "::before").content;
+    if (!/^\d+$/.test(numbers[0]) || !drawn || drawn === "none" || drawn === "normal") out.push(`a file read's lines show no number (${drawn})`);
     seen.numbered++;
   }
   const plain = document.querySelector("details.tool:not(.err)");

@@ -16,7 +16,7 @@ use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 use super::{Html, controls_shown, push_text};
-use crate::limits::{HIGHLIGHT_BLOCK, HIGHLIGHT_CACHE, HIGHLIGHT_FILES, HIGHLIGHT_LINE, HIGHLIGHT_PAGE};
+use crate::limits::{HIGHLIGHT_BLOCK, HIGHLIGHT_CACHE, HIGHLIGHT_LINE, HIGHLIGHT_PAGE};
 
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
 
@@ -72,11 +72,6 @@ impl Default for Budget {
 }
 
 impl Budget {
-    /// The allowance for the files a page shows read ([`numbered_file`]).
-    pub fn files() -> Budget {
-        Budget { left: HIGHLIGHT_FILES }
-    }
-
     /// No highlighting: for text a page shows folded (a tool's input and
     /// result, thinking, a compaction summary). The reader opens few folds;
     /// highlighting is spent on the code a page shows open.
@@ -117,59 +112,95 @@ pub fn file_block(code: &str) -> Html {
     Html::trusted(out)
 }
 
-/// A file read (Read): each line numbered from `first` (`<l-n>` elements
-/// whose number is an attribute, shown by CSS: not copied with the code, not
-/// found by search), highlighted by the language of `path`'s extension when
-/// it fits [`HIGHLIGHT_BLOCK`] and the page's file allowance (`budget`).
-pub fn numbered_file(code: &str, path: &str, first: usize, budget: &mut Budget) -> Html {
+/// A file read (Read): the text, plain and escaped, each line numbered from
+/// `first` by the `data-n` attribute of its `<pre>` (the numbers, one a
+/// line, drawn beside the code by CSS: not copied with the code, not found
+/// by search, a few bytes a line), and, when syntect knows the language of
+/// `path`'s extension and the file fits [`HIGHLIGHT_BLOCK`] and
+/// [`HIGHLIGHT_LINE`], that language as highlight.js names it
+/// (`data-lang`, [`hljs_language`]): `static/app.js` colours the file in
+/// the browser when a reader opens it. File reads sit in closed folds and
+/// are most of an archive's code; highlighting them here was most of a
+/// render's CPU (`docs/performance.md`).
+pub fn numbered_file(code: &str, path: &str, first: usize) -> Html {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    let lang = match name.rsplit_once('.') {
+    let ext = match name.rsplit_once('.') {
         Some((_, ext)) => ext,
         None => name,
     };
-    let fits = code.len() <= HIGHLIGHT_BLOCK
-        && code.len() <= budget.left
-        && code.split('\n').all(|l| l.len() <= HIGHLIGHT_LINE);
-    let html = fits.then(|| syntax_for(lang)).flatten().and_then(|syntax| classed_once(code, syntax));
+    let fits = code.len() <= HIGHLIGHT_BLOCK && code.split('\n').all(|l| l.len() <= HIGHLIGHT_LINE);
+    let lang = fits.then(|| syntax_for(ext)).flatten().and_then(|s| hljs_language(&s.name));
     let lines = code.strip_suffix('\n').unwrap_or(code).split('\n').count();
-    let width = (first + lines.saturating_sub(1)).to_string().len();
-    let mut out = String::with_capacity(code.len() + lines * (16 + width) + 48);
-    let mut n = first;
-    let mut mark = |out: &mut String, n: usize| {
-        let _ = write!(out, "<l-n n=\"{n:>width$}\"></l-n>");
-    };
-    match &html {
-        Some(h) => {
-            budget.left -= code.len();
-            out.push_str("<pre class=\"code hl lines\"><code>");
-            number(&mut out, h, &mut n, &mut mark);
-        }
-        None => {
-            out.push_str("<pre class=\"code lines\"><code>");
-            let mut esc = String::with_capacity(code.len() + 16);
-            push_text(&mut esc, code);
-            number(&mut out, &esc, &mut n, &mut mark);
-        }
+    let width = (first + lines).to_string().len() + 1;
+    let mut out = String::with_capacity(code.len() + code.len() / 8 + lines * width + 64);
+    out.push_str("<pre class=\"code lines\"");
+    if let Some(lang) = lang {
+        out.push_str(" data-lang=\"");
+        out.push_str(lang);
+        out.push('"');
     }
+    out.push_str(" data-n=\"");
+    for n in first..first + lines {
+        if n > first {
+            out.push('\n');
+        }
+        let _ = write!(out, "{n}");
+    }
+    out.push_str("\"><code>");
+    push_text(&mut out, code);
     out.push_str("</code></pre>");
     Html::trusted(out)
 }
 
-/// Copies `html` (escaped text and inline elements, so every `\n` is one of
-/// the text's) to `out` with `mark` before each line.
-fn number(out: &mut String, html: &str, n: &mut usize, mark: &mut impl FnMut(&mut String, usize)) {
-    let body = html.strip_suffix('\n').unwrap_or(html);
-    for (i, line) in body.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        mark(out, *n);
-        *n += 1;
-        out.push_str(line);
-    }
-    if body.len() < html.len() {
-        out.push('\n');
-    }
+/// The name highlight.js gives the language of syntect's syntax `name`
+/// (`None`: one it does not know). Every name is a language of the vendored
+/// build (`static/vendor/highlight.js/`: its common languages and the
+/// grammars added to it), so a file is coloured in the browser as the
+/// language syntect would have picked for it.
+pub fn hljs_language(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "ActionScript" => "actionscript",
+        "AppleScript" => "applescript",
+        "Batch File" => "dos",
+        "C" => "c",
+        "C#" => "csharp",
+        "C++" => "cpp",
+        "Clojure" => "clojure",
+        "CSS" => "css",
+        "D" => "d",
+        "Diff" => "diff",
+        "Erlang" => "erlang",
+        "Go" => "go",
+        "Groovy" => "groovy",
+        "Haskell" => "haskell",
+        "HTML" | "HTML (ASP)" | "HTML (Erlang)" | "HTML (Rails)" | "HTML (Tcl)" | "XML" => "xml",
+        "Java" => "java",
+        "Java Properties" => "properties",
+        "JavaScript" | "JavaScript (Rails)" => "javascript",
+        "JSON" => "json",
+        "LaTeX" | "TeX" => "latex",
+        "Lisp" => "lisp",
+        "Lua" => "lua",
+        "Makefile" => "makefile",
+        "Markdown" | "MultiMarkdown" => "markdown",
+        "MATLAB" => "matlab",
+        "Objective-C" | "Objective-C++" => "objectivec",
+        "OCaml" => "ocaml",
+        "Pascal" => "delphi",
+        "Perl" => "perl",
+        "PHP" | "PHP Source" => "php",
+        "Python" => "python",
+        "R" => "r",
+        "Ruby" | "Ruby on Rails" => "ruby",
+        "Ruby Haml" => "haml",
+        "Rust" => "rust",
+        "Scala" => "scala",
+        "Bourne Again Shell (bash)" | "Shell-Unix-Generic" => "bash",
+        "SQL" | "SQL (Rails)" => "sql",
+        "Tcl" => "tcl",
+        "YAML" => "yaml",
+        _ => return None,
+    })
 }
 
 fn block(code: &str, lang: Option<&str>, budget: &mut Budget, cap: usize) -> Html {
@@ -298,23 +329,61 @@ mod tests {
         assert_eq!(&*a, classed(code, syntax).unwrap());
     }
 
-    /// A file read: every line numbered from its first line's number, the
-    /// numbers padded to one width; highlighted by its extension within the
-    /// allowance, plain past it.
+    /// A file read: plain escaped text, its lines numbered from the first
+    /// line's number by the `<pre>`'s `data-n` (one number a line, nothing
+    /// inside the code), with the language highlight.js colours it in when
+    /// syntect knows the extension and the file fits the caps.
     #[test]
-    fn file_reads_are_numbered_and_highlighted() {
-        let mut b = Budget::files();
+    fn file_reads_are_numbered_plain_text_with_their_language() {
         let code = "fn a() {}\n// <x>\nlet s = 1;\n";
-        let h = numbered_file(code, "/w/src/main.rs", 9, &mut b).into_string();
-        assert!(h.starts_with("<pre class=\"code hl lines\"><code><l-n n=\" 9\"></l-n>"), "{h}");
-        assert!(h.contains("\n<l-n n=\"10\"></l-n>") && h.contains("\n<l-n n=\"11\"></l-n>"), "{h}");
-        assert!(!h.contains("n=\"12\"") && h.contains("&lt;x>") && h.contains("<h-k>"), "{h}");
-        assert_eq!(b.left, HIGHLIGHT_FILES - code.len());
-        let plain = numbered_file(code, "notes", 1, &mut b).into_string();
-        assert!(plain.starts_with("<pre class=\"code lines\"><code><l-n n=\"1\"></l-n>fn a()"), "{plain}");
-        let mut spent = Budget { left: 3 };
-        let h = numbered_file(code, "main.rs", 1, &mut spent).into_string();
-        assert!(!h.contains("<h-") && h.matches("<l-n").count() == 3, "{h}");
+        let h = numbered_file(code, "/w/src/main.rs", 9).into_string();
+        assert_eq!(
+            h,
+            "<pre class=\"code lines\" data-lang=\"rust\" data-n=\"9\n10\n11\"><code>fn a() {}\n// &lt;x>\nlet s = 1;\n</code></pre>"
+        );
+        // No trailing newline: the same lines; an empty file: one line.
+        assert!(numbered_file("a\nb", "x.py", 1).as_str().contains(" data-lang=\"python\" data-n=\"1\n2\">"));
+        assert!(numbered_file("", "x.py", 3).as_str().contains(" data-n=\"3\"><code></code>"));
+        // The language syntect would pick: TypeScript is read as JavaScript,
+        // a Makefile by its name, a file of no known language has none.
+        assert!(numbered_file("let a = 1;\n", "C:\\w\\app.ts", 1).as_str().contains("data-lang=\"javascript\""));
+        assert!(numbered_file("all:\n", "/w/Makefile", 1).as_str().contains("data-lang=\"makefile\""));
+        let plain = numbered_file(code, "notes", 1).into_string();
+        assert!(plain.starts_with("<pre class=\"code lines\" data-n=\"1\n2\n3\"><code>fn a()"), "{plain}");
+        // Past the caps: numbered, not coloured.
+        let big = "x = 1\n".repeat(HIGHLIGHT_BLOCK / 6 + 1);
+        let h = numbered_file(&big, "a.py", 1).into_string();
+        assert!(!h.contains("data-lang") && h.contains("\n2731\"><code>"), "{}", &h[..80]);
+        let long = "a".repeat(HIGHLIGHT_LINE + 1);
+        assert!(!numbered_file(&long, "a.rs", 1).as_str().contains("data-lang"));
+        // Nothing is highlighted here: no element inside the code.
+        assert!(!h.contains("<h-") && !h.contains("<l-n"));
+    }
+
+    /// Every language a file read may ask for is in the vendored
+    /// highlighter the site serves (a common language of its core, or a
+    /// grammar added to it), and every syntax syntect knows is either
+    /// mapped or one highlight.js lacks.
+    #[test]
+    fn every_language_of_a_file_read_is_in_the_served_highlighter() {
+        let script = crate::render::site::assets::ASSETS
+            .iter()
+            .find(|(path, _)| *path == "assets/highlight.js")
+            .expect("the highlighter is a site asset")
+            .1;
+        let mut unmapped = Vec::new();
+        for syntax in SYNTAXES.syntaxes() {
+            match hljs_language(&syntax.name) {
+                Some(lang) => {
+                    let core = format!("grmr_{}", lang.replace('-', "_"));
+                    let added = format!("registerLanguage(\"{lang}\"");
+                    assert!(script.contains(&core) || script.contains(&added), "{} → {lang}: not served", syntax.name);
+                }
+                None => unmapped.push(syntax.name.as_str()),
+            }
+        }
+        unmapped.sort_unstable();
+        assert_eq!(unmapped, Vec::<&str>::new(), "syntect's syntaxes with no highlight.js language");
     }
 
     /// One flat element per run of a kind of token: keywords, strings (with

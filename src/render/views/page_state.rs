@@ -29,8 +29,6 @@ pub(crate) struct PageCtx<'a> {
     /// The page's directory, relative to the site root.
     pub(crate) dir: &'a str,
     pub(crate) budget: Budget,
-    /// What is left of the highlighting of the files the page shows read.
-    pub(crate) files: Budget,
     /// Nodes whose anchor is already on the page.
     pub(crate) emitted: FxHashSet<NodeId>,
     /// What is left of [`PAGE_TEXT`].
@@ -49,7 +47,6 @@ impl<'a> PageCtx<'a> {
             p,
             dir,
             budget: Budget::default(),
-            files: Budget::files(),
             emitted: FxHashSet::default(),
             text_left: PAGE_TEXT,
             page: 0,
@@ -154,8 +151,9 @@ impl<'a> PageCtx<'a> {
     }
 
     /// [`Self::markdown`] of text the page shows in a closed fold (a tool's
-    /// input or result, thinking, a summary): its code blocks are plain, as
-    /// file views are; the page's highlighting goes to what it shows open.
+    /// input or result, thinking, a summary): its code blocks are plain (file
+    /// reads are coloured in the browser when shown); the page's
+    /// highlighting goes to what it shows open.
     pub(crate) fn folded_markdown(&mut self, text: &str) -> Markdown {
         self.markdown_shown(text, false)
     }

@@ -563,7 +563,7 @@ fn result_body(cx: &mut PageCtx<'_>, tool: &ToolInput<'_>, r: &ToolOutput<'_>) -
             ResultDetail::Read { content: Some(content) } => {
                 // Claude Code's offset is the number of the first line read.
                 let first = offset.as_deref().and_then(|o| o.trim().parse::<usize>().ok()).unwrap_or(1).max(1);
-                let code = numbered_file(cut(content, cx.cap()), file_path, first, &mut cx.files);
+                let code = numbered_file(cut(content, cx.cap()), file_path, first);
                 body.push(fold(Block::Html(code), "File", content.len()));
             }
             _ if r.images.is_empty() => body.push(cx.output(&r.text, "Output", "")),
