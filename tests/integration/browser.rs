@@ -739,3 +739,34 @@ fn accessibility_and_reading_in_chromium() {
         assert!(seen(k) > 0, "nothing checked for {k}: {v}");
     }
 }
+
+/// Issue 28 (sixth session): a file read is numbered plain text without
+/// JavaScript and coloured by the site's own highlight.js once it is shown
+/// (`tests/browser/files.mjs`): over `file://` and http, at 1280 and 390 px,
+/// light and dark, with syntax.css's colours and no axe violation; find on
+/// the page and a search result's marks stay on the coloured text.
+#[test]
+fn file_reads_are_plain_without_javascript_and_coloured_when_opened_in_chromium() {
+    let Some(driver) = Driver::get() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("example");
+    render(&example_archive(), &site);
+    // The first page (in path order) showing a Rust file read.
+    let page = walkdir::WalkDir::new(&site)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
+        .find(|e| std::fs::read_to_string(e.path()).is_ok_and(|h| h.contains("<pre class=\"code lines\" data-lang=\"rust\" data-n=\"")))
+        .expect("the example shows a Rust file read")
+        .path()
+        .strip_prefix(&site)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/");
+    let v = driver.run_spec("files.mjs", &serde_json::json!({ "site": site, "page": page }), tmp);
+    // Both origins: without JavaScript, then 2 widths × 2 themes, then find and a search hit.
+    let n = |k: &str| v[k].as_u64().unwrap_or(0);
+    assert_eq!((n("nojs"), n("coloured"), n("finds"), n("hits")), (2, 8, 2, 2), "{v}");
+    assert!(n("axe_rules") >= 8, "{v}");
+}
