@@ -757,7 +757,10 @@ fn file_reads_are_plain_without_javascript_and_coloured_when_opened_in_chromium(
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
-        .find(|e| std::fs::read_to_string(e.path()).is_ok_and(|h| h.contains("<pre class=\"code lines\" data-lang=\"rust\" data-n=\"")))
+        .find(|e| {
+            std::fs::read_to_string(e.path())
+                .is_ok_and(|h| h.contains("<pre class=\"code lines\" data-lang=\"rust\" data-n=\""))
+        })
         .expect("the example shows a Rust file read")
         .path()
         .strip_prefix(&site)

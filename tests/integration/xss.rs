@@ -1132,7 +1132,9 @@ pub fn check_inert(out: &Path) -> Vec<String> {
             "js" if rel.starts_with("search/") || is_doc_file(&rel) => {
                 bad.extend(search_index_problems(&rel, &String::from_utf8_lossy(&text)));
             }
-            "js" if !["assets/app.js", "assets/view.js", "assets/search.js", "assets/highlight.js"].contains(&rel.as_str()) => {
+            "js" if !["assets/app.js", "assets/view.js", "assets/search.js", "assets/highlight.js"]
+                .contains(&rel.as_str()) =>
+            {
                 bad.push(format!("unexpected script {rel}"))
             }
             _ => {}
