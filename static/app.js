@@ -45,10 +45,10 @@
     }
   }
 
-  // Copy buttons: the fork commands (the text is in data-copy) and, added
-  // here, every code block. Uses the clipboard API where the page may; else
-  // (or if it refuses) selects the text and asks the browser to copy the
-  // selection; if that fails too, the text stays selected for Ctrl+C.
+  // Copy buttons, added here: the fork commands and every code block. Uses
+  // the clipboard API where the page may; else (or if it refuses) selects
+  // the text and asks the browser to copy the selection; if that fails too,
+  // the text stays selected for Ctrl+C.
   function selectText(node) {
     var sel = window.getSelection && window.getSelection();
     if (!sel || !document.createRange) return false;
@@ -85,14 +85,21 @@
       fallback();
     }
   }
-  var copies = document.querySelectorAll("button.copy[data-copy]");
-  for (var c = 0; c < copies.length; c++) {
-    copies[c].hidden = false;
-    copies[c].addEventListener("click", function (ev) {
-      var button = ev.currentTarget;
-      copy(button, button.getAttribute("data-copy") || "", button.parentNode && button.parentNode.querySelector("code"));
-    });
-  }
+  // A fork command's button is added when its control first opens (a page
+  // may hold thousands); it copies the command's own text.
+  document.addEventListener("toggle", function (ev) {
+    var d = ev.target;
+    if (!d.open || !d.classList || !d.classList.contains("fork-cmd")) return;
+    var pop = d.querySelector(".fork-pop"), code = pop && pop.querySelector("code.cmd");
+    if (!code || pop.querySelector(".copy")) return;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "btn copy";
+    button.textContent = "copy";
+    button.setAttribute("aria-label", "Copy the fork command");
+    code.parentNode.insertBefore(button, code.nextSibling);
+    button.addEventListener("click", function () { copy(button, code.textContent, code); });
+  }, true);
   var blocks = main ? main.querySelectorAll(".md pre, pre.code") : [];
   for (var k = 0; k < blocks.length; k++) {
     var pre = blocks[k];

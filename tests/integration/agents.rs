@@ -618,8 +618,9 @@ fn codex_and_gemini_pages_offer_fork_here_with_a_command_that_works() {
         cmds.sort();
         cmds.dedup();
         assert!(!cmds.is_empty(), "{client}: no fork here");
-        assert!(pages.contains(&format!("Writes a new session that <code>{resume}</code> resumes")), "{client}");
-        assert!(!pages.contains("<code>claude -r</code>"), "{client}");
+        // The hint under the command (style.css writes it from data-resume).
+        assert!(pages.contains(&format!("<div class=\"fork-pop\" data-resume=\"{resume}\">")), "{client}");
+        assert!(!pages.contains("data-resume=\"claude -r\""), "{client}");
         // Not every message: a reply that calls a tool, a prompt, are no checkpoint.
         let (offers, messages) =
             (pages.matches("<details class=\"fork-cmd\">").count(), pages.matches("<article class=\"msg").count());

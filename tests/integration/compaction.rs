@@ -363,8 +363,7 @@ fn every_fork_command_on_the_compaction_pages_forks() {
         let mut ats = BTreeSet::new();
         for (path, bytes) in crate::render::files(&out) {
             if path.extension().is_some_and(|e| e == "html") {
-                for v in crate::render::attr_values(&String::from_utf8_lossy(&bytes), "data-copy") {
-                    let cmd = crate::render::unescape(v);
+                for cmd in crate::render::fork_commands_in(&String::from_utf8_lossy(&bytes)) {
                     if let Some(rest) = cmd.strip_prefix("cctree fork --at=") {
                         let (at, session) = rest.split_once(" -- ").unwrap();
                         ats.insert((at.to_string(), session.to_string()));

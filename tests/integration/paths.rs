@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::render::{attr_values, files, unescape};
+use crate::render::{files, fork_commands_in};
 use crate::support::{cctree, corpus, example_archive};
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -48,7 +48,7 @@ fn fork_commands(at: &At<'_>, input: Option<&Path>, out: &Path, extra: &[&str]) 
     let mut cmds = Vec::new();
     for (path, bytes) in files(out) {
         if path.extension().is_some_and(|e| e == "html") {
-            cmds.extend(attr_values(&String::from_utf8_lossy(&bytes), "data-copy").into_iter().map(unescape));
+            cmds.extend(fork_commands_in(&String::from_utf8_lossy(&bytes)));
         }
     }
     assert!(cmds.len() >= 10, "too few fork commands on the site: {cmds:?}");
@@ -209,7 +209,7 @@ fn fork_commands_for_ids_starting_with_a_dash_work_as_copied() {
     let mut cmds = Vec::new();
     for (path, bytes) in files(&site) {
         if path.extension().is_some_and(|e| e == "html") {
-            cmds.extend(attr_values(&String::from_utf8_lossy(&bytes), "data-copy").into_iter().map(unescape));
+            cmds.extend(fork_commands_in(&String::from_utf8_lossy(&bytes)));
         }
     }
     assert!(!cmds.is_empty(), "no fork command on the site");
@@ -310,7 +310,7 @@ fn a_published_render_names_no_directory_of_the_machine() {
         let mut sessions: Vec<String> = Vec::new();
         for (path, bytes) in &site {
             if path.extension().is_some_and(|e| e == "html") {
-                for cmd in attr_values(&String::from_utf8_lossy(bytes), "data-copy").into_iter().map(unescape) {
+                for cmd in fork_commands_in(&String::from_utf8_lossy(bytes)) {
                     if let Some(id) = cmd.rsplit(" -- ").next().filter(|_| cmd.contains(" -- ")) {
                         let id = id.trim_matches('\'').to_string();
                         if !sessions.contains(&id) {

@@ -62,6 +62,13 @@ fn tags(html: &str) -> Vec<&str> {
     out
 }
 
+/// The fork commands of a page, as a reader copies them: the text of each
+/// "fork here" control's `<code class="cmd">` (its copy button, added by
+/// app.js, copies that text).
+pub fn fork_commands_in(html: &str) -> Vec<String> {
+    html.split("<code class=\"cmd\">").skip(1).map(|s| unescape(&s[..s.find("</code>").unwrap_or(s.len())])).collect()
+}
+
 /// Values of `attr="…"` in the tags of an HTML text.
 pub fn attr_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
     let pat = format!(" {attr}=\"");
@@ -449,15 +456,13 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
     assert!(projects.is_none(), "the commands name no directory (cctree fork finds the session by id)");
     let want = cctree::fork::fork_command(&session, legal, projects.as_deref());
     assert!(all.contains(&format!("<code class=\"cmd\">{want}</code>")), "no fork command for {legal}");
-    assert!(all.contains(&format!("data-copy=\"{want}\"")), "no copy button for {legal}");
     assert!(!all.contains(&format!("--at={illegal}")), "a fork command at the illegal {illegal}");
 
     // Every command on the site names a legal checkpoint and its own session,
     // and sits in a collapsed control in a message header.
     let mut seen = BTreeSet::new();
     for (path, text) in &pages {
-        for v in attr_values(text, "data-copy") {
-            let cmd = unescape(v);
+        for cmd in fork_commands_in(text) {
             let rest = cmd.strip_prefix("cctree fork --at=").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
             let (at, s) = rest.split_once(" -- ").unwrap_or_else(|| panic!("{path:?}: {cmd}"));
             let at = at.split_once(" --projects ").map_or(at, |(at, _)| at);
@@ -472,7 +477,7 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
         }
         assert_eq!(
             text.matches("<details class=\"fork-cmd\">").count(),
-            attr_values(text, "data-copy").len(),
+            fork_commands_in(text).len(),
             "{path:?}"
         );
     }
@@ -484,10 +489,12 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
         }
     }
     assert!(seen.len() >= 20, "only {} fork commands", seen.len());
-    // No inline script: the copy button is wired by app.js.
+    // No inline script: the copy button is made and wired by app.js (the
+    // browser suite clicks it); the hint names the client's resume command.
     assert!(!all.contains("onclick"));
+    assert!(all.contains("<div class=\"fork-pop\" data-resume=\"claude -r\">"));
     let app = String::from_utf8_lossy(&site[Path::new("assets/app.js")]).into_owned();
-    assert!(app.contains("navigator.clipboard") && app.contains("data-copy"));
+    assert!(app.contains("navigator.clipboard") && app.contains("code.cmd"));
 }
 
 #[test]
