@@ -1,5 +1,8 @@
-//! Terminal output → HTML: SGR colour escapes become `<span class="ansi-…">`
-//! (16 colours, bold, dim, italic, underline); every other control sequence
+//! Terminal output → HTML: SGR colour escapes become elements `<t-N>` of
+//! foreground colour N (16 colours; `<t-x>` without one), with classes
+//! `g0`–`g15` for the background and `b`, `d`, `i`, `u` for bold, dim,
+//! italic, underline (short: a build log holds thousands; custom elements,
+//! as the highlighting's `<h-…>`, that `static/style.css` styles); every other control sequence
 //! (cursor movement, character sets such as `tput sgr0`'s `ESC ( B`, OSC
 //! titles and links, DCS, APC/PM/SOS strings, 256/true colour) is dropped
 //! whole. The input is read by `anstyle-parse`, a VT parser (Paul Williams'
@@ -9,6 +12,9 @@
 use anstyle_parse::{Params, Parser, Perform};
 
 use super::{Html, push_text};
+
+/// The 16 colours' numbers, as written in element and class names.
+const NUMBERS: [&str; 16] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15"];
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Style {
@@ -21,29 +27,40 @@ struct Style {
 }
 
 impl Style {
-    fn push_classes(&self, out: &mut String) {
-        let mut sep = "";
-        let mut push = |out: &mut String, class: &str, n: Option<u16>| {
-            out.push_str(sep);
-            out.push_str(class);
-            if let Some(n) = n {
-                out.push_str(&n.to_string());
-            }
-            sep = " ";
-        };
-        if let Some(f) = self.fg {
-            push(out, "ansi-fg", Some(f));
-        }
+    /// The start tag of a style's element: `<t-N>` for foreground colour N
+    /// (`<t-x>` without one), the background and attributes as classes
+    /// (`<t-2 class="b">`).
+    fn push_open(&self, out: &mut String) {
+        out.push_str("<t-");
+        self.push_name(out);
+        let mut sep = " class=\"";
         if let Some(b) = self.bg {
-            push(out, "ansi-bg", Some(b));
+            out.push_str(sep);
+            out.push('g');
+            out.push_str(NUMBERS[usize::from(b)]);
+            sep = " ";
         }
-        for (on, name) in
-            [(self.bold, "ansi-b"), (self.dim, "ansi-d"), (self.italic, "ansi-i"), (self.underline, "ansi-u")]
-        {
+        for (on, name) in [(self.bold, "b"), (self.dim, "d"), (self.italic, "i"), (self.underline, "u")] {
             if on {
-                push(out, name, None);
+                out.push_str(sep);
+                out.push_str(name);
+                sep = " ";
             }
         }
+        if sep == " " {
+            out.push('"');
+        }
+        out.push('>');
+    }
+
+    fn push_close(&self, out: &mut String) {
+        out.push_str("</t-");
+        self.push_name(out);
+        out.push('>');
+    }
+
+    fn push_name(&self, out: &mut String) {
+        out.push_str(self.fg.map_or("x", |f| NUMBERS[usize::from(f)]));
     }
 
     /// Applies the parameters of one SGR sequence (`ESC [ … m`); parameters
@@ -111,7 +128,7 @@ fn convert(s: &str) -> String {
     }
     page.flush();
     if page.open {
-        page.out.push_str("</span>");
+        page.style.push_close(&mut page.out);
     }
     page.out
 }
@@ -132,9 +149,7 @@ impl Page {
             return;
         }
         if !self.open && self.style != Style::default() {
-            self.out.push_str("<span class=\"");
-            self.style.push_classes(&mut self.out);
-            self.out.push_str("\">");
+            self.style.push_open(&mut self.out);
             self.open = true;
         }
         push_text(&mut self.out, &self.text);
@@ -165,7 +180,7 @@ impl Perform for Page {
         if next != self.style {
             self.flush();
             if self.open {
-                self.out.push_str("</span>");
+                self.style.push_close(&mut self.out);
                 self.open = false;
             }
             self.style = next;
@@ -178,19 +193,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn colours_become_classes() {
+    fn colours_become_elements_and_classes() {
         let h = convert("\u{1b}[1m\u{1b}[32m   Compiling\u{1b}[0m x <y>");
-        assert_eq!(h, "<span class=\"ansi-fg2 ansi-b\">   Compiling</span> x &lt;y>");
+        assert_eq!(h, "<t-2 class=\"b\">   Compiling</t-2> x &lt;y>");
+        // A background and attributes without a foreground; a change of style closes the element it opened.
+        assert_eq!(convert("\u{1b}[41;1;4ma\u{1b}[94mb\u{1b}[0mc"), "<t-x class=\"g1 b u\">a</t-x><t-12 class=\"g1 b u\">b</t-12>c");
     }
 
     #[test]
     fn other_sequences_are_stripped() {
         assert_eq!(convert("a\u{1b}[2Kb\u{1b}]0;title\u{7}c\r\n"), "abc\n");
         assert_eq!(convert("\u{1b}[38;2;1;2;3mx\u{1b}[m"), "x");
-        assert_eq!(convert("\u{1b}[38;5;9mx"), "<span class=\"ansi-fg9\">x</span>");
-        assert_eq!(convert("\u{1b}[38:5:9mx"), "<span class=\"ansi-fg9\">x</span>");
+        assert_eq!(convert("\u{1b}[38;5;9mx"), "<t-9>x</t-9>");
+        assert_eq!(convert("\u{1b}[38:5:9mx"), "<t-9>x</t-9>");
         assert_eq!(convert("tail\u{1b}"), "tail");
-        assert_eq!(convert("é\u{1b}[31mé"), "é<span class=\"ansi-fg1\">é</span>");
+        assert_eq!(convert("é\u{1b}[31mé"), "é<t-1>é</t-1>");
     }
 
     /// `tput sgr0` writes `ESC ( B` (select the US-ASCII character set)
@@ -199,7 +216,7 @@ mod tests {
     #[test]
     fn tput_sgr0_leaves_no_stray_b() {
         assert_eq!(convert("ALPHA\u{1b}(B\u{1b}[mOMEGA"), "ALPHAOMEGA");
-        assert_eq!(convert("\u{1b}[1mbold\u{1b}(B\u{1b}[m plain"), "<span class=\"ansi-b\">bold</span> plain");
+        assert_eq!(convert("\u{1b}[1mbold\u{1b}(B\u{1b}[m plain"), "<t-x class=\"b\">bold</t-x> plain");
     }
 
     /// Device control strings (DCS: sixel images, tmux passthrough) and

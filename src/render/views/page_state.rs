@@ -218,7 +218,7 @@ mod tests {
     #[test]
     fn big_outputs_fold_and_cut() {
         let small = output_capped("a\u{1b}[31mb", "Output", "", OUTPUT_CAP).to_string();
-        assert!(small.contains("ansi-fg1") && !small.contains("<details"), "{small}");
+        assert!(small.contains("<t-1>") && !small.contains("<details"), "{small}");
         let big = output_capped(&"x".repeat(OUTPUT_CAP + 10), "Output", "", OUTPUT_CAP).to_string();
         assert!(big.contains("<details class=\"big\">") && big.contains("Cut:"));
     }
