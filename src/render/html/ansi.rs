@@ -13,8 +13,12 @@ use anstyle_parse::{Params, Parser, Perform};
 
 use super::{Html, push_text};
 
-/// The 16 colours' numbers, as written in element and class names.
-const NUMBERS: [&str; 16] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15"];
+/// A colour's number (0–15, as [`Style::apply`] keeps them), as written in
+/// element and class names.
+fn number(n: u16) -> &'static str {
+    const NUMBERS: [&str; 16] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15"];
+    NUMBERS.get(usize::from(n)).copied().unwrap_or("x")
+}
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Style {
@@ -37,7 +41,7 @@ impl Style {
         if let Some(b) = self.bg {
             out.push_str(sep);
             out.push('g');
-            out.push_str(NUMBERS[usize::from(b)]);
+            out.push_str(number(b));
             sep = " ";
         }
         for (on, name) in [(self.bold, "b"), (self.dim, "d"), (self.italic, "i"), (self.underline, "u")] {
@@ -60,7 +64,7 @@ impl Style {
     }
 
     fn push_name(&self, out: &mut String) {
-        out.push_str(self.fg.map_or("x", |f| NUMBERS[usize::from(f)]));
+        out.push_str(self.fg.map_or("x", number));
     }
 
     /// Applies the parameters of one SGR sequence (`ESC [ … m`); parameters
