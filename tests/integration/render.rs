@@ -475,11 +475,7 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
             let conv_page = !path.to_string_lossy().contains("/b/");
             assert!(seen.insert((conv_page, at.to_string())), "{path:?}: two commands for {at}");
         }
-        assert_eq!(
-            text.matches("<details class=\"fork-cmd\">").count(),
-            fork_commands_in(text).len(),
-            "{path:?}"
-        );
+        assert_eq!(text.matches("<details class=\"fork-cmd\">").count(), fork_commands_in(text).len(), "{path:?}");
     }
     // Each branch page offers some, and most legal checkpoints get one.
     for (path, text) in &pages {

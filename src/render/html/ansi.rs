@@ -201,7 +201,10 @@ mod tests {
         let h = convert("\u{1b}[1m\u{1b}[32m   Compiling\u{1b}[0m x <y>");
         assert_eq!(h, "<t-2 class=\"b\">   Compiling</t-2> x &lt;y>");
         // A background and attributes without a foreground; a change of style closes the element it opened.
-        assert_eq!(convert("\u{1b}[41;1;4ma\u{1b}[94mb\u{1b}[0mc"), "<t-x class=\"g1 b u\">a</t-x><t-12 class=\"g1 b u\">b</t-12>c");
+        assert_eq!(
+            convert("\u{1b}[41;1;4ma\u{1b}[94mb\u{1b}[0mc"),
+            "<t-x class=\"g1 b u\">a</t-x><t-12 class=\"g1 b u\">b</t-12>c"
+        );
     }
 
     #[test]
