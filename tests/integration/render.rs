@@ -66,7 +66,13 @@ fn tags(html: &str) -> Vec<&str> {
 /// "fork here" control's `<code class="cmd">` (its copy button, added by
 /// app.js, copies that text).
 pub fn fork_commands_in(html: &str) -> Vec<String> {
-    html.split("<code class=\"cmd\">").skip(1).map(|s| unescape(&s[..s.find("</code>").unwrap_or(s.len())])).collect()
+    html.split("<div class=\"fork-pop\"")
+        .skip(1)
+        .filter_map(|s| {
+            let s = &s[s.find("<code class=\"cmd\">")? + "<code class=\"cmd\">".len()..];
+            Some(unescape(&s[..s.find("</code>").unwrap_or(s.len())]))
+        })
+        .collect()
 }
 
 /// Values of `attr="…"` in the tags of an HTML text.
