@@ -168,8 +168,8 @@
 // language syntect would pick, named as highlight.js names it) is plain
 // numbered text in the page; the first time one is shown — its fold opened
 // by the reader, by "expand all", by find or a search result, a link into
-// it — the site's own copy of highlight.js (assets/highlight.js, vendored)
-// is loaded once, as a <script> element (so it works from file:// and under
+// it — the site's own copy of highlight.js (vendored, beside this script in
+// the site's assets) is loaded once, as a script element (so it works from file:// and under
 // the page's CSP), and each token's text is wrapped, text node by text node,
 // in the <h-X> element syntax.css colours for syntect's code. The page's
 // text nodes stay where they are, so words marked by find or a search
@@ -181,7 +181,10 @@
   "use strict";
   var root = document.documentElement.getAttribute("data-root");
   var main = document.querySelector("main");
-  if (root === null || !main) return;
+  // The highlighter lies beside this file (an export inlines this script: no src).
+  var me = document.currentScript;
+  var src = me && me.src ? me.src.replace(/app\.js([?#].*)?$/, "highlight.js") : "";
+  if (root === null || !main || !/highlight\.js$/.test(src)) return;
   var waiting = Array.prototype.slice.call(main.querySelectorAll("pre.lines[data-lang]"));
   if (!waiting.length) return;
   // highlight.js scopes → the kinds of render::html::highlight's KINDS
@@ -247,7 +250,7 @@
     if (!loading) loading = new Promise(function (resolve, reject) {
       if (window.hljs) { resolve(); return; }
       var s = document.createElement("script");
-      s.src = root + "assets/highlight.js";
+      s.src = src;
       s.onload = function () { if (window.hljs) resolve(); else reject(new Error("highlight.js")); };
       s.onerror = function () { reject(new Error("highlight.js")); };
       document.head.appendChild(s);

@@ -4,7 +4,7 @@
 //
 // The index (written by src/render/search/, whose module doc describes it)
 // is a set of scripts that assign data to CCTREE_SEARCH[id]; they are loaded
-// as <script> elements when a search needs them, so search works from
+// as script elements when a search needs them, so search works from
 // file:// (where fetch() of local files is refused) and on any static host
 // under any sub-path. Text from the index is only ever put into the page as
 // text (textContent, text nodes), never as markup.
