@@ -296,6 +296,21 @@ fn only_the_parse_cache_of_the_grown_file_is_written() {
     assert_same_as_fresh(&projects, &site);
 }
 
+/// The parent of the session file's second typed prompt, with the session's
+/// id and working directory: where a rewind asks again.
+fn second_prompt_parent(file: &Path) -> (String, String, String) {
+    let text = std::fs::read_to_string(file).unwrap();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == json!("user") && v["message"]["content"].is_string())
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            (s("parentUuid"), s("sessionId"), s("cwd"))
+        })
+        .nth(1)
+        .expect("two prompts")
+}
+
 /// A prompt answered again from an early message of a multi-page track (a
 /// rewind): a new branch, a fork point on a page in the middle, every page
 /// of the conversation rendered again, the same as a fresh render.
@@ -306,18 +321,8 @@ fn a_new_fork_on_a_multi_page_track_matches_a_fresh_render() {
     let site = dir.path().join("site");
     render(&projects, &site);
     let file = session(&projects);
-    let text = std::fs::read_to_string(&file).unwrap();
-    // The parent of the session's second typed prompt: the rewind asks again from there.
-    let (parent, session_id, cwd) = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["type"] == json!("user") && v["message"]["content"].is_string())
-        .map(|v| {
-            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-            (s("parentUuid"), s("sessionId"), s("cwd"))
-        })
-        .nth(1)
-        .expect("two prompts");
+    // The rewind asks again from there.
+    let (parent, session_id, cwd) = second_prompt_parent(&file);
     let prompt = json!({
         "parentUuid": parent, "isSidechain": false, "type": "user", "sessionId": session_id, "cwd": cwd,
         "version": "2.1.42", "uuid": "f0000000-0000-4000-8000-000000000001",
@@ -941,18 +946,8 @@ fn a_turn_on_one_branch_leaves_another_forks_compare_page_unrendered() {
     let site = dir.path().join("site");
     render(&projects, &site);
     let file = session(&projects);
-    let text = std::fs::read_to_string(&file).unwrap();
-    // The parent of the session's second typed prompt: the first rewind asks again from there.
-    let (parent, session_id, cwd) = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["type"] == json!("user") && v["message"]["content"].is_string())
-        .map(|v| {
-            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
-            (s("parentUuid"), s("sessionId"), s("cwd"))
-        })
-        .nth(1)
-        .expect("two prompts");
+    // The first rewind asks again from there.
+    let (parent, session_id, cwd) = second_prompt_parent(&file);
     let at = (session_id.as_str(), cwd.as_str());
     // Fork 1 at `parent`: a branch of three turns; fork 2 after its first
     // turn: a branch of one turn, written last (the active line).
