@@ -193,6 +193,8 @@ pub(super) fn content_type(ext: &str) -> &'static str {
         "jpg" | "jpeg" => "image/jpeg",
         "gif" => "image/gif",
         "webp" => "image/webp",
+        // The site's own icon only: an image of a transcript is never SVG.
+        "svg" => "image/svg+xml",
         _ => "application/octet-stream",
     }
 }

@@ -157,6 +157,9 @@ fn check_links(site: &BTreeMap<PathBuf, Vec<u8>>) {
         }
         let html = std::str::from_utf8(bytes).unwrap();
         assert!(html.contains("Content-Security-Policy"), "{}: no CSP", path.display());
+        // An icon of its own (checked below to resolve), so that a browser asks
+        // no server for `/favicon.ico`.
+        assert!(tags(html).iter().any(|t| t.starts_with("link rel=\"icon\"")), "{}: no icon", path.display());
         for tag in tags(html) {
             assert!(!tag.contains(" style="), "{}: inline style in <{tag}>", path.display());
             assert!(!has_handler(tag), "{}: event handler in <{tag}>", path.display());
@@ -409,7 +412,9 @@ fn hostile_transcripts_are_escaped_and_stay_inside_the_output() {
         }
         assert!(!path.to_string_lossy().contains(".."), "{}", path.display());
     }
-    assert!(!site.keys().any(|k| k.extension().is_some_and(|e| e == "svg")));
+    // No image of a transcript as SVG (it could carry script): the one SVG is the site's icon.
+    let svgs: Vec<_> = site.keys().filter(|k| k.extension().is_some_and(|e| e == "svg")).collect();
+    assert_eq!(svgs, [Path::new("assets/icon.svg")]);
     let listing = crate::adversarial::listing(tmp.path());
     assert!(listing.iter().all(|p| p.starts_with(&out) || p.starts_with(tmp.path().join("projects"))));
 }

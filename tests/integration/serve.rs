@@ -434,6 +434,9 @@ fn ctrl_c_stops_it_cleanly() {
     let input = example_copy(tmp.path());
     let site = tmp.path().join("site");
     let server = Server::start(&[input.as_os_str(), "-o".as_ref(), site.as_os_str()], &[]);
+    // The pages' icon is served as an image (no request for /favicon.ico).
+    let icon = server.get("/assets/icon.svg");
+    assert_eq!((icon.status, icon.header("content-type")), (200, Some("image/svg+xml")));
     let r = server.get("/assets/style.css");
     let etag = r.header("etag").unwrap().to_string();
     assert_eq!(server.get_with("/assets/style.css", &format!("If-None-Match: {etag}\r\n")).status, 304);

@@ -932,6 +932,7 @@ pub fn page_problems(rel: &str, html: &str) -> Vec<String> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     let own_script = regex::Regex::new(r#"^(\.\./)*assets/(app|view|search)\.js$"#).unwrap();
     let own_style = regex::Regex::new(r#"^(\.\./)*assets/[a-z]+\.css$"#).unwrap();
+    let own_icon = regex::Regex::new(r#"^(\.\./)*assets/icon\.svg$"#).unwrap();
     for tag in start_tags(html) {
         let name = tag.name.as_str();
         let attr = |n: &str| tag.attrs.iter().find(|(a, _)| a == n).map(|(_, v)| v.as_str());
@@ -953,7 +954,12 @@ pub fn page_problems(rel: &str, html: &str) -> Vec<String> {
                 }
             }
             "link" => {
-                let ok = attr("rel") == Some("stylesheet") && attr("href").is_some_and(|h| own_style.is_match(h));
+                let own = |re: &regex::Regex| attr("href").is_some_and(|h| re.is_match(h));
+                let ok = match attr("rel") {
+                    Some("stylesheet") => own(&own_style),
+                    Some("icon") => own(&own_icon) && attr("type") == Some("image/svg+xml"),
+                    _ => false,
+                };
                 if !ok {
                     bad.push(format!("{rel}: foreign <link>: {}", tag.raw));
                 }
@@ -1119,7 +1125,8 @@ pub fn check_inert(out: &Path) -> Vec<String> {
             bad.push(format!("unsafe file name {rel:?}"));
         }
         let ext = Path::new(&rel).extension().and_then(|x| x.to_str()).unwrap_or("");
-        if !["html", "js", "css", "png", "jpg", "jpeg", "gif", "webp"].contains(&ext) {
+        // SVG only as the site's own icon: an image of a transcript is never one.
+        if !["html", "js", "css", "png", "jpg", "jpeg", "gif", "webp"].contains(&ext) && rel != "assets/icon.svg" {
             bad.push(format!("unexpected file type {rel:?}"));
         }
         let text = std::fs::read(e.path()).unwrap();

@@ -6,7 +6,9 @@
 //! `render::html::highlight`'s `KINDS`, light and dark) and
 //! `assets/highlight.js`: highlight.js 11.12.0, vendored in
 //! `static/vendor/highlight.js/` (BSD-3-Clause: its licence leads the file),
-//! which `app.js` loads when a reader opens a file read.
+//! which `app.js` loads when a reader opens a file read; `assets/icon.svg`,
+//! the pages' icon (the fork glyph in the accent colour of each theme; without
+//! it, a browser asks the server for `/favicon.ico`).
 
 /// `(path under the site root, contents)`.
 pub(crate) const ASSETS: &[(&str, &str)] = &[
@@ -16,6 +18,7 @@ pub(crate) const ASSETS: &[(&str, &str)] = &[
     ("assets/search.js", include_str!("../../../static/search.js")),
     ("assets/syntax.css", include_str!("../../../static/syntax.css")),
     ("assets/highlight.js", HIGHLIGHT_JS),
+    ("assets/icon.svg", include_str!("../../../static/icon.svg")),
 ];
 
 /// The vendored highlighter as one script: its licence (as a comment), the
