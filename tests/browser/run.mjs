@@ -144,7 +144,10 @@ function domProblems() {
     if (!src || !own.test(new URL(src, document.baseURI).pathname)) bad.push(`foreign script: ${describe(s)}`);
   }
   for (const l of document.querySelectorAll("link")) {
-    if (l.rel !== "stylesheet" || !/\/assets\/[a-z]+\.css$/.test(new URL(l.getAttribute("href"), document.baseURI).pathname)) bad.push(`foreign link: ${describe(l)}`);
+    // The site's style sheets and its icon, nothing else.
+    const path = new URL(l.getAttribute("href"), document.baseURI).pathname;
+    const ok = l.rel === "stylesheet" ? /\/assets\/[a-z]+\.css$/.test(path) : l.rel === "icon" && /\/assets\/icon\.svg$/.test(path);
+    if (!ok) bad.push(`foreign link: ${describe(l)}`);
   }
   for (const a of document.querySelectorAll("a[href], area[href]")) {
     const p = new URL(a.getAttribute("href"), document.baseURI).protocol;
