@@ -246,7 +246,7 @@ fn merge_related(units: &Units<'_>) -> Dsu {
 fn signatures(ctx: &ProjectCtx<'_>, units: &Units<'_>) -> IdVec<UnitId, [blake3::Hash; 2]> {
     let g = units.g;
     let sig = |unit: &Unit| {
-        let (mut s, mut structure) = (String::new(), String::new());
+        let (mut s, mut structure) = (Sig::default(), Sig::default());
         match *unit {
             Unit::Conversation(c) => {
                 conversation_sig(&mut s, ctx, c, true);
@@ -265,16 +265,60 @@ fn signatures(ctx: &ProjectCtx<'_>, units: &Units<'_>) -> IdVec<UnitId, [blake3:
                 for n in g.nodes.ids().filter(|n| units.of(*n) == units.rest) {
                     node_sig(&mut s, ctx, n);
                 }
-                structure.push_str("rest");
+                structure.bytes(b"rest");
             }
         }
-        [blake3::hash(s.as_bytes()), blake3::hash(structure.as_bytes())]
+        [s.digest(), structure.digest()]
     };
     units.list.iter().map(sig).collect()
 }
 
+/// A unit's signature being hashed: the lines of its conversation, agents
+/// and sessions as text, and each node's fields as bytes (`Hash`: a string
+/// ends with 0xff, an integer has its width, each list item a tag of its
+/// own), gathered in a buffer and hashed in blocks.
+#[derive(Default)]
+struct Sig {
+    buf: Vec<u8>,
+    h: blake3::Hasher,
+}
+
+impl Sig {
+    /// Bytes gathered before they are hashed.
+    const BLOCK: usize = 1 << 16;
+
+    fn bytes(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= Self::BLOCK {
+            self.h.update(&self.buf);
+            self.buf.clear();
+        }
+    }
+
+    fn digest(mut self) -> blake3::Hash {
+        self.h.update(&self.buf);
+        self.h.finalize()
+    }
+}
+
+impl std::fmt::Write for Sig {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.bytes(s.as_bytes());
+        Ok(())
+    }
+}
+
+impl std::hash::Hasher for Sig {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.bytes(bytes);
+    }
+}
+
 /// `full`: with its nodes and what changes as it grows (else its structure).
-fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: AgentId, full: bool) {
+fn agent_sig(s: &mut Sig, ctx: &ProjectCtx<'_>, i: AgentId, full: bool) {
     let (g, e) = (ctx.graph(), ctx.entries());
     let a = &g.agents[i];
     let uuid = |n: Option<NodeId>| n.map_or("", |n| g.uuid(e, n));
@@ -300,7 +344,7 @@ fn agent_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: AgentId, full: bool) {
 }
 
 /// `full`: with what changes as it grows (else its structure).
-fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: ConversationId, full: bool) {
+fn conversation_sig(s: &mut Sig, ctx: &ProjectCtx<'_>, i: ConversationId, full: bool) {
     let g = ctx.graph();
     let e = ctx.entries();
     let c = &g.conversations[i];
@@ -363,7 +407,7 @@ fn conversation_sig(s: &mut String, ctx: &ProjectCtx<'_>, i: ConversationId, ful
     }
 }
 
-fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: SessionId, full: bool) {
+fn session_sig(s: &mut Sig, ctx: &ProjectCtx<'_>, sid: SessionId, full: bool) {
     let g = ctx.graph();
     let Some(ss) = g.sessions.get(sid) else { return };
     let _ = writeln!(
@@ -381,41 +425,38 @@ fn session_sig(s: &mut String, ctx: &ProjectCtx<'_>, sid: SessionId, full: bool)
     );
 }
 
-fn node_sig(s: &mut String, ctx: &ProjectCtx<'_>, n: NodeId) {
+/// A node as its pages show it: its uuid, line and payload hashes, length,
+/// parent, link, session, time and child role; the calls and results it is
+/// linked to, the queued messages shown after it, the differing copies of
+/// its uuid with their place. Fields are hashed, not formatted (71,000
+/// nodes in a large project, every run).
+fn node_sig(s: &mut Sig, ctx: &ProjectCtx<'_>, n: NodeId) {
     let (g, e) = (ctx.graph(), ctx.entries());
     let node = g.node(n);
     let en = g.entry(e, n);
-    let sess = g.sessions.get(node.session).map_or("", |x| &x.session_id);
-    let _ = write!(
-        s,
-        "n {} {:x} {:x} {} p {} {:?} {sess} {} {} {:?}",
-        g.uuid(e, n),
-        en.line_hash,
-        en.payload_hash,
-        en.len,
-        node.parent.map_or("", |p| g.uuid(e, p)),
-        node.link,
-        node.sidechain,
-        node.ts,
-        g.child_roles.get(&n)
-    );
+    let sess = g.sessions.get(node.session).map(|x| &*x.session_id);
+    (b'n', g.uuid(e, n), en.line_hash, en.payload_hash, en.len).hash(s);
+    (node.parent.map(|p| g.uuid(e, p)), node.link as u8, sess, node.sidechain, node.ts).hash(s);
+    g.child_roles.get(&n).map(|r| *r as u8).hash(s);
     let ids = en.tool_uses.iter().map(|t| &*t.id).chain(en.tool_results.iter().map(|t| &*t.tool_use_id));
     for id in ids {
         if let Some(l) = g.tools.get(id) {
-            let _ = write!(s, " tool {}", l.use_node.map_or("", |u| g.uuid(e, u)));
+            (b't', l.use_node.map(|u| g.uuid(e, u))).hash(s);
             for r in &l.results {
-                let _ = write!(s, " {}", g.uuid(e, *r));
+                (b'r', g.uuid(e, *r)).hash(s);
             }
         }
     }
     // Queued messages shown after it.
     for &q in g.queued.get(&n).into_iter().flatten() {
-        let _ = write!(s, " queued {:x}", e[q].line_hash);
+        (b'q', e[q].line_hash).hash(s);
     }
     // Differing copies of the uuid are shown with the message, with their place.
     for &o in ctx.conflicts.get(&n).into_iter().flatten() {
         let other = &e[o];
-        let _ = write!(s, " conflict {:x} {}", other.line_hash, ctx.project.locate(other.loc));
+        (b'c', other.line_hash).hash(s);
+        let _ = write!(s, "{}", ctx.project.locate(other.loc));
+        0xffu8.hash(s);
     }
-    s.push('\n');
+    b'\n'.hash(s);
 }
