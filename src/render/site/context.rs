@@ -117,6 +117,9 @@ pub(crate) struct ProjectCtx<'a> {
     pub(crate) prices: Arc<Prices>,
     /// The agent transcripts spawned from each branch ([`spend::agent_homes`]).
     pub(crate) agent_homes: FxHashMap<BranchId, Vec<(AgentId, NodeId)>>,
+    /// What the whole project spent, tallied once ([`ProjectCtx::project_spend`]:
+    /// the project index and the build summary both show it).
+    project_spend: std::sync::OnceLock<Spend>,
 }
 
 /// How the pages of a project name places on the publisher's disk.
@@ -207,6 +210,7 @@ impl<'a> ProjectCtx<'a> {
             group_members: FxHashMap::default(),
             prices: opts.prices.prices.clone(),
             agent_homes: spend::agent_homes(g),
+            project_spend: std::sync::OnceLock::new(),
         };
         ctx.lay_out(g, e);
         ctx.judge_checkpoints(g);
@@ -236,7 +240,7 @@ impl<'a> ProjectCtx<'a> {
     /// What the whole project spent: every transcript (conversations,
     /// fragments, sub-agents and side agents).
     pub(crate) fn project_spend(&self) -> Spend {
-        self.spend_of(self.graph().nodes.ids())
+        *self.project_spend.get_or_init(|| self.spend_of(self.graph().nodes.ids()))
     }
 
     /// Legal checkpoints of every branch, judged once per branch over its
