@@ -16,21 +16,33 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     let entries = input.entries;
     let mut g = Graph::default();
 
-    // Sessions, interned in `sessionId` order.
-    let mut session_ids: Vec<&str> = entries.iter().map(|e| e.session_id.as_deref().unwrap_or("")).collect();
+    // Sessions, interned in `sessionId` order; each entry's session found
+    // with one lookup of its id (the passes below index it by entry).
+    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
+    let first_seen: Vec<usize> = entries
+        .iter()
+        .map(|e| {
+            let next = seen.len();
+            *seen.entry(e.session_id.as_deref().unwrap_or("")).or_insert(next)
+        })
+        .collect();
+    let mut session_ids: Vec<&str> = seen.keys().copied().collect();
     session_ids.sort_unstable();
-    session_ids.dedup();
     g.sessions = session_ids.iter().map(|s| Session { session_id: (*s).into(), ..Session::default() }).collect();
     let session_ix: FxHashMap<&str, SessionId> = g.sessions.ids().zip(session_ids).map(|(id, s)| (s, id)).collect();
-    for e in entries {
+    // Ids in first-seen order (0, 1, …) to sessions.
+    let mut by_seen: Vec<(usize, SessionId)> = seen.iter().map(|(s, &i)| (i, session_ix[s])).collect();
+    by_seen.sort_unstable();
+    let session_of: IdVec<EntryId, SessionId> = first_seen.iter().map(|&i| by_seen[i].1).collect();
+    for (i, e) in entries.iter_enumerated() {
         if let Some(ts) = e.timestamp {
-            let s = &mut g.sessions[session_ix[e.session_id.as_deref().unwrap_or("")]];
+            let s = &mut g.sessions[session_of[i]];
             s.first_ts = Some(s.first_ts.map_or(ts, |f| f.min(ts)));
             s.last_ts = Some(s.last_ts.map_or(ts, |f| f.max(ts)));
         }
     }
 
-    dedupe(&mut g, input, &session_ix);
+    dedupe(&mut g, input, &session_ix, &session_of);
     // Checkpoints of `cctree fork` sessions.
     for e in entries {
         if let (Some(cp), Some(sid)) = (e.cctree_fork.as_deref(), e.session_id.as_deref()) {
@@ -81,9 +93,14 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
 
 /// One node per uuid, its canonical instance chosen among the copies (§5.4);
 /// other instances are aliases, differing ones P1 findings.
-fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, SessionId>) {
+fn dedupe(
+    g: &mut Graph,
+    input: &GraphInput<'_>,
+    session_ix: &FxHashMap<&str, SessionId>,
+    entry_session: &IdVec<EntryId, SessionId>,
+) {
     let entries = input.entries;
-    let session_of = |e: &Entry| session_ix[e.session_id.as_deref().unwrap_or("")];
+    let session_of = |i: EntryId| entry_session[i];
     // Group instances by uuid; uuids in sorted order give order-free node ids.
     // One sort of (uuid, entry) pairs: no map, no list per uuid.
     let mut pairs: Vec<(&str, EntryId)> =
@@ -103,7 +120,7 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
     drop(pairs);
 
     let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file].class.is_agent();
-    let copies = Copies::new(entries, input.files.len(), session_ix);
+    let copies = Copies::new(entries, input.files.len(), session_ix, entry_session);
     for (sess, src) in g.sessions.iter_mut().zip(&copies.direct) {
         sess.copied_from = src.clone();
     }
@@ -122,7 +139,7 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
     let wrote = wrote_what_they_share(entries, &groups, &instances_of, g.sessions.len(), &session_of, &is_side);
     let canon_key = |i: EntryId, sessions: &[SessionId]| {
         let e = &entries[i];
-        let s = session_of(e);
+        let s = session_of(i);
         let copied = copies.reach[s].iter().any(|t| sessions.binary_search(t).is_ok() && copies.copies(s, *t));
         let sess = &g.sessions[s];
         (
@@ -145,7 +162,7 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
             if let [only] = instances {
                 return *only;
             }
-            let mut sessions: Vec<SessionId> = instances.iter().map(|&j| session_of(&entries[j])).collect();
+            let mut sessions: Vec<SessionId> = instances.iter().map(|&j| session_of(j)).collect();
             sessions.sort_unstable();
             sessions.dedup();
             *instances.iter().min_by_key(|&&i| canon_key(i, &sessions)).unwrap_or(&instances[0])
@@ -162,7 +179,7 @@ fn dedupe(g: &mut Graph, input: &GraphInput<'_>, session_ix: &FxHashMap<&str, Se
             entry: canonical,
             parent: None,
             link: Link::Root,
-            session: session_of(ce),
+            session: session_of(canonical),
             sidechain: is_side(ce),
             ts: ce.timestamp.unwrap_or(i64::MIN),
             conversation: None,
@@ -186,17 +203,17 @@ fn wrote_what_they_share(
     groups: &[(&str, std::ops::Range<usize>)],
     instances_of: &[EntryId],
     sessions: usize,
-    session_of: &dyn Fn(&Entry) -> SessionId,
+    session_of: &dyn Fn(EntryId) -> SessionId,
     is_side: &dyn Fn(&Entry) -> bool,
 ) -> IdVec<SessionId, bool> {
     let mut own_first: IdVec<SessionId, i64> = IdVec::filled(i64::MAX, sessions);
     let mut shared_last: IdVec<SessionId, i64> = IdVec::filled(i64::MIN, sessions);
     for (_, range) in groups {
-        let main = || instances_of[range.clone()].iter().map(|&i| &entries[i]).filter(|e| !is_side(e));
+        let main = || instances_of[range.clone()].iter().copied().filter(|&i| !is_side(&entries[i]));
         let Some(first) = main().next().map(session_of) else { continue };
-        let alone = main().all(|e| session_of(e) == first);
-        for e in main() {
-            let (s, Some(ts)) = (session_of(e), e.timestamp) else { continue };
+        let alone = main().all(|i| session_of(i) == first);
+        for i in main() {
+            let (s, Some(ts)) = (session_of(i), entries[i].timestamp) else { continue };
             if alone {
                 own_first[s] = own_first[s].min(ts);
             } else {
@@ -504,11 +521,16 @@ struct Copies {
 }
 
 impl Copies {
-    fn new(entries: &Entries, files: usize, session_ix: &FxHashMap<&str, SessionId>) -> Copies {
+    fn new(
+        entries: &Entries,
+        files: usize,
+        session_ix: &FxHashMap<&str, SessionId>,
+        entry_session: &IdVec<EntryId, SessionId>,
+    ) -> Copies {
         let mut direct: IdVec<SessionId, Vec<SessionId>> = IdVec::filled(Vec::new(), session_ix.len());
         let mut fork_file = IdVec::filled(None, files);
-        for e in entries {
-            let Some(&s) = session_ix.get(e.session_id.as_deref().unwrap_or("")) else { continue };
+        for (i, e) in entries.iter_enumerated() {
+            let s = entry_session[i];
             if let Some(&src) = e.copied_from.as_deref().and_then(|c| session_ix.get(c)) {
                 direct[s].push(src);
             }
