@@ -4,7 +4,10 @@
 //!
 //! A file of up to `HOLD_MAX` (16 MB) is read whole and kept, as long as the
 //! project's kept bytes stay within `HOLD_BUDGET` (256 MB): pages read its
-//! lines from memory. Any other file is read in windows of about
+//! lines from memory. A file whose parse comes from the parse cache is
+//! kept the same way but read only when a page first needs a line of it
+//! ([`Text::Deferred`]): a turn appended to one session reads the files of
+//! the pages it renders. Any other file is read in windows of about
 //! `READ_WINDOW` (32 MB) while it is parsed (only the window, and a line
 //! longer than it, is in memory), and each line a page needs is read again
 //! from the file (`pread`) when the page is rendered. A 2 GB session thus
@@ -36,6 +39,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::limits::{HOLD_BUDGET, HOLD_MAX, OPEN_FILES, READ_WINDOW as WINDOW};
+
+/// Bytes read at a time where lines do not matter ([`Opened::chunks`]).
+const CHUNK: usize = 256 << 10;
 
 /// Which bytes a loaded project keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -92,6 +98,9 @@ impl Budget {
 pub enum Text {
     /// The whole file, as read.
     Held(Box<[u8]>),
+    /// The whole file, read when a line of it is first needed (a file whose
+    /// parse came from the cache: [`Opened::open_deferred`]).
+    Deferred(DeferredText),
     /// Read again from the file when a line is needed.
     Disk(DiskText),
     /// Nothing kept (the file could not be read, or nothing is read again).
@@ -107,6 +116,61 @@ pub struct DiskText {
     file: Option<File>,
     /// Its length when it was read: no line lies beyond.
     len: u64,
+}
+
+impl DiskText {
+    /// `len` bytes at `offset` (ending at `end`), read now.
+    fn bytes(&self, offset: u64, len: u32, end: u64) -> Result<Cow<'_, [u8]>, std::io::Error> {
+        if end > self.len {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "past the end"));
+        }
+        let mut buf = vec![0u8; len as usize];
+        let n = match &self.file {
+            Some(f) => read_fully_at(f, &mut buf, offset)?,
+            None => read_fully_at(&File::open(&self.path)?, &mut buf, offset)?,
+        };
+        if n < buf.len() {
+            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file shrank"));
+        }
+        Ok(Cow::Owned(buf))
+    }
+}
+
+/// A file read whole when a line of it is first needed.
+#[derive(Debug)]
+pub struct DeferredText {
+    disk: DiskText,
+    /// Its bytes once read; `None` when they could not be (its lines are
+    /// then read one by one, and fail with the reason).
+    bytes: std::sync::OnceLock<Option<Box<[u8]>>>,
+}
+
+impl DeferredText {
+    /// The file's first `len` bytes (fewer if it shrank).
+    fn read(&self) -> Option<Box<[u8]>> {
+        let d = &self.disk;
+        let reopened;
+        let file = match &d.file {
+            Some(f) => f,
+            None => {
+                reopened = File::open(&d.path).ok()?;
+                &reopened
+            }
+        };
+        let mut bytes = vec![0u8; usize::try_from(d.len).ok()?];
+        let n = read_fully_at(file, &mut bytes, 0).ok()?;
+        bytes.truncate(n);
+        Some(bytes.into_boxed_slice())
+    }
+}
+
+/// The bytes `[offset, end)` of `b`.
+fn held_range(b: &[u8], offset: u64, end: u64) -> Result<Cow<'_, [u8]>, std::io::Error> {
+    let range = usize::try_from(offset).ok().zip(usize::try_from(end).ok());
+    range
+        .and_then(|(start, end)| b.get(start..end))
+        .map(Cow::Borrowed)
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "past the end"))
 }
 
 /// A line read again could not be.
@@ -128,27 +192,12 @@ impl Text {
     pub fn bytes(&self, offset: u64, len: u32) -> Result<Cow<'_, [u8]>, std::io::Error> {
         let end = offset.checked_add(u64::from(len)).ok_or_else(|| std::io::Error::other("offset out of range"))?;
         match self {
-            Text::Held(b) => {
-                let range = usize::try_from(offset).ok().zip(usize::try_from(end).ok());
-                range
-                    .and_then(|(start, end)| b.get(start..end))
-                    .map(Cow::Borrowed)
-                    .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "past the end"))
-            }
-            Text::Disk(d) => {
-                if end > d.len {
-                    return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "past the end"));
-                }
-                let mut buf = vec![0u8; len as usize];
-                let n = match &d.file {
-                    Some(f) => read_fully_at(f, &mut buf, offset)?,
-                    None => read_fully_at(&File::open(&d.path)?, &mut buf, offset)?,
-                };
-                if n < buf.len() {
-                    return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file shrank"));
-                }
-                Ok(Cow::Owned(buf))
-            }
+            Text::Held(b) => held_range(b, offset, end),
+            Text::Deferred(d) => match d.bytes.get_or_init(|| d.read()) {
+                Some(b) => held_range(b, offset, end),
+                None => d.disk.bytes(offset, len, end),
+            },
+            Text::Disk(d) => d.bytes(offset, len, end),
             Text::Nothing => Err(std::io::Error::other("not kept")),
         }
     }
@@ -160,16 +209,35 @@ pub struct Opened {
     file: File,
     len: u64,
     held: Option<Vec<u8>>,
+    /// Kept whole, but read only when a line of it is first needed.
+    deferred: bool,
     window: usize,
 }
 
 impl Opened {
     /// Opens `path`; reads it whole when `budget` keeps it.
     pub fn open(path: &Path, budget: &Budget) -> std::io::Result<Opened> {
+        Self::open_with(path, budget, false)
+    }
+
+    /// Opens `path` whose parse is expected from a cache: a file `budget`
+    /// keeps is not read now but when a line of it is first needed
+    /// ([`Text::Deferred`]); a turn appended to one session then reads the
+    /// files of the pages it renders, not every file of the project.
+    pub fn open_deferred(path: &Path, budget: &Budget) -> std::io::Result<Opened> {
+        Self::open_with(path, budget, true)
+    }
+
+    fn open_with(path: &Path, budget: &Budget, defer: bool) -> std::io::Result<Opened> {
         let mut file = File::open(path)?;
         let len = file.metadata()?.len();
+        let keep = budget.hold(len);
+        if keep && defer {
+            let (path, window) = (path.to_path_buf(), budget.window);
+            return Ok(Opened { path, file, len, held: None, deferred: true, window });
+        }
         // Kept whole, or (nothing kept) read at once when it fits a window.
-        let held = if budget.hold(len) || (budget.keep == Keep::Nothing && len <= budget.window as u64) {
+        let held = if keep || (budget.keep == Keep::Nothing && len <= budget.window as u64) {
             let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
             // The length observed is the length read: an append after it is read next time.
             (&mut file).take(len).read_to_end(&mut bytes)?;
@@ -178,7 +246,7 @@ impl Opened {
             None
         };
         let len = held.as_ref().map_or(len, |b| b.len() as u64);
-        Ok(Opened { path: path.to_path_buf(), file, len, held, window: budget.window })
+        Ok(Opened { path: path.to_path_buf(), file, len, held, deferred: false, window: budget.window })
     }
 
     /// The length read.
@@ -193,6 +261,29 @@ impl Opened {
     /// The bytes, when the file was read whole.
     pub fn held(&self) -> Option<&[u8]> {
         self.held.as_deref()
+    }
+
+    /// Calls `f(chunk)` on the bytes `[0, to)` (`to` at most the length
+    /// read) in order, in chunks of any size (the bytes held, or reads
+    /// into one small buffer: for hashing, where lines do not matter).
+    pub fn chunks(&self, to: u64, mut f: impl FnMut(&[u8])) -> std::io::Result<()> {
+        let to = to.min(self.len);
+        if let Some(b) = &self.held {
+            f(b.get(..usize::try_from(to).unwrap_or(b.len())).unwrap_or(b));
+            return Ok(());
+        }
+        let mut buf = vec![0u8; CHUNK];
+        let mut at = 0;
+        while at < to {
+            let want = usize::try_from(to - at).map_or(CHUNK, |left| left.min(CHUNK));
+            let n = read_fully_at(&self.file, &mut buf[..want], at)?;
+            if n == 0 {
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file shrank while read"));
+            }
+            f(&buf[..n]);
+            at += n as u64;
+        }
+        Ok(())
     }
 
     /// Calls `f(window, offset)` on `[from, to)` (`to` at most the length
@@ -246,6 +337,10 @@ impl Opened {
         match (self.held, budget.keep) {
             (_, Keep::Nothing) => Text::Nothing,
             (Some(b), _) => Text::Held(b.into_boxed_slice()),
+            (None, _) if self.deferred => Text::Deferred(DeferredText {
+                disk: DiskText { file: budget.keep_open().then_some(self.file), path: self.path, len: self.len },
+                bytes: std::sync::OnceLock::new(),
+            }),
             (None, _) => {
                 Text::Disk(DiskText { file: budget.keep_open().then_some(self.file), path: self.path, len: self.len })
             }
@@ -330,6 +425,36 @@ mod tests {
                 assert_eq!(seen, &bytes[usize::try_from(from).unwrap()..]);
             }
         }
+    }
+
+    #[test]
+    fn a_deferred_file_is_read_when_a_line_is_first_needed() {
+        let bytes = b"first line\nsecond line\n";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.jsonl");
+        std::fs::write(&path, bytes).unwrap();
+        let budget = Budget::new(Keep::Lines);
+        let o = Opened::open_deferred(&path, &budget).unwrap();
+        assert_eq!((o.len(), o.held()), (bytes.len() as u64, None), "nothing read at opening");
+        let mut hashed = Vec::new();
+        o.chunks(o.len(), |c| hashed.extend_from_slice(c)).unwrap();
+        assert_eq!(hashed, bytes);
+        let text = o.into_text(&budget);
+        let Text::Deferred(d) = &text else { panic!("not deferred: {text:?}") };
+        assert!(d.bytes.get().is_none(), "nothing read before a line is needed");
+        // Appended after opening: not part of what was read, even when the
+        // file is first read after the append.
+        std::io::Write::write_all(&mut std::fs::OpenOptions::new().append(true).open(&path).unwrap(), b"third\n")
+            .unwrap();
+        assert_eq!(&*text.bytes(11, 6).unwrap(), b"second");
+        assert!(d.bytes.get().is_some_and(|b| b.as_deref() == Some(&bytes[..])), "read once, whole");
+        assert_eq!(&*text.bytes(0, 5).unwrap(), b"first");
+        assert!(text.bytes(20, 10).is_err(), "past the end");
+        assert!(text.bytes(23, 5).is_err());
+        // Over the budget of bytes kept: read line by line, as before.
+        let small = Budget::with_sizes(Keep::Lines, 4, 4096);
+        let text = Opened::open_deferred(&path, &small).unwrap().into_text(&small);
+        assert!(matches!(text, Text::Disk(_)));
     }
 
     #[test]

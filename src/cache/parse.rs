@@ -127,8 +127,11 @@ fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Res
     // The stamp is taken before the bytes are read: a file appended in
     // between then looks changed next time, never unchanged.
     let stamp = std::fs::metadata(&f.path).map_or_else(|_| Stamp::default(), |m| Stamp::of(&m));
-    let (opened, base) = match Opened::open(&f.path, budget).and_then(|o| Base::judge(prev, &o, stamp).map(|b| (o, b)))
-    {
+    // A file the stamp vouches for is parsed from its cache: its bytes are
+    // read when a page needs a line of it, not now.
+    let vouched = prev.as_ref().is_some_and(|r| r.head.stamp == stamp && stamp.is_known());
+    let open = if vouched { Opened::open_deferred } else { Opened::open };
+    let (opened, base) = match open(&f.path, budget).and_then(|o| Base::judge(prev, &o, stamp).map(|b| (o, b))) {
         Ok(ob) => ob,
         Err(err) => {
             let (parsed, counts) = (parse::ParsedFile::default(), LoadCounts::default());
@@ -206,7 +209,7 @@ impl Base {
             b.counts.files_reused = 1;
             b.resume = Some(r);
         } else if fits {
-            file.windows(0, h.stamp.size, |w, _| {
+            file.chunks(h.stamp.size, |w| {
                 b.hasher.update(w);
             })?;
             b.hashed = h.stamp.size;
