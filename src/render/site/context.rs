@@ -12,7 +12,6 @@
 
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::{AgentId, AgentKind, BranchId, Conversation, ConversationId, Graph, NodeId, SessionId};
@@ -94,9 +93,16 @@ pub(crate) struct ProjectCtx<'a> {
     pub(crate) warnings: &'a PageWarnings,
     /// `--redact` for strings that are not entry lines (side files, paths).
     pub(crate) redactor: &'a Redactor,
-    /// Legal `cctree fork` checkpoints, by node (judged on each branch's
-    /// projection; agent nodes are never legal).
+    /// Legal `cctree fork` checkpoints, by node, of a Codex CLI or Gemini
+    /// CLI project (agent nodes are never legal; Claude Code's: below).
     pub(crate) legal: IdVec<NodeId, bool>,
+    /// Claude Code's legal checkpoints, judged on each branch's projection
+    /// per conversation when a page of it first asks ([`ProjectCtx::checkpoint`]):
+    /// for each branch of the conversation (in its order), a flag per node
+    /// of its own run. A turn appended to one conversation judges that one.
+    legal_by_conversation: IdVec<ConversationId, std::sync::OnceLock<Vec<Vec<bool>>>>,
+    /// Where each branch is among its conversation's branches.
+    branch_ix: IdVec<BranchId, usize>,
     /// Position of each node in its branch's run (for the end of an item).
     pub(crate) pos: IdVec<NodeId, usize>,
     /// Sessions written by `cctree fork`.
@@ -192,6 +198,8 @@ impl<'a> ProjectCtx<'a> {
             warnings,
             redactor,
             legal: IdVec::new(),
+            legal_by_conversation: IdVec::new(),
+            branch_ix: IdVec::filled(usize::MAX, g.branches.len()),
             pos: IdVec::filled(0, g.nodes.len()),
             own_forks: g.own_fork_sessions(e),
             conflicts: g
@@ -243,19 +251,19 @@ impl<'a> ProjectCtx<'a> {
         *self.project_spend.get_or_init(|| self.spend_of(self.graph().nodes.ids()))
     }
 
-    /// Legal checkpoints of every branch, judged once per branch over its
-    /// whole projection (ancestors' runs up to the fork, then its own run);
-    /// only the flags of the branch's own nodes are kept.
+    /// Positions of every node in its branch's run; the legal checkpoints
+    /// of a Codex CLI or Gemini CLI project. Claude Code's are judged per
+    /// conversation when first asked ([`ProjectCtx::claude_legal`]).
     fn judge_checkpoints(&mut self, g: &Graph) {
         let project = self.project;
-        self.legal = IdVec::filled(false, g.nodes.len());
+        for b in &g.branches {
+            for (i, &n) in b.nodes.iter().enumerate() {
+                self.pos[n] = i;
+            }
+        }
         let client = project.source.client;
         if client != crate::discover::Client::Claude {
-            for b in &g.branches {
-                for (i, &n) in b.nodes.iter().enumerate() {
-                    self.pos[n] = i;
-                }
-            }
+            self.legal = IdVec::filled(false, g.nodes.len());
             // What `cctree fork` of that client accepts as `--at`.
             let legal = match client {
                 crate::discover::Client::Codex => crate::fork::codex::legal_nodes(project),
@@ -266,21 +274,25 @@ impl<'a> ProjectCtx<'a> {
             }
             return;
         }
-        // Per conversation, each branch's own nodes (their legality depends
-        // on their chain only): linear in the nodes, not in the projections.
-        let flags: Vec<(BranchId, Vec<bool>)> = g
-            .conversations
-            .as_slice()
-            .par_iter()
-            .flat_map_iter(|c| c.branches.iter().copied().zip(crate::fork::legal_on_branches(project, &c.branches)))
-            .collect();
-        for (b, own) in flags {
-            let nodes = &g.branches[b].nodes;
-            for (i, (&n, ok)) in nodes.iter().zip(own).enumerate() {
-                self.legal[n] = ok;
-                self.pos[n] = i;
+        for c in &g.conversations {
+            for (i, &b) in c.branches.iter().enumerate() {
+                self.branch_ix[b] = i;
             }
         }
+        self.legal_by_conversation = g.conversations.iter().map(|_| std::sync::OnceLock::new()).collect();
+    }
+
+    /// Whether node `n`, of branch `b`'s own run, is a legal checkpoint of a
+    /// Claude Code project: judged once per branch over its whole projection
+    /// (ancestors' runs up to the fork, then its own run), for every branch
+    /// of its conversation at once (their legality depends on their chain
+    /// only: linear in the nodes, not in the projections).
+    fn claude_legal(&self, b: BranchId, n: NodeId) -> bool {
+        let g = self.graph();
+        let c = g.branches[b].conversation;
+        let (Some(cell), Some(&ix)) = (self.legal_by_conversation.get(c), self.branch_ix.get(b)) else { return false };
+        let flags = cell.get_or_init(|| crate::fork::legal_on_branches(self.project, &g.conversations[c].branches));
+        flags.get(ix).and_then(|f| f.get(self.pos[n])).copied().unwrap_or(false)
     }
 
     /// The checkpoint a message stands for, when it is legal: the last of
@@ -301,7 +313,12 @@ impl<'a> ProjectCtx<'a> {
             .filter(|n| g.node(**n).branch == Some(b))
             .max_by_key(|n| self.pos[**n])
             .copied()?;
-        self.legal[last].then_some(last)
+        let legal = if self.project.source.client == crate::discover::Client::Claude {
+            self.claude_legal(b, last)
+        } else {
+            self.legal[last]
+        };
+        legal.then_some(last)
     }
 
     /// The `cctree fork` command for a legal checkpoint: of Claude Code's
