@@ -126,13 +126,15 @@ pub(crate) fn unbase64(s: &str) -> Option<Vec<u8>> {
 
 /// The deflate level of [`deflate`]: fixed, so that the same text gives the
 /// same bytes on every run and thread count. Level 6 (zlib's default) keeps
-/// the generated archive's texts 3.5× smaller; level 9 gains 0.5% for 25%
-/// more time, level 1 loses 12% (docs/performance.md).
+/// the 1 GB generated archive's texts 3.45× smaller; level 3 makes them 3%
+/// larger in 60% of the time, level 1 39% larger (docs/performance.md).
 const DEFLATE_LEVEL: u32 = 6;
 
 /// `bytes` compressed as raw deflate (RFC 1951, no header), what the
-/// browser's `DecompressionStream("deflate-raw")` inflates. miniz_oxide (pure
-/// Rust) at a fixed level: deterministic.
+/// browser's `DecompressionStream("deflate-raw")` inflates. zlib-rs (pure
+/// Rust, flate2's `zlib-rs` backend; twice as fast as miniz_oxide at the same
+/// level) at a fixed level, its version pinned by `Cargo.lock`:
+/// deterministic (its SIMD paths find the same matches as the plain ones).
 pub(crate) fn deflate(bytes: &[u8]) -> Vec<u8> {
     let mut z = flate2::write::DeflateEncoder::new(
         Vec::with_capacity(bytes.len() / 3),
