@@ -1,8 +1,6 @@
 //! The byte encodings of the search index: LEB128 varints, gaps of sorted
 //! numbers, base64, raw deflate, and the JavaScript files that carry the data.
 
-use std::io::Write as _;
-
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
@@ -125,10 +123,11 @@ pub(crate) fn unbase64(s: &str) -> Option<Vec<u8>> {
 }
 
 /// The deflate level of [`deflate`]: fixed, so that the same text gives the
-/// same bytes on every run and thread count. Level 6 (zlib's default) keeps
-/// the 1 GB generated archive's texts 3.45× smaller; level 3 makes them 3%
-/// larger in 60% of the time, level 1 39% larger (docs/performance.md).
-const DEFLATE_LEVEL: u32 = 6;
+/// same bytes on every run and thread count. Level 3 keeps the 1 GB
+/// generated archive's texts 3.35× smaller in 60% of level 6's time (zlib's
+/// default: 3% smaller); level 2 is 6% larger than 3 and level 1 35%
+/// (docs/performance.md).
+const DEFLATE_LEVEL: u32 = 3;
 
 /// `bytes` compressed as raw deflate (RFC 1951, no header), what the
 /// browser's `DecompressionStream("deflate-raw")` inflates. zlib-rs (pure
@@ -136,18 +135,25 @@ const DEFLATE_LEVEL: u32 = 6;
 /// level) at a fixed level, its version pinned by `Cargo.lock`:
 /// deterministic (its SIMD paths find the same matches as the plain ones).
 pub(crate) fn deflate(bytes: &[u8]) -> Vec<u8> {
-    let mut z = flate2::write::DeflateEncoder::new(
-        Vec::with_capacity(bytes.len() / 3),
-        flate2::Compression::new(DEFLATE_LEVEL),
-    );
-    // Writing into a Vec cannot fail.
-    let _ = z.write_all(bytes);
-    z.finish().unwrap_or_default()
+    use flate2::{Compress, Compression, FlushCompress, Status};
+    let mut z = Compress::new(Compression::new(DEFLATE_LEVEL), false);
+    // Straight into the Vec (no intermediate buffer), grown if the guess is short.
+    let mut out = Vec::with_capacity(bytes.len() / 3 + 64);
+    loop {
+        let read = usize::try_from(z.total_in()).map_or(bytes.len(), |n| n.min(bytes.len()));
+        match z.compress_vec(&bytes[read..], &mut out, FlushCompress::Finish) {
+            Ok(Status::StreamEnd) => return out,
+            Ok(_) => out.reserve(out.capacity() / 2 + 64),
+            // Not raised for a stream compressed in memory.
+            Err(_) => return Vec::new(),
+        }
+    }
 }
 
 /// Inflates what [`deflate`] wrote; `None` when it is not raw deflate.
 #[cfg(test)]
 pub(crate) fn inflate(bytes: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write as _;
     let mut out = Vec::new();
     let mut z = flate2::write::DeflateDecoder::new(&mut out);
     z.write_all(bytes).ok()?;

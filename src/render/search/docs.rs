@@ -265,7 +265,8 @@ fn push_collapsed_cut(out: &mut String, text: &str, cap: usize) -> (usize, bool)
                 i += 1;
                 continue;
             }
-            let end = b[i..].iter().position(|&c| c >= 0x80 || matches!(c, b'\t'..=b'\r' | b' ')).map_or(b.len(), |k| i + k);
+            let end =
+                b[i..].iter().position(|&c| c >= 0x80 || matches!(c, b'\t'..=b'\r' | b' ')).map_or(b.len(), |k| i + k);
             // Characters of the run that fit, after the space before it.
             let fit = cap.saturating_sub(n + usize::from(space)).min(end - i);
             if fit > 0 && space {
