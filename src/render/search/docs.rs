@@ -248,41 +248,58 @@ fn push_collapsed(out: &mut String, text: &str, cap: usize) -> usize {
     push_collapsed_cut(out, text, cap).0
 }
 
-/// [`push_collapsed`], and whether `text` was cut. Runs of ASCII other
-/// than whitespace are copied whole (most of a tool's output); any other
-/// character is taken one at a time.
+/// [`push_collapsed`], and whether `text` was cut. Runs of ASCII that
+/// need no change (words with single spaces between them: most of a tool's
+/// output) are copied whole; any other character is taken one at a time.
 fn push_collapsed_cut(out: &mut String, text: &str, cap: usize) -> (usize, bool) {
+    // ASCII other than whitespace as `char::is_whitespace` has it (\t \n \v \f \r, space).
+    fn word(c: u8) -> bool {
+        c < 0x80 && !matches!(c, b'\t'..=b'\r' | b' ')
+    }
     let text = text.trim();
     let b = text.as_bytes();
     let mut n = 0;
     let mut space = false;
     let mut i = 0;
     while i < b.len() {
-        if b[i] < 0x80 {
-            // ASCII whitespace as `char::is_whitespace` has it: \t \n \v \f \r and space.
-            if matches!(b[i], b'\t'..=b'\r' | b' ') {
-                space = true;
-                i += 1;
-                continue;
+        if word(b[i]) {
+            let mut end = i;
+            loop {
+                end += b[end..].iter().position(|&c| !word(c)).unwrap_or(b.len() - end);
+                if b.get(end) == Some(&b' ') && b.get(end + 1).is_some_and(|&c| word(c)) {
+                    end += 1;
+                    continue;
+                }
+                break;
             }
-            let end =
-                b[i..].iter().position(|&c| c >= 0x80 || matches!(c, b'\t'..=b'\r' | b' ')).map_or(b.len(), |k| i + k);
-            // Characters of the run that fit, after the space before it.
+            // Characters of the run that fit, after the space before it (a
+            // run of ASCII: one character a byte).
             let fit = cap.saturating_sub(n + usize::from(space)).min(end - i);
-            if fit > 0 && space {
-                out.push(' ');
-                n += 1;
-            }
-            if fit > 0 {
-                space = false;
-            }
-            out.push_str(&text[i..i + fit]);
-            n += fit;
-            if fit < end - i {
+            if fit == 0 {
                 out.push('…');
                 return (n + 1, true);
             }
+            if space {
+                out.push(' ');
+                n += 1;
+                space = false;
+            }
+            if fit < end - i {
+                // Cut: a space the cut ends on is left out, as a space
+                // before the `…` would be.
+                let part = text[i..i + fit].trim_end_matches(' ');
+                out.push_str(part);
+                out.push('…');
+                return (n + part.len() + 1, true);
+            }
+            out.push_str(&text[i..end]);
+            n += end - i;
             i = end;
+            continue;
+        }
+        if b[i] < 0x80 {
+            space = true;
+            i += 1;
             continue;
         }
         let c = text[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
@@ -595,6 +612,8 @@ mod tests {
             "é  ü\u{a0}\u{a0}x\u{2028}y\u{3000}z ✓✓ ab",
             "ascii run then é then ascii run again",
             "\u{85}lead and trail\u{2003}",
+            "one two three four five six seven eight nine ten",
+            "a b  c\td \u{a0}e f\u{2009}g h é i j",
         ];
         for text in texts {
             for cap in 0..45 {
