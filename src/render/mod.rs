@@ -243,7 +243,7 @@ fn track_pages(
             let html = view.render().context("rendering a page")?;
             out.page(&j.path, html.as_bytes(), &key)?;
             let Some(docs) = &j.docs else { return Ok(None) };
-            let index = PageIndex::of(view.messages.iter().filter_map(TrackEntry::message));
+            let mut index = PageIndex::of(view.messages.iter().filter_map(TrackEntry::message));
             out.page(docs, index.doc_script(docs).as_bytes(), &key)?;
             Ok(Some((j.track, j.page, index)))
         })
@@ -274,7 +274,7 @@ fn recovered_pages(
                 page.root = page.root.with_canonical(opts.canonical(&path));
                 out.page(&path, page.render()?.as_bytes(), "")?;
                 let docs = format!("{}{}", recovered::dir(ctx, s), search::doc_file(p));
-                let index = PageIndex::of(&page.messages);
+                let mut index = PageIndex::of(&page.messages);
                 out.page(&docs, index.doc_script(&docs).as_bytes(), "")?;
                 files.extend([path.clone(), docs]);
                 indexed.push((path, index));

@@ -119,7 +119,16 @@ impl PageIndex {
     /// deflated ([`codec::deflate`]) and in base64. A search inflates `z`
     /// only when a hit lies past its excerpt; the texts would otherwise be
     /// a second copy of the page's text, 3.5× larger (docs/performance.md).
-    pub(crate) fn doc_script(&self, path: &str) -> String {
+    /// The docs are dropped once written: what the page gives the index
+    /// after that is its terms, which are held until its project's units
+    /// are indexed (the whole texts of a 400 MB project are not).
+    pub(crate) fn doc_script(&mut self, path: &str) -> String {
+        let script = self.write_docs(path);
+        self.docs = Vec::new();
+        script
+    }
+
+    fn write_docs(&self, path: &str) -> String {
         #[derive(Serialize)]
         #[serde(untagged)]
         enum DocRow<'d> {
