@@ -33,6 +33,7 @@ pub mod graph;
 pub mod history;
 pub mod id;
 pub mod json;
+pub mod layout;
 pub mod limits;
 pub mod model;
 pub mod parse;
@@ -49,6 +50,7 @@ pub mod stats;
 pub mod sync;
 pub mod term;
 pub mod texts;
+pub mod walk;
 pub mod warnings;
 
 pub use run::{Status, run};

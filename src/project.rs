@@ -125,7 +125,7 @@ impl Project {
                 kept_version: f.kept_version,
                 session_from_name: (f.class == crate::discover::FileClass::Main)
                     .then(|| {
-                        let live = crate::discover::split_kept(&f.rel).unwrap_or_else(|| f.rel.clone());
+                        let live = crate::layout::split_kept(&f.rel).unwrap_or_else(|| f.rel.clone());
                         live.strip_suffix(".jsonl").filter(|s| !s.contains('/')).map(str::to_string)
                     })
                     .flatten(),

@@ -78,7 +78,7 @@ pub fn run(cli: Cli) -> Result<Status> {
 /// syncs into it and renders the archive.
 fn plain(quiet: bool) -> Result<Status> {
     let mut args = RenderArgs::default_args();
-    if let Some(archive) = crate::sync::existing_archive() {
+    if let Some(archive) = crate::layout::existing_archive() {
         if crate::sync::has_default_source() {
             args.sync = true;
         } else {
@@ -104,14 +104,14 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
             _ => None,
         };
         if let Some(input) = input {
-            cleanup_warning(&input, crate::sync::existing_archive().as_deref(), "cctree sync", quiet);
+            cleanup_warning(&input, crate::layout::existing_archive().as_deref(), "cctree sync", quiet);
         }
         return Ok(status);
     }
     if args.input.len() > 1 {
         anyhow::bail!("--sync takes one INPUT: a projects directory or one project directory");
     }
-    let archive = crate::sync::default_archive_dir()
+    let archive = crate::layout::default_archive_dir()
         .context("no default archive (CCTREE_ARCHIVE is not set and no home directory is known): set CCTREE_ARCHIVE, or render without --sync")?;
     let opts = crate::sync::SyncOptions {
         input: args.input.first().cloned(),
@@ -143,7 +143,7 @@ struct ServeInput {
 
 fn serve_input(args: &ServeArgs, quiet: bool) -> Result<ServeInput> {
     let archive = || {
-        crate::sync::default_archive_dir()
+        crate::layout::default_archive_dir()
             .context("no default archive (CCTREE_ARCHIVE is not set and no home directory is known): set CCTREE_ARCHIVE, or serve without --sync")
     };
     if args.sync {
@@ -155,7 +155,7 @@ fn serve_input(args: &ServeArgs, quiet: bool) -> Result<ServeInput> {
     if !args.input.is_empty() {
         return Ok(ServeInput { input: args.input.clone(), sync: None });
     }
-    let Some(existing) = crate::sync::existing_archive() else {
+    let Some(existing) = crate::layout::existing_archive() else {
         return Ok(ServeInput { input: Vec::new(), sync: None });
     };
     if crate::sync::has_default_source() {
@@ -236,7 +236,7 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
 /// synced (watched): Claude Code's, and Codex CLI's and Gemini CLI's when
 /// they were synced too.
 fn sync_for_serve(source: Option<&std::path::Path>, first: bool) -> Result<Vec<std::path::PathBuf>> {
-    let archive = crate::sync::default_archive_dir().context("no default archive")?;
+    let archive = crate::layout::default_archive_dir().context("no default archive")?;
     let opts = crate::sync::SyncOptions {
         input: source.map(std::path::Path::to_path_buf),
         archive,
@@ -436,7 +436,7 @@ fn schedule(args: &SyncArgs, archive: &std::path::Path) -> Result<Status> {
 fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
     let archive = match &args.to {
         Some(dir) => dir.clone(),
-        None => crate::sync::default_archive_dir()
+        None => crate::layout::default_archive_dir()
             .context("no default archive (CCTREE_ARCHIVE is not set and no home directory is known): pass --to DIR")?,
     };
     if args.schedule || args.unschedule {
@@ -457,7 +457,7 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
     if !report.errors.is_empty() {
         anyhow::bail!("{}", report.error_text());
     }
-    let default = crate::sync::default_archive_dir();
+    let default = crate::layout::default_archive_dir();
     let command = match &args.to {
         Some(to) if default.as_deref().is_none_or(|d| crate::files::resolve(d) != crate::files::resolve(to)) => {
             format!("cctree sync --to {}", crate::term::shell_quote(&to.to_string_lossy()))

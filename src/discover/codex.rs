@@ -11,10 +11,11 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use super::{Client, FileClass, LinkRule, ProjectSource, SourceFile, Walk, walk};
+use super::{Client, FileClass, ProjectSource, SourceFile};
 use crate::id::IdVec;
 use crate::limits::FIRST_LINE_CAP;
 use crate::term::safe;
+use crate::walk::{LinkRule, Walk, walk};
 
 /// The default sessions tree: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
 pub fn default_codex_dir() -> Option<PathBuf> {
@@ -141,7 +142,7 @@ pub(crate) fn scan(sessions: &Path) -> (Vec<ProjectSource>, Vec<String>) {
             rel: rel.clone(),
             class,
             agent_id_from_name: agent,
-            kept_version: super::split_kept(name).is_some(),
+            kept_version: crate::layout::split_kept(name).is_some(),
             client: Client::Codex,
         };
         let slot = by_cwd.entry(meta.cwd.unwrap_or_default()).or_default();

@@ -5,8 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Client, FileClass, LinkRule, ProjectSource, SourceFile, Walk, walk};
+use super::{Client, FileClass, ProjectSource, SourceFile};
 use crate::id::IdVec;
+use crate::walk::{LinkRule, Walk, walk};
 
 /// The default `tmp` folder: `$GEMINI_CLI_HOME/.gemini/tmp` (the client
 /// takes `GEMINI_CLI_HOME` as its home), else `~/.gemini/tmp`.
@@ -70,7 +71,7 @@ fn scan_project(dir: &Path) -> (ProjectSource, Vec<String>) {
             [name] if is_session(name) => (FileClass::Main, None),
             [_, name] if name.ends_with(".jsonl") || name.ends_with(".json") => {
                 let stem = name.trim_end_matches(".jsonl").trim_end_matches(".json");
-                (FileClass::Subagent, Some(super::split_kept(stem).unwrap_or_else(|| stem.to_string())))
+                (FileClass::Subagent, Some(crate::layout::split_kept(stem).unwrap_or_else(|| stem.to_string())))
             }
             _ => continue,
         };
@@ -80,7 +81,7 @@ fn scan_project(dir: &Path) -> (ProjectSource, Vec<String>) {
             rel: format!("chats/{rel}"),
             class,
             agent_id_from_name: agent,
-            kept_version: super::split_kept(name).is_some(),
+            kept_version: crate::layout::split_kept(name).is_some(),
             client: Client::Gemini,
         });
     }

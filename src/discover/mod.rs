@@ -18,14 +18,16 @@
 //! is still agent `x`) and flagged [`SourceFile::kept_version`], so that the
 //! live file wins where the newest version should (titles, canonical copies).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use rustc_hash::FxHashSet;
 
 use crate::id::{IdVec, typed_id};
+use crate::layout::split_kept;
 use crate::term::safe;
+use crate::walk::{LinkRule, Walk, key, refused_target, special_kind, special_warning, walk};
 
 mod codex;
 mod gemini;
@@ -292,7 +294,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
             }
         }
         // A sync archive may be empty (begun, or its source still is): no typo.
-        let archive = input.join(crate::sync::record::STATE_DIR).is_dir();
+        let archive = input.join(crate::layout::STATE_DIR).is_dir();
         if archive {
             kept_clients(&input, &mut projects, &mut warnings, &mut read);
         }
@@ -372,7 +374,7 @@ pub fn default_dir(client: Client) -> Option<PathBuf> {
 /// when a sync made the archive: for Claude Code the archive itself, for
 /// the others their folder beside it.
 pub fn synced_client_dir(client: Client) -> Option<PathBuf> {
-    let archive = crate::sync::existing_archive()?;
+    let archive = crate::layout::existing_archive()?;
     match client {
         Client::Claude => Some(archive),
         _ => crate::sync::scan::client_archive(&archive, client),
@@ -618,23 +620,6 @@ fn looks_like_uuid(name: &str) -> bool {
         && groups.iter().zip([8, 4, 4, 4, 12]).all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// What identifies a directory or file whatever the path it is reached by.
-type Key = (u64, u64);
-
-#[cfg(unix)]
-fn key(m: &std::fs::Metadata, _path: &Path) -> Key {
-    use std::os::unix::fs::MetadataExt;
-    (m.dev(), m.ino())
-}
-
-#[cfg(not(unix))]
-fn key(_m: &std::fs::Metadata, path: &Path) -> Key {
-    use std::hash::{Hash, Hasher};
-    let mut h = rustc_hash::FxHasher::default();
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()).hash(&mut h);
-    (0, h.finish())
-}
-
 fn dir_name(dir: &Path) -> String {
     dir.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -690,250 +675,6 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
     })
 }
 
-/// The files under a directory, with their paths relative to it.
-pub(crate) struct Walk {
-    /// `(path, rel)`: `rel` with `/` separators, in walk order.
-    pub files: Vec<(PathBuf, String)>,
-    pub warnings: Vec<String>,
-}
-
-/// Which directory links a walk follows (README, "Input"): in a project,
-/// those that point inside the projects directory holding it (a session
-/// directory linked to another project's); never to `/`, a system directory
-/// (`/proc`, `/sys`, `/dev`) or a directory holding the walk's own. With
-/// `top_level` (a projects directory walked whole), its links inside it, and
-/// the links directly in it (project directories) to anywhere but those,
-/// what they point to then being inside the walk.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct LinkRule {
-    pub top_level: bool,
-}
-
-/// Lists the files under `root`, following symbolic links once per real
-/// directory and file, within [`LinkRule`]. The real tree is walked first
-/// (without following links), then each link, in the order met: a link to a
-/// directory already walked (through another path or link) is not followed
-/// again, so no file is listed twice whatever the links (48 links to one
-/// directory listed its file 262,000 times through walkdir's paths); a link
-/// to a file already listed is left out. Linear in the number of entries;
-/// unreadable directories, broken links, links not followed and what is not
-/// a regular file (a FIFO, a device, a socket: never opened) are warnings.
-pub(crate) fn walk(root: &Path, rule: LinkRule) -> Walk {
-    // A project's links may lead within the projects directory holding it;
-    // a projects directory's within itself.
-    let parent = root.parent().filter(|_| !rule.top_level);
-    let within = [Some(root), parent].into_iter().flatten().filter_map(|d| std::fs::canonicalize(d).ok()).collect();
-    let mut w = Walker {
-        root,
-        rule,
-        within,
-        seen: FxHashSet::default(),
-        links: VecDeque::new(),
-        files: Vec::new(),
-        warnings: Vec::new(),
-    };
-    w.tree(root);
-    while let Some(link) = w.links.pop_front() {
-        w.link(&link);
-    }
-    let Walker { mut files, warnings, .. } = w;
-    if files.iter().any(|f| f.via_link) {
-        // A linked file already listed under its real path (or another link): once.
-        let mut keys = FxHashSet::default();
-        files.sort_by(|a, b| (a.via_link, &a.rel).cmp(&(b.via_link, &b.rel)));
-        files.retain(|f| match std::fs::metadata(&f.path) {
-            Ok(m) => keys.insert(key(&m, &f.path)) || !f.via_link,
-            Err(_) => true,
-        });
-        files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    }
-    Walk { files: files.into_iter().map(|f| (f.path, f.rel)).collect(), warnings }
-}
-
-struct Walker<'a> {
-    root: &'a Path,
-    rule: LinkRule,
-    /// Where links may lead (resolved): the walked directory and its parent,
-    /// plus what its followed top-level links point to.
-    within: Vec<PathBuf>,
-    /// Directories walked.
-    seen: FxHashSet<Key>,
-    /// Symbolic links met, not yet followed.
-    links: VecDeque<PathBuf>,
-    files: Vec<Found>,
-    warnings: Vec<String>,
-}
-
-struct Found {
-    path: PathBuf,
-    rel: String,
-    /// The file is itself a symbolic link.
-    via_link: bool,
-}
-
-/// What a file that is neither a regular file, a directory nor a link is.
-pub(crate) fn special_kind(t: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    let _ = t;
-    "not a regular file"
-}
-
-/// The warning for a file that is not a regular file: never opened.
-fn special_warning(path: &Path, kind: &str) -> String {
-    format!("{}: {kind}, not a regular file; not read (cctree reads regular files only)", safe(path.display()))
-}
-
-/// Why a link to the directory `target` (resolved) is not followed, if it is not.
-fn refused_target(target: &Path, walked: &Path) -> Option<&'static str> {
-    let system = ["/proc", "/sys", "/dev"].iter().any(|d| target.starts_with(d));
-    if target.parent().is_none() || system {
-        Some("it points to the root or a system directory")
-    } else if std::fs::canonicalize(walked).is_ok_and(|w| w.starts_with(target)) {
-        Some("it points to a directory that holds it (a loop)")
-    } else {
-        None
-    }
-}
-
-impl Walker<'_> {
-    /// Walks the real tree under `start` (a directory or a link to one),
-    /// leaving links for later (queued in path order, so what is followed
-    /// first never depends on the order the file system lists entries in;
-    /// the files are sorted by the caller).
-    fn tree(&mut self, start: &Path) {
-        let walker = walkdir::WalkDir::new(start).follow_links(false).follow_root_links(true);
-        let mut links = Vec::new();
-        let mut it = walker.into_iter();
-        while let Some(item) = it.next() {
-            let entry = match item {
-                Ok(e) => e,
-                Err(err) => {
-                    let path = err.path().unwrap_or(start).to_path_buf();
-                    let why = err.io_error().map_or_else(|| err.to_string(), ToString::to_string);
-                    self.warnings.push(format!(
-                        "cannot read {}: {why}; what it holds is skipped (check its permissions)",
-                        safe(path.display())
-                    ));
-                    continue;
-                }
-            };
-            let t = entry.file_type();
-            if entry.depth() > 0 && entry.path_is_symlink() {
-                links.push(entry.into_path());
-            } else if t.is_dir() {
-                let k = std::fs::metadata(entry.path()).map(|m| key(&m, entry.path()));
-                if k.is_ok_and(|k| !self.seen.insert(k)) && entry.depth() > 0 {
-                    it.skip_current_dir();
-                }
-            } else if t.is_file() {
-                self.push(entry.into_path(), false);
-            } else {
-                self.warnings.push(special_warning(entry.path(), special_kind(&t)));
-            }
-        }
-        links.sort();
-        self.links.extend(links);
-    }
-
-    /// Follows one link: a directory not walked yet is walked (within the
-    /// rule), a file listed.
-    fn link(&mut self, link: &Path) {
-        match std::fs::metadata(link) {
-            Ok(m) if m.is_dir() => {
-                let target = std::fs::canonicalize(link).unwrap_or_else(|_| link.to_path_buf());
-                let top = self.rule.top_level && link.parent() == Some(self.root);
-                let refused = refused_target(&target, self.root).or_else(|| {
-                    (!top && !self.within.iter().any(|w| target.starts_with(w)))
-                        .then_some("it points outside the projects directory")
-                });
-                if self.seen.contains(&key(&m, link)) {
-                    if is_above(link) {
-                        self.warnings.push(format!(
-                            "{}: a symbolic link to a directory above it (a loop); not followed",
-                            safe(link.display())
-                        ));
-                    } else {
-                        tracing::debug!("{}: a link to a directory already read", link.display());
-                    }
-                } else if let Some(why) = refused {
-                    self.warnings.push(format!(
-                        "{} → {}: a symbolic link not followed: {why} (links inside a project are followed \
-                         within the projects directory; copy what it holds in, or link the whole project directory)",
-                        safe(link.display()),
-                        safe(target.display())
-                    ));
-                } else {
-                    if top {
-                        self.within.push(target);
-                    }
-                    self.tree(link);
-                }
-            }
-            Ok(m) if m.is_file() => self.push(link.to_path_buf(), true),
-            Ok(m) => self.warnings.push(special_warning(link, special_kind(&m.file_type()))),
-            Err(e) => {
-                self.warnings.push(format!("{}: a broken symbolic link ({e}); skipped", safe(link.display())));
-            }
-        }
-    }
-
-    fn push(&mut self, path: PathBuf, via_link: bool) {
-        let Ok(rel_path) = path.strip_prefix(self.root) else {
-            return;
-        };
-        let rel = rel_path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-        self.files.push(Found { path, rel, via_link });
-    }
-}
-
-/// Whether the directory `link` points to holds the link (a loop).
-fn is_above(link: &Path) -> bool {
-    let target = std::fs::canonicalize(link);
-    let parent = link.parent().map(std::fs::canonicalize);
-    matches!((target, parent), (Ok(t), Some(Ok(p))) if p.starts_with(&t))
-}
-
-/// Marks a previous version kept by `cctree sync`: `<stem>.cctree-kept-<hash>.<ext>`.
-pub const KEPT_MARK: &str = ".cctree-kept-";
-
-/// Hex digits of the content hash in a kept version's name.
-pub const KEPT_HASH_LEN: usize = 16;
-
-/// The name under which `cctree sync` keeps a previous version of the file
-/// `name` whose bytes hash (blake3, hex) to `hash`: the mark goes before the
-/// last extension, so a kept transcript still ends in `.jsonl` (and is read
-/// as one) while a kept `agent-<id>.meta.json` sidecar no longer ends in
-/// `.meta.json` (the live sidecar is the one read).
-pub fn kept_name(name: &str, hash: &str) -> String {
-    let tag = &hash[..hash.len().min(KEPT_HASH_LEN)];
-    match name.rfind('.').filter(|i| *i > 0) {
-        Some(dot) => format!("{}{KEPT_MARK}{tag}{}", &name[..dot], &name[dot..]),
-        None => format!("{name}{KEPT_MARK}{tag}"),
-    }
-}
-
-/// The live name of a kept version (see [`kept_name`]), or `None` for a live file.
-pub fn split_kept(name: &str) -> Option<String> {
-    let at = name.rfind(KEPT_MARK)?;
-    let rest = &name[at + KEPT_MARK.len()..];
-    let hex_len = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
-    let after = &rest[hex_len..];
-    (hex_len == KEPT_HASH_LEN && (after.is_empty() || after.starts_with('.')))
-        .then(|| format!("{}{after}", &name[..at]))
-}
-
 /// Classifies a transcript by its path relative to the project directory
 /// (a kept version as its live file).
 pub fn classify(rel: &str) -> (FileClass, Option<String>) {
@@ -973,6 +714,7 @@ fn read_agent_meta(path: &Path) -> Result<AgentMeta> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::kept_name;
 
     #[test]
     fn classifies_paths() {

@@ -63,7 +63,7 @@ fn places(given: Option<&Path>) -> Result<Vec<Place>> {
     let client = discover::default_projects_dir();
     let mut out: Vec<Place> =
         client.iter().filter(|d| d.is_dir()).map(|d| Place { dir: d.clone(), archive: false }).collect();
-    out.extend(crate::sync::existing_archive().map(|dir| Place { dir, archive: true }));
+    out.extend(crate::layout::existing_archive().map(|dir| Place { dir, archive: true }));
     if out.is_empty() {
         match client {
             Some(d) => bail!(

@@ -317,7 +317,7 @@ fn kept_entries(
         .files
         .iter()
         .map(|f| {
-            let live = crate::discover::split_kept(&f.rel).unwrap_or_else(|| f.rel.clone());
+            let live = crate::layout::split_kept(&f.rel).unwrap_or_else(|| f.rel.clone());
             live.strip_suffix(".jsonl").filter(|s| !s.contains('/')).and_then(|s| session_ids.get(s).copied())
         })
         .collect();

@@ -14,7 +14,7 @@
 //!   appended, nothing else;
 //! - any other file was rewritten at the source (it shrank, or its start
 //!   changed, or it has the same size and other bytes): its archived version
-//!   is kept beside it under [`crate::discover::kept_name`], and the new one is
+//!   is kept beside it under [`crate::layout::kept_name`], and the new one is
 //!   copied;
 //! - a file the source no longer has stays ([`gone`]);
 //! - the prompt history (`history.jsonl`, one file of every prompt typed,
@@ -151,7 +151,7 @@ pub fn decide(name: &str, obs: &Observation) -> Action {
         };
     }
     let why = if obs.source.len < a.len { Rewrite::Shrank } else { Rewrite::Rewritten };
-    Action::Replace { keep_as: crate::discover::kept_name(name, &a.hash), why, upto }
+    Action::Replace { keep_as: crate::layout::kept_name(name, &a.hash), why, upto }
 }
 
 /// The action for the prompt history: as [`decide`], but a rewritten

@@ -48,8 +48,9 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
+use crate::layout::STATE_DIR;
 use decision::{Action, Content, Observation, SourceState};
-use record::{Record, STATE_DIR, Tree};
+use record::{Record, Tree};
 use report::{FileChange, SyncReport};
 use scan::{Listing, Root};
 
@@ -70,23 +71,6 @@ pub struct SyncOptions {
     pub dry_run: bool,
     /// Show a progress bar (on a terminal).
     pub progress: bool,
-}
-
-/// The archive directory: `$CCTREE_ARCHIVE`, else `cctree/projects` in the
-/// XDG data directory (`etcetera`: `$XDG_DATA_HOME` when absolute, else
-/// `~/.local/share`).
-pub fn default_archive_dir() -> Option<PathBuf> {
-    use etcetera::BaseStrategy;
-    if let Some(dir) = std::env::var_os("CCTREE_ARCHIVE").filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    let xdg = etcetera::base_strategy::Xdg::new().ok()?;
-    Some(xdg.data_dir().join("cctree").join("projects"))
-}
-
-/// The default archive, when a sync made it.
-pub fn existing_archive() -> Option<PathBuf> {
-    default_archive_dir().filter(|d| d.join(STATE_DIR).is_dir())
 }
 
 /// The source directory: the input (Claude Code's configuration directory
@@ -526,8 +510,8 @@ fn same_kept(a: &[record::Kept], b: &[record::Kept]) -> bool {
 
 fn live_of(kept: &str) -> String {
     match kept.rsplit_once('/') {
-        Some((dir, name)) => format!("{dir}/{}", crate::discover::split_kept(name).unwrap_or_else(|| name.into())),
-        None => crate::discover::split_kept(kept).unwrap_or_else(|| kept.into()),
+        Some((dir, name)) => format!("{dir}/{}", crate::layout::split_kept(name).unwrap_or_else(|| name.into())),
+        None => crate::layout::split_kept(kept).unwrap_or_else(|| kept.into()),
     }
 }
 

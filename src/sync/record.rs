@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 /// The directory of the record and the lock, inside the archive.
-pub const STATE_DIR: &str = ".cctree-sync";
+pub use crate::layout::STATE_DIR;
 const RECORD_FILE: &str = "record.json";
 const FORMAT: u32 = 1;
 

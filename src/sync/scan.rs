@@ -204,7 +204,7 @@ fn wanted(root: &Root, rel: &str, top: bool) -> bool {
 /// whose name is another's once made UTF-8.
 fn list_source(root: &Root, l: &mut Listing) {
     let top_level = root.tree == Tree::Projects && root.prefix.is_empty();
-    let walk = discover::walk(&root.source, discover::LinkRule { top_level });
+    let walk = crate::walk::walk(&root.source, crate::walk::LinkRule { top_level });
     l.warnings.extend(walk.warnings.into_iter().map(|w| format!("{w}; not archived")));
     for (path, _) in walk.files {
         let Some(rel) = key_of(&root.source, &path) else { continue };
@@ -276,7 +276,7 @@ fn list_archive(root: &Root, l: &mut Listing) {
         let key = format!("{}{rel}", root.prefix);
         if crate::files::is_temp(&name) {
             l.leftovers.push(entry.into_path());
-        } else if discover::split_kept(&name).is_some() {
+        } else if crate::layout::split_kept(&name).is_some() {
             l.kept.insert(key);
         } else {
             l.live.insert(key, entry.into_path());

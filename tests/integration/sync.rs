@@ -144,7 +144,7 @@ fn kept_versions(arch: &Path, rel: &str) -> Vec<Vec<u8>> {
     let Ok(dir) = std::fs::read_dir(p.parent().unwrap()) else { return out };
     for e in dir.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if cctree::discover::split_kept(&name).as_deref() == Some(live.as_str()) {
+        if cctree::layout::split_kept(&name).as_deref() == Some(live.as_str()) {
             out.push(std::fs::read(e.path()).unwrap());
         }
     }

@@ -108,7 +108,7 @@ fn ordinal(uuid: &str) -> u64 {
 /// The history a file holds: the last uuid of its name (`rollout-<time>-<thread>[_<segment>].jsonl`).
 pub(crate) fn history_of(rel: &str) -> String {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    let live = crate::discover::split_kept(name).unwrap_or_else(|| name.to_string());
+    let live = crate::layout::split_kept(name).unwrap_or_else(|| name.to_string());
     let stem = live.trim_end_matches(".jsonl");
     let last = stem.rsplit('_').next().unwrap_or(stem);
     // `…-<8>-<4>-<4>-<4>-<12>`: the last 36 characters.
