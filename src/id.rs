@@ -1,7 +1,7 @@
 //! Typed ids: every list the pipeline builds is indexed by an id of its own
 //! kind, and lists of them are [`IdVec`]s, indexed by that kind only (a
 //! [`BranchId`](crate::graph::BranchId) never reads the agents, an
-//! [`EntryId`](crate::parse::EntryId) never reads the nodes).
+//! [`EntryId`](crate::model::EntryId) never reads the nodes).
 //!
 //! An id is a position held in 32 bits, built only by checked construction
 //! ([`Id::new`], `None` past the last one) or handed out by the list that
@@ -12,7 +12,7 @@
 //! An id reaches `u32::MAX - 1`: a list longer than that cannot be built
 //! ([`IdVec::push`] panics), and no project comes near. The longest lists
 //! are a project's lines and nodes, and each line keeps a header of about
-//! 500 bytes in memory ([`crate::parse::Entry`]): four billion of them would
+//! 500 bytes in memory ([`crate::model::Entry`]): four billion of them would
 //! take some 2 TB, so memory runs out long before the ids do.
 
 use std::fmt;

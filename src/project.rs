@@ -9,7 +9,8 @@ use rayon::prelude::*;
 use crate::discover::{Client, FileId, ProjectSource, SourceFile};
 use crate::graph::{FileFacts, Graph, GraphInput};
 use crate::id::IdVec;
-use crate::parse::{self, Entries, Entry, LineWarning, Loc};
+use crate::model::{Entries, Entry, Loc};
+use crate::parse::{self, LineWarning};
 use crate::texts::{Budget, Keep, LineError, Opened, Text};
 
 /// Per-file counts.
@@ -160,7 +161,7 @@ impl Project {
             Cow::Owned(b) => {
                 let text = String::from_utf8(b).map_err(|_| changed())?;
                 // Read again from disk: still the line that was parsed?
-                if parse::hash_bytes(text.trim().as_bytes()) != e.line_hash {
+                if crate::model::hash_bytes(text.trim().as_bytes()) != e.line_hash {
                     return Err(changed());
                 }
                 Cow::Owned(text)

@@ -31,8 +31,8 @@ use rustc_hash::FxHashSet;
 
 use crate::history::{FILE_NAME, History, HistoryEntry};
 use crate::limits::{EXCERPT_CHARS, RECOVERED_GAP, RECOVERED_MATCH};
+use crate::model::{Kind, UserKind};
 use crate::model::{RecoveredPrompt, RecoveredSession};
-use crate::parse::{Kind, UserKind};
 use crate::project::Project;
 
 /// The project directory name the client gives working directory `path`

@@ -21,7 +21,7 @@
 //! `OPEN_FILES`, 128, per project; the others are opened again by path), so a file
 //! renamed over or deleted is still read as it was. A line read again is
 //! checked against the hash the parse stage took of it
-//! ([`crate::parse::Entry::line_hash`]): a file rewritten in place gives an
+//! ([`crate::model::Entry::line_hash`]): a file rewritten in place gives an
 //! error naming `file:line` ([`LineError::Changed`]), never other text.
 //!
 //! Why not `mmap` (memmap2): a mapped file that shrinks while mapped kills

@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::discover::FileId;
-use crate::parse::{Kind, Loc};
+use crate::model::{Kind, Loc};
 use crate::project::Project;
 
 /// One warning about a project's input.

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use cctree::discover::{FileClass, FileId};
 use cctree::graph::{FileFacts, Graph, GraphInput};
 use cctree::id::IdVec;
-use cctree::parse::{Entries, Loc, parse_line};
+use cctree::parse::parse_line;
+use cctree::model::{Entries, Loc};
 use libfuzzer_sys::fuzz_target;
 
 fn line(c: &[u8], siblings: bool) -> String {

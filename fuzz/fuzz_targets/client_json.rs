@@ -6,7 +6,9 @@
 //! deeper than `cctree::json::MAX_DEPTH`.
 #![no_main]
 
-use cctree::parse::{Loc, parse_line};
+use cctree::parse::parse_line;
+
+use cctree::model::Loc;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 //!
 //! An adapter provides, for the files [`crate::discover`] classifies as its
 //! client's:
-//! - the header of each line ([`crate::parse::Entry`]: uuid, parent,
+//! - the header of each line ([`crate::model::Entry`]: uuid, parent,
 //!   session, kind, tool ids, an excerpt, hashes) that the graph is built
 //!   from, read in parallel and resumable from the parse cache;
 //! - on demand, what an entry says ([`crate::model::Node`]), read again from

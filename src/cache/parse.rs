@@ -22,7 +22,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{FORMAT, PARSE_DIR, Stamp, intern};
 use crate::discover::{FileId, ProjectSource, SourceFile};
-use crate::parse::{self, Entry, LineWarning, Loc, ParseOptions};
+use crate::model::{Entry, Loc};
+use crate::parse::{self, LineWarning, ParseOptions};
 use crate::project::{FileStats, Project};
 use crate::redact::Redaction;
 use crate::texts::{Budget, Keep, Opened, Text};

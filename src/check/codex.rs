@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::{Finding, reread};
 use crate::adapter::codex::{ROLLED_BACK, history_of};
 use crate::discover::{Client, FileId};
-use crate::parse::{Entry, Kind, UserKind};
+use crate::model::{Entry, Kind, UserKind};
 use crate::project::Project;
 
 const META: &str = "codex:session_meta";

@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::{Finding, Rereader};
 use crate::adapter::gemini::{META, REWIND, SET};
 use crate::discover::Client;
-use crate::parse::{Entry, Kind, Meta};
+use crate::model::{Entry, Kind, Meta};
 use crate::project::Project;
 
 /// Gemini's invariants on every Gemini session file of `p`.

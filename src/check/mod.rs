@@ -18,7 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::graph::{BranchId, Graph, NodeId, Problem};
-use crate::parse::{Entries, EntryId, Kind, UserKind};
+use crate::model::{Entries, EntryId, Kind, UserKind};
 use crate::project::Project;
 
 /// One violation.
@@ -136,7 +136,7 @@ struct Rereader {
 impl Rereader {
     /// Entry `e`'s line as the client reads it: from memory when the project
     /// kept it, else from its file, if it is still the line that was parsed.
-    fn json(&mut self, p: &Project, e: &crate::parse::Entry) -> Option<serde_json::Value> {
+    fn json(&mut self, p: &Project, e: &crate::model::Entry) -> Option<serde_json::Value> {
         match p.json(e) {
             Ok(v) => return Some(v),
             Err(crate::texts::LineError::NotKept) => {}
@@ -149,12 +149,12 @@ impl Rereader {
         let (_, handle) = self.open.as_ref()?;
         let bytes = crate::texts::read_line_at(handle, e.offset, e.len).ok()?;
         let text = std::str::from_utf8(&bytes).ok()?;
-        (crate::parse::hash_bytes(text.trim().as_bytes()) == e.line_hash).then(|| crate::json::parse(text).ok())?
+        (crate::model::hash_bytes(text.trim().as_bytes()) == e.line_hash).then(|| crate::json::parse(text).ok())?
     }
 }
 
 /// [`Rereader::json`] for one line.
-fn reread(p: &Project, e: &crate::parse::Entry) -> Option<serde_json::Value> {
+fn reread(p: &Project, e: &crate::model::Entry) -> Option<serde_json::Value> {
     Rereader::default().json(p, e)
 }
 

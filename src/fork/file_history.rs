@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
-use crate::parse::{EntryId, Meta};
+use crate::model::{EntryId, Meta};
 use crate::project::Project;
 
 /// A backup file to link into the new session's history directory.

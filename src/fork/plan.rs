@@ -19,7 +19,7 @@ use super::prefix::{Illegal, prefix, turn_context};
 use super::target::{Resolved, default_checkpoint, resolve_at};
 use crate::graph::NodeId;
 use crate::limits::{FORK_TITLE_CHARS, FORK_TITLE_ID_CHARS};
-use crate::parse::{Kind, UserKind};
+use crate::model::{Kind, UserKind};
 use crate::project::Project;
 
 /// An illegal `--at`: the reason and the nearest legal checkpoints on its path.
@@ -286,7 +286,7 @@ pub const RESUME_TURN: &str = "CLAUDE_CODE_RESUME_INTERRUPTED_TURN";
 
 /// Whether the fork ends on something Claude has not answered (a prompt,
 /// tool results, or the context after them).
-fn awaits_reply(e: &crate::parse::Entry) -> bool {
+fn awaits_reply(e: &crate::model::Entry) -> bool {
     e.kind == Kind::Attachment
         || (e.kind == Kind::User && matches!(e.user_kind, UserKind::Prompt | UserKind::ToolResult))
 }
@@ -339,7 +339,7 @@ fn choose_prefix(r: &Resolved, req: &ForkRequest, notes: &mut Vec<String>) -> Re
 }
 
 /// One source line, byte for byte, checked against the entry it should hold.
-fn planned(p: &Project, e: &crate::parse::Entry, uuid: String) -> Result<PlannedLine> {
+fn planned(p: &Project, e: &crate::model::Entry, uuid: String) -> Result<PlannedLine> {
     let f = e.loc.file;
     let Ok(line) = p.line_bytes(e) else {
         bail!("{} changed while forking (line {} is gone)", p.source.files[f].path.display(), e.loc.line);

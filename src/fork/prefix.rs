@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::{ChildRole, Graph, Link, NodeId, Walk};
 use crate::limits::TURN_LOOKAHEAD;
-use crate::parse::{Entries, Entry, Kind, UserKind};
+use crate::model::{Entries, Entry, Kind, UserKind};
 use crate::project::Project;
 
 /// What the prefix of a checkpoint holds, as far as legality is concerned.

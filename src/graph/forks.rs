@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 
 use super::{CompactionKind, ForkKind, Graph, NodeId, SessionId};
 use crate::id::IdVec;
-use crate::parse::{Entries, Kind, UserKind};
+use crate::model::{Entries, Kind, UserKind};
 
 /// What a child of a multi-child node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use super::{
 use crate::discover::FileId;
 use crate::id::IdVec;
 use crate::limits::{COMPACTION_LOOKBACK, KEPT_WALK_BUDGET};
-use crate::parse::{Direction, Entries, Entry, EntryId, Kept, Kind, Meta, UserKind};
+use crate::model::{Direction, Entries, Entry, EntryId, Kept, Kind, Meta, UserKind};
 
 /// Builds nodes, parents and children. Conversations and branches come later.
 pub(super) fn link(input: &GraphInput<'_>) -> Graph {

@@ -35,7 +35,7 @@ use rustc_hash::FxHashMap;
 
 use crate::discover::{AgentMeta, FileClass, FileId};
 use crate::id::{IdVec, typed_id};
-use crate::parse::{Entries, Entry, EntryId};
+use crate::model::{Entries, Entry, EntryId};
 
 pub use crate::model::CompactionKind;
 pub use forks::ChildRole;

@@ -7,7 +7,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{BranchId, Graph, Link, NodeId, SessionId, SpliceLink};
-use crate::parse::Entries;
+use crate::model::Entries;
 
 impl Graph {
     /// The nodes read on a branch from the root: its ancestors' runs up to

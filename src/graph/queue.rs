@@ -15,7 +15,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Graph, NodeId, SessionId};
 use crate::discover::FileId;
-use crate::parse::{Entries, Entry, EntryId, Kind, Meta, UserKind};
+use crate::model::{Entries, Entry, EntryId, Kind, Meta, UserKind};
 
 pub(super) fn place(g: &mut Graph, entries: &Entries) {
     let session_ix: FxHashMap<&str, SessionId> =

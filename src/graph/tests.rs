@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::discover::FileClass;
-use crate::parse::{Loc, parse_line};
+use crate::model::Loc;
+use crate::parse::parse_line;
 
 /// A tiny transcript builder: each line is (file index, JSON).
 #[derive(Default)]

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use super::{BranchId, ConversationId, Graph, GraphInput, NodeId, SessionId, SummaryRef, TitleSource};
 use crate::id::IdVec;
 use crate::limits::LABEL_LOOKAHEAD;
-use crate::parse::{Entries, Entry, Kind, Loc, Meta, UserKind};
+use crate::model::{Entries, Entry, Kind, Loc, Meta, UserKind};
 
 pub(super) fn attach(g: &mut Graph, input: &GraphInput<'_>) {
     let entries = input.entries;

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::discover::FileClass;
 use crate::id::IdVec;
-use crate::parse::{Entries, Kind, UserKind};
+use crate::model::{Entries, Kind, UserKind};
 
 pub(super) fn assign(g: &mut Graph, input: &GraphInput<'_>, facts: &Facts) {
     let entries = input.entries;

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! A reader ([`crate::adapter`]) turns each line of a client's files into an
-//! [`Entry`](crate::parse::Entry) header (what the graph needs: ids,
+//! [`Entry`](crate::model::Entry) header (what the graph needs: ids,
 //! parents, session, kind, tool ids, an excerpt, hashes of its bytes) and,
 //! when a page shows the entry, its [`Content`]: a prompt, a reply, tool
 //! results, a command, a compaction… each with typed parts — text, thinking,
@@ -25,6 +25,7 @@
 //! borrow them from the line where they hold no escapes.
 
 pub mod compaction;
+pub mod entry;
 pub mod raw;
 pub mod recovered;
 pub mod tool;
@@ -33,6 +34,9 @@ pub mod usage;
 use std::borrow::Cow;
 
 pub use compaction::{Compaction, CompactionKind, Direction, Kept};
+pub use entry::{
+    Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes,
+};
 pub use raw::{Loose, Raw};
 pub use recovered::{RecoveredPrompt, RecoveredSession};
 pub use tool::{

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::parse::Usage;
+use crate::model::Usage;
 
 /// Tokens of one or more API calls, split as the API bills them: fresh
 /// input, output, input read from the prompt cache, input written to it.

@@ -13,11 +13,9 @@ pub mod prompt;
 pub mod timestamp;
 
 use crate::discover::FileId;
+use crate::model::{Entry, Loc};
 pub use document::parse_document;
-pub use entry::{
-    Direction, Entries, Entry, EntryId, Kept, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, parse_entry,
-};
-pub(crate) use entry::{excerpt_of, hash_bytes};
+pub use entry::parse_entry;
 
 use crate::limits::PARSE_PIECE;
 use std::borrow::Cow;

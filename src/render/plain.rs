@@ -123,7 +123,7 @@ pub(crate) fn prompt_words(text: &str, chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parse::Usage;
+    use crate::model::Usage;
 
     #[test]
     fn cuts_on_char_boundaries() {

@@ -39,7 +39,8 @@ use crate::graph::{
     ToolLink,
 };
 use crate::id::{Id, IdVec};
-use crate::parse::{Entries, EntryId, Kind, LineWarning, Meta};
+use crate::model::{Entries, EntryId, Kind, Meta};
+use crate::parse::LineWarning;
 use crate::project::{FileStats, Project};
 
 /// The conversation each agent belongs to: the conversation of the node that
@@ -168,8 +169,8 @@ pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
             Some(e)
         })
         .collect();
-    let kept_locs: FxHashSet<crate::parse::Loc> = new_entries.iter().map(|e| e.loc).collect();
-    let relocate = |mut loc: crate::parse::Loc| {
+    let kept_locs: FxHashSet<crate::model::Loc> = new_entries.iter().map(|e| e.loc).collect();
+    let relocate = |mut loc: crate::model::Loc| {
         files.get(loc.file).map(|f| {
             loc.file = f;
             loc

@@ -13,7 +13,7 @@ use super::record::{Record, deleted_of};
 use crate::discover::FileId;
 use crate::graph::NodeId;
 use crate::id::IdVec;
-use crate::parse::EntryId;
+use crate::model::EntryId;
 use crate::project::Project;
 
 /// Counts of what exists only in the archive.

@@ -135,7 +135,7 @@ pub fn texts_of(project: &Path) -> Vec<String> {
 /// branch), as short labels: `you: <prompt>`, `claude: <text>`, `summary`,
 /// `compacted (<kind>)`; tool calls, results and context left out.
 pub fn line_to(project: &Path, leaf: &str) -> Vec<String> {
-    use cctree::parse::{Kind, UserKind};
+    use cctree::model::{Kind, UserKind};
     let p = cctree::project::Project::load(cctree::discover::scan_project(project).unwrap());
     let g = &p.graph;
     let n = g.index[leaf];

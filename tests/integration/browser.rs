@@ -478,7 +478,7 @@ fn long_output_archive(root: &Path, word: &str) {
 /// conversation's page, its first prompt, the last prompt of its active line
 /// and a prompt of each branch off that line.
 fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
-    use cctree::parse::{Kind, UserKind};
+    use cctree::model::{Kind, UserKind};
     let projects = load(&[input.to_path_buf()]);
     let names: Vec<&str> = projects.iter().map(|p| p.source.name.as_str()).collect();
     let slugs = project_slugs(&names);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use cctree::fork::{self, ForkRequest};
 use cctree::graph::NodeId;
-use cctree::parse::{Kind, UserKind};
+use cctree::model::{Kind, UserKind};
 use cctree::project::Project;
 use serde_json::Value;
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use cctree::graph::NodeId;
-use cctree::parse::{Kind, UserKind};
+use cctree::model::{Kind, UserKind};
 use cctree::project::Project;
 use cctree::render::site::urls::sanitize_segment;
 

@@ -254,7 +254,7 @@ fn prompts(p: &Project, conv: ConversationId) -> Vec<String> {
     let mut v = Vec::new();
     for n in g.nodes.iter() {
         let e = &p.entries[n.entry];
-        if n.conversation != Some(conv) || n.sidechain || e.user_kind != cctree::parse::UserKind::Prompt {
+        if n.conversation != Some(conv) || n.sidechain || e.user_kind != cctree::model::UserKind::Prompt {
             continue;
         }
         let (node, err) = p.node(e);

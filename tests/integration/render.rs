@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use cctree::build::{BuildOptions, BuildSummary, build};
 use cctree::discover;
-use cctree::parse::{Kind, UserKind};
+use cctree::model::{Kind, UserKind};
 use cctree::project::Project;
 use cctree::render::site::urls::{project_slugs, sanitize_segment};
 use serde_json::Value;

@@ -10,7 +10,8 @@ use crate::json::pick::Want;
 use crate::model::{
     Attachment, Block, Body, Compaction, Content, Hook, Image, Injected, Node, Note, Raw, Str, ToolOutput,
 };
-use crate::parse::{Entry, Kind, UserKind, prompt};
+use crate::model::{Entry, Kind, UserKind};
+use crate::parse::prompt;
 
 use super::calls::call_of;
 use super::results::{Tool, detail_of, result_of};
@@ -364,7 +365,8 @@ fn attachment<'a>(mut json: Value) -> Content<'a> {
 mod tests {
     use super::*;
     use crate::discover::FileId;
-    use crate::parse::{Loc, parse_entry};
+    use crate::model::Loc;
+    use crate::parse::parse_entry;
 
     fn compaction_of(line: &str) -> Compaction<'static> {
         let e = parse_entry(line, Loc { file: FileId::FIRST, line: 1 }, 0).unwrap();

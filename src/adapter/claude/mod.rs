@@ -14,8 +14,8 @@ mod content;
 mod results;
 
 use crate::limits::OUTPUT_CAP;
+use crate::model::Entry;
 use crate::model::{Node, Raw};
-use crate::parse::Entry;
 use crate::project::Project;
 use crate::texts::LineError;
 

@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
+use crate::model::{Entry, Kind, Loc, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes};
 use crate::parse::timestamp::parse_timestamp;
-use crate::parse::{Entry, Kind, Loc, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes};
 
 /// The top-level `type`s Codex CLI writes that are not nodes.
 const KNOWN: &[&str] = &[

@@ -30,7 +30,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::discover::{Client, ProjectSource};
-use crate::parse::{Entries, Entry, Kind, UserKind};
+use crate::model::{Entries, Entry, Kind, UserKind};
 
 /// What a file says of itself (its first `session_meta`).
 #[derive(Default, Clone)]

@@ -14,11 +14,11 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::model::Entry;
 use crate::model::{
     Block, Body, Compaction, Content, Injected, Node, PatchFile, PatchOp, Raw, Shell, Str, ToolCall, ToolInput,
     ToolOutput,
 };
-use crate::parse::Entry;
 use crate::project::Project;
 use crate::texts::LineError;
 

@@ -24,7 +24,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::header::{REWIND, SET};
 use crate::discover::{Client, FileClass, ProjectSource};
-use crate::parse::{Entries, Entry, Kind, Meta, UserKind};
+use crate::model::{Entries, Entry, Kind, Meta, UserKind};
 
 /// Links every Gemini entry of the project, file by file.
 pub fn link(source: &ProjectSource, entries: &mut Entries) {

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::model::{Block, Body, Content, Injected, Node, Note, Raw, Shell, Str, ToolCall, ToolInput, ToolOutput};
-use crate::parse::{Entry, Meta};
+use crate::model::{Entry, Meta};
 use crate::project::Project;
 use crate::texts::LineError;
 

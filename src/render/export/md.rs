@@ -20,8 +20,8 @@ use rustc_hash::FxHashSet;
 
 use crate::graph::{ConversationId, NodeId};
 use crate::model::{Block, Body, Content, Raw, ToolOutput};
+use crate::model::{Kind, UserKind};
 use crate::parse::timestamp::format_human;
-use crate::parse::{Kind, UserKind};
 use crate::project::Project;
 
 use super::{Exported, active_path, tracks};

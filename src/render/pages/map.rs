@@ -21,7 +21,7 @@ use rustc_hash::FxHashMap;
 
 use crate::graph::{BranchId, CompactionKind, Conversation, ForkKind, NodeId};
 use crate::limits::{MAP_CHARS, MAP_FANOUT, MAP_LANES, MAP_ROWS, MAP_RUN};
-use crate::parse::Kind;
+use crate::model::Kind;
 
 use crate::render::plain::{plain_excerpt as excerpt, prompt_words};
 use crate::render::site::context::{ProjectCtx, TrackId};

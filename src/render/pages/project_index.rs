@@ -19,7 +19,7 @@ use crate::render::views::page_state::PageCtx;
 /// shown as they are, collapsed, on the project page (the first
 /// [`UNKNOWN_ENTRIES`]), and how many more there are.
 fn unknown_entries(ctx: &ProjectCtx<'_>) -> (Vec<Block>, usize) {
-    let unknown: Vec<&crate::parse::Entry> =
+    let unknown: Vec<&crate::model::Entry> =
         ctx.entries().iter().filter(|e| e.kind.is_unknown() && !e.is_node()).collect();
     let mut pcx = PageCtx::new(ctx, &ctx.dir);
     let shown = unknown

@@ -326,7 +326,7 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackHead
         .nodes
         .iter()
         .map(|n| g.entry(ctx.entries(), *n))
-        .find(|e| e.user_kind == crate::parse::UserKind::Prompt && !e.excerpt.is_empty())
+        .find(|e| e.user_kind == crate::model::UserKind::Prompt && !e.excerpt.is_empty())
         .map(|e| e.excerpt.to_string());
     let title = match (has_nested, first_words) {
         (true, Some(words)) => words,
@@ -419,7 +419,7 @@ fn fork_context_items(ctx: &ProjectCtx<'_>, fork: NodeId, n: usize) -> Vec<(Trac
         if !item.counted || !seen.insert((l.track, l.item)) {
             continue;
         }
-        if g.entry(e, item.nodes[0]).user_kind == crate::parse::UserKind::Prompt {
+        if g.entry(e, item.nodes[0]).user_kind == crate::model::UserKind::Prompt {
             prompt = Some((l.track, l.item));
             break;
         }

@@ -16,7 +16,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::{AgentId, AgentKind, BranchId, Conversation, ConversationId, Graph, NodeId, SessionId};
 use crate::id::IdVec;
-use crate::parse::{Entries, EntryId};
+use crate::model::{Entries, EntryId};
 use crate::project::Project;
 
 use crate::cost::Prices;
@@ -338,7 +338,7 @@ impl<'a> ProjectCtx<'a> {
 
     /// `path:line` of an entry for a page: from the project directory
     /// (`<project>/<file>:<line>`), or the full path with `--show-paths`.
-    pub(crate) fn place(&self, loc: crate::parse::Loc) -> String {
+    pub(crate) fn place(&self, loc: crate::model::Loc) -> String {
         let p = self.project;
         match p.source.files.get(loc.file) {
             Some(f) if !self.paths.show => format!("{}/{}:{}", p.source.name, f.rel, loc.line),

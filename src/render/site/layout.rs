@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::{Graph, NodeId};
 use crate::id::{IdVec, typed_id};
-use crate::parse::{Entries, Entry, Kind, UserKind};
+use crate::model::{Entries, Entry, Kind, UserKind};
 
 use crate::render::site::urls::page_of;
 

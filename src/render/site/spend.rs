@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use crate::cost::{Cost, Prices, Total};
 use crate::graph::{AgentId, BranchId, Graph, NodeId};
 use crate::model::Tokens;
-use crate::parse::{Entry, Kind, Usage};
+use crate::model::{Entry, Kind, Usage};
 use crate::render::plain::TokensText;
 
 /// Tokens and dollars of some calls.

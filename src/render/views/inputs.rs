@@ -19,7 +19,7 @@ use rustc_hash::FxHashSet;
 
 use crate::graph::{AgentKind, CompactionKind, ForkKind, NodeId};
 use crate::limits::FORK_LISTED;
-use crate::parse::{EntryId, Kind};
+use crate::model::{EntryId, Kind};
 use crate::render::plain::prompt_words;
 use crate::render::site::context::{ProjectCtx, TrackId, fork_list_href, listed_apart};
 use crate::render::site::layout::Item;

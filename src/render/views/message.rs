@@ -8,7 +8,7 @@ use askama::Template;
 
 use crate::graph::CompactionKind;
 use crate::model::{self, Body, Content, Injected, ToolInput};
-use crate::parse::{Entry, EntryId, Kind};
+use crate::model::{Entry, EntryId, Kind};
 
 use crate::limits::{AUX_LINE_CHARS, AUX_SUMMARY_CHARS, CALLER_CHARS, THINKING_SUMMARY_CHARS};
 use crate::model::Tokens;
@@ -270,7 +270,7 @@ pub(crate) fn note(text: &str) -> Block {
 fn turn_meta(prices: &crate::cost::Prices, es: &[&Entry]) -> String {
     use crate::render::site::spend;
     let model = es.iter().find_map(|e| e.model.as_deref()).filter(|m| *m != "<synthetic>").unwrap_or("");
-    let mut calls: Vec<(crate::parse::Usage, &Entry)> = Vec::new();
+    let mut calls: Vec<(crate::model::Usage, &Entry)> = Vec::new();
     let mut by_id: rustc_hash::FxHashMap<&str, usize> = Default::default();
     for e in es {
         let Some(u) = e.usage else { continue };

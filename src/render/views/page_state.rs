@@ -8,8 +8,8 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::NodeId;
+use crate::model::EntryId;
 use crate::model::{Image as ImageSource, Node, Raw};
-use crate::parse::EntryId;
 
 use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FOLD, PAGE_TEXT, SMALL_CAP};
 use crate::render::html::highlight::Budget;
