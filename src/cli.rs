@@ -324,7 +324,7 @@ pub struct SelectArgs {
     /// (comma-separated or repeated; default: all three, and without INPUT
     /// each one's default folder that exists).
     #[arg(long = "agent", value_name = "AGENT", value_delimiter = ',', value_parser = parse_agent)]
-    pub agents: Vec<crate::discover::Client>,
+    pub agents: Vec<crate::model::Client>,
 }
 
 #[derive(Debug, Args)]
@@ -488,8 +488,8 @@ pub struct ForkArgs {
 }
 
 /// An `--agent` value.
-fn parse_agent(s: &str) -> Result<crate::discover::Client, String> {
-    crate::discover::Client::from_name(s).ok_or_else(|| format!("unknown agent {s:?}: use claude, codex or gemini"))
+fn parse_agent(s: &str) -> Result<crate::model::Client, String> {
+    crate::agent::by_name(s).ok_or_else(|| format!("unknown agent {s:?}: use claude, codex or gemini"))
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 
 use anyhow::Result;
 
-use crate::discover::{Archive, ProjectSource};
+use crate::discover::Archive;
+
+use crate::model::ProjectSource;
 use crate::project::Project;
 use crate::select::{Selection, Tally};
 use crate::warnings::Warning;

@@ -84,9 +84,9 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
         crate::build::file::check_outside(output, inputs.iter().copied())?;
     }
     // Codex's or Gemini's folder: its projects; else the client's project directories.
-    let sources = match discover::other_client(&root)? {
-        Some((_, projects, _)) => projects,
-        None => dirs.iter().map(|d| discover::scan_project(d)).collect::<Result<Vec<_>>>()?,
+    let sources = match discover::claimed(&root)? {
+        Some(scanned) => scanned.projects,
+        None => dirs.iter().map(|d| crate::agent::claude::discover::scan_project(d)).collect::<Result<Vec<_>>>()?,
     };
     let found = find(&target, sources, &root, req.redact)?;
     let progress = Progress::hidden();
@@ -169,7 +169,7 @@ fn lookup_root(req: &ExportRequest) -> Result<(PathBuf, String)> {
     }
     let root = match &req.projects {
         Some(d) => d.clone(),
-        None => match discover::default_projects_dir() {
+        None => match crate::agent::claude::discover::default_projects_dir() {
             Some(d) if d.is_dir() => d,
             Some(d) => bail!("the default projects directory {} does not exist: pass --projects DIR", d.display()),
             None => bail!(
@@ -185,7 +185,7 @@ fn lookup_root(req: &ExportRequest) -> Result<(PathBuf, String)> {
 
 /// Loads the projects whose files hold `target` and picks the conversation
 /// it names; exactly one must match.
-fn find(target: &str, sources: Vec<discover::ProjectSource>, root: &Path, redact: bool) -> Result<Found> {
+fn find(target: &str, sources: Vec<crate::model::ProjectSource>, root: &Path, redact: bool) -> Result<Found> {
     let shown = crate::term::safe(root.display()).to_string();
     let selection = Selection::new(&[], &[target.to_string()], None, None, &jiff::tz::TimeZone::UTC, &shown)?;
     // The longest piece of TARGET that a transcript writes as it is (JSON
@@ -198,13 +198,13 @@ fn find(target: &str, sources: Vec<discover::ProjectSource>, root: &Path, redact
     let mut found: Vec<Found> = Vec::new();
     let mut named: Vec<String> = Vec::new();
     for source in sources {
-        let holds = |f: &discover::SourceFile| {
+        let holds = |f: &crate::model::SourceFile| {
             f.rel.contains(needle) || std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some())
         };
         if !source.files.iter().any(holds) {
             continue;
         }
-        let project = Project::load_with(source, ParseOptions { redact, ..Default::default() });
+        let project = Project::load_with(source, ParseOptions { redact });
         let cwd = project.cwd().map(str::to_string);
         let Some(picked) = selection.pick(project, &mut Tally::default()) else { continue };
         let project = picked.into_project();

@@ -16,7 +16,7 @@
 //! repository's reference of what Claude Code writes (kept true by the
 //! conformance suite against the real client, `tests/conformance/`).
 
-pub mod adapter;
+pub mod agent;
 pub mod build;
 pub mod cache;
 pub mod check;

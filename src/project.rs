@@ -6,9 +6,9 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use crate::discover::{Client, FileId, ProjectSource, SourceFile};
 use crate::graph::{FileFacts, Graph, GraphInput};
 use crate::id::IdVec;
+use crate::model::{Client, FileId, ProjectSource, SourceFile};
 use crate::model::{Entries, Entry, Loc};
 use crate::parse::{self, LineWarning};
 use crate::texts::{Budget, Keep, LineError, Opened, Text};
@@ -106,10 +106,10 @@ impl Project {
             warnings.extend(p.warnings);
             file_stats.push(s);
         }
-        // The clients that write no parent per line: theirs are derived here,
-        // over the whole project (a file may continue another).
-        crate::adapter::codex::link(&source, &mut entries);
-        crate::adapter::gemini::link(&source, &mut entries);
+        // What the agent's lines do not write themselves (the parents of
+        // Codex CLI's and Gemini CLI's records) is derived here, over the
+        // whole project (a file may continue another).
+        source.client.reader().link(&source, &mut entries);
         let t = std::time::Instant::now();
         let graph = Self::graph_of(&source, &entries);
         tracing::debug!("{}: graph in {:.3} s", source.name, t.elapsed().as_secs_f64());
@@ -124,7 +124,7 @@ impl Project {
                 class: f.class,
                 agent_id_from_name: f.agent_id_from_name.clone(),
                 kept_version: f.kept_version,
-                session_from_name: (f.class == crate::discover::FileClass::Main)
+                session_from_name: (f.class == crate::model::FileClass::Main)
                     .then(|| {
                         let live = crate::layout::split_kept(&f.rel).unwrap_or_else(|| f.rel.clone());
                         live.strip_suffix(".jsonl").filter(|s| !s.contains('/')).map(str::to_string)
@@ -213,15 +213,26 @@ impl Project {
         Some((path, String::from_utf8_lossy(&buf).into_owned()))
     }
 
-    /// What entry `e` says, read from its line by its client's reader
-    /// ([`crate::adapter`]); when the line cannot be read again, what an
-    /// empty line says, and why.
+    /// What entry `e` says, read from its line by its agent's reader
+    /// ([`crate::model::Reader::node`]); when the line cannot be read
+    /// again, what an empty line says, and why.
     pub fn node<'a>(&'a self, e: &'a Entry) -> (crate::model::Node<'a>, Option<LineError>) {
-        match self.client_of(e) {
-            Client::Claude => crate::adapter::claude::node(self, e),
-            Client::Codex => crate::adapter::codex::node(self, e),
-            Client::Gemini => crate::adapter::gemini::node(self, e),
-        }
+        self.client_of(e).reader().node(self.read(e))
+    }
+
+    /// What a reader is handed of entry `e`: its header, its lines, and the
+    /// name of the call its one tool result answers (from the graph).
+    fn read<'a>(&'a self, e: &'a Entry) -> crate::model::Read<'a> {
+        let call = match &*e.tool_results {
+            [one] => {
+                let id = &*one.tool_use_id;
+                self.graph.tools.get(id).and_then(|t| t.use_node).and_then(|n| {
+                    self.graph.entry(&self.entries, n).tool_uses.iter().find(|t| &*t.id == id).map(|t| &*t.name)
+                })
+            }
+            _ => None,
+        };
+        crate::model::Read { entry: e, lines: self, call }
     }
 
     /// The client that wrote entry `e`'s file.
@@ -231,12 +242,8 @@ impl Project {
 
     /// The whole of entry `e` as its client wrote it (for a view that shows
     /// all of it).
-    pub fn record(&self, e: &Entry) -> Result<crate::model::Raw<'_>, LineError> {
-        match self.client_of(e) {
-            Client::Claude => crate::adapter::claude::record(self, e),
-            Client::Codex => crate::adapter::codex::record(self, e),
-            Client::Gemini => crate::adapter::gemini::record(self, e),
-        }
+    pub fn record<'a>(&'a self, e: &'a Entry) -> Result<crate::model::Raw<'a>, LineError> {
+        self.client_of(e).reader().record(self.read(e))
     }
 
     /// `path:line` of an entry location, for messages.
@@ -263,6 +270,18 @@ impl Project {
     }
 }
 
+impl crate::model::Lines for Project {
+    fn json(&self, e: &Entry) -> Result<serde_json::Value, LineError> {
+        Project::json(self, e)
+    }
+    fn json_only(&self, e: &Entry, want: &crate::json::pick::Want) -> Result<serde_json::Value, LineError> {
+        Project::json_only(self, e, want)
+    }
+    fn side_file(&self, key: &str, cap: usize) -> Option<(&std::path::Path, String)> {
+        Project::side_file(self, key, cap)
+    }
+}
+
 fn read_file(
     f: &SourceFile,
     index: FileId,
@@ -277,8 +296,7 @@ fn read_file(
         Ok(o) => o,
         Err(err) => return (parse::ParsedFile::default(), unreadable(err), Text::Nothing),
     };
-    let opts = parse::ParseOptions { client: f.client, document: f.is_document(), ..opts };
-    let (read, err) = parse_opened(&opened, 0, 0, index, opts, |_, _| {});
+    let (read, err) = parse_opened(&opened, 0, 0, index, parse::Format::of(f), opts, |_, _| {});
     let mut p = read.mid;
     p.append(read.tail);
     p.bytes = opened.len();
@@ -307,6 +325,7 @@ pub(crate) fn parse_opened(
     from: u64,
     lines_before: u32,
     index: FileId,
+    format: parse::Format,
     opts: parse::ParseOptions,
     mut seen: impl FnMut(&[u8], u64),
 ) -> (ReadLines, Option<std::io::Error>) {
@@ -317,7 +336,7 @@ pub(crate) fn parse_opened(
         done: from,
         done_lines: lines_before,
     };
-    if opts.document {
+    if format.document {
         // One document, read whole every time: its lines are no unit (nothing to resume from).
         let mut whole = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
         let result = o.windows(0, len, |w, at| {
@@ -326,7 +345,7 @@ pub(crate) fn parse_opened(
         });
         r.done = 0;
         r.done_lines = 0;
-        r.tail = parse::parse_document(&whole, index, opts);
+        r.tail = parse::parse_document(&whole, index, format.client, opts);
         return (r, result.err());
     }
     let result = o.windows(from, len, |w, at| {
@@ -334,12 +353,12 @@ pub(crate) fn parse_opened(
         // Complete lines, then (in the last window) the unterminated tail.
         let complete =
             if at + w.len() as u64 == len { memchr::memrchr(b'\n', w).map_or(0, |i| i + 1) } else { w.len() };
-        let p = parse::parse_window(&w[..complete], at, r.done_lines, index, opts);
+        let p = parse::parse_window(&w[..complete], at, r.done_lines, index, format, opts);
         r.done_lines = r.done_lines.saturating_add(p.newlines);
         r.mid.append(p);
         r.done = at + complete as u64;
         if complete < w.len() {
-            r.tail = parse::parse_window(&w[complete..], r.done, r.done_lines, index, opts);
+            r.tail = parse::parse_window(&w[complete..], r.done, r.done_lines, index, format, opts);
         }
     });
     (r, result.err())
@@ -386,7 +405,7 @@ mod tests {
     #[test]
     fn a_file_read_in_windows_and_again_from_disk_is_the_file_read_whole() {
         let dir = project_dir();
-        let source = || crate::discover::scan_project(dir.path()).unwrap();
+        let source = || crate::agent::claude::discover::scan_project(dir.path()).unwrap();
         let whole = Project::load(source());
         assert!(matches!(whole.texts[FileId::FIRST], Text::Held(_)));
         for window in [1, 100, 4096] {
@@ -422,7 +441,7 @@ mod tests {
         let dir = project_dir();
         let budget = Budget::with_sizes(Keep::Lines, 0, 4096);
         let p = Project::load_in(
-            crate::discover::scan_project(dir.path()).unwrap(),
+            crate::agent::claude::discover::scan_project(dir.path()).unwrap(),
             parse::ParseOptions::default(),
             &budget,
         );

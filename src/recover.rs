@@ -83,7 +83,7 @@ pub fn beside(root: &Path) -> Option<PathBuf> {
 /// [`beside`] it when it is a projects directory; none for one project
 /// directory or files given alone.
 pub fn history_for(root: &Path) -> Option<PathBuf> {
-    if !root.is_dir() || crate::discover::is_project_dir(root) {
+    if !root.is_dir() || crate::agent::claude::discover::is_project_dir(root) {
         return None;
     }
     beside(root)

@@ -99,8 +99,8 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
     if !args.sync {
         let status = build(args, quiet)?;
         let input = match args.input.as_slice() {
-            [] => discover::default_projects_dir(),
-            [one] => Some(discover::config_projects(one).unwrap_or_else(|| one.clone())),
+            [] => crate::agent::claude::discover::default_projects_dir(),
+            [one] => Some(crate::agent::claude::discover::config_projects(one).unwrap_or_else(|| one.clone())),
             _ => None,
         };
         if let Some(input) = input {
@@ -179,7 +179,7 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         Some(dir) => dir.clone(),
         None => {
             let key = match what.input.is_empty() {
-                true => discover::default_inputs(&discover::Client::ALL)?,
+                true => discover::default_inputs(crate::agent::ALL)?,
                 false => what.input.clone(),
             };
             let site = crate::serve::default_site(&key, if what.sync.is_some() { "sync" } else { "" })?;
@@ -264,7 +264,7 @@ fn sync_for_serve(source: Option<&std::path::Path>, first: bool) -> Result<Vec<s
 fn selection(args: &SelectArgs, input: &[std::path::PathBuf]) -> Result<Selection> {
     let named: Vec<String> = input.iter().map(|p| crate::term::safe(p.display()).to_string()).collect();
     let input = match named.is_empty() {
-        true => discover::default_projects_dir()
+        true => crate::agent::claude::discover::default_projects_dir()
             .map_or_else(|| "the default projects directory".into(), |d| crate::term::safe(d.display()).to_string()),
         false => named.join(" "),
     };
@@ -385,7 +385,7 @@ fn schedule(args: &SyncArgs, archive: &std::path::Path) -> Result<Status> {
     let plan = if args.schedule {
         let input = match &args.input {
             Some(p) => p.clone(),
-            None => discover::default_projects_dir().context(
+            None => crate::agent::claude::discover::default_projects_dir().context(
                 "no default projects directory (CLAUDE_CONFIG_DIR is not set and no home directory is known): \
                  pass the projects directory to sync, `cctree sync DIR --schedule`",
             )?,
@@ -477,7 +477,7 @@ fn cleanup_warning(projects: &std::path::Path, archive: Option<&std::path::Path>
     if quiet {
         return;
     }
-    let Some(client) = discover::default_projects_dir() else { return };
+    let Some(client) = crate::agent::claude::discover::default_projects_dir() else { return };
     if !client.is_dir() || crate::files::resolve(projects) != crate::files::resolve(&client) {
         return;
     }

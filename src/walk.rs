@@ -241,3 +241,11 @@ fn is_above(link: &Path) -> bool {
     let parent = link.parent().map(std::fs::canonicalize);
     matches!((target, parent), (Ok(t), Some(Ok(p))) if p.starts_with(&t))
 }
+
+/// The last part of `dir` (of its real path when it has none, as `.`), for a name.
+pub(crate) fn dir_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .or_else(|| std::fs::canonicalize(dir).ok()?.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "project".into())
+}

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::discover::FileId;
+use crate::model::FileId;
 use crate::model::{Kind, Loc};
 use crate::project::Project;
 

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use cctree::discover::{FileClass, FileId};
+use cctree::model::{FileClass, FileId};
 use cctree::graph::{FileFacts, Graph, GraphInput};
 use cctree::id::IdVec;
 use cctree::parse::parse_line;
@@ -64,7 +64,7 @@ fuzz_target!(|data: &[u8]| {
         .filter_map(|(i, c)| {
             let l = line(c, siblings);
             let loc = Loc { file: FileId::new(usize::from(c[3] % 2))?, line: u32::try_from(i + 1).ok()? };
-            parse_line(l.as_bytes(), loc, 0).0
+            parse_line(cctree::agent::CLAUDE, l.as_bytes(), loc, 0).0
         })
         .collect();
     let files: IdVec<FileId, FileFacts> = IdVec::from_vec(vec![

@@ -74,7 +74,7 @@ fn depth(v: &Value) -> usize {
 
 fuzz_target!(|data: &[u8]| {
     let Some(line) = build(data) else { return };
-    let (entry, _) = parse_line(line.as_bytes(), Loc { file: cctree::discover::FileId::FIRST, line: 1 }, 0);
+    let (entry, _) = parse_line(cctree::agent::CLAUDE, line.as_bytes(), Loc { file: cctree::model::FileId::FIRST, line: 1 }, 0);
     let text = match &entry {
         Some(e) => e.repaired.as_deref().unwrap_or(&line).to_string(),
         None => cctree::parse::scrub_lone_surrogates(&line).unwrap_or_else(|| line.clone()),

@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let p = cctree::parse::parse_bytes(data, cctree::discover::FileId::FIRST);
+    let p = cctree::parse::parse_bytes(data, cctree::model::FileId::FIRST, cctree::agent::CLAUDE);
     let bad_or_read = p.entries.len() as u64 + p.bad_lines;
     assert_eq!(bad_or_read, p.lines);
     for e in &p.entries {

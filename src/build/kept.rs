@@ -14,7 +14,9 @@
 
 use std::path::PathBuf;
 
-use crate::discover::{Archive, ProjectSource};
+use crate::discover::Archive;
+
+use crate::model::ProjectSource;
 use crate::project::Project;
 use crate::recover::{self, ByProject};
 use crate::select::Selection;
@@ -36,7 +38,7 @@ impl KeptInputs {
     /// Returns the warnings met (unreadable history lines, `file:line`).
     pub(super) fn read(archive: &Archive) -> (KeptInputs, Vec<String>) {
         let root = &archive.root;
-        if !root.is_dir() || crate::discover::is_project_dir(root) {
+        if !root.is_dir() || crate::agent::claude::discover::is_project_dir(root) {
             return (KeptInputs::default(), Vec::new());
         }
         let record = record::find(root).filter(|(dir, _)| dir == root).map(|(_, r)| r);
@@ -44,7 +46,7 @@ impl KeptInputs {
             return (KeptInputs { record, ..Default::default() }, Vec::new());
         };
         let transcripts = (archive.projects.iter().flat_map(|p| &p.files))
-            .filter(|f| f.class == crate::discover::FileClass::Main && !f.kept_version)
+            .filter(|f| f.class == crate::model::FileClass::Main && !f.kept_version)
             .filter_map(|f| f.rel.strip_suffix(".jsonl").map(str::to_string))
             .collect();
         match crate::history::read(&path) {
@@ -66,11 +68,7 @@ impl KeptInputs {
         for name in self.history.names().filter(|n| !have.contains(*n)) {
             // The prompt history is Claude Code's; its working directory
             // names the project through `path_of`.
-            archive.projects.push(ProjectSource::empty(
-                name.to_string(),
-                root.join(name),
-                crate::discover::Client::Claude,
-            ));
+            archive.projects.push(ProjectSource::empty(name.to_string(), root.join(name), crate::agent::CLAUDE));
         }
         archive.projects.sort_by(|a, b| a.dir.cmp(&b.dir));
     }

@@ -30,8 +30,9 @@ use anyhow::{Context, Result};
 use crate::cache::parse::LoadCounts;
 use crate::cache::{self, Manifest, OutputRecord, ProjectRecord};
 use crate::digest::UnitEntry;
-use crate::discover::{Archive, ProjectSource};
+use crate::discover::Archive;
 use crate::driver::{self, Progress};
+use crate::model::ProjectSource;
 use crate::render::search::{IndexBuilder, Previous};
 use crate::render::site::redactor::{self, RedactionSite, Redactor};
 use crate::render::{self, Placement, RenderOptions};
@@ -113,7 +114,7 @@ impl BuildOptions {
     }
 
     fn parse_options(&self) -> crate::parse::ParseOptions {
-        crate::parse::ParseOptions { redact: self.redact, ..Default::default() }
+        crate::parse::ParseOptions { redact: self.redact }
     }
 }
 
@@ -323,7 +324,7 @@ impl<'p> Builder<'p> {
         self.warnings += progress.source_warnings(&project.source);
         if let Some(mut originals) = agent_meta {
             originals.retain(|id, _| project.source.agent_meta.contains_key(id));
-            let source = crate::discover::ProjectSource { agent_meta: originals, ..project.source.clone() };
+            let source = crate::model::ProjectSource { agent_meta: originals, ..project.source.clone() };
             self.redactions.extend(redactor::agent_meta(&source));
         }
         self.redactions.extend(redactor::entry_lines(&project));
@@ -506,7 +507,7 @@ impl<'p> Builder<'p> {
 /// the files (render reads only the model).
 pub fn redact_dry_run(
     archive: &Archive,
-    wanted: &dyn Fn(&crate::discover::ProjectSource) -> bool,
+    wanted: &dyn Fn(&crate::model::ProjectSource) -> bool,
 ) -> Vec<redactor::RedactionSite> {
     let (kept, _) = KeptInputs::read(archive);
     let mut with_history = archive.clone();
@@ -526,10 +527,7 @@ pub fn redact_dry_run(
                 out.push(redactor::RedactionSite { place: path.display().to_string(), kinds });
             }
         }
-        let p = crate::project::Project::load_with(
-            source.clone(),
-            crate::parse::ParseOptions { redact: true, ..Default::default() },
-        );
+        let p = crate::project::Project::load_with(source.clone(), crate::parse::ParseOptions { redact: true });
         out.extend(redactor::entry_lines(&p));
         if let Some(h) = &history {
             for session in kept.recovered(&p) {

@@ -47,7 +47,7 @@ impl Plan {
         archive: &Archive,
         opts: &BuildOptions,
         has_site: bool,
-        beyond: &dyn Fn(&crate::discover::ProjectSource) -> String,
+        beyond: &dyn Fn(&crate::model::ProjectSource) -> String,
     ) -> Plan {
         let code = cache::code_fingerprint();
         let settings = opts.settings();

@@ -31,7 +31,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::digest::{ProjectSummary, UnitEntry};
-use crate::discover::ProjectSource;
+use crate::model::ProjectSource;
 
 /// The cache directory, relative to the site root.
 pub const CACHE_DIR: &str = ".cctree-cache";

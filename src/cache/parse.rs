@@ -21,8 +21,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{FORMAT, PARSE_DIR, Stamp, intern};
-use crate::discover::{FileId, ProjectSource, SourceFile};
 use crate::model::{Entry, Loc};
+use crate::model::{FileId, ProjectSource, SourceFile};
 use crate::parse::{self, LineWarning, ParseOptions};
 use crate::project::{FileStats, Project};
 use crate::redact::Redaction;
@@ -148,8 +148,8 @@ fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Res
     // Complete lines (cached next time), then the unterminated tail (parsed
     // every time); the bytes not hashed yet are hashed on the way.
     let hashed = base.hashed;
-    let opts = ParseOptions { client: f.client, document: f.is_document(), ..opts };
-    let (read, err) = crate::project::parse_opened(&opened, start, lines_before, index, opts, |w, at| {
+    let format = parse::Format::of(f);
+    let (read, err) = crate::project::parse_opened(&opened, start, lines_before, index, format, opts, |w, at| {
         if base.full_hash.is_none() && at + w.len() as u64 > hashed {
             // Below `w.len()`, so a `usize`.
             let skip = usize::try_from(hashed.saturating_sub(at)).unwrap_or(w.len());
@@ -506,8 +506,8 @@ mod tests {
             b.push_str(if i % 9 == 4 { "\n{broken\n" } else { "\n" });
         }
         std::fs::write(dir.path().join("s.jsonl"), b).unwrap();
-        let source = crate::discover::scan_project(dir.path()).unwrap();
-        let (p, heads, _) = load(source, ParseOptions { redact: true, ..Default::default() }, Vec::new());
+        let source = crate::agent::claude::discover::scan_project(dir.path()).unwrap();
+        let (p, heads, _) = load(source, ParseOptions { redact: true }, Vec::new());
         let head = heads[0].clone().unwrap();
         (dir, p, head)
     }
@@ -569,10 +569,10 @@ mod tests {
         let rel = path("id", &p.source.files[FileId::FIRST].rel);
         std::fs::create_dir_all(site.path().join(PARSE_DIR)).unwrap();
         std::fs::write(site.path().join(&rel), stored(&p, &head)).unwrap();
-        let source = || crate::discover::scan_project(dir.path()).unwrap();
+        let source = || crate::agent::claude::discover::scan_project(dir.path()).unwrap();
         let r = read(site.path(), std::slice::from_ref(&rel), "code", "settings", &source());
         assert!(r[0].is_some());
-        let (q, _, counts) = load(source(), ParseOptions { redact: true, ..Default::default() }, r);
+        let (q, _, counts) = load(source(), ParseOptions { redact: true }, r);
         assert_eq!(counts.files_reused, 1);
         let key = |p: &Project| p.entries.iter().map(|e| (e.loc, e.offset, e.line_hash)).collect::<Vec<_>>();
         assert_eq!(key(&q), key(&p));

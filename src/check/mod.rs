@@ -130,7 +130,7 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
 /// again from their files, one file kept open at a time.
 #[derive(Default)]
 struct Rereader {
-    open: Option<(crate::discover::FileId, std::fs::File)>,
+    open: Option<(crate::model::FileId, std::fs::File)>,
 }
 
 impl Rereader {

@@ -73,8 +73,10 @@ pub fn fork(req: &ForkRequest) -> Result<Fork> {
         return Ok(Fork::Claude(Box::new(run(req)?)));
     }
     // `--projects` naming another client's folder is not Claude Code's.
-    let other_dir = projects
-        .is_some_and(|d| crate::discover::is_codex_dir(d).is_some() || crate::discover::is_gemini_dir(d).is_some());
+    let other_dir = projects.is_some_and(|d| {
+        crate::agent::codex::discover::is_codex_dir(d).is_some()
+            || crate::agent::gemini::discover::is_gemini_dir(d).is_some()
+    });
     let not_claude = || Err(anyhow::anyhow!("not a Claude Code folder"));
     // By the files' names: a session id (a missing default folder is not an error here).
     let claude = if other_dir { None } else { super::target::resolve_named(target, projects).ok().flatten() };
@@ -152,15 +154,14 @@ fn plan_and_write(resolved: Resolved, req: &ForkRequest) -> Result<Plan> {
 /// session reached through it (its own path, `fork::codex` and
 /// `fork::gemini`, did not recognise TARGET) is refused, saying what to give.
 fn refuse_other_clients(r: &Resolved) -> Result<()> {
-    use crate::discover::Client;
     match r.project.source.client {
-        Client::Claude => Ok(()),
-        Client::Codex => bail!(
+        c if c == crate::agent::CLAUDE => Ok(()),
+        c if c == crate::agent::CODEX => bail!(
             "{}: a Codex CLI session; give cctree fork its rollout file or its thread id \
              (with --projects DIR when it is not in $CODEX_HOME/sessions)",
             r.session
         ),
-        Client::Gemini => bail!(
+        _ => bail!(
             "{}: a Gemini CLI session; give cctree fork its session file, or its session or message id \
              (with --projects DIR when it is not in ~/.gemini/tmp)",
             r.session

@@ -63,7 +63,7 @@ fn history_id(path: &Path) -> Option<String> {
 /// thread (whose parent's session is forked instead).
 pub fn legal_nodes(project: &crate::project::Project) -> Vec<crate::graph::NodeId> {
     let g = &project.graph;
-    let mut last: rustc_hash::FxHashMap<crate::discover::FileId, Option<crate::graph::NodeId>> = Default::default();
+    let mut last: rustc_hash::FxHashMap<crate::model::FileId, Option<crate::graph::NodeId>> = Default::default();
     let mut out = Vec::new();
     for e in &project.entries {
         let at = last.entry(e.loc.file).or_default();
@@ -112,7 +112,7 @@ fn sessions_root(file: &Path) -> Option<PathBuf> {
 
 fn in_archive(file: &Path) -> bool {
     let Some(kept) =
-        crate::discover::synced_client_dir(crate::discover::Client::Codex).and_then(|d| std::fs::canonicalize(d).ok())
+        crate::discover::synced_client_dir(crate::agent::CODEX).and_then(|d| std::fs::canonicalize(d).ok())
     else {
         return false;
     };
@@ -130,20 +130,20 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     let p = Path::new(target);
     if p.is_file() {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        return Ok(crate::discover::is_rollout(&name).then(|| p.to_path_buf()));
+        return Ok(crate::agent::codex::discover::is_rollout(&name).then(|| p.to_path_buf()));
     }
     let id = target.split(':').next().unwrap_or(target);
     if uuid::Uuid::parse_str(id).is_err() {
         return Ok(None);
     }
-    for tree in crate::discover::client_trees(crate::discover::Client::Codex, projects) {
+    for tree in crate::discover::client_trees(crate::agent::CODEX, projects) {
         let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&tree)
             .sort_by_file_name()
             .into_iter()
             .flatten()
             .filter(|e| {
                 let name = e.file_name().to_string_lossy();
-                e.file_type().is_file() && crate::discover::is_rollout(&name) && name.contains(id)
+                e.file_type().is_file() && crate::agent::codex::discover::is_rollout(&name) && name.contains(id)
             })
             .map(walkdir::DirEntry::into_path)
             .collect();
@@ -157,7 +157,8 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
         let of_thread: Vec<&PathBuf> = files
             .iter()
             .filter(|f| {
-                crate::discover::codex_meta_thread(f).as_deref() == Some(id) || history_id(f).as_deref() == Some(id)
+                crate::agent::codex::discover::codex_meta_thread(f).as_deref() == Some(id)
+                    || history_id(f).as_deref() == Some(id)
             })
             .collect();
         if let Some(f) = of_thread.iter().max_by_key(|f| f.file_name().map(|n| n.to_os_string())) {
@@ -247,8 +248,8 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
         json!({"timestamp": now.to_string(), "ordinal": end_ordinal, "type": "session_meta", "payload": payload});
     let mut restored = Vec::new();
     let root = if in_archive(file) {
-        let root =
-            crate::discover::default_codex_dir().context("no $CODEX_HOME and no home directory: set CODEX_HOME")?;
+        let root = crate::agent::codex::discover::default_codex_dir()
+            .context("no $CODEX_HOME and no home directory: set CODEX_HOME")?;
         if !dry_run {
             restored = restore_bases(file, &root)?;
         }
@@ -284,7 +285,9 @@ fn restore_bases(file: &Path, root: &Path) -> Result<Vec<PathBuf>> {
     let all: Vec<PathBuf> = walkdir::WalkDir::new(&archive_root)
         .into_iter()
         .flatten()
-        .filter(|e| e.file_type().is_file() && crate::discover::is_rollout(&e.file_name().to_string_lossy()))
+        .filter(|e| {
+            e.file_type().is_file() && crate::agent::codex::discover::is_rollout(&e.file_name().to_string_lossy())
+        })
         .map(walkdir::DirEntry::into_path)
         .collect();
     let mut out = Vec::new();

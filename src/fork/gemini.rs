@@ -156,7 +156,7 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     }
     let needle = format!("\"{target}\"");
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    for tmp in crate::discover::client_trees(crate::discover::Client::Gemini, projects) {
+    for tmp in crate::discover::client_trees(crate::agent::GEMINI, projects) {
         let mut best: Option<(usize, PathBuf)> = None;
         for f in session_files(&tmp) {
             let Ok(bytes) = std::fs::read(&f) else { continue };
@@ -190,7 +190,7 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
 pub fn find_session(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     let Some(head) = target.get(..8).filter(|_| uuid::Uuid::parse_str(target).is_ok()) else { return Ok(None) };
     let tail = format!("-{head}.jsonl");
-    for tmp in crate::discover::client_trees(crate::discover::Client::Gemini, projects) {
+    for tmp in crate::discover::client_trees(crate::agent::GEMINI, projects) {
         let mut best: Option<(usize, PathBuf)> = None;
         for f in session_files(&tmp) {
             if !f.file_name().is_some_and(|n| n.to_string_lossy().ends_with(&tail)) {
@@ -247,14 +247,14 @@ fn session_files(tmp: &Path) -> Vec<PathBuf> {
 fn dest_dir(file: &Path) -> Result<PathBuf> {
     let chats = file.parent().context("the session file has no folder")?;
     let archived = crate::sync::record::find(chats.parent().and_then(Path::parent).unwrap_or(chats)).is_some()
-        || (crate::discover::synced_client_dir(crate::discover::Client::Gemini)
+        || (crate::discover::synced_client_dir(crate::agent::GEMINI)
             .and_then(|d| std::fs::canonicalize(d).ok())
             .is_some_and(|d| std::fs::canonicalize(chats).is_ok_and(|c| c.starts_with(&d))));
     if !archived {
         return Ok(chats.to_path_buf());
     }
     let folder = chats.parent().and_then(Path::file_name).context("the session file is in no project folder")?;
-    let Some(tmp) = crate::discover::default_gemini_dir() else {
+    let Some(tmp) = crate::agent::gemini::discover::default_gemini_dir() else {
         bail!(
             "{} is in the archive of `cctree sync`, and its fork goes into Gemini CLI's ~/.gemini/tmp, but no home directory is known: set GEMINI_CLI_HOME",
             file.display()

@@ -23,7 +23,7 @@ pub fn projects_arg(project_dir: &Path, root: &Path, show_paths: bool) -> Option
         return None;
     }
     let cwd = std::env::current_dir().ok();
-    let default = crate::discover::default_projects_dir();
+    let default = crate::agent::claude::discover::default_projects_dir();
     projects_arg_in(project_dir, root, &Env { cwd, default })
 }
 

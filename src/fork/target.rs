@@ -5,10 +5,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rustc_hash::FxHashSet;
 
-use crate::discover;
-use crate::discover::FileId;
 use crate::graph::NodeId;
 use crate::limits::ID_PREFIX_MIN;
+use crate::model::FileId;
 use crate::project::Project;
 
 /// What TARGET named, with its project loaded.
@@ -33,10 +32,10 @@ pub struct Resolved {
 /// The project directories of a projects directory (or the directory itself
 /// if it is one project).
 pub fn list_projects(dir: &Path) -> Result<Vec<PathBuf>> {
-    if discover::is_project_dir(dir) {
+    if crate::agent::claude::discover::is_project_dir(dir) {
         return Ok(vec![dir.to_path_buf()]);
     }
-    discover::project_dirs(dir)
+    crate::agent::claude::discover::project_dirs(dir)
 }
 
 /// A projects directory an id is looked up in.
@@ -60,7 +59,7 @@ fn places(given: Option<&Path>) -> Result<Vec<Place>> {
     if let Some(d) = given {
         return Ok(vec![Place { dir: d.to_path_buf(), archive: in_sync_archive(d) }]);
     }
-    let client = discover::default_projects_dir();
+    let client = crate::agent::claude::discover::default_projects_dir();
     let mut out: Vec<Place> =
         client.iter().filter(|d| d.is_dir()).map(|d| Place { dir: d.clone(), archive: false }).collect();
     out.extend(crate::layout::existing_archive().map(|dir| Place { dir, archive: true }));
@@ -80,7 +79,7 @@ fn places(given: Option<&Path>) -> Result<Vec<Place>> {
 }
 
 fn load(dir: &Path) -> Result<Project> {
-    Ok(Project::load(discover::scan_project(dir)?))
+    Ok(Project::load(crate::agent::claude::discover::scan_project(dir)?))
 }
 
 /// Resolves TARGET (see [`Resolved`]).
@@ -157,7 +156,7 @@ fn find(target: &str, dir: &Path) -> Result<Option<Resolved>> {
     // Otherwise look for the id in the files' text, then ask the graph.
     let finder = memchr::memmem::Finder::new(target.as_bytes());
     for d in &dirs {
-        let src = discover::scan_project(d)?;
+        let src = crate::agent::claude::discover::scan_project(d)?;
         let hit = src.files.iter().any(|f| std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some()));
         if !hit {
             continue;
@@ -185,7 +184,7 @@ fn find(target: &str, dir: &Path) -> Result<Option<Resolved>> {
 /// working directory. Its code checkpoints' backups go into the client's
 /// `file-history/` beside it ([`super::cmd::write`]).
 fn into_client(archived_project: &Path) -> Result<PathBuf> {
-    let Some(client) = discover::default_projects_dir() else {
+    let Some(client) = crate::agent::claude::discover::default_projects_dir() else {
         bail!(
             "{} is in the archive of `cctree sync`, and a fork of it is written into the client's projects directory, \
              but there is none (CLAUDE_CONFIG_DIR is not set and no home directory is known): set CLAUDE_CONFIG_DIR",
@@ -240,7 +239,7 @@ fn resolve_file(path: &Path, projects: Option<&Path>) -> Result<Resolved> {
     };
     let archive = match projects {
         Some(d) => list_projects(d)?,
-        None => match discover::default_projects_dir()
+        None => match crate::agent::claude::discover::default_projects_dir()
             .and_then(|d| std::fs::canonicalize(d).ok())
             .filter(|d| dir.starts_with(d))
         {

@@ -6,9 +6,9 @@ use super::{
     CompactionKind, Graph, GraphFinding, GraphInput, Link, Node, NodeId, Problem, Session, SessionId, Splice,
     SpliceLink,
 };
-use crate::discover::FileId;
 use crate::id::IdVec;
 use crate::limits::{COMPACTION_LOOKBACK, KEPT_WALK_BUDGET};
+use crate::model::FileId;
 use crate::model::{Direction, Entries, Entry, EntryId, Kept, Kind, Meta, UserKind};
 
 /// Builds nodes, parents and children. Conversations and branches come later.

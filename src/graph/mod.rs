@@ -33,8 +33,8 @@ mod tracks;
 
 use rustc_hash::FxHashMap;
 
-use crate::discover::{AgentMeta, FileClass, FileId};
 use crate::id::{IdVec, typed_id};
+use crate::model::{AgentMeta, FileClass, FileId};
 use crate::model::{Entries, Entry, EntryId};
 
 pub use crate::model::CompactionKind;
@@ -390,7 +390,7 @@ pub struct GraphInput<'a> {
     pub files: &'a IdVec<FileId, FileFacts>,
     pub agent_meta: &'a std::collections::BTreeMap<String, AgentMeta>,
     /// The client's names of sessions kept outside the transcripts
-    /// ([`crate::discover::ProjectSource::session_titles`]): custom titles.
+    /// ([`crate::model::ProjectSource::session_titles`]): custom titles.
     pub session_titles: &'a std::collections::BTreeMap<String, String>,
 }
 

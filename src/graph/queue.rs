@@ -14,7 +14,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Graph, NodeId, SessionId};
-use crate::discover::FileId;
+use crate::model::FileId;
 use crate::model::{Entries, Entry, EntryId, Kind, Meta, UserKind};
 
 pub(super) fn place(g: &mut Graph, entries: &Entries) {

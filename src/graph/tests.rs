@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::discover::FileClass;
+use crate::model::FileClass;
 use crate::model::Loc;
 use crate::parse::parse_line;
 
@@ -73,7 +73,7 @@ impl T {
             .map(|(i, (f, v))| {
                 let line = serde_json::to_string(v).unwrap();
                 let loc = Loc { file: FileId::new(*f as usize).unwrap(), line: u32::try_from(i + 1).unwrap() };
-                parse_line(line.as_bytes(), loc, 0).0.unwrap()
+                parse_line(crate::agent::CLAUDE, line.as_bytes(), loc, 0).0.unwrap()
             })
             .collect();
         let files: IdVec<FileId, FileFacts> = (0u32..)

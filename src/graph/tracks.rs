@@ -11,8 +11,8 @@ use super::{
     Agent, AgentKind, Branch, BranchId, Conversation, ConversationId, ForkPoint, Graph, GraphInput, Junction,
     JunctionKind, NodeId, SessionId, Spawn, TitleSource,
 };
-use crate::discover::FileClass;
 use crate::id::IdVec;
+use crate::model::FileClass;
 use crate::model::{Entries, Kind, UserKind};
 
 pub(super) fn assign(g: &mut Graph, input: &GraphInput<'_>, facts: &Facts) {
@@ -367,7 +367,7 @@ fn find_spawn(
     g: &Graph,
     entries: &Entries,
     key: &str,
-    meta: &Option<crate::discover::AgentMeta>,
+    meta: &Option<crate::model::AgentMeta>,
     spawns: &Spawns<'_>,
     nodes: &[NodeId],
 ) -> Option<Spawn> {

@@ -9,9 +9,9 @@ use std::hash::{Hash, Hasher};
 use rustc_hash::FxHasher;
 use serde::{Deserialize, Serialize};
 
-use crate::discover::FileId;
 use crate::id::{IdVec, typed_id};
 use crate::limits::EXCERPT_CHARS;
+use crate::model::FileId;
 
 typed_id!(
     /// An entry's place among its project's entries ([`Entries`]).

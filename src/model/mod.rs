@@ -24,21 +24,25 @@
 //! Strings are `Cow<'a, str>` of the line they come from (`'a`): a reader may
 //! borrow them from the line where they hold no escapes.
 
+pub mod client;
 pub mod compaction;
 pub mod entry;
 pub mod raw;
 pub mod recovered;
+pub mod source;
 pub mod tool;
 pub mod usage;
 
 use std::borrow::Cow;
 
+pub use client::{Client, Lines, Read, Reader};
 pub use compaction::{Compaction, CompactionKind, Direction, Kept};
 pub use entry::{
     Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes,
 };
 pub use raw::{Loose, Raw};
 pub use recovered::{RecoveredPrompt, RecoveredSession};
+pub use source::{AgentMeta, FileClass, FileId, ProjectSource, SourceFile};
 pub use tool::{
     Hunk, Message, PatchFile, PatchOp, Question, QuestionOption, ResultDetail, Shell, Spill, Spilled, TaskFields,
     TaskInput, Todo, ToolCall, ToolInput, ToolOutput,

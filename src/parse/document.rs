@@ -5,7 +5,7 @@
 //!
 //! The document is scanned once, without recursion and without building a
 //! tree: each element of its `messages` is read as a record line would be
-//! ([`super::parse_line_of`]: the same header, the same repairs), its entry
+//! ([`super::parse_line`]: the same header, the same repairs), its entry
 //! pointing at the element's bytes (so a page reads it again from the file,
 //! as any line), its line the one the element starts on. The other members
 //! make the metadata entry (line 1), whose text is theirs gathered into one
@@ -13,11 +13,11 @@
 //! a repeated key wins, as `JSON.parse` has it. What cannot be read is a
 //! warning at its line; the elements before it are kept.
 
-use super::{LineProblem, LineWarning, Loc, ParseOptions, ParsedFile, parse_line_of};
-use crate::discover::FileId;
+use super::{LineProblem, LineWarning, Loc, ParseOptions, ParsedFile, parse_line};
+use crate::model::{Client, FileId};
 
 /// Parses a whole document (see the module documentation).
-pub fn parse_document(bytes: &[u8], file: FileId, opts: ParseOptions) -> ParsedFile {
+pub fn parse_document(bytes: &[u8], file: FileId, client: Client, opts: ParseOptions) -> ParsedFile {
     let mut out = ParsedFile { bytes: bytes.len() as u64, ..ParsedFile::default() };
     out.newlines = u32::try_from(memchr::memchr_iter(b'\n', bytes).count()).unwrap_or(u32::MAX);
     let mut lines = Lines { bytes, at: 0, line: 1 };
@@ -49,10 +49,10 @@ pub fn parse_document(bytes: &[u8], file: FileId, opts: ParseOptions) -> ParsedF
         return out;
     }
     let loc = Loc { file, line: 1 };
-    read(&mut out, &meta, loc, 0, opts, true);
+    read(&mut out, &meta, loc, 0, (client, opts), true);
     for (start, end) in scan.messages {
         let line = lines.line_at(start);
-        read(&mut out, &bytes[start..end], Loc { file, line }, start as u64, opts, false);
+        read(&mut out, &bytes[start..end], Loc { file, line }, start as u64, (client, opts), false);
     }
     if let Some((at, e)) = scan.error {
         let line = lines.line_at(at.min(bytes.len()));
@@ -81,7 +81,14 @@ impl Lines<'_> {
 }
 
 /// One element (or the gathered metadata) read as a line is.
-fn read(out: &mut ParsedFile, text: &[u8], loc: Loc, offset: u64, opts: ParseOptions, gathered: bool) {
+fn read(
+    out: &mut ParsedFile,
+    text: &[u8],
+    loc: Loc,
+    offset: u64,
+    (client, opts): (Client, ParseOptions),
+    gathered: bool,
+) {
     out.lines += 1;
     let mut redacted = None;
     if opts.redact
@@ -91,7 +98,7 @@ fn read(out: &mut ParsedFile, text: &[u8], loc: Loc, offset: u64, opts: ParseOpt
         redacted = Some(t.into_bytes());
     }
     let line = redacted.as_deref().unwrap_or(text);
-    let (entry, problems) = parse_line_of(opts.client, line, loc, offset);
+    let (entry, problems) = parse_line(client, line, loc, offset);
     match entry {
         Some(mut e) => {
             if gathered || redacted.is_some() {
@@ -245,11 +252,7 @@ fn value_end(b: &[u8], i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discover::Client;
-
-    fn opts() -> ParseOptions {
-        ParseOptions { client: Client::Gemini, ..ParseOptions::default() }
-    }
+    use crate::agent::GEMINI;
 
     #[test]
     fn each_message_is_an_entry_at_its_bytes_and_line_and_the_rest_is_the_metadata() {
@@ -257,7 +260,7 @@ mod tests {
                    \"2025-09-01T10:00:00Z\",\n      \"type\": \"user\",\n      \"content\": \"hi [x]\"\n    },\n    \
                    {\"id\": \"b\", \"type\": \"gemini\", \"content\": \"{ok}\"}\n  ],\n  \"startTime\": \"x\",\n  \
                    \"sessionId\": \"s2\"\n}\n";
-        let p = parse_document(doc.as_bytes(), FileId::new(0).unwrap(), opts());
+        let p = parse_document(doc.as_bytes(), FileId::new(0).unwrap(), GEMINI, ParseOptions::default());
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         let lines: Vec<u32> = p.entries.iter().map(|e| e.loc.line).collect();
         assert_eq!(lines, [1, 4, 10]);
@@ -275,12 +278,12 @@ mod tests {
     #[test]
     fn a_document_cut_short_keeps_the_messages_before_the_cut_and_warns_at_its_line() {
         let doc = "{\"sessionId\": \"s\", \"messages\": [\n{\"id\": \"a\", \"type\": \"user\", \"content\": \"x\"},\n{\"id\": \"b\", \"type\"";
-        let p = parse_document(doc.as_bytes(), FileId::new(0).unwrap(), opts());
+        let p = parse_document(doc.as_bytes(), FileId::new(0).unwrap(), GEMINI, ParseOptions::default());
         assert_eq!(p.entries.iter().filter_map(|e| e.message_id.as_deref()).collect::<Vec<_>>(), ["a"]);
         assert_eq!(p.warnings.len(), 1);
         assert_eq!(p.warnings[0].loc.line, 3);
         for bad in ["[1, 2]", "nope", "", "\"s\""] {
-            let p = parse_document(bad.as_bytes(), FileId::new(0).unwrap(), opts());
+            let p = parse_document(bad.as_bytes(), FileId::new(0).unwrap(), GEMINI, ParseOptions::default());
             assert!(p.entries.is_empty(), "{bad}");
         }
     }
@@ -292,7 +295,7 @@ mod tests {
             "[".repeat(200_000),
             "]".repeat(200_000)
         );
-        let p = parse_document(deep.as_bytes(), FileId::new(0).unwrap(), opts());
+        let p = parse_document(deep.as_bytes(), FileId::new(0).unwrap(), GEMINI, ParseOptions::default());
         assert_eq!(p.entries.iter().filter(|e| e.message_id.is_some()).count(), 1);
     }
 }

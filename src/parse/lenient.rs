@@ -8,13 +8,13 @@ use std::fmt;
 /// A string field that tolerates any other JSON type (read as `None`).
 /// Borrows from the line when the string has no escapes.
 #[derive(Debug, Default, Clone)]
-pub(super) struct MaybeStr<'a>(pub(super) Option<Cow<'a, str>>);
+pub(crate) struct MaybeStr<'a>(pub(crate) Option<Cow<'a, str>>);
 
 impl<'a> MaybeStr<'a> {
-    pub(super) fn into_box(self) -> Option<Box<str>> {
+    pub(crate) fn into_box(self) -> Option<Box<str>> {
         self.0.map(|c| c.into_owned().into_boxed_str())
     }
-    pub(super) fn as_deref(&self) -> Option<&str> {
+    pub(crate) fn as_deref(&self) -> Option<&str> {
         self.0.as_deref()
     }
 }
@@ -131,7 +131,7 @@ fn whole_part(f: f64) -> u64 {
 
 /// A boolean field that tolerates any other JSON type (read as `false`).
 #[derive(Debug, Default, Clone, Copy)]
-pub(super) struct MaybeBool(pub(super) bool);
+pub(crate) struct MaybeBool(pub(crate) bool);
 
 impl<'de> serde::Deserialize<'de> for MaybeBool {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -145,7 +145,7 @@ impl<'de> serde::Deserialize<'de> for MaybeBool {
 
 /// A number field that tolerates any other JSON type (read as `None`).
 #[derive(Debug, Default, Clone, Copy)]
-pub(super) struct MaybeU64(pub(super) Option<u64>);
+pub(crate) struct MaybeU64(pub(crate) Option<u64>);
 
 impl<'de> serde::Deserialize<'de> for MaybeU64 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -7,15 +7,11 @@
 //! graph or HTML, and nothing here panics on input.
 
 mod document;
-mod entry;
-mod lenient;
-pub mod prompt;
+pub mod lenient;
 pub mod timestamp;
 
-use crate::discover::FileId;
-use crate::model::{Entry, Loc};
+use crate::model::{Client, Entry, FileId, Loc, SourceFile};
 pub use document::parse_document;
-pub use entry::parse_entry;
 
 use crate::limits::PARSE_PIECE;
 use std::borrow::Cow;
@@ -58,15 +54,32 @@ pub struct LineWarning {
     pub problem: LineProblem,
 }
 
-/// How to parse.
+/// How to parse (the same for every file of a run).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ParseOptions {
     /// Replace secrets before anything is read from a line ([`crate::redact`]).
     pub redact: bool,
-    /// The client whose reader reads the lines' headers ([`crate::adapter`]).
-    pub client: crate::discover::Client,
+}
+
+/// How one file is written: whose lines (the agent whose reader reads their
+/// headers, [`crate::model::Reader::header`]) and in which shape.
+#[derive(Debug, Clone, Copy)]
+pub struct Format {
+    pub client: Client,
     /// The file is one JSON document, not JSON lines ([`parse_document`]).
     pub document: bool,
+}
+
+impl Format {
+    /// JSON lines of `client`.
+    pub fn lines(client: Client) -> Format {
+        Format { client, document: false }
+    }
+
+    /// The format of a discovered file.
+    pub fn of(f: &SourceFile) -> Format {
+        Format { client: f.client, document: f.is_document() }
+    }
 }
 
 /// The result of parsing one file.
@@ -85,14 +98,15 @@ pub struct ParsedFile {
     pub newlines: u32,
 }
 
-/// Parses the bytes of a whole file. `file` is the file's place in its project.
-pub fn parse_bytes(bytes: &[u8], file: FileId) -> ParsedFile {
-    parse_bytes_with(bytes, file, ParseOptions::default())
+/// Parses the bytes of a whole file of JSON lines of `client`. `file` is
+/// the file's place in its project.
+pub fn parse_bytes(bytes: &[u8], file: FileId, client: Client) -> ParsedFile {
+    parse_bytes_with(bytes, file, Format::lines(client), ParseOptions::default())
 }
 
 /// [`parse_bytes`] with options.
-pub fn parse_bytes_with(bytes: &[u8], file: FileId, opts: ParseOptions) -> ParsedFile {
-    parse_window(bytes, 0, 0, file, opts)
+pub fn parse_bytes_with(bytes: &[u8], file: FileId, format: Format, opts: ParseOptions) -> ParsedFile {
+    parse_window(bytes, 0, 0, file, format, opts)
 }
 
 /// Parses a window of a file: `window` holds whole lines of the file (the
@@ -101,9 +115,16 @@ pub fn parse_bytes_with(bytes: &[u8], file: FileId, opts: ParseOptions) -> Parse
 /// parsing a file window by window gives the same entries as parsing it at
 /// once. A window larger than [`PARSE_PIECE`] is cut at line ends into pieces
 /// parsed in parallel.
-pub fn parse_window(window: &[u8], base: u64, lines_before: u32, file: FileId, opts: ParseOptions) -> ParsedFile {
+pub fn parse_window(
+    window: &[u8],
+    base: u64,
+    lines_before: u32,
+    file: FileId,
+    format: Format,
+    opts: ParseOptions,
+) -> ParsedFile {
     if window.len() <= PARSE_PIECE {
-        return parse_at(window, 0..window.len(), base, lines_before, file, opts);
+        return parse_at(window, 0..window.len(), base, lines_before, file, format, opts);
     }
     // Piece boundaries just after a newline. Each piece is parsed with line
     // numbers from 0, in parallel; they are then moved past the newlines of
@@ -120,7 +141,7 @@ pub fn parse_window(window: &[u8], base: u64, lines_before: u32, file: FileId, o
     }
     use rayon::prelude::*;
     let parts: Vec<ParsedFile> =
-        pieces.into_par_iter().map(|range| parse_at(window, range, base, 0, file, opts)).collect();
+        pieces.into_par_iter().map(|range| parse_at(window, range, base, 0, file, format, opts)).collect();
     let mut out = ParsedFile { bytes: window.len() as u64, ..ParsedFile::default() };
     out.entries.reserve_exact(parts.iter().map(|p| p.entries.len()).sum());
     for mut p in parts {
@@ -170,9 +191,10 @@ pub fn parse_range(
     range: std::ops::Range<usize>,
     lines_before: u32,
     file: FileId,
+    format: Format,
     opts: ParseOptions,
 ) -> ParsedFile {
-    parse_at(bytes, range, 0, lines_before, file, opts)
+    parse_at(bytes, range, 0, lines_before, file, format, opts)
 }
 
 /// [`parse_range`] of a window of the file that starts at byte `base`.
@@ -182,6 +204,7 @@ fn parse_at(
     base: u64,
     lines_before: u32,
     file: FileId,
+    format: Format,
     opts: ParseOptions,
 ) -> ParsedFile {
     let to = range.end.min(bytes.len());
@@ -220,7 +243,7 @@ fn parse_at(
             }
         }
         let line = redacted.as_deref().unwrap_or(line);
-        let (entry, problems) = parse_line_of(opts.client, line, loc, offset);
+        let (entry, problems) = parse_line(format.client, line, loc, offset);
         match entry {
             Some(mut e) => {
                 e.len = len_on_disk;
@@ -247,19 +270,9 @@ fn has_surrogate_escape(line: &[u8]) -> bool {
 /// What JSON (and `JSON.parse`) skips around a value.
 const JSON_WHITESPACE: [char; 4] = [' ', '\t', '\n', '\r'];
 
-/// Parses one line (no newline). Returns the entry, if any could be read, and
-/// the problems met on the way.
-pub fn parse_line(line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<LineProblem>) {
-    parse_line_of(crate::discover::Client::Claude, line, loc, offset)
-}
-
-/// [`parse_line`] by the reader of `client`.
-pub fn parse_line_of(
-    client: crate::discover::Client,
-    line: &[u8],
-    loc: Loc,
-    offset: u64,
-) -> (Option<Entry>, Vec<LineProblem>) {
+/// Parses one line (no newline) by the reader of `client`. Returns the
+/// entry, if any could be read, and the problems met on the way.
+pub fn parse_line(client: Client, line: &[u8], loc: Loc, offset: u64) -> (Option<Entry>, Vec<LineProblem>) {
     let mut problems = Vec::new();
     let text: Cow<'_, str> = match std::str::from_utf8(line) {
         Ok(s) => Cow::Borrowed(s),
@@ -290,11 +303,7 @@ pub fn parse_line_of(
     }
     let repaired = fixed.is_some() || matches!(text, Cow::Owned(_));
     let text = fixed.as_deref().unwrap_or(trimmed);
-    let read = match client {
-        crate::discover::Client::Claude => parse_entry(text, loc, offset),
-        crate::discover::Client::Codex => crate::adapter::codex::header(text, loc, offset),
-        crate::discover::Client::Gemini => crate::adapter::gemini::header(text, loc, offset),
-    };
+    let read = client.reader().header(text, loc, offset);
     match read {
         Ok(mut e) => {
             if repaired {
@@ -367,6 +376,7 @@ pub fn scrub_lone_surrogates(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::CLAUDE;
 
     #[test]
     fn tolerates_each_line_on_its_own() {
@@ -376,7 +386,7 @@ mod tests {
 {\"type\":\"user\",\"uuid\":\"c\",\"message\":{\"content\":\"lone \\udc80 surrogate\"}}\n\
 [1,2]\n\
 {\"type\":\"user\",\"uuid\":\"d\",\"mess";
-        let p = parse_bytes(input, FileId::FIRST);
+        let p = parse_bytes(input, FileId::FIRST, CLAUDE);
         let uuids: Vec<_> = p.entries.iter().map(|e| e.uuid.as_deref().unwrap()).collect();
         assert_eq!(uuids, ["a", "b", "c"]);
         assert_eq!(p.lines, 5);
@@ -410,8 +420,8 @@ mod tests {
             );
             i += 1;
         }
-        let whole = parse_range(&big, 0..big.len(), 0, FileId::FIRST, ParseOptions::default());
-        let pieces = parse_bytes(&big, FileId::FIRST);
+        let whole = parse_range(&big, 0..big.len(), 0, FileId::FIRST, Format::lines(CLAUDE), ParseOptions::default());
+        let pieces = parse_bytes(&big, FileId::FIRST, CLAUDE);
         assert_eq!(pieces.lines, whole.lines);
         assert_eq!(pieces.bad_lines, whole.bad_lines);
         assert_eq!(pieces.warnings, whole.warnings);
@@ -426,11 +436,11 @@ mod tests {
     fn parsing_in_pieces_cut_after_newlines_is_parsing_at_once() {
         let input = b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"a\"}\n\n{bad\n{\"type\":\"user\",\"uuid\":\"b\"}\n{\"type\":\"user\",\"uu";
         let file = FileId::new(3).unwrap();
-        let whole = parse_bytes(input, file);
+        let whole = parse_bytes(input, file, CLAUDE);
         for cut in input.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1) {
             let before = u32::try_from(input[..cut].iter().filter(|b| **b == b'\n').count()).unwrap();
-            let a = parse_range(input, 0..cut, 0, file, ParseOptions::default());
-            let b = parse_range(input, cut..input.len(), before, file, ParseOptions::default());
+            let a = parse_range(input, 0..cut, 0, file, Format::lines(CLAUDE), ParseOptions::default());
+            let b = parse_range(input, cut..input.len(), before, file, Format::lines(CLAUDE), ParseOptions::default());
             // The last line has no newline.
             assert_eq!((a.newlines, a.newlines + b.newlines), (before, whole.newlines), "cut at {cut}");
             let offsets: Vec<(u64, u32, Loc)> =

@@ -115,9 +115,9 @@ pub(crate) fn compact_num(n: u64) -> String {
 
 /// The first words of a prompt's excerpt as typed, up to `chars`: a slash
 /// command as `/rename Zeta title`, a shell-mode input as `! ls`, not their
-/// tags (its reader says how: [`crate::parse::prompt::as_typed`]).
+/// tags (its reader says how: [`crate::agent::claude::prompt::as_typed`]).
 pub(crate) fn prompt_words(text: &str, chars: usize) -> String {
-    plain_excerpt(&crate::parse::prompt::as_typed(text), chars)
+    plain_excerpt(&crate::agent::claude::prompt::as_typed(text), chars)
 }
 
 #[cfg(test)]

@@ -24,10 +24,10 @@ use anyhow::{Result, bail};
 use jiff::tz::TimeZone;
 use rustc_hash::FxHashMap;
 
-use crate::discover::{FileClass, ProjectSource};
 use crate::graph::{ConversationId, Graph, NodeId, SessionId};
 use crate::id::IdVec;
 use crate::limits::{ID_PREFIX_MIN, START_DIR_BYTES, START_DIR_LINES};
+use crate::model::{FileClass, ProjectSource};
 use crate::project::Project;
 
 pub use dates::{Bound, End};
@@ -46,7 +46,7 @@ pub struct Selection {
     /// The local time zone dates were read in (times in messages).
     tz: Option<TimeZone>,
     /// `--agent`: the clients whose projects are read (empty: all).
-    agents: Vec<crate::discover::Client>,
+    agents: Vec<crate::model::Client>,
 }
 
 /// A project after [`Selection::pick`].
@@ -166,11 +166,11 @@ impl Selection {
 
     /// Only the projects of these clients (`--agent`; none: every client's).
     #[must_use]
-    pub fn with_agents(mut self, agents: &[crate::discover::Client]) -> Selection {
+    pub fn with_agents(mut self, agents: &[crate::model::Client]) -> Selection {
         self.agents = agents.to_vec();
         self.agents.sort_unstable();
         self.agents.dedup();
-        if self.agents.len() == crate::discover::Client::ALL.len() {
+        if self.agents.len() == crate::agent::ALL.len() {
             self.agents.clear();
         }
         self

@@ -32,7 +32,6 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::discover::{FileId, ProjectSource};
 use crate::graph::{
     Agent, AgentId, Branch, BranchId, CompactionKind, Conversation, ConversationId, ForkPoint, Graph, GraphFinding,
     Junction, MultiChildCounts, Node, NodeId, Problem, Session, SessionId, Spawn, Splice, SpliceLink, SummaryRef,
@@ -40,6 +39,7 @@ use crate::graph::{
 };
 use crate::id::{Id, IdVec};
 use crate::model::{Entries, EntryId, Kind, Meta};
+use crate::model::{FileId, ProjectSource};
 use crate::parse::LineWarning;
 use crate::project::{FileStats, Project};
 

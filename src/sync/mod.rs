@@ -77,9 +77,9 @@ pub struct SyncOptions {
 /// stands for its `projects/`), else the client's projects directory.
 fn resolve_source(input: Option<&Path>) -> Result<PathBuf> {
     let dir = match input {
-        Some(p) => crate::discover::config_projects(p).unwrap_or_else(|| p.to_path_buf()),
+        Some(p) => crate::agent::claude::discover::config_projects(p).unwrap_or_else(|| p.to_path_buf()),
         None => {
-            let Some(dir) = crate::discover::default_projects_dir() else {
+            let Some(dir) = crate::agent::claude::discover::default_projects_dir() else {
                 bail!(
                     "no INPUT given, and no default projects directory (CLAUDE_CONFIG_DIR is not set and no home \
                      directory is known): pass the projects directory to sync, `cctree sync DIR`"
@@ -115,9 +115,9 @@ fn resolve_source(input: Option<&Path>) -> Result<PathBuf> {
 /// folder of Claude Code, Codex CLI or Gemini CLI exists.
 pub fn has_default_source() -> bool {
     [
-        crate::discover::default_projects_dir(),
-        crate::discover::default_codex_dir(),
-        crate::discover::default_gemini_dir(),
+        crate::agent::claude::discover::default_projects_dir(),
+        crate::agent::codex::discover::default_codex_dir(),
+        crate::agent::gemini::discover::default_gemini_dir(),
     ]
     .into_iter()
     .flatten()
@@ -130,33 +130,31 @@ pub fn has_default_source() -> bool {
 #[derive(Debug, Default)]
 struct Sources {
     claude: Option<PathBuf>,
-    others: Vec<(crate::discover::Client, PathBuf)>,
+    others: Vec<(crate::model::Client, PathBuf)>,
 }
 
 /// The sources of a sync: INPUT as the client whose folder it is (Claude
 /// Code's when it is neither Codex CLI's nor Gemini CLI's); without INPUT,
 /// every client's default folder that exists (an error when none does).
 fn resolve_sources(input: Option<&Path>) -> Result<Sources> {
-    use crate::discover::{Client, is_codex_dir, is_gemini_dir};
     if let Some(p) = input {
-        if let Some(d) = is_codex_dir(p) {
-            return Ok(Sources { claude: None, others: vec![(Client::Codex, d)] });
-        }
-        if let Some(d) = is_gemini_dir(p) {
-            return Ok(Sources { claude: None, others: vec![(Client::Gemini, d)] });
-        }
-        return Ok(Sources { claude: Some(resolve_source(input)?), others: Vec::new() });
+        return Ok(match crate::discover::agent_of_dir(p) {
+            (c, d) if crate::agent::of(c).claims(p) != crate::agent::Claim::Otherwise => {
+                Sources { claude: None, others: vec![(c, d)] }
+            }
+            _ => Sources { claude: Some(resolve_source(input)?), others: Vec::new() },
+        });
     }
     // A default folder is kept while it exists, even emptied by the client's
     // clean-up (then what the archive holds of it is recorded as deleted).
     let mut others = Vec::new();
-    if let Some(d) = crate::discover::default_codex_dir().filter(|d| d.is_dir()) {
-        others.push((Client::Codex, d));
+    if let Some(d) = crate::agent::codex::discover::default_codex_dir().filter(|d| d.is_dir()) {
+        others.push((crate::agent::CODEX, d));
     }
-    if let Some(d) = crate::discover::default_gemini_dir().filter(|d| d.is_dir()) {
-        others.push((Client::Gemini, d));
+    if let Some(d) = crate::agent::gemini::discover::default_gemini_dir().filter(|d| d.is_dir()) {
+        others.push((crate::agent::GEMINI, d));
     }
-    let claude = crate::discover::default_projects_dir().filter(|d| d.is_dir());
+    let claude = crate::agent::claude::discover::default_projects_dir().filter(|d| d.is_dir());
     if claude.is_none() && others.is_empty() {
         // Says what is missing.
         resolve_source(None)?;
@@ -239,9 +237,9 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     };
     // Codex CLI's thread names (`$CODEX_HOME/session_index.jsonl`, append-only,
     // last line of an id wins): kept beside the kept sessions tree, merged as the prompt history.
-    let codex_index = (sources.others.iter()).find(|(c, _)| *c == crate::discover::Client::Codex).and_then(|(_, d)| {
+    let codex_index = (sources.others.iter()).find(|(c, _)| *c == crate::agent::CODEX).and_then(|(_, d)| {
         let src = d.parent()?.join(CODEX_INDEX);
-        let dst = scan::client_archive(&archive, crate::discover::Client::Codex)?.parent()?.join(CODEX_INDEX);
+        let dst = scan::client_archive(&archive, crate::agent::CODEX)?.parent()?.join(CODEX_INDEX);
         src.is_file().then_some((src, dst))
     });
     let source = match (&sources.claude, sources.others.first()) {

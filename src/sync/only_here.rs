@@ -10,10 +10,10 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use super::record::{Record, deleted_of};
-use crate::discover::FileId;
 use crate::graph::NodeId;
 use crate::id::IdVec;
 use crate::model::EntryId;
+use crate::model::FileId;
 use crate::project::Project;
 
 /// Counts of what exists only in the archive.

@@ -155,20 +155,19 @@ pub fn deleted_in_project(record: &Record, project: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The paths (as [`crate::discover::SourceFile::rel`]) of project `p`'s
+/// The paths (as [`crate::model::SourceFile::rel`]) of project `p`'s
 /// transcripts the source deleted, whichever client wrote them: a Claude
 /// Code project's by its name, a Codex project's (rollouts of one working
 /// directory, named by their path in the sessions tree) by path, a Gemini
 /// project's by its folder's name (`<folder>/chats/…`).
-pub fn deleted_of(record: &Record, p: &crate::discover::ProjectSource) -> BTreeSet<String> {
-    use crate::discover::Client;
+pub fn deleted_of(record: &Record, p: &crate::model::ProjectSource) -> BTreeSet<String> {
     match p.client {
-        Client::Claude => deleted_in_project(record, &p.name),
-        Client::Codex => {
+        c if c == crate::agent::CLAUDE => deleted_in_project(record, &p.name),
+        c if c == crate::agent::CODEX => {
             let files: BTreeSet<&str> = p.files.iter().map(|f| f.rel.as_str()).collect();
             record.deleted(Tree::Codex).filter(|g| files.contains(g.path.as_str())).map(|g| g.path.clone()).collect()
         }
-        Client::Gemini => {
+        _ => {
             let folder = p.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             record
                 .deleted(Tree::Gemini)

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 
 use super::record::{STATE_DIR, Tree};
-use crate::discover;
 use crate::files::resolve;
 
 /// One tree mirrored into the archive.
@@ -43,7 +42,7 @@ pub struct Listing {
 pub fn roots(source: &Path, archive: &Path) -> Result<Vec<Root>> {
     let archive_fh = archive.parent().map(|p| p.join("file-history"));
     let mut roots = Vec::new();
-    if discover::is_project_dir(source) {
+    if crate::agent::claude::discover::is_project_dir(source) {
         let name = dir_name(source);
         roots.push(Root {
             tree: Tree::Projects,
@@ -81,25 +80,20 @@ pub fn roots(source: &Path, archive: &Path) -> Result<Vec<Root>> {
 
 /// Where the archive keeps another client's folder: beside the projects
 /// directory, `codex/sessions/` and `gemini/tmp/`.
-pub fn client_archive(archive: &Path, client: discover::Client) -> Option<PathBuf> {
-    let parent = archive.parent()?;
-    match client {
-        discover::Client::Claude => None,
-        discover::Client::Codex => Some(parent.join("codex").join("sessions")),
-        discover::Client::Gemini => Some(parent.join("gemini").join("tmp")),
-    }
+pub fn client_archive(archive: &Path, client: crate::model::Client) -> Option<PathBuf> {
+    crate::agent::of(client).synced_dir(archive).filter(|d| d != archive)
 }
 
 /// The tree a sync of Codex CLI's sessions tree or Gemini CLI's `tmp`
 /// folder (`dir`, as [`discover::codex::is_codex_dir`] and
 /// [`discover::gemini::is_gemini_dir`] return them: for Gemini, also one
 /// project folder `tmp/<name>`) mirrors, beside the archive.
-pub fn client_roots(client: discover::Client, dir: &Path, archive: &Path) -> Result<Vec<Root>> {
+pub fn client_roots(client: crate::model::Client, dir: &Path, archive: &Path) -> Result<Vec<Root>> {
     let Some(to) = client_archive(archive, client) else {
         bail!("the archive {} has no parent directory to keep {} sessions in", archive.display(), client.product());
     };
     let (tree, root) = match client {
-        discover::Client::Gemini if dir.join("chats").is_dir() => {
+        c if c == crate::agent::GEMINI && dir.join("chats").is_dir() => {
             let name = dir_name(dir);
             (
                 Tree::Gemini,
@@ -112,7 +106,7 @@ pub fn client_roots(client: discover::Client, dir: &Path, archive: &Path) -> Res
                 },
             )
         }
-        discover::Client::Gemini => (
+        c if c == crate::agent::GEMINI => (
             Tree::Gemini,
             Root { tree: Tree::Gemini, source: dir.to_path_buf(), archive: to, prefix: String::new(), only: None },
         ),
@@ -289,7 +283,7 @@ fn list_archive(root: &Root, l: &mut Listing) {
 /// source is a projects directory that has one. Refuses an archive whose
 /// history would be the source's own.
 pub fn history(source: &Path, archive: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
-    if discover::is_project_dir(source) {
+    if crate::agent::claude::discover::is_project_dir(source) {
         return Ok(None);
     }
     let (Some(src), Some(dst)) =

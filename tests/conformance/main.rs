@@ -291,7 +291,7 @@ fn turns_appended_to_a_fork_stay_its_own(s: &Sandbox, fork_id: &str) {
         .map(|v| v["uuid"].as_str().unwrap())
         .collect();
     assert!(!own.is_empty());
-    let p = cctree::project::Project::load(cctree::discover::scan_project(&s.project()).unwrap());
+    let p = cctree::project::Project::load(cctree::agent::claude::discover::scan_project(&s.project()).unwrap());
     for u in own {
         let n = p.graph.index[u];
         assert_eq!(&*p.graph.sessions[p.graph.node(n).session].session_id, fork_id, "{u} is the fork's own turn");

@@ -136,7 +136,7 @@ pub fn texts_of(project: &Path) -> Vec<String> {
 /// `compacted (<kind>)`; tool calls, results and context left out.
 pub fn line_to(project: &Path, leaf: &str) -> Vec<String> {
     use cctree::model::{Kind, UserKind};
-    let p = cctree::project::Project::load(cctree::discover::scan_project(project).unwrap());
+    let p = cctree::project::Project::load(cctree::agent::claude::discover::scan_project(project).unwrap());
     let g = &p.graph;
     let n = g.index[leaf];
     let b = g.node(n).branch.expect("a main node");

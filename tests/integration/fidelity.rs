@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use cctree::agent::claude::discover::scan_project;
 use cctree::build::{BuildOptions, build};
-use cctree::discover::{discover, scan_project};
+use cctree::discover::discover;
 use cctree::project::Project;
 use cctree::stats::{ConversationDetail, ProjectDetail};
 use serde_json::Value;

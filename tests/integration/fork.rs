@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use cctree::agent::claude::discover::scan_project;
 use cctree::check::check_project;
-use cctree::discover::scan_project;
 use cctree::fork::drift::{Head, Version, backfill_default};
 use cctree::fork::{self, ForkRequest, IllegalCheckpoint, Plan, legal_checkpoints, prefix};
 use cctree::graph::NodeId;
@@ -210,7 +210,7 @@ fn every_real_session_forks_by_default_and_reloads_with_the_same_ancestry() {
             .source
             .files
             .iter_enumerated()
-            .filter(|(_, f)| f.class == cctree::discover::FileClass::Main)
+            .filter(|(_, f)| f.class == cctree::model::FileClass::Main)
             // Files of only metadata (snapshots, titles) have nothing to fork.
             .filter(|(i, _)| p.entries.iter().any(|e| e.loc.file == *i && e.is_node()))
             .map(|(_, f)| f.path.clone())
@@ -430,7 +430,7 @@ fn backfill_on_old_real_entries_keeps_every_byte() {
         .source
         .files
         .iter()
-        .filter(|f| f.class == cctree::discover::FileClass::Main)
+        .filter(|f| f.class == cctree::model::FileClass::Main)
         .max_by_key(|f| std::fs::metadata(&f.path).unwrap().len())
         .unwrap()
         .path

@@ -428,7 +428,7 @@ proptest! {
         let at = cut % (bytes.len() + 1);
         bytes.splice(at..at, noise.iter().copied());
         for input in [&noise[..], &bytes[..]] {
-            let parsed = cctree::parse::parse_bytes(input, cctree::discover::FileId::FIRST);
+            let parsed = cctree::parse::parse_bytes(input, cctree::model::FileId::FIRST, cctree::agent::CLAUDE);
             prop_assert_eq!(parsed.entries.len() as u64 + parsed.bad_lines, parsed.lines);
             let files = cctree::id::IdVec::from_vec(vec![cctree::graph::FileFacts::default()]);
             let entries = cctree::id::IdVec::from_vec(parsed.entries.clone());

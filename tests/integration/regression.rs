@@ -14,13 +14,13 @@ use cctree::parse::{LineProblem, parse_bytes};
 #[test]
 fn fuzz_parse_lines_3_vertical_tab_after_an_object() {
     for line in ["{}  \u{b}", "\u{b}{}", "{}\u{a0}", "{}\u{2028}"] {
-        let p = parse_bytes(line.as_bytes(), cctree::discover::FileId::FIRST);
+        let p = parse_bytes(line.as_bytes(), cctree::model::FileId::FIRST, cctree::agent::CLAUDE);
         assert!(p.entries.is_empty(), "{line:?}");
         assert_eq!((p.lines, p.bad_lines), (1, 1), "{line:?}");
         assert!(matches!(p.warnings[0].problem, LineProblem::Malformed(_) | LineProblem::NotAnObject), "{line:?}");
     }
     for line in [" {} ", "\t{}\t", "{}\r", " \t{\"type\":\"user\"}\r"] {
-        let p = parse_bytes(line.as_bytes(), cctree::discover::FileId::FIRST);
+        let p = parse_bytes(line.as_bytes(), cctree::model::FileId::FIRST, cctree::agent::CLAUDE);
         assert_eq!(p.entries.len(), 1, "{line:?}");
         let e = &p.entries[0];
         let text = std::str::from_utf8(&line.as_bytes()[e.offset as usize..][..e.len as usize]).unwrap();
@@ -34,7 +34,7 @@ fn fuzz_parse_lines_1_broken_literal_in_lenient_field() {
         r#"{"type":"user","uuid":"a","isSidechain":falsd,"message":{"content":"x"}}"#,
         r#"{"type":"assistant","uuid":"a","message":{"usage":{"output_tokens":1x}}}"#,
     ] {
-        let p = parse_bytes(line.as_bytes(), cctree::discover::FileId::FIRST);
+        let p = parse_bytes(line.as_bytes(), cctree::model::FileId::FIRST, cctree::agent::CLAUDE);
         assert!(p.entries.is_empty(), "{line}");
         assert_eq!(p.bad_lines, 1);
         assert!(matches!(p.warnings[0].problem, LineProblem::Malformed(_)));

@@ -381,7 +381,7 @@ fn sub_agents_sidecars_tool_results_and_file_history_are_kept_too() {
     let fh = env.root.join("data/cctree/file-history").join(S1);
     assert!(fh.join("0123abcd@v1").is_file() && fh.join("0123abcd@v2").is_file());
     // The live sidecar is the one read; the kept one is not taken for a sidecar.
-    let project = cctree::discover::scan_project(&env.arch.join(P)).unwrap();
+    let project = cctree::agent::claude::discover::scan_project(&env.arch.join(P)).unwrap();
     assert_eq!(project.agent_meta["a1"].tool_use_id.as_deref(), Some("toolu_9"));
     assert!(project.tool_results.keys().any(|k| k.ends_with("toolu_01.txt")));
 }

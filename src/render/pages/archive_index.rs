@@ -37,10 +37,9 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
             (if o.agent.is_empty() { "Claude Code" } else { o.agent.as_str() }, row)
         })
         .collect();
-    // By agent (in the order of `Client::ALL`, then any other name), each
+    // By agent (in the order of `crate::agent::ALL`, then any other name), each
     // group most recently active first.
-    let order =
-        |agent: &str| crate::discover::Client::ALL.iter().position(|c| c.product() == agent).unwrap_or(usize::MAX);
+    let order = |agent: &str| crate::agent::ALL.iter().position(|c| c.product() == agent).unwrap_or(usize::MAX);
     rows.sort_by(|(a, x), (b, y)| {
         order(a).cmp(&order(b)).then_with(|| a.cmp(b)).then(y.last.ms.cmp(&x.last.ms)).then_with(|| x.href.cmp(&y.href))
     });

@@ -262,11 +262,11 @@ impl<'a> ProjectCtx<'a> {
             }
         }
         let client = project.source.client;
-        if client != crate::discover::Client::Claude {
+        if client != crate::agent::CLAUDE {
             self.legal = IdVec::filled(false, g.nodes.len());
             // What `cctree fork` of that client accepts as `--at`.
             let legal = match client {
-                crate::discover::Client::Codex => crate::fork::codex::legal_nodes(project),
+                c if c == crate::agent::CODEX => crate::fork::codex::legal_nodes(project),
                 _ => crate::fork::gemini::legal_nodes(project),
             };
             for n in legal {
@@ -313,7 +313,7 @@ impl<'a> ProjectCtx<'a> {
             .filter(|n| g.node(**n).branch == Some(b))
             .max_by_key(|n| self.pos[**n])
             .copied()?;
-        let legal = if self.project.source.client == crate::discover::Client::Claude {
+        let legal = if self.project.source.client == crate::agent::CLAUDE {
             self.claude_legal(b, last)
         } else {
             self.legal[last]
@@ -327,7 +327,7 @@ impl<'a> ProjectCtx<'a> {
     /// message id the session file holding it).
     pub(crate) fn fork_command(&self, node: NodeId) -> String {
         let g = self.graph();
-        if self.project.source.client != crate::discover::Client::Claude {
+        if self.project.source.client != crate::agent::CLAUDE {
             let id = g.uuid(self.entries(), node);
             return crate::fork::fork_command(id, id, self.paths.fork_projects.as_deref());
         }

@@ -77,7 +77,7 @@ impl Redactor {
 
 /// Where the `agent-*.meta.json` sidecars of a project hold secrets
 /// (`Project::load_with` replaces them; this finds them for the report).
-pub fn agent_meta(source: &crate::discover::ProjectSource) -> Vec<RedactionSite> {
+pub fn agent_meta(source: &crate::model::ProjectSource) -> Vec<RedactionSite> {
     let mut out = Vec::new();
     for (id, meta) in &source.agent_meta {
         let mut kinds: Vec<Redaction> = Vec::new();

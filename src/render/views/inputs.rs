@@ -14,7 +14,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::discover::AgentMeta;
+use crate::model::AgentMeta;
 use rustc_hash::FxHashSet;
 
 use crate::graph::{AgentKind, CompactionKind, ForkKind, NodeId};

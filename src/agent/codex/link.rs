@@ -29,7 +29,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::discover::{Client, ProjectSource};
+use crate::model::ProjectSource;
 use crate::model::{Entries, Entry, Kind, UserKind};
 
 /// What a file says of itself (its first `session_meta`).
@@ -43,7 +43,7 @@ struct FileMeta {
 }
 
 /// Links every Codex entry of the project (see the module documentation).
-pub fn link(source: &ProjectSource, entries: &mut Entries) {
+pub(super) fn link(source: &ProjectSource, entries: &mut Entries) {
     let all = entries.as_mut_slice();
     let mut histories: FxHashMap<String, Vec<(u64, Box<str>)>> = FxHashMap::default();
     let mut bases: FxHashMap<String, (String, u64)> = FxHashMap::default();
@@ -52,7 +52,7 @@ pub fn link(source: &ProjectSource, entries: &mut Entries) {
     while start < all.len() {
         let file = all[start].loc.file;
         let end = start + all[start..].iter().take_while(|e| e.loc.file == file).count();
-        let Some(f) = source.files.get(file).filter(|f| f.client == Client::Codex) else {
+        let Some(f) = source.files.get(file) else {
             start = end;
             continue;
         };

@@ -173,7 +173,7 @@ fn questions<'a>(input: &Value) -> Vec<Question<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapter::claude::results::{Tool, detail_of};
+    use crate::agent::claude::results::{Tool, detail_of};
     use crate::render::views::tools::summary;
     use serde_json::json;
 

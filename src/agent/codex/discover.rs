@@ -11,9 +11,10 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use super::{Client, FileClass, ProjectSource, SourceFile};
+use crate::agent::{CODEX, project_name};
 use crate::id::IdVec;
 use crate::limits::FIRST_LINE_CAP;
+use crate::model::{FileClass, ProjectSource, SourceFile};
 use crate::term::safe;
 use crate::walk::{LinkRule, Walk, walk};
 
@@ -87,13 +88,6 @@ pub(crate) fn first_meta(path: &Path) -> std::io::Result<Meta> {
     Ok(Meta { thread: s("id"), cwd: s("cwd"), parent_thread: s("parent_thread_id") })
 }
 
-/// The name of the project of working directory `cwd` (Claude Code's
-/// encoding, after the agent's name).
-pub(crate) fn project_name(client: Client, cwd: &str) -> String {
-    let enc: String = cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    format!("{}{enc}", client.name())
-}
-
 /// The names of Codex's threads: `session_index.jsonl` beside the sessions
 /// tree (`$CODEX_HOME`), one `{id, thread_name, updated_at}` per naming,
 /// append-only, the last line of an id winning (its first line is the
@@ -143,7 +137,7 @@ pub(crate) fn scan(sessions: &Path) -> (Vec<ProjectSource>, Vec<String>) {
             class,
             agent_id_from_name: agent,
             kept_version: crate::layout::split_kept(name).is_some(),
-            client: Client::Codex,
+            client: CODEX,
         };
         let slot = by_cwd.entry(meta.cwd.unwrap_or_default()).or_default();
         slot.0.push(file);
@@ -155,12 +149,12 @@ pub(crate) fn scan(sessions: &Path) -> (Vec<ProjectSource>, Vec<String>) {
         .into_iter()
         .map(|(cwd, (mut files, session_titles))| {
             files.sort_by(|a, b| a.rel.cmp(&b.rel));
-            let name = if cwd.is_empty() { "codex-unknown".into() } else { project_name(Client::Codex, &cwd) };
+            let name = if cwd.is_empty() { "codex-unknown".into() } else { project_name(CODEX, &cwd) };
             ProjectSource {
                 files: IdVec::from_vec(files),
                 session_titles,
                 cwd: (!cwd.is_empty()).then_some(cwd),
-                ..ProjectSource::empty(name, sessions.to_path_buf(), Client::Codex)
+                ..ProjectSource::empty(name, sessions.to_path_buf(), CODEX)
             }
         })
         .collect();
@@ -182,6 +176,6 @@ mod tests {
         assert_eq!(p.cwd.as_deref(), Some("/tmp/cctree-codex-0.171.0/exec/work"));
         assert_eq!(p.files.len(), 3);
         assert_eq!(p.files.iter().filter(|f| f.class == FileClass::Subagent).count(), 1);
-        assert!(p.files.iter().all(|f| f.client == Client::Codex));
+        assert!(p.files.iter().all(|f| f.client == CODEX));
     }
 }

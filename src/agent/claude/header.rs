@@ -10,11 +10,11 @@ use rustc_hash::FxHasher;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::lenient::{MaybeBool, MaybeStr, MaybeU64};
-use super::timestamp::parse_timestamp;
 use crate::model::entry::{
     Direction, Entry, Kept, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes,
 };
+use crate::parse::lenient::{MaybeBool, MaybeStr, MaybeU64};
+use crate::parse::timestamp::parse_timestamp;
 
 /// Metadata types Claude Code writes that carry no uuid (transcript-format
 /// §2.4 and appendix B: seen from 2.1.330 with the conformance suite, or
@@ -620,7 +620,7 @@ fn looks_like_tag(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discover::FileId;
+    use crate::model::FileId;
 
     fn parse(s: &str) -> Entry {
         parse_entry(s, Loc { file: FileId::FIRST, line: 1 }, 0).unwrap()

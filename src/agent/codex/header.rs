@@ -25,7 +25,7 @@ const KNOWN: &[&str] = &[
 pub(crate) const ROLLED_BACK: &str = "codex:thread_rolled_back";
 
 /// The header of a rollout line.
-pub fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
+pub(super) fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
     let v = crate::json::parse(raw)?;
     let ty = v["type"].as_str().unwrap_or("");
     let p = &v["payload"];

@@ -14,7 +14,7 @@ pub(crate) const SET: &str = "gemini:$set";
 pub(crate) const REWIND: &str = "gemini:$rewindTo";
 
 /// The header of a session-file line.
-pub fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
+pub(super) fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
     let v = crate::json::parse(raw)?;
     let mut e = Entry::blank(raw, loc, offset, Kind::KnownMeta(META.into()));
     if let Some(set) = v.get("$set") {
@@ -143,7 +143,7 @@ fn str_of(v: &Value) -> Option<Box<str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discover::FileId;
+    use crate::model::FileId;
 
     /// Gemini's `tokens.input` is the request's `promptTokenCount`, which
     /// holds the cached tokens: the fresh input is what remains (priced as

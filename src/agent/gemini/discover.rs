@@ -5,8 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Client, FileClass, ProjectSource, SourceFile};
+use crate::agent::{GEMINI, project_name};
 use crate::id::IdVec;
+use crate::model::{FileClass, ProjectSource, SourceFile};
 use crate::walk::{LinkRule, Walk, walk};
 
 /// The default `tmp` folder: `$GEMINI_CLI_HOME/.gemini/tmp` (the client
@@ -82,22 +83,19 @@ fn scan_project(dir: &Path) -> (ProjectSource, Vec<String>) {
             class,
             agent_id_from_name: agent,
             kept_version: crate::layout::split_kept(name).is_some(),
-            client: Client::Gemini,
+            client: GEMINI,
         });
     }
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     let cwd =
         std::fs::read_to_string(dir.join(".project_root")).ok().map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-    let short = super::dir_name(dir);
+    let short = crate::walk::dir_name(dir);
     let name = match &cwd {
-        Some(c) => super::codex::project_name(Client::Gemini, c),
+        Some(c) => project_name(GEMINI, c),
         None => format!("gemini-{short}"),
     };
-    let source = ProjectSource {
-        files: IdVec::from_vec(files),
-        cwd,
-        ..ProjectSource::empty(name, dir.to_path_buf(), Client::Gemini)
-    };
+    let source =
+        ProjectSource { files: IdVec::from_vec(files), cwd, ..ProjectSource::empty(name, dir.to_path_buf(), GEMINI) };
     (source, warnings)
 }
 

@@ -3,29 +3,30 @@
 //! message records keyed by `id` (rewritten whole: the last line wins),
 //! `{"$set": …}` patches and `{"$rewindTo": id}` markers.
 //!
-//! As for Codex ([`crate::adapter::codex`]): [`header`] reads each line,
+//! As for Codex ([`crate::agent::codex`]): [`header`] reads each line,
 //! [`link`] replays each file as the client loads it to give the records
 //! their parents, [`node`] reads what a shown entry says.
 
+pub mod discover;
 mod header;
 mod link;
 
 use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::agent::{Claim, Scanned};
 use crate::model::{Block, Body, Content, Injected, Node, Note, Raw, Shell, Str, ToolCall, ToolInput, ToolOutput};
-use crate::model::{Entry, Meta};
-use crate::project::Project;
+use crate::model::{Entries, Entry, FileClass, Loc, Meta, ProjectSource, Read, Reader};
 use crate::texts::LineError;
 
-pub use header::header;
 pub(crate) use header::{META, REWIND, SET};
-pub use link::link;
 
-/// What entry `e` says (see [`crate::adapter::claude::node`]).
-pub fn node<'a>(p: &'a Project, e: &'a Entry) -> (Node<'a>, Option<LineError>) {
-    let (json, err) = match p.json(e) {
+/// What the entry says (see [`crate::model::Reader::node`]).
+fn node<'a>(r: Read<'a>) -> (Node<'a>, Option<LineError>) {
+    let e = r.entry;
+    let (json, err) = match r.lines.json(e) {
         Ok(v) => (v, None),
         Err(err) => (Value::Null, Some(err)),
     };
@@ -46,8 +47,8 @@ pub fn node<'a>(p: &'a Project, e: &'a Entry) -> (Node<'a>, Option<LineError>) {
 }
 
 /// The whole line as Gemini CLI wrote it.
-pub fn record<'a>(p: &'a Project, e: &Entry) -> Result<Raw<'a>, LineError> {
-    p.json(e).map(Raw::of)
+fn record<'a>(r: Read<'a>) -> Result<Raw<'a>, LineError> {
+    r.lines.json(r.entry).map(Raw::of)
 }
 
 fn owned<'a>(s: &str) -> Str<'a> {
@@ -84,7 +85,7 @@ pub(crate) fn text_of(v: &Value) -> String {
 
 /// Context the client puts in a `user` record (`<session_context>…`).
 pub(crate) fn is_injected(text: &str) -> bool {
-    crate::adapter::codex::is_injected(text) || text.trim_start().starts_with("<session_context>")
+    crate::agent::codex::is_injected(text) || text.trim_start().starts_with("<session_context>")
 }
 
 /// A message record.
@@ -234,4 +235,72 @@ fn responses<'a>(content: &Value) -> Vec<ToolOutput<'a>> {
             })
         })
         .collect()
+}
+impl Reader for crate::agent::Gemini {
+    fn name(&self) -> &'static str {
+        "gemini"
+    }
+    fn label(&self) -> &'static str {
+        "Gemini"
+    }
+    fn product(&self) -> &'static str {
+        "Gemini CLI"
+    }
+    fn resume_command(&self) -> &'static str {
+        "gemini -r"
+    }
+    /// Older versions wrote each session as one document (`session-*.json`).
+    fn is_document(&self, rel: &str) -> bool {
+        rel.ends_with(".json")
+    }
+    fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
+        header::header(line, loc, offset)
+    }
+    fn link(&self, source: &ProjectSource, entries: &mut Entries) {
+        link::link(source, entries);
+    }
+    fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>) {
+        node(read)
+    }
+    fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError> {
+        record(read)
+    }
+}
+
+impl crate::agent::Agent for crate::agent::Gemini {
+    fn default_dir(&self) -> Option<PathBuf> {
+        crate::agent::gemini::discover::default_gemini_dir()
+    }
+    fn default_hint(&self) -> &'static str {
+        "Gemini CLI writes its chats there; GEMINI_CLI_HOME moves it"
+    }
+    fn claims(&self, dir: &Path) -> Claim {
+        crate::agent::gemini::discover::is_gemini_dir(dir).map_or(Claim::No, Claim::Yes)
+    }
+    /// A file of a `chats/` folder (or of a folder in one).
+    fn claims_file(&self, path: &Path) -> Claim {
+        let in_chats = path.ancestors().skip(1).take(2).any(|d| d.file_name().is_some_and(|n| n == "chats"));
+        if in_chats { Claim::Yes(path.to_path_buf()) } else { Claim::No }
+    }
+    fn classify_loose(&self, _rel: &str) -> (FileClass, Option<String>) {
+        (FileClass::Main, None)
+    }
+    fn scan(&self, dir: &Path) -> anyhow::Result<Scanned> {
+        let (projects, warnings) = discover::scan(dir);
+        let nothing = projects.is_empty() && warnings.is_empty();
+        Ok(Scanned {
+            root: dir.to_path_buf(),
+            projects,
+            warnings,
+            inputs: vec![dir.to_path_buf()],
+            nothing,
+            ..Scanned::default()
+        })
+    }
+    fn nothing_in(&self, dir: &Path) -> String {
+        format!("no transcript in {}: {} wrote no session there yet", dir.display(), self.label())
+    }
+    fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
+        Some(archive.parent()?.join("gemini").join("tmp"))
+    }
 }

@@ -2,34 +2,35 @@
 //! (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`), one
 //! `{timestamp, ordinal, type, payload}` per line.
 //!
-//! Three parts, as [`crate::adapter`] asks: [`header`] reads each line's
+//! Three parts, as [`crate::model::Reader`] asks: [`header`] reads each line's
 //! header in parallel; [`link`] derives the ids and parents Codex does not
 //! write, per file and across a project's files (rollbacks, forks,
 //! sub-agents); [`node`] reads what a shown entry says into the model.
 
+pub mod discover;
 mod header;
 mod link;
 
 use std::borrow::Cow;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::model::Entry;
+use crate::agent::{Claim, Scanned};
+use crate::model::FileClass;
 use crate::model::{
     Block, Body, Compaction, Content, Injected, Node, PatchFile, PatchOp, Raw, Shell, Str, ToolCall, ToolInput,
     ToolOutput,
 };
-use crate::project::Project;
+use crate::model::{Entries, Entry, Loc, ProjectSource, Read, Reader};
 use crate::texts::LineError;
 
 pub(crate) use header::ROLLED_BACK;
-pub use header::header;
 pub(crate) use link::history_of;
-pub use link::link;
 
-/// What entry `e` says (see [`crate::adapter::claude::node`]).
-pub fn node<'a>(p: &'a Project, e: &'a Entry) -> (Node<'a>, Option<LineError>) {
-    let (json, err) = match p.json(e) {
+/// What the entry says (see [`crate::model::Reader::node`]).
+fn node<'a>(r: Read<'a>) -> (Node<'a>, Option<LineError>) {
+    let (json, err) = match r.lines.json(r.entry) {
         Ok(v) => (v, None),
         Err(err) => (Value::Null, Some(err)),
     };
@@ -37,8 +38,8 @@ pub fn node<'a>(p: &'a Project, e: &'a Entry) -> (Node<'a>, Option<LineError>) {
 }
 
 /// The whole line as Codex wrote it.
-pub fn record<'a>(p: &'a Project, e: &Entry) -> Result<Raw<'a>, LineError> {
-    p.json(e).map(Raw::of)
+fn record<'a>(r: Read<'a>) -> Result<Raw<'a>, LineError> {
+    r.lines.json(r.entry).map(Raw::of)
 }
 
 fn owned<'a>(s: &str) -> Str<'a> {
@@ -309,6 +310,73 @@ fn output<'a>(p: &Value) -> ToolOutput<'a> {
         is_error: exit.is_some_and(|c| c != 0) || p["output"]["success"].as_bool() == Some(false),
         text: Cow::Owned(text),
         ..ToolOutput::default()
+    }
+}
+
+impl Reader for crate::agent::Codex {
+    fn name(&self) -> &'static str {
+        "codex"
+    }
+    fn label(&self) -> &'static str {
+        "Codex"
+    }
+    fn product(&self) -> &'static str {
+        "Codex CLI"
+    }
+    fn resume_command(&self) -> &'static str {
+        "codex resume"
+    }
+    fn is_document(&self, _rel: &str) -> bool {
+        false
+    }
+    fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
+        header::header(line, loc, offset)
+    }
+    fn link(&self, source: &ProjectSource, entries: &mut Entries) {
+        link::link(source, entries);
+    }
+    fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>) {
+        node(read)
+    }
+    fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError> {
+        record(read)
+    }
+}
+
+impl crate::agent::Agent for crate::agent::Codex {
+    fn default_dir(&self) -> Option<PathBuf> {
+        crate::agent::codex::discover::default_codex_dir()
+    }
+    fn default_hint(&self) -> &'static str {
+        "Codex CLI writes its sessions there; CODEX_HOME moves it"
+    }
+    fn claims(&self, dir: &Path) -> Claim {
+        crate::agent::codex::discover::is_codex_dir(dir).map_or(Claim::No, Claim::Yes)
+    }
+    fn claims_file(&self, path: &Path) -> Claim {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if crate::agent::codex::discover::is_rollout(&name) { Claim::Yes(path.to_path_buf()) } else { Claim::No }
+    }
+    fn classify_loose(&self, _rel: &str) -> (FileClass, Option<String>) {
+        (FileClass::Main, None)
+    }
+    fn scan(&self, dir: &Path) -> anyhow::Result<Scanned> {
+        let (projects, warnings) = discover::scan(dir);
+        let nothing = projects.is_empty() && warnings.is_empty();
+        Ok(Scanned {
+            root: dir.to_path_buf(),
+            projects,
+            warnings,
+            inputs: vec![dir.to_path_buf()],
+            nothing,
+            ..Scanned::default()
+        })
+    }
+    fn nothing_in(&self, dir: &Path) -> String {
+        format!("no transcript in {}: {} wrote no session there yet", dir.display(), self.label())
+    }
+    fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
+        Some(archive.parent()?.join("codex").join("sessions"))
     }
 }
 

@@ -6,12 +6,12 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::prompt;
 use crate::json::pick::Want;
 use crate::model::{
     Attachment, Block, Body, Compaction, Content, Hook, Image, Injected, Node, Note, Raw, Str, ToolOutput,
 };
 use crate::model::{Entry, Kind, UserKind};
-use crate::parse::prompt;
 
 use super::calls::call_of;
 use super::results::{Tool, detail_of, result_of};
@@ -163,7 +163,7 @@ fn text_of(content: &Value) -> String {
     }
 }
 
-pub(super) use crate::parse::prompt::tag_text;
+pub(super) use super::prompt::tag_text;
 
 /// `s` without `<tag>`/`</tag>` wrappers of the given names.
 pub(super) fn strip_tags(s: &str, tags: &[&str]) -> String {
@@ -363,10 +363,10 @@ fn attachment<'a>(mut json: Value) -> Content<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::header::parse_entry;
     use super::*;
-    use crate::discover::FileId;
+    use crate::model::FileId;
     use crate::model::Loc;
-    use crate::parse::parse_entry;
 
     fn compaction_of(line: &str) -> Compaction<'static> {
         let e = parse_entry(line, Loc { file: FileId::FIRST, line: 1 }, 0).unwrap();

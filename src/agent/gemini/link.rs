@@ -23,17 +23,17 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::header::{REWIND, SET};
-use crate::discover::{Client, FileClass, ProjectSource};
 use crate::model::{Entries, Entry, Kind, Meta, UserKind};
+use crate::model::{FileClass, ProjectSource};
 
 /// Links every Gemini entry of the project, file by file.
-pub fn link(source: &ProjectSource, entries: &mut Entries) {
+pub(super) fn link(source: &ProjectSource, entries: &mut Entries) {
     let all = entries.as_mut_slice();
     let mut start = 0;
     while start < all.len() {
         let file = all[start].loc.file;
         let end = start + all[start..].iter().take_while(|e| e.loc.file == file).count();
-        if let Some(f) = source.files.get(file).filter(|f| f.client == Client::Gemini) {
+        if let Some(f) = source.files.get(file) {
             // `chats/<parent session id>/<agent id>.jsonl`.
             let parent =
                 (f.class == FileClass::Subagent).then(|| f.rel.split('/').rev().nth(1).map(Into::into)).flatten();

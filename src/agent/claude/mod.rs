@@ -1,0 +1,114 @@
+//! Claude Code (transcript-format §1–§8, Appendix B): the first agent.
+//!
+//! Its files ([`discover`]: the projects directory, one project directory
+//! per working directory) hold JSON lines that each carry their own uuid
+//! and parent, so [`header`] reads each line's header in parallel and no
+//! link is derived afterwards. When a page shows an entry, [`node`] reads
+//! only the parts of its line its view needs (`json::pick::Want`, one pass)
+//! and turns them, and the tags Claude Code puts in text (§4), into the
+//! model. It is the only code that knows Claude Code's JSON: its entry
+//! types, its content blocks, its tools and their `toolUseResult`s, the tags
+//! it puts in text, the files it spills large outputs to.
+
+mod calls;
+mod content;
+pub mod discover;
+pub mod header;
+pub mod prompt;
+mod results;
+
+use std::path::{Path, PathBuf};
+
+use crate::agent::{Agent, Claim, Claude, Scanned};
+use crate::limits::OUTPUT_CAP;
+use crate::model::{Entries, Entry, FileClass, Loc, Node, ProjectSource, Raw, Read, Reader};
+use crate::texts::LineError;
+
+use results::Tool;
+
+/// What the entry says, read from its line; when the line cannot be read
+/// again (its file changed since), what an empty line says, and why.
+fn node<'a>(r: Read<'a>) -> (Node<'a>, Option<LineError>) {
+    let e = r.entry;
+    // The tool whose call the one result of a user entry answers, when its
+    // view shows part of the entry's `toolUseResult`.
+    let tool = r.call.filter(|_| e.tool_results.len() == 1).and_then(Tool::of);
+    let read = match content::want(e, tool) {
+        Some(want) => r.lines.json_only(e, want),
+        None => r.lines.json(e),
+    };
+    let (json, err) = match read {
+        Ok(v) => (v, None),
+        Err(err) => (serde_json::Value::Null, Some(err)),
+    };
+    let session = e.session_id.as_deref().unwrap_or("");
+    // A spilled output is read from `<session>/tool-results/`, capped: a
+    // page shows at most `OUTPUT_CAP` of it (and says it was cut).
+    let side = |file: &str| {
+        let (path, text) = r.lines.side_file(&format!("{session}/tool-results/{file}"), OUTPUT_CAP + 1)?;
+        Some((path.display().to_string(), text))
+    };
+    (content::node_of(e, json, tool, &side), err)
+}
+
+impl Reader for Claude {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+    fn label(&self) -> &'static str {
+        "Claude"
+    }
+    fn product(&self) -> &'static str {
+        "Claude Code"
+    }
+    fn resume_command(&self) -> &'static str {
+        "claude -r"
+    }
+    fn is_document(&self, _rel: &str) -> bool {
+        false
+    }
+    fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
+        header::parse_entry(line, loc, offset)
+    }
+    /// Every line names its own parent: nothing to derive.
+    fn link(&self, _source: &ProjectSource, _entries: &mut Entries) {}
+    fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>) {
+        node(read)
+    }
+    fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError> {
+        read.lines.json(read.entry).map(Raw::of)
+    }
+}
+
+impl Agent for Claude {
+    fn default_dir(&self) -> Option<PathBuf> {
+        crate::agent::claude::discover::default_projects_dir()
+    }
+    fn default_hint(&self) -> &'static str {
+        "Claude Code writes its transcripts there once it has run; CLAUDE_CONFIG_DIR moves it"
+    }
+    /// Any folder no other agent claims: a projects directory, one project
+    /// directory, or Claude Code's configuration directory.
+    fn claims(&self, _dir: &Path) -> Claim {
+        Claim::Otherwise
+    }
+    fn claims_file(&self, _path: &Path) -> Claim {
+        Claim::Otherwise
+    }
+    fn classify_loose(&self, rel: &str) -> (FileClass, Option<String>) {
+        crate::agent::claude::discover::classify(rel)
+    }
+    fn scan(&self, dir: &Path) -> anyhow::Result<Scanned> {
+        discover::scan(dir)
+    }
+    fn nothing_in(&self, dir: &Path) -> String {
+        format!(
+            "no transcript (*.jsonl) in {}: give Claude Code's projects directory (~/.claude/projects), one project \
+             directory in it, or JSONL files",
+            dir.display()
+        )
+    }
+    fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
+        Some(archive.to_path_buf())
+    }
+}

@@ -1,0 +1,163 @@
+//! The agents cctree reads, each one folder (`src/agent/<name>/`) and one
+//! line of the registration below.
+//!
+//! An agent is everything cctree knows of one client: where its files are
+//! (default folders, environment variables, its place in the sync
+//! archive), how a line or record of them becomes a neutral header
+//! ([`crate::model::Entry`]) and, when a page shows it, a model node
+//! ([`crate::model::Node`]), how its sessions link, which checkpoints a fork
+//! may cut at and how a fork is written, its invariants (`cctree check`),
+//! and what `sync` keeps of it. Two traits name these, and every method is
+//! required, so the compiler holds each agent to all of them: the reading
+//! half, [`Reader`] (in the model, for the stages below the agents: parse,
+//! the loaded project, render), and [`Agent`] (everything else, for the
+//! stages above). An agent that cannot do one says so in its implementation.
+//!
+//! Nothing outside an agent's folder asks which agent a file is: it calls
+//! the agent's handle ([`Client`]) or [`of`]. The registration gives each
+//! agent its unit type (`Claude`, …), its handle (`CLAUDE`, …) and its place
+//! in [`ALL`] (the order agents are tried in and listed by). The folders
+//! import this module; this module imports none of them (the impls are
+//! found wherever they are), so no import climbs back.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::model::{Client, ProjectSource, Reader};
+
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+
+/// The registration: one line per agent, `HANDLE: Type`, in the order they
+/// are listed (the archive index) and tried.
+macro_rules! agents {
+    ($($handle:ident: $ty:ident),* $(,)?) => {
+        $(
+            #[doc = concat!("The agent `", stringify!($ty), "` (its folder implements it).")]
+            #[derive(Debug, Clone, Copy)]
+            pub struct $ty;
+        )*
+        agents!(@handles 0u8; $($handle: $ty),*);
+        /// Every agent, in the order of the registration.
+        pub const ALL: &[Client] = &[$($handle),*];
+        /// The whole of each agent, by its place in the registration.
+        static AGENTS: &[&dyn Agent] = &[$(&$ty),*];
+    };
+    (@handles $n:expr; $handle:ident: $ty:ident $(, $rh:ident: $rt:ident)*) => {
+        #[doc = concat!("The handle of [`", stringify!($ty), "`].")]
+        pub const $handle: Client = Client::registered($n, &$ty);
+        agents!(@handles $n + 1; $($rh: $rt),*);
+    };
+    (@handles $n:expr;) => {};
+}
+
+agents! {
+    CLAUDE: Claude,
+    CODEX: Codex,
+    GEMINI: Gemini,
+}
+
+/// The whole of the agent `client`.
+pub fn of(client: Client) -> &'static dyn Agent {
+    AGENTS[client.index()]
+}
+
+/// The agent named `name` on the command line (`claude`, `codex`, …).
+pub fn by_name(name: &str) -> Option<Client> {
+    ALL.iter().copied().find(|c| c.name().eq_ignore_ascii_case(name.trim()))
+}
+
+/// The names of every agent, for messages (`claude, codex or gemini`).
+pub fn names() -> String {
+    let names: Vec<&str> = ALL.iter().map(|c| c.name()).collect();
+    match names.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// The name of the project of working directory `cwd` for the agent
+/// `client`: the agent's name, then the directory as Claude Code encodes it
+/// (every character but ASCII letters and digits a `-`).
+pub fn project_name(client: Client, cwd: &str) -> String {
+    let enc: String = cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+    format!("{}{enc}", client.name())
+}
+
+/// How much of a path an agent claims as its folder or file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// Not the agent's.
+    No,
+    /// The agent's: its folder is this one (a folder it is or holds).
+    Yes(PathBuf),
+    /// Read by this agent when no other claims it (one agent does: the
+    /// registration's test says so).
+    Otherwise,
+}
+
+/// What an agent read of a folder given as input.
+#[derive(Debug, Default)]
+pub struct Scanned {
+    /// The folder its projects are read from (the archive's root).
+    pub root: PathBuf,
+    pub projects: Vec<ProjectSource>,
+    /// Problems met outside any project.
+    pub warnings: Vec<String>,
+    /// The directories read whole (nothing may be written inside them).
+    pub inputs: Vec<PathBuf>,
+    /// What the user should know of how the input was read.
+    pub notes: Vec<String>,
+    /// Transcripts lying loose in the folder, each with the warning that
+    /// says so: read as a project of their own, named after `root`.
+    pub loose: Vec<(PathBuf, String)>,
+    /// The folder held nothing to read, and nothing that kept it empty was
+    /// met (a folder that is not the agent's, or a mistyped path).
+    pub nothing: bool,
+}
+
+/// The whole of an agent, beyond reading (see the module documentation).
+pub trait Agent: Reader {
+    /// Its default folder (which may not exist), as the client finds it
+    /// (its environment variables, else the home directory).
+    fn default_dir(&self) -> Option<PathBuf>;
+    /// Why its default folder is where it is, for a message naming it.
+    fn default_hint(&self) -> &'static str;
+    /// Whether the folder `dir` is (or holds) the agent's folder.
+    fn claims(&self, dir: &Path) -> Claim;
+    /// Whether the file `path`, given alone, is one of the agent's.
+    fn claims_file(&self, path: &Path) -> Claim;
+    /// The class of a file given alone, named `rel` (its file name).
+    fn classify_loose(&self, rel: &str) -> (crate::model::FileClass, Option<String>);
+    /// Reads the folder `dir` it claimed: its projects, each file classified.
+    fn scan(&self, dir: &Path) -> Result<Scanned>;
+    /// Why a folder of the agent's holds nothing to read.
+    fn nothing_in(&self, dir: &Path) -> String;
+    /// Where the `cctree sync` archive `archive` keeps the agent's folder
+    /// (for Claude Code, the archive itself).
+    fn synced_dir(&self, archive: &Path) -> Option<PathBuf>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registration_hands_out_each_agent_once_in_order() {
+        for (i, c) in ALL.iter().enumerate() {
+            assert_eq!(c.index(), i);
+            assert_eq!(of(*c).name(), c.name(), "the handle and the agent of place {i} agree");
+            assert_eq!(by_name(&c.name().to_uppercase()), Some(*c));
+        }
+        let mut names: Vec<&str> = ALL.iter().map(|c| c.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len(), "names are unique");
+        let tmp = tempfile::tempdir().unwrap();
+        let fallback = ALL.iter().filter(|c| of(**c).claims(tmp.path()) == Claim::Otherwise).count();
+        assert_eq!(fallback, 1, "exactly one agent reads a folder no other claims");
+    }
+}

@@ -1,0 +1,160 @@
+//! Which agent wrote a file ([`Client`]), and the half of an agent every
+//! stage below the agents reads through ([`Reader`]): its names, how one of
+//! its lines becomes a neutral header, how its files' headers are linked
+//! into parents, and what an entry says when a page shows it.
+//!
+//! A `Client` is a handle to an agent's reader, made only by the agents'
+//! registration (`crate::agent`, one line per agent). Stages below the
+//! agents (parse, the loaded project, render) hold it and call its reader;
+//! nothing matches on which agent it is. The other half of an agent
+//! (`crate::agent::Agent`: its folders, forks, checks, what sync keeps)
+//! stands above them.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::entry::{Entries, Entry, Loc};
+use super::source::ProjectSource;
+use super::{Node, Raw};
+use crate::json::pick::Want;
+use crate::texts::LineError;
+
+/// What a reader may read of a loaded project beside an entry's header:
+/// the entry's own line, and the project's side files. Never the project
+/// itself: bytes go down to the reader, nothing climbs back.
+pub trait Lines {
+    /// The entry's line read as a tree, as the client reads it ([`crate::json::parse`]).
+    fn json(&self, e: &Entry) -> Result<Value, LineError>;
+    /// The parts of the entry's line that `want` names, the rest skipped
+    /// ([`crate::json::pick`]).
+    fn json_only(&self, e: &Entry, want: &Want) -> Result<Value, LineError>;
+    /// A side file of the project by its key (Claude Code's
+    /// `<session>/tool-results/<name>`): its path and the text of its first
+    /// `cap` bytes, `None` when there is none or it cannot be read.
+    fn side_file(&self, key: &str, cap: usize) -> Option<(&Path, String)>;
+}
+
+/// One entry to read into the model: its header, what may be read of its
+/// project, and the name of the tool call its one tool result answers (the
+/// graph knows it; a reader may read a result by its tool).
+#[derive(Clone, Copy)]
+pub struct Read<'a> {
+    pub entry: &'a Entry,
+    pub lines: &'a dyn Lines,
+    pub call: Option<&'a str>,
+}
+
+/// The reading half of an agent (see the module documentation). Every
+/// method is required: an agent that has nothing to do for one says so in
+/// its implementation.
+pub trait Reader: Sync + Send + 'static {
+    /// Its name on the command line and in the site (`claude`, `codex`, …).
+    fn name(&self) -> &'static str;
+    /// How a page names its replies (`Claude`, `Codex`, …).
+    fn label(&self) -> &'static str;
+    /// The product's name (`Claude Code`, `Codex CLI`, …).
+    fn product(&self) -> &'static str;
+    /// The command that resumes a session (its id follows).
+    fn resume_command(&self) -> &'static str;
+    /// Whether the file at `rel` (relative to its project) is one JSON
+    /// document rather than JSON lines.
+    fn is_document(&self, rel: &str) -> bool;
+    /// The header of one line (valid UTF-8, no newline) at `loc`, `offset`.
+    fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error>;
+    /// Derives what the lines do not write themselves (parents, sessions,
+    /// continuations) over the headers of the whole project, once they are
+    /// all read.
+    fn link(&self, source: &ProjectSource, entries: &mut Entries);
+    /// What the entry says, read from its line; when the line cannot be
+    /// read again, what an empty line says, and why.
+    fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>);
+    /// The whole entry as the client wrote it (for a view of all of it).
+    fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError>;
+}
+
+/// An agent, as the stages below the agents know it (see the module
+/// documentation). Compared, ordered and hashed by its place in the
+/// registration.
+#[derive(Clone, Copy)]
+pub struct Client {
+    index: u8,
+    reader: &'static dyn Reader,
+}
+
+impl Client {
+    /// The agent registered `index`-th with `reader`. Only the registration
+    /// (`crate::agent`) makes one.
+    #[doc(hidden)]
+    pub const fn registered(index: u8, reader: &'static dyn Reader) -> Client {
+        Client { index, reader }
+    }
+
+    /// Its place in the registration.
+    pub fn index(self) -> usize {
+        usize::from(self.index)
+    }
+
+    /// Its reader.
+    pub fn reader(self) -> &'static dyn Reader {
+        self.reader
+    }
+
+    pub fn name(self) -> &'static str {
+        self.reader.name()
+    }
+
+    pub fn label(self) -> &'static str {
+        self.reader.label()
+    }
+
+    pub fn product(self) -> &'static str {
+        self.reader.product()
+    }
+
+    pub fn resume_command(self) -> &'static str {
+        self.reader.resume_command()
+    }
+
+    pub fn is_document(self, rel: &str) -> bool {
+        self.reader.is_document(rel)
+    }
+}
+
+impl PartialEq for Client {
+    fn eq(&self, other: &Client) -> bool {
+        self.index == other.index
+    }
+}
+
+impl Eq for Client {}
+
+impl PartialOrd for Client {
+    fn partial_cmp(&self, other: &Client) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Client {
+    fn cmp(&self, other: &Client) -> std::cmp::Ordering {
+        self.index.cmp(&other.index)
+    }
+}
+
+impl std::hash::Hash for Client {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.index.hash(h);
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Client {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
