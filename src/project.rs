@@ -257,7 +257,7 @@ impl Project {
         let mut counts: rustc_hash::FxHashMap<&str, usize> = Default::default();
         for e in &self.entries {
             if let Some(c) = e.cwd.as_deref() {
-                if !e.is_sidechain {
+                if !e.sidechain {
                     *counts.entry(c).or_default() += 1;
                 }
             }

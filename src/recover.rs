@@ -225,7 +225,7 @@ impl<'p> Surviving<'p> {
             if let Some(id) = e.session_id.as_deref() {
                 s.sessions.insert(id);
             }
-            if e.kind != Kind::User || e.is_sidechain {
+            if e.kind != Kind::User || e.sidechain {
                 continue;
             }
             let (Some(ts), Some(key)) = (e.timestamp, PromptKey::of_excerpt(e.user_kind, &e.excerpt)) else {

@@ -87,5 +87,5 @@ fuzz_target!(|data: &[u8]| {
     assert!(depth(&v) <= cctree::json::MAX_DEPTH);
     // The header and the tree agree (the last value of a key wins in both).
     assert_eq!(e.uuid.as_deref(), v["uuid"].as_str());
-    assert_eq!(e.parent_uuid.as_deref(), v["parentUuid"].as_str());
+    assert_eq!(e.parent.as_deref(), v["parentUuid"].as_str());
 });

@@ -21,7 +21,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use super::{Finding, reread};
-use crate::agent::codex::{ROLLED_BACK, history_of};
+use crate::agent::codex::history_of;
 use crate::model::FileId;
 use crate::model::{Entry, Kind, UserKind};
 use crate::project::Project;
@@ -40,7 +40,7 @@ struct File<'p> {
 
 impl File<'_> {
     fn base(&self) -> Option<(String, u64)> {
-        let b = self.meta?.logical_parent_uuid.as_deref()?;
+        let b = self.meta?.logical_parent.as_deref()?;
         let (t, k) = b.rsplit_once(':')?;
         Some((t.to_string(), k.parse().ok()?))
     }
@@ -196,10 +196,10 @@ fn rollbacks(f: &File<'_>, out: &mut Vec<Finding>) {
         if e.kind == Kind::User && e.user_kind == UserKind::Prompt && e.uuid.is_some() {
             turns += 1;
         }
-        if e.kind.name() != ROLLED_BACK {
+        let Some(crate::model::Meta::Rollback { turns: count }) = e.meta else {
             continue;
-        }
-        let Some(n) = e.subtype.as_deref().and_then(|s| s.parse::<usize>().ok()) else {
+        };
+        let Some(n) = count.and_then(|t| usize::try_from(t).ok()) else {
             let message = "`thread_rolled_back` has no whole `num_turns`: read as rolling back 1 turn".into();
             out.push(f.finding("codex-rollback-too-far", e.loc.line, message));
             turns = turns.saturating_sub(1);

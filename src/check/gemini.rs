@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use super::{Finding, Rereader};
-use crate::agent::gemini::{META, REWIND, SET};
+use crate::agent::gemini::{META, SET};
 use crate::model::{Entry, Kind, Meta};
 use crate::project::Project;
 
@@ -64,7 +64,7 @@ fn file(p: &Project, es: &[Entry], reader: &mut Rereader, push: &mut impl FnMut(
     for e in es {
         if e.message_id.is_some() && matches!(e.kind, Kind::User | Kind::Assistant | Kind::System) && !is_set(e) {
             replay.record(e, push);
-        } else if e.kind.name() == REWIND {
+        } else if matches!(e.meta, Some(Meta::Rewind { .. })) {
             replay.rewind(e, push);
         } else if is_set(e) {
             replay.set(e);
@@ -126,7 +126,10 @@ impl<'e> Replay<'e> {
 
     /// `$rewindTo`: the named message and those after it dropped (all, when it is not listed).
     fn rewind(&mut self, e: &'e Entry, push: &mut impl FnMut(&'static str, u32, String)) {
-        let to = e.subtype.as_deref().unwrap_or("");
+        let to = match &e.meta {
+            Some(Meta::Rewind { to }) => &**to,
+            _ => "",
+        };
         if let Some(keep) = self.at.get(to).copied() {
             for gone in self.list.drain(keep..) {
                 self.at.remove(gone);

@@ -67,11 +67,13 @@ pub fn legal_nodes(project: &crate::project::Project) -> Vec<crate::graph::NodeI
     let mut out = Vec::new();
     for e in &project.entries {
         let at = last.entry(e.loc.file).or_default();
-        match e.subtype.as_deref() {
-            Some("task_started") if e.uuid.is_none() => *at = None,
-            Some("task_complete") if e.uuid.is_none() => out.extend(at.take()),
+        match e.meta {
+            Some(crate::model::Meta::Turn(crate::model::TurnMark::Started)) if e.uuid.is_none() => *at = None,
+            Some(crate::model::Meta::Turn(crate::model::TurnMark::Completed)) if e.uuid.is_none() => {
+                out.extend(at.take());
+            }
             _ => {
-                if let Some(n) = e.uuid.as_deref().and_then(|u| g.index.get(u)).filter(|_| !e.is_sidechain) {
+                if let Some(n) = e.uuid.as_deref().and_then(|u| g.index.get(u)).filter(|_| !e.sidechain) {
                     *at = Some(*n);
                 }
             }

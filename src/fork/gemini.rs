@@ -122,7 +122,7 @@ pub fn legal_nodes(project: &crate::project::Project) -> Vec<crate::graph::NodeI
     project
         .entries
         .iter()
-        .filter(|e| e.kind == crate::model::Kind::Assistant && e.tool_uses.is_empty() && !e.is_sidechain)
+        .filter(|e| e.kind == crate::model::Kind::Assistant && e.tool_uses.is_empty() && !e.sidechain)
         .filter_map(|e| e.uuid.as_deref().and_then(|u| g.index.get(u)).copied())
         .collect()
 }

@@ -218,7 +218,7 @@ fn root_note(p: &Project, root: NodeId, notes: &mut Vec<String>) {
     let u = p.graph.uuid(&p.entries, root);
     if e.is_compact_boundary() {
         notes.push(format!("the prefix starts at the compaction boundary {u} (Claude Code loads from there)"));
-    } else if e.parent_uuid.is_some() {
+    } else if e.parent.is_some() {
         notes.push(format!("the prefix starts at {u}, whose parentUuid is not in the project"));
     }
 }

@@ -55,7 +55,7 @@ pub(super) fn link(input: &GraphInput<'_>) -> Graph {
     // Physical parents.
     for n in g.nodes.ids() {
         let e = &entries[g.nodes[n].entry];
-        if let Some(p) = e.parent_uuid.as_deref() {
+        if let Some(p) = e.parent.as_deref() {
             match g.index.get(p) {
                 Some(&pid) => {
                     g.nodes[n].parent = Some(pid);
@@ -119,7 +119,7 @@ fn dedupe(
     let instances_of: Vec<EntryId> = pairs.iter().map(|(_, i)| *i).collect();
     drop(pairs);
 
-    let is_side = |e: &Entry| e.is_sidechain || input.files[e.loc.file].class.is_agent();
+    let is_side = |e: &Entry| e.sidechain || input.files[e.loc.file].class.is_agent();
     let copies = Copies::new(entries, input.files.len(), session_ix, entry_session);
     for (sess, src) in g.sessions.iter_mut().zip(&copies.direct) {
         sess.copied_from = src.clone();
@@ -307,7 +307,7 @@ fn join_compactions(g: &mut Graph, entries: &Entries) {
         if kept.and_then(|k| splicer.splice(g, &mut forest, id, k)) == Some(true) {
             continue;
         }
-        join(g, &mut forest, id, ts, e.logical_parent_uuid.as_deref(), &by_session[&g.nodes[id].session]);
+        join(g, &mut forest, id, ts, e.logical_parent.as_deref(), &by_session[&g.nodes[id].session]);
     }
 }
 

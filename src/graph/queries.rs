@@ -70,7 +70,7 @@ impl Graph {
         let main = |p: NodeId| (!self.node(p).sidechain).then_some(p);
         let entered = match walk {
             Walk::Written => {
-                let p = entries[self.node(n).entry].parent_uuid.as_deref()?;
+                let p = entries[self.node(n).entry].parent.as_deref()?;
                 return self.index.get(p).copied().and_then(main);
             }
             Walk::Tree(entered) => entered,

@@ -190,14 +190,44 @@ pub enum Meta {
     /// A compaction summary written by the rewind menu's "Summarize from
     /// here" / "Summarize up to here" (`summarizeMetadata.direction`).
     Summarized(Direction),
-    /// Gemini CLI's `$set {messages}`: the message list it sets, each id
-    /// with the hash of its record, and (filled in by the link,
-    /// `adapter::gemini`) the ids the list brings that no earlier line of
-    /// its file had: what a node made of the line shows.
+    /// A list of the session's records set whole (Gemini CLI's `$set
+    /// {messages}`): each id with the hash of its record, and (filled in by
+    /// the agent's link) the ids the list brings that no earlier line of its
+    /// file had: what a node made of the line shows.
     Sequence {
         ids: Vec<(Box<str>, u64)>,
         new: Vec<Box<str>>,
     },
+    /// A session's first record, naming the group of sessions it belongs to
+    /// when it has one (Codex CLI's `session_meta`: its `session_id`).
+    SessionStart {
+        group: Option<Box<str>>,
+    },
+    /// The history goes back by `turns` turns (Codex CLI's
+    /// `thread_rolled_back`; `None` when the count is not a whole number).
+    Rollback {
+        turns: Option<u64>,
+    },
+    /// The history goes back to just before the record `to` (Gemini CLI's
+    /// `$rewindTo`; empty when it names none).
+    Rewind {
+        to: Box<str>,
+    },
+    /// A turn of the agent started or completed (Codex CLI's
+    /// `task_started` / `task_complete`): where a fork may cut.
+    Turn(TurnMark),
+    /// A sub-agent started by the call `call` (its thread in
+    /// [`Entry::spawned_agent`]).
+    AgentStarted {
+        call: Box<str>,
+    },
+}
+
+/// Which end of an agent's turn a line marks ([`Meta::Turn`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TurnMark {
+    Started,
+    Completed,
 }
 
 /// What a boundary kept and which way a partial summary went: types of
@@ -214,15 +244,15 @@ pub struct Entry {
     pub len: u32,
     pub kind: Kind,
     pub uuid: Option<Box<str>>,
-    pub parent_uuid: Option<Box<str>>,
-    pub logical_parent_uuid: Option<Box<str>>,
+    pub parent: Option<Box<str>>,
+    pub logical_parent: Option<Box<str>>,
     pub session_id: Option<Box<str>>,
     pub agent_id: Option<Box<str>>,
     pub timestamp: Option<i64>,
-    pub is_sidechain: bool,
-    pub is_meta: bool,
-    pub is_compact_summary: bool,
-    pub is_api_error: bool,
+    pub sidechain: bool,
+    pub injected: bool,
+    pub compact_summary: bool,
+    pub api_error: bool,
     pub subtype: Option<Box<str>>,
     pub cwd: Option<Box<str>>,
     pub version: Option<Box<str>>,
@@ -277,15 +307,15 @@ impl Entry {
             len: u32::try_from(raw.len()).unwrap_or(u32::MAX),
             kind,
             uuid: None,
-            parent_uuid: None,
-            logical_parent_uuid: None,
+            parent: None,
+            logical_parent: None,
             session_id: None,
             agent_id: None,
             timestamp: None,
-            is_sidechain: false,
-            is_meta: false,
-            is_compact_summary: false,
-            is_api_error: false,
+            sidechain: false,
+            injected: false,
+            compact_summary: false,
+            api_error: false,
             subtype: None,
             cwd: None,
             version: None,

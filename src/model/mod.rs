@@ -38,7 +38,7 @@ use std::borrow::Cow;
 pub use client::{Client, Lines, Read, Reader};
 pub use compaction::{Compaction, CompactionKind, Direction, Kept};
 pub use entry::{
-    Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes,
+    Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, TurnMark, Usage, UserKind, excerpt_of, hash_bytes,
 };
 pub use raw::{Loose, Raw};
 pub use recovered::{RecoveredPrompt, RecoveredSession};

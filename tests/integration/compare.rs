@@ -95,7 +95,7 @@ fn every_fork_point_has_a_compare_page_with_every_message_of_its_branches() {
                         for n in nodes {
                             let e = g.entry(&p.entries, n);
                             let shown = match e.kind {
-                                Kind::User => e.user_kind == UserKind::Prompt && !e.is_meta,
+                                Kind::User => e.user_kind == UserKind::Prompt && !e.injected,
                                 Kind::Assistant => true,
                                 _ => false,
                             };

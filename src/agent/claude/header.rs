@@ -75,15 +75,15 @@ crate::json::object! {
     struct RawEntry<'a> {
         ty: MaybeStr<'a> = "type",
         uuid: MaybeStr<'a> = "uuid",
-        parent_uuid: MaybeStr<'a> = "parentUuid",
-        logical_parent_uuid: MaybeStr<'a> = "logicalParentUuid",
+        parent: MaybeStr<'a> = "parentUuid",
+        logical_parent: MaybeStr<'a> = "logicalParentUuid",
         session_id: MaybeStr<'a> = "sessionId",
         agent_id: MaybeStr<'a> = "agentId",
         timestamp: MaybeStr<'a> = "timestamp",
-        is_sidechain: MaybeBool = "isSidechain",
-        is_meta: MaybeBool = "isMeta",
-        is_compact_summary: MaybeBool = "isCompactSummary",
-        is_api_error: MaybeBool = "isApiErrorMessage",
+        sidechain: MaybeBool = "isSidechain",
+        injected: MaybeBool = "isMeta",
+        compact_summary: MaybeBool = "isCompactSummary",
+        api_error: MaybeBool = "isApiErrorMessage",
         subtype: MaybeStr<'a> = "subtype",
         cwd: MaybeStr<'a> = "cwd",
         version: MaybeStr<'a> = "version",
@@ -368,15 +368,15 @@ fn header(r: &mut RawEntry<'_>, raw: &str, loc: Loc, offset: u64) -> Entry {
         .filter(|s| !s.is_empty() && Some(s) != session_id.as_ref());
     Entry {
         uuid: std::mem::take(&mut r.uuid).into_box().filter(|u| !u.is_empty()),
-        parent_uuid: std::mem::take(&mut r.parent_uuid).into_box().filter(|u| !u.is_empty()),
-        logical_parent_uuid: std::mem::take(&mut r.logical_parent_uuid).into_box().filter(|u| !u.is_empty()),
+        parent: std::mem::take(&mut r.parent).into_box().filter(|u| !u.is_empty()),
+        logical_parent: std::mem::take(&mut r.logical_parent).into_box().filter(|u| !u.is_empty()),
         session_id,
         agent_id: std::mem::take(&mut r.agent_id).into_box(),
         timestamp: r.timestamp.as_deref().and_then(parse_timestamp),
-        is_sidechain: r.is_sidechain.0,
-        is_meta: r.is_meta.0,
-        is_compact_summary: r.is_compact_summary.0,
-        is_api_error: r.is_api_error.0,
+        sidechain: r.sidechain.0,
+        injected: r.injected.0,
+        compact_summary: r.compact_summary.0,
+        api_error: r.api_error.0,
         subtype: std::mem::take(&mut r.subtype).into_box(),
         cwd: std::mem::take(&mut r.cwd).into_box(),
         version: std::mem::take(&mut r.version).into_box(),
@@ -574,10 +574,10 @@ fn agent_id_in_result_text(content: &RawValue) -> Option<Box<str>> {
 }
 
 fn classify_user(e: &Entry) -> UserKind {
-    if e.is_compact_summary {
+    if e.compact_summary {
         return UserKind::CompactSummary;
     }
-    if e.is_meta {
+    if e.injected {
         return UserKind::Meta;
     }
     if !e.tool_results.is_empty() && e.excerpt.is_empty() {
@@ -633,7 +633,7 @@ mod tests {
         );
         assert_eq!(e.kind, Kind::User);
         assert_eq!(e.uuid.as_deref(), Some("u1"));
-        assert_eq!(e.parent_uuid, None);
+        assert_eq!(e.parent, None);
         assert_eq!(e.user_kind, UserKind::Prompt);
         assert_eq!(&*e.excerpt, "Hello there");
         assert!(e.timestamp.is_some());
@@ -695,7 +695,7 @@ mod tests {
     fn wrong_field_types_are_tolerated() {
         let e = parse(r#"{"type":"user","uuid":42,"isSidechain":"yes","sessionId":{"a":1},"message":[1,2]}"#);
         assert_eq!(e.uuid, None);
-        assert!(!e.is_sidechain);
+        assert!(!e.sidechain);
         assert_eq!(e.session_id, None);
     }
 

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::model::{Entry, Kind, Loc, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes};
+use crate::model::{Entry, Kind, Loc, Meta, ToolResult, ToolUse, TurnMark, Usage, UserKind, excerpt_of, hash_bytes};
 use crate::parse::timestamp::parse_timestamp;
 
 /// The top-level `type`s Codex CLI writes that are not nodes.
@@ -80,7 +80,7 @@ pub(super) fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_js
             // A sub-agent's task is its prompt; what it answers, a notice in the parent.
             e.user_kind =
                 if text.starts_with("Message Type: NEW_TASK") { UserKind::Prompt } else { UserKind::Notification };
-            e.is_meta = e.user_kind != UserKind::Prompt;
+            e.injected = e.user_kind != UserKind::Prompt;
         }
         ("response_item", _) => {}
         ("compacted", _) => {
@@ -107,9 +107,9 @@ fn session_meta(e: &mut Entry, p: &Value) {
     e.agent_id = str_of(&p["parent_thread_id"]);
     let base = &p["history_base"];
     if let (Some(t), Some(k)) = (base["thread_id"].as_str(), base["end_ordinal_exclusive"].as_u64()) {
-        e.logical_parent_uuid = Some(format!("{t}:{k}").into());
+        e.logical_parent = Some(format!("{t}:{k}").into());
     }
-    e.subtype = str_of(&p["session_id"]);
+    e.meta = Some(Meta::SessionStart { group: str_of(&p["session_id"]) });
 }
 
 /// An `event_msg`: usage, an aborted turn, a rollback, a sub-agent started.
@@ -125,15 +125,16 @@ fn event(e: &mut Entry, p: &Value, pty: &str) {
             // How many turns it abandons, for the link (empty when not a
             // whole number: the link reads 1, `check` reports it).
             e.kind = Kind::KnownMeta(ROLLED_BACK.into());
-            e.subtype = Some(p["num_turns"].as_u64().map_or_else(String::new, |n| n.to_string()).into());
+            e.meta = Some(Meta::Rollback { turns: p["num_turns"].as_u64() });
         }
         // A turn's bounds, for the checkpoints a fork may cut at (`fork::codex::legal_nodes`).
-        "task_started" | "task_complete" => e.subtype = Some(pty.into()),
+        "task_started" => e.meta = Some(Meta::Turn(TurnMark::Started)),
+        "task_complete" => e.meta = Some(Meta::Turn(TurnMark::Completed)),
         "item_completed" => {
             // A sub-agent started: the call and the agent's thread, for the link.
             let item = &p["item"];
             if item["type"].as_str() == Some("SubAgentActivity") && item["kind"].as_str() == Some("started") {
-                e.subtype = str_of(&item["id"]);
+                e.meta = str_of(&item["id"]).map(|call| Meta::AgentStarted { call });
                 e.spawned_agent = str_of(&item["agent_thread_id"]);
             }
         }
@@ -151,7 +152,7 @@ fn message(e: &mut Entry, p: &Value) {
         Some("user") => {
             e.kind = Kind::User;
             if super::is_injected(&text) {
-                e.is_meta = true;
+                e.injected = true;
                 e.user_kind = UserKind::Meta;
             } else {
                 e.user_kind = UserKind::Prompt;
@@ -160,7 +161,7 @@ fn message(e: &mut Entry, p: &Value) {
         _ => {
             // `developer`, `system`: the client's instructions.
             e.kind = Kind::User;
-            e.is_meta = true;
+            e.injected = true;
             e.user_kind = UserKind::Meta;
         }
     }

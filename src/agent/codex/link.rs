@@ -30,7 +30,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::model::ProjectSource;
-use crate::model::{Entries, Entry, Kind, UserKind};
+use crate::model::{Entries, Entry, Kind, Meta, UserKind};
 
 /// What a file says of itself (its first `session_meta`).
 #[derive(Default, Clone)]
@@ -78,7 +78,7 @@ pub(super) fn link(source: &ProjectSource, entries: &mut Entries) {
     for (i, mut history, mut cut) in pending {
         // A history the project lacks (its file deleted, or not given): the
         // parent it names dangles (`check` reports it, the graph makes a root).
-        all[i].parent_uuid = Some(format!("{history}:{cut}").into());
+        all[i].parent = Some(format!("{history}:{cut}").into());
         // At most one step per history: a cycle of bases ends.
         for _ in 0..=bases.len() {
             let before = histories.get(&history).and_then(|n| {
@@ -86,7 +86,7 @@ pub(super) fn link(source: &ProjectSource, entries: &mut Entries) {
                 at.checked_sub(1).map(|j| n[j].1.clone())
             });
             if let Some(p) = before {
-                all[i].parent_uuid = Some(p);
+                all[i].parent = Some(p);
                 break;
             }
             match bases.get(&history) {
@@ -120,11 +120,14 @@ pub(crate) fn history_of(rel: &str) -> String {
 
 fn file_meta(rel: &str, es: &[Entry]) -> FileMeta {
     let mut m = FileMeta { history: history_of(rel), ..FileMeta::default() };
-    if let Some(e) = es.iter().find(|e| e.kind.name() == "codex:session_meta") {
+    if let Some((e, group)) = es.iter().find_map(|e| match &e.meta {
+        Some(Meta::SessionStart { group }) => Some((e, group)),
+        _ => None,
+    }) {
         m.thread = e.session_id.clone();
-        m.session = e.subtype.clone().or_else(|| e.session_id.clone());
+        m.session = group.clone().or_else(|| e.session_id.clone());
         m.parent_thread = e.agent_id.clone();
-        m.base = e.logical_parent_uuid.as_deref().and_then(|b| {
+        m.base = e.logical_parent.as_deref().and_then(|b| {
             let (t, k) = b.rsplit_once(':')?;
             Some((t.to_string(), k.parse().ok()?))
         });
@@ -138,8 +141,10 @@ fn link_file(m: &FileMeta, es: &mut [Entry]) -> Option<usize> {
     let copied = if agent { copied_prefix(es) } else { 0..0 };
     let spawns: FxHashMap<Box<str>, Box<str>> = es
         .iter()
-        .filter(|e| e.kind.name() == "codex:event_msg")
-        .filter_map(|e| Some((e.subtype.clone()?, e.spawned_agent.clone()?)))
+        .filter_map(|e| match &e.meta {
+            Some(Meta::AgentStarted { call }) => Some((call.clone(), e.spawned_agent.clone()?)),
+            _ => None,
+        })
         .collect();
     let session = if agent { m.session.clone() } else { m.thread.clone() };
     let mut tip: Option<Box<str>> = None;
@@ -149,12 +154,12 @@ fn link_file(m: &FileMeta, es: &mut [Entry]) -> Option<usize> {
     let mut model: Option<Box<str>> = None;
     for i in 0..es.len() {
         let e = &mut es[i];
-        if e.kind.name() == "codex:session_meta" {
+        if matches!(e.meta, Some(Meta::SessionStart { .. })) {
             // Its fields are what the link reads (they stay as read).
             continue;
         }
         e.session_id.clone_from(&session);
-        e.is_sidechain = agent;
+        e.sidechain = agent;
         e.agent_id = if agent { m.thread.clone() } else { None };
         match e.kind.name() {
             "codex:turn_context" => model.clone_from(&e.model),
@@ -167,7 +172,11 @@ fn link_file(m: &FileMeta, es: &mut [Entry]) -> Option<usize> {
             super::header::ROLLED_BACK => {
                 // `thread_rolled_back`: back before the last `num_turns` prompts
                 // (none for 0, as the client replays it).
-                let n: usize = e.subtype.as_deref().and_then(|s| s.parse().ok()).unwrap_or(1);
+                let turns_back = match e.meta {
+                    Some(Meta::Rollback { turns }) => turns,
+                    _ => None,
+                };
+                let n: usize = turns_back.and_then(|t| usize::try_from(t).ok()).unwrap_or(1);
                 let keep = turns.len().saturating_sub(n);
                 if keep < turns.len() {
                     tip = turns[keep].clone();
@@ -180,7 +189,7 @@ fn link_file(m: &FileMeta, es: &mut [Entry]) -> Option<usize> {
         let Some(key) = e.message_id.as_deref() else { continue };
         if copied.contains(&i) {
             e.uuid = None;
-            e.parent_uuid = None;
+            e.parent = None;
             continue;
         }
         let uuid: Box<str> = format!("{}:{key}", m.history).into();
@@ -189,10 +198,10 @@ fn link_file(m: &FileMeta, es: &mut [Entry]) -> Option<usize> {
         }
         if e.kind == Kind::System {
             // `compacted`: joined after what it compacted.
-            e.parent_uuid = None;
-            e.logical_parent_uuid = tip.clone();
+            e.parent = None;
+            e.logical_parent = tip.clone();
         } else {
-            e.parent_uuid = tip.clone();
+            e.parent = tip.clone();
         }
         if e.kind == Kind::Assistant {
             e.model.clone_from(&model);
@@ -213,8 +222,13 @@ fn link_file(m: &FileMeta, es: &mut [Entry]) -> Option<usize> {
 /// parent's `session_meta` (the file's second) through the first
 /// `turn_aborted` after it (none: no copy).
 fn copied_prefix(es: &[Entry]) -> std::ops::Range<usize> {
-    let metas: Vec<usize> =
-        es.iter().enumerate().filter(|(_, e)| e.kind.name() == "codex:session_meta").map(|(i, _)| i).take(2).collect();
+    let metas: Vec<usize> = es
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.meta, Some(Meta::SessionStart { .. })))
+        .map(|(i, _)| i)
+        .take(2)
+        .collect();
     let [_, second] = metas[..] else { return 0..0 };
     match es[second..].iter().position(|e| e.user_kind == UserKind::Interrupt) {
         Some(j) => second..second + j + 1,

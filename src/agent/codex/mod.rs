@@ -25,7 +25,6 @@ use crate::model::{
 use crate::model::{Entries, Entry, Loc, ProjectSource, Read, Reader};
 use crate::texts::LineError;
 
-pub(crate) use header::ROLLED_BACK;
 pub(crate) use link::history_of;
 
 /// What the entry says (see [`crate::model::Reader::node`]).

@@ -35,7 +35,7 @@ pub(super) fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_js
     if let Some(to) = v.get("$rewindTo") {
         e.kind = Kind::KnownMeta(REWIND.into());
         // An id that is not a string rewinds everything (no record has it).
-        e.subtype = Some(to.as_str().unwrap_or("").into());
+        e.meta = Some(Meta::Rewind { to: to.as_str().unwrap_or("").into() });
         return Ok(e);
     }
     let (Some(id), Some(ty)) = (v["id"].as_str(), v["type"].as_str()) else {
@@ -82,7 +82,7 @@ fn user(e: &mut Entry, v: &Value, text: &str) {
         e.tool_results = responses;
     } else if super::is_injected(text) {
         e.user_kind = UserKind::Meta;
-        e.is_meta = true;
+        e.injected = true;
     } else {
         e.user_kind = UserKind::Prompt;
     }

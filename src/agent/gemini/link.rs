@@ -22,7 +22,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::header::{REWIND, SET};
+use super::header::SET;
 use crate::model::{Entries, Entry, Kind, Meta, UserKind};
 use crate::model::{FileClass, ProjectSource};
 
@@ -98,7 +98,7 @@ fn link_file(es: &mut [Entry], agent_parent: Option<Box<str>>, agent: Option<&st
             session.clone_from(&e.session_id);
         }
         e.session_id.clone_from(&session);
-        e.is_sidechain = sidechain;
+        e.sidechain = sidechain;
         e.agent_id = agent.filter(|_| sidechain).map(Into::into);
         match e.timestamp {
             Some(t) => ts = Some(t),
@@ -112,13 +112,13 @@ fn link_file(es: &mut [Entry], agent_parent: Option<Box<str>>, agent: Option<&st
             seen.insert(id.clone());
             let is_node = last.get(&id) == Some(&i);
             e.uuid = is_node.then(|| id.clone());
-            e.parent_uuid = if is_node { parent_of.get(&id).cloned().flatten() } else { None };
+            e.parent = if is_node { parent_of.get(&id).cloned().flatten() } else { None };
             continue;
         }
         if matches!(e.meta, Some(Meta::Sequence { .. })) {
             set(e, &mut list, &mut seen);
-        } else if e.kind.name() == REWIND {
-            let to = e.subtype.clone().unwrap_or_default();
+        } else if let Some(Meta::Rewind { to }) = &e.meta {
+            let to = to.clone();
             if list.at.contains_key(&to) { list.cut(&to) } else { list.reset([]) }
         }
     }
@@ -129,8 +129,8 @@ fn link_file(es: &mut [Entry], agent_parent: Option<Box<str>>, agent: Option<&st
 fn set(e: &mut Entry, list: &mut List, seen: &mut FxHashSet<Box<str>>) {
     // As the header left it (a line linked before is linked again).
     e.kind = Kind::KnownMeta(SET.into());
-    (e.uuid, e.parent_uuid, e.logical_parent_uuid, e.subtype) = (None, None, None, None);
-    (e.user_kind, e.is_meta, e.is_compact_summary) = (UserKind::None, false, false);
+    (e.uuid, e.parent, e.logical_parent, e.subtype) = (None, None, None, None);
+    (e.user_kind, e.injected, e.compact_summary) = (UserKind::None, false, false);
     let Some(Meta::Sequence { ids, new }) = &mut e.meta else { return };
     let known = |id: &str, seen: &FxHashSet<Box<str>>| {
         seen.contains(id) || id.strip_suffix("_response").is_some_and(|r| seen.contains(r))
@@ -155,8 +155,8 @@ fn set(e: &mut Entry, list: &mut List, seen: &mut FxHashSet<Box<str>>) {
                 // A compression's summary: a compaction joined after the tip.
                 e.kind = Kind::System;
                 e.subtype = Some("compact_boundary".into());
-                e.is_compact_summary = true;
-                e.logical_parent_uuid = Some(t);
+                e.compact_summary = true;
+                e.logical_parent = Some(t);
             }
         }
         list.reset(e.uuid.clone());

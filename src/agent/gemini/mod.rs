@@ -21,7 +21,7 @@ use crate::model::{Block, Body, Content, Injected, Node, Note, Raw, Shell, Str, 
 use crate::model::{Entries, Entry, FileClass, Loc, Meta, ProjectSource, Read, Reader};
 use crate::texts::LineError;
 
-pub(crate) use header::{META, REWIND, SET};
+pub(crate) use header::{META, SET};
 
 /// What the entry says (see [`crate::model::Reader::node`]).
 fn node<'a>(r: Read<'a>) -> (Node<'a>, Option<LineError>) {
@@ -67,7 +67,7 @@ fn sequence<'a>(e: &Entry, list: &Value, new: &[Box<str>]) -> Content<'a> {
         .map(|m| format!("{}: {}", m["type"].as_str().unwrap_or("?"), text_of(&m["content"])))
         .collect();
     let text = texts.join("\n\n");
-    if e.is_compact_summary {
+    if e.compact_summary {
         Content::CompactSummary(Cow::Owned(text))
     } else {
         Content::Injected { kind: Injected::Context, text: Cow::Owned(text) }

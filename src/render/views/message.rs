@@ -208,7 +208,7 @@ fn spawn_input(cx: &mut PageCtx<'_>, id: &str, entry: EntryId) -> Option<(String
 fn assistant(cx: &mut PageCtx<'_>, it: &ItemInputs, v: &mut MessageView) {
     let entries = cx.p.entries();
     let es: Vec<&Entry> = it.nodes.iter().map(|s| &entries[s.read.entry]).collect();
-    let synthetic = es.iter().any(|e| e.is_api_error || e.model.as_deref() == Some("<synthetic>"));
+    let synthetic = es.iter().any(|e| e.api_error || e.model.as_deref() == Some("<synthetic>"));
     v.class = if synthetic { "notice" } else { "assistant" }.into();
     v.role = if synthetic { "Notice" } else { cx.p.agent_label() }.into();
     v.meta = turn_meta(&cx.p.prices, &es);
