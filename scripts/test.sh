@@ -14,12 +14,12 @@ cd "$(dirname "$0")/.."
 . scripts/browser-env.sh
 export CCTREE_REQUIRE_BROWSER=1
 echo "browser tests: chromium $CCTREE_CHROMIUM, node $CCTREE_NODE ($("$CCTREE_NODE" --version))" >&2
-# The conformance suite (tests/conformance): tmux for the TUIs and the pinned
-# clients (Claude Code, Codex CLI, Gemini CLI on the pinned Node). Locally,
+# The conformance suite (tests/conformance): tmux for the TUIs and every
+# pinned client (scripts/install-<agent>.sh, one per agent). Locally,
 # CCTREE_SKIP_CONFORMANCE=1 skips it with a notice; in CI it always runs.
 case "${CI:-}" in "" | false | 0) in_ci=false ;; *) in_ci=true ;; esac
 if [ "${CCTREE_SKIP_CONFORMANCE:-}" = 1 ] && [ "$in_ci" = false ]; then
-  echo "NOTICE: CCTREE_SKIP_CONFORMANCE=1: the conformance suite (Claude Code, Codex CLI, Gemini CLI) is skipped" >&2
+  echo "NOTICE: CCTREE_SKIP_CONFORMANCE=1: the conformance suite (every pinned client) is skipped" >&2
 else
   unset CCTREE_SKIP_CONFORMANCE
   export CCTREE_REQUIRE_CONFORMANCE=1
@@ -29,13 +29,15 @@ else
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tmux >/dev/null
   fi
-  CCTREE_CLAUDE=$(scripts/install-claude.sh)
-  CCTREE_CODEX=$(scripts/install-codex.sh)
-  CCTREE_GEMINI=$(scripts/install-gemini.sh)
-  export CCTREE_CLAUDE CCTREE_CODEX CCTREE_GEMINI
-  echo "conformance suite: Claude Code $("$CCTREE_CLAUDE" --version | cut -d' ' -f1) at $CCTREE_CLAUDE, tmux $(tmux -V)" >&2
-  echo "conformance suite: $("$CCTREE_CODEX" --version) at $CCTREE_CODEX" >&2
-  echo "conformance suite: Gemini CLI $("$CCTREE_GEMINI" --version </dev/null) at $CCTREE_GEMINI" >&2
+  # Every pinned client: each scripts/install-<agent>.sh prints the path of
+  # its binary, exported as CCTREE_<AGENT> for the suite (fails loudly).
+  for script in scripts/install-*.sh; do
+    agent=$(basename "$script" .sh); agent=${agent#install-}
+    var="CCTREE_$(printf '%s' "$agent" | tr '[:lower:]-' '[:upper:]_')"
+    path=$("$script") || { echo "error: $script failed (above): the conformance suite needs it" >&2; exit 2; }
+    export "$var=$path"
+    echo "conformance suite: $agent at $path" >&2
+  done
 fi
 
 cargo test --locked "$@"

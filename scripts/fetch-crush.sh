@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Crush the conformance suite is to drive: @charmland/crush
+# Fetches the Crush a conformance run would drive (not part of the suite:
+# scripts/test.sh runs every install-*.sh, and this one cannot work where only the registries are reachable): @charmland/crush
 # 0.96.1. That npm package holds no binary: its postinstall downloads the
 # GoReleaser archive for this platform from the project's release page and
 # checks it against the sha256 its package.json pins ("archives"). This
@@ -18,7 +19,7 @@
 # hand-made fixture tests/fixtures/crush-0.96.1/ (written from its source),
 # not by a conformance run; docs/transcript-format.md, appendix H.
 #
-#   CCTREE_CRUSH="$(scripts/install-crush.sh)"
+#   CCTREE_CRUSH="$(scripts/fetch-crush.sh)"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,7 +76,7 @@ if [ -n "${CCTREE_CRUSH_ARCHIVE:-}" ]; then
   mv "$archive.part.$$" "$archive"
 fi
 if [ ! -f "$archive" ] || [ "$(sha256sum "$archive" | cut -d' ' -f1)" != "$sha256" ]; then
-  echo "install-crush: downloading $url" >&2
+  echo "fetch-crush: downloading $url" >&2
   part="$archive.part.$$"
   trap 'rm -f "$part"' EXIT
   command -v curl >/dev/null 2>&1 || die "curl is not installed: run apt-get install -y curl ca-certificates"
