@@ -76,7 +76,7 @@ struct Found {
 /// Runs an export: finds the conversation, renders it, writes the file.
 pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     let (root, target) = lookup_root(req)?;
-    let dirs = crate::fork::target::list_projects(&root)?;
+    let dirs = crate::agent::claude::fork::target::list_projects(&root)?;
     // Refused before anything is read: the file never lands in the input.
     let mut inputs: Vec<&Path> = vec![root.as_path()];
     inputs.extend(dirs.iter().map(PathBuf::as_path));
@@ -100,6 +100,7 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
         slug: &slug,
         fork_projects: crate::fork::lookup::projects_arg(&found.project.source.dir, &root, req.show_paths),
         cwd: found.cwd.clone(),
+        checkpoints: crate::agent::of(found.project.source.client).checkpoints(),
     };
     let opts = RenderOptions {
         page_size: crate::limits::PAGE_SIZE,

@@ -3,10 +3,13 @@
 //! that marks one, and the names under which it keeps the previous versions
 //! of files the client rewrote. A leaf: it reads no transcript.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The folder inside an archive that marks it as one (its record and lock).
 pub const STATE_DIR: &str = ".cctree-sync";
+
+/// The record of an archive, in its [`STATE_DIR`].
+pub const RECORD_FILE: &str = "record.json";
 
 /// The archive directory: `$CCTREE_ARCHIVE`, else `cctree/projects` in the
 /// XDG data directory (`etcetera`: `$XDG_DATA_HOME` when absolute, else
@@ -52,4 +55,15 @@ pub fn split_kept(name: &str) -> Option<String> {
     let after = &rest[hex_len..];
     (hex_len == KEPT_HASH_LEN && (after.is_empty() || after.starts_with('.')))
         .then(|| format!("{}{after}", &name[..at]))
+}
+
+/// The archive `dir` is or is in (a projects directory of it, or one of its
+/// project directories): the folder holding its record, if any.
+pub fn archive_of(dir: &Path) -> Option<PathBuf> {
+    let dir = if dir.is_file() { dir.parent()?.parent()? } else { dir };
+    [Some(dir), dir.parent()]
+        .into_iter()
+        .flatten()
+        .find(|d| d.join(STATE_DIR).join(RECORD_FILE).is_file())
+        .map(Path::to_path_buf)
 }

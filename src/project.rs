@@ -13,6 +13,22 @@ use crate::model::{Entries, Entry, Loc};
 use crate::parse::{self, LineWarning};
 use crate::texts::{Budget, Keep, LineError, Opened, Text};
 
+/// Which checkpoints of a loaded project a fork may cut at, as its agent
+/// judges them (`crate::agent::Agent::checkpoints`): what the pages that
+/// offer the `cctree fork` command are told.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Checkpoints {
+    /// The agent's sessions are forked by no `cctree fork` (its client has
+    /// its own way, or none).
+    #[default]
+    None,
+    /// Judged over the whole project at once: the legal nodes.
+    Nodes(fn(&Project) -> Vec<crate::graph::NodeId>),
+    /// Judged per conversation, when a page of it first asks: for each of
+    /// the branches given, a flag per node of the branch's own run.
+    Branches(fn(&Project, &[crate::graph::BranchId]) -> Vec<Vec<bool>>),
+}
+
 /// Per-file counts.
 #[derive(Debug, Clone, Default)]
 pub struct FileStats {

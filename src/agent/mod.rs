@@ -25,6 +25,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::model::{Client, ProjectSource, Reader};
+use crate::project::Checkpoints;
+
+pub mod fork;
 
 pub mod claude;
 pub mod codex;
@@ -139,6 +142,37 @@ pub trait Agent: Reader {
     /// Where the `cctree sync` archive `archive` keeps the agent's folder
     /// (for Claude Code, the archive itself).
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf>;
+
+    // Forks.
+    /// Which checkpoints of a loaded project a fork may cut at (the pages
+    /// offer the `cctree fork` command at those).
+    fn checkpoints(&self) -> Checkpoints;
+    /// The session TARGET names among the agent's folders (`projects`, else
+    /// its default folder and its copy in the sync archive: [`trees_of`]),
+    /// looked up as `by` says; `None` when it names none. An error is a
+    /// folder that cannot be read, or (for a message id) where it looked.
+    fn find(&self, target: &str, projects: Option<&Path>, by: fork::Lookup) -> Result<Option<Box<dyn fork::Target>>>;
+}
+
+/// The folder where the `cctree sync` archive keeps the agent's sessions,
+/// when a sync made the archive ([`Agent::synced_dir`]).
+pub fn synced_dir_of(client: Client) -> Option<PathBuf> {
+    of(client).synced_dir(&crate::layout::existing_archive()?)
+}
+
+/// Where `cctree fork` looks an id of the agent up: its folder that
+/// `projects` is or holds (`--projects DIR`), else its default folder and
+/// its copy in the `cctree sync` archive, those that exist.
+pub fn trees_of(client: Client, projects: Option<&Path>) -> Vec<PathBuf> {
+    let a = of(client);
+    match projects {
+        Some(d) => match a.claims(d) {
+            Claim::Yes(folder) => vec![folder],
+            Claim::Otherwise => vec![d.to_path_buf()],
+            Claim::No => Vec::new(),
+        },
+        None => [a.default_dir(), synced_dir_of(client)].into_iter().flatten().filter(|d| d.is_dir()).collect(),
+    }
 }
 
 #[cfg(test)]

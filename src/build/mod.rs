@@ -330,7 +330,8 @@ impl<'p> Builder<'p> {
         self.redactions.extend(redactor::entry_lines(&project));
         let warnings = progress.project_warnings(&project);
 
-        let at = Placement { slug: &plan.slug, fork_projects: plan.fork_projects.clone(), cwd };
+        let checkpoints = crate::agent::of(project.source.client).checkpoints();
+        let at = Placement { slug: &plan.slug, fork_projects: plan.fork_projects.clone(), cwd, checkpoints };
         let sink = ProjectSink::new(&self.site, progress);
         let reuse = crate::reuse::Incremental::new(&sink, key_base);
         let out = render::render_project(&project, &at, &self.opts.render_options(), &sink, &reuse)?;

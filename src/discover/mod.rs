@@ -160,28 +160,6 @@ fn synced_agents(
     }
 }
 
-/// The folder where the `cctree sync` archive keeps the agent's sessions,
-/// when a sync made the archive: for Claude Code the archive itself, for
-/// the others their folder beside it.
-pub fn synced_client_dir(client: Client) -> Option<PathBuf> {
-    agent::of(client).synced_dir(&crate::layout::existing_archive()?)
-}
-
-/// Where `cctree fork` looks an id of the agent up: its folder that
-/// `projects` is or holds (`--projects DIR`), else its default folder and
-/// its copy in the `cctree sync` archive, those that exist.
-pub fn client_trees(client: Client, projects: Option<&Path>) -> Vec<PathBuf> {
-    let a = agent::of(client);
-    match projects {
-        Some(d) => match a.claims(d) {
-            Claim::Yes(folder) => vec![folder],
-            Claim::Otherwise => vec![d.to_path_buf()],
-            Claim::No => Vec::new(),
-        },
-        None => [a.default_dir(), synced_client_dir(client)].into_iter().flatten().filter(|d| d.is_dir()).collect(),
-    }
-}
-
 /// Every default folder that exists of the `agents` asked for; an error
 /// naming each when none does (and the bundled example, when run where it
 /// is: in a clone of the repository).

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::shell_quote;
+use crate::term::shell_quote;
 
 /// The `--projects` value (shell-quoted) the fork commands of the project in
 /// `project_dir` carry, when the archive was read from `root`: none unless

@@ -71,6 +71,38 @@ pub trait Reader: Sync + Send + 'static {
     fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>);
     /// The whole entry as the client wrote it (for a view of all of it).
     fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError>;
+    /// Which id the `cctree fork` command of a message names as its
+    /// session ([`fork_command`]).
+    fn fork_by(&self) -> ForkBy;
+}
+
+/// Which id names the session of a `cctree fork` command a page shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForkBy {
+    /// The session's id (a message id names no file).
+    Session,
+    /// The message's own id (it names the file holding it).
+    Message,
+}
+
+/// The `cctree fork` command that forks session `session_id` at message `at`
+/// (for the site's copy buttons): it names no directory (`cctree fork` finds
+/// the session by id), except `--projects` (already quoted, see
+/// `crate::fork::lookup::projects_arg`) on a site rendered with
+/// `--show-paths` from another directory than the default one.
+/// Ids come from transcripts: the checkpoint is glued to its option
+/// (`--at=…`) and the session follows `--`, so an id starting with `-` is
+/// never read as an option.
+pub fn fork_command(session_id: &str, at: &str, projects: Option<&str>) -> String {
+    let q = crate::term::shell_quote;
+    let mut cmd = format!("cctree fork --at={}", q(at));
+    if let Some(dir) = projects {
+        cmd.push_str(" --projects ");
+        cmd.push_str(dir);
+    }
+    cmd.push_str(" -- ");
+    cmd.push_str(&q(session_id));
+    cmd
 }
 
 /// An agent, as the stages below the agents know it (see the module

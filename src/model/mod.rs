@@ -35,7 +35,7 @@ pub mod usage;
 
 use std::borrow::Cow;
 
-pub use client::{Client, Lines, Read, Reader};
+pub use client::{Client, ForkBy, Lines, Read, Reader, fork_command};
 pub use compaction::{Compaction, CompactionKind, Direction, Kept};
 pub use entry::{
     Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, TurnMark, Usage, UserKind, excerpt_of, hash_bytes,

@@ -118,7 +118,12 @@ pub(crate) fn render_project(
     let images = ImageStore::new(out);
     let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
-    let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
+    let paths = InputPaths {
+        show: opts.show_paths,
+        fork_projects: at.fork_projects.clone(),
+        cwd: at.cwd.clone(),
+        checkpoints: at.checkpoints,
+    };
     let mut ctx = ProjectCtx::new(project, at.slug, opts, &images, &warnings, &redactor, paths);
     ctx.group_short_branches();
     let ctx = ctx;

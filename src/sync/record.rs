@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::layout::RECORD_FILE;
 /// The directory of the record and the lock, inside the archive.
 pub use crate::layout::STATE_DIR;
-const RECORD_FILE: &str = "record.json";
 const FORMAT: u32 = 1;
 
 /// Which tree of the archive a path is in.

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use cctree::fork::{self, ForkRequest};
+use cctree::agent::claude::fork::{self, ForkRequest};
 use cctree::graph::NodeId;
 use cctree::model::{Kind, UserKind};
 use cctree::project::Project;

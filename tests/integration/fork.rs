@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use cctree::agent::claude::discover::scan_project;
+use cctree::agent::claude::fork::drift::{Head, Version, backfill_default};
+use cctree::agent::claude::fork::{self, ForkRequest, IllegalCheckpoint, Plan, legal_checkpoints, prefix};
 use cctree::check::check_project;
-use cctree::fork::drift::{Head, Version, backfill_default};
-use cctree::fork::{self, ForkRequest, IllegalCheckpoint, Plan, legal_checkpoints, prefix};
 use cctree::graph::NodeId;
 use cctree::project::Project;
 use cctree::stats::{ReportBuilder, StatsOptions};
@@ -94,7 +94,7 @@ fn check_fork_file(p: &Project, plan: &Plan, k: NodeId) {
     assert!(bytes.ends_with(b"\n"));
     let lines: Vec<&[u8]> = bytes[..bytes.len() - 1].split(|b| *b == b'\n').collect();
     let mut nodes = prefix(p, k).nodes;
-    nodes.extend(cctree::fork::turn_context(&p.graph, &p.entries, k));
+    nodes.extend(cctree::agent::claude::fork::turn_context(&p.graph, &p.entries, k));
     assert_eq!(lines.len(), nodes.len() + plan.history.len() + 1, "prefix lines + file history + metadata");
     for (line, h) in lines[nodes.len()..].iter().zip(&plan.history) {
         assert_eq!(*line, h.bytes.as_slice(), "file-history lines are copied byte for byte");
@@ -355,7 +355,7 @@ fn stats_after_a_fork_share_the_prefix() {
     // `--exclude-own-forks` leaves that fork (and its branch) out again.
     let q = load_dir(&root.join(name));
     let path = q.graph.projection(q.graph.conversations.as_slice()[0].branches[0]);
-    let legal = cctree::fork::legal_checkpoints(&q, &path);
+    let legal = cctree::agent::claude::fork::legal_checkpoints(&q, &path);
     let early = path.iter().zip(&legal).filter(|(_, ok)| **ok).map(|(n, _)| *n).nth(2).unwrap();
     let plan2 = fork::run(&ForkRequest {
         target: "ef958aa1-0e93-49f0-bb71-150f63befcd1".into(),
@@ -756,11 +756,11 @@ fn parallel_and_lagging_results_beside_the_chain_are_copied() {
     assert!(at5.legal.is_ok());
     assert_eq!(ids(&at5.nodes), [u(1), u(2), u(3), u(6), u(4), u(5)]);
     // Between tool_use and tool_result, or mid-stream: illegal.
-    assert!(matches!(pre(4).legal, Err(cctree::fork::Illegal::OpenToolUse(_))));
-    assert!(matches!(pre(3).legal, Err(cctree::fork::Illegal::TurnIncomplete(_))));
-    assert!(matches!(pre(2).legal, Err(cctree::fork::Illegal::TurnIncomplete(_))));
+    assert!(matches!(pre(4).legal, Err(cctree::agent::claude::fork::Illegal::OpenToolUse(_))));
+    assert!(matches!(pre(3).legal, Err(cctree::agent::claude::fork::Illegal::TurnIncomplete(_))));
+    assert!(matches!(pre(2).legal, Err(cctree::agent::claude::fork::Illegal::TurnIncomplete(_))));
     assert!(pre(1).legal.is_ok());
-    assert_eq!(cctree::fork::fork_command(SESSION, &u(7), None), format!("cctree fork --at={} -- {SESSION}", u(7)));
+    assert_eq!(cctree::model::fork_command(SESSION, &u(7), None), format!("cctree fork --at={} -- {SESSION}", u(7)));
 }
 
 /// Issue 11: planning is pure. With its inputs handed in (no clock, no random
@@ -771,12 +771,12 @@ fn a_plan_depends_only_on_its_inputs() {
     let name = "-experiments-worktrees";
     let (_tmp, root) = archive_of(&[name]);
     let file = root.join(name).join("ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl");
-    let resolved = cctree::fork::target::resolve(&file.display().to_string(), Some(&root)).unwrap();
+    let resolved = cctree::agent::claude::fork::target::resolve(&file.display().to_string(), Some(&root)).unwrap();
     let exists = |_: &Path| false;
     let inputs = fork::Inputs {
         new_id: "f0f0f0f0-0000-4000-8000-000000000000".into(),
         now_ms: 1_700_000_000_000,
-        reference: cctree::fork::drift::Reference::default(),
+        reference: cctree::agent::claude::fork::drift::Reference::default(),
         backup_exists: &exists,
         dir_exists: &exists,
     };

@@ -427,7 +427,7 @@ fn checkpoints(p: &Project) -> BTreeMap<String, (bool, String)> {
     for c in &g.conversations {
         for &b in &c.branches {
             let path = g.projection(b);
-            let legal = cctree::fork::legal_checkpoints(p, &path);
+            let legal = cctree::agent::claude::fork::legal_checkpoints(p, &path);
             let own = g.branches[b].nodes.len();
             for (&n, ok) in path.iter().zip(legal).skip(path.len() - own) {
                 let e = g.entry(&p.entries, n);
@@ -465,7 +465,7 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
     let dir = example_archive().join("-home-alice-src-weather-cli");
     let projects = cctree::fork::lookup::projects_arg(&dir, &example_archive(), false);
     assert!(projects.is_none(), "the commands name no directory (cctree fork finds the session by id)");
-    let want = cctree::fork::fork_command(&session, legal, projects.as_deref());
+    let want = cctree::model::fork_command(&session, legal, projects.as_deref());
     assert!(all.contains(&format!("<code class=\"cmd\">{want}</code>")), "no fork command for {legal}");
     assert!(!all.contains(&format!("--at={illegal}")), "a fork command at the illegal {illegal}");
 

@@ -13,6 +13,7 @@
 mod calls;
 mod content;
 pub mod discover;
+pub mod fork;
 pub mod header;
 pub mod prompt;
 mod results;
@@ -75,6 +76,9 @@ impl Reader for Claude {
     fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>) {
         node(read)
     }
+    fn fork_by(&self) -> crate::model::ForkBy {
+        crate::model::ForkBy::Session
+    }
     fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError> {
         read.lines.json(read.entry).map(Raw::of)
     }
@@ -110,5 +114,18 @@ impl Agent for Claude {
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.to_path_buf())
+    }
+    /// Judged on each branch's loaded chain: complete turns, no open tool
+    /// call ([`fork::prefix`]).
+    fn checkpoints(&self) -> crate::project::Checkpoints {
+        crate::project::Checkpoints::Branches(fork::legal_on_branches)
+    }
+    fn find(
+        &self,
+        target: &str,
+        projects: Option<&Path>,
+        by: crate::agent::fork::Lookup,
+    ) -> anyhow::Result<Option<Box<dyn crate::agent::fork::Target>>> {
+        fork::find(target, projects, by)
     }
 }

@@ -8,6 +8,7 @@
 //! sub-agents); [`node`] reads what a shown entry says into the model.
 
 pub mod discover;
+pub mod fork;
 mod header;
 mod link;
 
@@ -337,6 +338,9 @@ impl Reader for crate::agent::Codex {
     fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>) {
         node(read)
     }
+    fn fork_by(&self) -> crate::model::ForkBy {
+        crate::model::ForkBy::Message
+    }
     fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError> {
         record(read)
     }
@@ -376,6 +380,36 @@ impl crate::agent::Agent for crate::agent::Codex {
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.parent()?.join("codex").join("sessions"))
+    }
+    /// The last node of each turn a `task_complete` ended.
+    fn checkpoints(&self) -> crate::project::Checkpoints {
+        crate::project::Checkpoints::Nodes(fork::legal_nodes)
+    }
+    /// A rollout file, or a thread or history id (a message id,
+    /// `<history>:<ordinal>`, names its file too).
+    fn find(
+        &self,
+        target: &str,
+        projects: Option<&Path>,
+        by: crate::agent::fork::Lookup,
+    ) -> anyhow::Result<Option<Box<dyn crate::agent::fork::Target>>> {
+        if by == crate::agent::fork::Lookup::Message {
+            return Ok(None);
+        }
+        Ok(fork::find(target, projects)?.map(|f| Box::new(Found(f)) as Box<dyn crate::agent::fork::Target>))
+    }
+}
+
+/// A rollout `cctree fork` found.
+struct Found(PathBuf);
+
+impl crate::agent::fork::Target for Found {
+    fn describe(&self) -> String {
+        format!("a Codex CLI thread ({})", self.0.display())
+    }
+    fn fork(self: Box<Self>, req: &crate::agent::fork::ForkRequest) -> anyhow::Result<crate::agent::fork::Fork> {
+        let f = fork::fork(&self.0, req.at.as_deref(), req.dry_run)?;
+        Ok(crate::agent::fork::Fork::of(f.text(), &f))
     }
 }
 

@@ -8,6 +8,7 @@
 //! their parents, [`node`] reads what a shown entry says.
 
 pub mod discover;
+pub mod fork;
 mod header;
 mod link;
 
@@ -262,6 +263,9 @@ impl Reader for crate::agent::Gemini {
     fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>) {
         node(read)
     }
+    fn fork_by(&self) -> crate::model::ForkBy {
+        crate::model::ForkBy::Message
+    }
     fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError> {
         record(read)
     }
@@ -302,5 +306,37 @@ impl crate::agent::Agent for crate::agent::Gemini {
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.parent()?.join("gemini").join("tmp"))
+    }
+    /// A reply with no tool call.
+    fn checkpoints(&self) -> crate::project::Checkpoints {
+        crate::project::Checkpoints::Nodes(fork::legal_nodes)
+    }
+    /// A session file, or a session id by the file names (`session-…-<first
+    /// 8>.jsonl`); a message id in the sessions' text.
+    fn find(
+        &self,
+        target: &str,
+        projects: Option<&Path>,
+        by: crate::agent::fork::Lookup,
+    ) -> anyhow::Result<Option<Box<dyn crate::agent::fork::Target>>> {
+        let file = match by {
+            crate::agent::fork::Lookup::Name if Path::new(target).is_file() => fork::find(target, projects)?,
+            crate::agent::fork::Lookup::Name => fork::find_session(target, projects)?,
+            crate::agent::fork::Lookup::Message => fork::find(target, projects)?,
+        };
+        Ok(file.map(|f| Box::new(Found(f)) as Box<dyn crate::agent::fork::Target>))
+    }
+}
+
+/// A session file `cctree fork` found.
+struct Found(PathBuf);
+
+impl crate::agent::fork::Target for Found {
+    fn describe(&self) -> String {
+        format!("a Gemini CLI session ({})", self.0.display())
+    }
+    fn fork(self: Box<Self>, req: &crate::agent::fork::ForkRequest) -> anyhow::Result<crate::agent::fork::Fork> {
+        let f = fork::fork(&self.0, req.at.as_deref(), req.dry_run)?;
+        Ok(crate::agent::fork::Fork::of(f.text(), &f))
     }
 }

@@ -197,7 +197,12 @@ pub(super) fn export(
     let images = ImageStore::inline();
     let warnings = PageWarnings::default();
     let redactor = Redactor::new(opts.redact);
-    let paths = InputPaths { show: opts.show_paths, fork_projects: at.fork_projects.clone(), cwd: at.cwd.clone() };
+    let paths = InputPaths {
+        show: opts.show_paths,
+        fork_projects: at.fork_projects.clone(),
+        cwd: at.cwd.clone(),
+        checkpoints: at.checkpoints,
+    };
     let mut ctx = ProjectCtx::new(project, at.slug, opts, &images, &warnings, &redactor, paths);
     ctx.links = Links::OneFile;
     let Some(c) = ctx.graph().conversations.get(conv) else { bail!("no conversation {conv:?} in the project") };

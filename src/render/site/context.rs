@@ -10,6 +10,8 @@
 //! its active track (root → active leaf) on the conversation page; a node on
 //! that track is shown there too, and links from that page to it stay on it.
 
+use crate::model::ForkBy;
+use crate::project::Checkpoints;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -93,10 +95,11 @@ pub(crate) struct ProjectCtx<'a> {
     pub(crate) warnings: &'a PageWarnings,
     /// `--redact` for strings that are not entry lines (side files, paths).
     pub(crate) redactor: &'a Redactor,
-    /// Legal `cctree fork` checkpoints, by node, of a Codex CLI or Gemini
-    /// CLI project (agent nodes are never legal; Claude Code's: below).
+    /// Legal `cctree fork` checkpoints, by node, when the project's agent
+    /// judges them over the whole project (agent nodes are never legal;
+    /// those judged per conversation: below).
     pub(crate) legal: IdVec<NodeId, bool>,
-    /// Claude Code's legal checkpoints, judged on each branch's projection
+    /// Legal checkpoints judged on each branch's projection
     /// per conversation when a page of it first asks ([`ProjectCtx::checkpoint`]):
     /// for each branch of the conversation (in its order), a flag per node
     /// of its own run. A turn appended to one conversation judges that one.
@@ -137,6 +140,8 @@ pub(crate) struct InputPaths {
     pub(crate) fork_projects: Option<String>,
     /// The working directory the project is named by ([`super::Placement::cwd`]).
     pub(crate) cwd: Option<String>,
+    /// Which checkpoints a fork may cut at ([`super::Placement::checkpoints`]).
+    pub(crate) checkpoints: crate::project::Checkpoints,
 }
 
 impl<'a> ProjectCtx<'a> {
@@ -251,9 +256,10 @@ impl<'a> ProjectCtx<'a> {
         *self.project_spend.get_or_init(|| self.spend_of(self.graph().nodes.ids()))
     }
 
-    /// Positions of every node in its branch's run; the legal checkpoints
-    /// of a Codex CLI or Gemini CLI project. Claude Code's are judged per
-    /// conversation when first asked ([`ProjectCtx::claude_legal`]).
+    /// Positions of every node in its branch's run, and the legal
+    /// checkpoints when the project's agent judges them over the whole
+    /// project at once; those it judges per conversation are judged when a
+    /// page of the conversation first asks ([`ProjectCtx::branch_legal`]).
     fn judge_checkpoints(&mut self, g: &Graph) {
         let project = self.project;
         for b in &g.branches {
@@ -261,37 +267,37 @@ impl<'a> ProjectCtx<'a> {
                 self.pos[n] = i;
             }
         }
-        let client = project.source.client;
-        if client != crate::agent::CLAUDE {
-            self.legal = IdVec::filled(false, g.nodes.len());
-            // What `cctree fork` of that client accepts as `--at`.
-            let legal = match client {
-                c if c == crate::agent::CODEX => crate::fork::codex::legal_nodes(project),
-                _ => crate::fork::gemini::legal_nodes(project),
-            };
-            for n in legal {
-                self.legal[n] = true;
+        self.legal = IdVec::filled(false, g.nodes.len());
+        match self.paths.checkpoints {
+            Checkpoints::None => {}
+            Checkpoints::Nodes(judge) => {
+                for n in judge(project) {
+                    self.legal[n] = true;
+                }
             }
-            return;
-        }
-        for c in &g.conversations {
-            for (i, &b) in c.branches.iter().enumerate() {
-                self.branch_ix[b] = i;
+            Checkpoints::Branches(_) => {
+                for c in &g.conversations {
+                    for (i, &b) in c.branches.iter().enumerate() {
+                        self.branch_ix[b] = i;
+                    }
+                }
+                self.legal_by_conversation = g.conversations.iter().map(|_| std::sync::OnceLock::new()).collect();
             }
         }
-        self.legal_by_conversation = g.conversations.iter().map(|_| std::sync::OnceLock::new()).collect();
     }
 
     /// Whether node `n`, of branch `b`'s own run, is a legal checkpoint of a
-    /// Claude Code project: judged once per branch over its whole projection
-    /// (ancestors' runs up to the fork, then its own run), for every branch
-    /// of its conversation at once (their legality depends on their chain
-    /// only: linear in the nodes, not in the projections).
-    fn claude_legal(&self, b: BranchId, n: NodeId) -> bool {
+    /// project whose agent judges them per conversation: judged once per
+    /// branch over its whole projection (ancestors' runs up to the fork,
+    /// then its own run), for every branch of its conversation at once
+    /// (their legality depends on their chain only: linear in the nodes,
+    /// not in the projections).
+    fn branch_legal(&self, b: BranchId, n: NodeId) -> bool {
+        let Checkpoints::Branches(judge) = self.paths.checkpoints else { return self.legal[n] };
         let g = self.graph();
         let c = g.branches[b].conversation;
         let (Some(cell), Some(&ix)) = (self.legal_by_conversation.get(c), self.branch_ix.get(b)) else { return false };
-        let flags = cell.get_or_init(|| crate::fork::legal_on_branches(self.project, &g.conversations[c].branches));
+        let flags = cell.get_or_init(|| judge(self.project, &g.conversations[c].branches));
         flags.get(ix).and_then(|f| f.get(self.pos[n])).copied().unwrap_or(false)
     }
 
@@ -313,27 +319,24 @@ impl<'a> ProjectCtx<'a> {
             .filter(|n| g.node(**n).branch == Some(b))
             .max_by_key(|n| self.pos[**n])
             .copied()?;
-        let legal = if self.project.source.client == crate::agent::CLAUDE {
-            self.claude_legal(b, last)
-        } else {
-            self.legal[last]
-        };
-        legal.then_some(last)
+        self.branch_legal(b, last).then_some(last)
     }
 
-    /// The `cctree fork` command for a legal checkpoint: of Claude Code's
-    /// session, by its session id; of Codex CLI's and Gemini CLI's, by the
-    /// message's own id (`<history>:<ordinal>` names its rollout, a Gemini
-    /// message id the session file holding it).
+    /// The `cctree fork` command for a legal checkpoint, naming the session
+    /// as its agent says ([`crate::model::Reader::fork_by`]): by its session
+    /// id (Claude Code's), or by the message's own id, which names the file
+    /// holding it (Codex CLI's `<history>:<ordinal>`, a Gemini CLI message id).
     pub(crate) fn fork_command(&self, node: NodeId) -> String {
         let g = self.graph();
-        if self.project.source.client != crate::agent::CLAUDE {
-            let id = g.uuid(self.entries(), node);
-            return crate::fork::fork_command(id, id, self.paths.fork_projects.as_deref());
-        }
-        let e = g.entry(self.entries(), node);
-        let session = e.session_id.as_deref().unwrap_or_else(|| &g.sessions[g.node(node).session].session_id);
-        crate::fork::fork_command(session, g.uuid(self.entries(), node), self.paths.fork_projects.as_deref())
+        let at = g.uuid(self.entries(), node);
+        let session = match self.project.source.client.reader().fork_by() {
+            ForkBy::Message => at,
+            ForkBy::Session => {
+                let e = g.entry(self.entries(), node);
+                e.session_id.as_deref().unwrap_or_else(|| &g.sessions[g.node(node).session].session_id)
+            }
+        };
+        crate::model::fork_command(session, at, self.paths.fork_projects.as_deref())
     }
 
     /// `path:line` of an entry for a page: from the project directory

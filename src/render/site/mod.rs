@@ -53,6 +53,9 @@ pub struct Placement<'a> {
     /// ([`crate::select`]), so its pages read the same whatever is selected.
     /// `None`: the project's directory name.
     pub cwd: Option<String>,
+    /// Which checkpoints a fork may cut at, as the project's agent judges
+    /// them (the pages offer the `cctree fork` command at those).
+    pub checkpoints: crate::project::Checkpoints,
 }
 
 /// Where render puts what it makes. The build implements it; render never

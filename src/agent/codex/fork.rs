@@ -27,7 +27,7 @@ pub struct CodexFork {
     /// The checkpoint: cctree's node id `<history>:<ordinal>`, or the file's end.
     pub checkpoint: String,
     #[serde(flatten)]
-    pub new: super::NewSession,
+    pub new: crate::agent::fork::NewSession,
     /// Rollouts of the `cctree sync` archive the history needs that the
     /// client no longer had, copied back into its sessions tree.
     pub restored: Vec<PathBuf>,
@@ -113,8 +113,7 @@ fn sessions_root(file: &Path) -> Option<PathBuf> {
 }
 
 fn in_archive(file: &Path) -> bool {
-    let Some(kept) =
-        crate::discover::synced_client_dir(crate::agent::CODEX).and_then(|d| std::fs::canonicalize(d).ok())
+    let Some(kept) = crate::agent::synced_dir_of(crate::agent::CODEX).and_then(|d| std::fs::canonicalize(d).ok())
     else {
         return false;
     };
@@ -138,7 +137,7 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     if uuid::Uuid::parse_str(id).is_err() {
         return Ok(None);
     }
-    for tree in crate::discover::client_trees(crate::agent::CODEX, projects) {
+    for tree in crate::agent::trees_of(crate::agent::CODEX, projects) {
         let mut files: Vec<PathBuf> = walkdir::WalkDir::new(&tree)
             .sort_by_file_name()
             .into_iter()
@@ -264,7 +263,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
     let cwd = meta["cwd"].as_str().map(str::to_string);
     let resume = format!("codex resume {}", crate::term::shell_quote(&new_id));
     if !dry_run {
-        super::gemini::write_new(&path, format!("{}\n", crate::json::write(&line)).as_bytes())?;
+        crate::agent::fork::write_new(&path, format!("{}\n", crate::json::write(&line)).as_bytes())?;
     }
     Ok(CodexFork {
         source_thread: thread,
@@ -273,7 +272,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
         end_ordinal_exclusive: end_ordinal,
         end_byte_offset: end_offset,
         checkpoint,
-        new: super::NewSession::new(new_id, path, cwd, dry_run, &resume),
+        new: crate::agent::fork::NewSession::new(new_id, path, cwd, dry_run, &resume),
         restored,
     })
 }
@@ -303,7 +302,7 @@ fn restore_bases(file: &Path, root: &Path) -> Result<Vec<PathBuf>> {
         let to = root.join(rel);
         if !to.exists() {
             let bytes = std::fs::read(&f).with_context(|| format!("cannot read {}", f.display()))?;
-            super::gemini::write_new(&to, &bytes)?;
+            crate::agent::fork::write_new(&to, &bytes)?;
             out.push(to);
         }
         let base = std::fs::read(&f).ok().and_then(|b| {

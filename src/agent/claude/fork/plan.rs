@@ -182,7 +182,7 @@ pub fn plan(r: &Resolved, req: &ForkRequest, inputs: &Inputs<'_>) -> Result<Plan
     let cwd = g.entry(&p.entries, k).cwd.as_deref().or_else(|| p.cwd()).map(str::to_string);
     let tool_results = g.entry(&p.entries, k).user_kind == UserKind::ToolResult;
     let command = resume_command(&new_id, awaits_reply.then_some(tool_results), &mut notes);
-    let (shell, gone) = super::resume_shell(cwd.as_deref(), &command, inputs.dir_exists);
+    let (shell, gone) = crate::agent::fork::resume_shell(cwd.as_deref(), &command, inputs.dir_exists);
     notes.extend(gone);
     root_note(p, root, &mut notes);
     kept_note(p, &pre.chain, &mut notes);

@@ -14,8 +14,6 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::files::{Access, Pending};
-
 /// What a Gemini fork wrote (or would write).
 #[derive(Debug, Clone, Serialize)]
 pub struct GeminiFork {
@@ -26,7 +24,7 @@ pub struct GeminiFork {
     /// Lines copied (the file's first lines through the checkpoint's last).
     pub lines: usize,
     #[serde(flatten)]
-    pub new: super::NewSession,
+    pub new: crate::agent::fork::NewSession,
     /// The project folder's `.project_root` written beside the fork's
     /// `chats/` (a fork from the archive into a folder that lacked it).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -156,7 +154,7 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     }
     let needle = format!("\"{target}\"");
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    for tmp in crate::discover::client_trees(crate::agent::GEMINI, projects) {
+    for tmp in crate::agent::trees_of(crate::agent::GEMINI, projects) {
         let mut best: Option<(usize, PathBuf)> = None;
         for f in session_files(&tmp) {
             let Ok(bytes) = std::fs::read(&f) else { continue };
@@ -190,7 +188,7 @@ pub fn find(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
 pub fn find_session(target: &str, projects: Option<&Path>) -> Result<Option<PathBuf>> {
     let Some(head) = target.get(..8).filter(|_| uuid::Uuid::parse_str(target).is_ok()) else { return Ok(None) };
     let tail = format!("-{head}.jsonl");
-    for tmp in crate::discover::client_trees(crate::agent::GEMINI, projects) {
+    for tmp in crate::agent::trees_of(crate::agent::GEMINI, projects) {
         let mut best: Option<(usize, PathBuf)> = None;
         for f in session_files(&tmp) {
             if !f.file_name().is_some_and(|n| n.to_string_lossy().ends_with(&tail)) {
@@ -246,8 +244,8 @@ fn session_files(tmp: &Path) -> Vec<PathBuf> {
 /// client's `~/.gemini/tmp` (where `gemini -r` finds it).
 fn dest_dir(file: &Path) -> Result<PathBuf> {
     let chats = file.parent().context("the session file has no folder")?;
-    let archived = crate::sync::record::find(chats.parent().and_then(Path::parent).unwrap_or(chats)).is_some()
-        || (crate::discover::synced_client_dir(crate::agent::GEMINI)
+    let archived = crate::layout::archive_of(chats.parent().and_then(Path::parent).unwrap_or(chats)).is_some()
+        || (crate::agent::synced_dir_of(crate::agent::GEMINI)
             .and_then(|d| std::fs::canonicalize(d).ok())
             .is_some_and(|d| std::fs::canonicalize(chats).is_ok_and(|c| c.starts_with(&d))));
     if !archived {
@@ -371,13 +369,13 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         })
         .flatten();
     if !dry_run {
-        write_new(&path, &out)?;
+        crate::agent::fork::write_new(&path, &out)?;
         if let Some((from, to)) = &project_root {
             let bytes = std::fs::read(from).with_context(|| format!("cannot read {}", from.display()))?;
-            write_new(to, &bytes)?;
+            crate::agent::fork::write_new(to, &bytes)?;
         }
     }
-    let mut new = super::NewSession::new(new_id, path, cwd, dry_run, &resume);
+    let mut new = crate::agent::fork::NewSession::new(new_id, path, cwd, dry_run, &resume);
     if let Some((_, to)) = &project_root {
         let verb = if dry_run { "would write" } else { "wrote" };
         new.notes.push(format!("{verb} {} (the project folder's working directory, from the archive)", to.display()));
@@ -390,18 +388,6 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<GeminiFork> 
         new,
         project_root: project_root.map(|(_, to)| to),
     })
-}
-
-/// Writes a new file `path` (its directory made if need be): a temporary
-/// file, fsynced, linked into place only if nothing is there.
-pub(super) fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let dir = path.parent().context("the new file has no directory")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut pending = Pending::new(path, Access::Default)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    pending.file().write_all(bytes).with_context(|| format!("cannot write {}", pending.path().display()))?;
-    pending.commit_new().with_context(|| format!("cannot create {} (refusing to overwrite)", path.display()))
 }
 
 fn str_of(o: &serde_json::Map<String, Value>, key: &str) -> Option<String> {

@@ -49,7 +49,7 @@ struct Place {
 /// Whether `dir` (a projects directory or one project directory) is, or is
 /// in, an archive of `cctree sync` (it holds the sync's record).
 pub fn in_sync_archive(dir: &Path) -> bool {
-    crate::sync::record::find(dir).is_some()
+    crate::layout::archive_of(dir).is_some()
 }
 
 /// Where ids are looked up: `--projects DIR` (an archive of `cctree sync`
