@@ -27,6 +27,7 @@ use anyhow::Result;
 use crate::model::{Client, ProjectSource, Reader};
 use crate::project::Checkpoints;
 
+pub mod check;
 pub mod fork;
 
 pub mod claude;
@@ -152,6 +153,17 @@ pub trait Agent: Reader {
     /// looked up as `by` says; `None` when it names none. An error is a
     /// folder that cannot be read, or (for a message id) where it looked.
     fn find(&self, target: &str, projects: Option<&Path>, by: fork::Lookup) -> Result<Option<Box<dyn fork::Target>>>;
+
+    // Checks (`cctree check`).
+    /// The kinds of finding of the agent's own invariants, in the order they
+    /// are explained.
+    fn checks(&self) -> &'static [&'static str];
+    /// Checks the agent's own invariants of a loaded project (beyond those of
+    /// every project: P1–P3, cycles, unreadable lines).
+    fn check(&self, p: &crate::project::Project, out: &mut Vec<check::Finding>);
+    /// Pairs `(the agent's kind, a general kind)`: where both are found at
+    /// one line, the agent's says it better and stands alone.
+    fn supersedes(&self) -> &'static [(&'static str, &'static str)];
 }
 
 /// The folder where the `cctree sync` archive keeps the agent's sessions,

@@ -11,28 +11,15 @@
 //! - Each other client's format's own invariants: [`codex`] (Codex CLI's
 //!   rollouts), [`gemini`] (Gemini CLI's session files).
 
-mod codex;
-mod gemini;
-
 use rustc_hash::{FxHashMap, FxHashSet};
-use serde::Serialize;
 
 use crate::graph::{BranchId, Graph, NodeId, Problem};
 use crate::model::{Entries, EntryId, Kind, UserKind};
 use crate::project::Project;
 
-/// One violation.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Finding {
-    pub kind: &'static str,
-    pub file: String,
-    pub line: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub uuid: Option<String>,
-    pub message: String,
-}
+pub use crate::agent::check::Finding;
 
-/// All kinds of finding, in the order they are explained in the README.
+/// The kinds of finding of every project, whichever agent's.
 pub const KINDS: &[&str] = &[
     "P1-conflicting-duplicate",
     "P2-dangling-parent",
@@ -45,16 +32,17 @@ pub const KINDS: &[&str] = &[
     "unknown-type",
     "unresolved-logical-parent",
     "unreadable-file",
-    "codex-session-meta-not-first",
-    "codex-bad-timestamp",
-    "codex-output-without-call",
-    "codex-rollback-too-far",
-    "codex-unresolved-thread",
-    "gemini-metadata-not-first",
-    "gemini-rewind-to-unknown",
-    "gemini-malformed-set",
-    "gemini-duplicate-id",
 ];
+
+/// Every kind of finding: those of every project, then each agent's own
+/// ([`crate::agent::Agent::checks`]), in the order they are explained.
+pub fn kinds() -> Vec<&'static str> {
+    KINDS
+        .iter()
+        .copied()
+        .chain(crate::agent::ALL.iter().flat_map(|c| crate::agent::of(*c).checks().iter().copied()))
+        .collect()
+}
 
 /// Checks one project.
 pub fn check_project(p: &Project) -> Vec<Finding> {
@@ -114,48 +102,19 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
         out.push(Finding { kind, file, line, uuid, message });
     }
     tool_balance(p, &mut out);
+    let agent = crate::agent::of(p.source.client);
     let mut own = Vec::new();
-    codex::check(p, &mut own);
-    gemini::check(p, &mut own);
-    // An output that answers no call is one finding: Codex's, which says why.
-    let alone: FxHashSet<(&str, u32)> =
-        own.iter().filter(|f| f.kind == "codex-output-without-call").map(|f| (f.file.as_str(), f.line)).collect();
-    out.retain(|f| f.kind != "P3-tool-result-without-use" || !alone.contains(&(f.file.as_str(), f.line)));
+    agent.check(p, &mut own);
+    // A finding of the agent's that says better what a general one says at
+    // the same line stands alone (Codex's output that answers no call).
+    for (better, general) in agent.supersedes() {
+        let at: FxHashSet<(&str, u32)> =
+            own.iter().filter(|f| f.kind == *better).map(|f| (f.file.as_str(), f.line)).collect();
+        out.retain(|f| f.kind != *general || !at.contains(&(f.file.as_str(), f.line)));
+    }
     out.extend(own);
     out.sort();
     out
-}
-
-/// Reads lines of a project loaded without its bytes ([`Project::load_headers`])
-/// again from their files, one file kept open at a time.
-#[derive(Default)]
-struct Rereader {
-    open: Option<(crate::model::FileId, std::fs::File)>,
-}
-
-impl Rereader {
-    /// Entry `e`'s line as the client reads it: from memory when the project
-    /// kept it, else from its file, if it is still the line that was parsed.
-    fn json(&mut self, p: &Project, e: &crate::model::Entry) -> Option<serde_json::Value> {
-        match p.json(e) {
-            Ok(v) => return Some(v),
-            Err(crate::texts::LineError::NotKept) => {}
-            Err(_) => return None,
-        }
-        let file = e.loc.file;
-        if self.open.as_ref().is_none_or(|(f, _)| *f != file) {
-            self.open = Some((file, std::fs::File::open(&p.source.files[file].path).ok()?));
-        }
-        let (_, handle) = self.open.as_ref()?;
-        let bytes = crate::texts::read_line_at(handle, e.offset, e.len).ok()?;
-        let text = std::str::from_utf8(&bytes).ok()?;
-        (crate::model::hash_bytes(text.trim().as_bytes()) == e.line_hash).then(|| crate::json::parse(text).ok())?
-    }
-}
-
-/// [`Rereader::json`] for one line.
-fn reread(p: &Project, e: &crate::model::Entry) -> Option<serde_json::Value> {
-    Rereader::default().json(p, e)
 }
 
 /// P3 on every branch projection and every agent transcript.
@@ -380,7 +339,7 @@ pub fn text(findings: &[Finding]) -> String {
 
 /// Counts per kind.
 pub fn summarize(findings: &[Finding]) -> Vec<(&'static str, usize)> {
-    KINDS.iter().map(|k| (*k, findings.iter().filter(|f| f.kind == *k).count())).filter(|(_, n)| *n > 0).collect()
+    kinds().into_iter().map(|k| (k, findings.iter().filter(|f| f.kind == k).count())).filter(|(_, n)| *n > 0).collect()
 }
 
 #[cfg(test)]

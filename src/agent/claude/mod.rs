@@ -128,4 +128,13 @@ impl Agent for Claude {
     ) -> anyhow::Result<Option<Box<dyn crate::agent::fork::Target>>> {
         fork::find(target, projects, by)
     }
+    fn checks(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn check(&self, _p: &crate::project::Project, _out: &mut Vec<crate::agent::check::Finding>) {
+        // Every invariant of Claude Code's files is one of every project's (P1-P3, cycles, lines).
+    }
+    fn supersedes(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
 }

@@ -7,6 +7,7 @@
 //! write, per file and across a project's files (rollbacks, forks,
 //! sub-agents); [`node`] reads what a shown entry says into the model.
 
+mod check;
 pub mod discover;
 pub mod fork;
 mod header;
@@ -397,6 +398,21 @@ impl crate::agent::Agent for crate::agent::Codex {
             return Ok(None);
         }
         Ok(fork::find(target, projects)?.map(|f| Box::new(Found(f)) as Box<dyn crate::agent::fork::Target>))
+    }
+    fn checks(&self) -> &'static [&'static str] {
+        &[
+            "codex-session-meta-not-first",
+            "codex-bad-timestamp",
+            "codex-output-without-call",
+            "codex-rollback-too-far",
+            "codex-unresolved-thread",
+        ]
+    }
+    fn check(&self, p: &crate::project::Project, out: &mut Vec<crate::agent::check::Finding>) {
+        check::check(p, out);
+    }
+    fn supersedes(&self) -> &'static [(&'static str, &'static str)] {
+        &[("codex-output-without-call", "P3-tool-result-without-use")]
     }
 }
 

@@ -7,6 +7,7 @@
 //! [`link`] replays each file as the client loads it to give the records
 //! their parents, [`node`] reads what a shown entry says.
 
+mod check;
 pub mod discover;
 pub mod fork;
 mod header;
@@ -325,6 +326,15 @@ impl crate::agent::Agent for crate::agent::Gemini {
             crate::agent::fork::Lookup::Message => fork::find(target, projects)?,
         };
         Ok(file.map(|f| Box::new(Found(f)) as Box<dyn crate::agent::fork::Target>))
+    }
+    fn checks(&self) -> &'static [&'static str] {
+        &["gemini-metadata-not-first", "gemini-rewind-to-unknown", "gemini-malformed-set", "gemini-duplicate-id"]
+    }
+    fn check(&self, p: &crate::project::Project, out: &mut Vec<crate::agent::check::Finding>) {
+        check::check(p, out);
+    }
+    fn supersedes(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
     }
 }
 

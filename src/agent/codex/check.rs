@@ -20,7 +20,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
-use super::{Finding, reread};
+use crate::agent::check::{Finding, reread};
 use crate::agent::codex::history_of;
 use crate::model::FileId;
 use crate::model::{Entry, Kind, UserKind};
@@ -106,7 +106,7 @@ fn files(p: &Project) -> Vec<File<'_>> {
     while start < all.len() {
         let index = all[start].loc.file;
         let end = start + all[start..].iter().take_while(|e| e.loc.file == index).count();
-        if let Some(sf) = p.source.files.get(index).filter(|f| f.client == crate::agent::CODEX) {
+        if let Some(sf) = p.source.files.get(index) {
             let entries = &all[start..end];
             let meta = entries.first().filter(|e| e.kind.name() == META);
             out.push(File { index, path: sf.path.display().to_string(), history: history_of(&sf.rel), entries, meta });

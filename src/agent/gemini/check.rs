@@ -14,7 +14,7 @@
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use super::{Finding, Rereader};
+use crate::agent::check::{Finding, Rereader};
 use crate::agent::gemini::{META, SET};
 use crate::model::{Entry, Kind, Meta};
 use crate::project::Project;
@@ -27,7 +27,7 @@ pub(super) fn check(p: &Project, out: &mut Vec<Finding>) {
     while start < all.len() {
         let index = all[start].loc.file;
         let end = start + all[start..].iter().take_while(|e| e.loc.file == index).count();
-        if let Some(sf) = p.source.files.get(index).filter(|f| f.client == crate::agent::GEMINI) {
+        if let Some(sf) = p.source.files.get(index) {
             let path = sf.path.display().to_string();
             let mut push =
                 |kind, line, message| out.push(Finding { kind, file: path.clone(), line, uuid: None, message });
