@@ -161,7 +161,7 @@ pub fn warning(risky: &[AtRisk], days: u64, from: Option<&Path>, now_ms: i64, co
         "warning: Claude Code's next cleanup deletes {n} not in the cctree archive yet (last written more than {days} days ago; {set}):\n"
     );
     for r in risky.iter().take(crate::limits::SYNC_LISTED) {
-        let day = crate::parse::timestamp::format_timestamp(r.modified_ms);
+        let day = crate::timestamp::format_timestamp(r.modified_ms);
         let ago = (now_ms - r.modified_ms) / DAY_MS;
         let part = if r.partly_kept { ", the archive holds an older part" } else { "" };
         let _ = writeln!(s, "  {} (last written {}, {ago} days ago{part})", r.rel, day.get(..10).unwrap_or(&day));

@@ -33,6 +33,10 @@ pub struct ProjectSummary {
     /// The agent whose transcripts it holds (`Claude Code`, `Codex CLI`, `Gemini CLI`).
     #[serde(default)]
     pub agent: String,
+    /// Its agent's place in the registration (`crate::agent::ALL`): the
+    /// order the archive index lists agents in.
+    #[serde(default)]
+    pub agent_order: usize,
 }
 
 /// A unit of the archive-wide index, as its table of units lists it (and

@@ -216,7 +216,7 @@ fn find(target: &str, sources: Vec<crate::model::ProjectSource>, root: &Path, re
                 "{} ({}, last active {}): {}",
                 g.uuid(&project.entries, c.root),
                 project.source.name,
-                crate::parse::timestamp::format_human(c.last_ts),
+                crate::timestamp::format_human(c.last_ts),
                 crate::render::plain::excerpt(&c.title, crate::limits::REPORT_TITLE_CHARS)
             )
         }));

@@ -50,6 +50,7 @@ pub mod stats;
 pub mod sync;
 pub mod term;
 pub mod texts;
+pub mod timestamp;
 pub mod walk;
 pub mod warnings;
 

@@ -73,7 +73,7 @@
 //! | [`FORK_TITLE_CHARS`] | 60 | the source's title in a fork's default title | `fork::plan` |
 //! | [`FORK_TITLE_ID_CHARS`] | 8 | the checkpoint uuid in a fork's default title | `fork::plan` |
 //! | **Terminal reports** | | | |
-//! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `render::site::redactor` |
+//! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `run` |
 //! | [`DRIFT_SHOWN`] | 10 | drifting entries listed by `fork` | `fork::cmd` |
 //! | [`SYNC_LISTED`] | 10 | errors and files listed by `sync` | `sync::report` |
 //! | [`PROGRESS_TICK`] | 100 ms | the progress bar's spinner turns (also while one project takes long) | `driver` |

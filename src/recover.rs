@@ -289,11 +289,17 @@ fn group(lines: &[HistoryEntry], held: impl Fn(&HistoryEntry) -> bool) -> Vec<Re
     }
     let mut out: Vec<RecoveredSession> = by_id
         .into_iter()
-        .map(|(id, prompts)| RecoveredSession { key: id.to_string(), session_id: Some(id.to_string()), prompts })
+        .map(|(id, prompts)| RecoveredSession {
+            key: id.to_string(),
+            session_id: Some(id.to_string()),
+            prompts,
+            log: crate::history::FILE_NAME.to_string(),
+        })
         .chain(runs.into_iter().map(|prompts| RecoveredSession {
             key: format!("h-{}", prompts[0].ts),
             session_id: None,
             prompts,
+            log: crate::history::FILE_NAME.to_string(),
         }))
         .collect();
     out.sort_by(|a, b| (a.first_ts(), &a.key).cmp(&(b.first_ts(), &b.key)));

@@ -216,13 +216,13 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         let summary = crate::build::build(archive, &BuildOptions { progress: first && !quiet, ..opts.clone() })?;
         let repeated = crate::term::take_repeated_warnings();
         if first && !quiet {
-            crate::render::site::redactor::report(&summary.redactions);
+            report_redactions(&summary.redactions);
             crate::term::print_err(&format!("{}\n", crate::serve::Summary(&summary, repeated)));
             for note in &summary.notes {
                 crate::term::print_err(&format!("note: {note}\n"));
             }
         } else if !quiet && redact {
-            crate::render::site::redactor::report(&summary.redactions);
+            report_redactions(&summary.redactions);
         }
         Ok(crate::serve::Built { summary, repeated, read })
     };
@@ -352,7 +352,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
     };
     let summary = crate::build::build(archive, &opts)?;
     if !quiet {
-        crate::render::site::redactor::report(&summary.redactions);
+        report_redactions(&summary.redactions);
         let index = args.output.join("index.html");
         crate::term::print_err(&format!("{summary} → {}\n", crate::term::safe(index.display())));
         for note in &summary.notes {
@@ -482,14 +482,13 @@ fn cleanup_warning(projects: &std::path::Path, archive: Option<&std::path::Path>
         return;
     }
     let Some(config) = client.parent() else { return };
-    let now = std::env::var("CCTREE_TEST_NOW")
-        .ok()
-        .and_then(|t| crate::parse::timestamp::parse_timestamp(&t))
-        .unwrap_or_else(|| {
+    let now = std::env::var("CCTREE_TEST_NOW").ok().and_then(|t| crate::timestamp::parse_timestamp(&t)).unwrap_or_else(
+        || {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        });
+        },
+    );
     match clock(config, &managed_settings_files()) {
         Clock::Off { why } => tracing::info!("Claude Code's cleanup does not run: {why}"),
         Clock::Days { days, from } => {
@@ -588,7 +587,7 @@ fn export(args: &ExportArgs, quiet: bool) -> Result<Status> {
         crate::term::print_document(text).context("cannot write to standard output")?;
     }
     if !quiet {
-        crate::render::site::redactor::report(&r.redactions);
+        report_redactions(&r.redactions);
         let warnings = match r.warnings {
             0 => String::new(),
             n => format!(", {}", crate::term::plural(n, "warning", "warnings")),
@@ -703,4 +702,18 @@ fn check(args: &CheckArgs, quiet: bool) -> Result<Status> {
         print_out(&crate::check::text(&findings))?;
     }
     Ok(if findings.is_empty() { Status::Clean } else { Status::Findings })
+}
+
+/// Prints `redacted: <place>: 2 × github-token, …` lines on stderr, at most
+/// [`crate::limits::REDACTION_REPORT_LINES`], then a count of the rest.
+fn report_redactions(sites: &[crate::render::site::redactor::RedactionSite]) {
+    use crate::term::{print_err, safe};
+    for r in sites.iter().take(crate::limits::REDACTION_REPORT_LINES) {
+        print_err(&format!("redacted: {}\n", safe(r)));
+    }
+    if sites.len() > crate::limits::REDACTION_REPORT_LINES {
+        let rest = &sites[crate::limits::REDACTION_REPORT_LINES..];
+        let n: usize = rest.iter().map(crate::render::site::redactor::RedactionSite::count).sum();
+        print_err(&format!("redacted: … and {n} more in {} more places\n", rest.len()));
+    }
 }

@@ -280,7 +280,7 @@ pub fn project_detail(p: &Project, counts: Counts, opts: StatsOptions) -> Projec
             messages: c.messages,
             sessions: c.sessions.iter().map(|s| g.sessions[*s].session_id.to_string()).collect(),
             active_branch: uuid(g.branches[c.active_branch].first),
-            last_active: crate::parse::timestamp::format_timestamp(c.last_ts),
+            last_active: crate::timestamp::format_timestamp(c.last_ts),
             fork_points: c
                 .fork_points
                 .iter()

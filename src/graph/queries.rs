@@ -6,10 +6,64 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{BranchId, Graph, Link, NodeId, SessionId, SpliceLink};
+use super::{AgentId, BranchId, ConversationId, Graph, Link, NodeId, SessionId, SpliceLink};
+use crate::id::IdVec;
 use crate::model::Entries;
 
 impl Graph {
+    /// The conversation each agent belongs to: the conversation of the node that
+    /// spawned it (its call, else its result), else of the main node it hangs
+    /// from; an agent spawned inside another agent belongs where that one does.
+    /// `None`: spawned by no conversation (an orphan sub-agent file, a Warmup).
+    pub fn agent_owners(&self) -> IdVec<AgentId, Option<ConversationId>> {
+        let g = self;
+        let direct: IdVec<AgentId, Vec<NodeId>> = g
+            .agents
+            .iter()
+            .map(|a| {
+                let spawn = a.spawn.as_ref();
+                let by_tool = spawn.and_then(|s| s.tool_use_id.as_deref()).and_then(|t| g.tools.get(t)?.use_node);
+                let parents = a.nodes.iter().filter_map(|n| g.node(*n).parent);
+                [spawn.and_then(|s| s.use_node), by_tool, spawn.and_then(|s| s.result_node), a.attached_to]
+                    .into_iter()
+                    .flatten()
+                    .chain(parents)
+                    .collect()
+            })
+            .collect();
+        g.agents
+            .ids()
+            .map(|a| {
+                // Follow spawning agents up (iteratively; a loop of agents spawning
+                // one another ends as an orphan).
+                let mut seen = FxHashSet::default();
+                let mut cur = a;
+                loop {
+                    if !seen.insert(cur) {
+                        break None;
+                    }
+                    let mut next = None;
+                    let mut found = None;
+                    for n in &direct[cur] {
+                        let node = g.node(*n);
+                        if !node.sidechain && node.conversation.is_some() {
+                            found = node.conversation;
+                            break;
+                        }
+                        if node.sidechain && next.is_none() {
+                            next = node.agent.filter(|up| *up != cur);
+                        }
+                    }
+                    match (found, next) {
+                        (Some(c), _) => break Some(c),
+                        (None, Some(up)) => cur = up,
+                        _ => break None,
+                    }
+                }
+            })
+            .collect()
+    }
+
     /// The nodes read on a branch from the root: its ancestors' runs up to
     /// each fork point, then its own run (what `check` balances tool calls
     /// on, and where `fork` judges checkpoints).

@@ -74,6 +74,10 @@ pub trait Reader: Sync + Send + 'static {
     /// Which id the `cctree fork` command of a message names as its
     /// session ([`fork_command`]).
     fn fork_by(&self) -> ForkBy;
+    /// An entry's excerpt ([`Entry::excerpt`]) as a person typed it: the
+    /// marks the client writes around a command taken off (Claude Code's
+    /// `<command-name>` tags read `/name args`).
+    fn as_typed<'t>(&self, excerpt: &'t str) -> std::borrow::Cow<'t, str>;
 }
 
 /// Which id names the session of a `cctree fork` command a page shows.

@@ -51,6 +51,14 @@ impl<'a> Raw<'a> {
         self.tree.get(key).and_then(Value::as_str)
     }
 
+    /// What a tool call is asked, in a few lines: its usual arguments by
+    /// name (`command: …`, `file_path: …`), else the input as JSON.
+    pub fn brief(&self) -> String {
+        const KEYS: [&str; 8] = ["description", "command", "file_path", "path", "pattern", "url", "query", "prompt"];
+        let known: Vec<String> = KEYS.iter().filter_map(|k| self.str_field(k).map(|v| format!("{k}: {v}"))).collect();
+        if known.is_empty() { self.pretty() } else { known.join("\n") }
+    }
+
     /// Its key arguments, for what has no type: the first
     /// [`RAW_SUMMARY_FIELDS`] fields holding text, numbers or lists of
     /// them (`key: value`, fields that say what a call is about first, see

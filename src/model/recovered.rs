@@ -16,6 +16,9 @@ pub struct RecoveredSession {
     pub session_id: Option<String>,
     /// Its prompts, in time order (at least one).
     pub prompts: Vec<RecoveredPrompt>,
+    /// The name of the prompt log they come from (`history.jsonl`), which
+    /// `--redact` names with each prompt's line.
+    pub log: String,
 }
 
 impl RecoveredSession {

@@ -8,7 +8,6 @@
 
 mod document;
 pub mod lenient;
-pub mod timestamp;
 
 use crate::model::{Client, Entry, FileId, Loc, SourceFile};
 pub use document::parse_document;

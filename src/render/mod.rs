@@ -362,5 +362,6 @@ fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
         cost: spend.cost,
         pages,
         agent: ctx.project.source.client.product().into(),
+        agent_order: ctx.project.source.client.index(),
     }
 }

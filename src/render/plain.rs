@@ -115,9 +115,9 @@ pub(crate) fn compact_num(n: u64) -> String {
 
 /// The first words of a prompt's excerpt as typed, up to `chars`: a slash
 /// command as `/rename Zeta title`, a shell-mode input as `! ls`, not their
-/// tags (its reader says how: [`crate::agent::claude::prompt::as_typed`]).
-pub(crate) fn prompt_words(text: &str, chars: usize) -> String {
-    plain_excerpt(&crate::agent::claude::prompt::as_typed(text), chars)
+/// tags (the agent's reader says how: [`crate::model::Reader::as_typed`]).
+pub(crate) fn prompt_words(client: crate::model::Client, text: &str, chars: usize) -> String {
+    plain_excerpt(&client.reader().as_typed(text), chars)
 }
 
 #[cfg(test)]
@@ -166,8 +166,8 @@ mod tests {
     #[test]
     fn prompt_words_read_as_typed() {
         let cmd = "<command-name>/rename</command-name> <command-message>rename</command-message> <command-args>Zeta title</command-args>";
-        assert_eq!(prompt_words(cmd, 60), "/rename Zeta title");
-        assert_eq!(prompt_words("<bash-input>echo hi</bash-input>", 60), "! echo hi");
-        assert_eq!(prompt_words("Use **bold** `code`", 60), "Use bold code");
+        assert_eq!(prompt_words(crate::agent::CLAUDE, cmd, 60), "/rename Zeta title");
+        assert_eq!(prompt_words(crate::agent::CLAUDE, "<bash-input>echo hi</bash-input>", 60), "! echo hi");
+        assert_eq!(prompt_words(crate::agent::CLAUDE, "Use **bold** `code`", 60), "Use bold code");
     }
 }

@@ -424,7 +424,7 @@ impl Selection {
             for n in nodes {
                 let node = g.node(n);
                 let c = if node.sidechain {
-                    let owners = owners.get_or_insert_with(|| subset::agent_owners(g));
+                    let owners = owners.get_or_insert_with(|| g.agent_owners());
                     node.agent.and_then(|a| owners.get(a)).copied().flatten()
                 } else {
                     node.conversation

@@ -12,7 +12,7 @@
 //! What belongs to a conversation:
 //! - its nodes (every branch), with their other copies (aliases) and the
 //!   lines that say where they conflict;
-//! - the agents it spawned ([`agent_owners`]: the conversation of the call
+//! - the agents it spawned ([`Graph::agent_owners`]: the conversation of the call
 //!   that spawned it, of its result, of the node it hangs from, or of the
 //!   agent that spawned it), and their nodes;
 //! - its sessions, and what the graph knows of them (titles, last prompt,
@@ -42,58 +42,6 @@ use crate::model::{Entries, EntryId, Kind, Meta};
 use crate::model::{FileId, ProjectSource};
 use crate::parse::LineWarning;
 use crate::project::{FileStats, Project};
-
-/// The conversation each agent belongs to: the conversation of the node that
-/// spawned it (its call, else its result), else of the main node it hangs
-/// from; an agent spawned inside another agent belongs where that one does.
-/// `None`: spawned by no conversation (an orphan sub-agent file, a Warmup).
-pub fn agent_owners(g: &Graph) -> IdVec<AgentId, Option<ConversationId>> {
-    let direct: IdVec<AgentId, Vec<NodeId>> = g
-        .agents
-        .iter()
-        .map(|a| {
-            let spawn = a.spawn.as_ref();
-            let by_tool = spawn.and_then(|s| s.tool_use_id.as_deref()).and_then(|t| g.tools.get(t)?.use_node);
-            let parents = a.nodes.iter().filter_map(|n| g.node(*n).parent);
-            [spawn.and_then(|s| s.use_node), by_tool, spawn.and_then(|s| s.result_node), a.attached_to]
-                .into_iter()
-                .flatten()
-                .chain(parents)
-                .collect()
-        })
-        .collect();
-    g.agents
-        .ids()
-        .map(|a| {
-            // Follow spawning agents up (iteratively; a loop of agents spawning
-            // one another ends as an orphan).
-            let mut seen = FxHashSet::default();
-            let mut cur = a;
-            loop {
-                if !seen.insert(cur) {
-                    break None;
-                }
-                let mut next = None;
-                let mut found = None;
-                for n in &direct[cur] {
-                    let node = g.node(*n);
-                    if !node.sidechain && node.conversation.is_some() {
-                        found = node.conversation;
-                        break;
-                    }
-                    if node.sidechain && next.is_none() {
-                        next = node.agent.filter(|up| *up != cur);
-                    }
-                }
-                match (found, next) {
-                    (Some(c), _) => break Some(c),
-                    (None, Some(up)) => cur = up,
-                    _ => break None,
-                }
-            }
-        })
-        .collect()
-}
 
 /// Old id → new id of the kept items of a list (`None`: dropped).
 struct Renumber<I: Id>(IdVec<I, Option<I>>);
@@ -131,7 +79,7 @@ impl<I: Id> Renumber<I> {
 pub fn restrict(project: Project, keep: &[ConversationId]) -> Project {
     // What the build adds after the selection (`Project::kept`) is not there yet.
     let Project { source, file_stats, entries, warnings, texts, redactions, graph: g, kept: _ } = project;
-    let owners = agent_owners(&g);
+    let owners = g.agent_owners();
     let mut conv_keep: IdVec<ConversationId, bool> = IdVec::filled(false, g.conversations.len());
     for &c in keep {
         if let Some(k) = conv_keep.get_mut(c) {

@@ -280,7 +280,7 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         singles.push((Tree::CodexIndex, CODEX_INDEX, src.clone(), dst.clone()));
     }
     let changes = copy_all(&roots, &listings, &singles, opts, &mut report);
-    let now = crate::parse::timestamp::format_timestamp(now_ms());
+    let now = crate::timestamp::format_timestamp(now_ms());
     let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
     report.finish(&previous, &record, changes);
     if !opts.dry_run && (first || record != previous) {

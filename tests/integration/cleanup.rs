@@ -17,7 +17,7 @@ const P: &str = "-home-me-app";
 const NOW: &str = "2026-03-01T12:00:00Z";
 
 fn at(t: &str) -> SystemTime {
-    let ms = cctree::parse::timestamp::parse_timestamp(t).unwrap();
+    let ms = cctree::timestamp::parse_timestamp(t).unwrap();
     SystemTime::UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap())
 }
 

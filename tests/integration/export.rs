@@ -19,7 +19,6 @@ use base64::Engine;
 use cctree::graph::ConversationId;
 use cctree::project::Project;
 use cctree::render::site::urls::anchor;
-use cctree::select::subset::agent_owners;
 use sha2::{Digest, Sha256};
 
 use crate::support::{cctree, example_archive, load, real_projects};
@@ -58,7 +57,7 @@ fn export_ok(projects: &Path, target: &str, out: &Path, args: &[&str]) -> String
 /// of the conversation and of the agents it spawned.
 fn conversation_uuids(p: &Project, conv: ConversationId) -> Vec<String> {
     let g = &p.graph;
-    let owners = agent_owners(g);
+    let owners = g.agent_owners();
     g.nodes
         .iter_enumerated()
         .filter(|(_, n)| match (n.sidechain, n.conversation, n.agent) {

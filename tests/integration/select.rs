@@ -18,7 +18,7 @@ use cctree::discover;
 use cctree::graph::{AgentId, ConversationId};
 use cctree::project::Project;
 use cctree::render::site::urls::{project_slugs, sanitize_segment};
-use cctree::select::{Selection, Tally, subset};
+use cctree::select::{Selection, Tally};
 use serde_json::Value;
 
 use crate::support::{cctree, example_archive, load, real_projects};
@@ -82,7 +82,7 @@ struct Split {
 fn split(p: &Project, slug: &str, c: ConversationId) -> Split {
     let g = &p.graph;
     let e = &p.entries;
-    let owners = subset::agent_owners(g);
+    let owners = g.agent_owners();
     let whole = g.conversations.len() == 1;
     let kept_agent = |a: AgentId| whole || owners[a] == Some(c);
     let kept_node = |node: &cctree::graph::Node| {
@@ -244,7 +244,7 @@ fn stats_of_each_conversation_add_up_to_the_project() {
                 continue;
             }
             let whole = cctree::stats::project_counts(&p);
-            let owners = subset::agent_owners(g);
+            let owners = g.agent_owners();
             let orphan_nodes: u64 =
                 g.agents.iter().zip(&owners).filter(|(_, o)| o.is_none()).map(|(a, _)| a.nodes.len() as u64).sum();
             let (mut nodes, mut branches, mut forks, mut convs, mut agents) = (0, 0, 0, 0, 0);
@@ -567,7 +567,7 @@ fn a_selection_of_nothing_is_an_error() {
     // A message of a sub-agent no conversation spawned says so.
     let real = real_projects();
     let p = load(std::slice::from_ref(&real)).into_iter().find(|p| p.graph.conversations.len() > 4).unwrap();
-    let owners = subset::agent_owners(&p.graph);
+    let owners = p.graph.agent_owners();
     let orphan = p.graph.agents.iter().zip(&owners).find(|(_, o)| o.is_none()).expect("an orphan agent").0;
     let id = p.graph.uuid(&p.entries, orphan.nodes[0]);
     let (code, _, err) = run(&["stats", real.to_str().unwrap(), "--conversation", id]);

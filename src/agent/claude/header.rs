@@ -14,7 +14,7 @@ use crate::model::entry::{
     Direction, Entry, Kept, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes,
 };
 use crate::parse::lenient::{MaybeBool, MaybeStr, MaybeU64};
-use crate::parse::timestamp::parse_timestamp;
+use crate::timestamp::parse_timestamp;
 
 /// Metadata types Claude Code writes that carry no uuid (transcript-format
 /// §2.4 and appendix B: seen from 2.1.330 with the conformance suite, or

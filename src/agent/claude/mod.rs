@@ -76,6 +76,9 @@ impl Reader for Claude {
     fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>) {
         node(read)
     }
+    fn as_typed<'t>(&self, excerpt: &'t str) -> std::borrow::Cow<'t, str> {
+        prompt::as_typed(excerpt)
+    }
     fn fork_by(&self) -> crate::model::ForkBy {
         crate::model::ForkBy::Session
     }

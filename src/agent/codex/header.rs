@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::model::{Entry, Kind, Loc, Meta, ToolResult, ToolUse, TurnMark, Usage, UserKind, excerpt_of, hash_bytes};
-use crate::parse::timestamp::parse_timestamp;
+use crate::timestamp::parse_timestamp;
 
 /// The top-level `type`s Codex CLI writes that are not nodes.
 const KNOWN: &[&str] = &[

@@ -339,6 +339,9 @@ impl Reader for crate::agent::Codex {
     fn node<'a>(&self, read: Read<'a>) -> (Node<'a>, Option<LineError>) {
         node(read)
     }
+    fn as_typed<'t>(&self, excerpt: &'t str) -> std::borrow::Cow<'t, str> {
+        std::borrow::Cow::Borrowed(excerpt)
+    }
     fn fork_by(&self) -> crate::model::ForkBy {
         crate::model::ForkBy::Message
     }

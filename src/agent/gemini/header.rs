@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::model::{Entry, Kind, Loc, Meta, ToolResult, ToolUse, Usage, UserKind, excerpt_of, hash_bytes};
-use crate::parse::timestamp::parse_timestamp;
+use crate::timestamp::parse_timestamp;
 
 /// Kinds of the lines that are not records.
 pub(crate) const META: &str = "gemini:metadata";

@@ -19,10 +19,10 @@ use anyhow::Result;
 use rustc_hash::FxHashSet;
 
 use crate::graph::{ConversationId, NodeId};
-use crate::model::{Block, Body, Content, Raw, ToolOutput};
+use crate::model::{Block, Body, Content, ToolOutput};
 use crate::model::{Kind, UserKind};
-use crate::parse::timestamp::format_human;
 use crate::project::Project;
+use crate::timestamp::format_human;
 
 use super::{Exported, active_path, tracks};
 use crate::limits::{DIFF_LINES, MD_TOOL_INPUT, MD_TOOL_RESULT};
@@ -292,7 +292,7 @@ impl Md<'_> {
             Block::Image(_) => self.out.push_str("\n_(an image; the HTML export shows it)_\n"),
             Block::ToolUse(c) => {
                 let _ = writeln!(self.out, "\n**Tool call** {}", span(&c.name));
-                fence(&mut self.out, "", &capped(&tool_input(&c.raw), MD_TOOL_INPUT));
+                fence(&mut self.out, "", &capped(&c.raw.brief(), MD_TOOL_INPUT));
             }
             Block::ToolResult(r) => self.result(r),
             Block::Document { .. } | Block::Unknown { .. } => {}
@@ -304,14 +304,6 @@ impl Md<'_> {
         let _ = writeln!(self.out, "\n{what}");
         fence(&mut self.out, "", &capped(&r.text, MD_TOOL_RESULT));
     }
-}
-
-/// What a tool call is asked, in a few lines: its usual arguments by name,
-/// else its input as JSON.
-fn tool_input(input: &Raw<'_>) -> String {
-    const KEYS: [&str; 8] = ["description", "command", "file_path", "path", "pattern", "url", "query", "prompt"];
-    let known: Vec<String> = KEYS.iter().filter_map(|k| input.str_field(k).map(|v| format!("{k}: {v}"))).collect();
-    if known.is_empty() { input.pretty() } else { known.join("\n") }
 }
 
 /// `text` cut at `cap` bytes, saying so.

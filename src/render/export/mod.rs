@@ -239,7 +239,7 @@ pub(crate) fn tracks(ctx: &ProjectCtx<'_>, conv: ConversationId) -> Vec<TrackId>
             order.push(TrackId::Branch(b));
         }
     }
-    let owners = crate::select::subset::agent_owners(g);
+    let owners = g.agent_owners();
     order.extend(owners.iter_enumerated().filter(|(_, o)| **o == Some(conv)).map(|(a, _)| TrackId::Agent(a)));
     order
 }

@@ -20,7 +20,7 @@ pub(crate) fn index_html(projects: &[&ProjectSummary], opts: &RenderOptions) -> 
 }
 
 fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
-    let mut rows: Vec<(&str, ProjectRow)> = summaries
+    let mut rows: Vec<((usize, &str), ProjectRow)> = summaries
         .iter()
         .map(|o| {
             let row = ProjectRow {
@@ -34,17 +34,14 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
                 tokens: o.tokens.total(),
                 cost: crate::render::site::spend::cost_text(&o.cost, o.tokens.is_zero()),
             };
-            (if o.agent.is_empty() { "Claude Code" } else { o.agent.as_str() }, row)
+            ((o.agent_order, o.agent.as_str()), row)
         })
         .collect();
-    // By agent (in the order of `crate::agent::ALL`, then any other name), each
-    // group most recently active first.
-    let order = |agent: &str| crate::agent::ALL.iter().position(|c| c.product() == agent).unwrap_or(usize::MAX);
-    rows.sort_by(|(a, x), (b, y)| {
-        order(a).cmp(&order(b)).then_with(|| a.cmp(b)).then(y.last.ms.cmp(&x.last.ms)).then_with(|| x.href.cmp(&y.href))
-    });
+    // By agent (in the order of their registration), each group most
+    // recently active first.
+    rows.sort_by(|(a, x), (b, y)| a.cmp(b).then(y.last.ms.cmp(&x.last.ms)).then_with(|| x.href.cmp(&y.href)));
     let mut groups: Vec<AgentGroup> = Vec::new();
-    for (agent, row) in rows {
+    for ((_, agent), row) in rows {
         match groups.last_mut() {
             Some(g) if g.agent == agent => g.projects.push(row),
             _ => groups.push(AgentGroup { agent: agent.to_string(), projects: vec![row] }),

@@ -237,7 +237,7 @@ pub(crate) fn inputs<'c>(ctx: &'c ProjectCtx<'_>, fork: NodeId) -> Option<Compar
         .enumerate()
         .take(COMPARE_BRANCHES)
         .filter_map(|(k, &child)| {
-            let words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
+            let words = prompt_words(ctx.project.source.client, fp.labels.get(k).map_or("", |l| &**l), 120);
             // The first child goes on along the fork's branch; each later one starts its own.
             let (label, nodes, href, branch) = if k == 0 {
                 let b = fp.branch;

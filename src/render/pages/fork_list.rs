@@ -60,7 +60,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
     let rows = (from..to)
         .filter_map(|k| {
             let child = fp.children[k];
-            let words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 120);
+            let words = prompt_words(ctx.project.source.client, fp.labels.get(k).map_or("", |l| &**l), 120);
             let active = ctx.on_active_track(child);
             if k == 0 {
                 let b = fp.branch;

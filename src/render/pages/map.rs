@@ -178,7 +178,7 @@ pub(crate) fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: Trac
         lane: 0,
         from_row: None,
         label: "#1".into(),
-        words: words(first),
+        words: words(ctx, first),
         head: Head::Shown,
     }];
     while let Some(seg) = stack.pop() {
@@ -240,8 +240,8 @@ fn text_width(label: &str, text: &str) -> u32 {
     let label = label.chars().count() * 16;
     u32::try_from((half + label) / 2 + 8).unwrap_or(u32::MAX)
 }
-fn words(text: &str) -> String {
-    prompt_words(text, MAP_CHARS)
+fn words(ctx: &ProjectCtx<'_>, text: &str) -> String {
+    prompt_words(ctx.project.source.client, text, MAP_CHARS)
 }
 
 /// Prompts on a branch's own nodes.
@@ -303,7 +303,7 @@ impl Builder<'_, '_> {
         // Too short to collapse: each prompt on its own row.
         let g = self.ctx.graph();
         for n in r.few {
-            let text = words(&g.entry(self.ctx.entries(), n).excerpt);
+            let text = words(self.ctx, &g.entry(self.ctx.entries(), n).excerpt);
             self.row("prompt", lane, n, format!("#{}", self.number(n)), text, self.link(n, true));
         }
     }
@@ -350,7 +350,7 @@ impl Builder<'_, '_> {
                 return;
             }
             if self.is_prompt(n) {
-                if told || k > 0 && words(&g.entry(self.ctx.entries(), n).excerpt) != said {
+                if told || k > 0 && words(self.ctx, &g.entry(self.ctx.entries(), n).excerpt) != said {
                     run.push(n, self.number(n));
                 }
                 told = true;
@@ -403,7 +403,7 @@ impl Builder<'_, '_> {
             row.compare = self.ctx.compare_href(self.dir, fp.node);
         }
         let fork_row = self.prev;
-        let label_words = |k: usize| words(fp.labels.get(k).map_or("", |l| &**l));
+        let label_words = |k: usize| words(self.ctx, fp.labels.get(k).map_or("", |l| &**l));
         // The track goes on in this lane: where the active track goes if it
         // leaves here, else the branch's own continuation (`.1`).
         let this = lane;

@@ -232,7 +232,7 @@ fn branch_row(
     let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
     let (fp, depth) = (f.fp, f.depth);
     let child = fp.children[k];
-    let text = prompt_words(fp.labels.get(k).map_or("", |l| &**l), OUTLINE_LABEL_CHARS);
+    let text = prompt_words(p.project.source.client, fp.labels.get(k).map_or("", |l| &**l), OUTLINE_LABEL_CHARS);
     if k == 0 {
         let (lay, br) = (&p.branch_layouts[f.b], &g.branches[f.b]);
         let item_ix = p.loc[fp.node].map_or(0, |l| l.item.index());

@@ -171,7 +171,11 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
     let untitled = c.title_source == TitleSource::FirstPrompt;
     let spend = ctx.conversation_spend(c);
     ConvRow {
-        title: if untitled { prompt_words(&c.title, UNTITLED_CHARS) } else { excerpt(&c.title, LISTED_TITLE_CHARS) },
+        title: if untitled {
+            prompt_words(ctx.project.source.client, &c.title, UNTITLED_CHARS)
+        } else {
+            excerpt(&c.title, LISTED_TITLE_CHARS)
+        },
         href: href(&ctx.dir, &ctx.conv_dirs[i], "index.html", None),
         first_prompt: if untitled {
             String::new()

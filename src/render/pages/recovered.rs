@@ -42,7 +42,7 @@ pub(crate) fn path(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> Str
 /// Its first prompt, as the history kept it (redacted with `--redact`).
 pub(crate) fn first_prompt(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
     let Some(p) = s.prompts.first() else { return String::new() };
-    ctx.redactor.text(|| place(p.line), &p.text).into_owned()
+    ctx.redactor.text(|| place(s, p.line), &p.text).into_owned()
 }
 
 /// Its title: the first words of its first prompt.
@@ -53,9 +53,9 @@ pub(crate) fn title(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
     }
 }
 
-/// Where `--redact` names a prompt of the history: its line.
-fn place(line: u32) -> String {
-    format!("{}:{line}", crate::history::FILE_NAME)
+/// Where `--redact` names a prompt of session `s`'s log: its line.
+fn place(s: &RecoveredSession, line: u32) -> String {
+    format!("{}:{line}", s.log)
 }
 
 /// Page `page` (0-based) of recovered session `s`.
@@ -74,10 +74,10 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> Rec
             // Prompts are in time order: one of the same time is a neighbour.
             let near = [i.checked_sub(1), Some(i + 1)].into_iter().flatten().filter_map(|j| s.prompts.get(j));
             let shared = near.into_iter().any(|q| q.ts == p.ts);
-            let text = ctx.redactor.text(|| place(p.line), &p.text);
+            let text = ctx.redactor.text(|| place(s, p.line), &p.text);
             let mut body = vec![Block::Markdown(pcx.markdown(&text))];
             for (id, pasted) in &p.pasted {
-                let pasted = ctx.redactor.text(|| place(p.line), pasted);
+                let pasted = ctx.redactor.text(|| place(s, p.line), pasted);
                 body.push(Block::Note(Note { text: format!("Pasted text #{id}:") }));
                 body.push(pcx.output(&pasted, &format!("Pasted text #{id}"), "wrap"));
             }

@@ -219,7 +219,7 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     p.title = excerpt(&conv.title, TITLE_CHARS);
     // Titled by its first prompt: its words, not a screenful of it.
     p.heading = if conv.title_source == TitleSource::FirstPrompt {
-        prompt_words(&conv.title, UNTITLED_CHARS)
+        prompt_words(ctx.project.source.client, &conv.title, UNTITLED_CHARS)
     } else {
         conv.title.to_string()
     };
@@ -388,7 +388,7 @@ fn main_branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut Trac
     let c = &g.conversations[br.conversation];
     let first = c.first_prompt.as_deref().unwrap_or(&br.title);
     p.title = format!("main · {}", excerpt(first, TITLE_CHARS));
-    p.heading = format!("Main branch: {}", prompt_words(first, CRUMB_CHARS));
+    p.heading = format!("Main branch: {}", prompt_words(ctx.project.source.client, first, CRUMB_CHARS));
     p.subheading = "The line the conversation took first: at every fork, its first branch (.1).".into();
     p.main_branch = Some(MainBranch {
         conversation: ctx.href(&ctx.branch_dirs[b], &ctx.conv_dirs[br.conversation], &page_file(0), None),

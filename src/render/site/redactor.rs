@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::limits::REDACTION_REPORT_LINES;
 use crate::redact::{Redaction, redact_text};
 
 /// Where secrets were replaced, and how many of each kind.
@@ -100,18 +99,4 @@ pub fn agent_meta(source: &crate::model::ProjectSource) -> Vec<RedactionSite> {
 /// Where the parse stage replaced secrets in a project's entry lines.
 pub fn entry_lines(p: &crate::project::Project) -> Vec<RedactionSite> {
     p.redactions.iter().map(|(loc, kinds)| RedactionSite { place: p.locate(*loc), kinds: kinds.clone() }).collect()
-}
-
-/// Prints `redacted: <place>: 2 × github-token, …` lines on stderr, at most
-/// [`REDACTION_REPORT_LINES`], then a count of the rest.
-pub fn report(sites: &[RedactionSite]) {
-    use crate::term::{print_err, safe};
-    for r in sites.iter().take(REDACTION_REPORT_LINES) {
-        print_err(&format!("redacted: {}\n", safe(r)));
-    }
-    if sites.len() > REDACTION_REPORT_LINES {
-        let rest = &sites[REDACTION_REPORT_LINES..];
-        let n: usize = rest.iter().map(RedactionSite::count).sum();
-        print_err(&format!("redacted: … and {n} more in {} more places\n", rest.len()));
-    }
 }

@@ -310,7 +310,7 @@ fn fork_note(ctx: &ProjectCtx<'_>, at: Place<'_>, node: NodeId) -> Option<ForkNo
             keep
         })
         .filter_map(|(k, &child)| {
-            let words = prompt_words(fp.labels.get(k).map_or("", |l| &**l), 80);
+            let words = prompt_words(ctx.project.source.client, fp.labels.get(k).map_or("", |l| &**l), 80);
             let (here, active) = (here(child), ctx.on_active_track(child));
             if k == 0 || here {
                 let href = ctx.message_link(at.dir, at.track, child, true).unwrap_or_default();

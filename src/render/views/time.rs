@@ -2,7 +2,7 @@
 
 use askama::Template;
 
-use crate::parse::timestamp::{format_human, format_timestamp};
+use crate::timestamp::{format_human, format_timestamp};
 
 /// A point in time, as `templates/_time.html` writes it: a `<time>` (which
 /// the page's script shows in local time), or `—` when unknown (0).

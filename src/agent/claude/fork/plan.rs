@@ -420,7 +420,7 @@ impl Provenance<'_> {
             "lines": sources.len(),
             "backfilled": sources.iter().filter(|s| !s.backfilled.is_empty()).count(),
             "cctreeVersion": env!("CARGO_PKG_VERSION"),
-            "created": crate::parse::timestamp::format_timestamp(self.created_ms),
+            "created": crate::timestamp::format_timestamp(self.created_ms),
         });
         Ok(format!(
             r#"{{"type":"custom-title","customTitle":{},"sessionId":{},"cctreeFork":{}}}"#,
