@@ -32,7 +32,7 @@ pub struct Finding {
     pub message: String,
 }
 
-/// All kinds of finding, in the order they are explained in the README.
+/// All kinds of finding, in the order the guide explains them (docs/guide/check.md).
 pub const KINDS: &[&str] = &[
     "P1-conflicting-duplicate",
     "P2-dangling-parent",
