@@ -200,7 +200,12 @@ fn guide_usage_is_the_programs() {
     assert_eq!(listed, want, "the guide's usage lines (docs/guide/usage.md) are not the program's");
     // Each command's heading, in the README and in every page of the guide, is its usage line.
     let mut pages = vec![manifest().join("README.md")];
-    pages.extend(std::fs::read_dir(&guide).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "md")));
+    pages.extend(
+        std::fs::read_dir(&guide)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
     let mut headings = 0;
     for page in &pages {
         let text = std::fs::read_to_string(page).unwrap();
@@ -211,7 +216,11 @@ fn guide_usage_is_the_programs() {
                 continue;
             }
             let inner = l.split('`').nth(1).unwrap();
-            assert!(want.iter().any(|w| w == inner), "{}: heading {l:?} is no usage line of the program", page.display());
+            assert!(
+                want.iter().any(|w| w == inner),
+                "{}: heading {l:?} is no usage line of the program",
+                page.display()
+            );
             headings += 1;
         }
     }
