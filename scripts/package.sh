@@ -71,9 +71,10 @@ for t in "${targets[@]}"; do npm_platform "$t" >/dev/null; done
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 repo=$(sed -n 's/^repository = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 [ -n "$version" ] && [ -n "$repo" ] || die "Cargo.toml names no version or repository"
-# Archives carry the time of the last commit (the same bytes for the same sources).
+# Archives carry the time of the last commit (the same bytes for the same
+# sources). Not exported: build scripts that watch SOURCE_DATE_EPOCH (the C
+# libraries' through `cc`) would rebuild at every commit.
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
-export SOURCE_DATE_EPOCH=$epoch
 
 # --- the tools ---------------------------------------------------------------
 command -v python3 >/dev/null 2>&1 || die "python3 is missing: apt-get install -y python3 python3-venv"
