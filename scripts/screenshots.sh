@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's screenshots: renders examples/archive/projects and photographs
+# The README's and the guide's screenshots: renders examples/archive/projects and photographs
 # (in Debian's chromium, through tests/browser/run.mjs) the conversation page
 # with its map and the fork-point index (light), one of its branch pages (dark)
 # and a search with its results (light), into

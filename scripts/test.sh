@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine (Debian 12 with a Rust toolchain,
-# git, curl and a C compiler; see the README): installs what the browser tests
+# git, curl and a C compiler; see tests/README.md): installs what the browser tests
 # need (Debian's chromium as root, the pinned Node, playwright-core and axe-core from the
 # npm registry, see scripts/browser-env.sh) and what the Claude Code
 # conformance suite needs (tmux, the pinned client: scripts/install-claude.sh),

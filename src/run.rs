@@ -304,7 +304,7 @@ fn redaction(redact: bool, file: Option<&std::path::Path>) -> Result<bool> {
         home.as_deref(),
         user.as_deref(),
     )
-    .map_err(|e| anyhow::anyhow!("{e} (in --redact-file; see the README's `--redact` section)"))?;
+    .map_err(|e| anyhow::anyhow!("{e} (in --redact-file; see the guide, docs/guide/publishing.md)"))?;
     crate::redact::configure(rules);
     Ok(true)
 }

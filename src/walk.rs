@@ -34,7 +34,7 @@ pub(crate) struct Walk {
     pub warnings: Vec<String>,
 }
 
-/// Which directory links a walk follows (README, "Input"): in a project,
+/// Which directory links a walk follows (docs/guide/input.md): in a project,
 /// those that point inside the projects directory holding it (a session
 /// directory linked to another project's); never to `/`, a system directory
 /// (`/proc`, `/sys`, `/dev`) or a directory holding the walk's own. With

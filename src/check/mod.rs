@@ -19,7 +19,8 @@ use crate::project::Project;
 
 pub use crate::agent::check::Finding;
 
-/// The kinds of finding of every project, whichever agent's.
+/// The kinds of finding of every project, whichever agent's, in the order
+/// the guide explains them (docs/guide/check.md).
 pub const KINDS: &[&str] = &[
     "P1-conflicting-duplicate",
     "P2-dangling-parent",

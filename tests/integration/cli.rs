@@ -171,8 +171,10 @@ fn render_prints_every_warning_it_counts() {
     assert_eq!((lines, n), (Vec::<String>::new(), 0));
 }
 
+/// The usage lines the guide lists (docs/guide/usage.md) and the command
+/// headings of the README and the guide are the program's own.
 #[test]
-fn readme_usage_is_the_programs() {
+fn guide_usage_is_the_programs() {
     let help = |cmd: &[&str]| {
         let out = cctree().args(cmd).arg("--help").output().unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -191,15 +193,38 @@ fn readme_usage_is_the_programs() {
     assert!(commands.len() >= 4, "{commands:?}");
     let mut want = vec![usage(&top)];
     want.extend(commands.iter().map(|c| usage(&help(&[c]))));
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = readme.split("\n## Usage\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("## Usage");
+    let guide = manifest().join("docs/guide");
+    let usage_page = std::fs::read_to_string(guide.join("usage.md")).unwrap();
+    let section = usage_page.split("# Usage\n").nth(1).and_then(|s| s.split("\n## ").next()).expect("# Usage");
     let listed: Vec<&str> = section.lines().filter(|l| l.starts_with("cctree ")).collect();
-    assert_eq!(listed, want, "the README's usage lines are not the program's");
-    // Each command's heading is its usage line.
-    for l in readme.lines().filter(|l| l.starts_with('#') && l.contains("`cctree ")) {
-        let inner = l.split('`').nth(1).unwrap();
-        assert!(want.iter().any(|w| w == inner), "README heading {l:?} is no usage line of the program");
+    assert_eq!(listed, want, "the guide's usage lines (docs/guide/usage.md) are not the program's");
+    // Each command's heading, in the README and in every page of the guide, is its usage line.
+    let mut pages = vec![manifest().join("README.md")];
+    pages.extend(
+        std::fs::read_dir(&guide)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
+    let mut headings = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        let mut fenced = false;
+        for l in text.lines() {
+            fenced ^= l.starts_with("```");
+            if fenced || !l.starts_with('#') || !l.contains("`cctree ") {
+                continue;
+            }
+            let inner = l.split('`').nth(1).unwrap();
+            assert!(
+                want.iter().any(|w| w == inner),
+                "{}: heading {l:?} is no usage line of the program",
+                page.display()
+            );
+            headings += 1;
+        }
     }
+    assert!(headings >= 8, "only {headings} command headings in the README and the guide");
 }
 
 // ---------------------------------------------------------------------------

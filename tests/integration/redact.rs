@@ -235,6 +235,16 @@ fn found(files: &[(String, String)], needle: &str) -> Vec<String> {
         .collect()
 }
 
+/// The guide's table of what `--redact` replaces (docs/guide/publishing.md)
+/// names every kind the redactor has.
+#[test]
+fn the_guides_table_lists_every_kind() {
+    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/publishing.md")).unwrap();
+    for kind in cctree::redact::kinds() {
+        assert!(page.contains(&format!("| `{kind}`")) || page.contains(&format!(", `{kind}`")), "{kind}");
+    }
+}
+
 #[test]
 fn redact_removes_every_secret_from_every_output_file() {
     let tmp = tempfile::tempdir().unwrap();
