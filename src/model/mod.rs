@@ -35,14 +35,14 @@ pub mod usage;
 
 use std::borrow::Cow;
 
-pub use client::{Client, ForkBy, Lines, Read, Reader, fork_command};
+pub use client::{AgentMeta, Client, ForkBy, Lines, ProjectSource, Read, Reader, SourceFile, fork_command};
 pub use compaction::{Compaction, CompactionKind, Direction, Kept};
 pub use entry::{
     Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, TurnMark, Usage, UserKind, excerpt_of, hash_bytes,
 };
 pub use raw::{Loose, Raw};
 pub use recovered::{RecoveredPrompt, RecoveredSession};
-pub use source::{AgentMeta, FileClass, FileId, ProjectSource, SourceFile};
+pub use source::{FileClass, FileId};
 pub use tool::{
     Hunk, Message, PatchFile, PatchOp, Question, QuestionOption, ResultDetail, Shell, Spill, Spilled, TaskFields,
     TaskInput, Todo, ToolCall, ToolInput, ToolOutput,

@@ -13,7 +13,8 @@
 //! a repeated key wins, as `JSON.parse` has it. What cannot be read is a
 //! warning at its line; the elements before it are kept.
 
-use super::{LineProblem, LineWarning, Loc, ParseOptions, ParsedFile, parse_line};
+use super::line::{LineProblem, LineWarning, ParseOptions, ParsedFile, parse_line};
+use crate::model::Loc;
 use crate::model::{Client, FileId};
 
 /// Parses a whole document (see the module documentation).

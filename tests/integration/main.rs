@@ -24,6 +24,7 @@ mod cost;
 mod export;
 mod fidelity;
 mod fork;
+mod imports;
 mod incremental;
 mod layering;
 mod paths;

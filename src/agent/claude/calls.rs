@@ -11,7 +11,7 @@ use crate::model::{
     Loose, Message, Question, QuestionOption, Raw, Shell, Str, TaskFields, TaskInput, Todo, ToolCall, ToolInput,
 };
 
-use super::content::str_at;
+use super::values::str_at;
 
 /// A `tool_use` block.
 pub(super) fn call_of<'a>(mut b: Value) -> ToolCall<'a> {
@@ -205,7 +205,7 @@ mod tests {
                 let text = String::from_utf8_lossy(&std::fs::read(f.path()).unwrap()).into_owned();
                 for line in text.lines() {
                     let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
-                    let Some(blocks) = super::super::content::at(&v, &["message", "content"]).and_then(Value::as_array)
+                    let Some(blocks) = super::super::values::at(&v, &["message", "content"]).and_then(Value::as_array)
                     else {
                         continue;
                     };

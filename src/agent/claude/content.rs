@@ -8,13 +8,13 @@ use serde_json::Value;
 
 use super::prompt;
 use crate::json::pick::Want;
-use crate::model::{
-    Attachment, Block, Body, Compaction, Content, Hook, Image, Injected, Node, Note, Raw, Str, ToolOutput,
-};
+use crate::model::{Attachment, Block, Body, Compaction, Content, Hook, Injected, Node, Note, Raw, Str, ToolOutput};
 use crate::model::{Entry, Kind, UserKind};
 
 use super::calls::call_of;
+use super::prompt::tag_text;
 use super::results::{Tool, detail_of, result_of};
+use super::values::{SideFiles, at, image_of, str_at, strip_tags, take, take_str};
 
 /// What a line of `e` is read for: the blocks of a message (with, for the
 /// one result of a call of `tool`, what its view shows of the entry's
@@ -51,10 +51,6 @@ pub(super) fn want(e: &Entry, tool: Option<Tool>) -> Option<&'static Want> {
     }
 }
 
-/// What a spilled output's side file is read through: its text from the
-/// name under `<session>/tool-results/` (see [`super::results`]).
-pub(super) type SideFiles<'s> = &'s dyn Fn(&str) -> Option<(String, String)>;
-
 /// The node of entry `e` from what [`want`] read of its line (`Null`
 /// when it could not be read); `tool` is the tool its one result answers.
 pub(super) fn node_of<'a>(e: &Entry, json: Value, tool: Option<Tool>, side: SideFiles<'_>) -> Node<'a> {
@@ -89,40 +85,6 @@ fn own<'a>(s: &str) -> Str<'a> {
     Cow::Owned(s.to_string())
 }
 
-/// The string at a path, if it is one.
-pub(super) fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
-    at(v, path)?.as_str()
-}
-
-/// The value at a path.
-pub(super) fn at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v Value> {
-    let mut cur = v;
-    for k in path {
-        cur = cur.get(k)?;
-    }
-    Some(cur)
-}
-
-/// Takes the value at a path out of the tree (`Null` when there is none).
-fn take(v: &mut Value, path: &[&str]) -> Value {
-    let mut cur = v;
-    for k in path {
-        match cur.get_mut(k) {
-            Some(next) => cur = next,
-            None => return Value::Null,
-        }
-    }
-    cur.take()
-}
-
-/// A string taken out of a value (`""` when it is not one).
-pub(super) fn take_str<'a>(v: Option<&mut Value>) -> Str<'a> {
-    match v.map(Value::take) {
-        Some(Value::String(s)) => Cow::Owned(s),
-        _ => Cow::Borrowed(""),
-    }
-}
-
 fn reply_block<'a>(mut b: Value, side: SideFiles<'_>) -> Block<'a> {
     if let Value::String(s) = b {
         return Block::Text(Cow::Owned(s));
@@ -138,20 +100,6 @@ fn reply_block<'a>(mut b: Value, side: SideFiles<'_>) -> Block<'a> {
     }
 }
 
-/// An image from a block's `source`.
-pub(super) fn image_of<'a>(source: Option<Value>) -> Image<'a> {
-    let mut source = source.unwrap_or(Value::Null);
-    let base64 = str_at(&source, &["type"]) == Some("base64");
-    let data = match source.get_mut("data") {
-        Some(Value::String(d)) if base64 => Some(std::mem::take(d)),
-        _ => None,
-    };
-    match data {
-        Some(data) => Image::Data { media_type: take_str(source.get_mut("media_type")), data: Cow::Owned(data) },
-        None => Image::Url(take_str(source.get_mut("url"))),
-    }
-}
-
 /// The text of a `content`: a string, or the `text` of its blocks joined by newlines.
 fn text_of(content: &Value) -> String {
     match content {
@@ -161,17 +109,6 @@ fn text_of(content: &Value) -> String {
         }
         _ => String::new(),
     }
-}
-
-pub(super) use super::prompt::tag_text;
-
-/// `s` without `<tag>`/`</tag>` wrappers of the given names.
-pub(super) fn strip_tags(s: &str, tags: &[&str]) -> String {
-    let mut out = s.to_string();
-    for t in tags {
-        out = out.replace(&format!("<{t}>"), "").replace(&format!("</{t}>"), "");
-    }
-    out
 }
 
 /// A slash command from its `<command-name>` and `<command-args>` tags.

@@ -17,6 +17,7 @@ pub mod fork;
 pub mod header;
 pub mod prompt;
 mod results;
+mod values;
 
 use std::path::{Path, PathBuf};
 

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::model::{Hunk, ResultDetail, Spill, Spilled, Str, ToolOutput};
 
-use super::content::{SideFiles, at, image_of, str_at, strip_tags, tag_text};
+use super::prompt::tag_text;
+use super::values::{SideFiles, at, image_of, str_at, strip_tags};
 
 /// The tools whose result shows part of the entry's `toolUseResult`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

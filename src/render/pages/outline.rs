@@ -18,11 +18,11 @@ use rustc_hash::FxHashSet;
 use crate::graph::{BranchId, Conversation, ForkKind, ForkPoint, NodeId};
 
 use crate::limits::{FORK_LISTED, OUTLINE_CHARS, OUTLINE_DEPTH, OUTLINE_FIRST_CHARS, OUTLINE_LABEL_CHARS};
-use crate::render::pages::templates::Time;
 use crate::render::plain::{plain_excerpt as excerpt, prompt_words};
 use crate::render::site::context::listed_apart;
 use crate::render::site::context::{ProjectCtx, TrackId};
 use crate::render::site::urls::Href;
+use crate::render::views::time::Time;
 
 /// One row of the outline (flattened; `depth` gives the nesting).
 #[derive(Debug, Clone, Hash)]
