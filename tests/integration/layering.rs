@@ -231,3 +231,48 @@ fn unit_tests_that_read_vendored_fixtures_are_named_so() {
     }
     assert!(named >= 3, "{named} tests named vendored_fixtures_*");
 }
+
+/// ARCHITECTURE.md is a code map a newcomer reads in one sitting (at most
+/// 3,000 words), and every path it names exists: a claim about a file that
+/// moved fails here.
+#[test]
+fn the_code_map_is_short_and_names_only_paths_that_exist() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let words = text.split_whitespace().count();
+    assert!(words <= 3000, "ARCHITECTURE.md has {words} words");
+    let tree: Vec<PathBuf> = ["src", "tests", "docs", "scripts", "templates", "static", "fuzz"]
+        .iter()
+        .flat_map(|d| walkdir::WalkDir::new(root().join(d)).into_iter().flatten())
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    // The prose, without its fenced drawings.
+    let mut fenced = false;
+    let prose: String = text
+        .lines()
+        .filter(|l| {
+            fenced ^= l.starts_with("```");
+            !fenced && !l.starts_with("```")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut named = Vec::new();
+    for span in prose.split('`').skip(1).step_by(2) {
+        // `src/graph/`, `agent/fork.rs`, `tests/README.md`…: what names a file or folder of the tree.
+        let path_like = span.contains('/') || [".rs", ".md", ".json", ".toml", ".js"].iter().any(|x| span.ends_with(x));
+        // Not paths: a URL, a doc comment's marker, an extension alone, and
+        // the one folder named of the site cctree writes, not of the tree.
+        let elsewhere = span.contains(':') || span.starts_with("//") || !span.get(1..).is_some_and(|s| s.contains(['.', '/'])) || span == ".cctree-cache/";
+        if !path_like || elsewhere || span.contains([' ', '<', '*', '(']) || span.starts_with("--") || span.starts_with('~') {
+            continue;
+        }
+        named.push(span.to_string());
+    }
+    assert!(named.len() > 60, "paths are found: {named:?}");
+    // A path names a file from the root, or (written short, as `graph/link.rs`
+    // under its module's heading) the one file of the tree it ends with.
+    let missing: Vec<&String> = named
+        .iter()
+        .filter(|p| !root().join(p.as_str()).exists() && !tree.iter().any(|t| t.ends_with(p.trim_end_matches('/'))))
+        .collect();
+    assert!(missing.is_empty(), "ARCHITECTURE.md names paths that do not exist: {missing:?}");
+}
