@@ -4,11 +4,13 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-/// Turn a Claude Code transcript archive into a browsable static site, with
-/// every fork and branch of every conversation.
+/// Turn coding agents' transcripts (Claude Code, Codex CLI, Gemini CLI, …)
+/// into a browsable static site, with every fork and branch of every
+/// conversation.
 ///
-/// INPUT is a projects directory (default: $CLAUDE_CONFIG_DIR/projects, else
-/// ~/.claude/projects), one project directory, or JSONL files.
+/// INPUT is an agent's folder (Claude Code's projects directory, Codex CLI's
+/// sessions, Gemini CLI's tmp, … — default: every one that exists, listed
+/// below), one project directory, or session files.
 /// With no subcommand, `cctree` renders the default input into ./cctree-site
 /// (or, when the archive of `cctree sync` exists, syncs into it and renders the
 /// archive).
@@ -87,8 +89,9 @@ pub enum Command {
     /// previous version beside the new one. Every cctree command reads the
     /// archive like ~/.claude/projects. A second sync waits for the first.
     Sync(SyncArgs),
-    /// Print the completion script for a shell, e.g. `cctree completions bash
-    /// > ~/.local/share/bash-completion/completions/cctree`.
+    /// Print the completion script for a shell, e.g. `mkdir -p
+    /// ~/.local/share/bash-completion/completions && cctree completions bash >
+    /// ~/.local/share/bash-completion/completions/cctree`.
     Completions(CompletionsArgs),
     /// Print the man page, cctree(1); with --dir, write it and one page per
     /// command (cctree-render(1), …) into a directory.
@@ -336,8 +339,9 @@ pub struct StatsArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Add every conversation, fork point and branch (`projects_detail`).
-    #[arg(long)]
+    /// With --json: add every conversation, fork point and branch
+    /// (`projects_detail`).
+    #[arg(long, requires = "json")]
     pub detail: bool,
 
     /// Leave out sessions written by `cctree fork`.
@@ -489,7 +493,36 @@ pub struct ForkArgs {
 
 /// An `--agent` value.
 fn parse_agent(s: &str) -> Result<crate::model::Client, String> {
-    crate::agent::by_name(s).ok_or_else(|| format!("unknown agent {s:?}: use claude, codex or gemini"))
+    crate::agent::by_name(s).ok_or_else(|| format!("unknown agent {s:?}: use {}", crate::agent::names()))
+}
+
+/// The command line as `cctree` parses it and prints its help: [`Cli`],
+/// with what only the registration knows (each agent's default folder, in
+/// the help's last lines) and `-j` left out of the commands that run no
+/// worker.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let folders: Vec<String> = crate::agent::ALL
+        .iter()
+        .map(|c| {
+            let a = crate::agent::of(*c);
+            // `~/…` for the home directory: the same text in everyone's man page.
+            let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
+            let dir = match (a.default_dir(), home) {
+                (Some(d), Some(h)) if d.starts_with(&h) => format!("~/{}", d.strip_prefix(&h).unwrap_or(&d).display()),
+                (Some(d), _) => d.display().to_string(),
+                (None, _) => "(no home directory known)".to_string(),
+            };
+            format!("  {:<14} {dir}  ({})", c.product(), a.default_hint())
+        })
+        .collect();
+    let mut cmd =
+        Cli::command().after_help(format!("Default folders read when no INPUT is given:\n{}", folders.join("\n")));
+    cmd.build();
+    for sub in ["prices", "completions", "man"] {
+        cmd = cmd.mut_subcommand(sub, |s| s.mut_arg("jobs", |a| a.hide(true)));
+    }
+    cmd
 }
 
 #[cfg(test)]
@@ -500,5 +533,21 @@ mod tests {
     #[test]
     fn cli_is_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    #[test]
+    fn the_help_names_every_agent_s_folder_and_hides_jobs_where_no_worker_runs() {
+        let mut cmd = command();
+        let help = cmd.render_help().to_string();
+        for c in crate::agent::ALL {
+            assert!(help.contains(c.product()), "{} in the help:\n{help}", c.product());
+        }
+        for (sub, jobs) in
+            [("render", true), ("stats", true), ("prices", false), ("completions", false), ("man", false)]
+        {
+            let help = cmd.find_subcommand_mut(sub).unwrap().render_help().to_string();
+            assert_eq!(help.contains("--jobs"), jobs, "--jobs in `{sub} --help`:\n{help}");
+        }
     }
 }

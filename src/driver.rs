@@ -136,7 +136,9 @@ pub fn each_project(
 
 /// Loads each project of an archive in turn (one in memory at a time), keeps
 /// what `selection` selects of it ([`Selection::pick`]), prints the warnings
-/// about that, and hands it to `f`, under a progress bar unless `quiet`.
+/// about that (those about its lines only when `line_warnings`: `check`
+/// reports them as findings), and hands it to `f`, under a progress bar
+/// unless `quiet`.
 /// Then a selection that matched nothing is an error ([`Selection::finish`]). No line can be read again
 /// ([`Project::load_headers`]: `stats` and `check` need none). A project
 /// is freed on a thread of its own while the next one loads (freeing a
@@ -145,6 +147,7 @@ pub fn for_each_project(
     archive: Archive,
     selection: &Selection,
     quiet: bool,
+    line_warnings: bool,
     mut f: impl FnMut(&Project) -> Result<()>,
 ) -> Result<()> {
     archive_warnings(&archive);
@@ -158,7 +161,9 @@ pub fn for_each_project(
         let Some(picked) = selection.pick(Project::load_headers(source), &mut tally) else { return Ok(()) };
         let project = picked.into_project();
         progress.source_warnings(&project.source);
-        progress.project_warnings(&project);
+        if line_warnings {
+            progress.project_warnings(&project);
+        }
         let done = f(&project);
         discard(project);
         done

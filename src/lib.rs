@@ -17,6 +17,7 @@
 //! conformance suite against the real client, `tests/conformance/`).
 
 pub mod agent;
+pub mod browser;
 pub mod build;
 pub mod cache;
 pub mod check;

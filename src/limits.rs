@@ -76,9 +76,11 @@
 //! | [`REDACTION_REPORT_LINES`] | 20 | places listed by `render --redact` (the rest counted) | `run` |
 //! | [`DRIFT_SHOWN`] | 10 | drifting entries listed by `fork` | `fork::cmd` |
 //! | [`SYNC_LISTED`] | 10 | errors and files listed by `sync` | `sync::report` |
+//! | [`LIKE_WARNINGS`] | 10 | warnings of one kind about one file listed (the rest in one warning that counts them) | `warnings` |
 //! | [`PROGRESS_TICK`] | 100 ms | the progress bar's spinner turns (also while one project takes long) | `driver` |
 //! | [`REPORT_TITLE_CHARS`] | 80 | a conversation's title in a terminal line (`export`'s report, the conversations a target names) | `run`, `export` |
 //! | [`ID_PREFIX_MIN`] | 4 | characters of the shortest id prefix taken for an id (`--at`, `--conversation`, `export`) | `select`, `fork::target` |
+//! | [`OPEN_WAIT`] | 1.5 s | how long `--open` waits for the browser command to fail before it takes it to have opened the page | `browser` |
 //! | **Work** | | | |
 //! | [`THREADS_PER_CORE`] | 4 | worker threads per core (`-j` is capped) | `run` |
 //! | [`PARSE_PIECE`] | 8 MB | a file larger is parsed in pieces of about this size, in parallel | `parse` |
@@ -282,6 +284,10 @@ pub const FORK_TITLE_ID_CHARS: usize = 8;
 
 /// Places `cctree render --redact` lists on stderr before the rest is only counted.
 pub const REDACTION_REPORT_LINES: usize = 20;
+/// Warnings of one kind about one file listed one by one (see the table).
+pub const LIKE_WARNINGS: usize = 10;
+/// How long `--open` waits for its command to fail (see the table).
+pub const OPEN_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 /// A conversation's title in a line printed on the terminal (`cctree
 /// export`'s report, the conversations an ambiguous target names).
 pub const REPORT_TITLE_CHARS: usize = 80;

@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use cctree::cli::{Cli, ColorWhen};
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 /// mimalloc, not the system's allocator: a render makes and drops millions
 /// of small strings and vectors (the model's, the pages', the search
@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         Some(ColorWhen::Never) => clap::ColorChoice::Never,
         _ => clap::ColorChoice::Auto,
     };
-    let matches = match Cli::command().color(color).try_get_matches_from(&args) {
+    let matches = match cctree::cli::command().color(color).try_get_matches_from(&args) {
         Ok(m) => m,
         Err(e) => return usage_error(&e),
     };
@@ -109,9 +109,8 @@ fn init_logging(quiet: bool, verbose: u8, colour: bool) {
         .with_env_filter(filter)
         .with_writer(cctree::term::Stderr)
         .log_internal_errors(false)
-        .with_target(false)
-        .without_time()
         .with_ansi(colour)
+        .event_format(cctree::term::LogFormat { colour })
         .init();
 }
 

@@ -20,7 +20,8 @@ use crate::stats::{ReportBuilder, StatsOptions};
 pub enum Status {
     /// Done, nothing to report.
     Clean,
-    /// Done, with findings (`check`) — exit code 1.
+    /// Done, with findings (`check`), or done but for what `--open` asked
+    /// (the browser failed) — exit code 1.
     Findings,
 }
 
@@ -333,11 +334,20 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
     if args.redact_dry_run {
         return redact_dry_run(args);
     }
+    if args.output.as_os_str() == "-" {
+        anyhow::bail!(
+            "a site is a folder of pages, it cannot go to stdout: give a folder (`-o site`); \
+             `cctree export TARGET -o -` prints one conversation"
+        );
+    }
     let selection = selection(&args.select, &args.input)?;
     let t0 = std::time::Instant::now();
     let archive = discover::discover(&args.input)?;
     notes(&archive, quiet);
     tracing::debug!("discovered in {:.3} s", t0.elapsed().as_secs_f64());
+    // The hint to redact is for a site about to be published: a new one, or
+    // one given the URL it is published at.
+    let new_site = !args.output.join("index.html").exists();
     let opts = BuildOptions {
         output: args.output.clone(),
         page_size: args.page_size,
@@ -358,7 +368,7 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
         for note in &summary.notes {
             crate::term::print_err(&format!("note: {note}\n"));
         }
-        if !redact {
+        if !redact && (new_site || args.base_url.is_some() || args.sitemap) {
             crate::term::print_err(
                 "hint: before publishing the site, render it with --redact to replace API keys, tokens and passwords\n",
             );
@@ -366,8 +376,14 @@ fn build(args: &RenderArgs, quiet: bool) -> Result<Status> {
     }
     if args.open {
         let index = args.output.join("index.html");
-        opener::open_browser(&index)
-            .with_context(|| format!("the site is written, but cannot open {} in a browser", index.display()))?;
+        if let Err(e) = crate::browser::open(&index.to_string_lossy()) {
+            // Said even with -q: what was asked for did not happen.
+            crate::term::print_err(&format!(
+                "error: the site is written, but the browser did not open it: {e:#}\nhint: open {} yourself\n",
+                crate::term::safe(index.display())
+            ));
+            return Ok(Status::Findings);
+        }
     }
     Ok(Status::Clean)
 }
@@ -515,7 +531,7 @@ fn stats(args: &StatsArgs, quiet: bool) -> Result<Status> {
             .with_archive(record)
             .with_history(crate::recover::history_for(&archive.root).is_some())
             .selected(!selection.is_everything());
-    for_each_project(archive, &selection, quiet, |p| {
+    for_each_project(archive, &selection, quiet, true, |p| {
         let t = std::time::Instant::now();
         let recovered = recovery.sessions(p);
         builder.add_recovered(&recovered.into_iter().filter(|s| selection.keeps_recovered(s)).collect::<Vec<_>>());
@@ -527,7 +543,7 @@ fn stats(args: &StatsArgs, quiet: bool) -> Result<Status> {
     if args.json {
         print_json(&report)?;
     } else {
-        print_out(&crate::stats::table(&report))?;
+        print_out(&crate::stats::table(&report, crate::term::stdout_width()))?;
     }
     Ok(Status::Clean)
 }
@@ -631,9 +647,8 @@ fn prices(args: &crate::cli::PricesArgs) -> Result<Status> {
 }
 
 fn completions(args: &CompletionsArgs) -> Result<Status> {
-    use clap::CommandFactory;
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "cctree", &mut script);
+    clap_complete::generate(args.shell, &mut crate::cli::command(), "cctree", &mut script);
     print_document(&script)?;
     Ok(Status::Clean)
 }
@@ -641,8 +656,7 @@ fn completions(args: &CompletionsArgs) -> Result<Status> {
 /// `cctree man`: cctree(1) on stdout; with `--dir`, it and one page per
 /// command (`cctree-render.1`…) written into the directory.
 fn man(args: &ManArgs, quiet: bool) -> Result<Status> {
-    use clap::CommandFactory;
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+    let mut cmd = crate::cli::command().disable_help_subcommand(true);
     cmd.build();
     let page = |cmd: &clap::Command| -> Result<(String, Vec<u8>)> {
         let man = clap_mangen::Man::new(cmd.clone());
@@ -690,7 +704,8 @@ fn check(args: &CheckArgs, quiet: bool) -> Result<Status> {
     let archive = discover::discover(&args.input)?;
     notes(&archive, quiet);
     let mut findings = Vec::new();
-    for_each_project(archive, &selection, quiet, |p| {
+    // Each warning about a line is a finding, printed once, in line order.
+    for_each_project(archive, &selection, quiet, false, |p| {
         findings.extend(crate::check::check_project(p));
         Ok(())
     })?;

@@ -456,8 +456,10 @@ impl ReportBuilder {
     }
 }
 
-/// A fixed-width table for terminals (names escaped, see [`crate::term`]).
-pub fn table(r: &Report) -> String {
+/// A table for terminals (names escaped, see [`crate::term`]), as narrow as
+/// its numbers allow and no wider than `width` columns when it can: long
+/// project names are cut from the left (`…` and their end) to fit.
+pub fn table(r: &Report, width: Option<usize>) -> String {
     type Column = (&'static str, fn(&Counts) -> u64);
     let cols: [Column; 12] = [
         ("files", |c| c.files),
@@ -477,10 +479,27 @@ pub fn table(r: &Report) -> String {
     let mut rows: Vec<(String, &Counts)> =
         r.per_project.iter().map(|(n, c)| (crate::term::escape(n).into_owned(), c)).collect();
     rows.push(("TOTAL".into(), &r.total));
-    let name_w = rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(7).clamp(7, 48);
-    let mut out = format!("{:<name_w$}", "project");
-    for (h, _) in &cols {
-        let _ = write!(out, " {h:>9}");
+    // Each column as wide as its header or its widest number.
+    let widths: Vec<usize> = cols
+        .iter()
+        .map(|(h, f)| rows.iter().map(|(_, c)| f(c).to_string().len()).max().unwrap_or(0).max(h.len()))
+        .collect();
+    let numbers: usize = widths.iter().map(|w| w + 1).sum();
+    let longest = rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(7);
+    let room = width.map_or(48, |w| w.saturating_sub(numbers)).clamp(12, 48);
+    let name_w = longest.clamp(7, room);
+    let mut out = String::new();
+    if width.is_some_and(|w| name_w.min(longest) + numbers > w) {
+        // Too narrow for the table: each project's counts as a paragraph.
+        for (name, c) in &rows {
+            let counts: Vec<String> = cols.iter().map(|(h, f)| format!("{h} {}", f(c))).collect();
+            let _ = writeln!(out, "{name}\n{}", crate::term::wrap(&format!("  {}", counts.join(", ")), width));
+        }
+        return with_totals(out, r, width);
+    }
+    let _ = write!(out, "{:<name_w$}", "project");
+    for ((h, _), w) in cols.iter().zip(&widths) {
+        let _ = write!(out, " {h:>w$}");
     }
     out.push('\n');
     for (name, c) in rows {
@@ -491,43 +510,56 @@ pub fn table(r: &Report) -> String {
             name
         };
         let _ = write!(out, "{name:<name_w$}");
-        for (_, f) in &cols {
-            let _ = write!(out, " {:>9}", f(c));
+        for ((_, f), w) in cols.iter().zip(&widths) {
+            let _ = write!(out, " {:>w$}", f(c));
         }
         out.push('\n');
     }
+    with_totals(out, r, width)
+}
+
+/// The table's last lines: what the archive holds besides the counts.
+fn with_totals(mut out: String, r: &Report, width: Option<usize>) -> String {
     let _ = writeln!(
         out,
-        "summaries {} (attached {}), compactions {} (full {}, from here {}, up to here {}; {} kept messages), \
+        "{}",
+        crate::term::wrap(
+            &format!(
+                "summaries {} (attached {}), compactions {} (full {}, from here {}, up to here {}; {} kept messages), \
          microcompactions {}, agents {}, {} bytes",
-        r.total.summaries,
-        r.total.summaries_attached,
-        r.total.compactions,
-        r.total.compactions_full,
-        r.total.compactions_from,
-        r.total.compactions_up_to,
-        r.total.compactions_kept_messages,
-        r.total.microcompactions,
-        r.total.agents,
-        r.total.bytes
+                r.total.summaries,
+                r.total.summaries_attached,
+                r.total.compactions,
+                r.total.compactions_full,
+                r.total.compactions_from,
+                r.total.compactions_up_to,
+                r.total.compactions_kept_messages,
+                r.total.microcompactions,
+                r.total.agents,
+                r.total.bytes
+            ),
+            width
+        )
     );
     if let Some(rc) = &r.recovered {
         use crate::term::plural;
-        let _ = writeln!(
-            out,
+        let line = format!(
             "recovered from the prompt history: {} whose transcript is gone ({})",
             plural(rc.sessions, "session", "sessions"),
             plural(rc.prompts, "prompt", "prompts")
         );
+        let _ = writeln!(out, "{}", crate::term::wrap(&line, width));
     }
     if let Some(a) = &r.archive {
         let o = &a.only_in_archive;
         use crate::term::plural;
-        let _ = writeln!(
-            out,
-            "archive of {}: kept after the source deleted it: {} ({}, {}), {} in {} found nowhere else; \
+        let line = format!(
+            "archive{}: kept after the source deleted it: {} ({}, {}), {} in {} found nowhere else; \
              {} of rewritten files; {} moved at the source",
-            crate::term::escape(&a.source),
+            match a.source.as_str() {
+                "" => String::new(),
+                source => format!(" of {}", crate::term::escape(source)),
+            },
             plural(o.files, "file", "files"),
             plural(o.lines, "line", "lines"),
             plural(o.bytes, "byte", "bytes"),
@@ -536,6 +568,7 @@ pub fn table(r: &Report) -> String {
             plural(o.kept_versions, "previous version", "previous versions"),
             plural(a.moved_at_source, "file", "files")
         );
+        let _ = writeln!(out, "{}", crate::term::wrap(&line, width));
     }
     out
 }

@@ -192,6 +192,37 @@ fn escape_log(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The width of the terminal stdout is, when it is one; else `COLUMNS`
+/// when it is set (`None`: a pipe or a file, where nothing wraps).
+pub fn stdout_width() -> Option<usize> {
+    console::Term::stdout()
+        .size_checked()
+        .map(|(_, cols)| usize::from(cols))
+        .or_else(|| std::env::var("COLUMNS").ok()?.trim().parse().ok())
+        .filter(|w| *w > 0)
+}
+
+/// `text` wrapped at spaces to lines of at most `width` characters (a word
+/// longer than that stands alone on its line); unwrapped with no width.
+pub fn wrap(text: &str, width: Option<usize>) -> String {
+    let Some(width) = width else { return text.to_string() };
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split(' ') {
+        let n = word.chars().count();
+        if line > 0 && line + 1 + n > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += n;
+    }
+    out
+}
+
 /// The log's writer: stderr, escaped (see [`escape_log`]), errors ignored.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Stderr;
@@ -266,6 +297,41 @@ impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Stderr {
 
     fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> Self::Writer {
         LogWriter { warning: *meta.level() == tracing::Level::WARN }
+    }
+}
+
+/// How the log writes an event: `warning: …`, `error: …` (as cctree's own
+/// `error:` and `note:` lines), `info: …` and below; the level coloured
+/// when `colour`.
+#[derive(Debug, Clone, Copy)]
+pub struct LogFormat {
+    pub colour: bool,
+}
+
+impl<S, N> tracing_subscriber::fmt::FormatEvent<S, N> for LogFormat
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    N: for<'a> tracing_subscriber::fmt::FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &tracing_subscriber::fmt::FmtContext<'_, S, N>,
+        mut w: tracing_subscriber::fmt::format::Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        let (word, sgr) = match *event.metadata().level() {
+            tracing::Level::ERROR => ("error", "1;31"),
+            tracing::Level::WARN => ("warning", "1;33"),
+            tracing::Level::INFO => ("info", "1;32"),
+            tracing::Level::DEBUG => ("debug", "1;34"),
+            tracing::Level::TRACE => ("trace", "1;35"),
+        };
+        match self.colour {
+            true => write!(w, "\x1b[{sgr}m{word}:\x1b[0m ")?,
+            false => write!(w, "{word}: ")?,
+        }
+        ctx.field_format().format_fields(w.by_ref(), event)?;
+        writeln!(w)
     }
 }
 

@@ -114,7 +114,10 @@ pub fn check_project(p: &Project) -> Vec<Finding> {
         out.retain(|f| f.kind != *general || !at.contains(&(f.file.as_str(), f.line)));
     }
     out.extend(own);
-    out.sort();
+    // In the order of the files and their lines, as a reader goes through them.
+    out.sort_by(|a, b| {
+        (&a.file, a.line, a.kind, &a.uuid, &a.message).cmp(&(&b.file, b.line, b.kind, &b.uuid, &b.message))
+    });
     out
 }
 

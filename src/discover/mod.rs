@@ -76,17 +76,40 @@ pub fn claimed(dir: &Path) -> Result<Option<Scanned>> {
     Ok(Some(s))
 }
 
-/// The agent of a file given alone, likewise.
-fn agent_of_file(path: &Path) -> Client {
+/// The agent of a file given alone, likewise; an error when no agent
+/// claims it and it is not JSON at all (a README given by mistake is one
+/// error naming it, not a warning for each of its lines).
+fn agent_of_file(path: &Path) -> Result<Client> {
     let mut otherwise = None;
     for c in agent::ALL {
         match agent::of(*c).claims_file(path) {
-            Claim::Yes(_) => return *c,
+            Claim::Yes(_) => return Ok(*c),
             Claim::Otherwise => otherwise = otherwise.or(Some(*c)),
             Claim::No => {}
         }
     }
-    otherwise.unwrap_or(agent::ALL[0])
+    if let Some(first) = first_byte(path)
+        && !matches!(first, b'{' | b'[')
+    {
+        bail!(
+            "{} is not a transcript: it does not begin with JSON. cctree reads the transcripts of {} \
+             (their folders, or their session files): pass one of those",
+            path.display(),
+            agent::ALL.iter().map(|c| c.product()).collect::<Vec<_>>().join(", ")
+        );
+    }
+    Ok(otherwise.unwrap_or(agent::ALL[0]))
+}
+
+/// The first byte of a file that is not white space nor a byte-order mark,
+/// from its first 4 KB (`None`: nothing there, or it cannot be read: the
+/// reader says so later).
+fn first_byte(path: &Path) -> Option<u8> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path).ok()?.take(crate::limits::MARK_PROBE).read_to_end(&mut head).ok()?;
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    head.iter().copied().find(|b| !b.is_ascii_whitespace())
 }
 
 /// Resolves the inputs given on the command line (none: every default
@@ -108,7 +131,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
             .with_context(|| format!("cannot read input {}: check the path exists and is readable", input.display()))?;
         if meta.is_file() {
             let parent = input.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
-            loose.entry((parent, agent_of_file(input))).or_default().push(input.clone());
+            loose.entry((parent, agent_of_file(input)?)).or_default().push(input.clone());
             read.push(input.clone());
             continue;
         }

@@ -190,12 +190,16 @@ fn run_http(
 ) -> Result<()> {
     let addr = listener.local_addr().context("the address served")?;
     let url = url_of(addr);
-    if !opts.quiet {
+    // Even with -q, the URL is said when it is not the one asked for (the
+    // default port was taken).
+    let moved = opts.port.is_none() && addr.port() != SERVE_PORT;
+    if !opts.quiet || moved {
         note(&format!("serving {} at {url} (Ctrl-C to stop)", crate::term::safe(opts.site.display())));
     }
     if opts.open {
-        if let Err(e) = opener::open_browser(&url) {
-            tracing::warn!("cannot open {url} in a browser: {e}");
+        if let Err(e) = crate::browser::open(&url) {
+            // Said even with -q: what was asked for did not happen.
+            crate::term::print_err(&format!("error: the browser did not open {url}: {e:#}\nhint: open it yourself\n"));
         }
     }
     let shared = Arc::new(http::Shared::new(opts.site.clone(), addr, news.generation, news.stopping));

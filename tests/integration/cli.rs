@@ -105,10 +105,10 @@ fn real_corpus_checks_without_errors() {
     assert!(v["findings"].as_array().unwrap().iter().all(|f| f["file"].is_string() && f["line"].is_u64()));
 }
 
-/// The `WARN` lines of a run's stderr, and the count its summary line gives.
+/// The `warning:` lines of a run's stderr, and the count its summary line gives.
 fn warnings_of(stderr: &str) -> (Vec<String>, usize) {
     let lines: Vec<String> =
-        stderr.lines().filter_map(|l| l.trim_start().strip_prefix("WARN ")).map(str::to_string).collect();
+        stderr.lines().filter_map(|l| l.trim_start().strip_prefix("warning: ")).map(str::to_string).collect();
     let summary = stderr.lines().find(|l| l.starts_with("rendered ")).unwrap_or_else(|| panic!("no summary: {stderr}"));
     let n = summary
         .split(" warnings in ")
@@ -384,7 +384,7 @@ fn colour_follows_no_color_and_color() {
         }
         let t = on_terminal(&mut cmd);
         assert!(t.status.success(), "{}", t.terminal);
-        assert!(t.terminal.contains("WARN"), "{}", t.terminal);
+        assert!(t.terminal.contains("warning:"), "{}", t.terminal);
         colours(&t.terminal)
     };
     assert!(render(&[], None) > 0, "no colour on a terminal");

@@ -261,8 +261,16 @@ fn the_code_map_is_short_and_names_only_paths_that_exist() {
         let path_like = span.contains('/') || [".rs", ".md", ".json", ".toml", ".js"].iter().any(|x| span.ends_with(x));
         // Not paths: a URL, a doc comment's marker, an extension alone, and
         // the one folder named of the site cctree writes, not of the tree.
-        let elsewhere = span.contains(':') || span.starts_with("//") || !span.get(1..).is_some_and(|s| s.contains(['.', '/'])) || span == ".cctree-cache/";
-        if !path_like || elsewhere || span.contains([' ', '<', '*', '(']) || span.starts_with("--") || span.starts_with('~') {
+        let elsewhere = span.contains(':')
+            || span.starts_with("//")
+            || !span.get(1..).is_some_and(|s| s.contains(['.', '/']))
+            || span == ".cctree-cache/";
+        if !path_like
+            || elsewhere
+            || span.contains([' ', '<', '*', '('])
+            || span.starts_with("--")
+            || span.starts_with('~')
+        {
             continue;
         }
         named.push(span.to_string());

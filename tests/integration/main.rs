@@ -27,6 +27,7 @@ mod fork;
 mod imports;
 mod incremental;
 mod layering;
+mod newcomer;
 mod paths;
 mod props;
 mod recover;

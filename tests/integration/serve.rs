@@ -539,7 +539,7 @@ fn a_warning_is_printed_once_across_renders() {
     let summaries = |log: &str| -> Vec<String> {
         log.lines().filter(|l| l.contains("rendered ") && l.contains(" in ")).map(str::to_string).collect()
     };
-    let malformed = |log: &str| log.lines().filter(|l| l.contains("WARN") && l.contains("malformed JSON")).count();
+    let malformed = |log: &str| log.lines().filter(|l| l.contains("warning:") && l.contains("malformed JSON")).count();
     let log = server.log();
     assert_eq!(malformed(&log), 1, "{log}");
     assert!(summaries(&log)[0].contains(", 1 warning in "), "{log}");

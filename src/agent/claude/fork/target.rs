@@ -104,11 +104,19 @@ pub fn resolve(target: &str, projects: Option<&Path>) -> Result<Resolved> {
         }
     }
     let looked: Vec<String> = places.iter().map(|p| p.dir.display().to_string()).collect();
-    bail!(
-        "{target} is neither a session id nor a message uuid in {}: pass --projects DIR, the projects directory \
-         that holds it (the one the site was rendered from)",
-        looked.join(" or ")
-    )
+    match projects {
+        // The folder was given: the id is what to check.
+        Some(_) => bail!(
+            "{target} is neither a session id (or the start of one) nor a message uuid in {}: check the id \
+             (a page's fork command names it)",
+            looked.join(" or ")
+        ),
+        None => bail!(
+            "{target} is neither a session id (or the start of one) nor a message uuid in {}: pass --projects DIR, \
+             the projects directory that holds it (the one the site was rendered from)",
+            looked.join(" or ")
+        ),
+    }
 }
 
 /// TARGET as a session id found by the name of its file alone (`<id>.jsonl`
@@ -129,17 +137,43 @@ pub fn resolve_named(target: &str, projects: Option<&Path>) -> Result<Option<Res
     Ok(None)
 }
 
-/// The session `target` names by its file `<target>.jsonl` in the projects directory `dir`.
+/// The session `target` names by its file `<target>.jsonl` in the projects
+/// directory `dir`, else by the start of its name ([`ID_PREFIX_MIN`]+
+/// characters, as `export` and `--at` take ids), when one file alone
+/// starts so; an error naming them when several do.
 fn find_named(target: &str, dir: &Path) -> Result<Option<Resolved>> {
     let dirs = list_projects(dir)?;
-    let file_name = format!("{target}.jsonl");
-    let Some(d) = dirs.iter().find(|d| d.join(&file_name).is_file()) else { return Ok(None) };
-    let project = load(d)?;
+    let mut file_name = format!("{target}.jsonl");
+    let mut found = dirs.iter().find(|d| d.join(&file_name).is_file()).cloned();
+    if found.is_none() && target.len() >= ID_PREFIX_MIN {
+        let mut hits: Vec<(PathBuf, String)> = Vec::new();
+        for d in &dirs {
+            let Ok(list) = std::fs::read_dir(d) else { continue };
+            for e in list.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with(target) && name.ends_with(".jsonl") && e.path().is_file() {
+                    hits.push((d.clone(), name));
+                }
+            }
+        }
+        hits.sort();
+        match hits.as_slice() {
+            [] => {}
+            [(d, name)] => (found, file_name) = (Some(d.clone()), name.clone()),
+            many => bail!(
+                "{target} is ambiguous: {} sessions start with it:\n{}",
+                many.len(),
+                many.iter().map(|(_, n)| format!("  {}", n.trim_end_matches(".jsonl"))).collect::<Vec<_>>().join("\n")
+            ),
+        }
+    }
+    let Some(d) = found else { return Ok(None) };
+    let project = load(&d)?;
     let session_file = file_index(&project, &d.join(&file_name));
     Ok(Some(Resolved {
         dest: project.source.dir.clone(),
         project,
-        session: target.to_string(),
+        session: file_name.trim_end_matches(".jsonl").to_string(),
         session_file,
         message: None,
         archive: dirs.clone(),
