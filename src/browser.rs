@@ -91,9 +91,13 @@ mod tests {
     fn a_browser_command_is_run_by_the_shell_and_its_failure_said() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("opened");
-        let ok = format!("sh -c 'printf %s \"$1\" > {}' x", out.display());
+        let ok = format!("f() {{ echo \"$1\" > '{}'; }}; f", out.display());
         run(shell(&ok, "http://127.0.0.1:1/a b")).unwrap();
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), "http://127.0.0.1:1/a b");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "http://127.0.0.1:1/a b\n");
+        // `%s` stands for the page where the command puts it.
+        let at = format!("echo %s > '{}'", out.display());
+        run(shell(&at, "page")).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "page\n");
         let e = run(shell("false", "x")).unwrap_err().to_string();
         assert!(e.contains("failed"), "{e}");
         let e = run(shell("exit 3; :", "x")).unwrap_err().to_string();

@@ -501,6 +501,12 @@ fn parse_agent(s: &str) -> Result<crate::model::Client, String> {
 /// the help's last lines) and `-j` left out of the commands that run no
 /// worker.
 pub fn command() -> clap::Command {
+    coloured(clap::ColorChoice::Auto)
+}
+
+/// [`command`], coloured as `color` says (set before the command is built,
+/// so that every subcommand's help and errors follow it).
+pub fn coloured(color: clap::ColorChoice) -> clap::Command {
     use clap::CommandFactory;
     let folders: Vec<String> = crate::agent::ALL
         .iter()
@@ -516,11 +522,23 @@ pub fn command() -> clap::Command {
             format!("  {:<14} {dir}  ({})", c.product(), a.default_hint())
         })
         .collect();
-    let mut cmd =
-        Cli::command().after_help(format!("Default folders read when no INPUT is given:\n{}", folders.join("\n")));
-    cmd.build();
+    let mut cmd = Cli::command()
+        .color(color)
+        .after_help(format!("Default folders read when no INPUT is given:\n{}", folders.join("\n")));
+    // A command that runs no worker keeps `-j` (a global option: `cctree
+    // -j 2 prices` stays valid) out of its help: its own hidden `jobs`
+    // stands where the global one would be propagated.
     for sub in ["prices", "completions", "man"] {
-        cmd = cmd.mut_subcommand(sub, |s| s.mut_arg("jobs", |a| a.hide(true)));
+        cmd = cmd.mut_subcommand(sub, |s| {
+            s.arg(
+                clap::Arg::new("jobs")
+                    .long("jobs")
+                    .short('j')
+                    .value_name("N")
+                    .value_parser(clap::value_parser!(usize))
+                    .hide(true),
+            )
+        });
     }
     cmd
 }

@@ -24,7 +24,7 @@ fn main() -> ExitCode {
         Some(ColorWhen::Never) => clap::ColorChoice::Never,
         _ => clap::ColorChoice::Auto,
     };
-    let matches = match cctree::cli::command().color(color).try_get_matches_from(&args) {
+    let matches = match cctree::cli::coloured(color).try_get_matches_from(&args) {
         Ok(m) => m,
         Err(e) => return usage_error(&e),
     };

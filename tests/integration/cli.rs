@@ -424,7 +424,7 @@ fn verbose_and_rust_log_show_the_log() {
         assert!(out.status.success(), "{}", stderr(&out));
         stderr(&out)
     };
-    let debug = |text: &str| text.lines().any(|l| l.contains("DEBUG") && l.contains("stats in"));
+    let debug = |text: &str| text.lines().any(|l| l.starts_with("debug: ") && l.contains("stats in"));
     assert!(!debug(&run(&["stats"], &[])), "the log shows by default");
     assert!(debug(&run(&["-vv", "stats"], &[])), "-vv shows no debug log");
     assert!(debug(&run(&["stats", "--verbose", "--verbose"], &[])), "--verbose --verbose shows no debug log");
