@@ -41,7 +41,19 @@ view_enum! {
         Result(StandaloneResult),
         Persisted(PersistedNote),
         ResultText(ResultText),
+        Reminder(Reminder),
     }
+}
+
+/// Text the client put into a tool's output for the model (a
+/// `<system-reminder>`): not what the tool returned, folded apart and
+/// shown with the system entries; the search finds it only when asked.
+#[derive(Debug, Template)]
+#[template(path = "blocks/reminder.html")]
+pub(crate) struct Reminder {
+    /// `system-reminder`.
+    pub(crate) tag: String,
+    pub(crate) body: Box<Block>,
 }
 
 /// The raw JSON of an entry or block, collapsed ([`JsonDetails`], written

@@ -30,7 +30,7 @@ use crate::render::html::highlight::{file_block, numbered_file};
 use crate::render::html::{Html, filters, view_enum};
 use crate::render::plain::{cut, excerpt, human_size, is_cut};
 use crate::render::site::urls::{Href, external};
-use crate::render::views::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
+use crate::render::views::blocks::{Block, Markdown, PersistedNote, Reminder, ResultText, ShellInput};
 use crate::render::views::inputs::{ItemInputs, Shown};
 use crate::render::views::message::note;
 use crate::render::views::page_state::{PageCtx, fold};
@@ -290,7 +290,10 @@ pub(crate) fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, it: &ItemInputs) -> T
     };
     let result = found.as_ref().zip(res).map(|(f, r)| {
         let id = cx.take_anchor(&f.shown);
-        let body = if show_result || r.is_error { result_body(cx, &c.input, r) } else { result_text(cx, &r.text) };
+        let (plain, reminders) = without_reminders(r);
+        let r = plain.as_ref().unwrap_or(r);
+        let mut body = if show_result || r.is_error { result_body(cx, &c.input, r) } else { result_text(cx, &r.text) };
+        body.extend(reminders.iter().map(|t| reminder(cx, t)));
         ResultView { id, body }
     });
     ToolView {
@@ -551,7 +554,27 @@ fn plan_of<'v>(input: &'v str, detail: Option<&'v ResultDetail<'_>>) -> &'v str 
 /// A tool result shown on its own (its call is on another line, or
 /// missing): its text and images.
 pub(crate) fn standalone_result(cx: &mut PageCtx<'_>, r: &ToolOutput<'_>, it: &ItemInputs) -> StandaloneResult {
-    StandaloneResult { call: it.call_of_result(&r.use_id), body: result_body(cx, &ToolInput::Other, r) }
+    let (plain, reminders) = without_reminders(r);
+    let mut body = result_body(cx, &ToolInput::Other, plain.as_ref().unwrap_or(r));
+    body.extend(reminders.iter().map(|t| reminder(cx, t)));
+    StandaloneResult { call: it.call_of_result(&r.use_id), body }
+}
+
+/// A result whose text holds reminders the client put there for the model
+/// (`<system-reminder>`): the result without them, and their texts.
+fn without_reminders<'a>(r: &ToolOutput<'a>) -> (Option<ToolOutput<'a>>, Vec<String>) {
+    match crate::render::plain::split_reminders(&r.text) {
+        None => (None, Vec::new()),
+        Some((rest, found)) => {
+            let found = found.into_iter().map(str::to_string).collect();
+            (Some(ToolOutput { text: rest.into(), ..r.clone() }), found)
+        }
+    }
+}
+
+/// A reminder, folded apart from the output it was in ([`Reminder`]).
+fn reminder(cx: &mut PageCtx<'_>, text: &str) -> Block {
+    Block::Reminder(Reminder { tag: "system reminder".into(), body: Box::new(cx.output(text, "Reminder", "wrap")) })
 }
 
 /// What a result shows, by kind of tool: the file read, Markdown (agents,
