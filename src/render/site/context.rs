@@ -108,6 +108,8 @@ pub(crate) struct ProjectCtx<'a> {
     branch_ix: IdVec<BranchId, usize>,
     /// Position of each node in its branch's run (for the end of an item).
     pub(crate) pos: IdVec<NodeId, usize>,
+    /// The fork points on each branch, by their position on it.
+    line_forks: FxHashMap<BranchId, Vec<(usize, NodeId)>>,
     /// Sessions written by `cctree fork`.
     pub(crate) own_forks: FxHashSet<SessionId>,
     /// Copies of a node's uuid whose content differs (P1): shown with the node,
@@ -206,6 +208,7 @@ impl<'a> ProjectCtx<'a> {
             legal_by_conversation: IdVec::new(),
             branch_ix: IdVec::filled(usize::MAX, g.branches.len()),
             pos: IdVec::filled(0, g.nodes.len()),
+            line_forks: FxHashMap::default(),
             own_forks: g.own_fork_sessions(e),
             conflicts: g
                 .findings
@@ -266,6 +269,14 @@ impl<'a> ProjectCtx<'a> {
             for (i, &n) in b.nodes.iter().enumerate() {
                 self.pos[n] = i;
             }
+        }
+        for c in &g.conversations {
+            for f in &c.fork_points {
+                self.line_forks.entry(f.branch).or_default().push((self.pos[f.node], f.node));
+            }
+        }
+        for list in self.line_forks.values_mut() {
+            list.sort_unstable();
         }
         self.legal = IdVec::filled(false, g.nodes.len());
         match self.paths.checkpoints {
@@ -442,6 +453,14 @@ impl<'a> ProjectCtx<'a> {
     /// A link to where branch `b` is read: its own page, or its place on
     /// a shared page.
     pub(crate) fn branch_href(&self, from_dir: &str, b: BranchId) -> Href {
+        // One file: each message once, the active line's in the first
+        // section; a branch is where its first message is.
+        if self.links == Links::OneFile {
+            let first = self.graph().branches[b].first;
+            if let Some(h) = self.message_link(from_dir, None, first, true) {
+                return h;
+            }
+        }
         let frag = self.group_lead.contains_key(&b).then(|| self.branch_anchor(b));
         self.href(from_dir, &self.branch_dirs[b], &page_file(0), frag.as_deref())
     }
@@ -553,6 +572,25 @@ impl<'a> ProjectCtx<'a> {
             Some(key) => format!("{key}.{}", k + 1),
             None => format!("{}.{}", self.fork_numbers.get(&node).copied().unwrap_or(0), k + 1),
         }
+    }
+
+    /// The branch a message of a conversation with forks is read on, as the
+    /// map and the fork-point index name it: `main`, `12.2`, or after a
+    /// fork on its branch that fork's `.1` (`15.1`).
+    pub(crate) fn line_name(&self, node: NodeId) -> Option<String> {
+        let b = self.graph().node(node).branch?;
+        Some(match self.fork_before(node) {
+            Some(f) => self.fork_branch_label(f, 0),
+            None => self.labels[b].clone(),
+        })
+    }
+
+    /// The last fork point before `node` on its branch, if any.
+    pub(crate) fn fork_before(&self, node: NodeId) -> Option<NodeId> {
+        let b = self.graph().node(node).branch?;
+        let forks = self.line_forks.get(&b).map_or(&[][..], Vec::as_slice);
+        let before = forks.partition_point(|(p, _)| *p < self.pos[node]);
+        before.checked_sub(1).map(|k| forks[k].1)
     }
 
     /// How a branch page names the branch fork point `node` is on: `the
