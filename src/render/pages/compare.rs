@@ -252,7 +252,7 @@ pub(crate) fn inputs<'c>(ctx: &'c ProjectCtx<'_>, fork: NodeId) -> Option<Compar
             Some(column_inputs(ctx, (label, words, href), branch, nodes))
         })
         .collect();
-    let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
+    let title = crate::render::plain::plain_excerpt(&g.conversations[conv].title, TITLE_CHARS);
     Some(CompareInputs {
         fork: Unhashed(fork),
         fork_read: Read::of(ctx, g.nodes[fork].entry),

@@ -14,7 +14,7 @@ use crate::limits::TITLE_CHARS;
 use crate::render::html::filters;
 use crate::render::pages::templates::{Crumb, Pager, Time};
 use crate::render::pages::track::crumbs;
-use crate::render::plain::{excerpt, prompt_words};
+use crate::render::plain::prompt_words;
 use crate::render::site::context::ProjectCtx;
 use crate::render::site::urls::{Href, Root, page_count, sibling_page};
 
@@ -86,7 +86,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
             })
         })
         .collect();
-    let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
+    let title = crate::render::plain::plain_excerpt(&g.conversations[conv].title, TITLE_CHARS);
     Some(ForkListPage {
         root: Root::of(&dir),
         title: format!("fork {} · {title}", ctx.fork_name(fork)),

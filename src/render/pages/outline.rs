@@ -229,7 +229,7 @@ fn branch_row(
     active: &FxHashSet<NodeId>,
 ) -> Option<(OutlineRow, Option<BranchId>)> {
     let g = p.graph();
-    let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
+    let summary = |br: &crate::graph::Branch| crate::render::plain::plain_text(br.summary.as_deref().unwrap_or(""));
     let (fp, depth) = (f.fp, f.depth);
     let child = fp.children[k];
     let text = prompt_words(p.project.source.client, fp.labels.get(k).map_or("", |l| &**l), OUTLINE_LABEL_CHARS);

@@ -9,7 +9,7 @@ use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES, UNTITL
 use crate::render::pages::recovered;
 use crate::render::pages::templates::{AgentRow, ConvRow, Listed, Pager, ProjectPage, RecoveredRow, Shown, Time};
 use crate::render::pages::track::crumbs;
-use crate::render::plain::{excerpt, plain_excerpt, prompt_words};
+use crate::render::plain::{plain_excerpt, prompt_words};
 use crate::render::site::context::ProjectCtx;
 use crate::render::site::urls::{Root, href, page_file, sibling_page};
 use crate::render::views::blocks::Block;
@@ -174,7 +174,7 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
         title: if untitled {
             prompt_words(ctx.project.source.client, &c.title, UNTITLED_CHARS)
         } else {
-            excerpt(&c.title, LISTED_TITLE_CHARS)
+            crate::render::plain::plain_excerpt(&c.title, LISTED_TITLE_CHARS)
         },
         href: href(&ctx.dir, &ctx.conv_dirs[i], "index.html", None),
         first_prompt: if untitled {

@@ -198,8 +198,6 @@ pub(crate) struct ActiveTrack {
     pub(crate) page: Href,
     /// The number of its last message.
     pub(crate) last: u32,
-    /// How many other branches the conversation has.
-    pub(crate) others: usize,
 }
 
 /// The page of a main branch (in a conversation with forks).
@@ -319,11 +317,18 @@ pub(crate) struct TrackHead {
     pub(crate) heading: String,
     pub(crate) subheading: String,
     pub(crate) facts: Vec<Fact>,
+    /// Facts folded under `more_summary` (a conversation's sessions, its
+    /// `cctree fork`s, its tokens): read on demand, so that the first
+    /// message is on the first screen.
+    pub(crate) more_facts: Vec<Fact>,
+    pub(crate) more_summary: String,
     /// A branch page: where it forked from.
     pub(crate) forked_from: Option<ForkedFrom>,
     /// An agent page: the tool call that spawned it.
     pub(crate) spawned_by: Option<Href>,
     pub(crate) outline: Vec<OutlineRow>,
+    /// What the folded fork-point index holds (`2 forks · 3 branches`).
+    pub(crate) outline_summary: String,
     /// The conversation's map (its first page).
     pub(crate) map: Option<MapView>,
     /// The conversation page of a conversation with forks (first page).

@@ -44,6 +44,11 @@ pub(crate) struct MessageView {
     pub(crate) fork: String,
     /// The client's command that resumes the fork (`claude -r`).
     pub(crate) resume: &'static str,
+    /// The search index takes it from the conversation page, which shows it
+    /// too ([`ItemInputs::indexed_elsewhere`]).
+    pub(crate) indexed_elsewhere: bool,
+    /// Where a search result says it is read ([`ItemInputs::place`]).
+    pub(crate) place: Option<String>,
 }
 
 impl MessageView {
@@ -133,6 +138,8 @@ pub(crate) fn render_item(cx: &mut PageCtx<'_>, it: &ItemInputs) -> MessageView 
         time: Some(Time::at(it.time)),
         fork: it.fork_command.clone().unwrap_or_default(),
         resume: cx.p.project.source.client.resume_command(),
+        indexed_elsewhere: it.indexed_elsewhere,
+        place: it.place.clone(),
         ..MessageView::default()
     };
     if e.kind == Kind::Assistant {
@@ -243,7 +250,10 @@ fn block(cx: &mut PageCtx<'_>, b: &model::Block<'_>, it: &ItemInputs, synthetic:
             if t.trim().is_empty() {
                 note("Thinking (not recorded)")
             } else {
-                Block::Thinking(Thinking { hint: excerpt(t, THINKING_SUMMARY_CHARS), body: cx.folded_markdown(t) })
+                Block::Thinking(Thinking {
+                    hint: crate::render::plain::plain_excerpt(t, THINKING_SUMMARY_CHARS),
+                    body: cx.folded_markdown(t),
+                })
             }
         }
         model::Block::RedactedThinking => note("Thinking (redacted)"),
