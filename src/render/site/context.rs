@@ -369,7 +369,7 @@ impl<'a> ProjectCtx<'a> {
                     (Some(f), Some(_)) => *self.fork_numbers.get(&f).unwrap_or(&0),
                     _ => 0,
                 };
-                let lay = layout(g, e, &br.nodes, first_number, self.page_size);
+                let lay = layout(self.project.source.client, g, e, &br.nodes, first_number, self.page_size);
                 self.index(TrackId::Branch(b), &lay);
                 for fp in g.forks_on(b) {
                     let n = self.loc[fp.node].map_or(0, |l| lay.items[l.item].number);
@@ -379,7 +379,7 @@ impl<'a> ProjectCtx<'a> {
             }
         }
         for (i, c) in g.conversations.iter_enumerated().filter(|(_, c)| c.branches.len() > 1) {
-            let lay = layout(g, e, &g.projection(c.active_branch), 0, self.page_size);
+            let lay = layout(self.project.source.client, g, e, &g.projection(c.active_branch), 0, self.page_size);
             for (ix, item) in lay.items.iter_enumerated() {
                 for &n in item.nodes.iter().chain(&item.absorbed) {
                     self.active_item[n] = Some(ix);
@@ -390,7 +390,7 @@ impl<'a> ProjectCtx<'a> {
             self.name_forks(g, c, last);
         }
         for (i, a) in g.agents.iter_enumerated() {
-            let lay = layout(g, e, &a.nodes, 0, self.page_size);
+            let lay = layout(self.project.source.client, g, e, &a.nodes, 0, self.page_size);
             self.index(TrackId::Agent(i), &lay);
             self.agent_layouts.push(lay);
             if let Some(t) = a.spawn.as_ref().and_then(|s| s.tool_use_id.as_deref()) {
