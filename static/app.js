@@ -46,6 +46,13 @@
   openTarget();
   window.addEventListener("hashchange", openTarget);
 
+  // An image of a one-file export (no file to open): a click shows it at
+  // full size in place, and again at the column's width.
+  document.addEventListener("click", function (ev) {
+    var img = ev.target && ev.target.closest ? ev.target.closest("span.shot img") : null;
+    if (img) img.parentNode.classList.toggle("full");
+  });
+
   // How many of each kind the view menu's filters hide or show, on this page.
   if (main) {
     var kinds = { tools: "details.tool", thinking: "details.thinking", aux: ".msg.aux, details.reminder" };

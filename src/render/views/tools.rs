@@ -72,6 +72,9 @@ pub(crate) enum Badge {
 pub(crate) struct ResultView {
     /// The result entry's anchor, when it belongs on this page.
     pub(crate) id: Option<String>,
+    /// Its heading, where the call shows text of its own above it (a
+    /// sub-agent's prompt, then its answer): `Answer`.
+    pub(crate) label: Option<&'static str>,
     pub(crate) body: Vec<Block>,
 }
 
@@ -294,7 +297,8 @@ pub(crate) fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, it: &ItemInputs) -> T
         let r = plain.as_ref().unwrap_or(r);
         let mut body = if show_result || r.is_error { result_body(cx, &c.input, r) } else { result_text(cx, &r.text) };
         body.extend(reminders.iter().map(|t| reminder(cx, t)));
-        ResultView { id, body }
+        let label = matches!(c.input, ToolInput::Agent { .. }).then_some("The sub-agent's answer");
+        ResultView { id, label, body }
     });
     ToolView {
         name: c.name.to_string(),
