@@ -363,5 +363,7 @@ fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
         pages,
         agent: ctx.project.source.client.product().into(),
         agent_order: ctx.project.source.client.index(),
+        agents: ctx.graph().agents.len(),
+        fragments: ctx.graph().conversations.len() - real.len(),
     }
 }

@@ -372,8 +372,18 @@ fn column(
     let mut finals: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
-    let mut messages = 0usize;
     let mut seen_items = rustc_hash::FxHashSet::default();
+    // Its messages as its page numbers them (counted items), as the
+    // fork-point index counts them.
+    let mut counted = rustc_hash::FxHashSet::default();
+    for NodeInputs { at, .. } in &nodes {
+        if let Some((track, _, _, item)) = *at
+            && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
+        {
+            counted.insert((track, item));
+        }
+    }
+    let messages = counted.len();
     for NodeInputs { node, at, .. } in nodes {
         let entry = g.entry(e, node);
         let (model, _) = ctx.project.node(entry);
@@ -419,9 +429,7 @@ fn column(
             })
             .unwrap_or_default()
         };
-        if !join(&mut turns, same, turn, href) {
-            messages += 1;
-        }
+        join(&mut turns, same, turn, href);
     }
     as_markdown(&mut turns);
     files.sort_by(|a, b| a.full.cmp(&b.full));

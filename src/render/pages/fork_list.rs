@@ -69,7 +69,11 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
                     label: ctx.fork_branch_label(fork, 0),
                     words,
                     href: ctx.message_link(&dir, None, child, true).unwrap_or_default(),
-                    messages: br.messages,
+                    messages: {
+                        let ix = ctx.loc[fork].map_or(0, |l| l.item.index() + 1);
+                        let after = ctx.branch_layouts[b].items.as_slice().get(ix..).unwrap_or(&[]);
+                        u32::try_from(after.iter().filter(|i| i.counted).count()).unwrap_or(u32::MAX)
+                    },
                     last: Time::at(br.last_ts),
                     active,
                 });
@@ -80,7 +84,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
                 label: ctx.labels[cb].clone(),
                 words,
                 href: ctx.branch_href(&dir, cb),
-                messages: br.messages,
+                messages: ctx.branch_messages(cb),
                 last: Time::at(br.last_ts),
                 active,
             })

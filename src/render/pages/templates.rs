@@ -42,6 +42,9 @@ pub(crate) struct ProjectRow {
     pub(crate) tokens: String,
     /// What they cost (empty when nothing was recorded).
     pub(crate) cost: String,
+    /// Its agent transcripts and fragments, said when it holds no
+    /// conversation (`2 sub-agent transcripts, no prompt of their own`).
+    pub(crate) holds: String,
 }
 
 /// A conversation on a project page.

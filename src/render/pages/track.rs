@@ -175,7 +175,7 @@ fn branch_head(ctx: &ProjectCtx<'_>, dir: &str, b: BranchId) -> BranchHead {
     BranchHead {
         id: ctx.branch_anchor(b),
         label: ctx.labels[b].clone(),
-        messages: br.messages,
+        messages: ctx.branch_messages(b),
         last: Time::at(br.last_ts),
         active: g.conversations[br.conversation].active_branch == b,
         own_fork: ctx.own_forks.contains(&br.session),
@@ -222,10 +222,10 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     p.title = plain_excerpt(&conv.title, TITLE_CHARS);
     // Titled by its first prompt: its words, not a screenful of it; a
     // title as plain text (no Markdown marks).
-    p.heading = if conv.title_source == TitleSource::FirstPrompt {
-        prompt_words(ctx.project.source.client, &conv.title, UNTITLED_CHARS)
-    } else {
-        plain_text(&conv.title)
+    p.heading = match conv.title_source {
+        TitleSource::FirstPrompt => prompt_words(ctx.project.source.client, &conv.title, UNTITLED_CHARS),
+        TitleSource::None => untitled(ctx, conv).0,
+        _ => plain_text(&conv.title),
     };
     p.kept = ctx.project.kept.archive_only.contains(&conv.root);
     // The facts of a conversation, a branch or an agent are on its first
@@ -253,6 +253,26 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
         page: ctx.branch_href(dir, b),
         last: lay.items.iter().rev().find(|i| i.counted).map_or(0, |i| i.number),
     });
+}
+
+/// A conversation with neither a title nor a prompt (a session of replies,
+/// commands or side entries only): called by the first words it holds,
+/// and said what it is (`no prompt · session 5e5510a1`).
+pub(crate) fn untitled(ctx: &ProjectCtx<'_>, c: &crate::graph::Conversation) -> (String, String) {
+    let g = ctx.graph();
+    let nodes = &g.branches[c.branches[0]].nodes;
+    let words = nodes
+        .iter()
+        .take(crate::limits::LABEL_LOOKAHEAD)
+        .map(|n| prompt_words(ctx.project.source.client, &g.entry(ctx.entries(), *n).excerpt, UNTITLED_CHARS))
+        .find(|w| !w.trim().is_empty());
+    let session: String = g.sessions[g.node(c.root).session].session_id.chars().take(8).collect();
+    let what =
+        format!("no prompt · {} message{} · session {session}", c.messages, if c.messages == 1 { "" } else { "s" });
+    match words {
+        Some(w) => (w, what),
+        None => (format!("(no prompt, session {session})"), what),
+    }
 }
 
 fn session_marker(id: &str, own_fork: bool) -> MessageView {
@@ -404,7 +424,7 @@ fn context_items(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Vec<(TrackI
 fn branch_facts(ctx: &ProjectCtx<'_>, b: BranchId) -> Vec<Fact> {
     let br = &ctx.graph().branches[b];
     let mut v = vec![
-        fact("messages", FactValue::Text(br.messages.to_string())),
+        fact("messages", FactValue::Text(ctx.branch_messages(b).to_string())),
         fact("last active", FactValue::Time(Time::at(br.last_ts))),
         fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
     ];

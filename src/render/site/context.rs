@@ -585,6 +585,33 @@ impl<'a> ProjectCtx<'a> {
         })
     }
 
+    /// What tells the `k`-th branch of fork point `fp` from a sibling that
+    /// starts with the same words (a rewind that asked the same again, two
+    /// copies resumed alike): its session and the second it started, else
+    /// nothing (among the first [`FORK_LISTED`] branches, which pages name).
+    pub(crate) fn sibling_detail(&self, fp: &ForkPoint, k: usize) -> Option<String> {
+        let g = self.graph();
+        let words = |k: usize| crate::render::plain::prompt_words(self.project.source.client, fp.labels.get(k).map_or("", |l| &**l), 80);
+        let mine = words(k);
+        let twin = (0..fp.children.len().min(FORK_LISTED + 1)).any(|j| j != k && words(j) == mine);
+        if !twin {
+            return None;
+        }
+        let child = *fp.children.get(k)?;
+        let node = g.node(child);
+        let session: String = g.sessions[node.session].session_id.chars().take(8).collect();
+        let at = crate::timestamp::format_timestamp(node.ts);
+        Some(format!("session {session} · started {} UTC", at.get(11..19).unwrap_or(&at)))
+    }
+
+    /// The messages a reader counts on branch `b`'s own part (its numbered
+    /// messages: what its page numbers, the fork-point index and the
+    /// compare page count alike).
+    pub(crate) fn branch_messages(&self, b: BranchId) -> u32 {
+        let n = self.branch_layouts[b].items.iter().filter(|i| i.counted).count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
     /// The last fork point before `node` on its branch, if any.
     pub(crate) fn fork_before(&self, node: NodeId) -> Option<NodeId> {
         let b = self.graph().node(node).branch?;

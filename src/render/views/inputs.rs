@@ -346,13 +346,13 @@ fn fork_note(ctx: &ProjectCtx<'_>, at: Place<'_>, node: NodeId) -> Option<ForkNo
                 } else {
                     g.node(child).branch.map(|cb| ctx.labels[cb].clone())?
                 };
-                return Some(ForkBranch { label, href, words, here, active });
+                return Some(ForkBranch { label, href, words, here, active, detail: ctx.sibling_detail(fp, k) });
             }
             // Every later child of a fork point starts a branch.
             let cb = g.node(child).branch?;
             let label = ctx.labels[cb].clone();
             let href = ctx.branch_href(at.dir, cb);
-            Some(ForkBranch { label, href, words, here, active })
+            Some(ForkBranch { label, href, words, here, active, detail: ctx.sibling_detail(fp, k) })
         })
         .collect();
     let more = (site && listed_apart(fp)).then(|| fork_list_href(ctx, at.dir, node));

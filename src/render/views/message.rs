@@ -92,6 +92,9 @@ pub(crate) struct ForkBranch {
     pub(crate) here: bool,
     /// It leads to the active leaf.
     pub(crate) active: bool,
+    /// What tells it from a sibling with the same first words
+    /// ([`ProjectCtx::sibling_detail`](crate::render::site::context::ProjectCtx::sibling_detail)).
+    pub(crate) detail: Option<String>,
 }
 
 /// A compaction's landmark: its kind (the graph's: a partial summary's
