@@ -106,7 +106,7 @@ fn write_lines(file: &Path, lines: &[Value]) {
 ///   holding a Markdown task list;
 /// - session 2: only a reply (no prompt): an untitled conversation;
 /// - another project: only a sub-agent transcript.
-fn written_archive(root: &Path) -> PathBuf {
+pub fn written_archive(root: &Path) -> PathBuf {
     let projects = root.join("projects");
     let s1 = "11111111-0000-4000-8000-000000000001";
     let p = projects.join("-w-app");
