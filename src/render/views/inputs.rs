@@ -359,6 +359,7 @@ fn fork_note(ctx: &ProjectCtx<'_>, at: Place<'_>, node: NodeId) -> Option<ForkNo
     Some(ForkNote {
         id: fork_anchor(g.uuid(ctx.entries(), node)),
         number: n,
+        name: ctx.fork_name(node),
         branches,
         total: fp.children.len(),
         more,

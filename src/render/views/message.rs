@@ -69,6 +69,9 @@ pub(crate) struct ForkNote {
     pub(crate) id: String,
     /// The number of the message the track forks after.
     pub(crate) number: u32,
+    /// What the fork is called (`#12`, `#7 on 6.1`, `#2b`): unique in its
+    /// conversation, so its landmark's label is unique on a page.
+    pub(crate) name: String,
     pub(crate) branches: Vec<ForkBranch>,
     /// All its branches, and the fork's own list when it names only some.
     pub(crate) total: usize,
