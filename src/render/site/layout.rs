@@ -133,10 +133,20 @@ pub(crate) fn layout(
     // tool_use id → item holding the call.
     let mut calls: FxHashMap<&str, ItemId> = FxHashMap::default();
     let mut counted = 0u32;
+    // An assistant item whose response has not ended: its last entry
+    // carries no usage (a Codex CLI reasoning item before its call, a call
+    // before the reply the API returned with it: the client records the
+    // response's usage after its last item). The entries up to the one that
+    // ends it are one message, as the streamed entries of one `message.id`.
+    let mut open: Option<ItemId> = None;
     for &id in nodes {
         let e = g.entry(entries, id);
         if e.kind == Kind::Assistant {
-            if let Some(&ix) = e.message_id.as_deref().and_then(|m| turns.get(m)) {
+            let joined = e.message_id.as_deref().and_then(|m| turns.get(m)).copied().or(open);
+            if let Some(ix) = joined {
+                if open == Some(ix) && e.usage.is_some() {
+                    open = None;
+                }
                 items[ix].nodes.push(id);
                 for u in &e.tool_uses {
                     calls.insert(&u.id, ix);
@@ -155,6 +165,7 @@ pub(crate) fn layout(
         if is_counted {
             counted += 1;
         }
+        open = None;
         if e.kind == Kind::User && e.user_kind == UserKind::Prompt {
             turns.clear();
         }
@@ -162,6 +173,9 @@ pub(crate) fn layout(
         if e.kind == Kind::Assistant {
             if let Some(m) = e.message_id.as_deref() {
                 turns.insert(m, ix);
+            }
+            if e.usage.is_none() {
+                open = Some(ix);
             }
             for u in &e.tool_uses {
                 calls.insert(&u.id, ix);
