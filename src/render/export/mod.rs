@@ -307,8 +307,10 @@ fn rest_section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Option<Section>>
         let fork = ctx.fork_before(first);
         label = ctx.line_name(first).unwrap_or(label);
         let words = g.entry(ctx.entries(), first).excerpt.to_string();
-        body.heading =
-            format!("Branch {label}: {}", crate::render::plain::prompt_words(ctx.project.source.client, &words, crate::limits::UNTITLED_CHARS));
+        body.heading = format!(
+            "Branch {label}: {}",
+            crate::render::plain::prompt_words(ctx.project.source.client, &words, crate::limits::UNTITLED_CHARS)
+        );
         body.subheading = String::new();
         body.context = Vec::new();
         body.forked_from = fork.map(|f| crate::render::pages::templates::ForkedFrom {

@@ -334,7 +334,10 @@ impl Builder<'_, '_> {
         let order = self
             .reordered
             .entry(seg.branch)
-            .or_insert_with(|| crate::render::site::layout::reading_order(self.ctx.project.source.client, g, entries, &br.nodes).map(Into::into))
+            .or_insert_with(|| {
+                crate::render::site::layout::reading_order(self.ctx.project.source.client, g, entries, &br.nodes)
+                    .map(Into::into)
+            })
             .clone();
         let all = order.as_deref().unwrap_or(&br.nodes);
         let nodes = &all[seg.from.min(all.len())..];

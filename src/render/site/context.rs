@@ -591,7 +591,9 @@ impl<'a> ProjectCtx<'a> {
     /// nothing (among the first [`FORK_LISTED`] branches, which pages name).
     pub(crate) fn sibling_detail(&self, fp: &ForkPoint, k: usize) -> Option<String> {
         let g = self.graph();
-        let words = |k: usize| crate::render::plain::prompt_words(self.project.source.client, fp.labels.get(k).map_or("", |l| &**l), 80);
+        let words = |k: usize| {
+            crate::render::plain::prompt_words(self.project.source.client, fp.labels.get(k).map_or("", |l| &**l), 80)
+        };
         let mine = words(k);
         let twin = (0..fp.children.len().min(FORK_LISTED + 1)).any(|j| j != k && words(j) == mine);
         if !twin {
