@@ -10,8 +10,9 @@ use crate::render::html::{filters, view_enum};
 use crate::render::pages::map::MapView;
 use crate::render::pages::outline::OutlineRow;
 use crate::render::site::urls::{Href, Root};
+use crate::render::views::blocks::ForkNote;
 use crate::render::views::blocks::{Block, SessionRef};
-use crate::render::views::message::{ForkNote, MessageView};
+use crate::render::views::message::MessageView;
 
 /// A breadcrumb link.
 #[derive(Debug, Clone, Hash)]

@@ -11,8 +11,8 @@
 
 use crate::render::html::Html;
 use crate::render::views::blocks::Block;
+use crate::render::views::blocks::{CallView, ToolView};
 use crate::render::views::message::MessageView;
-use crate::render::views::tools::{CallView, ToolView};
 
 /// What a piece of a message's text is, for how much of it an excerpt keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

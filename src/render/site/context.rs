@@ -743,7 +743,7 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// A link to the fork-point landmark of `fork` (see
-    /// [`crate::render::views::message::ForkNote`]): on `from` when it shows the fork,
+    /// [`crate::render::views::blocks::ForkNote`]): on `from` when it shows the fork,
     /// else on the page of the fork's branch.
     pub(crate) fn fork_link(&self, from_dir: &str, from: Option<TrackId>, fork: NodeId) -> Option<Href> {
         let at = self.place_of(from, fork)?;

@@ -25,8 +25,7 @@ use crate::render::site::context::{ProjectCtx, TrackId, fork_list_href, listed_a
 use crate::render::site::layout::Item;
 use crate::render::site::urls::{Href, Links, fork_anchor, page_file};
 
-use super::message::{ForkBranch, ForkNote};
-use super::tools::AgentLink;
+use super::blocks::{AgentLink, ForkBranch, ForkNote};
 
 /// An entry a message reads: its id (which shifts as the project grows:
 /// not part of its hash) and the hash of its line (what it says, its uuid
