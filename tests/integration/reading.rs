@@ -435,6 +435,60 @@ fn compare_counts_agree_and_commands_wrap() {
     assert!(page.contains("<pre class=\"out term cmdline\">"), "a shell command is set to wrap");
 }
 
+/// The smaller point "every Codex reasoning item, tool call and reply is its
+/// own numbered card": the items of one Codex CLI response (the two calls the
+/// API returned together, before the `token_usage_record` written after them,
+/// `tests/fixtures/codex-0.171.0/exec`) are one message, as Claude Code's
+/// streamed entries of one `message.id` are; the reply of the next response is
+/// the next message.
+#[test]
+fn a_codex_response_is_one_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("exec");
+    render(&fixture("codex-0.171.0/exec"), &site, &[]);
+    let article = regex::Regex::new(r#"(?s)<article class="msg ([a-z ]+)"[^>]*>(.*?)</article>"#).unwrap();
+    let num = regex::Regex::new(r#"class="num"[^>]*>#(\d+)<"#).unwrap();
+    let tool = regex::Regex::new(r#"class="tool-name">([^<]*)<"#).unwrap();
+    let pages: Vec<PathBuf> = walkdir::WalkDir::new(&site)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(walkdir::DirEntry::into_path)
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    let mut seen = 0;
+    for p in pages {
+        let page = read(&p);
+        let msgs: Vec<(String, u32, Vec<String>)> = article
+            .captures_iter(&page)
+            .map(|c| {
+                let n = num.captures(&c[2]).map_or(0, |n| n[1].parse().unwrap());
+                (c[1].to_string(), n, tool.captures_iter(&c[2]).map(|t| t[1].to_string()).collect())
+            })
+            .collect();
+        for (i, (class, n, tools)) in msgs.iter().enumerate() {
+            if !tools.iter().any(|t| t == "apply_patch") || !tools.iter().any(|t| t == "exec_command") {
+                continue;
+            }
+            seen += 1;
+            assert!(class.starts_with("assistant"), "{}: {class}", p.display());
+            assert_eq!(
+                tools,
+                &["exec_command", "apply_patch"],
+                "{}: the response's two calls in one message",
+                p.display()
+            );
+            let (next_class, next_n, next_tools) = &msgs[i + 1];
+            assert!(
+                next_class.starts_with("assistant") && *next_n == n + 1 && next_tools.is_empty(),
+                "{}: the next response's reply is the next message: {:?}",
+                p.display(),
+                msgs[i + 1]
+            );
+        }
+    }
+    assert!(seen >= 1, "the response of two calls is on a page");
+}
+
 /// Issue 38 in Chromium (`tests/browser/reading.mjs`), at 1280×900 and
 /// 390×844, light and dark, over file:// and http: the first message on the
 /// first screen of the conversation pages with forks (eight branches and
