@@ -355,6 +355,20 @@ fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> Html {
     markdown::inline_excerpt(&text_of(&node.content, None).0, 300)
 }
 
+/// A branch's messages as its page numbers them (counted items), as the
+/// fork-point index counts them.
+fn counted_messages(ctx: &ProjectCtx<'_>, nodes: &[NodeInputs<'_>]) -> usize {
+    let mut counted = rustc_hash::FxHashSet::default();
+    for NodeInputs { at, .. } in nodes {
+        if let Some((track, _, _, item)) = *at
+            && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
+        {
+            counted.insert((track, item));
+        }
+    }
+    counted.len()
+}
+
 fn column(
     ctx: &ProjectCtx<'_>,
     dir: &str,
@@ -373,17 +387,7 @@ fn column(
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
     let mut seen_items = rustc_hash::FxHashSet::default();
-    // Its messages as its page numbers them (counted items), as the
-    // fork-point index counts them.
-    let mut counted = rustc_hash::FxHashSet::default();
-    for NodeInputs { at, .. } in &nodes {
-        if let Some((track, _, _, item)) = *at
-            && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
-        {
-            counted.insert((track, item));
-        }
-    }
-    let messages = counted.len();
+    let messages = counted_messages(ctx, &nodes);
     for NodeInputs { node, at, .. } in nodes {
         let entry = g.entry(e, node);
         let (model, _) = ctx.project.node(entry);
