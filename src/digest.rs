@@ -37,6 +37,13 @@ pub struct ProjectSummary {
     /// order the archive index lists agents in.
     #[serde(default)]
     pub agent_order: usize,
+    /// Its sub-agent and side-agent transcripts, and its fragments
+    /// (sessions without a prompt of their own): what a project of no
+    /// conversation holds, which its row says.
+    #[serde(default)]
+    pub agents: usize,
+    #[serde(default)]
+    pub fragments: usize,
 }
 
 /// A unit of the archive-wide index, as its table of units lists it (and

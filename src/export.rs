@@ -234,7 +234,8 @@ fn find(target: &str, sources: Vec<crate::model::ProjectSource>, root: &Path, re
         _ => bail!(
             "{target} names {} conversations; export one by its root uuid:\n  {}",
             named.len(),
-            crate::term::safe(named.join("\n  "))
+            // Each line escaped on its own: the line breaks between them are ours.
+            named.iter().map(|n| crate::term::safe(n).to_string()).collect::<Vec<_>>().join("\n  ")
         ),
     }
 }

@@ -35,9 +35,27 @@
     });
   }
 
+  // A link to a folded block (the fork-point index, #forks) or into one
+  // opens it: the browser opens a <details> around a target, not the
+  // <details> the target is.
+  function openTarget() {
+    var id = window.location.hash.slice(1), t = null;
+    try { t = id ? document.getElementById(decodeURIComponent(id)) : null; } catch (e) { t = null; }
+    for (var d = t; d; d = d.parentElement) if (d.tagName === "DETAILS" && !d.open) d.open = true;
+  }
+  openTarget();
+  window.addEventListener("hashchange", openTarget);
+
+  // An image of a one-file export (no file to open): a click shows it at
+  // full size in place, and again at the column's width.
+  document.addEventListener("click", function (ev) {
+    var img = ev.target && ev.target.closest ? ev.target.closest("span.shot img") : null;
+    if (img) img.parentNode.classList.toggle("full");
+  });
+
   // How many of each kind the view menu's filters hide or show, on this page.
   if (main) {
-    var kinds = { tools: "details.tool", thinking: "details.thinking", aux: ".msg.aux" };
+    var kinds = { tools: "details.tool", thinking: "details.thinking", aux: ".msg.aux, details.reminder" };
     var counts = document.querySelectorAll(".view-pop [data-count]");
     for (var c = 0; c < counts.length; c++) {
       var sel = kinds[counts[c].getAttribute("data-count")];

@@ -71,14 +71,31 @@
     flush(i);
   }
   // The terms of a query; each but a one-character one also matches as the
-  // start of a longer term (words are found while they are typed).
+  // start of a longer term (words are found while they are typed). Words
+  // joined by one "-" or "_" are asked for as their pairs (terms.rs: the
+  // index holds `file-history` for "file-history"), so that a hyphenated
+  // word is found as one; `words` are the words alone, which are marked.
   function queryTerms(q) {
-    var out = [], seen = {};
-    eachTerm(q, function (t) {
-      if (seen[t]) return;
-      seen[t] = 1;
-      out.push({ t: t, prefix: Array.from(t).length > 1 });
+    var found = [];
+    eachTerm(q, function (t, s, e) { found.push({ t: t, s: s, e: e, ideo: ideograph(t.codePointAt(0)) && Array.from(t).length === 1 }); });
+    var out = [], words = [], seen = {}, seenWord = {}, paired = {};
+    function add(list, mark, t) {
+      if (mark[t]) return;
+      mark[t] = 1;
+      list.push({ t: t, prefix: Array.from(t).length > 1 });
+    }
+    for (var k = 1; k < found.length; k++) {
+      var a = found[k - 1], b = found[k], j = q.charAt(a.e);
+      if (!a.ideo && !b.ideo && a.e + 1 === b.s && (j === "-" || j === "_")) {
+        add(out, seen, a.t + "-" + b.t);
+        paired[k - 1] = paired[k] = 1;
+      }
+    }
+    found.forEach(function (f, k) {
+      if (!paired[k]) add(out, seen, f.t);
+      add(words, seenWord, f.t);
     });
+    out.words = words;
     return out;
   }
   function matcher(terms) {
@@ -171,8 +188,21 @@
     var name = m.shards[k][1];
     return load("t/" + name, "search/t/" + name + ".js").then(shardData);
   }
-  // The docs holding a query term (or, for a prefix, any term it starts).
-  function termDocs(m, q) {
+  // Whether a search finds what pages hide until the reader shows system
+  // entries (indexed under `~term`, docs.rs: a side entry, a reminder in a
+  // tool's output): when the view menu shows them, or the reader asked.
+  var hiddenAsked = false;
+  function withHidden() {
+    var aux = document.getElementById("show-aux");
+    return hiddenAsked || !!(aux && aux.checked);
+  }
+  // The docs holding a query term, and with `hidden` the hidden text holding it.
+  function termDocs(m, q, hidden) {
+    if (!hidden) return visibleDocs(m, q);
+    return Promise.all([visibleDocs(m, q), visibleDocs(m, { t: "~" + q.t, prefix: q.prefix })]).then(function (l) { return union(l[0], l[1]); });
+  }
+  // The docs holding a term (or, for a prefix, any term it starts).
+  function visibleDocs(m, q) {
     var first = shardIndex(m, q.t);
     if (first < 0) first = 0;
     if (!m.shards.length) return Promise.resolve([]);
@@ -198,8 +228,8 @@
   // --- Searching -------------------------------------------------------------
   // Every doc holding all terms, grouped by unit: [{c, title, docs: [q, d, …]}],
   // units whose title holds them first, then the newest first.
-  function run(m, terms) {
-    return Promise.all(terms.map(function (q) { return termDocs(m, q); })).then(function (lists) {
+  function run(m, terms, hidden) {
+    return Promise.all(terms.map(function (q) { return termDocs(m, q, hidden); })).then(function (lists) {
       lists.sort(function (a, b) { return a.length - b.length; });
       var docs = lists[0];
       for (var k = 1; k < lists.length && docs.length; k++) docs = intersect(docs, lists[k]);
@@ -228,7 +258,9 @@
     var path = docFile(unit.pages[q - 1]);
     return load("d/" + path, path).then(function (data) {
       var x = data.docs[d];
-      return { page: unit.pages[q - 1], anchor: x[0], role: x[1], number: x[2], text: x[3], cut: x[4], file: data };
+      // [anchor, role, number, excerpt, whole text's index (-1: none)?, place?]
+      var cut = typeof x[4] === "number" && x[4] >= 0 ? x[4] : undefined;
+      return { page: unit.pages[q - 1], anchor: x[0], role: x[1], number: x[2], text: x[3], cut: cut, file: data, on: x.length > 5 ? x[5] : data.on };
     });
   }
   // The whole text of a doc whose excerpt was cut: the doc file keeps the
@@ -299,25 +331,27 @@
     return li;
   }
   function hlParam(terms) {
-    return "?hl=" + encodeURIComponent(terms.map(function (q) { return q.t; }).join(" "));
+    return "?hl=" + encodeURIComponent((terms.words || terms).map(function (q) { return q.t; }).join(" "));
   }
   function search() {
     var q = input.value.trim();
     var gen = ++generation;
     var terms = queryTerms(q);
     if (!terms.length) { clearList(); list.hidden = true; return; }
+    var hidden = withHidden();
     manifest().then(function (m) {
       if (gen !== generation) return null;
       if (m.v !== 1) throw new Error("index format " + m.v);
-      return run(m, terms).then(function (units) {
+      return run(m, terms, hidden).then(function (units) {
         if (gen !== generation) return;
         clearList();
-        current = { m: m, terms: terms, match: matcher(terms), units: units, gen: gen };
+        current = { m: m, terms: terms, match: matcher(terms.words), units: units, gen: gen };
         shown = 0;
         findRow(q);
-        projectRows(m, terms);
+        projectRows(m, terms.words);
         if (!units.length) status(list.childNodes.length ? "No messages match" : "No matches");
         else status(units.length + (units.length === 1 ? " conversation" : " conversations"));
+        hiddenRow(hidden);
         more();
         list.hidden = false;
       });
@@ -327,6 +361,23 @@
       status("The search index could not be loaded");
       list.hidden = false;
     });
+  }
+  // What pages hide until the reader shows system entries (injected
+  // instructions, reminders, hooks) is found only when asked for.
+  function hiddenRow(hidden) {
+    var aux = document.getElementById("show-aux");
+    if (hidden && !hiddenAsked) {
+      status("System entries included (the view menu shows them)");
+      return;
+    }
+    var li = el("li", "sr-hidden");
+    var b = el("button", "sr-action", hidden ? "Leave system entries out" : "Also search system entries (hidden on pages)");
+    b.type = "button";
+    b.setAttribute("aria-pressed", hidden ? "true" : "false");
+    b.addEventListener("click", function () { hiddenAsked = !hidden; search(); input.focus(); });
+    li.appendChild(b);
+    list.appendChild(li);
+    if (aux && aux.checked) li.hidden = true;
   }
   // "Find on this page", on pages of messages.
   function findRow(q) {
@@ -408,6 +459,7 @@
             a.textContent = "";
             a.href = root + doc.page + hlParam(r.terms) + "#" + doc.anchor;
             a.appendChild(el("span", "sr-role", doc.role + (doc.number ? " #" + doc.number : "")));
+            if (typeof doc.on === "string" && doc.on) a.appendChild(el("span", "sr-on", doc.on));
             var span = el("span", "sr-text");
             marked(span, ex.text, r.match);
             a.appendChild(span);
@@ -620,10 +672,14 @@
     try { words = decodeURIComponent(hl[1].replace(/\+/g, " ")); } catch (e) { return; }
     var terms = queryTerms(words);
     if (!terms.length) return;
-    var match = matcher(terms);
+    var match = matcher(terms.words);
     var id = window.location.hash.slice(1), target = null;
     try { target = id ? document.getElementById(decodeURIComponent(id)) : null; } catch (e) { target = null; }
-    var walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT), nodes = [], n;
+    // The words of the messages, not of their headers (the number, the
+    // time) nor of the map's drawing (no <mark> in an SVG).
+    var walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT, {
+      acceptNode: function (t) { return t.parentElement && t.parentElement.closest(".msg-head, svg") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT; }
+    }), nodes = [], n;
     while ((n = walker.nextNode())) nodes.push(n);
     nodes.forEach(function (node) {
       var spans = [];
@@ -634,7 +690,12 @@
     var inTarget = target ? target.querySelectorAll("mark.cc-hit") : [];
     var all = inTarget.length ? inTarget : main.querySelectorAll("mark.cc-hit");
     if (!all.length) return;
-    for (var k = 0; k < all.length && k < (inTarget.length ? 50 : 1); k++) openAround(all[k]);
+    for (var k = 0; k < all.length && k < (inTarget.length ? 50 : 1); k++) {
+      openAround(all[k]);
+      // A hit in a reminder the page hides (a search that asked for system entries).
+      var r = all[k].closest("details.reminder");
+      if (r) r.classList.add("cc-shown");
+    }
     all[0].scrollIntoView({ block: "center" });
   }
 

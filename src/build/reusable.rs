@@ -82,7 +82,9 @@ impl Plan {
             .zip(slugs)
             .map(|(p, slug)| {
                 let source = cache::source_id(p);
-                let fork_projects = crate::fork::lookup::projects_arg(&p.dir, &archive.root, opts.show_paths);
+                let local =
+                    crate::fork::lookup::names_directories(opts.show_paths, opts.base_url.is_some(), opts.redact);
+                let fork_projects = crate::fork::lookup::projects_arg(&p.dir, &archive.root, local);
                 let fork_key = fork_projects.as_deref().unwrap_or("");
                 // The history's lines and the sync record's deletions of the project (`kept`).
                 let beyond = beyond(p);

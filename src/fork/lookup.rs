@@ -1,13 +1,14 @@
 //! How a `cctree fork` command shown on a page names the projects directory.
 //!
-//! A site may be published and its pages copied from anywhere, so the command
-//! names no directory of the machine it was rendered on: `cctree fork` finds
-//! a session by its id in the client's projects directory
-//! (`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`), then in the
-//! archive of `cctree sync` (see [`super::target`]), and says what to pass
-//! when it is in neither. Only `--show-paths` (a site for its own machine)
-//! writes `--projects <absolute path>` into the commands, for an input that
-//! is not the client's projects directory.
+//! `cctree fork` finds a session by its id in the client's projects
+//! directory (`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`),
+//! then in the archive of `cctree sync` (see [`super::target`]), and says
+//! what to pass when it is in neither. A site for its own machine — not
+//! published: rendered without `--base-url` and `--redact`, or with
+//! `--show-paths` — writes `--projects <absolute path>` into its commands
+//! for an input that is not the client's projects directory, so that a
+//! command works as copied, from any directory. A published site names no
+//! directory of the machine it was rendered on.
 
 use std::path::{Path, PathBuf};
 
@@ -15,16 +16,24 @@ use crate::term::shell_quote;
 
 /// The `--projects` value (shell-quoted) the fork commands of the project in
 /// `project_dir` carry, when the archive was read from `root`: none unless
-/// `show_paths`; then none when the project sits in the default projects
-/// directory, else the absolute path of `root` when the project is one of
-/// its directories, or of the project directory.
-pub fn projects_arg(project_dir: &Path, root: &Path, show_paths: bool) -> Option<String> {
-    if !show_paths {
+/// `local` (the pages stay on this machine, [`names_directories`]); then
+/// none when the project sits in the default projects directory, else the
+/// absolute path of `root` when the project is one of its directories, or of
+/// the project directory.
+pub fn projects_arg(project_dir: &Path, root: &Path, local: bool) -> Option<String> {
+    if !local {
         return None;
     }
     let cwd = std::env::current_dir().ok();
     let default = crate::agent::claude::discover::default_projects_dir();
     projects_arg_in(project_dir, root, &Env { cwd, default })
+}
+
+/// Whether a site's fork commands may name the directories of this machine:
+/// with `--show-paths`, or a site not meant for publishing (no `--base-url`,
+/// no `--redact`).
+pub fn names_directories(show_paths: bool, base_url: bool, redact: bool) -> bool {
+    show_paths || !(base_url || redact)
 }
 
 /// What [`projects_arg`] reads from the environment.
@@ -69,6 +78,15 @@ mod tests {
             projects_arg(Path::new("examples/archive/projects/-a"), Path::new("examples/archive/projects"), false),
             None
         );
+    }
+
+    /// Issue 38, point 12: a site not published names its archive; one
+    /// rendered with `--base-url` or `--redact` does not.
+    #[test]
+    fn only_a_published_site_names_no_directory() {
+        assert!(names_directories(false, false, false), "a local site");
+        assert!(!names_directories(false, true, false) && !names_directories(false, false, true), "published");
+        assert!(names_directories(true, true, true), "--show-paths");
     }
 
     #[test]

@@ -210,13 +210,13 @@ fn transcript_pages(ctx: &ProjectCtx<'_>) -> Vec<PageJob> {
     for track in tracks {
         let pages = ctx.track_layout(track).pages;
         let dir = ctx.track_dir(track);
-        // The active track's messages are indexed on their branches' pages.
-        let indexed = !matches!(track, TrackId::Active(_));
+        // The active track's messages are indexed on its pages, the others
+        // on their branches' (`MessageView::indexed_elsewhere`).
         jobs.extend((0..pages).map(|page| PageJob {
             track,
             page,
             path: format!("{dir}{}", site::urls::page_file(page)),
-            docs: indexed.then(|| format!("{dir}{}", search::doc_file(page))),
+            docs: Some(format!("{dir}{}", search::doc_file(page))),
         }));
     }
     jobs
@@ -363,5 +363,7 @@ fn summary(ctx: &ProjectCtx<'_>, pages: usize) -> ProjectSummary {
         pages,
         agent: ctx.project.source.client.product().into(),
         agent_order: ctx.project.source.client.index(),
+        agents: ctx.graph().agents.len(),
+        fragments: ctx.graph().conversations.len() - real.len(),
     }
 }

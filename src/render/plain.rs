@@ -95,6 +95,44 @@ pub(crate) fn plain_excerpt(s: &str, chars: usize) -> String {
     excerpt(cleaned.trim_start_matches(['#', ' ']), chars)
 }
 
+/// A title or a one-line summary as plain text, whole: a Markdown heading's
+/// `#`s, `**` and `` ` `` marks removed (a Gemini title `# 1. Setup`, a
+/// Codex reasoning summary `**Reading the files**`), whitespace collapsed.
+pub(crate) fn plain_text(s: &str) -> String {
+    let cleaned = s.replace("**", "").replace('`', "");
+    cleaned.trim_start_matches(['#', ' ']).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The text a client put into a tool's output for the model, taken out of
+/// it: each `<system-reminder>…</system-reminder>` (Claude Code, §4), and
+/// the output without them (its blank lines around them dropped). `None`
+/// when there is none.
+pub(crate) fn split_reminders(text: &str) -> Option<(String, Vec<&str>)> {
+    const OPEN: &str = "<system-reminder>";
+    const CLOSE: &str = "</system-reminder>";
+    if !text.contains(OPEN) {
+        return None;
+    }
+    let mut rest = String::with_capacity(text.len());
+    let mut found = Vec::new();
+    let mut at = text;
+    while let Some(i) = at.find(OPEN) {
+        let after = &at[i + OPEN.len()..];
+        let Some(j) = after.find(CLOSE) else { break };
+        rest.push_str(at[..i].trim_end_matches(['\n', ' ']));
+        let body = after[..j].trim_matches(['\n', ' ']);
+        if !body.is_empty() {
+            found.push(body);
+        }
+        at = after[j + CLOSE.len()..].trim_start_matches(['\n', ' ']);
+        if !at.is_empty() && !rest.is_empty() {
+            rest.push('\n');
+        }
+    }
+    rest.push_str(at);
+    (!found.is_empty()).then_some((rest, found))
+}
+
 /// `999 B`, `1.20 kB`, `3.40 MB`: `indicatif`'s decimal units, like the
 /// transcripts' own notes (the one byte size format of cctree's output).
 pub(crate) fn human_size(bytes: usize) -> String {
@@ -161,6 +199,24 @@ mod tests {
         assert_eq!(only_out.brief(), ["5 out"]);
         assert_eq!(only_out.total(), "0 in · 5 out · 0 cache read · 0 cache write");
         assert_eq!(Tokens::default().total(), "");
+    }
+
+    #[test]
+    fn reminders_are_taken_out_of_outputs() {
+        let out = "   1→fn main() {}\n\n<system-reminder>\nWhenever you read a file…\n</system-reminder>\n";
+        assert_eq!(split_reminders(out), Some(("   1→fn main() {}".to_string(), vec!["Whenever you read a file…"])));
+        let two = "<system-reminder>a</system-reminder>\nmiddle\n<system-reminder>b</system-reminder>";
+        assert_eq!(split_reminders(two), Some(("middle".to_string(), vec!["a", "b"])));
+        assert_eq!(split_reminders("no reminder"), None);
+        // An unclosed tag is text.
+        assert_eq!(split_reminders("x <system-reminder> y"), None);
+    }
+
+    #[test]
+    fn titles_are_plain_text() {
+        assert_eq!(plain_text("# 1. Set up  the **repo**"), "1. Set up the repo");
+        assert_eq!(plain_text("**Reading the files**\n\nI will read `a.rs`."), "Reading the files I will read a.rs.");
+        assert_eq!(plain_text("C# notes"), "C# notes");
     }
 
     #[test]

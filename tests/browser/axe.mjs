@@ -137,7 +137,7 @@ function pageChecks(findOpen) {
     if ((plain && bg === getComputedStyle(plain).backgroundColor) || !(r > g + 60 && r > b + 60)) out.push(`a tool error is not a red card (background ${bg}, border ${border})`);
     seen.errors++;
   }
-  const kinds = { tools: "details.tool", thinking: "details.thinking", aux: ".msg.aux" };
+  const kinds = { tools: "details.tool", thinking: "details.thinking", aux: ".msg.aux, details.reminder" };
   const main = document.querySelector("main");
   for (const c of document.querySelectorAll(".view-pop [data-count]")) {
     if (!main || !main.querySelector(".msg")) continue;

@@ -675,7 +675,10 @@ fn compare_pages(name: &str, site: &Path) -> Vec<serde_json::Value> {
 /// running text are underlined (axe's `link-in-text-block`); every text
 /// box's placeholder fits it; with the find bar open, at the end of the page,
 /// no text is under the bar; each fork-point index's legend reads the number
-/// of its first fork. Issue 26 points 2 to 4 on the same pages, widths and
+/// of its first fork. Issue 38 point 11: a paginated conversation's pages
+/// (two pagers), a page of Markdown task lists, the largest page of the real
+/// projects, an untitled conversation and a project of no conversation.
+/// Issue 26 points 2 to 4 on the same pages, widths and
 /// themes (`axe.mjs`): the index in the map's order, no row of the map cut,
 /// short headings and listed titles, one-line message headers and short
 /// session ids at 390 px, marked words in diffs, numbered file reads, red
@@ -721,6 +724,37 @@ fn accessibility_and_reading_in_chromium() {
         pages.extend(forked_pages(name, input, &site, &exports));
         pages.extend(compare_pages(name, &site));
     }
+    // Issue 38 point 11: the pages of a paginated conversation (two pagers:
+    // `landmark-unique`), the page of a task list (its boxes: `label`), the
+    // largest page of the real projects, and the page of an untitled
+    // conversation and of a project of no conversation.
+    let paged = tmp.path().join("paged");
+    let o = cctree()
+        .args(["-q", "render", "--page-size", "8"])
+        .arg(example_archive())
+        .arg("-o")
+        .arg(&paged)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let paged_conv = paged.join(&p.conversation);
+    for (k, f) in [paged_conv.clone(), paged_conv.with_file_name("page-2.html")].into_iter().enumerate() {
+        assert!(std::fs::read_to_string(&f).unwrap().matches("<nav class=\"pager\"").count() == 2, "{}", f.display());
+        pages.push(serde_json::json!({ "name": format!("paged-{k}"), "file": f }));
+    }
+    let written = tmp.path().join("written");
+    render(&crate::reading::written_archive(&tmp.path().join("written-input")), &written);
+    let kept = |f: &PathBuf| {
+        let rel = f.strip_prefix(&written).unwrap().to_string_lossy().to_string();
+        rel.matches('/').count() <= 1 || (rel.contains("/c/") && rel.matches('/').count() == 3)
+    };
+    for (k, f) in html_files(&written).into_iter().filter(kept).enumerate() {
+        pages.push(serde_json::json!({ "name": format!("written-{k}"), "file": f }));
+    }
+    let real = tmp.path().join("real");
+    render(&crate::support::real_projects(), &real);
+    let largest = html_files(&real).into_iter().max_by_key(|f| std::fs::metadata(f).map_or(0, |m| m.len())).unwrap();
+    pages.push(serde_json::json!({ "name": "real-largest", "file": largest }));
     let v = driver.run_spec("axe.mjs", &serde_json::json!({ "pages": pages }), tmp);
     // Every page at both widths in both themes, with axe's rules applied.
     let runs = v["runs"].as_array().expect("a report per page");
@@ -738,6 +772,18 @@ fn accessibility_and_reading_in_chromium() {
     for k in ["forkOrder", "maps", "heads", "sids", "words", "numbered", "errors", "counts"] {
         assert!(seen(k) > 0, "nothing checked for {k}: {v}");
     }
+}
+
+/// The pages of a site, sorted.
+fn html_files(site: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(site)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(walkdir::DirEntry::into_path)
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    v.sort();
+    v
 }
 
 /// Issue 28 (sixth session): a file read is numbered plain text without

@@ -510,6 +510,9 @@ fn ids_by_unique_prefix() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("names 2 conversations"), "{}", stderr(&out));
+    // Issue 38: one conversation a line, not a literal `\x0a` between them.
+    let err = stderr(&out);
+    assert!(!err.contains("\\x0a") && err.lines().filter(|l| l.starts_with("  ")).count() == 2, "{err}");
 }
 
 /// `render --help` groups options by what they are about.

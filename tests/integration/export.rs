@@ -162,11 +162,32 @@ fn the_file_shows_the_fork_index_the_branches_in_order_and_inline_images() {
     let rows = map.matches("<a class=").count();
     assert!(rows >= 10 && !map.contains("href=\"c/"), "{rows} rows in the map: {map}");
     assert!(file_problems(&html).is_empty());
-    // The main branch first, then the branches on the way to the active leaf
-    // (12.2, then 15.2), then the sub-agent transcript.
+    // Issue 38, point 5: it reads like the conversation page. Its first
+    // heading is the conversation's title; its first section the active line
+    // (main → 12.2 → 15.2, whole, with the map and the fork-point index);
+    // then what of each branch is not on it, named as the index names it
+    // (12.1: the main branch after the fork at #12; 15.1: 12.2 after #15),
+    // the forks compared, the sub-agent transcript.
+    let h1 = regex::Regex::new(r"<h1[^>]*>([^<]*)</h1>").unwrap();
+    assert_eq!(h1.captures(&html).map(|c| c[1].to_string()).as_deref(), Some("weather-cli: retries + cache"));
     let label = regex::Regex::new(r##"<li><a href="#s-[^"]+"><span class="lbl">([^<]*)</span>"##).unwrap();
     let labels: Vec<&str> = label.captures_iter(&html).map(|c| c.get(1).unwrap().as_str()).collect();
-    assert_eq!(labels, ["main", "12.2", "15.2", "compare #12", "compare #15", "agent"]);
+    assert_eq!(labels, ["active line", "12.1", "15.1", "compare #12", "compare #15", "agent"]);
+    let first = &html[html.find("<section class=\"export-section\"").unwrap()..];
+    let first = &first[..first.find("</section>").unwrap()];
+    assert!(first.contains("<details class=\"map\"") && first.contains("<h2>Fork-point index</h2>"), "{first}");
+    // Every message of the active line in it, in order: #1 to #32.
+    let numbers = regex::Regex::new(r#"class="num"[^>]*>#(\d+)<"#).unwrap();
+    let n: Vec<u32> = numbers.captures_iter(first).map(|c| c[1].parse().unwrap()).collect();
+    assert_eq!((n.first(), n.last()), (Some(&1), Some(&32)), "{n:?}");
+    assert!(n.windows(2).all(|w| w[0] < w[1]), "{n:?}");
+    let messages = &first[first.find("<section class=\"messages\">").unwrap()..];
+    for words in ["Scratch the units idea for now", "Actually, no new dependencies"] {
+        assert!(messages.contains(words), "the active line's {words:?} is in the first section");
+    }
+    // 15.1's prompt is in its own section, not in the first.
+    assert!(!messages.contains("id=\"m-a1f2b100-0000-4000-8000-000000000001\""), "15.1 is not on the active line");
+    assert!(html.contains("id=\"m-a1f2b100-0000-4000-8000-000000000001\""));
     // Each fork's compare page is a section: both branches side by side, the
     // fork's landmark leading to it (file_problems: the link lands), its
     // switch and headings with ids of their own.
@@ -185,7 +206,7 @@ fn the_file_shows_the_fork_index_the_branches_in_order_and_inline_images() {
             );
         }
         assert!(
-            html.contains(&format!("<a class=\"hint\" href=\"#{sid}\">compare</a>")),
+            html.contains(&format!("<a class=\"cmp\" href=\"#{sid}\">compare</a>")),
             "the fork-point index leads to {sid}"
         );
         if n == 12 {

@@ -397,7 +397,6 @@ fn root() -> &'static Path {
 }
 
 #[test]
-#[ignore = "one circle left, in src/render/views (issue 37): un-ignored by the commit that breaks it"]
 fn no_circle_of_imports_between_modules_or_files_of_a_folder() {
     let imports = file_imports(root());
     assert!(imports.len() > 100, "the sources are read: {} files", imports.len());

@@ -107,7 +107,10 @@ type Case<'a> = (&'a Path, Option<PathBuf>, &'a [&'a str], Option<String>);
 /// `--show-paths` (then the absolute path), and `cctree fork` finds the
 /// session by its id in the client's projects directory, then in the
 /// archive of `cctree sync`, from any directory; elsewhere it says to pass
-/// `--projects DIR`.
+/// `--projects DIR`. Issue 38 point 12: that failed as copied from a site
+/// of an archive elsewhere ("pass --projects DIR"); a site not published
+/// (no `--base-url`, no `--redact`) names its archive's absolute path, and
+/// works as copied from anywhere; a published one names no directory.
 #[test]
 fn fork_commands_on_pages_name_no_directory_and_work_from_anywhere() {
     let tmp = tempfile::tempdir().unwrap();
@@ -126,10 +129,15 @@ fn fork_commands_on_pages_name_no_directory_and_work_from_anywhere() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let root = Path::new("/");
     let site = |n: &str| t.join("sites").join(n);
-    let cases: [Case<'_>; 5] = [
-        (repo, Some("examples/archive/projects".into()), &[], None),
-        (&work, Some(home.join("archive/projects")), &[], None),
-        (&work, Some(elsewhere.clone()), &[], None),
+    let abs = |p: &Path| Some(p.canonicalize().unwrap().display().to_string());
+    let published: &[&str] = &["--base-url", "https://example.org/chats/"];
+    let cases: [Case<'_>; 8] = [
+        (repo, Some("examples/archive/projects".into()), &[], abs(&repo.join("examples/archive/projects"))),
+        (repo, Some("examples/archive/projects".into()), published, None),
+        (&work, Some(home.join("archive/projects")), &[], abs(&home.join("archive/projects"))),
+        (&work, Some(home.join("archive/projects")), &["--redact"], None),
+        (&work, Some(elsewhere.clone()), published, None),
+        (&work, Some(elsewhere.clone()), &[], abs(&elsewhere)),
         (&work, Some(elsewhere.clone()), &["--show-paths"], Some(elsewhere.display().to_string())),
         (&work, None, &[], None),
     ];
@@ -142,17 +150,25 @@ fn fork_commands_on_pages_name_no_directory_and_work_from_anywhere() {
             let got = cmd.split_once(" --projects ").and_then(|(_, d)| d.split(" -- ").next()).map(str::to_string);
             assert_eq!(&got, want, "case {i}: {cmd}");
         }
-        if flags.is_empty() {
+        if *flags == published || *flags == ["--redact"] {
             for needle in [t.display().to_string(), "examples/archive".into(), "~/archive".into()] {
                 let hits: Vec<PathBuf> =
                     holding(&out, &needle).into_iter().filter(|p| p.extension().is_some_and(|e| e == "html")).collect();
                 assert_eq!(hits, Vec::<PathBuf>::new(), "case {i}: pages naming {needle}");
             }
         }
-        // From the root directory: found in the client's projects directory.
+        // From the root directory: found in the client's projects directory
+        // (or the directory the command names).
         let found = At { cwd: root, home: &home, config: &cfg };
         for cmd in cmds.iter().take(12) {
             run_copied(&found, cmd);
+        }
+        if want.is_some() {
+            // Named: found there, with no client directory and no archive.
+            let nowhere = At { cwd: root, home: &no_cfg, config: &no_cfg };
+            for cmd in cmds.iter().take(3) {
+                run_copied(&nowhere, cmd);
+            }
         }
         // Not there: found in the archive of `cctree sync`; in neither, a
         // clear error, and the command works with --projects.
@@ -241,10 +257,27 @@ fn pages_do_not_reveal_the_input_path() {
         let input = input.canonicalize().unwrap();
         let needle = input.display().to_string();
         let out = tmp.path().join(name);
-        let o = cctree().args(["-q", "render"]).arg(&input).arg("-o").arg(&out).output().unwrap();
+        // Published (issue 38 point 12: a site not published names its
+        // archive in its fork commands, and nowhere else).
+        let o = cctree()
+            .args(["-q", "render", "--base-url", "https://example.org/"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         assert!(files(&out).keys().filter(|p| p.extension().is_some_and(|e| e == "html")).count() > 5);
         assert_eq!(holding(&out, &needle), Vec::<PathBuf>::new(), "{name}: files naming {needle}");
+        let local = tmp.path().join(format!("{name}-local"));
+        let o = cctree().args(["-q", "render"]).arg(&input).arg("-o").arg(&local).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for (path, bytes) in files(&local).into_iter().filter(|(p, _)| p.extension().is_some_and(|e| e == "html")) {
+            let page = String::from_utf8_lossy(&bytes);
+            let named = page.matches(&needle).count();
+            let in_commands = page.matches(&format!("--projects {needle} ")).count();
+            assert_eq!(named, in_commands, "{}: names {needle} outside its fork commands", path.display());
+        }
         // Asked for, the path is there (so the check above can fail).
         let shown = tmp.path().join(format!("{name}-shown"));
         let o = cctree().args(["-q", "render", "--show-paths"]).arg(&input).arg("-o").arg(&shown).output().unwrap();

@@ -53,7 +53,7 @@ pub(crate) fn conversation_md(
         md.header(conv);
         let active_nodes = g.projection(c.active_branch);
         let on_active: FxHashSet<NodeId> = active_nodes.iter().copied().collect();
-        let lay = layout(g, ctx.entries(), &active_nodes, 0, ctx.page_size);
+        let lay = layout(ctx.project.source.client, g, ctx.entries(), &active_nodes, 0, ctx.page_size);
         md.out.push_str("\n## The active line\n");
         md.items(lay.items.as_slice());
         let mut appendix = 0;

@@ -18,9 +18,13 @@
 //! - the pages of a long track follow each other in its section (each
 //!   rendered with its own allowances, as on the site), without a pager.
 //!
-//! Sections come in reading order: the conversation (its title, facts and
-//! fork-point index, then its main branch), the branches on the way to the
-//! active leaf, the other branches, then the agents.
+//! Sections come in reading order, as the conversation page reads: the
+//! conversation (its title, facts, map and fork-point index, then the active
+//! line: root → where it was last continued), then what of each branch is
+//! not on the active line (each message once in the file: a branch that
+//! leaves it after its own start, the rest of a branch after a fork the
+//! active line leaves it at, named as the index names it — `15.1`), the
+//! branches of each fork compared, then the agents.
 
 pub(crate) mod md;
 
@@ -157,10 +161,13 @@ pub(crate) fn conversation_html(
 ) -> Result<Exported> {
     export(project, conv, at, opts, |ctx, c| {
         let tracks = tracks(ctx, conv);
-        let mut sections = Vec::with_capacity(tracks.len() + c.fork_points.len());
+        let mut sections = Vec::with_capacity(tracks.len() + c.fork_points.len() + 1);
+        // The conversation page: the active line, with the map and the index.
+        let lead = ctx.conversation_track(c);
+        sections.push(section(ctx, lead)?);
         let agents = tracks.iter().position(|t| matches!(t, TrackId::Agent(_))).unwrap_or(tracks.len());
-        for &track in &tracks[..agents] {
-            sections.push(section(ctx, track)?);
+        for &track in tracks[..agents].iter().filter(|t| **t != lead) {
+            sections.extend(rest_section(ctx, track)?);
         }
         // The branches of each fork side by side, after the branches.
         sections.extend(c.fork_points.iter().filter_map(|fp| compare_section(ctx, fp.node)));
@@ -172,7 +179,7 @@ pub(crate) fn conversation_html(
         let page = ExportPage {
             tokens: spend.tokens_text(),
             cost: spend.cost_text(),
-            title: c.title.to_string(),
+            title: crate::render::plain::plain_text(&c.title),
             project: ctx.name.clone(),
             csp: csp(),
             style: Html::asset(STYLE),
@@ -250,25 +257,73 @@ fn section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Section> {
     let dir = ctx.track_dir(track).to_string();
     let pages = ctx.track_layout(track).pages;
     let mut body = TrackSection::from(transcript::track_page(ctx, track, 0));
-    // The file has no conversation page (its active track): the main
-    // branch's section carries the conversation's map and fork-point index.
-    if let TrackId::Branch(b) = track {
-        let c = &ctx.graph().conversations[ctx.graph().branches[b].conversation];
-        if c.branches.len() > 1 && c.branches[0] == b {
-            body.outline = crate::render::pages::outline::outline(ctx, c, &dir, track);
-            body.map = Some(crate::render::pages::map::map(ctx, c, &dir, track));
-        }
-    }
     for page in 1..pages {
         body.messages.extend(transcript::track_page(ctx, track, page).messages);
     }
     let id = section_id(&dir, &page_file(0));
     let label = match track {
+        TrackId::Branch(b)
+            if ctx.conversation_track(&ctx.graph().conversations[ctx.graph().branches[b].conversation]) == track =>
+        {
+            "conversation".to_string()
+        }
         TrackId::Branch(b) => ctx.labels[b].clone(),
         TrackId::Agent(_) => "agent".to_string(),
-        TrackId::Active(_) => "active".to_string(),
+        TrackId::Active(_) => "active line".to_string(),
     };
     Ok(Section { href: fragment(&id), id, label, title: body.heading.clone(), body: Html::of(&body) })
+}
+
+/// What of a branch of a conversation with forks is not on the active line
+/// (the file shows that once, in its first section), as a section: none
+/// when all of it is. When the branch is on the active line at first (the
+/// main branch, a branch the active line goes on along), the section is the
+/// rest of it after the fork the active line leaves it at, headed and named
+/// as the fork-point index names that line (`15.1`).
+fn rest_section(ctx: &ProjectCtx<'_>, track: TrackId) -> Result<Option<Section>> {
+    let TrackId::Branch(b) = track else { return Ok(None) };
+    let g = ctx.graph();
+    let dir = ctx.track_dir(track).to_string();
+    let pages = ctx.track_layout(track).pages;
+    let page_of = |p: u32| {
+        let mut inputs = transcript::page_inputs(ctx, track, p);
+        for (_, items) in &mut inputs.sections {
+            items.retain(|it| !it.indexed_elsewhere);
+        }
+        let first = inputs.sections.iter().flat_map(|(_, items)| items).next().map(|it| it.nodes[0].node);
+        (transcript::render_page(ctx, track, p, inputs), first)
+    };
+    let (page, mut first) = page_of(0);
+    let mut body = TrackSection::from(page);
+    for p in 1..pages {
+        let (page, f) = page_of(p);
+        first = first.or(f);
+        body.messages.extend(page.messages);
+    }
+    let Some(first) = first else { return Ok(None) };
+    let mut label = ctx.labels[b].clone();
+    if first != g.branches[b].first {
+        // The rest of a branch after a fork on it: the line the index names `<fork>.1`.
+        let fork = ctx.fork_before(first);
+        label = ctx.line_name(first).unwrap_or(label);
+        let words = g.entry(ctx.entries(), first).excerpt.to_string();
+        body.heading = format!(
+            "Branch {label}: {}",
+            crate::render::plain::prompt_words(ctx.project.source.client, &words, crate::limits::UNTITLED_CHARS)
+        );
+        body.subheading = String::new();
+        body.context = Vec::new();
+        body.forked_from = fork.map(|f| crate::render::pages::templates::ForkedFrom {
+            href: ctx.fork_link(&dir, None, f).unwrap_or_default(),
+            number: ctx.fork_numbers.get(&f).copied().unwrap_or(0),
+            parent: ctx.fork_line_name(f),
+            active: false,
+            own_fork: false,
+        });
+        body.facts.retain(|f| f.label != "messages");
+    }
+    let id = section_id(&dir, &page_file(0));
+    Ok(Some(Section { href: fragment(&id), id, label, title: body.heading.clone(), body: Html::of(&body) }))
 }
 
 /// The compare page of fork point `fork` as a section (none when it has none).

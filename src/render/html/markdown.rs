@@ -235,6 +235,16 @@ impl<'t> Rewriter<'t, '_> {
         match ev {
             Event::Html(t) | Event::InlineHtml(t) | Event::Text(t) => self.events.push(Event::Text(shown(t))),
             Event::Code(t) => self.events.push(Event::Code(shown(t))),
+            // A task list's box is its state as text, not a form control
+            // without a label (axe's `label`; a page of long plans held dozens).
+            Event::TaskListMarker(done) => self.events.push(html(
+                if done {
+                    "<span class=\"task done\" role=\"img\" aria-label=\"done\">☑</span> "
+                } else {
+                    "<span class=\"task\" role=\"img\" aria-label=\"to do\">☐</span> "
+                }
+                .into(),
+            )),
             Event::Start(Tag::HtmlBlock) => self.events.push(html("<pre class=\"rawhtml\">".into())),
             Event::End(TagEnd::HtmlBlock) => self.events.push(html("</pre>".into())),
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -387,6 +397,8 @@ mod tests {
         assert!(!h.contains("style="), "{h}");
         assert!(h.contains("<h-"), "{h}");
         let h = md("- [x] done\n- [ ] todo\n\n~~gone~~");
-        assert!(h.contains("checkbox") && h.contains("<del>"), "{h}");
+        assert!(h.contains("<del>"), "{h}");
+        // Task boxes are text saying their state, never unlabelled inputs.
+        assert!(!h.contains("<input") && h.contains("☑") && h.contains("aria-label=\"to do\""), "{h}");
     }
 }

@@ -33,6 +33,7 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
                 last: Time::at(o.last_ts),
                 tokens: o.tokens.total(),
                 cost: crate::render::site::spend::cost_text(&o.cost, o.tokens.is_zero()),
+                holds: holds(o),
             };
             ((o.agent_order, o.agent.as_str()), row)
         })
@@ -91,4 +92,21 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
         heading,
         groups,
     }
+}
+
+/// What a project of no conversation holds, as its row says it: its agent
+/// transcripts and sessions without a prompt (where its cost comes from),
+/// else nothing (the row counts its conversations).
+fn holds(o: &crate::digest::ProjectSummary) -> String {
+    if o.conversations > 0 {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    if o.agents > 0 {
+        parts.push(format!("{} agent transcript{}", o.agents, if o.agents == 1 { "" } else { "s" }));
+    }
+    if o.fragments > 0 {
+        parts.push(format!("{} session{} without a prompt", o.fragments, if o.fragments == 1 { "" } else { "s" }));
+    }
+    if parts.is_empty() { String::new() } else { format!("no conversation: {}", parts.join(", ")) }
 }

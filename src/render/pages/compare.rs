@@ -252,7 +252,7 @@ pub(crate) fn inputs<'c>(ctx: &'c ProjectCtx<'_>, fork: NodeId) -> Option<Compar
             Some(column_inputs(ctx, (label, words, href), branch, nodes))
         })
         .collect();
-    let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
+    let title = crate::render::plain::plain_excerpt(&g.conversations[conv].title, TITLE_CHARS);
     Some(CompareInputs {
         fork: Unhashed(fork),
         fork_read: Read::of(ctx, g.nodes[fork].entry),
@@ -355,6 +355,20 @@ fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> Html {
     markdown::inline_excerpt(&text_of(&node.content, None).0, 300)
 }
 
+/// A branch's messages as its page numbers them (counted items), as the
+/// fork-point index counts them.
+fn counted_messages(ctx: &ProjectCtx<'_>, nodes: &[NodeInputs<'_>]) -> usize {
+    let mut counted = rustc_hash::FxHashSet::default();
+    for NodeInputs { at, .. } in nodes {
+        if let Some((track, _, _, item)) = *at
+            && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
+        {
+            counted.insert((track, item));
+        }
+    }
+    counted.len()
+}
+
 fn column(
     ctx: &ProjectCtx<'_>,
     dir: &str,
@@ -372,8 +386,8 @@ fn column(
     let mut finals: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
-    let mut messages = 0usize;
     let mut seen_items = rustc_hash::FxHashSet::default();
+    let messages = counted_messages(ctx, &nodes);
     for NodeInputs { node, at, .. } in nodes {
         let entry = g.entry(e, node);
         let (model, _) = ctx.project.node(entry);
@@ -419,9 +433,7 @@ fn column(
             })
             .unwrap_or_default()
         };
-        if !join(&mut turns, same, turn, href) {
-            messages += 1;
-        }
+        join(&mut turns, same, turn, href);
     }
     as_markdown(&mut turns);
     files.sort_by(|a, b| a.full.cmp(&b.full));

@@ -14,7 +14,7 @@ use crate::limits::TITLE_CHARS;
 use crate::render::html::filters;
 use crate::render::pages::templates::{Crumb, Pager, Time};
 use crate::render::pages::track::crumbs;
-use crate::render::plain::{excerpt, prompt_words};
+use crate::render::plain::prompt_words;
 use crate::render::site::context::ProjectCtx;
 use crate::render::site::urls::{Href, Root, page_count, sibling_page};
 
@@ -69,7 +69,11 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
                     label: ctx.fork_branch_label(fork, 0),
                     words,
                     href: ctx.message_link(&dir, None, child, true).unwrap_or_default(),
-                    messages: br.messages,
+                    messages: {
+                        let ix = ctx.loc[fork].map_or(0, |l| l.item.index() + 1);
+                        let after = ctx.branch_layouts[b].items.as_slice().get(ix..).unwrap_or(&[]);
+                        u32::try_from(after.iter().filter(|i| i.counted).count()).unwrap_or(u32::MAX)
+                    },
                     last: Time::at(br.last_ts),
                     active,
                 });
@@ -80,13 +84,13 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId, page: u32) -> Option<Fork
                 label: ctx.labels[cb].clone(),
                 words,
                 href: ctx.branch_href(&dir, cb),
-                messages: br.messages,
+                messages: ctx.branch_messages(cb),
                 last: Time::at(br.last_ts),
                 active,
             })
         })
         .collect();
-    let title = excerpt(&g.conversations[conv].title, TITLE_CHARS);
+    let title = crate::render::plain::plain_excerpt(&g.conversations[conv].title, TITLE_CHARS);
     Some(ForkListPage {
         root: Root::of(&dir),
         title: format!("fork {} · {title}", ctx.fork_name(fork)),

@@ -154,6 +154,9 @@ struct Builder<'a, 'c> {
     view: MapView,
     /// The last row drawn in each lane of the current segment chain.
     prev: Option<usize>,
+    /// Branches whose nodes read in another order than they run (a
+    /// `/compact` before its compaction: `layout::reading_order`), by branch.
+    reordered: FxHashMap<BranchId, Option<std::rc::Rc<[NodeId]>>>,
 }
 
 /// The map of conversation `c`, for its page `track` in `dir`.
@@ -170,7 +173,7 @@ pub(crate) fn map(ctx: &ProjectCtx<'_>, c: &Conversation, dir: &str, track: Trac
         branches: c.branches.len(),
         omitted: 0,
     };
-    let mut b = Builder { ctx, c, dir, track, forks, view, prev: None };
+    let mut b = Builder { ctx, c, dir, track, forks, view, prev: None, reordered: FxHashMap::default() };
     let first = c.first_prompt.as_deref().unwrap_or(&c.title);
     let mut stack = vec![Segment {
         branch: c.branches[0],
@@ -327,7 +330,17 @@ impl Builder<'_, '_> {
     fn segment(&mut self, seg: Segment, stack: &mut Vec<Segment>) {
         let g = self.ctx.graph();
         let br = &g.branches[seg.branch];
-        let nodes = &br.nodes[seg.from.min(br.nodes.len())..];
+        let entries = self.ctx.entries();
+        let order = self
+            .reordered
+            .entry(seg.branch)
+            .or_insert_with(|| {
+                crate::render::site::layout::reading_order(self.ctx.project.source.client, g, entries, &br.nodes)
+                    .map(Into::into)
+            })
+            .clone();
+        let all = order.as_deref().unwrap_or(&br.nodes);
+        let nodes = &all[seg.from.min(all.len())..];
         self.prev = seg.from_row;
         let Some(&head) = nodes.first() else { return };
         let (branch, lane) = (seg.branch, seg.lane);

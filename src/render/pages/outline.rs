@@ -51,6 +51,10 @@ pub(crate) struct OutlineRow {
     pub(crate) own_fork: bool,
     /// A fork's compare page.
     pub(crate) compare: Option<Href>,
+    /// What tells it from a row that reads the same (a sibling branch with
+    /// the same first words: its session and start; a fork at the same
+    /// number with the same words: the entry it is at), else empty.
+    pub(crate) detail: String,
 }
 
 /// The message number the index's legend reads its example with: the first
@@ -81,9 +85,40 @@ pub(crate) fn outline(p: &ProjectCtx<'_>, c: &Conversation, from_dir: &str, trac
         continues: false,
         own_fork: false,
         compare: None,
+        detail: String::new(),
     }];
     walk(p, c.branches[0], 0, (from_dir, track), &active, &mut rows);
+    tell_forks_apart(p, c, &mut rows);
     rows
+}
+
+/// Forks at one message number whose rows read the same words (one at the
+/// message, one at a side entry after it the page hides, where a rewind
+/// of the client went back to): each says where it is.
+fn tell_forks_apart(p: &ProjectCtx<'_>, c: &Conversation, rows: &mut [OutlineRow]) {
+    let g = p.graph();
+    let number = |r: &OutlineRow| {
+        r.label.trim_start_matches('#').split(|ch: char| !ch.is_ascii_digit()).next().unwrap_or("").to_string()
+    };
+    let mut seen: rustc_hash::FxHashMap<(String, String), usize> = rustc_hash::FxHashMap::default();
+    for r in rows.iter().filter(|r| r.kind == "fork") {
+        *seen.entry((number(r), r.text.clone())).or_default() += 1;
+    }
+    let forks: Vec<NodeId> = c.fork_points.iter().map(|f| f.node).collect();
+    for r in rows.iter_mut().filter(|r| r.kind == "fork") {
+        if seen.get(&(number(r), r.text.clone())).copied().unwrap_or(0) < 2 {
+            continue;
+        }
+        let Some(&node) = forks.iter().find(|n| p.fork_name(**n) == r.label) else { continue };
+        let Some(l) = p.loc[node] else { continue };
+        let item = &p.track_layout(l.track).items[l.item];
+        let e = g.entry(p.entries(), node);
+        r.detail = if item.counted && item.nodes[0] == node {
+            format!("at message #{} itself", item.number)
+        } else {
+            format!("after #{}, at a {} entry the page hides", item.number, e.kind.name())
+        };
+    }
 }
 
 /// What [`walk`] has left to write, last first.
@@ -206,7 +241,7 @@ fn fork_row(
         kind: "fork",
         depth: f.depth.min(OUTLINE_DEPTH),
         label: p.fork_name(f.fp.node),
-        text: fork_text(f.fp, &excerpt(&turn_text(p, lay, item_ix), OUTLINE_CHARS)),
+        text: fork_text(f.fp, &prompt_words(p.project.source.client, &turn_text(p, lay, item_ix), OUTLINE_CHARS)),
         page: fork.clone(),
         href: fork,
         title: String::new(),
@@ -216,6 +251,7 @@ fn fork_row(
         continues: false,
         own_fork: false,
         compare: p.compare_href(from_dir, f.fp.node),
+        detail: String::new(),
     }
 }
 
@@ -229,7 +265,7 @@ fn branch_row(
     active: &FxHashSet<NodeId>,
 ) -> Option<(OutlineRow, Option<BranchId>)> {
     let g = p.graph();
-    let summary = |br: &crate::graph::Branch| br.summary.as_deref().unwrap_or("").to_string();
+    let summary = |br: &crate::graph::Branch| crate::render::plain::plain_text(br.summary.as_deref().unwrap_or(""));
     let (fp, depth) = (f.fp, f.depth);
     let child = fp.children[k];
     let text = prompt_words(p.project.source.client, fp.labels.get(k).map_or("", |l| &**l), OUTLINE_LABEL_CHARS);
@@ -251,6 +287,7 @@ fn branch_row(
             continues: true,
             own_fork: false,
             compare: None,
+            detail: p.sibling_detail(fp, 0).unwrap_or_default(),
         };
         return Some((row, None));
     }
@@ -265,12 +302,13 @@ fn branch_row(
         href: if here { p.message_link(from_dir, Some(track), child, true).unwrap_or_default() } else { page.clone() },
         page,
         title: if g.forks_on(cb).next().is_some() { String::new() } else { summary(cbr) },
-        messages: cbr.messages,
+        messages: p.branch_messages(cb),
         last: Time::at(cbr.last_ts),
         active: active.contains(&child),
         continues: false,
         own_fork: p.own_forks.contains(&cbr.session),
         compare: None,
+        detail: p.sibling_detail(fp, k).unwrap_or_default(),
     };
     Some((row, Some(cb)))
 }
@@ -292,6 +330,7 @@ fn more_row(p: &ProjectCtx<'_>, from_dir: &str, fp: &ForkPoint, depth: u32, more
         continues: false,
         own_fork: false,
         compare: None,
+        detail: String::new(),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::limits::{LISTED_PER_PAGE, LISTED_TITLE_CHARS, UNKNOWN_ENTRIES, UNTITL
 use crate::render::pages::recovered;
 use crate::render::pages::templates::{AgentRow, ConvRow, Listed, Pager, ProjectPage, RecoveredRow, Shown, Time};
 use crate::render::pages::track::crumbs;
-use crate::render::plain::{excerpt, plain_excerpt, prompt_words};
+use crate::render::plain::{plain_excerpt, prompt_words};
 use crate::render::site::context::ProjectCtx;
 use crate::render::site::urls::{Root, href, page_file, sibling_page};
 use crate::render::views::blocks::Block;
@@ -170,17 +170,19 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
     // Titled by its first prompt: the prompt's words, once.
     let untitled = c.title_source == TitleSource::FirstPrompt;
     let spend = ctx.conversation_spend(c);
+    // Neither title nor prompt: its first words, and what it is.
+    let none = (c.title_source == TitleSource::None).then(|| crate::render::pages::track::untitled(ctx, c));
     ConvRow {
-        title: if untitled {
-            prompt_words(ctx.project.source.client, &c.title, UNTITLED_CHARS)
-        } else {
-            excerpt(&c.title, LISTED_TITLE_CHARS)
+        title: match &none {
+            Some((words, _)) => words.clone(),
+            None if untitled => prompt_words(ctx.project.source.client, &c.title, UNTITLED_CHARS),
+            None => plain_excerpt(&c.title, LISTED_TITLE_CHARS),
         },
         href: href(&ctx.dir, &ctx.conv_dirs[i], "index.html", None),
-        first_prompt: if untitled {
-            String::new()
-        } else {
-            plain_excerpt(c.first_prompt.as_deref().unwrap_or(""), 240)
+        first_prompt: match none {
+            Some((_, what)) => what,
+            None if untitled => String::new(),
+            None => plain_excerpt(c.first_prompt.as_deref().unwrap_or(""), 240),
         },
         started: Time::at(c.first_ts),
         last: Time::at(c.last_ts),

@@ -10,8 +10,9 @@ use crate::render::html::{filters, view_enum};
 use crate::render::pages::map::MapView;
 use crate::render::pages::outline::OutlineRow;
 use crate::render::site::urls::{Href, Root};
+use crate::render::views::blocks::ForkNote;
 use crate::render::views::blocks::{Block, SessionRef};
-use crate::render::views::message::{ForkNote, MessageView};
+use crate::render::views::message::MessageView;
 
 /// A breadcrumb link.
 #[derive(Debug, Clone, Hash)]
@@ -42,6 +43,9 @@ pub(crate) struct ProjectRow {
     pub(crate) tokens: String,
     /// What they cost (empty when nothing was recorded).
     pub(crate) cost: String,
+    /// Its agent transcripts and fragments, said when it holds no
+    /// conversation (`2 sub-agent transcripts, no prompt of their own`).
+    pub(crate) holds: String,
 }
 
 /// A conversation on a project page.
@@ -198,8 +202,6 @@ pub(crate) struct ActiveTrack {
     pub(crate) page: Href,
     /// The number of its last message.
     pub(crate) last: u32,
-    /// How many other branches the conversation has.
-    pub(crate) others: usize,
 }
 
 /// The page of a main branch (in a conversation with forks).
@@ -319,11 +321,18 @@ pub(crate) struct TrackHead {
     pub(crate) heading: String,
     pub(crate) subheading: String,
     pub(crate) facts: Vec<Fact>,
+    /// Facts folded under `more_summary` (a conversation's sessions, its
+    /// `cctree fork`s, its tokens): read on demand, so that the first
+    /// message is on the first screen.
+    pub(crate) more_facts: Vec<Fact>,
+    pub(crate) more_summary: String,
     /// A branch page: where it forked from.
     pub(crate) forked_from: Option<ForkedFrom>,
     /// An agent page: the tool call that spawned it.
     pub(crate) spawned_by: Option<Href>,
     pub(crate) outline: Vec<OutlineRow>,
+    /// What the folded fork-point index holds (`2 forks · 3 branches`).
+    pub(crate) outline_summary: String,
     /// The conversation's map (its first page).
     pub(crate) map: Option<MapView>,
     /// The conversation page of a conversation with forks (first page).

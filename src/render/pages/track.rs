@@ -14,7 +14,7 @@ use crate::render::pages::templates::{
     ActiveTrack, BranchHead, CctreeFork, Crumb, Fact, FactValue, ForkedFrom, MainBranch, Pager, Time, TrackEntry,
     TrackHead, TrackPage,
 };
-use crate::render::plain::{excerpt, prompt_words};
+use crate::render::plain::{excerpt, plain_excerpt, plain_text, prompt_words};
 use crate::render::site::context::{ProjectCtx, TrackId};
 use crate::render::site::layout::ItemId;
 use crate::render::site::urls::{Root, href, page_file, sibling_page};
@@ -27,7 +27,7 @@ pub(crate) fn crumbs(ctx: &ProjectCtx<'_>, from: &str, conv: Option<Conversation
     let mut v = vec![Crumb { label: excerpt(&ctx.name, CRUMB_CHARS), href: href(from, &ctx.dir, "index.html", None) }];
     if let Some(c) = conv {
         v.push(Crumb {
-            label: excerpt(&ctx.graph().conversations[c].title, CRUMB_CHARS),
+            label: plain_excerpt(&ctx.graph().conversations[c].title, CRUMB_CHARS),
             href: href(from, &ctx.conv_dirs[c], "index.html", None),
         });
     }
@@ -120,9 +120,12 @@ pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
         heading: String::new(),
         subheading: String::new(),
         facts: Vec::new(),
+        more_facts: Vec::new(),
+        more_summary: String::new(),
         forked_from: None,
         spawned_by: None,
         outline: Vec::new(),
+        outline_summary: String::new(),
         map: None,
         active: None,
         main_branch: None,
@@ -172,7 +175,7 @@ fn branch_head(ctx: &ProjectCtx<'_>, dir: &str, b: BranchId) -> BranchHead {
     BranchHead {
         id: ctx.branch_anchor(b),
         label: ctx.labels[b].clone(),
-        messages: br.messages,
+        messages: ctx.branch_messages(b),
         last: Time::at(br.last_ts),
         active: g.conversations[br.conversation].active_branch == b,
         own_fork: ctx.own_forks.contains(&br.session),
@@ -216,12 +219,13 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     let conv = &g.conversations[c];
     let dir = ctx.track_dir(track);
     p.crumbs = crumbs(ctx, dir, Some(c));
-    p.title = excerpt(&conv.title, TITLE_CHARS);
-    // Titled by its first prompt: its words, not a screenful of it.
-    p.heading = if conv.title_source == TitleSource::FirstPrompt {
-        prompt_words(ctx.project.source.client, &conv.title, UNTITLED_CHARS)
-    } else {
-        conv.title.to_string()
+    p.title = plain_excerpt(&conv.title, TITLE_CHARS);
+    // Titled by its first prompt: its words, not a screenful of it; a
+    // title as plain text (no Markdown marks).
+    p.heading = match conv.title_source {
+        TitleSource::FirstPrompt => prompt_words(ctx.project.source.client, &conv.title, UNTITLED_CHARS),
+        TitleSource::None => untitled(ctx, conv).0,
+        _ => plain_text(&conv.title),
     };
     p.kept = ctx.project.kept.archive_only.contains(&conv.root);
     // The facts of a conversation, a branch or an agent are on its first
@@ -229,7 +233,8 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
     if page > 0 {
         return;
     }
-    p.facts = conv_facts(ctx, c);
+    (p.facts, p.more_facts) = conv_facts(ctx, c);
+    p.more_summary = more_summary(&p.more_facts);
     // A map of a few prompts in a row says nothing the page does not.
     let m = map(ctx, conv, dir, track);
     if !conv.fork_points.is_empty() || m.rows.len() > MAP_MIN_ROWS {
@@ -239,14 +244,35 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
         return;
     }
     p.outline = outline(ctx, conv, dir, track);
+    let (forks, branches) = (conv.fork_points.len(), conv.branches.len());
+    p.outline_summary = format!("{} · {}", count(forks, "fork", "forks"), count(branches, "branch", "branches"));
     let b = conv.active_branch;
     let lay = ctx.track_layout(track);
     p.active = Some(ActiveTrack {
         label: ctx.labels[b].clone(),
         page: ctx.branch_href(dir, b),
         last: lay.items.iter().rev().find(|i| i.counted).map_or(0, |i| i.number),
-        others: conv.branches.len() - 1,
     });
+}
+
+/// A conversation with neither a title nor a prompt (a session of replies,
+/// commands or side entries only): called by the first words it holds,
+/// and said what it is (`no prompt · session 5e5510a1`).
+pub(crate) fn untitled(ctx: &ProjectCtx<'_>, c: &crate::graph::Conversation) -> (String, String) {
+    let g = ctx.graph();
+    let nodes = &g.branches[c.branches[0]].nodes;
+    let words = nodes
+        .iter()
+        .take(crate::limits::LABEL_LOOKAHEAD)
+        .map(|n| prompt_words(ctx.project.source.client, &g.entry(ctx.entries(), *n).excerpt, UNTITLED_CHARS))
+        .find(|w| !w.trim().is_empty());
+    let session: String = g.sessions[g.node(c.root).session].session_id.chars().take(8).collect();
+    let what =
+        format!("no prompt · {} message{} · session {session}", c.messages, if c.messages == 1 { "" } else { "s" });
+    match words {
+        Some(w) => (w, what),
+        None => (format!("(no prompt, session {session})"), what),
+    }
 }
 
 fn session_marker(id: &str, own_fork: bool) -> MessageView {
@@ -271,7 +297,29 @@ fn fact(label: &str, value: FactValue) -> Fact {
     Fact { label: label.into(), value }
 }
 
-fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
+/// `1 fork`, `3 forks`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What the folded facts of a conversation hold, as their summary says it
+/// (`2 sessions · cctree forks · tokens`).
+fn more_summary(facts: &[Fact]) -> String {
+    let words: Vec<String> = facts
+        .iter()
+        .map(|f| match &f.value {
+            FactValue::Sessions(list) => count(list.len(), "session", "sessions"),
+            FactValue::CctreeForks(list) => count(list.len(), "cctree fork", "cctree forks"),
+            _ => f.label.clone(),
+        })
+        .collect();
+    words.join(" · ")
+}
+
+/// The facts of a conversation's page: those read at a glance (when, how
+/// long, how many branches, what it cost), and those folded (its sessions,
+/// with their ids in full, the sessions `cctree fork` wrote, its tokens).
+fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> (Vec<Fact>, Vec<Fact>) {
     let g = ctx.graph();
     let c = &g.conversations[ci];
     let mut v = vec![
@@ -280,8 +328,9 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
         fact("messages", FactValue::Text(c.messages.to_string())),
         fact("branches", FactValue::Text(c.branches.len().to_string())),
     ];
+    let mut more = Vec::new();
     let sessions: Vec<SessionRef> = c.sessions.iter().map(|s| session_ref(ctx, *s)).collect();
-    v.push(fact(if sessions.len() == 1 { "session" } else { "sessions" }, FactValue::Sessions(sessions)));
+    more.push(fact(if sessions.len() == 1 { "session" } else { "sessions" }, FactValue::Sessions(sessions)));
     let forks: Vec<CctreeFork> = c
         .junctions
         .iter()
@@ -295,10 +344,14 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> Vec<Fact> {
         })
         .collect();
     if !forks.is_empty() {
-        v.push(fact(if forks.len() == 1 { "cctree fork" } else { "cctree forks" }, FactValue::CctreeForks(forks)));
+        more.push(fact(if forks.len() == 1 { "cctree fork" } else { "cctree forks" }, FactValue::CctreeForks(forks)));
     }
-    spend_facts(&mut v, ctx.conversation_spend(c));
-    v
+    let spend = ctx.conversation_spend(c);
+    if !spend.is_zero() {
+        v.push(fact("cost", FactValue::Text(format!("{} (sub-agents included)", spend.cost_text()))));
+        more.push(fact("tokens", FactValue::Text(spend.tokens_text())));
+    }
+    (v, more)
 }
 
 /// The `tokens` and `cost` facts of a total (none when nothing was spent),
@@ -332,8 +385,8 @@ fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackHead
         (true, Some(words)) => words,
         _ => br.title.to_string(),
     };
-    p.title = format!("{label} · {}", excerpt(&title, TITLE_CHARS));
-    p.heading = format!("Branch {label}: {}", excerpt(&title, UNTITLED_CHARS));
+    p.title = format!("{label} · {}", plain_excerpt(&title, TITLE_CHARS));
+    p.heading = format!("Branch {label}: {}", plain_excerpt(&title, UNTITLED_CHARS));
     let Some(fork) = br.fork_point else { return };
     let n = ctx.fork_numbers.get(&fork).copied().unwrap_or(0);
     let link = ctx.fork_link(&ctx.branch_dirs[b], None, fork).unwrap_or_default();
@@ -371,7 +424,7 @@ fn context_items(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Vec<(TrackI
 fn branch_facts(ctx: &ProjectCtx<'_>, b: BranchId) -> Vec<Fact> {
     let br = &ctx.graph().branches[b];
     let mut v = vec![
-        fact("messages", FactValue::Text(br.messages.to_string())),
+        fact("messages", FactValue::Text(ctx.branch_messages(b).to_string())),
         fact("last active", FactValue::Time(Time::at(br.last_ts))),
         fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
     ];

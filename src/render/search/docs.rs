@@ -74,6 +74,8 @@ struct Doc {
     /// when the excerpt was cut: a word found past the excerpt is shown in
     /// its context from it.
     text: Option<String>,
+    /// Where it is read when not on the active line (`on branch 15.1`).
+    place: Option<String>,
 }
 
 /// What the index takes from one page: its docs in page order and their terms.
@@ -87,16 +89,29 @@ pub(crate) struct PageIndex {
 }
 
 impl PageIndex {
-    /// The docs and terms of a page's messages: a message with an anchor is a
-    /// doc; one without (typed while Claude worked) joins the doc before it,
-    /// as it is shown after it; one without text is none.
+    /// The docs and terms of a page's messages: a message with an anchor is a doc; one without
+    /// (typed while Claude worked) joins the doc before it, as it is shown
+    /// after it; one without text is none, and one the conversation page
+    /// shows too is indexed there ([`MessageView::indexed_elsewhere`]).
+    /// What the page hides until the reader shows system entries — a side
+    /// entry (`aux`: meta, injected instructions, hooks), a reminder the
+    /// client put in a tool's output — is indexed apart ([`hidden_term`]):
+    /// found only when the search is asked for it.
     pub(crate) fn of<'m>(messages: impl IntoIterator<Item = &'m MessageView>) -> PageIndex {
         let mut sink = DocSink::default();
         let mut docs: Vec<Doc> = Vec::new();
+        // The doc before was indexed elsewhere: what joins it is too.
+        let mut skipping = false;
         for m in messages {
+            if !m.id.is_empty() {
+                skipping = m.indexed_elsewhere;
+            }
+            if skipping {
+                continue;
+            }
             let anchor = if m.id.is_empty() { docs.last().map(|d| d.anchor.clone()) } else { Some(m.id.clone()) };
             let Some(anchor) = anchor else { continue };
-            sink.start(n32(docs.len()));
+            sink.start(n32(docs.len()), m.class.split(' ').any(|c| c == "aux"));
             message_text(m, &mut sink);
             if sink.empty {
                 continue;
@@ -107,6 +122,7 @@ impl PageIndex {
                 number: m.number.unwrap_or(0),
                 excerpt: std::mem::take(&mut sink.excerpt),
                 text: sink.cut.then(|| std::mem::take(&mut sink.text)),
+                place: m.place.clone(),
             });
         }
         PageIndex { docs, terms: sink.terms.into_iter().collect(), text_bytes: sink.text_bytes }
@@ -134,16 +150,33 @@ impl PageIndex {
         enum DocRow<'d> {
             Whole(&'d str, &'d str, u32, &'d str),
             Cut(&'d str, &'d str, u32, &'d str, u32),
+            /// Read elsewhere than the page's `on` says: its place after
+            /// its whole text's index (-1: none).
+            Placed(&'d str, &'d str, u32, &'d str, i64, &'d str),
         }
+        // The place of the page's first doc is the page's; a doc read
+        // elsewhere says its own.
+        let on = self.docs.first().and_then(|d| d.place.as_deref());
         let mut texts: Vec<&str> = Vec::new();
         let docs: Vec<DocRow<'_>> = self
             .docs
             .iter()
-            .map(|d| match &d.text {
-                None => DocRow::Whole(&d.anchor, &d.role, d.number, &d.excerpt),
-                Some(t) => {
+            .map(|d| {
+                let cut = d.text.as_ref().map(|t| {
                     texts.push(t);
-                    DocRow::Cut(&d.anchor, &d.role, d.number, &d.excerpt, n32(texts.len() - 1))
+                    n32(texts.len() - 1)
+                });
+                match (cut, d.place.as_deref()) {
+                    (cut, place) if place != on => DocRow::Placed(
+                        &d.anchor,
+                        &d.role,
+                        d.number,
+                        &d.excerpt,
+                        cut.map_or(-1, i64::from),
+                        place.unwrap_or(""),
+                    ),
+                    (None, _) => DocRow::Whole(&d.anchor, &d.role, d.number, &d.excerpt),
+                    (Some(k), _) => DocRow::Cut(&d.anchor, &d.role, d.number, &d.excerpt, k),
                 }
             })
             .collect();
@@ -152,9 +185,11 @@ impl PageIndex {
             docs: Vec<DocRow<'d>>,
             #[serde(skip_serializing_if = "Option::is_none")]
             z: Option<String>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            on: Option<&'d str>,
         }
         let z = (!texts.is_empty()).then(|| codec::base64(&codec::deflate(crate::json::write(&texts).as_bytes())));
-        let json = crate::json::write(&Docs { docs, z });
+        let json = crate::json::write(&Docs { docs, z, on });
         codec::script(&doc_id(path), &json)
     }
 }
@@ -177,12 +212,15 @@ struct DocSink {
     cut: bool,
     /// No term met yet in this doc.
     empty: bool,
+    /// The doc is a message the page hides by default.
+    hidden: bool,
     text_bytes: u64,
     scratch: String,
+    hidden_scratch: String,
 }
 
 impl DocSink {
-    fn start(&mut self, doc: u32) {
+    fn start(&mut self, doc: u32, hidden: bool) {
         self.doc = doc;
         self.excerpt.clear();
         self.chars = 0;
@@ -190,16 +228,33 @@ impl DocSink {
         self.text_chars = 0;
         self.cut = false;
         self.empty = true;
+        self.hidden = hidden;
     }
+}
+
+/// The term under which text a page hides by default is indexed: `~` and
+/// the term (no term holds a `~`), looked up only when the search asks for
+/// hidden text too (`static/search.js`).
+pub(crate) fn hidden_term(term: &str, out: &mut String) {
+    out.clear();
+    out.push('~');
+    out.push_str(term);
 }
 
 impl TextSink for DocSink {
     fn text(&mut self, part: Part, text: &str) {
         self.text_bytes += text.len() as u64;
-        let (doc, terms) = (self.doc, &mut self.terms);
+        let hidden = self.hidden || part == Part::Hidden;
+        let (doc, terms, key) = (self.doc, &mut self.terms, &mut self.hidden_scratch);
         let mut any = false;
         self.words.each(text, |t| {
             any = true;
+            let t = if hidden {
+                hidden_term(t, key);
+                key.as_str()
+            } else {
+                t
+            };
             match terms.get_mut(t) {
                 Some(docs) => {
                     if docs.last() != Some(&doc) {
@@ -215,6 +270,12 @@ impl TextSink for DocSink {
             return;
         }
         self.empty = false;
+        // A reminder inside a message shown: found (apart), never its excerpt.
+        if part == Part::Hidden && !self.hidden {
+            return;
+        }
+        let text = if self.hidden { strip_tags(text) } else { std::borrow::Cow::Borrowed(text) };
+        let text = &*text;
         let room = SEARCH_TEXT_CHARS.saturating_sub(self.text_chars);
         if room > 0 {
             if !self.text.is_empty() {
@@ -227,7 +288,7 @@ impl TextSink for DocSink {
             Part::Prose => SEARCH_PROSE_CHARS,
             Part::Thinking => SEARCH_THINKING_CHARS,
             Part::Call => SEARCH_CALL_CHARS,
-            Part::Output => SEARCH_OUTPUT_CHARS,
+            Part::Output | Part::Hidden => SEARCH_OUTPUT_CHARS,
         }
         .min(room);
         if cap == 0 {
@@ -249,6 +310,34 @@ impl TextSink for DocSink {
         self.text(part, &s);
         self.scratch = s;
     }
+}
+
+/// The text of a hidden entry for its excerpt: without the tags the client
+/// wraps injected text in (`<system-reminder>`, `<environment_context>`),
+/// which are not what it says.
+fn strip_tags(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('<') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('<') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + 1..];
+        let name = tail.strip_prefix('/').unwrap_or(tail);
+        let len = name.bytes().take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')).count();
+        let closed =
+            name.as_bytes().get(len) == Some(&b'>') && name.as_bytes().first().is_some_and(u8::is_ascii_alphabetic);
+        if closed {
+            out.push(' ');
+            rest = &name[len + 1..];
+        } else {
+            out.push('<');
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Appends at most `cap` characters of `text` with runs of whitespace as one
@@ -347,8 +436,10 @@ pub(crate) struct Units {
     /// Number (from 1) of each page of each track, within its unit.
     branch_pages: IdVec<BranchId, Vec<u32>>,
     agent_pages: IdVec<AgentId, Vec<u32>>,
-    /// Unit of each conversation (its active track's pages are not indexed:
-    /// their messages are, on the pages of their branches).
+    /// Of each conversation's active track (a conversation with forks): its
+    /// pages hold the messages of the active line, its branches' pages the others.
+    active_pages: IdVec<ConversationId, Vec<u32>>,
+    /// Unit of each conversation.
     conv_unit: IdVec<ConversationId, u32>,
 }
 
@@ -362,6 +453,7 @@ impl Units {
             agent_unit: IdVec::filled(0, g.agents.len()),
             branch_pages: IdVec::filled(Vec::new(), g.branches.len()),
             agent_pages: IdVec::filled(Vec::new(), g.agents.len()),
+            active_pages: IdVec::filled(Vec::new(), g.conversations.len()),
             conv_unit: IdVec::new(),
         };
         let mut conv_unit: IdVec<ConversationId, u32> = IdVec::filled(0, g.conversations.len());
@@ -406,7 +498,7 @@ impl Units {
         self.entries.push(UnitEntry {
             key: key.to_string(),
             first_ts,
-            title: excerpt(title, SEARCH_TITLE_CHARS),
+            title: crate::render::plain::plain_excerpt(title, SEARCH_TITLE_CHARS),
             project: ctx.name.clone(),
             pages: Vec::new(),
         });
@@ -417,7 +509,9 @@ impl Units {
     fn number_pages(&mut self, ctx: &ProjectCtx<'_>) {
         let g = ctx.graph();
         let mut pages: Vec<Vec<(i64, String, TrackId, u32)>> = vec![Vec::new(); self.entries.len()];
-        let tracks = g.branches.ids().map(TrackId::Branch).chain(g.agents.ids().map(TrackId::Agent));
+        let active =
+            g.conversations.iter_enumerated().filter(|(_, c)| c.branches.len() > 1).map(|(i, _)| TrackId::Active(i));
+        let tracks = active.chain(g.branches.ids().map(TrackId::Branch)).chain(g.agents.ids().map(TrackId::Agent));
         // A branch on a shared page is indexed with that page's first branch.
         let tracks = tracks.filter(|t| ctx.has_pages(*t));
         for track in tracks {
@@ -435,7 +529,7 @@ impl Units {
                 let slot = match track {
                     TrackId::Branch(b) => &mut self.branch_pages[b],
                     TrackId::Agent(a) => &mut self.agent_pages[a],
-                    TrackId::Active(_) => continue,
+                    TrackId::Active(c) => &mut self.active_pages[c],
                 };
                 if slot.len() <= p as usize {
                     slot.resize(p as usize + 1, 0);
@@ -460,7 +554,7 @@ impl Units {
         let pages: &[u32] = match track {
             TrackId::Branch(b) => &self.branch_pages[b],
             TrackId::Agent(a) => &self.agent_pages[a],
-            TrackId::Active(_) => &[],
+            TrackId::Active(c) => &self.active_pages[c],
         };
         pages.get(page as usize).copied().unwrap_or(0)
     }
@@ -474,7 +568,7 @@ impl Units {
             fresh[self.unit(*track) as usize] = true;
         }
         let mut kept_paths: Vec<Vec<(u32, String)>> = vec![Vec::new(); self.entries.len()];
-        for &(track, p) in kept.iter().filter(|(t, _)| !matches!(t, TrackId::Active(_))) {
+        for &(track, p) in kept {
             let (u, q) = (self.unit(track) as usize, self.page_number(track, p));
             if let Some(path) = q.checked_sub(1).and_then(|i| self.entries[u].pages.get(i as usize)) {
                 kept_paths[u].push((q, path.clone()));
@@ -576,6 +670,13 @@ pub(crate) fn recovered_unit(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hidden_excerpts_lose_their_tags() {
+        assert_eq!(strip_tags("<system-reminder>\nkeep a < b and <3</system-reminder>"), " \nkeep a < b and <3 ");
+        assert_eq!(strip_tags("<skills_instructions> ## Skills"), "  ## Skills");
+        assert_eq!(strip_tags("no tags"), "no tags");
+    }
 
     #[test]
     fn excerpts_collapse_whitespace_and_say_when_cut() {

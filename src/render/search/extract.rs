@@ -11,8 +11,8 @@
 
 use crate::render::html::Html;
 use crate::render::views::blocks::Block;
+use crate::render::views::blocks::{CallView, ToolView};
 use crate::render::views::message::MessageView;
-use crate::render::views::tools::{CallView, ToolView};
 
 /// What a piece of a message's text is, for how much of it an excerpt keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +24,9 @@ pub(crate) enum Part {
     Call,
     /// What a tool or command returned, a file, a diff, raw JSON.
     Output,
+    /// Text a page hides until the reader shows system entries (a reminder
+    /// the client put into a tool's output): indexed apart.
+    Hidden,
 }
 
 /// Where a message's text goes: every piece is handed to `sink`.
@@ -70,12 +73,26 @@ fn block_text(b: &Block, t: &mut impl TextSink) {
         }
         Block::Tool(tool) => tool_text(tool, t),
         Block::Result(r) => r.body.iter().for_each(|b| block_text(b, t)),
+        Block::Reminder(r) => block_text(&r.body, &mut Hidden(t)),
         Block::ResultText(r) => match &r.full {
             Some(full) => block_text(full, t),
             None => t.text(Part::Output, &r.line),
         },
         // Landmarks cctree writes: no text of the transcript.
         Block::Image(_) | Block::Anchor(_) | Block::Compaction(_) | Block::Session(_) | Block::Persisted(_) => {}
+    }
+}
+
+/// A sink's hidden part: every piece handed on as [`Part::Hidden`].
+struct Hidden<'t>(&'t mut dyn TextSink);
+
+impl TextSink for Hidden<'_> {
+    fn text(&mut self, _: Part, text: &str) {
+        self.0.text(Part::Hidden, text);
+    }
+
+    fn html(&mut self, _: Part, html: &Html) {
+        self.0.html(Part::Hidden, html);
     }
 }
 

@@ -17,8 +17,17 @@
 //!                            for the hits shown), and the whole texts of the
 //!                            messages whose excerpt was cut, deflated together
 //!                            (`z`: base64 of raw deflate of a JSON array;
-//!                            inflated only for a hit past its excerpt)
+//!                            inflated only for a hit past its excerpt), and
+//!                            where they are read when not on the active line
+//!                            (`on`: `on branch 15.1`)
 //! ```
+//!
+//! A message is indexed once, where a hit should open it: a message of the
+//! active line on the conversation page (which reads the active line), the
+//! others on their branches' pages. What a page hides until the reader shows
+//! system entries (side entries, injected instructions, a reminder the
+//! client put into a tool's output) is indexed under `~term`
+//! ([`docs::hidden_term`]), which a search looks up only when asked.
 //!
 //! A *unit* is a conversation with the sub-agents it spawned (or an agent no
 //! conversation spawned); units are numbered by the time they started (then

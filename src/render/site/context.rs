@@ -108,6 +108,8 @@ pub(crate) struct ProjectCtx<'a> {
     branch_ix: IdVec<BranchId, usize>,
     /// Position of each node in its branch's run (for the end of an item).
     pub(crate) pos: IdVec<NodeId, usize>,
+    /// The fork points on each branch, by their position on it.
+    line_forks: FxHashMap<BranchId, Vec<(usize, NodeId)>>,
     /// Sessions written by `cctree fork`.
     pub(crate) own_forks: FxHashSet<SessionId>,
     /// Copies of a node's uuid whose content differs (P1): shown with the node,
@@ -206,6 +208,7 @@ impl<'a> ProjectCtx<'a> {
             legal_by_conversation: IdVec::new(),
             branch_ix: IdVec::filled(usize::MAX, g.branches.len()),
             pos: IdVec::filled(0, g.nodes.len()),
+            line_forks: FxHashMap::default(),
             own_forks: g.own_fork_sessions(e),
             conflicts: g
                 .findings
@@ -266,6 +269,14 @@ impl<'a> ProjectCtx<'a> {
             for (i, &n) in b.nodes.iter().enumerate() {
                 self.pos[n] = i;
             }
+        }
+        for c in &g.conversations {
+            for f in &c.fork_points {
+                self.line_forks.entry(f.branch).or_default().push((self.pos[f.node], f.node));
+            }
+        }
+        for list in self.line_forks.values_mut() {
+            list.sort_unstable();
         }
         self.legal = IdVec::filled(false, g.nodes.len());
         match self.paths.checkpoints {
@@ -358,7 +369,7 @@ impl<'a> ProjectCtx<'a> {
                     (Some(f), Some(_)) => *self.fork_numbers.get(&f).unwrap_or(&0),
                     _ => 0,
                 };
-                let lay = layout(g, e, &br.nodes, first_number, self.page_size);
+                let lay = layout(self.project.source.client, g, e, &br.nodes, first_number, self.page_size);
                 self.index(TrackId::Branch(b), &lay);
                 for fp in g.forks_on(b) {
                     let n = self.loc[fp.node].map_or(0, |l| lay.items[l.item].number);
@@ -368,7 +379,7 @@ impl<'a> ProjectCtx<'a> {
             }
         }
         for (i, c) in g.conversations.iter_enumerated().filter(|(_, c)| c.branches.len() > 1) {
-            let lay = layout(g, e, &g.projection(c.active_branch), 0, self.page_size);
+            let lay = layout(self.project.source.client, g, e, &g.projection(c.active_branch), 0, self.page_size);
             for (ix, item) in lay.items.iter_enumerated() {
                 for &n in item.nodes.iter().chain(&item.absorbed) {
                     self.active_item[n] = Some(ix);
@@ -379,7 +390,7 @@ impl<'a> ProjectCtx<'a> {
             self.name_forks(g, c, last);
         }
         for (i, a) in g.agents.iter_enumerated() {
-            let lay = layout(g, e, &a.nodes, 0, self.page_size);
+            let lay = layout(self.project.source.client, g, e, &a.nodes, 0, self.page_size);
             self.index(TrackId::Agent(i), &lay);
             self.agent_layouts.push(lay);
             if let Some(t) = a.spawn.as_ref().and_then(|s| s.tool_use_id.as_deref()) {
@@ -442,6 +453,14 @@ impl<'a> ProjectCtx<'a> {
     /// A link to where branch `b` is read: its own page, or its place on
     /// a shared page.
     pub(crate) fn branch_href(&self, from_dir: &str, b: BranchId) -> Href {
+        // One file: each message once, the active line's in the first
+        // section; a branch is where its first message is.
+        if self.links == Links::OneFile {
+            let first = self.graph().branches[b].first;
+            if let Some(h) = self.message_link(from_dir, None, first, true) {
+                return h;
+            }
+        }
         let frag = self.group_lead.contains_key(&b).then(|| self.branch_anchor(b));
         self.href(from_dir, &self.branch_dirs[b], &page_file(0), frag.as_deref())
     }
@@ -553,6 +572,54 @@ impl<'a> ProjectCtx<'a> {
             Some(key) => format!("{key}.{}", k + 1),
             None => format!("{}.{}", self.fork_numbers.get(&node).copied().unwrap_or(0), k + 1),
         }
+    }
+
+    /// The branch a message of a conversation with forks is read on, as the
+    /// map and the fork-point index name it: `main`, `12.2`, or after a
+    /// fork on its branch that fork's `.1` (`15.1`).
+    pub(crate) fn line_name(&self, node: NodeId) -> Option<String> {
+        let b = self.graph().node(node).branch?;
+        Some(match self.fork_before(node) {
+            Some(f) => self.fork_branch_label(f, 0),
+            None => self.labels[b].clone(),
+        })
+    }
+
+    /// What tells the `k`-th branch of fork point `fp` from a sibling that
+    /// starts with the same words (a rewind that asked the same again, two
+    /// copies resumed alike): its session and the second it started, else
+    /// nothing (among the first [`FORK_LISTED`] branches, which pages name).
+    pub(crate) fn sibling_detail(&self, fp: &ForkPoint, k: usize) -> Option<String> {
+        let g = self.graph();
+        let words = |k: usize| {
+            crate::render::plain::prompt_words(self.project.source.client, fp.labels.get(k).map_or("", |l| &**l), 80)
+        };
+        let mine = words(k);
+        let twin = (0..fp.children.len().min(FORK_LISTED + 1)).any(|j| j != k && words(j) == mine);
+        if !twin {
+            return None;
+        }
+        let child = *fp.children.get(k)?;
+        let node = g.node(child);
+        let session: String = g.sessions[node.session].session_id.chars().take(8).collect();
+        let at = crate::timestamp::format_timestamp(node.ts);
+        Some(format!("session {session} · started {} UTC", at.get(11..19).unwrap_or(&at)))
+    }
+
+    /// The messages a reader counts on branch `b`'s own part (its numbered
+    /// messages: what its page numbers, the fork-point index and the
+    /// compare page count alike).
+    pub(crate) fn branch_messages(&self, b: BranchId) -> u32 {
+        let n = self.branch_layouts[b].items.iter().filter(|i| i.counted).count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    }
+
+    /// The last fork point before `node` on its branch, if any.
+    pub(crate) fn fork_before(&self, node: NodeId) -> Option<NodeId> {
+        let b = self.graph().node(node).branch?;
+        let forks = self.line_forks.get(&b).map_or(&[][..], Vec::as_slice);
+        let before = forks.partition_point(|(p, _)| *p < self.pos[node]);
+        before.checked_sub(1).map(|k| forks[k].1)
     }
 
     /// How a branch page names the branch fork point `node` is on: `the
@@ -676,7 +743,7 @@ impl<'a> ProjectCtx<'a> {
     }
 
     /// A link to the fork-point landmark of `fork` (see
-    /// [`crate::render::views::message::ForkNote`]): on `from` when it shows the fork,
+    /// [`crate::render::views::blocks::ForkNote`]): on `from` when it shows the fork,
     /// else on the page of the fork's branch.
     pub(crate) fn fork_link(&self, from_dir: &str, from: Option<TrackId>, fork: NodeId) -> Option<Href> {
         let at = self.place_of(from, fork)?;

@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::graph::{Graph, NodeId};
 use crate::id::{IdVec, typed_id};
-use crate::model::{Entries, Entry, Kind, UserKind};
+use crate::model::{Client, Entries, Entry, Kind, UserKind};
 
 use crate::render::site::urls::page_of;
 
@@ -60,8 +60,72 @@ impl TrackLayout {
     }
 }
 
-/// Lays out `nodes` (in display order); numbering starts after `first_number`.
-pub(crate) fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_number: u32, page_size: u32) -> TrackLayout {
+/// How many nodes after a compaction are looked at for the `/compact` that
+/// caused it.
+const COMPACT_COMMAND_REACH: usize = 64;
+
+/// `nodes` in reading order, when it differs: the `/compact` command a
+/// person typed (with the caveat the client writes before it) before the
+/// compaction it caused. Claude Code writes the command and its output after
+/// the boundary, the summary and the messages it kept (transcript-format
+/// §5.7); it shows the command, then "Conversation compacted", then the
+/// output.
+pub(crate) fn reading_order(client: Client, g: &Graph, entries: &Entries, nodes: &[NodeId]) -> Option<Vec<NodeId>> {
+    let entry = |n: NodeId| g.entry(entries, n);
+    let mut moves: Vec<(usize, std::ops::RangeInclusive<usize>)> = Vec::new();
+    for (i, &n) in nodes.iter().enumerate() {
+        if !entry(n).is_compact_boundary() {
+            continue;
+        }
+        let after = nodes.iter().enumerate().skip(i + 1).take(COMPACT_COMMAND_REACH);
+        let after =
+            after.take_while(|(_, m)| !entry(**m).is_compact_boundary() && entry(**m).user_kind != UserKind::Prompt);
+        let command = after.map(|(j, _)| j).find(|&j| {
+            let e = entry(nodes[j]);
+            e.user_kind == UserKind::Command && {
+                let typed = crate::render::plain::prompt_words(client, &e.excerpt, 80);
+                typed == "/compact" || typed.starts_with("/compact ")
+            }
+        });
+        if let Some(j) = command {
+            let from = if j > i + 1 && entry(nodes[j - 1]).user_kind == UserKind::Meta { j - 1 } else { j };
+            moves.push((i, from..=j));
+        }
+    }
+    if moves.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(nodes.len());
+    let mut moved = vec![false; nodes.len()];
+    for (_, r) in &moves {
+        for k in r.clone() {
+            moved[k] = true;
+        }
+    }
+    let mut next = moves.iter().peekable();
+    for (i, &n) in nodes.iter().enumerate() {
+        if let Some((_, r)) = next.next_if(|(at, _)| *at == i) {
+            out.extend(r.clone().map(|k| nodes[k]));
+        }
+        if !moved[i] {
+            out.push(n);
+        }
+    }
+    Some(out)
+}
+
+/// Lays out `nodes` (in display order; a `/compact` before the compaction it
+/// caused, [`reading_order`]); numbering starts after `first_number`.
+pub(crate) fn layout(
+    client: Client,
+    g: &Graph,
+    entries: &Entries,
+    nodes: &[NodeId],
+    first_number: u32,
+    page_size: u32,
+) -> TrackLayout {
+    let reordered = reading_order(client, g, entries, nodes);
+    let nodes = reordered.as_deref().unwrap_or(nodes);
     let on_line: FxHashSet<NodeId> = nodes.iter().copied().collect();
     let mut items: IdVec<ItemId, Item> = IdVec::new();
     // message.id → item, for the streamed entries of the current exchange.
@@ -69,10 +133,20 @@ pub(crate) fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_numbe
     // tool_use id → item holding the call.
     let mut calls: FxHashMap<&str, ItemId> = FxHashMap::default();
     let mut counted = 0u32;
+    // An assistant item whose response has not ended: its last entry
+    // carries no usage (a Codex CLI reasoning item before its call, a call
+    // before the reply the API returned with it: the client records the
+    // response's usage after its last item). The entries up to the one that
+    // ends it are one message, as the streamed entries of one `message.id`.
+    let mut open: Option<ItemId> = None;
     for &id in nodes {
         let e = g.entry(entries, id);
         if e.kind == Kind::Assistant {
-            if let Some(&ix) = e.message_id.as_deref().and_then(|m| turns.get(m)) {
+            let joined = e.message_id.as_deref().and_then(|m| turns.get(m)).copied().or(open);
+            if let Some(ix) = joined {
+                if open == Some(ix) && e.usage.is_some() {
+                    open = None;
+                }
                 items[ix].nodes.push(id);
                 for u in &e.tool_uses {
                     calls.insert(&u.id, ix);
@@ -91,6 +165,7 @@ pub(crate) fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_numbe
         if is_counted {
             counted += 1;
         }
+        open = None;
         if e.kind == Kind::User && e.user_kind == UserKind::Prompt {
             turns.clear();
         }
@@ -98,6 +173,9 @@ pub(crate) fn layout(g: &Graph, entries: &Entries, nodes: &[NodeId], first_numbe
         if e.kind == Kind::Assistant {
             if let Some(m) = e.message_id.as_deref() {
                 turns.insert(m, ix);
+            }
+            if e.usage.is_none() {
+                open = Some(ix);
             }
             for u in &e.tool_uses {
                 calls.insert(&u.id, ix);

@@ -1,14 +1,17 @@
 //! The blocks of a message body, as typed views: each is a struct written by
-//! its own template in `templates/blocks/`, and [`Block`] is any of them. The
-//! message and tool builders ([`crate::render::views::message`], [`crate::render::views::tools`]) make
-//! blocks from entries; [`crate::render::views::page_state::PageCtx`] makes the ones that spend a
-//! page's allowances (Markdown, outputs, JSON, images).
+//! its own template in `templates/blocks/` (a tool call's, [`ToolView`], with
+//! its [`CallView`] in `templates/tools/`; a fork's landmark, [`ForkNote`]),
+//! and [`Block`] is any of them. This file only declares them: it imports no
+//! sibling, so every builder may use it. The message and tool builders
+//! ([`crate::render::views::message`], [`crate::render::views::tools`]) make
+//! blocks from entries, [`crate::render::views::inputs`] the fork landmarks
+//! and sub-agent links, [`crate::render::views::page_state::PageCtx`] the ones
+//! that spend a page's allowances (Markdown, outputs, JSON, images).
 
 use askama::Template;
 
 use crate::render::html::{Html, filters, view_enum};
 use crate::render::site::urls::Href;
-use crate::render::views::tools::{StandaloneResult, ToolView};
 
 view_enum! {
     /// One block of a message body.
@@ -41,7 +44,19 @@ view_enum! {
         Result(StandaloneResult),
         Persisted(PersistedNote),
         ResultText(ResultText),
+        Reminder(Reminder),
     }
+}
+
+/// Text the client put into a tool's output for the model (a
+/// `<system-reminder>`): not what the tool returned, folded apart and
+/// shown with the system entries; the search finds it only when asked.
+#[derive(Debug, Template)]
+#[template(path = "blocks/reminder.html")]
+pub(crate) struct Reminder {
+    /// `system-reminder`.
+    pub(crate) tag: String,
+    pub(crate) body: Box<Block>,
 }
 
 /// The raw JSON of an entry or block, collapsed ([`JsonDetails`], written
@@ -243,4 +258,239 @@ pub(crate) struct ResultText {
     pub(crate) line: String,
     /// The whole text, when the line had to be cut.
     pub(crate) full: Option<Box<Block>>,
+}
+
+/// A tool call with its result, as `templates/blocks/tool.html` writes it.
+#[derive(Debug, Template)]
+#[template(path = "blocks/tool.html")]
+pub(crate) struct ToolView {
+    pub(crate) name: String,
+    /// What the call is about, in a line (a path, a command, a pattern…).
+    pub(crate) arg: String,
+    /// Shown open (a checklist).
+    pub(crate) open: bool,
+    pub(crate) badge: Badge,
+    /// What the call shows of its input.
+    pub(crate) call: CallView,
+    pub(crate) result: Option<ResultView>,
+}
+
+impl ToolView {
+    /// Its result is an error.
+    fn failed(&self) -> bool {
+        matches!(self.badge, Badge::Error)
+    }
+}
+
+/// The badge of a tool call, after its name.
+#[derive(Debug)]
+pub(crate) enum Badge {
+    None,
+    NoResult,
+    Error,
+    /// The size of a long result.
+    Size(String),
+}
+
+/// The result inside a tool call.
+#[derive(Debug)]
+pub(crate) struct ResultView {
+    /// The result entry's anchor, when it belongs on this page.
+    pub(crate) id: Option<String>,
+    /// Its heading, where the call shows text of its own above it (a
+    /// sub-agent's prompt, then its answer): `Answer`.
+    pub(crate) label: Option<&'static str>,
+    pub(crate) body: Vec<Block>,
+}
+
+view_enum! {
+    /// What a tool call shows of its input, by tool.
+    #[derive(Debug)]
+    pub(crate) enum CallView {
+        Bash(BashCall),
+        Edit(EditCall),
+        MultiEdit(MultiEditCall),
+        Patch(PatchCall),
+        Write(WriteCall),
+        TodoWrite(TodoWriteCall),
+        WebFetch(WebFetchCall),
+        Agent(AgentCall),
+        Questions(QuestionsCall),
+        /// Labelled fields of the input, then a body (a plan, a cell…).
+        Fields(FieldsCall),
+        /// Pretty JSON of the input (MCP and unknown tools).
+        Json(Block),
+        /// Nothing: the line after the name says it (Read, Grep, Glob, WebSearch).
+        Plain(Html),
+    }
+}
+
+/// `Bash`: the description and the command.
+#[derive(Debug, Template)]
+#[template(path = "tools/bash.html")]
+pub(crate) struct BashCall {
+    pub(crate) description: Option<String>,
+    pub(crate) command: ShellInput,
+}
+
+/// `Edit`: the diff (from the recorded patch when there is one).
+#[derive(Debug, Template)]
+#[template(path = "tools/edit.html")]
+pub(crate) struct EditCall {
+    pub(crate) diff: Block,
+}
+
+/// `MultiEdit`: a diff per edit.
+#[derive(Debug, Template)]
+#[template(path = "tools/multi_edit.html")]
+pub(crate) struct MultiEditCall {
+    pub(crate) diffs: Vec<Html>,
+}
+
+/// A patch of several files: each named, with its diff.
+#[derive(Debug, Template)]
+#[template(path = "tools/patch.html")]
+pub(crate) struct PatchCall {
+    /// `Update src/a.rs`, `Update a → b`, and its diff (none for a file deleted).
+    pub(crate) files: Vec<(String, Option<Html>)>,
+}
+
+/// `Write`: the file written, highlighted when small.
+#[derive(Debug, Template)]
+#[template(path = "tools/write.html")]
+pub(crate) struct WriteCall {
+    pub(crate) file: Block,
+}
+
+/// `TodoWrite`: the checklist.
+#[derive(Debug, Template)]
+#[template(path = "tools/todo_write.html")]
+pub(crate) struct TodoWriteCall {
+    /// `None` when the input holds no list.
+    pub(crate) todos: Option<Vec<Todo>>,
+}
+
+/// One item of a checklist.
+#[derive(Debug)]
+pub(crate) struct Todo {
+    /// `done`, `doing` or `todo`.
+    pub(crate) class: &'static str,
+    pub(crate) mark: &'static str,
+    pub(crate) content: String,
+}
+
+/// `WebFetch`: the URL (a link when it may be one) and the prompt.
+#[derive(Debug, Template)]
+#[template(path = "tools/web_fetch.html")]
+pub(crate) struct WebFetchCall {
+    pub(crate) url: String,
+    pub(crate) link: Option<Href>,
+    pub(crate) prompt: Option<String>,
+}
+
+/// `Task` / `Agent`: the sub-agent's transcript and the prompt it was given.
+#[derive(Debug, Template)]
+#[template(path = "tools/agent.html")]
+pub(crate) struct AgentCall {
+    pub(crate) transcript: Option<AgentLink>,
+    pub(crate) prompt: Option<Markdown>,
+}
+
+/// `AskUserQuestion`: each question, its options, and what the person
+/// answered (from the result).
+#[derive(Debug, Template)]
+#[template(path = "tools/questions.html")]
+pub(crate) struct QuestionsCall {
+    pub(crate) questions: Vec<Question>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Question {
+    /// The short chip label.
+    pub(crate) header: String,
+    pub(crate) question: String,
+    pub(crate) multi: bool,
+    pub(crate) options: Vec<QuestionOption>,
+    /// The answer as given, when it is not (only) options of the list.
+    pub(crate) answer: Option<String>,
+}
+
+#[derive(Debug)]
+pub(crate) struct QuestionOption {
+    pub(crate) label: String,
+    pub(crate) description: String,
+    pub(crate) chosen: bool,
+}
+
+/// Labelled fields of a call's input (a task's subject, a message's
+/// recipient, a cell's id…), then what it carries at length.
+#[derive(Debug, Default, Template)]
+#[template(path = "tools/fields.html")]
+pub(crate) struct FieldsCall {
+    pub(crate) fields: Vec<Field>,
+    pub(crate) body: Option<Block>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Field {
+    pub(crate) label: String,
+    pub(crate) value: String,
+}
+
+/// A link to a sub-agent's transcript.
+#[derive(Debug, Clone, Hash)]
+pub(crate) struct AgentLink {
+    pub(crate) href: Href,
+    pub(crate) messages: u32,
+}
+
+/// A tool result shown on its own (its call is on another line, or missing).
+#[derive(Debug, Template)]
+#[template(path = "blocks/standalone_result.html")]
+pub(crate) struct StandaloneResult {
+    /// The call, when it is in the archive.
+    pub(crate) call: Option<Href>,
+    pub(crate) body: Vec<Block>,
+}
+
+/// The landmark where a track forks, right after the message of the fork
+/// point (a block of its own between messages, never inside an entry the
+/// reader may hide): every branch from there, with its label, first words
+/// and a link — the one that goes on below on this page, or its own page.
+#[derive(Debug, Clone, Hash, Template)]
+#[template(path = "blocks/fork_note.html")]
+pub(crate) struct ForkNote {
+    /// `fork-<uuid>` ([`crate::render::site::urls::fork_anchor`]).
+    pub(crate) id: String,
+    /// The number of the message the track forks after.
+    pub(crate) number: u32,
+    /// What the fork is called (`#12`, `#7 on 6.1`, `#2b`): unique in its
+    /// conversation, so its landmark's label is unique on a page.
+    pub(crate) name: String,
+    pub(crate) branches: Vec<ForkBranch>,
+    /// All its branches, and the fork's own list when it names only some.
+    pub(crate) total: usize,
+    pub(crate) more: Option<Href>,
+    /// The fork's compare page (its section in a one-file export).
+    pub(crate) compare: Option<Href>,
+    /// A compaction going on beside the turns it summarized ("Summarize
+    /// from here"), not a rewind.
+    pub(crate) compaction: bool,
+}
+
+/// A branch of a fork point, as its landmark names it.
+#[derive(Debug, Clone, Hash)]
+pub(crate) struct ForkBranch {
+    /// `12.1`, `12.2`…
+    pub(crate) label: String,
+    pub(crate) href: Href,
+    /// The first words a person reads on it.
+    pub(crate) words: String,
+    /// It goes on below, on this page.
+    pub(crate) here: bool,
+    /// It leads to the active leaf.
+    pub(crate) active: bool,
+    /// What tells it from a sibling with the same first words
+    /// ([`ProjectCtx::sibling_detail`](crate::render::site::context::ProjectCtx::sibling_detail)).
+    pub(crate) detail: Option<String>,
 }

@@ -25,8 +25,7 @@ use crate::render::site::context::{ProjectCtx, TrackId, fork_list_href, listed_a
 use crate::render::site::layout::Item;
 use crate::render::site::urls::{Href, Links, fork_anchor, page_file};
 
-use super::message::{ForkBranch, ForkNote};
-use super::tools::AgentLink;
+use super::blocks::{AgentLink, ForkBranch, ForkNote};
 
 /// An entry a message reads: its id (which shifts as the project grows:
 /// not part of its hash) and the hash of its line (what it says, its uuid
@@ -124,6 +123,13 @@ pub(crate) struct ItemInputs {
     pub(crate) fork_notes: Vec<ForkNote>,
     /// For a compaction, what the graph made of it.
     pub(crate) compaction: Option<CompactionAt>,
+    /// On a branch's page, a message the conversation page shows too (it is
+    /// on the active line): the search index takes it from there, so that a
+    /// hit opens the page that reads the active line.
+    pub(crate) indexed_elsewhere: bool,
+    /// Where a search result says it is read, when not on the active line
+    /// ([`place`]).
+    pub(crate) place: Option<String>,
 }
 
 /// What the graph made of a compaction: its kind, and how many messages it
@@ -220,6 +226,26 @@ pub(crate) fn item_inputs(ctx: &ProjectCtx<'_>, at: Place<'_>, items: &[Item], i
             kind: g.node(item.nodes[0]).compaction,
             kept: g.splice_of(item.nodes[0]).map(|sp| (kept_messages(ctx, &sp.kept), sp.before)),
         }),
+        indexed_elsewhere: matches!(at.track, Some(TrackId::Branch(_)))
+            && item.nodes.iter().all(|&n| ctx.on_active_track(n)),
+        place: at.track.and_then(|t| place(ctx, t, item.nodes[0])),
+    }
+}
+
+/// Where a search result says a message of a page of `track` is read:
+/// nothing on the active line (the conversation page, or the one page of a
+/// conversation without forks), else `on branch 15.1`, `on the main
+/// branch`, `in a sub-agent`.
+fn place(ctx: &ProjectCtx<'_>, track: TrackId, node: NodeId) -> Option<String> {
+    let g = ctx.graph();
+    match track {
+        TrackId::Active(_) => None,
+        TrackId::Branch(b) if g.conversations[g.branches[b].conversation].branches.len() < 2 => None,
+        TrackId::Branch(_) => match ctx.line_name(node)?.as_str() {
+            "main" => Some("on the main branch".to_string()),
+            name => Some(format!("on branch {name}")),
+        },
+        TrackId::Agent(_) => Some("in a sub-agent".to_string()),
     }
 }
 
@@ -319,19 +345,20 @@ fn fork_note(ctx: &ProjectCtx<'_>, at: Place<'_>, node: NodeId) -> Option<ForkNo
                 } else {
                     g.node(child).branch.map(|cb| ctx.labels[cb].clone())?
                 };
-                return Some(ForkBranch { label, href, words, here, active });
+                return Some(ForkBranch { label, href, words, here, active, detail: ctx.sibling_detail(fp, k) });
             }
             // Every later child of a fork point starts a branch.
             let cb = g.node(child).branch?;
             let label = ctx.labels[cb].clone();
             let href = ctx.branch_href(at.dir, cb);
-            Some(ForkBranch { label, href, words, here, active })
+            Some(ForkBranch { label, href, words, here, active, detail: ctx.sibling_detail(fp, k) })
         })
         .collect();
     let more = (site && listed_apart(fp)).then(|| fork_list_href(ctx, at.dir, node));
     Some(ForkNote {
         id: fork_anchor(g.uuid(ctx.entries(), node)),
         number: n,
+        name: ctx.fork_name(node),
         branches,
         total: fp.children.len(),
         more,

@@ -16,11 +16,11 @@ use crate::render::html::{Html, filters};
 use crate::render::plain::{TokensText, compact_num, excerpt};
 use crate::render::site::urls::{Href, fragment};
 use crate::render::views::blocks::{
-    Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, IdeContext, Note, NoticeText, ShellInput,
+    Anchor, AuxBody, AuxLine, Block, Command, Compaction, Conflict, HookLine, IdeContext, NoticeText, ShellInput,
     Summary, Thinking,
 };
 use crate::render::views::inputs::{Caller, ItemInputs};
-use crate::render::views::page_state::{PageCtx, placeholder};
+use crate::render::views::page_state::{PageCtx, note, placeholder};
 use crate::render::views::time::Time;
 use crate::render::views::tools;
 
@@ -44,6 +44,11 @@ pub(crate) struct MessageView {
     pub(crate) fork: String,
     /// The client's command that resumes the fork (`claude -r`).
     pub(crate) resume: &'static str,
+    /// The search index takes it from the conversation page, which shows it
+    /// too ([`ItemInputs::indexed_elsewhere`]).
+    pub(crate) indexed_elsewhere: bool,
+    /// Where a search result says it is read ([`ItemInputs::place`]).
+    pub(crate) place: Option<String>,
 }
 
 impl MessageView {
@@ -51,42 +56,6 @@ impl MessageView {
     fn self_link(&self) -> Href {
         fragment(&self.id)
     }
-}
-
-/// The landmark where a track forks, right after the message of the fork
-/// point (a block of its own between messages, never inside an entry the
-/// reader may hide): every branch from there, with its label, first words
-/// and a link — the one that goes on below on this page, or its own page.
-#[derive(Debug, Clone, Hash, Template)]
-#[template(path = "blocks/fork_note.html")]
-pub(crate) struct ForkNote {
-    /// `fork-<uuid>` ([`crate::render::site::urls::fork_anchor`]).
-    pub(crate) id: String,
-    /// The number of the message the track forks after.
-    pub(crate) number: u32,
-    pub(crate) branches: Vec<ForkBranch>,
-    /// All its branches, and the fork's own list when it names only some.
-    pub(crate) total: usize,
-    pub(crate) more: Option<Href>,
-    /// The fork's compare page (its section in a one-file export).
-    pub(crate) compare: Option<Href>,
-    /// A compaction going on beside the turns it summarized ("Summarize
-    /// from here"), not a rewind.
-    pub(crate) compaction: bool,
-}
-
-/// A branch of a fork point, as its landmark names it.
-#[derive(Debug, Clone, Hash)]
-pub(crate) struct ForkBranch {
-    /// `12.1`, `12.2`…
-    pub(crate) label: String,
-    pub(crate) href: Href,
-    /// The first words a person reads on it.
-    pub(crate) words: String,
-    /// It goes on below, on this page.
-    pub(crate) here: bool,
-    /// It leads to the active leaf.
-    pub(crate) active: bool,
 }
 
 /// A compaction's landmark: its kind (the graph's: a partial summary's
@@ -133,6 +102,8 @@ pub(crate) fn render_item(cx: &mut PageCtx<'_>, it: &ItemInputs) -> MessageView 
         time: Some(Time::at(it.time)),
         fork: it.fork_command.clone().unwrap_or_default(),
         resume: cx.p.project.source.client.resume_command(),
+        indexed_elsewhere: it.indexed_elsewhere,
+        place: it.place.clone(),
         ..MessageView::default()
     };
     if e.kind == Kind::Assistant {
@@ -243,7 +214,10 @@ fn block(cx: &mut PageCtx<'_>, b: &model::Block<'_>, it: &ItemInputs, synthetic:
             if t.trim().is_empty() {
                 note("Thinking (not recorded)")
             } else {
-                Block::Thinking(Thinking { hint: excerpt(t, THINKING_SUMMARY_CHARS), body: cx.folded_markdown(t) })
+                Block::Thinking(Thinking {
+                    hint: crate::render::plain::plain_excerpt(t, THINKING_SUMMARY_CHARS),
+                    body: cx.folded_markdown(t),
+                })
             }
         }
         model::Block::RedactedThinking => note("Thinking (redacted)"),
@@ -255,11 +229,6 @@ fn block(cx: &mut PageCtx<'_>, b: &model::Block<'_>, it: &ItemInputs, synthetic:
         }
         model::Block::Unknown { kind, raw } => cx.json_details(&format!("{kind} block"), raw),
     }
-}
-
-/// A quiet line of text.
-pub(crate) fn note(text: &str) -> Block {
-    Block::Note(Note { text: text.to_string() })
 }
 
 /// `model · 12 in · 345 out · 12.3k cache read · 1.0k cache write · $0.042`

@@ -1,7 +1,7 @@
 //! One message as typed views: a display item → a [`message::MessageView`]
 //! (`templates/_message.html`) whose body is [`blocks::Block`]s
 //! (`templates/blocks/`), tool calls with their results as
-//! [`tools::ToolView`]s (`templates/tools/`), each built from the transcript
+//! [`blocks::ToolView`]s (`templates/tools/`), each built from the transcript
 //! model, with the page's state and allowances ([`page_state::PageCtx`]) and
 //! the `<time>` every view writes ([`time::Time`]).
 

@@ -20,7 +20,7 @@ use crate::render::site::urls::{Root, anchor, external, page_file};
 
 use super::inputs::Shown;
 use crate::render::views::blocks::{
-    Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Meta, Output, Placeholder,
+    Block, ExternalLink, Fold, Image, JsonDetails, Markdown, Meta, Note, Output, Placeholder,
 };
 
 /// Per-page rendering state.
@@ -193,6 +193,11 @@ impl<'a> PageCtx<'a> {
 /// `[what]`.
 pub(crate) fn placeholder(what: impl Into<String>) -> Block {
     Block::Placeholder(Placeholder { what: what.into() })
+}
+
+/// A quiet line of text.
+pub(crate) fn note(text: &str) -> Block {
+    Block::Note(Note { text: text.to_string() })
 }
 
 /// A `<pre>` of tool or command output: ANSI colours converted, cut at

@@ -17,115 +17,24 @@
 use std::fmt::Write as _;
 use std::rc::Rc;
 
-use askama::Template;
-
 use crate::model::{
     Loose, Message, Node, PatchFile, PatchOp, Question as QuestionInput, ResultDetail, Shell, Spill, TaskFields,
     TaskInput, ToolCall, ToolInput, ToolOutput,
 };
 
 use crate::limits::{COMMAND_CAP, HINT_CHARS, RESULT_BADGE_SIZE, TOOL_ARG_CHARS, TOOL_NOTE_CHARS};
+use crate::render::html::Html;
 use crate::render::html::diff::{diff_html, patch_html};
 use crate::render::html::highlight::{file_block, numbered_file};
-use crate::render::html::{Html, filters, view_enum};
 use crate::render::plain::{cut, excerpt, human_size, is_cut};
-use crate::render::site::urls::{Href, external};
-use crate::render::views::blocks::{Block, Markdown, PersistedNote, ResultText, ShellInput};
+use crate::render::site::urls::external;
+use crate::render::views::blocks::{
+    AgentCall, AgentLink, Badge, BashCall, Block, CallView, EditCall, Field, FieldsCall, MultiEditCall, PatchCall,
+    PersistedNote, Question, QuestionOption, QuestionsCall, Reminder, ResultText, ResultView, ShellInput,
+    StandaloneResult, Todo, TodoWriteCall, ToolView, WebFetchCall, WriteCall,
+};
 use crate::render::views::inputs::{ItemInputs, Shown};
-use crate::render::views::message::note;
-use crate::render::views::page_state::{PageCtx, fold};
-
-/// A tool call with its result, as `templates/blocks/tool.html` writes it.
-#[derive(Debug, Template)]
-#[template(path = "blocks/tool.html")]
-pub(crate) struct ToolView {
-    pub(crate) name: String,
-    /// What the call is about, in a line (a path, a command, a pattern…).
-    pub(crate) arg: String,
-    /// Shown open (a checklist).
-    pub(crate) open: bool,
-    pub(crate) badge: Badge,
-    /// What the call shows of its input.
-    pub(crate) call: CallView,
-    pub(crate) result: Option<ResultView>,
-}
-
-impl ToolView {
-    /// Its result is an error.
-    fn failed(&self) -> bool {
-        matches!(self.badge, Badge::Error)
-    }
-}
-
-/// The badge of a tool call, after its name.
-#[derive(Debug)]
-pub(crate) enum Badge {
-    None,
-    NoResult,
-    Error,
-    /// The size of a long result.
-    Size(String),
-}
-
-/// The result inside a tool call.
-#[derive(Debug)]
-pub(crate) struct ResultView {
-    /// The result entry's anchor, when it belongs on this page.
-    pub(crate) id: Option<String>,
-    pub(crate) body: Vec<Block>,
-}
-
-view_enum! {
-    /// What a tool call shows of its input, by tool.
-    #[derive(Debug)]
-    pub(crate) enum CallView {
-        Bash(BashCall),
-        Edit(EditCall),
-        MultiEdit(MultiEditCall),
-        Patch(PatchCall),
-        Write(WriteCall),
-        TodoWrite(TodoWriteCall),
-        WebFetch(WebFetchCall),
-        Agent(AgentCall),
-        Questions(QuestionsCall),
-        /// Labelled fields of the input, then a body (a plan, a cell…).
-        Fields(FieldsCall),
-        /// Pretty JSON of the input (MCP and unknown tools).
-        Json(Block),
-        /// Nothing: the line after the name says it (Read, Grep, Glob, WebSearch).
-        Plain(Html),
-    }
-}
-
-/// `Bash`: the description and the command.
-#[derive(Debug, Template)]
-#[template(path = "tools/bash.html")]
-pub(crate) struct BashCall {
-    pub(crate) description: Option<String>,
-    pub(crate) command: ShellInput,
-}
-
-/// `Edit`: the diff (from the recorded patch when there is one).
-#[derive(Debug, Template)]
-#[template(path = "tools/edit.html")]
-pub(crate) struct EditCall {
-    pub(crate) diff: Block,
-}
-
-/// `MultiEdit`: a diff per edit.
-#[derive(Debug, Template)]
-#[template(path = "tools/multi_edit.html")]
-pub(crate) struct MultiEditCall {
-    pub(crate) diffs: Vec<Html>,
-}
-
-/// A patch of several files: each named, with its diff.
-#[derive(Debug, Template)]
-#[template(path = "tools/patch.html")]
-pub(crate) struct PatchCall {
-    /// `Update src/a.rs`, `Update a → b`, and its diff (none for a file deleted).
-    pub(crate) files: Vec<(String, Option<Html>)>,
-}
+use crate::render::views::page_state::{PageCtx, fold, note};
 
 /// Each file of a patch named (`Update a → b`), with its diff.
 fn patch_call(files: &[PatchFile<'_>]) -> PatchCall {
@@ -140,88 +49,6 @@ fn patch_call(files: &[PatchFile<'_>]) -> PatchCall {
         })
         .collect();
     PatchCall { files }
-}
-
-/// `Write`: the file written, highlighted when small.
-#[derive(Debug, Template)]
-#[template(path = "tools/write.html")]
-pub(crate) struct WriteCall {
-    pub(crate) file: Block,
-}
-
-/// `TodoWrite`: the checklist.
-#[derive(Debug, Template)]
-#[template(path = "tools/todo_write.html")]
-pub(crate) struct TodoWriteCall {
-    /// `None` when the input holds no list.
-    pub(crate) todos: Option<Vec<Todo>>,
-}
-
-/// One item of a checklist.
-#[derive(Debug)]
-pub(crate) struct Todo {
-    /// `done`, `doing` or `todo`.
-    pub(crate) class: &'static str,
-    pub(crate) mark: &'static str,
-    pub(crate) content: String,
-}
-
-/// `WebFetch`: the URL (a link when it may be one) and the prompt.
-#[derive(Debug, Template)]
-#[template(path = "tools/web_fetch.html")]
-pub(crate) struct WebFetchCall {
-    pub(crate) url: String,
-    pub(crate) link: Option<Href>,
-    pub(crate) prompt: Option<String>,
-}
-
-/// `Task` / `Agent`: the sub-agent's transcript and the prompt it was given.
-#[derive(Debug, Template)]
-#[template(path = "tools/agent.html")]
-pub(crate) struct AgentCall {
-    pub(crate) transcript: Option<AgentLink>,
-    pub(crate) prompt: Option<Markdown>,
-}
-
-/// `AskUserQuestion`: each question, its options, and what the person
-/// answered (from the result).
-#[derive(Debug, Template)]
-#[template(path = "tools/questions.html")]
-pub(crate) struct QuestionsCall {
-    pub(crate) questions: Vec<Question>,
-}
-
-#[derive(Debug)]
-pub(crate) struct Question {
-    /// The short chip label.
-    pub(crate) header: String,
-    pub(crate) question: String,
-    pub(crate) multi: bool,
-    pub(crate) options: Vec<QuestionOption>,
-    /// The answer as given, when it is not (only) options of the list.
-    pub(crate) answer: Option<String>,
-}
-
-#[derive(Debug)]
-pub(crate) struct QuestionOption {
-    pub(crate) label: String,
-    pub(crate) description: String,
-    pub(crate) chosen: bool,
-}
-
-/// Labelled fields of a call's input (a task's subject, a message's
-/// recipient, a cell's id…), then what it carries at length.
-#[derive(Debug, Default, Template)]
-#[template(path = "tools/fields.html")]
-pub(crate) struct FieldsCall {
-    pub(crate) fields: Vec<Field>,
-    pub(crate) body: Option<Block>,
-}
-
-#[derive(Debug)]
-pub(crate) struct Field {
-    pub(crate) label: String,
-    pub(crate) value: String,
 }
 
 impl FieldsCall {
@@ -241,22 +68,6 @@ impl FieldsCall {
         self.body = body;
         self
     }
-}
-
-/// A link to a sub-agent's transcript.
-#[derive(Debug, Clone, Hash)]
-pub(crate) struct AgentLink {
-    pub(crate) href: Href,
-    pub(crate) messages: u32,
-}
-
-/// A tool result shown on its own (its call is on another line, or missing).
-#[derive(Debug, Template)]
-#[template(path = "blocks/standalone_result.html")]
-pub(crate) struct StandaloneResult {
-    /// The call, when it is in the archive.
-    pub(crate) call: Option<Href>,
-    pub(crate) body: Vec<Block>,
 }
 
 /// A call's result as this page finds it: the node holding it, and what it says.
@@ -290,8 +101,12 @@ pub(crate) fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, it: &ItemInputs) -> T
     };
     let result = found.as_ref().zip(res).map(|(f, r)| {
         let id = cx.take_anchor(&f.shown);
-        let body = if show_result || r.is_error { result_body(cx, &c.input, r) } else { result_text(cx, &r.text) };
-        ResultView { id, body }
+        let (plain, reminders) = without_reminders(r);
+        let r = plain.as_ref().unwrap_or(r);
+        let mut body = if show_result || r.is_error { result_body(cx, &c.input, r) } else { result_text(cx, &r.text) };
+        body.extend(reminders.iter().map(|t| reminder(cx, t)));
+        let label = matches!(c.input, ToolInput::Agent { .. }).then_some("The sub-agent's answer");
+        ResultView { id, label, body }
     });
     ToolView {
         name: c.name.to_string(),
@@ -551,7 +366,27 @@ fn plan_of<'v>(input: &'v str, detail: Option<&'v ResultDetail<'_>>) -> &'v str 
 /// A tool result shown on its own (its call is on another line, or
 /// missing): its text and images.
 pub(crate) fn standalone_result(cx: &mut PageCtx<'_>, r: &ToolOutput<'_>, it: &ItemInputs) -> StandaloneResult {
-    StandaloneResult { call: it.call_of_result(&r.use_id), body: result_body(cx, &ToolInput::Other, r) }
+    let (plain, reminders) = without_reminders(r);
+    let mut body = result_body(cx, &ToolInput::Other, plain.as_ref().unwrap_or(r));
+    body.extend(reminders.iter().map(|t| reminder(cx, t)));
+    StandaloneResult { call: it.call_of_result(&r.use_id), body }
+}
+
+/// A result whose text holds reminders the client put there for the model
+/// (`<system-reminder>`): the result without them, and their texts.
+fn without_reminders<'a>(r: &ToolOutput<'a>) -> (Option<ToolOutput<'a>>, Vec<String>) {
+    match crate::render::plain::split_reminders(&r.text) {
+        None => (None, Vec::new()),
+        Some((rest, found)) => {
+            let found = found.into_iter().map(str::to_string).collect();
+            (Some(ToolOutput { text: rest.into(), ..r.clone() }), found)
+        }
+    }
+}
+
+/// A reminder, folded apart from the output it was in ([`Reminder`]).
+fn reminder(cx: &mut PageCtx<'_>, text: &str) -> Block {
+    Block::Reminder(Reminder { tag: "system reminder".into(), body: Box::new(cx.output(text, "Reminder", "wrap")) })
 }
 
 /// What a result shows, by kind of tool: the file read, Markdown (agents,
