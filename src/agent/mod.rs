@@ -29,6 +29,7 @@ use crate::project::Checkpoints;
 
 pub mod check;
 pub mod fork;
+pub mod keep;
 
 pub mod claude;
 pub mod codex;
@@ -143,6 +144,23 @@ pub trait Agent: Reader {
     /// Where the `cctree sync` archive `archive` keeps the agent's folder
     /// (for Claude Code, the archive itself).
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf>;
+
+    // What `cctree sync` keeps.
+    /// The trees (and single files) of the sync archive that keep the
+    /// agent's files, by the names the archive's record gives them, in the
+    /// order it lists them: names no other agent uses (the registration's
+    /// test checks it), never renamed (existing archives' records name
+    /// their files by them).
+    fn kept_trees(&self) -> &'static [keep::Tree];
+    /// What a sync of the agent's folder `dir` (as [`Agent::claims`] gave
+    /// it, or its default folder) into the archive `archive` keeps: the
+    /// trees mirrored from it and where, which of their files, how a file
+    /// rewritten at the source is kept, the single files merged beside
+    /// them. An error says why `dir` cannot be kept.
+    fn keep(&self, dir: &Path, archive: &Path) -> Result<keep::Kept>;
+    /// Where the sync archive's record names the files of project `p` (read
+    /// from the archive): which of them the source deleted, or moved.
+    fn kept_at(&self, p: &ProjectSource) -> Option<keep::At>;
 
     // Forks.
     /// Which checkpoints of a loaded project a fork may cut at (the pages

@@ -17,6 +17,7 @@ pub mod fork;
 pub mod header;
 pub mod prompt;
 mod results;
+mod sync;
 mod values;
 
 use std::path::{Path, PathBuf};
@@ -118,6 +119,15 @@ impl Agent for Claude {
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.to_path_buf())
+    }
+    fn kept_trees(&self) -> &'static [crate::agent::keep::Tree] {
+        sync::TREES
+    }
+    fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
+        sync::keep(dir, archive)
+    }
+    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+        sync::kept_at(p)
     }
     /// Judged on each branch's loaded chain: complete turns, no open tool
     /// call ([`fork::prefix`]).

@@ -12,6 +12,7 @@ pub mod discover;
 pub mod fork;
 mod header;
 mod link;
+mod sync;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -309,7 +310,16 @@ impl crate::agent::Agent for crate::agent::Gemini {
         format!("no transcript in {}: {} wrote no session there yet", dir.display(), self.label())
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
-        Some(archive.parent()?.join("gemini").join("tmp"))
+        sync::synced_dir(archive)
+    }
+    fn kept_trees(&self) -> &'static [crate::agent::keep::Tree] {
+        sync::TREES
+    }
+    fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
+        sync::keep(dir, archive)
+    }
+    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+        sync::kept_at(p)
     }
     /// A reply with no tool call.
     fn checkpoints(&self) -> crate::project::Checkpoints {
