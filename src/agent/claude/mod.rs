@@ -11,10 +11,12 @@
 //! it puts in text, the files it spills large outputs to.
 
 mod calls;
+mod cleanup;
 mod content;
 pub mod discover;
 pub mod fork;
 pub mod header;
+pub mod history;
 pub mod prompt;
 mod results;
 mod sync;
@@ -128,6 +130,18 @@ impl Agent for Claude {
     }
     fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
         sync::kept_at(p)
+    }
+    /// The prompt history beside each projects directory read
+    /// (`history.jsonl`, [`history`]).
+    fn prompt_logs(&self, roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        history::prompt_logs(roots)
+    }
+    fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
+        history::read_prompts(&log.path, &log.projects)
+    }
+    /// `cleanupPeriodDays` ([`cleanup`]).
+    fn cleanup_warning(&self, folder: &Path, archive: Option<&Path>, command: &str, now_ms: i64) -> Option<String> {
+        cleanup::warning_for(folder, archive, command, now_ms)
     }
     /// Judged on each branch's loaded chain: complete turns, no open tool
     /// call ([`fork::prefix`]).

@@ -120,7 +120,7 @@ fn history(source: &Path, archive: &Path) -> Result<Option<KeptFile>> {
         return Ok(None);
     }
     let (Some(src), Some(dst)) =
-        (source.parent().map(|p| p.join(crate::history::FILE_NAME)), crate::history::beside_archive(archive))
+        (source.parent().map(|p| p.join(super::history::FILE_NAME)), super::history::beside_archive(archive))
     else {
         return Ok(None);
     };

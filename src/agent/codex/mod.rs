@@ -395,6 +395,18 @@ impl crate::agent::Agent for crate::agent::Codex {
     fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
         sync::kept_at(p)
     }
+    /// Not read yet: Codex CLI keeps one, `$CODEX_HOME/history.jsonl`
+    /// (`{session_id, ts, text}` per prompt), which cctree does not read.
+    fn prompt_logs(&self, _roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        Vec::new()
+    }
+    fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
+        anyhow::bail!("{}: cctree does not read Codex CLI's prompt history yet", log.path.display())
+    }
+    /// Codex CLI deletes no session by itself.
+    fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
+    }
     /// The last node of each turn a `task_complete` ended.
     fn checkpoints(&self) -> crate::project::Checkpoints {
         crate::project::Checkpoints::Nodes(fork::legal_nodes)

@@ -321,6 +321,18 @@ impl crate::agent::Agent for crate::agent::Gemini {
     fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
         sync::kept_at(p)
     }
+    /// Not read yet (the prompt log `tmp/<project>/logs.json`).
+    fn prompt_logs(&self, _roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        Vec::new()
+    }
+    fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
+        anyhow::bail!("{}: cctree does not read Gemini CLI's prompt log yet", log.path.display())
+    }
+    /// Not known yet: `general.sessionRetention` (off unless configured)
+    /// deletes by age or count; cctree does not read that clock.
+    fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
+    }
     /// A reply with no tool call.
     fn checkpoints(&self) -> crate::project::Checkpoints {
         crate::project::Checkpoints::Nodes(fork::legal_nodes)

@@ -271,6 +271,13 @@ pub(crate) struct RecoveredPage {
     pub subheading: String,
     /// "transcript deleted by Claude Code's cleanup — N prompts recovered".
     pub label: String,
+    /// The log it comes from: whose (`Claude Code`), what it is (`prompt
+    /// history`) and its file's name.
+    pub product: &'static str,
+    pub log_what: &'static str,
+    pub log_file: &'static str,
+    /// Who replied in the lost transcript (`Claude`).
+    pub replies: &'static str,
     /// Its session id (empty: lines of a client that wrote none).
     pub session: String,
     pub started: Time,
