@@ -12,6 +12,7 @@ pub mod discover;
 pub mod fork;
 mod header;
 mod link;
+mod logs;
 mod sync;
 
 use std::borrow::Cow;
@@ -321,12 +322,13 @@ impl crate::agent::Agent for crate::agent::Gemini {
     fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
         sync::kept_at(p)
     }
-    /// Not read yet (the prompt log `tmp/<project>/logs.json`).
-    fn prompt_logs(&self, _roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
-        Vec::new()
+    /// Each project folder's `logs.json` ([`logs`]).
+    fn prompt_logs(&self, roots: &[&Path], projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        let dirs: Vec<&Path> = projects.iter().map(|p| p.dir.as_path()).collect();
+        logs::prompt_logs(roots, &dirs)
     }
     fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
-        anyhow::bail!("{}: cctree does not read Gemini CLI's prompt log yet", log.path.display())
+        logs::read(log)
     }
     /// Not known yet: `general.sessionRetention` (off unless configured)
     /// deletes by age or count; cctree does not read that clock.

@@ -1,7 +1,8 @@
 //! What `cctree sync` keeps of Gemini CLI (transcript-format, Appendix D):
-//! of its `~/.gemini/tmp`, each project's `chats/` and `.project_root`, in
-//! `gemini/tmp/` beside the archive (its checkpoints and shell history are
-//! not transcripts). A session file (`.jsonl`, read by the client "last
+//! of its `~/.gemini/tmp`, each project's `chats/`, `.project_root` and
+//! prompt log (`logs.json`, merged element by element: it outlives the
+//! chats the client's clean-up deletes), in `gemini/tmp/` beside the archive
+//! (its checkpoints and shell history are not transcripts). A session file (`.jsonl`, read by the client "last
 //! record of an id wins") that was rewritten at the source is not kept in
 //! versions: the lines that make the archived file load as the source's
 //! current state are added after its bytes ([`merge`], [`gemini_missing`]),
@@ -55,18 +56,26 @@ pub(super) fn keep(dir: &Path, archive: &Path) -> Result<Kept> {
     Ok(Kept { source: dir.to_path_buf(), trees: vec![tree], files: Vec::new(), report: Vec::new() })
 }
 
-/// Of `tmp/`, only each project's `chats/` and `.project_root` are kept.
+/// Of `tmp/`, only each project's `chats/`, `.project_root` and prompt log
+/// (`logs.json`) are kept.
 fn kept(key: &str) -> bool {
     let mut parts = key.split('/');
     let (_, Some(second), third) = (parts.next(), parts.next(), parts.next()) else { return false };
-    (second == "chats" && third.is_some()) || (second == ".project_root" && third.is_none())
+    (second == "chats" && third.is_some())
+        || ((second == ".project_root" || second == super::logs::FILE_NAME) && third.is_none())
 }
 
-/// A rewritten `.jsonl` session file is merged; any other file kept in versions.
+/// A rewritten `.jsonl` session file is merged (the client's loader
+/// replayed), the prompt log element by element
+/// ([`crate::agent::keep::json_array`]: the client rewrites it whole at
+/// each prompt); any other file is kept in versions.
 fn rewritten(name: &str) -> Rewritten {
-    match name.ends_with(".jsonl") {
-        true => Rewritten::Merged(merge),
-        false => Rewritten::Versions,
+    if name == super::logs::FILE_NAME {
+        Rewritten::Merged(crate::agent::keep::json_array)
+    } else if name.ends_with(".jsonl") {
+        Rewritten::Merged(merge)
+    } else {
+        Rewritten::Versions
     }
 }
 
