@@ -63,12 +63,15 @@ fn is_session_id(s: &str) -> bool {
         })
 }
 
+/// A session's records with their times, in time order.
+type Records = Vec<(i64, Box<str>)>;
+
 /// Hangs each background agent's first record from the session it ran in
 /// (see the module documentation). Linear: one pass over the entries, one
 /// search per agent file.
 fn attach_background_agents(source: &ProjectSource, all: &mut [Entry]) {
     // Each main file's start, and its records in time order.
-    let mut sessions: Vec<(i64, usize, Vec<(i64, Box<str>)>)> = Vec::new();
+    let mut sessions: Vec<(i64, usize, Records)> = Vec::new();
     // Each background agent file's first node: (its start, its entry).
     let mut agents: Vec<(i64, usize)> = Vec::new();
     let mut i = 0;
@@ -99,7 +102,7 @@ fn attach_background_agents(source: &ProjectSource, all: &mut [Entry]) {
         }
         i = end;
     }
-    sessions.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    sessions.sort_by_key(|s| (s.0, s.1));
     for (t, at) in agents {
         let ran_in = sessions.partition_point(|s| s.0 <= t);
         let Some((_, _, nodes)) = ran_in.checked_sub(1).map(|k| &sessions[k]) else { continue };
