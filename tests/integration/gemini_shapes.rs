@@ -89,6 +89,14 @@ fn sub_agent_and_background_agent_chats_belong_to_the_session_that_started_them(
     assert!(row[..row.find("</li>").unwrap()].contains("spawned here"), "{row}");
     // The skill extraction ran in the session: its reply is in the session's spend
     // (900 + 1000 + 400 + 300 tokens in, 4 replies).
+    let row = index.split(&format!("agents/{SKILLS}/")).nth(1).unwrap();
+    let row = &row[..row.find("</li>").unwrap()];
+    assert!(row.contains("c/u1/index.html#m-u1\">ran here") && !row.contains("spawned here"), "{row}");
+    let page = read(&site, &format!("{SHOP}/agents/{SKILLS}/index.html"));
+    assert!(
+        page.contains("Ran in the session, <a href=\"../../c/u1/index.html#m-u1\">after this message</a>"),
+        "{page}"
+    );
     let conv = index.split("c/u1/index.html").nth(1).unwrap();
     let conv = &conv[..conv.find("</li>").unwrap()];
     assert!(conv.contains("2.6k in") && conv.contains("4 replies"), "{conv}");

@@ -139,7 +139,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_clients_own_log_is_read_whole() {
+    fn vendored_fixtures_the_clients_own_log_is_read_whole() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-0.61.0/checkpoint-copy/tmp/work");
         let bytes = std::fs::read(root.join(FILE_NAME)).unwrap();
         let (prompts, warnings) = parse(&bytes);

@@ -93,6 +93,9 @@ pub(crate) struct AgentRow {
     pub(crate) started: Time,
     /// Link to the spawning call, if known.
     pub(crate) spawn: Option<Href>,
+    /// No call spawned it (a background agent): the message of the session
+    /// it ran in that it hangs from.
+    pub(crate) ran: Option<Href>,
 }
 
 /// A numbered page link.
@@ -330,6 +333,9 @@ pub(crate) struct TrackHead {
     pub(crate) forked_from: Option<ForkedFrom>,
     /// An agent page: the tool call that spawned it.
     pub(crate) spawned_by: Option<Href>,
+    /// An agent page of an agent no call spawned (a background agent): the
+    /// message of the session it ran in that it hangs from.
+    pub(crate) ran_in: Option<Href>,
     pub(crate) outline: Vec<OutlineRow>,
     /// The conversation's map (its first page).
     pub(crate) map: Option<MapView>,
