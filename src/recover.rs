@@ -1,140 +1,99 @@
-//! Sessions the client deleted, recovered from its prompt history: the
-//! loading side of what the site shows as "transcript deleted by Claude
-//! Code's cleanup — N prompts recovered" (transcript-format, "The prompt
-//! history", for the rules and why).
+//! Sessions whose transcript the client deleted, recovered from its prompt
+//! log: the loading side of what the site shows as "transcript deleted by
+//! Claude Code's cleanup — N prompts recovered" (or, of Gemini CLI's
+//! `logs.json`, "chat deleted — …"), for every agent alike
+//! (transcript-format, "The prompt history", for the rules and why).
 //!
-//! - **Which history.** Rendering a projects directory, the history is the
-//!   `history.jsonl` beside it ([`beside`]): the client's own
-//!   (`<config dir>/history.jsonl` beside `<config dir>/projects`) or the
-//!   one `cctree sync` keeps beside its archive. One project directory or
-//!   files given alone read none (the history is every project's).
-//! - **Which project.** A line's `project` (the working directory) names the
-//!   project directory the client would write its transcripts to
-//!   ([`project_dir_name`]: every UTF-16 unit other than an ASCII letter or
-//!   digit becomes `-`; a name over 200 units is cut and given the path's
-//!   hash). A project with lines but no transcript left is rendered too.
+//! - **Which log, which project.** Each agent says which logs a render of
+//!   its folders reads and reads them into neutral lines by project
+//!   ([`crate::agent::prompts`]); [`ByProject`] gathers them. A project with
+//!   lines but no transcript left is rendered too.
 //! - **What is gone.** A line is a surviving prompt, never recovered, when
 //!   its session's transcript is in the project (or, by its file name, in
 //!   any project of the input), or a prompt, command or
 //!   shell command of the project's transcripts has the same text
 //!   ([`PromptKey`]) within [`RECOVERED_MATCH`] of it (a copy made by a fork,
 //!   or a line of a client that wrote no session id).
-//! - **Which session.** The other lines are grouped by their `sessionId`;
+//! - **Which session.** The other lines are grouped by their session id;
 //!   lines without one (older clients) by time: a run of them, in time
 //!   order, ends where a surviving prompt of the project was typed or the
 //!   next comes more than [`RECOVERED_GAP`] later.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rustc_hash::FxHashSet;
 
-use crate::history::{FILE_NAME, History, HistoryEntry};
+use crate::agent::prompts::{ProjectPrompts, PromptLine, Prompts};
 use crate::limits::{EXCERPT_CHARS, RECOVERED_GAP, RECOVERED_MATCH};
-use crate::model::{Kind, UserKind};
+use crate::model::{Client, Kind, PromptLog, UserKind};
 use crate::model::{RecoveredPrompt, RecoveredSession};
 use crate::project::Project;
 
-/// The project directory name the client gives working directory `path`
-/// (its bundle, 2.1.332: `path.replace(/[^a-zA-Z0-9]/g, "-")`, and past 200
-/// characters the first 200 then `-` and the absolute value of the path's
-/// Java-style string hash in base 36).
-pub fn project_dir_name(path: &str) -> String {
-    const MAX: usize = 200;
-    let mut name = String::with_capacity(path.len());
-    for unit in path.encode_utf16() {
-        let c = char::from_u32(u32::from(unit)).filter(char::is_ascii_alphanumeric);
-        name.push(c.unwrap_or('-'));
-    }
-    if name.len() <= MAX {
-        return name;
-    }
-    let mut h: i32 = 0;
-    for unit in path.encode_utf16() {
-        h = h.wrapping_shl(5).wrapping_sub(h).wrapping_add(i32::from(unit));
-    }
-    name.truncate(MAX);
-    name.push('-');
-    name.push_str(&base36(u64::from(h.unsigned_abs())));
-    name
-}
-
-fn base36(mut n: u64) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[usize::try_from(n % 36).expect("below 36")]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).expect("ASCII digits")
-}
-
-/// The history beside a projects directory `root` (`<root>/../history.jsonl`),
-/// when there is one.
-pub fn beside(root: &Path) -> Option<PathBuf> {
-    Some(root.parent()?.join(FILE_NAME)).filter(|p| p.is_file())
-}
-
-/// The history a render of input `root` (`discover::Archive::root`) reads:
-/// [`beside`] it when it is a projects directory; none for one project
-/// directory or files given alone.
-pub fn history_for(root: &Path) -> Option<PathBuf> {
-    if !root.is_dir() || crate::agent::claude::discover::is_project_dir(root) {
-        return None;
-    }
-    beside(root)
-}
-
-/// A history's lines by the project directory they belong to, each
-/// project's in time order (then line).
+/// The lines of the prompt logs read, by project (its agent and name),
+/// each project's in time order (then line), with the log they come from.
 #[derive(Debug, Default)]
 pub struct ByProject {
-    map: BTreeMap<String, Vec<HistoryEntry>>,
+    map: BTreeMap<(Client, String), (ProjectPrompts, PathBuf, PromptLog)>,
 }
 
 impl ByProject {
-    pub fn of(history: History) -> ByProject {
-        let mut map: BTreeMap<String, Vec<HistoryEntry>> = BTreeMap::new();
-        for e in history.entries {
-            map.entry(project_dir_name(&e.project)).or_default().push(e);
+    /// Gathers the logs `logs`, each read by the agent `Client` named it.
+    pub fn of(logs: Vec<(Client, Prompts)>) -> ByProject {
+        let mut map: BTreeMap<(Client, String), (ProjectPrompts, PathBuf, PromptLog)> = BTreeMap::new();
+        for (client, prompts) in logs {
+            for p in prompts.projects {
+                match map.entry((client, p.name.clone())) {
+                    std::collections::btree_map::Entry::Occupied(mut o) => o.get_mut().0.lines.extend(p.lines),
+                    std::collections::btree_map::Entry::Vacant(v) => {
+                        v.insert((p, prompts.path.clone(), prompts.log));
+                    }
+                }
+            }
         }
-        for lines in map.values_mut() {
-            lines.sort_by_key(|e| (e.timestamp_ms, e.line));
+        for (p, _, _) in map.values_mut() {
+            p.lines.sort_by_key(|e| (e.timestamp_ms, e.line));
         }
         ByProject { map }
     }
 
-    /// The lines of the project directory named `name`.
-    pub fn lines(&self, name: &str) -> &[HistoryEntry] {
-        self.map.get(name).map_or(&[], Vec::as_slice)
+    fn get(&self, client: Client, name: &str) -> Option<&(ProjectPrompts, PathBuf, PromptLog)> {
+        self.map.get(&(client, name.to_string()))
     }
 
-    /// The working directory the lines of project `name` name most often
-    /// (then the least): what the project is named by when no
-    /// transcript of it is left.
-    pub fn path(&self, name: &str) -> Option<&str> {
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for e in self.lines(name) {
-            *counts.entry(e.project.as_str()).or_default() += 1;
-        }
-        counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0))).map(|(p, _)| p)
+    /// The lines of the project `name` of `client`.
+    pub fn lines(&self, client: Client, name: &str) -> &[PromptLine] {
+        self.get(client, name).map_or(&[], |(p, _, _)| p.lines.as_slice())
     }
 
-    /// The project directory names that have lines.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.map.keys().map(String::as_str)
+    /// The log the lines of project `name` of `client` come from.
+    pub fn log_of(&self, client: Client, name: &str) -> Option<(&std::path::Path, PromptLog)> {
+        self.get(client, name).map(|(_, path, log)| (path.as_path(), *log))
     }
 
-    /// A fingerprint of the lines of project `name` (part of its cache key:
-    /// its pages depend on them).
-    pub fn fingerprint(&self, name: &str) -> String {
+    /// The working directory the log names for project `name` of `client`:
+    /// what the project is named by when no transcript of it is left.
+    pub fn path(&self, client: Client, name: &str) -> Option<&str> {
+        self.get(client, name)?.0.cwd.as_deref()
+    }
+
+    /// The projects that have lines: agent, name and folder.
+    pub fn projects(&self) -> impl Iterator<Item = (Client, &str, &std::path::Path)> {
+        self.map.iter().map(|((c, name), (p, _, _))| (*c, name.as_str(), p.dir.as_path()))
+    }
+
+    /// A fingerprint of the lines of project `name` of `client` (part of
+    /// its cache key: its pages depend on them).
+    pub fn fingerprint(&self, client: Client, name: &str) -> String {
         let mut h = blake3::Hasher::new();
-        for e in self.lines(name) {
-            for part in [&e.prompt, &e.project, e.session_id.as_deref().unwrap_or("\u{1}")] {
+        if let Some((p, path, log)) = self.get(client, name) {
+            for part in [p.cwd.as_deref().unwrap_or("\u{1}"), &path.to_string_lossy(), log.file, log.gone] {
+                h.update(part.as_bytes());
+                h.update(b"\0");
+            }
+        }
+        for e in self.lines(client, name) {
+            for part in [&e.prompt, e.session_id.as_deref().unwrap_or("\u{1}")] {
                 h.update(part.as_bytes());
                 h.update(b"\0");
             }
@@ -162,7 +121,7 @@ impl PromptKey {
     /// put back in place of their `[Pasted text #N …]`, as the transcript
     /// has them), and, when it starts with `/` or `!`, the command or shell
     /// command it may have been (a `/path` typed is a prompt).
-    pub fn of_line(e: &HistoryEntry) -> Vec<PromptKey> {
+    pub fn of_line(e: &PromptLine) -> Vec<PromptKey> {
         let mut text = e.prompt.clone();
         for (id, content) in &e.pasted {
             let marker = format!("[Pasted text #{id}");
@@ -237,7 +196,7 @@ impl<'p> Surviving<'p> {
     }
 
     /// The line is a prompt a surviving transcript holds.
-    fn holds(&self, e: &HistoryEntry) -> bool {
+    fn holds(&self, e: &PromptLine) -> bool {
         if e.session_id.as_deref().is_some_and(|id| self.sessions.contains(id)) {
             return true;
         }
@@ -249,22 +208,27 @@ impl<'p> Surviving<'p> {
     }
 }
 
-/// The sessions of project `p` that only the history holds, from `lines`
-/// (the project's, in time order: [`ByProject::lines`]), oldest first.
-/// `elsewhere`: a session id has a transcript in another project of the
-/// input (a session that moved with its working directory).
-pub fn sessions(p: &Project, lines: &[HistoryEntry], elsewhere: &dyn Fn(&str) -> bool) -> Vec<RecoveredSession> {
+/// The sessions of project `p` that only its prompt log `log` holds, from
+/// `lines` (the project's, in time order: [`ByProject::lines`]), oldest
+/// first. `elsewhere`: a session id has a transcript in another project of
+/// the input (a session that moved with its working directory).
+pub fn sessions(
+    p: &Project,
+    lines: &[PromptLine],
+    log: PromptLog,
+    elsewhere: &dyn Fn(&str) -> bool,
+) -> Vec<RecoveredSession> {
     if lines.is_empty() {
         return Vec::new();
     }
     let surviving = Surviving::of(p);
-    group(lines, |e| surviving.holds(e) || e.session_id.as_deref().is_some_and(elsewhere))
+    group(lines, log, |e| surviving.holds(e) || e.session_id.as_deref().is_some_and(elsewhere))
 }
 
 /// The sessions of `lines` (in time order) that `held` does not hold:
 /// grouped by session id, or without one by time (see the module
 /// documentation); oldest first.
-fn group(lines: &[HistoryEntry], held: impl Fn(&HistoryEntry) -> bool) -> Vec<RecoveredSession> {
+fn group(lines: &[PromptLine], log: PromptLog, held: impl Fn(&PromptLine) -> bool) -> Vec<RecoveredSession> {
     let gap = i64::try_from(RECOVERED_GAP.as_millis()).unwrap_or(i64::MAX);
     let mut by_id: BTreeMap<&str, Vec<RecoveredPrompt>> = BTreeMap::new();
     let mut runs: Vec<Vec<RecoveredPrompt>> = Vec::new();
@@ -289,17 +253,12 @@ fn group(lines: &[HistoryEntry], held: impl Fn(&HistoryEntry) -> bool) -> Vec<Re
     }
     let mut out: Vec<RecoveredSession> = by_id
         .into_iter()
-        .map(|(id, prompts)| RecoveredSession {
-            key: id.to_string(),
-            session_id: Some(id.to_string()),
-            prompts,
-            log: crate::history::FILE_NAME.to_string(),
-        })
+        .map(|(id, prompts)| RecoveredSession { key: id.to_string(), session_id: Some(id.to_string()), prompts, log })
         .chain(runs.into_iter().map(|prompts| RecoveredSession {
             key: format!("h-{}", prompts[0].ts),
             session_id: None,
             prompts,
-            log: crate::history::FILE_NAME.to_string(),
+            log,
         }))
         .collect();
     out.sort_by(|a, b| (a.first_ts(), &a.key).cmp(&(b.first_ts(), &b.key)));
@@ -310,27 +269,12 @@ fn group(lines: &[HistoryEntry], held: impl Fn(&HistoryEntry) -> bool) -> Vec<Re
 mod tests {
     use super::*;
 
-    #[test]
-    fn project_names_follow_the_client() {
-        assert_eq!(
-            project_dir_name("/home/jenkins/Personal_AI_Infrastructure"),
-            "-home-jenkins-Personal-AI-Infrastructure"
-        );
-        assert_eq!(project_dir_name("C:\\Users\\mmazur\\.local\\bin"), "C--Users-mmazur--local-bin");
-        assert_eq!(project_dir_name("/tmp/é😀"), "-tmp----", "one dash per UTF-16 unit");
-        let long = format!("/{}", "a".repeat(250));
-        let name = project_dir_name(&long);
-        assert!(name.starts_with(&format!("-{}", "a".repeat(199))), "{name}");
-        assert_eq!(name.as_bytes()[200], b'-');
-        // Math.abs(hash).toString(36), computed in node for this path.
-        assert_eq!(&name[201..], expected_long_hash());
-    }
+    const LOG: PromptLog = PromptLog { file: "log", what: "a log", gone: "gone" };
 
-    fn line(n: u32, minute: i64, text: &str, session: Option<&str>) -> HistoryEntry {
-        HistoryEntry {
+    fn line(n: u32, minute: i64, text: &str, session: Option<&str>) -> PromptLine {
+        PromptLine {
             line: n,
             prompt: text.into(),
-            project: "/p".into(),
             timestamp_ms: 1_770_000_000_000 + minute * 60_000,
             session_id: session.map(str::to_string),
             pasted: Vec::new(),
@@ -356,7 +300,7 @@ mod tests {
         ];
         let mut sorted = lines.to_vec();
         sorted.sort_by_key(|e| (e.timestamp_ms, e.line));
-        let got = group(&sorted, |e| e.prompt == "held");
+        let got = group(&sorted, LOG, |e| e.prompt == "held");
         let t = |m: i64| format!("h-{}", 1_770_000_000_000 + m * 60_000);
         assert_eq!(
             shape(&got),
@@ -370,14 +314,14 @@ mod tests {
         );
         assert_eq!(got[3].session_id.as_deref(), Some("s1"));
         assert_eq!(got[0].session_id, None);
-        assert!(group(&sorted, |_| true).is_empty());
+        assert!(group(&sorted, LOG, |_| true).is_empty());
     }
 
     #[test]
     fn a_line_and_a_transcripts_prompt_compare_as_the_client_wrote_them() {
         let mut paste = line(1, 0, "[Pasted text #1 +2 lines] why?", None);
         paste.pasted = vec![("1".into(), "x\ny".into())];
-        let hits = |l: &HistoryEntry, k: Option<PromptKey>| PromptKey::of_line(l).contains(&k.unwrap());
+        let hits = |l: &PromptLine, k: Option<PromptKey>| PromptKey::of_line(l).contains(&k.unwrap());
         assert!(hits(&paste, PromptKey::of_excerpt(UserKind::Prompt, "x\ny why?")));
         let cmd = line(2, 0, "/compact keep the tests", None);
         let from_transcript = PromptKey::of_excerpt(
@@ -397,9 +341,5 @@ mod tests {
             &line(6, 0, "/compact", None),
             PromptKey::of_excerpt(UserKind::Command, "<command-name>/clear</command-name>")
         ));
-    }
-
-    fn expected_long_hash() -> &'static str {
-        "feo44x"
     }
 }

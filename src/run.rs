@@ -99,14 +99,14 @@ fn plain(quiet: bool) -> Result<Status> {
 fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
     if !args.sync {
         let status = build(args, quiet)?;
-        let input = match args.input.as_slice() {
-            [] => crate::agent::claude::discover::default_projects_dir(),
-            [one] => Some(crate::agent::claude::discover::config_projects(one).unwrap_or_else(|| one.clone())),
-            _ => None,
+        let folders: Vec<(crate::model::Client, std::path::PathBuf)> = match args.input.as_slice() {
+            [] => (crate::agent::ALL.iter())
+                .filter_map(|c| Some((*c, crate::agent::of(*c).default_dir().filter(|d| d.is_dir())?)))
+                .collect(),
+            [one] => vec![discover::agent_of_dir(one)],
+            _ => Vec::new(),
         };
-        if let Some(input) = input {
-            cleanup_warning(&input, crate::layout::existing_archive().as_deref(), "cctree sync", quiet);
-        }
+        cleanup_warning(&folders, crate::layout::existing_archive().as_deref(), "cctree sync", quiet);
         return Ok(status);
     }
     if args.input.len() > 1 {
@@ -128,7 +128,7 @@ fn render(args: &RenderArgs, quiet: bool) -> Result<Status> {
         anyhow::bail!("{}", report.error_text());
     }
     let status = build(&RenderArgs { input: vec![archive.clone()], ..args.clone() }, quiet)?;
-    cleanup_warning(&report.source, Some(&archive), "cctree sync", quiet);
+    cleanup_warning(&report.sources, Some(&archive), "cctree sync", quiet);
     Ok(status)
 }
 
@@ -212,8 +212,8 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
             notes(&archive, quiet);
         }
         read.extend(archive.inputs.iter().cloned());
-        // The prompt history the build reads for deleted sessions' prompts.
-        read.extend(crate::recover::history_for(&archive.root));
+        // The prompt logs the build reads for deleted sessions' prompts.
+        read.extend(crate::build::prompt_logs(&archive));
         let summary = crate::build::build(archive, &BuildOptions { progress: first && !quiet, ..opts.clone() })?;
         let repeated = crate::term::take_repeated_warnings();
         if first && !quiet {
@@ -480,24 +480,25 @@ fn sync(args: &SyncArgs, quiet: bool) -> Result<Status> {
         }
         _ => "cctree sync".to_string(),
     };
-    cleanup_warning(&report.source, Some(&report.archive), &command, quiet);
+    cleanup_warning(&report.sources, Some(&report.archive), &command, quiet);
     Ok(Status::Clean)
 }
 
-/// Warns (on stderr, unless `quiet`) about the sessions Claude Code's next
-/// cleanup deletes that `archive` does not hold yet, when `projects` is the
-/// client's projects directory, and names `command`, the one that keeps them
-/// ([`crate::cleanup`]). `CCTREE_TEST_NOW` (RFC 3339) stands for the time in tests.
-fn cleanup_warning(projects: &std::path::Path, archive: Option<&std::path::Path>, command: &str, quiet: bool) {
-    use crate::cleanup::{Clock, at_risk, clock, managed_settings_files, warning};
+/// Warns (on stderr, unless `quiet`) about what each agent's own clean-up
+/// deletes next that `archive` does not hold yet, of the agents' folders
+/// `folders` (inputs, or a sync's sources) that are their default folders,
+/// and names `command`, the one that keeps it (`Agent::cleanup_warning`:
+/// Claude Code's `cleanupPeriodDays`). `CCTREE_TEST_NOW` (RFC 3339) stands
+/// for the time in tests.
+fn cleanup_warning(
+    folders: &[(crate::model::Client, std::path::PathBuf)],
+    archive: Option<&std::path::Path>,
+    command: &str,
+    quiet: bool,
+) {
     if quiet {
         return;
     }
-    let Some(client) = crate::agent::claude::discover::default_projects_dir() else { return };
-    if !client.is_dir() || crate::files::resolve(projects) != crate::files::resolve(&client) {
-        return;
-    }
-    let Some(config) = client.parent() else { return };
     let now = std::env::var("CCTREE_TEST_NOW").ok().and_then(|t| crate::timestamp::parse_timestamp(&t)).unwrap_or_else(
         || {
             std::time::SystemTime::now()
@@ -505,12 +506,9 @@ fn cleanup_warning(projects: &std::path::Path, archive: Option<&std::path::Path>
                 .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         },
     );
-    match clock(config, &managed_settings_files()) {
-        Clock::Off { why } => tracing::info!("Claude Code's cleanup does not run: {why}"),
-        Clock::Days { days, from } => {
-            if let Some(w) = warning(&at_risk(&client, archive, days, now), days, from.as_deref(), now, command) {
-                crate::term::print_err(&crate::term::escape_text(&w));
-            }
+    for (client, folder) in folders {
+        if let Some(w) = crate::agent::of(*client).cleanup_warning(folder, archive, command, now) {
+            crate::term::print_err(&crate::term::escape_text(&w));
         }
     }
 }
@@ -529,7 +527,7 @@ fn stats(args: &StatsArgs, quiet: bool) -> Result<Status> {
     let mut builder =
         ReportBuilder::new(StatsOptions { detail: args.detail, exclude_own_forks: args.exclude_own_forks })
             .with_archive(record)
-            .with_history(crate::recover::history_for(&archive.root).is_some())
+            .with_history(!recovery.logs().is_empty())
             .selected(!selection.is_everything());
     for_each_project(archive, &selection, quiet, true, |p| {
         let t = std::time::Instant::now();

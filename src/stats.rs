@@ -418,14 +418,7 @@ impl ReportBuilder {
         self.total.add(&counts);
         self.per_project.push((p.source.name.clone(), counts.clone()));
         let here = self.archive.as_mut().map(|(record, total)| {
-            let files: rustc_hash::FxHashSet<String> =
-                p.source.files.iter().map(|f| format!("{}/{}", p.source.name, f.rel)).collect();
-            self.moved += record
-                .gone
-                .iter()
-                .filter(|g| g.moved_to.is_some() && g.tree == crate::sync::record::Tree::Projects)
-                .filter(|g| files.contains(&g.path))
-                .count() as u64;
+            self.moved += crate::sync::record::moved_of(record, &p.source);
             let here = only_here::of_project(p, record);
             total.add(&here.counts);
             here

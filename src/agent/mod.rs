@@ -29,6 +29,8 @@ use crate::project::Checkpoints;
 
 pub mod check;
 pub mod fork;
+pub mod keep;
+pub mod prompts;
 
 pub mod claude;
 pub mod codex;
@@ -143,6 +145,44 @@ pub trait Agent: Reader {
     /// Where the `cctree sync` archive `archive` keeps the agent's folder
     /// (for Claude Code, the archive itself).
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf>;
+
+    // What `cctree sync` keeps.
+    /// The trees (and single files) of the sync archive that keep the
+    /// agent's files, by the names the archive's record gives them, in the
+    /// order it lists them: names no other agent uses (the registration's
+    /// test checks it), never renamed (existing archives' records name
+    /// their files by them).
+    fn kept_trees(&self) -> &'static [keep::Tree];
+    /// What a sync of the agent's folder `dir` (as [`Agent::claims`] gave
+    /// it, or its default folder) into the archive `archive` keeps: the
+    /// trees mirrored from it and where, which of their files, how a file
+    /// rewritten at the source is kept, the single files merged beside
+    /// them. An error says why `dir` cannot be kept.
+    fn keep(&self, dir: &Path, archive: &Path) -> Result<keep::Kept>;
+    /// Where the sync archive's record names the files of project `p` (read
+    /// from the archive): which of them the source deleted, or moved.
+    fn kept_at(&self, p: &ProjectSource) -> Option<keep::At>;
+
+    // The prompt log: the prompts of sessions whose transcript is gone.
+    /// The prompt logs a render reads with the agent's folders `roots` (as
+    /// its scan read them: [`Scanned::root`]) and its projects `projects`:
+    /// files the client keeps the prompts typed in, which outlive its
+    /// transcripts. Empty when the client keeps none (or cctree reads none
+    /// of it yet: say so in the implementation).
+    fn prompt_logs(&self, roots: &[&Path], projects: &[&ProjectSource]) -> Vec<prompts::Log>;
+    /// Reads the prompt log `log` (one of [`Agent::prompt_logs`]'): its
+    /// prompts by project, how pages name it; a line that cannot be read is
+    /// a warning naming `file:line`. Fails only when the file cannot be
+    /// read at all.
+    fn read_prompts(&self, log: &prompts::Log) -> Result<prompts::Prompts>;
+
+    // The client's own clean-up.
+    /// What the client's own clean-up deletes next that the sync archive
+    /// `archive` does not hold yet, when `folder` (an input, or a sync's
+    /// source) is the client's default folder: a warning naming `command`,
+    /// the one that keeps it, at the time `now_ms`. `None` when nothing is
+    /// at risk, or the client has no clean-up cctree knows the clock of.
+    fn cleanup_warning(&self, folder: &Path, archive: Option<&Path>, command: &str, now_ms: i64) -> Option<String>;
 
     // Forks.
     /// Which checkpoints of a loaded project a fork may cut at (the pages

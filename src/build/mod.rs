@@ -47,14 +47,14 @@ use kept::KeptInputs;
 pub struct Recovery(KeptInputs);
 
 impl Recovery {
-    /// Reads the prompt history beside `archive` (and the sync record);
+    /// Reads the prompt logs of `archive`'s agents (and the sync record);
     /// returns the warnings met.
     pub fn read(archive: &Archive) -> (Recovery, Vec<String>) {
         let (k, w) = KeptInputs::read(archive);
         (Recovery(k), w)
     }
 
-    /// Adds the projects the history names that hold no transcript.
+    /// Adds the projects the prompt logs name that hold no transcript.
     pub fn add_projects(&self, archive: &mut Archive) {
         self.0.add_history_projects(archive);
     }
@@ -63,6 +63,17 @@ impl Recovery {
     pub fn sessions(&self, project: &crate::project::Project) -> Vec<crate::model::RecoveredSession> {
         self.0.recovered(project)
     }
+
+    /// The prompt logs read (none: no agent's log is beside the input).
+    pub fn logs(&self) -> &[std::path::PathBuf] {
+        self.0.logs()
+    }
+}
+
+/// The prompt logs a build of `archive` reads (what `serve` watches besides
+/// the inputs).
+pub fn prompt_logs(archive: &Archive) -> Vec<std::path::PathBuf> {
+    kept::prompt_logs(archive).into_iter().map(|(_, l)| l.path).collect()
 }
 use output::OutputDir;
 use reusable::Plan;
@@ -315,7 +326,7 @@ impl<'p> Builder<'p> {
         // Pages depend on the side files and the name of the whole project,
         // whatever is selected.
         let key_base = cache::pages_base(&project.source, &plan.slug, code, settings);
-        let cwd = project.cwd().map(str::to_string).or_else(|| self.kept.path_of(&project.source.name));
+        let cwd = project.cwd().map(str::to_string).or_else(|| self.kept.path_of(&project.source));
         let recovered = self.kept.recovered(&project);
         let Some(picked) = self.opts.selection.pick(project, &mut self.tally) else { return Ok(None) };
         let whole = picked.is_whole();
@@ -503,8 +514,8 @@ impl<'p> Builder<'p> {
 /// What `--redact` would replace in the projects of `archive` that
 /// `wanted` keeps, by place, and nothing written (`render --redact-dry-run`):
 /// each project directory's name, its sidecars, its spilled tool outputs,
-/// every entry line, and the prompts of its sessions recovered from the
-/// prompt history (`history.jsonl:<line>`). Here, not in render: it reads
+/// every entry line, and the prompts of its sessions recovered from its
+/// prompt log (`history.jsonl:<line>`). Here, not in render: it reads
 /// the files (render reads only the model).
 pub fn redact_dry_run(
     archive: &Archive,
@@ -513,7 +524,6 @@ pub fn redact_dry_run(
     let (kept, _) = KeptInputs::read(archive);
     let mut with_history = archive.clone();
     kept.add_history_projects(&mut with_history);
-    let history = crate::recover::history_for(&archive.root);
     let mut out = Vec::new();
     for source in with_history.projects.iter().filter(|p| wanted(p)) {
         let name = crate::redact::redact_text(&source.name).1;
@@ -530,7 +540,7 @@ pub fn redact_dry_run(
         }
         let p = crate::project::Project::load_with(source.clone(), crate::parse::ParseOptions { redact: true });
         out.extend(redactor::entry_lines(&p));
-        if let Some(h) = &history {
+        if let Some((log, _)) = kept.log_of(source) {
             for session in kept.recovered(&p) {
                 for prompt in &session.prompts {
                     let mut kinds = crate::redact::redact_text(&prompt.text).1;
@@ -538,7 +548,10 @@ pub fn redact_dry_run(
                         kinds.extend(crate::redact::redact_text(paste).1);
                     }
                     if !kinds.is_empty() {
-                        out.push(redactor::RedactionSite { place: format!("{}:{}", h.display(), prompt.line), kinds });
+                        out.push(redactor::RedactionSite {
+                            place: format!("{}:{}", log.display(), prompt.line),
+                            kinds,
+                        });
                     }
                 }
             }

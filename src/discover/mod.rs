@@ -45,6 +45,9 @@ pub struct Archive {
     /// What the user should know about how the input was read (not a
     /// problem): Claude Code's configuration directory read for its `projects/`.
     pub notes: Vec<String>,
+    /// Each folder read and the agent that read it (its scan's root: what
+    /// the agent finds its prompt logs beside, `Agent::prompt_logs`).
+    pub roots: Vec<(Client, PathBuf)>,
 }
 
 /// The agent that claims the folder `dir`, and its folder: the first in
@@ -125,6 +128,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     let mut warnings = Vec::new();
     let mut read = Vec::new();
     let mut notes = Vec::new();
+    let mut roots = Vec::new();
     let mut root = inputs[0].clone();
     for input in inputs {
         let meta = std::fs::metadata(input)
@@ -138,6 +142,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         let (client, dir) = agent_of_dir(input);
         let s = agent::of(client).scan(&dir)?;
         root = s.root.clone();
+        roots.push((client, s.root.clone()));
         read.extend(s.inputs);
         projects.extend(s.projects);
         warnings.extend(s.warnings);
@@ -145,7 +150,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         // A sync archive may be empty (begun, or its source still is): no typo.
         let archive = s.root.join(crate::layout::STATE_DIR).is_dir();
         if archive {
-            synced_agents(&s.root, &mut projects, &mut warnings, &mut read);
+            synced_agents(&s.root, &mut projects, &mut warnings, &mut read, &mut roots);
         }
         if s.nothing && !archive {
             bail!("{}", agent::of(client).nothing_in(&s.root));
@@ -157,7 +162,7 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     }
     projects.extend(loose.into_iter().map(|((dir, client), files)| loose_project(dir, client, files)));
     projects.sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
-    Ok(Archive { root, projects, warnings, inputs: read, notes })
+    Ok(Archive { root, projects, warnings, inputs: read, notes, roots })
 }
 
 /// The other agents' folders `cctree sync` keeps beside the archive
@@ -168,12 +173,14 @@ fn synced_agents(
     projects: &mut Vec<ProjectSource>,
     warnings: &mut Vec<String>,
     read: &mut Vec<PathBuf>,
+    roots: &mut Vec<(Client, PathBuf)>,
 ) {
     for c in agent::ALL {
         let a = agent::of(*c);
         let Some(dir) = a.synced_dir(archive).filter(|d| d != archive && d.is_dir()) else { continue };
         let Claim::Yes(dir) = a.claims(&dir) else { continue };
         let Ok(s) = a.scan(&dir) else { continue };
+        roots.push((*c, s.root.clone()));
         if s.projects.is_empty() && s.warnings.is_empty() {
             continue;
         }

@@ -41,7 +41,7 @@ pub use entry::{
     Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, TurnMark, Usage, UserKind, excerpt_of, hash_bytes,
 };
 pub use raw::{Loose, Raw};
-pub use recovered::{RecoveredPrompt, RecoveredSession};
+pub use recovered::{PromptLog, RecoveredPrompt, RecoveredSession};
 pub use source::{FileClass, FileId};
 pub use tool::{
     Hunk, Message, PatchFile, PatchOp, Question, QuestionOption, ResultDetail, Shell, Spill, Spilled, TaskFields,

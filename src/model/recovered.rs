@@ -1,9 +1,24 @@
 //! What remains of a session whose transcript is gone: its prompts, as the
-//! client's prompt history kept them (`history.jsonl`, transcript-format
-//! "The prompt history"). The loading side ([`crate::recover`]) gives each
-//! project the sessions only the history still holds, every prompt a
-//! surviving transcript holds left out; render shows them beside the
-//! project's conversations.
+//! client's prompt log kept them (Claude Code's `history.jsonl`,
+//! transcript-format "The prompt history"; Gemini CLI's `logs.json`,
+//! Appendix D). The loading side ([`crate::recover`]) gives each project the
+//! sessions only the log still holds, every prompt a surviving transcript
+//! holds left out; render shows them beside the project's conversations.
+
+/// The prompt log a recovered session comes from, as its pages name it
+/// (its agent's words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PromptLog {
+    /// The file's name (`history.jsonl`): `--redact` names a prompt
+    /// `<file>:<line>`.
+    pub file: &'static str,
+    /// What the file is, after its product's name (`prompt history`:
+    /// "Claude Code's prompt history").
+    pub what: &'static str,
+    /// What became of the session's transcript (`transcript deleted by
+    /// Claude Code's cleanup`).
+    pub gone: &'static str,
+}
 
 /// A session whose transcript the client deleted, rebuilt from its prompts.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -16,9 +31,9 @@ pub struct RecoveredSession {
     pub session_id: Option<String>,
     /// Its prompts, in time order (at least one).
     pub prompts: Vec<RecoveredPrompt>,
-    /// The name of the prompt log they come from (`history.jsonl`), which
-    /// `--redact` names with each prompt's line.
-    pub log: String,
+    /// The prompt log they come from (`--redact` names each prompt by
+    /// its file and line).
+    pub log: PromptLog,
 }
 
 impl RecoveredSession {
@@ -42,6 +57,6 @@ pub struct RecoveredPrompt {
     pub text: String,
     /// The pasted texts the history holds inline, by paste id.
     pub pasted: Vec<(String, String)>,
-    /// Its line in the history file, from 1 (where `--redact` names it).
+    /// Its line in the log, from 1 (where `--redact` names it).
     pub line: u32,
 }

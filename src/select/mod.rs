@@ -170,7 +170,7 @@ impl Selection {
         self.agents = agents.to_vec();
         self.agents.sort_unstable();
         self.agents.dedup();
-        if self.agents.len() == crate::agent::ALL.len() {
+        if crate::agent::ALL.iter().all(|c| self.agents.contains(c)) {
             self.agents.clear();
         }
         self

@@ -218,25 +218,29 @@ pub fn append(src: &mut Source<'_>, from: u64, upto: u64, dst: &Path) -> Result<
     copy_range(src, from, upto, &mut out, dst)
 }
 
-/// Merges bytes `0..upto` of `src` into the archived `dst`: the new content
-/// is the archived bytes, then the complete lines of the source they lack
-/// ([`super::decision::missing_lines`]; of a Gemini CLI session file,
-/// `gemini`: the lines that make it load as the source,
-/// [`super::decision::gemini_missing`]), written whole (temporary file, fsync,
-/// rename: a kill leaves the previous copy). Returns the lines and bytes
-/// added; writes nothing when there are none, or on a dry run.
-pub fn merge(src: &mut Source<'_>, upto: u64, dst: &Path, gemini: bool, dry_run: bool) -> Result<(u64, u64)> {
+/// Merges bytes `0..upto` of `src` into the archived `dst` by the agent's
+/// `merge` ([`crate::agent::keep::Rewritten::Merged`]: the archived bytes
+/// and the source's give the new content), written whole (temporary file,
+/// fsync, rename: a kill leaves the previous copy). Returns the lines and
+/// bytes added (`None`: the archive holds all the source holds); writes
+/// nothing then, or on a dry run.
+pub fn merge(
+    src: &mut Source<'_>,
+    upto: u64,
+    dst: &Path,
+    merge: crate::agent::keep::Merge,
+    dry_run: bool,
+) -> Result<Option<(u64, u64)>> {
     let archived = std::fs::read(dst).with_context(|| format!("cannot read the archived {}", dst.display()))?;
     src.file.seek(SeekFrom::Start(0)).map_err(|e| src.err(e))?;
     let mut source = Vec::new();
     (&mut src.file).take(upto).read_to_end(&mut source).map_err(|e| src.err(e))?;
-    let add = match gemini {
-        true => super::decision::gemini_missing(&archived, &source),
-        false => super::decision::missing_lines(&archived, &source),
-    };
-    let lines = memchr::memchr_iter(b'\n', &add).count() as u64;
-    if add.is_empty() || dry_run {
-        return Ok((lines, add.len() as u64));
+    let Some(merged) = merge(&archived, &source) else { return Ok(None) };
+    let newlines = |b: &[u8]| memchr::memchr_iter(b'\n', b).count() as u64;
+    let lines = newlines(&merged).saturating_sub(newlines(&archived));
+    let bytes = (merged.len() as u64).saturating_sub(archived.len() as u64);
+    if dry_run {
+        return Ok(Some((lines, bytes)));
     }
     let mut p = pending(dst)?;
     let tmp = p.path().to_path_buf();
@@ -247,14 +251,15 @@ pub fn merge(src: &mut Source<'_>, upto: u64, dst: &Path, gemini: bool, dry_run:
         }
         p.file().write_all(bytes).with_context(|| format!("cannot write {}", tmp.display()))
     };
-    write(&archived)?;
-    write(&add)?;
+    let (head, tail) = merged.split_at(merged.len().min(archived.len()));
+    write(head)?;
+    write(tail)?;
     if step() {
         die();
     }
     p.file().sync_all().with_context(|| format!("cannot write {} to disk", tmp.display()))?;
     commit(p, dst)?;
-    Ok((lines, add.len() as u64))
+    Ok(Some((lines, bytes)))
 }
 
 /// Renames the archived `dst` to `keep_as` in its directory.

@@ -1,8 +1,9 @@
 //! `cctree sync`: keep every conversation in an append-only archive.
 //!
-//! Claude Code deletes transcripts after `cleanupPeriodDays` and rewrites or
-//! prunes some files; the archive keeps everything it ever saw, with the
-//! layout of `~/.claude/projects`, so every cctree command reads it:
+//! Clients delete old transcripts (Claude Code after `cleanupPeriodDays`)
+//! and rewrite or prune some files; the archive keeps everything it ever
+//! saw, with the layout of each agent's folder, so every cctree command
+//! reads it:
 //!
 //! ```text
 //! ~/.local/share/cctree/            ($XDG_DATA_HOME/cctree, or --to DIR's parent)
@@ -17,16 +18,15 @@
 //! └── gemini/tmp/<project>/…        Gemini CLI's chats/ and .project_root, as in ~/.gemini/tmp
 //! ```
 //!
-//! Codex CLI's and Gemini CLI's folders are more trees of the same run
-//! ([`scan::client_roots`]), picked by [`resolve_sources`]; a rewritten
-//! Gemini session file is merged, not kept in versions
-//! ([`decision::decide_gemini`]).
-//!
-//! The prompt history (`history.jsonl` beside the source's projects
-//! directory) is kept when the source is a projects directory (one project
-//! directory alone is synced without it: the history holds every project's
-//! prompts): appended like a transcript while the archived copy is the
-//! start of the source, else merged ([`decision::decide_history`]).
+//! What is kept of each agent is the agent's to say, in its folder
+//! ([`crate::agent::Agent::keep`], the shared pieces in
+//! [`crate::agent::keep`]): the trees mirrored from its folder and where in
+//! the archive, which of their files, how a file rewritten at the source is
+//! kept (in versions, or merged: the prompt history line by line, a Gemini
+//! CLI session file by replaying the client's loader), and the single files
+//! merged beside them. The engine here knows no agent: it keeps every
+//! agent's the same way, each agent's folder found by
+//! [`crate::discover::agent_of_dir`] (INPUT) or its default folder.
 //!
 //! Stages: [`scan`] lists both sides; for each source file the file system
 //! part ([`fsops`]) observes it and its archived copy, [`decision::decide`]
@@ -48,14 +48,13 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
+use crate::agent::keep::{Kept, KeptFile, Rewritten};
 use crate::layout::STATE_DIR;
+use crate::model::Client;
 use decision::{Action, Content, Observation, SourceState};
 use record::{Record, Tree};
 use report::{FileChange, SyncReport};
 use scan::{Listing, Root};
-
-/// Codex CLI's thread names, beside its sessions tree.
-const CODEX_INDEX: &str = "session_index.jsonl";
 
 /// A transcript whose last line has had no newline for this long was left
 /// torn by a writer that died: that line is copied as it is.
@@ -73,93 +72,41 @@ pub struct SyncOptions {
     pub progress: bool,
 }
 
-/// The source directory: the input (Claude Code's configuration directory
-/// stands for its `projects/`), else the client's projects directory.
-fn resolve_source(input: Option<&Path>) -> Result<PathBuf> {
-    let dir = match input {
-        Some(p) => crate::agent::claude::discover::config_projects(p).unwrap_or_else(|| p.to_path_buf()),
-        None => {
-            let Some(dir) = crate::agent::claude::discover::default_projects_dir() else {
-                bail!(
-                    "no INPUT given, and no default projects directory (CLAUDE_CONFIG_DIR is not set and no home \
-                     directory is known): pass the projects directory to sync, `cctree sync DIR`"
-                );
-            };
-            if !dir.is_dir() {
-                bail!(
-                    "no INPUT given, and the default projects directory {} does not exist (Claude Code writes its \
-                     transcripts there once it has run; CLAUDE_CONFIG_DIR moves it): pass the projects directory \
-                     to sync, `cctree sync DIR`",
-                    dir.display()
-                );
-            }
-            dir
-        }
-    };
-    let meta = std::fs::metadata(&dir).with_context(|| {
-        format!(
-            "cannot read the source {}: check the path (a projects directory or one project directory)",
-            dir.display()
-        )
-    })?;
-    if !meta.is_dir() {
+/// Whether `cctree sync` without INPUT has anything to read: an agent's
+/// default folder exists.
+pub fn has_default_source() -> bool {
+    crate::agent::ALL.iter().any(|c| crate::agent::of(*c).default_dir().is_some_and(|d| d.is_dir()))
+}
+
+/// What one sync keeps: INPUT's, as the agent whose folder it is says
+/// ([`crate::discover::agent_of_dir`]); without INPUT, every agent's
+/// default folder that exists, kept while it exists even when the client's
+/// clean-up emptied it (what the archive holds of it is then recorded as
+/// deleted). An error when none exists.
+fn sources(input: Option<&Path>, archive: &Path) -> Result<Vec<(Client, Kept)>> {
+    if let Some(p) = input {
+        let (client, dir) = crate::discover::agent_of_dir(p);
+        return Ok(vec![(client, crate::agent::of(client).keep(&dir, archive)?)]);
+    }
+    let found: Vec<(Client, PathBuf)> = (crate::agent::ALL.iter())
+        .filter_map(|c| Some((*c, crate::agent::of(*c).default_dir().filter(|d| d.is_dir())?)))
+        .collect();
+    if found.is_empty() {
+        let missing: Vec<String> = (crate::agent::ALL.iter())
+            .map(|c| {
+                let a = crate::agent::of(*c);
+                match a.default_dir() {
+                    Some(d) => format!("\n  {} does not exist ({}: {})", d.display(), a.product(), a.default_hint()),
+                    None => format!("\n  {}: no home directory is known ({})", a.product(), a.default_hint()),
+                }
+            })
+            .collect();
         bail!(
-            "{} is a file; `cctree sync` mirrors a projects directory (~/.claude/projects) or one project directory",
-            dir.display()
+            "no INPUT given, and no agent's default folder exists:{}\npass the folder to sync, `cctree sync DIR`",
+            missing.concat()
         );
     }
-    Ok(dir)
-}
-
-/// Whether `cctree sync` without INPUT has anything to read: a default
-/// folder of Claude Code, Codex CLI or Gemini CLI exists.
-pub fn has_default_source() -> bool {
-    [
-        crate::agent::claude::discover::default_projects_dir(),
-        crate::agent::codex::discover::default_codex_dir(),
-        crate::agent::gemini::discover::default_gemini_dir(),
-    ]
-    .into_iter()
-    .flatten()
-    .any(|d| d.is_dir())
-}
-
-/// What one sync keeps: Claude Code's projects directory (with its
-/// `file-history/` and prompt history), and Codex CLI's sessions tree and
-/// Gemini CLI's `tmp/` folder.
-#[derive(Debug, Default)]
-struct Sources {
-    claude: Option<PathBuf>,
-    others: Vec<(crate::model::Client, PathBuf)>,
-}
-
-/// The sources of a sync: INPUT as the client whose folder it is (Claude
-/// Code's when it is neither Codex CLI's nor Gemini CLI's); without INPUT,
-/// every client's default folder that exists (an error when none does).
-fn resolve_sources(input: Option<&Path>) -> Result<Sources> {
-    if let Some(p) = input {
-        return Ok(match crate::discover::agent_of_dir(p) {
-            (c, d) if crate::agent::of(c).claims(p) != crate::agent::Claim::Otherwise => {
-                Sources { claude: None, others: vec![(c, d)] }
-            }
-            _ => Sources { claude: Some(resolve_source(input)?), others: Vec::new() },
-        });
-    }
-    // A default folder is kept while it exists, even emptied by the client's
-    // clean-up (then what the archive holds of it is recorded as deleted).
-    let mut others = Vec::new();
-    if let Some(d) = crate::agent::codex::discover::default_codex_dir().filter(|d| d.is_dir()) {
-        others.push((crate::agent::CODEX, d));
-    }
-    if let Some(d) = crate::agent::gemini::discover::default_gemini_dir().filter(|d| d.is_dir()) {
-        others.push((crate::agent::GEMINI, d));
-    }
-    let claude = crate::agent::claude::discover::default_projects_dir().filter(|d| d.is_dir());
-    if claude.is_none() && others.is_empty() {
-        // Says what is missing.
-        resolve_source(None)?;
-    }
-    Ok(Sources { claude, others })
+    found.into_iter().map(|(c, d)| Ok((c, crate::agent::of(c).keep(&d, archive)?))).collect()
 }
 
 /// Takes the archive's lock (`<archive>/.cctree-sync/lock`), waiting while
@@ -221,64 +168,39 @@ fn refuse_foreign(archive: &Path) -> Result<()> {
 /// synced are listed in [`SyncReport::errors`] (the rest is done).
 pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let start = Instant::now();
-    let sources = resolve_sources(opts.input.as_deref())?;
     let archive = crate::files::resolve(&opts.archive);
-    let mut roots = match &sources.claude {
-        Some(source) => scan::roots(source, &archive)?,
-        None => Vec::new(),
-    };
-    for (client, dir) in &sources.others {
-        roots.extend(scan::client_roots(*client, dir, &archive)?);
+    let kept = sources(opts.input.as_deref(), &archive)?;
+    for (_, k) in &kept {
+        scan::check_apart(&k.trees, &archive)?;
     }
     refuse_foreign(&archive)?;
-    let history = match &sources.claude {
-        Some(source) => scan::history(source, &archive)?,
-        None => None,
-    };
-    // Codex CLI's thread names (`$CODEX_HOME/session_index.jsonl`, append-only,
-    // last line of an id wins): kept beside the kept sessions tree, merged as the prompt history.
-    let codex_index = (sources.others.iter()).find(|(c, _)| *c == crate::agent::CODEX).and_then(|(_, d)| {
-        let src = d.parent()?.join(CODEX_INDEX);
-        let dst = scan::client_archive(&archive, crate::agent::CODEX)?.parent()?.join(CODEX_INDEX);
-        src.is_file().then_some((src, dst))
-    });
-    let source = match (&sources.claude, sources.others.first()) {
-        (Some(s), _) => s.clone(),
-        (None, Some((_, d))) => d.clone(),
-        (None, None) => unreachable!("resolve_sources returns a source or fails"),
-    };
+    let roots: Vec<Root> = kept.iter().flat_map(|(_, k)| k.trees.iter().cloned()).collect();
+    let singles: Vec<KeptFile> = kept.iter().flat_map(|(_, k)| k.files.iter().cloned()).collect();
+    let Some((_, main)) = kept.first() else { unreachable!("sources returns a source or fails") };
+    let source = main.source.clone();
     let _lock = if opts.dry_run { None } else { Some(lock_archive(&archive)?) };
     let loaded = Record::load(&archive)?;
     let first = loaded.is_none();
     let previous = loaded.unwrap_or_default();
-    let listings: Vec<Listing> = roots.iter().map(scan::list).collect();
+    let listings: Vec<Listing> = roots.iter().map(|r| scan::list(r, &archive)).collect();
     if !opts.dry_run {
         // Temporary files of a killed sync (none is running: we hold the lock).
-        let history_temps: Vec<PathBuf> =
-            history.iter().chain(&codex_index).flat_map(|h| scan::leftovers_of(&h.1)).collect();
+        let single_temps: Vec<PathBuf> = singles.iter().flat_map(|f| scan::leftovers_of(&f.archive)).collect();
         for path in listings
             .iter()
             .flat_map(|l| &l.leftovers)
             .chain(&scan::leftovers(&archive.join(STATE_DIR)))
-            .chain(&history_temps)
+            .chain(&single_temps)
         {
             let _ = std::fs::remove_file(path);
         }
     }
-    let mut report = SyncReport::new(&source, &archive, &roots, opts.dry_run);
-    report.clients = (sources.others.iter())
-        .filter_map(|(c, d)| Some((c.name().to_string(), d.clone(), scan::client_archive(&archive, *c)?)))
-        .filter(|(_, d, _)| sources.claude.is_some() || d != &source)
+    let mut report = SyncReport::new(&source, &archive, &main.report, opts.dry_run);
+    report.sources = kept.iter().map(|(c, k)| (*c, k.source.clone())).collect();
+    report.clients = (kept.iter().skip(1))
+        .filter_map(|(c, k)| Some((c.name().to_string(), k.source.clone(), crate::agent::of(*c).synced_dir(&archive)?)))
         .collect();
-    report.history = history.as_ref().map(|h| h.1.clone());
     report.warnings.extend(listings.iter().flat_map(|l| l.warnings.iter().cloned()));
-    let mut singles = Vec::new();
-    if let Some((src, dst)) = &history {
-        singles.push((Tree::History, crate::history::FILE_NAME, src.clone(), dst.clone()));
-    }
-    if let Some((src, dst)) = &codex_index {
-        singles.push((Tree::CodexIndex, CODEX_INDEX, src.clone(), dst.clone()));
-    }
     let changes = copy_all(&roots, &listings, &singles, opts, &mut report);
     let now = crate::timestamp::format_timestamp(now_ms());
     let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
@@ -302,14 +224,16 @@ struct Job<'a> {
     rel: &'a str,
     src: &'a Path,
     dst: PathBuf,
+    /// How it is kept when rewritten at the source (its agent's word).
+    rewritten: Rewritten,
 }
 
-/// Syncs every source file of every root and the prompt history (in
-/// parallel), with a progress bar.
+/// Syncs every source file of every root and the single files beside
+/// them (in parallel), with a progress bar.
 fn copy_all(
     roots: &[Root],
     listings: &[Listing],
-    singles: &[(Tree, &'static str, PathBuf, PathBuf)],
+    singles: &[KeptFile],
     opts: &SyncOptions,
     report: &mut SyncReport,
 ) -> Vec<FileChange> {
@@ -318,11 +242,16 @@ fn copy_all(
         for (rel, src) in &l.source {
             // The name the archive gives it (a name that is not UTF-8 escaped, `scan::key_of`).
             let under = rel.strip_prefix(root.prefix.as_str()).unwrap_or(rel);
-            jobs.push(Job { tree: root.tree, rel, src, dst: root.archive.join(under) });
+            let name = under.rsplit('/').next().unwrap_or(under);
+            let rewritten = (root.rewritten)(name);
+            jobs.push(Job { tree: root.tree, rel, src, dst: root.archive.join(under), rewritten });
         }
     }
-    for (tree, rel, src, dst) in singles {
-        jobs.push(Job { tree: *tree, rel, src, dst: dst.clone() });
+    let names: Vec<String> = (singles.iter())
+        .map(|f| f.archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+        .collect();
+    for (f, rel) in singles.iter().zip(&names) {
+        jobs.push(Job { tree: f.tree, rel, src: &f.source, dst: f.archive.clone(), rewritten: f.rewritten });
     }
     let total: u64 = jobs.iter().filter_map(|j| j.src.metadata().ok()).map(|m| m.len()).sum();
     let bar = report::progress(total, opts.progress);
@@ -388,25 +317,23 @@ fn sync_file(job: &Job<'_>, dry_run: bool, now: SystemTime) -> Result<FileChange
     };
     let obs = Observation { content, source: SourceState { len, complete, idle }, archived };
     let name = job.dst.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    change.action = match job.tree {
-        Tree::History | Tree::CodexIndex => decision::decide_history(&obs),
-        Tree::Gemini => decision::decide_gemini(&name, &obs),
-        _ => decision::decide(&name, &obs),
+    change.action = match job.rewritten {
+        Rewritten::Versions => decision::decide(&name, &obs),
+        Rewritten::Merged(_) => decision::decide_merged(&name, &obs),
     };
-    apply(&mut change, &mut src, dry_run)?;
+    apply(&mut change, &mut src, job.rewritten, dry_run)?;
     Ok(change)
 }
 
 /// Carries out `change.action`, filling in what it copied.
-fn apply(change: &mut FileChange, src: &mut fsops::Source<'_>, dry_run: bool) -> Result<()> {
+fn apply(change: &mut FileChange, src: &mut fsops::Source<'_>, rewritten: Rewritten, dry_run: bool) -> Result<()> {
     let (from, upto) = match &change.action {
         Action::UpToDate | Action::Wait { .. } => return Ok(()),
         Action::Merge { upto } => {
-            let gemini = change.tree == Tree::Gemini;
-            let (lines, bytes) = fsops::merge(src, *upto, &change.dst, gemini, dry_run)?;
-            (change.lines, change.bytes) = (lines, bytes);
-            if lines == 0 {
-                change.action = Action::UpToDate;
+            let Rewritten::Merged(merge) = rewritten else { unreachable!("only a merged file is merged") };
+            match fsops::merge(src, *upto, &change.dst, merge, dry_run)? {
+                Some((lines, bytes)) => (change.lines, change.bytes) = (lines, bytes),
+                None => change.action = Action::UpToDate,
             }
             return Ok(());
         }
@@ -445,8 +372,7 @@ fn record_after(
         let source_set = l.source.keys().cloned().collect();
         let live_set = l.live.keys().cloned().collect();
         let gone = decision::gone(&source_set, &live_set);
-        let moved =
-            if root.tree == Tree::Projects { decision::relocations(&gone, &source_set) } else { Default::default() };
+        let moved = if root.moves { decision::relocations(&gone, &source_set) } else { Default::default() };
         for path in gone {
             let before = previous.gone.iter().find(|g| g.tree == root.tree && &g.path == path);
             let (lines, bytes) = match before {

@@ -18,42 +18,9 @@ use crate::layout::RECORD_FILE;
 pub use crate::layout::STATE_DIR;
 const FORMAT: u32 = 1;
 
-/// Which tree of the archive a path is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Tree {
-    /// The projects directory (the archive directory itself).
-    Projects,
-    /// The client's `file-history/`, beside the projects directory.
-    FileHistory,
-    /// The client's prompt history, `history.jsonl`, beside the projects
-    /// directory (one file, merged: [`super::decision::decide_history`]).
-    History,
-    /// Codex CLI's sessions tree (`$CODEX_HOME/sessions`), kept in
-    /// `codex/sessions/` beside the projects directory.
-    Codex,
-    /// Gemini CLI's `~/.gemini/tmp` (each project's `chats/` and
-    /// `.project_root`), kept in `gemini/tmp/` beside the projects directory;
-    /// a session file rewritten at the source is merged
-    /// ([`super::decision::decide_gemini`]).
-    Gemini,
-    /// Codex CLI's `session_index.jsonl` (thread names), kept in
-    /// `codex/session_index.jsonl` (one file, merged as the prompt history).
-    CodexIndex,
-}
-
-impl Tree {
-    pub fn label(self) -> &'static str {
-        match self {
-            Tree::Projects => "",
-            Tree::FileHistory => "file-history/",
-            Tree::History => "",
-            Tree::Codex => "codex/sessions/",
-            Tree::Gemini => "gemini/tmp/",
-            Tree::CodexIndex => "codex/",
-        }
-    }
-}
+/// Which tree of the archive a path is in (each agent's, by the name the
+/// record gives it: [`crate::agent::Agent::kept_trees`]).
+pub use crate::agent::keep::Tree;
 
 /// A file the archive keeps that the source no longer has.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -126,11 +93,6 @@ impl Record {
         bytes.push(b'\n');
         super::fsops::write_new(&path, &bytes)
     }
-
-    /// Files of `tree` the source deleted (moved ones excluded).
-    pub fn deleted(&self, tree: Tree) -> impl Iterator<Item = &Gone> {
-        self.gone.iter().filter(move |g| g.tree == tree && g.moved_to.is_none())
-    }
 }
 
 /// The record of the sync archive a discovered input belongs to: the input
@@ -147,32 +109,151 @@ pub fn find(root: &Path) -> Option<(PathBuf, Record)> {
     None
 }
 
-/// The project-relative paths of one project's transcripts the source deleted.
-pub fn deleted_in_project(record: &Record, project: &str) -> BTreeSet<String> {
-    record
-        .deleted(Tree::Projects)
-        .filter_map(|g| g.path.split_once('/').filter(|(p, _)| *p == project).map(|(_, rest)| rest.to_string()))
+/// The files of project `p` (as [`crate::model::SourceFile::rel`]) the
+/// record names, with what it says of each: where its agent keeps them
+/// ([`crate::agent::Agent::kept_at`]).
+fn recorded<'a>(record: &'a Record, p: &crate::model::ProjectSource) -> Vec<(&'a Gone, String)> {
+    let Some(at) = crate::agent::of(p.client).kept_at(p) else { return Vec::new() };
+    let files: BTreeSet<&str> = p.files.iter().map(|f| f.rel.as_str()).collect();
+    (record.gone.iter().filter(|g| g.tree == at.tree))
+        .filter_map(|g| Some((g, g.path.strip_prefix(at.prefix.as_str())?.to_string())))
+        .filter(|(_, rel)| files.contains(rel.as_str()))
         .collect()
 }
 
-/// The paths (as [`crate::model::SourceFile::rel`]) of project `p`'s
-/// transcripts the source deleted, whichever client wrote them: a Claude
-/// Code project's by its name, a Codex project's (rollouts of one working
-/// directory, named by their path in the sessions tree) by path, a Gemini
-/// project's by its folder's name (`<folder>/chats/…`).
+/// The files of project `p` (as [`crate::model::SourceFile::rel`]) the
+/// source deleted (moved ones excluded), whichever agent wrote them.
 pub fn deleted_of(record: &Record, p: &crate::model::ProjectSource) -> BTreeSet<String> {
-    match p.client {
-        c if c == crate::agent::CLAUDE => deleted_in_project(record, &p.name),
-        c if c == crate::agent::CODEX => {
-            let files: BTreeSet<&str> = p.files.iter().map(|f| f.rel.as_str()).collect();
-            record.deleted(Tree::Codex).filter(|g| files.contains(g.path.as_str())).map(|g| g.path.clone()).collect()
+    recorded(record, p).into_iter().filter(|(g, _)| g.moved_to.is_none()).map(|(_, rel)| rel).collect()
+}
+
+/// How many files of project `p` the source moved to another project.
+pub fn moved_of(record: &Record, p: &crate::model::ProjectSource) -> u64 {
+    recorded(record, p).iter().filter(|(g, _)| g.moved_to.is_some()).count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record as the code before the agent seam wrote it (one entry of
+    /// each tree it named): read, and written again byte for byte.
+    const OLD: &str = r#"{
+  "format": 1,
+  "source": "/home/me/.claude/projects",
+  "gone": [
+    {
+      "tree": "projects",
+      "path": "-home-me-app/0b9e.jsonl",
+      "since": "2026-01-02T03:04:05.000Z",
+      "lines": 12,
+      "bytes": 3400
+    },
+    {
+      "tree": "projects",
+      "path": "-home-me-app/11aa.jsonl",
+      "since": "2026-01-02T03:04:05.000Z",
+      "lines": 3,
+      "bytes": 900,
+      "moved_to": "-home-me-app-wt/11aa.jsonl"
+    },
+    {
+      "tree": "file-history",
+      "path": "0b9e/abc@v1",
+      "since": "2026-01-02T03:04:05.000Z",
+      "lines": 1,
+      "bytes": 10
+    },
+    {
+      "tree": "codex",
+      "path": "2026/11/27/rollout-2026-11-27T01-56-04-01a2.jsonl",
+      "since": "2026-01-03T00:00:00.000Z",
+      "lines": 30,
+      "bytes": 9000
+    },
+    {
+      "tree": "gemini",
+      "path": "work/chats/session-2026-11-27T01-56-2466c4cc.jsonl",
+      "since": "2026-01-03T00:00:00.000Z",
+      "lines": 8,
+      "bytes": 2000
+    }
+  ],
+  "kept": [
+    {
+      "tree": "projects",
+      "path": "-home-me-app/22bb.cctree-kept-0011223344556677.jsonl",
+      "of": "-home-me-app/22bb.jsonl",
+      "reason": "shrank",
+      "since": "2026-01-02T03:04:05.000Z"
+    },
+    {
+      "tree": "gemini",
+      "path": "work/chats/session-old.cctree-kept-8899aabbccddeeff.json",
+      "of": "work/chats/session-old.json",
+      "reason": "rewritten",
+      "since": "2026-01-02T03:04:05.000Z"
+    }
+  ]
+}
+"#;
+
+    #[test]
+    fn records_written_before_the_agent_seam_are_read_and_written_again_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(STATE_DIR)).unwrap();
+        std::fs::write(Record::path(dir.path()), OLD).unwrap();
+        let r = Record::load(dir.path()).unwrap().expect("a record");
+        assert_eq!(r.gone.len(), 5);
+        let names: Vec<&str> = r.gone.iter().map(|g| g.tree.name()).collect();
+        assert_eq!(names, ["projects", "projects", "file-history", "codex", "gemini"]);
+        // Written back in order and in the same bytes (the trees' names and order unchanged).
+        let out = tempfile::tempdir().unwrap();
+        let mut shuffled = r.clone();
+        shuffled.gone.reverse();
+        shuffled.kept.reverse();
+        shuffled.save(out.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(Record::path(out.path())).unwrap(), OLD);
+        for (tree, other) in [("codex-index", "codex"), ("history", "projects")] {
+            let text = OLD.replacen(&format!("\"tree\": \"{other}\""), &format!("\"tree\": \"{tree}\""), 1);
+            assert!(serde_json::from_str::<Record>(&text).is_ok(), "{tree} is still a tree");
         }
-        _ => {
-            let folder = p.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            record
-                .deleted(Tree::Gemini)
-                .filter_map(|g| g.path.split_once('/').filter(|(f, _)| *f == folder).map(|(_, rest)| rest.to_string()))
-                .collect()
-        }
+        let unknown = OLD.replacen("\"tree\": \"codex\"", "\"tree\": \"nope\"", 1);
+        assert!(serde_json::from_str::<Record>(&unknown).is_err());
+    }
+
+    #[test]
+    fn deleted_and_moved_files_of_a_project_are_found_where_its_agent_keeps_them() {
+        let r: Record = serde_json::from_str(OLD).unwrap();
+        let project = |client, name: &str, dir: &str, rels: &[&str]| {
+            let mut p = crate::model::ProjectSource::empty(name.into(), PathBuf::from(dir), client);
+            for rel in rels {
+                p.files.push(crate::model::SourceFile {
+                    path: PathBuf::from(dir).join(rel),
+                    rel: rel.to_string(),
+                    class: crate::model::FileClass::Main,
+                    agent_id_from_name: None,
+                    kept_version: false,
+                    client,
+                });
+            }
+            p
+        };
+        let claude = project(
+            crate::agent::CLAUDE,
+            "-home-me-app",
+            "/a/-home-me-app",
+            &["0b9e.jsonl", "11aa.jsonl", "33cc.jsonl"],
+        );
+        assert_eq!(deleted_of(&r, &claude).into_iter().collect::<Vec<_>>(), ["0b9e.jsonl"]);
+        assert_eq!(moved_of(&r, &claude), 1);
+        let codex_rel = "2026/11/27/rollout-2026-11-27T01-56-04-01a2.jsonl";
+        let codex = project(crate::agent::CODEX, "codex-x", "/a/codex", &[codex_rel]);
+        assert_eq!(deleted_of(&r, &codex).into_iter().collect::<Vec<_>>(), [codex_rel]);
+        let other = project(crate::agent::CODEX, "codex-y", "/a/codex", &["2026/11/28/rollout-b.jsonl"]);
+        assert!(deleted_of(&r, &other).is_empty(), "another project's rollouts are not its own");
+        let gemini_rel = "chats/session-2026-11-27T01-56-2466c4cc.jsonl";
+        let gemini = project(crate::agent::GEMINI, "gemini-work", "/a/gemini/tmp/work", &[gemini_rel]);
+        assert_eq!(deleted_of(&r, &gemini).into_iter().collect::<Vec<_>>(), [gemini_rel]);
     }
 }

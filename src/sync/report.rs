@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use super::decision::{Action, Amount, Tally};
 use super::record::{Record, Tree};
-use super::scan::Root;
 use crate::limits::SYNC_LISTED;
 
 /// One source file, what was decided for it and what was copied.
@@ -64,13 +63,17 @@ impl FileChange {
 pub struct SyncReport {
     pub source: PathBuf,
     pub archive: PathBuf,
-    /// Where the client's `file-history/` is mirrored, when the source has one.
-    pub file_history: Option<PathBuf>,
-    /// Where the client's prompt history is kept, when the source has one.
-    pub history: Option<PathBuf>,
-    /// Other clients' folders kept in the same run beside the archive
-    /// (agent, source, where): Codex CLI's and Gemini CLI's.
+    /// What the source's agent says of where its other files are kept
+    /// (Claude Code's: `file_history`, `history`), `null` when the source
+    /// has none ([`crate::agent::keep::Kept::report`]).
+    #[serde(flatten)]
+    pub places: std::collections::BTreeMap<&'static str, Option<PathBuf>>,
+    /// Other agents' folders kept in the same run beside the archive
+    /// (agent, source, where).
     pub clients: Vec<(String, PathBuf, PathBuf)>,
+    /// Every agent's folder kept, the source first.
+    #[serde(skip)]
+    pub sources: Vec<(crate::model::Client, PathBuf)>,
     pub dry_run: bool,
     pub files_checked: u64,
     pub bytes_checked: u64,
@@ -101,13 +104,18 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 }
 
 impl SyncReport {
-    pub(super) fn new(source: &Path, archive: &Path, roots: &[Root], dry_run: bool) -> SyncReport {
+    pub(super) fn new(
+        source: &Path,
+        archive: &Path,
+        places: &[(&'static str, Option<PathBuf>)],
+        dry_run: bool,
+    ) -> SyncReport {
         SyncReport {
             source: source.to_path_buf(),
             archive: archive.to_path_buf(),
-            file_history: roots.iter().find(|r| r.tree == Tree::FileHistory).map(|r| r.archive.clone()),
-            history: None,
+            places: places.iter().cloned().collect(),
             clients: Vec::new(),
+            sources: Vec::new(),
             dry_run,
             files_checked: 0,
             bytes_checked: 0,

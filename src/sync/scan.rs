@@ -1,27 +1,17 @@
-//! Listing the source and the archive: which trees are mirrored where, and
-//! what files each holds.
+//! Listing the source and the archive: what files each tree an agent keeps
+//! ([`crate::agent::keep::KeptTree`]) holds on both sides.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::record::{STATE_DIR, Tree};
+use super::record::STATE_DIR;
 use crate::files::resolve;
 
-/// One tree mirrored into the archive.
-#[derive(Debug, Clone)]
-pub struct Root {
-    pub tree: Tree,
-    pub source: PathBuf,
-    pub archive: PathBuf,
-    /// Prepended to paths under `source` to make them relative to the tree
-    /// (`<project>/` when the input is one project directory).
-    pub prefix: String,
-    /// Only these first path components (the project's sessions, when the
-    /// input is one project directory and the tree is `file-history/`).
-    pub only: Option<BTreeSet<String>>,
-}
+/// One tree mirrored into the archive, as its agent said
+/// ([`crate::agent::Agent::keep`]).
+pub type Root = crate::agent::keep::KeptTree;
 
 /// What one tree holds, by path relative to the tree.
 #[derive(Debug, Default)]
@@ -36,128 +26,25 @@ pub struct Listing {
     pub warnings: Vec<String>,
 }
 
-/// The trees a sync of `source` (a projects directory or one project
-/// directory) into the archive `archive` mirrors. Refuses an archive inside
-/// the source or the reverse.
-pub fn roots(source: &Path, archive: &Path) -> Result<Vec<Root>> {
-    let archive_fh = archive.parent().map(|p| p.join("file-history"));
-    let mut roots = Vec::new();
-    if crate::agent::claude::discover::is_project_dir(source) {
-        let name = dir_name(source);
-        roots.push(Root {
-            tree: Tree::Projects,
-            source: source.to_path_buf(),
-            archive: archive.join(&name),
-            prefix: format!("{name}/"),
-            only: None,
-        });
-        let fh = source.parent().and_then(Path::parent).map(|p| p.join("file-history"));
-        if let (Some(fh), Some(to)) = (fh.filter(|d| d.is_dir()), archive_fh) {
-            roots.push(Root {
-                tree: Tree::FileHistory,
-                source: fh,
-                archive: to,
-                prefix: String::new(),
-                only: Some(sessions_of(source)),
-            });
-        }
-    } else {
-        roots.push(Root {
-            tree: Tree::Projects,
-            source: source.to_path_buf(),
-            archive: archive.to_path_buf(),
-            prefix: String::new(),
-            only: None,
-        });
-        let fh = source.parent().map(|p| p.join("file-history"));
-        if let (Some(fh), Some(to)) = (fh.filter(|d| d.is_dir()), archive_fh) {
-            roots.push(Root { tree: Tree::FileHistory, source: fh, archive: to, prefix: String::new(), only: None });
-        }
-    }
-    check_apart(&roots, archive)?;
-    Ok(roots)
-}
-
-/// Where the archive keeps another client's folder: beside the projects
-/// directory, `codex/sessions/` and `gemini/tmp/`.
-pub fn client_archive(archive: &Path, client: crate::model::Client) -> Option<PathBuf> {
-    crate::agent::of(client).synced_dir(archive).filter(|d| d != archive)
-}
-
-/// The tree a sync of Codex CLI's sessions tree or Gemini CLI's `tmp`
-/// folder (`dir`, as [`discover::codex::is_codex_dir`] and
-/// [`discover::gemini::is_gemini_dir`] return them: for Gemini, also one
-/// project folder `tmp/<name>`) mirrors, beside the archive.
-pub fn client_roots(client: crate::model::Client, dir: &Path, archive: &Path) -> Result<Vec<Root>> {
-    let Some(to) = client_archive(archive, client) else {
-        bail!("the archive {} has no parent directory to keep {} sessions in", archive.display(), client.product());
-    };
-    let (tree, root) = match client {
-        c if c == crate::agent::GEMINI && dir.join("chats").is_dir() => {
-            let name = dir_name(dir);
-            (
-                Tree::Gemini,
-                Root {
-                    tree: Tree::Gemini,
-                    source: dir.to_path_buf(),
-                    archive: to.join(&name),
-                    prefix: format!("{name}/"),
-                    only: None,
-                },
-            )
-        }
-        c if c == crate::agent::GEMINI => (
-            Tree::Gemini,
-            Root { tree: Tree::Gemini, source: dir.to_path_buf(), archive: to, prefix: String::new(), only: None },
-        ),
-        _ => (
-            Tree::Codex,
-            Root { tree: Tree::Codex, source: dir.to_path_buf(), archive: to, prefix: String::new(), only: None },
-        ),
-    };
-    debug_assert_eq!(tree, root.tree);
-    let roots = vec![root];
-    check_apart(&roots, archive)?;
-    Ok(roots)
-}
-
-/// Of Gemini CLI's `tmp/`, only each project's `chats/` and `.project_root`
-/// are kept (its checkpoints, logs and shell history are not transcripts).
-fn gemini_kept(key: &str) -> bool {
-    let mut parts = key.split('/');
-    let (_, Some(second), third) = (parts.next(), parts.next(), parts.next()) else { return false };
-    (second == "chats" && third.is_some()) || (second == ".project_root" && third.is_none())
-}
-
-fn dir_name(dir: &Path) -> String {
-    let abs = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    abs.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "project".into())
-}
-
-/// Session ids of a project directory: `<id>.jsonl` files and `<id>/` directories.
-fn sessions_of(project: &Path) -> BTreeSet<String> {
-    let Ok(rd) = std::fs::read_dir(project) else { return BTreeSet::new() };
-    rd.flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            match name.strip_suffix(".jsonl") {
-                Some(stem) => Some(stem.to_string()),
-                None => e.path().is_dir().then_some(name),
-            }
-        })
-        .collect()
-}
-
-fn check_apart(roots: &[Root], archive: &Path) -> Result<()> {
+/// Refuses trees whose archive lies inside their source or the reverse
+/// (one would be written inside the other), or inside another tree's.
+pub fn check_apart(roots: &[Root], archive: &Path) -> Result<()> {
     let mut targets = vec![resolve(archive)];
     targets.extend(roots.iter().map(|r| resolve(&r.archive)));
+    // What the archive's parent receives besides it, for the message.
+    let mut beside: Vec<&str> = roots.iter().map(|r| r.tree.label()).filter(|l| !l.is_empty()).collect();
+    beside.dedup();
+    let beside = match beside.is_empty() {
+        true => String::new(),
+        false => format!(" (its parent also receives {})", beside.join(", ")),
+    };
     for r in roots {
         let src = resolve(&r.source);
         for t in &targets {
             if t.starts_with(&src) || src.starts_with(t) {
                 bail!(
                     "the archive {} and the source {} overlap (one would be written inside the other); \
-                     choose another --to (its parent also receives file-history/)",
+                     choose another --to{beside}",
                     t.display(),
                     src.display()
                 );
@@ -167,11 +54,11 @@ fn check_apart(roots: &[Root], archive: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Lists a root's source and archive.
-pub fn list(root: &Root) -> Listing {
+/// Lists a root's source and archive (the archive directory `archive`).
+pub fn list(root: &Root, archive: &Path) -> Listing {
     let mut l = Listing::default();
-    list_source(root, &mut l);
-    list_archive(root, &mut l);
+    list_source(root, archive, &mut l);
+    list_archive(root, archive, &mut l);
     l
 }
 
@@ -180,12 +67,20 @@ fn rel_of(base: &Path, path: &Path) -> Option<String> {
     Some(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
 }
 
-fn wanted(root: &Root, rel: &str, top: bool) -> bool {
-    if root.tree == Tree::Gemini && !gemini_kept(&format!("{}{rel}", root.prefix)) {
+/// Whether the tree is the archive directory itself (its agent's folder
+/// is the archive's own layout): its top level holds the archive's state
+/// directory, and its links are followed as that folder's discovery
+/// follows them.
+fn is_archive(root: &Root, archive: &Path) -> bool {
+    root.archive == archive
+}
+
+fn wanted(root: &Root, archive: &Path, rel: &str, top: bool) -> bool {
+    if !(root.files)(&format!("{}{rel}", root.prefix)) {
         return false;
     }
     let first = rel.split('/').next().unwrap_or("");
-    if top && root.tree == Tree::Projects && root.prefix.is_empty() && first == STATE_DIR {
+    if top && is_archive(root, archive) && first == STATE_DIR {
         return false;
     }
     root.only.as_ref().is_none_or(|only| only.contains(first))
@@ -196,13 +91,13 @@ fn wanted(root: &Root, rel: &str, top: bool) -> bool {
 /// is a warning naming it: not a regular file, in a directory named like the
 /// archive's own (`.cctree-sync`), named like a sync temporary file, or
 /// whose name is another's once made UTF-8.
-fn list_source(root: &Root, l: &mut Listing) {
-    let top_level = root.tree == Tree::Projects && root.prefix.is_empty();
+fn list_source(root: &Root, archive: &Path, l: &mut Listing) {
+    let top_level = is_archive(root, archive);
     let walk = crate::walk::walk(&root.source, crate::walk::LinkRule { top_level });
     l.warnings.extend(walk.warnings.into_iter().map(|w| format!("{w}; not archived")));
     for (path, _) in walk.files {
         let Some(rel) = key_of(&root.source, &path) else { continue };
-        if !wanted(root, &rel, false) {
+        if !wanted(root, archive, &rel, false) {
             continue;
         }
         let name = rel.rsplit('/').next().unwrap_or(&rel);
@@ -256,14 +151,14 @@ fn escaped(name: &std::ffi::OsStr) -> String {
     name.to_string_lossy().into_owned()
 }
 
-fn list_archive(root: &Root, l: &mut Listing) {
+fn list_archive(root: &Root, archive: &Path, l: &mut Listing) {
     for item in walkdir::WalkDir::new(&root.archive).sort_by_file_name() {
         let Ok(entry) = item else { continue };
         if !entry.file_type().is_file() {
             continue;
         }
         let Some(rel) = rel_of(&root.archive, entry.path()) else { continue };
-        if !wanted(root, &rel, true) {
+        if !wanted(root, archive, &rel, true) {
             continue;
         }
         let name = entry.file_name().to_string_lossy();
@@ -276,33 +171,6 @@ fn list_archive(root: &Root, l: &mut Listing) {
             l.live.insert(key, entry.into_path());
         }
     }
-}
-
-/// The prompt history to keep: the source's `history.jsonl` (beside its
-/// projects directory) and where it is kept (beside the archive), when the
-/// source is a projects directory that has one. Refuses an archive whose
-/// history would be the source's own.
-pub fn history(source: &Path, archive: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
-    if crate::agent::claude::discover::is_project_dir(source) {
-        return Ok(None);
-    }
-    let (Some(src), Some(dst)) =
-        (source.parent().map(|p| p.join(crate::history::FILE_NAME)), crate::history::beside_archive(archive))
-    else {
-        return Ok(None);
-    };
-    if !src.is_file() {
-        return Ok(None);
-    }
-    if resolve(&src) == resolve(&dst) {
-        bail!(
-            "the archive {} sits beside the source {}: its history.jsonl would be the client's own; \
-             choose another --to (its parent also receives file-history/ and history.jsonl)",
-            archive.display(),
-            source.display()
-        );
-    }
-    Ok(Some((src, dst)))
 }
 
 /// Temporary files a killed sync left beside `file` (of its name).

@@ -670,8 +670,8 @@ fn a_path_instead_of_a_command_gets_a_hint() {
     assert!(stderr(&out).contains("render"), "{}", stderr(&out));
 }
 
-/// `cctree sync` without the client's projects directory says that this was
-/// the default, and what to do.
+/// `cctree sync` without any agent's default folder says which were looked
+/// for (Claude Code's projects directory among them), and what to do.
 #[test]
 fn sync_without_the_default_directory_says_so() {
     let tmp = tempfile::tempdir().unwrap();
@@ -683,7 +683,7 @@ fn sync_without_the_default_directory_says_so() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("default projects directory") && err.contains("config/projects"), "{err}");
+    assert!(err.contains("no agent's default folder exists") && err.contains("config/projects"), "{err}");
     assert!(err.contains("cctree sync DIR") || err.contains("pass"), "{err}");
     assert!(!tmp.path().join("archive").exists(), "an archive was made for nothing");
 }

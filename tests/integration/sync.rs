@@ -426,7 +426,7 @@ fn the_prompt_history_keeps_every_line_ever_seen_once_also_when_the_client_prune
         .collect();
     assert!(!names.iter().any(|n| n.contains("cctree-kept") || n.contains("cctree-tmp")), "{names:?}");
     // Read back as plain data.
-    let h = cctree::history::read(&kept).unwrap();
+    let h = cctree::agent::claude::history::read(&kept).unwrap();
     assert_eq!(h.entries.len(), 7);
     assert!(h.warnings.is_empty());
     assert_eq!(h.of_session(S1).map(|e| e.prompt.as_str()).last(), Some("prompt 6"));

@@ -121,17 +121,19 @@ fn codex_and_gemini_sessions_are_kept_and_still_rendered_after_the_client_delete
         "{\"id\":\"01a21ab7-77ea-7351-95a6-8167086a1919\",\"thread_name\":\"Weather rename\",\"updated_at\":\"2026-11-27T01:57:04Z\"}\n",
     );
     std::fs::write(h.codex.join("session_index.jsonl"), index).unwrap();
-    // Not a transcript: Gemini's other files in tmp/ are not kept.
+    // Gemini's prompt log is kept (it outlives the chats); its other files
+    // in tmp/ (checkpoints, shell history) are not transcripts, not kept.
     std::fs::write(h.gemini.join("tmp/work/logs.json"), b"[]").unwrap();
+    std::fs::write(h.gemini.join("tmp/work/shell_history"), b"ls\n").unwrap();
     let report = h.sync();
-    assert_eq!(report["new"]["files"], 7, "{report}");
+    assert_eq!(report["new"]["files"], 8, "{report}");
     assert_eq!(std::fs::read_to_string(h.root.join("data/cctree/codex/session_index.jsonl")).unwrap(), index);
     let kept_codex = h.root.join("data/cctree/codex/sessions");
     let kept_gemini = h.root.join("data/cctree/gemini/tmp");
     assert_eq!(files(&kept_codex), files(&h.codex.join("sessions")), "every rollout, byte for byte");
     let mut gemini_source = files(&h.gemini.join("tmp"));
-    assert!(gemini_source.remove("work/logs.json").is_some());
-    assert_eq!(files(&kept_gemini), gemini_source, "chats/ and .project_root, byte for byte");
+    assert!(gemini_source.remove("work/shell_history").is_some());
+    assert_eq!(files(&kept_gemini), gemini_source, "chats/, .project_root and logs.json, byte for byte");
     assert_eq!(h.sync()["new"]["files"], 0, "a second run writes nothing");
 
     let before = h.render("before");

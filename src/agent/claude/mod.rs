@@ -11,12 +11,15 @@
 //! it puts in text, the files it spills large outputs to.
 
 mod calls;
+mod cleanup;
 mod content;
 pub mod discover;
 pub mod fork;
 pub mod header;
+pub mod history;
 pub mod prompt;
 mod results;
+mod sync;
 mod values;
 
 use std::path::{Path, PathBuf};
@@ -118,6 +121,27 @@ impl Agent for Claude {
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.to_path_buf())
+    }
+    fn kept_trees(&self) -> &'static [crate::agent::keep::Tree] {
+        sync::TREES
+    }
+    fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
+        sync::keep(dir, archive)
+    }
+    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+        sync::kept_at(p)
+    }
+    /// The prompt history beside each projects directory read
+    /// (`history.jsonl`, [`history`]).
+    fn prompt_logs(&self, roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        history::prompt_logs(roots)
+    }
+    fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
+        history::read_prompts(&log.path, &log.projects)
+    }
+    /// `cleanupPeriodDays` ([`cleanup`]).
+    fn cleanup_warning(&self, folder: &Path, archive: Option<&Path>, command: &str, now_ms: i64) -> Option<String> {
+        cleanup::warning_for(folder, archive, command, now_ms)
     }
     /// Judged on each branch's loaded chain: complete turns, no open tool
     /// call ([`fork::prefix`]).

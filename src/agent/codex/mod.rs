@@ -12,6 +12,7 @@ pub mod discover;
 pub mod fork;
 mod header;
 mod link;
+mod sync;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -383,7 +384,28 @@ impl crate::agent::Agent for crate::agent::Codex {
         format!("no transcript in {}: {} wrote no session there yet", dir.display(), self.label())
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
-        Some(archive.parent()?.join("codex").join("sessions"))
+        sync::synced_dir(archive)
+    }
+    fn kept_trees(&self) -> &'static [crate::agent::keep::Tree] {
+        sync::TREES
+    }
+    fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
+        sync::keep(dir, archive)
+    }
+    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+        sync::kept_at(p)
+    }
+    /// Not read yet: Codex CLI keeps one, `$CODEX_HOME/history.jsonl`
+    /// (`{session_id, ts, text}` per prompt), which cctree does not read.
+    fn prompt_logs(&self, _roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        Vec::new()
+    }
+    fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
+        anyhow::bail!("{}: cctree does not read Codex CLI's prompt history yet", log.path.display())
+    }
+    /// Codex CLI deletes no session by itself.
+    fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
     }
     /// The last node of each turn a `task_complete` ended.
     fn checkpoints(&self) -> crate::project::Checkpoints {

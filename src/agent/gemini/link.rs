@@ -15,7 +15,14 @@
 //!   summary `/compress` replaced the history with) is a node of its own:
 //!   the context a root, the summary a compaction joined after the tip.
 //! - A sub-agent's file (`chats/<parent session id>/<agent id>.jsonl`) is an
-//!   agent of its parent's session; its `invoke_agent` call names its task.
+//!   agent of its parent's session; its `invoke_agent` call names its task
+//!   (and, in `agentId`, the file). A background agent's file
+//!   (`chats/skill-extraction-<8 hex>/<agent id>.jsonl`: the client's memory
+//!   service, started with the TUI, names the folder by its own run, not by
+//!   a session) hangs from the session it ran in: the one started last at
+//!   or before the agent's first record, at that session's last record
+//!   before it (else its first). A sub-agent whose parent session's chat
+//!   is gone stays an agent of no conversation.
 //!
 //! Every field set here is computed again from the lines' own facts (a
 //! parse resumed from the cache links the same way).
@@ -40,6 +47,68 @@ pub(super) fn link(source: &ProjectSource, entries: &mut Entries) {
             link_file(&mut all[start..end], parent, f.agent_id_from_name.as_deref());
         }
         start = end;
+    }
+    attach_background_agents(source, all);
+}
+
+/// Whether `s` is shaped like a session id (a UUID): the client names a
+/// sub-agent's folder by its parent session's id, a background agent's by
+/// its run (`skill-extraction-…`).
+fn is_session_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// A session's records with their times, in time order.
+type Records = Vec<(i64, Box<str>)>;
+
+/// Hangs each background agent's first record from the session it ran in
+/// (see the module documentation). Linear: one pass over the entries, one
+/// search per agent file.
+fn attach_background_agents(source: &ProjectSource, all: &mut [Entry]) {
+    // Each main file's start, and its records in time order.
+    let mut sessions: Vec<(i64, usize, Records)> = Vec::new();
+    // Each background agent file's first node: (its start, its entry).
+    let mut agents: Vec<(i64, usize)> = Vec::new();
+    let mut i = 0;
+    while i < all.len() {
+        let file = all[i].loc.file;
+        let end = i + all[i..].iter().take_while(|e| e.loc.file == file).count();
+        let es = &all[i..end];
+        match source.files.get(file) {
+            Some(f) if f.class == FileClass::Main => {
+                let started = es.iter().find_map(|e| e.timestamp);
+                let mut nodes: Vec<(i64, Box<str>)> =
+                    es.iter().filter_map(|e| Some((e.timestamp?, e.uuid.clone()?))).collect();
+                nodes.sort();
+                if let Some(t) = started {
+                    sessions.push((t, i, nodes));
+                }
+            }
+            Some(f)
+                if f.class == FileClass::Subagent
+                    && f.rel.split('/').rev().nth(1).is_some_and(|d| !is_session_id(d)) =>
+            {
+                let first = es.iter().position(|e| e.uuid.is_some() && e.parent.is_none());
+                if let (Some(at), Some(t)) = (first, es.iter().find_map(|e| e.timestamp)) {
+                    agents.push((t, i + at));
+                }
+            }
+            _ => {}
+        }
+        i = end;
+    }
+    sessions.sort_by_key(|s| (s.0, s.1));
+    for (t, at) in agents {
+        let ran_in = sessions.partition_point(|s| s.0 <= t);
+        let Some((_, _, nodes)) = ran_in.checked_sub(1).map(|k| &sessions[k]) else { continue };
+        let before = nodes.partition_point(|n| n.0 <= t);
+        let node = before.checked_sub(1).map_or_else(|| nodes.first(), |k| nodes.get(k));
+        all[at].parent = node.map(|n| n.1.clone());
     }
 }
 

@@ -12,6 +12,8 @@ pub mod discover;
 pub mod fork;
 mod header;
 mod link;
+mod logs;
+mod sync;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -309,7 +311,29 @@ impl crate::agent::Agent for crate::agent::Gemini {
         format!("no transcript in {}: {} wrote no session there yet", dir.display(), self.label())
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
-        Some(archive.parent()?.join("gemini").join("tmp"))
+        sync::synced_dir(archive)
+    }
+    fn kept_trees(&self) -> &'static [crate::agent::keep::Tree] {
+        sync::TREES
+    }
+    fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
+        sync::keep(dir, archive)
+    }
+    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+        sync::kept_at(p)
+    }
+    /// Each project folder's `logs.json` ([`logs`]).
+    fn prompt_logs(&self, roots: &[&Path], projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        let dirs: Vec<&Path> = projects.iter().map(|p| p.dir.as_path()).collect();
+        logs::prompt_logs(roots, &dirs)
+    }
+    fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
+        logs::read(log)
+    }
+    /// Not known yet: `general.sessionRetention` (off unless configured)
+    /// deletes by age or count; cctree does not read that clock.
+    fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
     }
     /// A reply with no tool call.
     fn checkpoints(&self) -> crate::project::Checkpoints {

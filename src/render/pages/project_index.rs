@@ -225,5 +225,7 @@ fn agent_row(ctx: &ProjectCtx<'_>, i: AgentId) -> AgentRow {
         messages: a.messages,
         started: Time::at(a.first_ts),
         spawn: a.spawn.as_ref().and_then(|s| s.use_node).and_then(|n| ctx.node_href(&ctx.dir, n)),
+        ran: (a.attached_to.filter(|n| a.spawn.is_none() && !ctx.graph().node(*n).sidechain))
+            .and_then(|n| ctx.node_href(&ctx.dir, n)),
     }
 }

@@ -17,10 +17,11 @@ use crate::render::views::blocks::{Block, Note};
 use crate::render::views::message::MessageView;
 use crate::render::views::page_state::PageCtx;
 
-/// What its row and its page say it is.
+/// What its row and its page say it is (its log's words for what became
+/// of the transcript).
 pub(crate) fn label(s: &RecoveredSession) -> String {
     let n = s.prompts.len();
-    format!("transcript deleted by Claude Code's cleanup — {n} prompt{} recovered", if n == 1 { "" } else { "s" })
+    format!("{} — {n} prompt{} recovered", s.log.gone, if n == 1 { "" } else { "s" })
 }
 
 /// Its directory in the site.
@@ -39,7 +40,7 @@ pub(crate) fn path(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> Str
     format!("{}{}", dir(ctx, s), page_file(page))
 }
 
-/// Its first prompt, as the history kept it (redacted with `--redact`).
+/// Its first prompt, as the log kept it (redacted with `--redact`).
 pub(crate) fn first_prompt(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
     let Some(p) = s.prompts.first() else { return String::new() };
     ctx.redactor.text(|| place(s, p.line), &p.text).into_owned()
@@ -55,7 +56,7 @@ pub(crate) fn title(ctx: &ProjectCtx<'_>, s: &RecoveredSession) -> String {
 
 /// Where `--redact` names a prompt of session `s`'s log: its line.
 fn place(s: &RecoveredSession, line: u32) -> String {
-    format!("{}:{line}", s.log)
+    format!("{}:{line}", s.log.file)
 }
 
 /// Page `page` (0-based) of recovered session `s`.
@@ -101,6 +102,10 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, s: &RecoveredSession, page: u32) -> Rec
         heading: title,
         subheading: if page > 0 { format!("Page {} of {total}", page + 1) } else { String::new() },
         label: label(s),
+        product: ctx.project.source.client.product(),
+        log_what: s.log.what,
+        log_file: s.log.file,
+        replies: ctx.project.source.client.label(),
         session: s.session_id.clone().unwrap_or_default(),
         started: Time::at(s.first_ts()),
         last: Time::at(s.last_ts()),

@@ -97,6 +97,9 @@ pub(crate) struct AgentRow {
     pub(crate) started: Time,
     /// Link to the spawning call, if known.
     pub(crate) spawn: Option<Href>,
+    /// No call spawned it (a background agent): the message of the session
+    /// it ran in that it hangs from.
+    pub(crate) ran: Option<Href>,
 }
 
 /// A numbered page link.
@@ -273,6 +276,13 @@ pub(crate) struct RecoveredPage {
     pub subheading: String,
     /// "transcript deleted by Claude Code's cleanup — N prompts recovered".
     pub label: String,
+    /// The log it comes from: whose (`Claude Code`), what it is (`prompt
+    /// history`) and its file's name.
+    pub product: &'static str,
+    pub log_what: &'static str,
+    pub log_file: &'static str,
+    /// Who replied in the lost transcript (`Claude`).
+    pub replies: &'static str,
     /// Its session id (empty: lines of a client that wrote none).
     pub session: String,
     pub started: Time,
@@ -330,6 +340,9 @@ pub(crate) struct TrackHead {
     pub(crate) forked_from: Option<ForkedFrom>,
     /// An agent page: the tool call that spawned it.
     pub(crate) spawned_by: Option<Href>,
+    /// An agent page of an agent no call spawned (a background agent): the
+    /// message of the session it ran in that it hangs from.
+    pub(crate) ran_in: Option<Href>,
     pub(crate) outline: Vec<OutlineRow>,
     /// What the folded fork-point index holds (`2 forks · 3 branches`).
     pub(crate) outline_summary: String,

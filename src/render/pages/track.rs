@@ -124,6 +124,7 @@ pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
         more_summary: String::new(),
         forked_from: None,
         spawned_by: None,
+        ran_in: None,
         outline: Vec::new(),
         outline_summary: String::new(),
         map: None,
@@ -507,6 +508,9 @@ fn agent_header(ctx: &ProjectCtx<'_>, a: AgentId, page: u32, p: &mut TrackHead) 
     let conv = spawn.and_then(|n| g.node(n).conversation);
     p.crumbs = crumbs(ctx, dir, conv);
     p.spawned_by = spawn.and_then(|n| ctx.node_href(dir, n));
+    // No call spawned it: the message it hangs from, on the main thread.
+    let attached = agent.attached_to.filter(|_| spawn.is_none() && agent.spawn.is_none());
+    p.ran_in = attached.filter(|n| !g.node(*n).sidechain).and_then(|n| ctx.node_href(dir, n));
     if page == 0 {
         p.facts = vec![
             fact("messages", FactValue::Text(agent.messages.to_string())),

@@ -12,7 +12,8 @@
 //!
 //! [`clock`] reads the period, [`at_risk`] lists the sessions of a projects
 //! directory past it that the archive lacks (or holds only in part), and
-//! [`warning`] says so with the one command that keeps them. Pure but for
+//! [`warning`] says so with the one command that keeps them; [`warning_for`]
+//! is Claude Code's answer to `Agent::cleanup_warning`. Pure but for
 //! reading the settings and the two directories; "now" is a parameter.
 
 use std::path::{Path, PathBuf};
@@ -20,13 +21,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 /// The client's period when no settings file sets one.
-pub const DEFAULT_PERIOD_DAYS: u64 = 30;
+pub(super) const DEFAULT_PERIOD_DAYS: u64 = 30;
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// How the client's cleanup is set up.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Clock {
+pub(super) enum Clock {
     /// Transcripts older than `days` are deleted; `from` is the settings
     /// file that set it (`None`: the default).
     Days { days: u64, from: Option<PathBuf> },
@@ -37,7 +38,7 @@ pub enum Clock {
 /// The managed settings files of this system, which override the user's:
 /// `/etc/claude-code/managed-settings.json` (Linux),
 /// `/Library/Application Support/ClaudeCode/managed-settings.json` (macOS).
-pub fn managed_settings_files() -> Vec<PathBuf> {
+pub(super) fn managed_settings_files() -> Vec<PathBuf> {
     if cfg!(target_os = "macos") {
         vec![PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json")]
     } else if cfg!(unix) {
@@ -74,7 +75,7 @@ fn setting(path: &Path) -> Setting {
 
 /// The cleanup clock of the client whose configuration directory is
 /// `config_dir`, managed settings (`managed`, first that sets it) first.
-pub fn clock(config_dir: &Path, managed: &[PathBuf]) -> Clock {
+pub(super) fn clock(config_dir: &Path, managed: &[PathBuf]) -> Clock {
     let user = config_dir.join("settings.json");
     for path in managed.iter().chain([&user]) {
         match setting(path) {
@@ -88,7 +89,7 @@ pub fn clock(config_dir: &Path, managed: &[PathBuf]) -> Clock {
 
 /// A session the next cleanup deletes that the archive lacks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AtRisk {
+pub(super) struct AtRisk {
     /// `<project>/<session>.jsonl`, relative to the projects directory.
     pub rel: String,
     /// Its modification time (ms since the epoch).
@@ -101,7 +102,7 @@ pub struct AtRisk {
 /// `projects` whose modification time is before `now_ms − days`, and that
 /// the archive `archive` (a projects directory of the same layout) does not
 /// hold whole (no copy, or a shorter one). Sorted by path.
-pub fn at_risk(projects: &Path, archive: Option<&Path>, days: u64, now_ms: i64) -> Vec<AtRisk> {
+pub(super) fn at_risk(projects: &Path, archive: Option<&Path>, days: u64, now_ms: i64) -> Vec<AtRisk> {
     let cutoff = now_ms.saturating_sub(i64::try_from(days).unwrap_or(i64::MAX).saturating_mul(DAY_MS));
     let mut out = Vec::new();
     let Ok(dirs) = std::fs::read_dir(projects) else { return out };
@@ -147,7 +148,7 @@ fn ms_of(t: std::time::SystemTime) -> i64 {
 /// The warning about `risky` (none: `None`): how many sessions, which
 /// (at most [`crate::limits::SYNC_LISTED`]), the clock, and `command`, the
 /// one that keeps them.
-pub fn warning(risky: &[AtRisk], days: u64, from: Option<&Path>, now_ms: i64, command: &str) -> Option<String> {
+pub(super) fn warning(risky: &[AtRisk], days: u64, from: Option<&Path>, now_ms: i64, command: &str) -> Option<String> {
     use std::fmt::Write as _;
     if risky.is_empty() {
         return None;
@@ -171,6 +172,29 @@ pub fn warning(risky: &[AtRisk], days: u64, from: Option<&Path>, now_ms: i64, co
     }
     let _ = writeln!(s, "keep them before the client starts again: {command}");
     Some(s)
+}
+
+/// The warning about the sessions the next cleanup deletes that the
+/// archive `archive` lacks, when `folder` (or the projects directory of the
+/// configuration directory it is) is the client's default projects
+/// directory; `command` keeps them. A cleanup that does not run says why in
+/// the log, not as a warning.
+pub(super) fn warning_for(folder: &Path, archive: Option<&Path>, command: &str, now_ms: i64) -> Option<String> {
+    let client = crate::agent::claude::discover::default_projects_dir()?;
+    let folder = crate::agent::claude::discover::config_projects(folder).unwrap_or_else(|| folder.to_path_buf());
+    if !client.is_dir() || crate::files::resolve(&folder) != crate::files::resolve(&client) {
+        return None;
+    }
+    let config = client.parent()?;
+    match clock(config, &managed_settings_files()) {
+        Clock::Off { why } => {
+            tracing::info!("Claude Code's cleanup does not run: {why}");
+            None
+        }
+        Clock::Days { days, from } => {
+            warning(&at_risk(&client, archive, days, now_ms), days, from.as_deref(), now_ms, command)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,12 @@
 //! milliseconds, the working directory, and (recent versions) the session.
 //! Its cleanup (`cleanupPeriodDays`) deletes old transcripts but leaves this
 //! file, so it is what remains of a session the cleanup deleted
-//! (transcript-format, "The prompt history"). `cctree sync` keeps every line
-//! it has seen beside the archive ([`crate::sync`]).
+//! (transcript-format, "The prompt history"): Claude Code's prompt log
+//! ([`crate::agent::prompts`]), read beside each projects directory of the
+//! input ([`prompt_logs`]), its lines given to the project the client would
+//! write their working directory's transcripts to ([`project_dir_name`]).
+//! `cctree sync` keeps every line it has seen beside the archive
+//! (`super::sync`).
 //!
 //! [`parse`] reads it as the client does (`JSON.parse` per line, through
 //! [`crate::json`]), line by line: a line that is not JSON or lacks what the
@@ -17,9 +21,13 @@
 //! `timestamp`) is a warning naming `file:line`, never an abort; the other
 //! lines are entries, in file order.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+use crate::agent::prompts::{Log, ProjectPrompts, PromptLine, Prompts};
+use crate::model::PromptLog;
 
 /// The file's name, in the client's configuration directory and beside the
 /// sync archive.
@@ -66,6 +74,96 @@ impl History {
     pub fn of_session<'a>(&'a self, session: &'a str) -> impl Iterator<Item = &'a HistoryEntry> + 'a {
         self.entries.iter().filter(move |e| e.session_id.as_deref() == Some(session))
     }
+}
+
+/// How pages name the history and what became of the sessions it outlives.
+pub const LOG: PromptLog =
+    PromptLog { file: FILE_NAME, what: "prompt history", gone: "transcript deleted by Claude Code's cleanup" };
+
+/// The project directory name the client gives working directory `path`
+/// (its bundle, 2.1.332: `path.replace(/[^a-zA-Z0-9]/g, "-")`, and past 200
+/// characters the first 200 then `-` and the absolute value of the path's
+/// Java-style string hash in base 36).
+pub fn project_dir_name(path: &str) -> String {
+    const MAX: usize = 200;
+    let mut name = String::with_capacity(path.len());
+    for unit in path.encode_utf16() {
+        let c = char::from_u32(u32::from(unit)).filter(char::is_ascii_alphanumeric);
+        name.push(c.unwrap_or('-'));
+    }
+    if name.len() <= MAX {
+        return name;
+    }
+    let mut h: i32 = 0;
+    for unit in path.encode_utf16() {
+        h = h.wrapping_shl(5).wrapping_sub(h).wrapping_add(i32::from(unit));
+    }
+    name.truncate(MAX);
+    name.push('-');
+    name.push_str(&base36(u64::from(h.unsigned_abs())));
+    name
+}
+
+fn base36(mut n: u64) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(DIGITS[usize::try_from(n % 36).expect("below 36")]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.reverse();
+    String::from_utf8(out).expect("ASCII digits")
+}
+
+/// The history beside a projects directory `root` (`<root>/../history.jsonl`),
+/// when there is one.
+pub fn beside(root: &Path) -> Option<PathBuf> {
+    Some(root.parent()?.join(FILE_NAME)).filter(|p| p.is_file())
+}
+
+/// The histories a render of the folders `roots` (Claude Code's, as read)
+/// reads: [`beside`] each that is a projects directory; none for one
+/// project directory (the history is every project's).
+pub fn prompt_logs(roots: &[&Path]) -> Vec<Log> {
+    let mut out: Vec<Log> = (roots.iter())
+        .filter(|r| r.is_dir() && !crate::agent::claude::discover::is_project_dir(r))
+        .filter_map(|r| Some(Log { path: beside(r)?, projects: r.to_path_buf() }))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The history at `path` as a prompt log: its lines by the project
+/// directory (in `projects`, the projects directory beside it) their
+/// working directory names, each project's working directory the one its
+/// lines name most often (then the least).
+pub fn read_prompts(path: &Path, projects: &Path) -> anyhow::Result<Prompts> {
+    let h = read(path)?;
+    let warnings = h.shown_warnings(path);
+    let mut by: BTreeMap<String, (BTreeMap<String, usize>, Vec<PromptLine>)> = BTreeMap::new();
+    for e in h.entries {
+        let (cwds, lines) = by.entry(project_dir_name(&e.project)).or_default();
+        *cwds.entry(e.project).or_default() += 1;
+        lines.push(PromptLine {
+            line: e.line,
+            prompt: e.prompt,
+            timestamp_ms: e.timestamp_ms,
+            session_id: e.session_id,
+            pasted: e.pasted,
+        });
+    }
+    let projects = by
+        .into_iter()
+        .map(|(name, (cwds, lines))| {
+            let cwd = cwds.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|(p, _)| p);
+            ProjectPrompts { dir: projects.join(&name), name, cwd, lines }
+        })
+        .collect();
+    Ok(Prompts { path: path.to_path_buf(), log: LOG, projects, warnings })
 }
 
 /// The history kept beside the sync archive `archive` (a projects directory):
@@ -178,6 +276,48 @@ mod tests {
         assert_eq!(h.entries[1].session_id, None, "a session id that is not a string is absent");
         let shown = h.shown_warnings(Path::new("/h/history.jsonl"));
         assert!(shown[0].starts_with("/h/history.jsonl:2: "), "{shown:?}");
+    }
+
+    #[test]
+    fn project_names_follow_the_client() {
+        assert_eq!(
+            project_dir_name("/home/jenkins/Personal_AI_Infrastructure"),
+            "-home-jenkins-Personal-AI-Infrastructure"
+        );
+        assert_eq!(project_dir_name("C:\\Users\\mmazur\\.local\\bin"), "C--Users-mmazur--local-bin");
+        assert_eq!(project_dir_name("/tmp/é😀"), "-tmp----", "one dash per UTF-16 unit");
+        let long = format!("/{}", "a".repeat(250));
+        let name = project_dir_name(&long);
+        assert!(name.starts_with(&format!("-{}", "a".repeat(199))), "{name}");
+        assert_eq!(name.as_bytes()[200], b'-');
+        // Math.abs(hash).toString(36), computed in node for this path.
+        assert_eq!(&name[201..], "feo44x");
+    }
+
+    #[test]
+    fn a_history_is_a_prompt_log_by_project_directory() {
+        let text = concat!(
+            r#"{"display":"a","timestamp":3,"project":"/home/me/app","sessionId":"s-1"}"#,
+            "\n",
+            r#"{"display":"b","timestamp":1,"project":"/home/me/app"}"#,
+            "\n",
+            r#"{"display":"c","timestamp":2,"project":"/home/me.app"}"#,
+            "\n",
+            "torn\n",
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(&path, text).unwrap();
+        let p = read_prompts(&path, &dir.path().join("projects")).unwrap();
+        assert_eq!(p.log, LOG);
+        assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+        assert!(p.warnings[0].contains("history.jsonl:4: not JSON"), "{:?}", p.warnings);
+        assert_eq!(p.projects.len(), 1, "both paths name one project directory");
+        let g = &p.projects[0];
+        assert_eq!((g.name.as_str(), g.cwd.as_deref()), ("-home-me-app", Some("/home/me/app")));
+        assert_eq!(g.dir, dir.path().join("projects/-home-me-app"));
+        assert_eq!(g.lines.iter().map(|l| l.line).collect::<Vec<_>>(), [1, 2, 3]);
+        assert_eq!(g.lines[0].session_id.as_deref(), Some("s-1"));
     }
 
     #[test]
