@@ -47,10 +47,56 @@ fn owned<'a>(s: &str) -> Str<'a> {
     Cow::Owned(s.to_string())
 }
 
+/// The response items Codex CLI wrote bare, one per line, before the
+/// envelope (transcript-format, Appendix C, "Before the envelope").
+const BARE_ITEMS: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "local_shell_call",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "web_search_call",
+];
+
+/// A rollout line's type and payload. Since the envelope (September 2025)
+/// each line is `{timestamp, type, payload}`; before it, a file began with
+/// the session's own line `{id, timestamp, instructions, git}` (read as a
+/// `session_meta`), and then held bare response items
+/// (`{"type":"message",…}`, read as a `response_item` whose payload is the
+/// line) and `{"record_type":"state"}` snapshots (`state`).
+pub(crate) fn envelope(v: &Value) -> (&str, &Value) {
+    let ty = v["type"].as_str().unwrap_or("");
+    if v.get("payload").is_some() {
+        return (ty, &v["payload"]);
+    }
+    if BARE_ITEMS.contains(&ty) {
+        return ("response_item", v);
+    }
+    if v["record_type"].as_str() == Some("state") {
+        return ("state", v);
+    }
+    if ty.is_empty() && v["id"].is_string() && v["timestamp"].is_string() {
+        return ("session_meta", v);
+    }
+    (ty, &v["payload"])
+}
+
+/// The working directory an `<environment_context>` names (`<cwd>…</cwd>`).
+pub(crate) fn context_cwd(text: &str) -> Option<&str> {
+    let t = text.trim();
+    if !t.starts_with("<environment_context>") {
+        return None;
+    }
+    let (_, rest) = t.split_once("<cwd>")?;
+    let (cwd, _) = rest.split_once("</cwd>")?;
+    Some(cwd.trim()).filter(|c| !c.is_empty())
+}
+
 /// The content of a rollout line.
 pub(crate) fn content_of<'a>(v: &Value) -> Content<'a> {
-    let ty = v["type"].as_str().unwrap_or("");
-    let p = &v["payload"];
+    let (ty, p) = envelope(v);
     let pty = p["type"].as_str().unwrap_or("");
     match (ty, pty) {
         ("response_item", "message") => message(p),
@@ -293,6 +339,14 @@ fn parse_patch<'a>(patch: &str) -> Vec<PatchFile<'a>> {
 /// `{output}`), an error when the command exited with another code than 0.
 fn output<'a>(p: &Value) -> ToolOutput<'a> {
     let o = &p["output"];
+    if let Some((text, code)) = o.as_str().and_then(shell_output) {
+        return ToolOutput {
+            use_id: owned(p["call_id"].as_str().unwrap_or("")),
+            is_error: code != 0,
+            text: Cow::Owned(text),
+            ..ToolOutput::default()
+        };
+    }
     let text = match o {
         Value::String(s) => s.clone(),
         Value::Array(_) => texts(o),
@@ -312,6 +366,18 @@ fn output<'a>(p: &Value) -> ToolOutput<'a> {
         text: Cow::Owned(text),
         ..ToolOutput::default()
     }
+}
+
+/// The `shell` tool's output as older clients wrote it: a JSON text
+/// `{"output": "…", "metadata": {"exit_code": 0, "duration_seconds": 0.1}}`;
+/// its text and exit code.
+fn shell_output(s: &str) -> Option<(String, i64)> {
+    if !s.starts_with('{') {
+        return None;
+    }
+    let v = crate::json::parse(s).ok()?;
+    let code = v["metadata"]["exit_code"].as_i64()?;
+    Some((v["output"].as_str()?.to_string(), code))
 }
 
 impl Reader for crate::agent::Codex {
@@ -370,14 +436,8 @@ impl crate::agent::Agent for crate::agent::Codex {
     fn scan(&self, dir: &Path) -> anyhow::Result<Scanned> {
         let (projects, warnings) = discover::scan(dir);
         let nothing = projects.is_empty() && warnings.is_empty();
-        Ok(Scanned {
-            root: dir.to_path_buf(),
-            projects,
-            warnings,
-            inputs: vec![dir.to_path_buf()],
-            nothing,
-            ..Scanned::default()
-        })
+        let inputs = [Some(dir.to_path_buf()), discover::archived_beside(dir)].into_iter().flatten().collect();
+        Ok(Scanned { root: dir.to_path_buf(), projects, warnings, inputs, nothing, ..Scanned::default() })
     }
     fn nothing_in(&self, dir: &Path) -> String {
         format!("no transcript in {}: {} wrote no session there yet", dir.display(), self.label())
