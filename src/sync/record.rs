@@ -40,6 +40,9 @@ pub enum Tree {
     /// Codex CLI's `session_index.jsonl` (thread names), kept in
     /// `codex/session_index.jsonl` (one file, merged as the prompt history).
     CodexIndex,
+    /// Codex CLI's archived threads (`$CODEX_HOME/archived_sessions`), kept
+    /// in `codex/archived_sessions/` beside the kept sessions tree.
+    CodexArchived,
 }
 
 impl Tree {
@@ -51,6 +54,7 @@ impl Tree {
             Tree::Codex => "codex/sessions/",
             Tree::Gemini => "gemini/tmp/",
             Tree::CodexIndex => "codex/",
+            Tree::CodexArchived => "codex/archived_sessions/",
         }
     }
 }
@@ -165,7 +169,10 @@ pub fn deleted_of(record: &Record, p: &crate::model::ProjectSource) -> BTreeSet<
         c if c == crate::agent::CLAUDE => deleted_in_project(record, &p.name),
         c if c == crate::agent::CODEX => {
             let files: BTreeSet<&str> = p.files.iter().map(|f| f.rel.as_str()).collect();
-            record.deleted(Tree::Codex).filter(|g| files.contains(g.path.as_str())).map(|g| g.path.clone()).collect()
+            let archived = crate::agent::codex::discover::ARCHIVED;
+            let gone = (record.deleted(Tree::Codex).map(|g| g.path.clone()))
+                .chain(record.deleted(Tree::CodexArchived).map(|g| format!("{archived}/{}", g.path)));
+            gone.filter(|path| files.contains(path.as_str())).collect()
         }
         _ => {
             let folder = p.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

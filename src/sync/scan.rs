@@ -116,7 +116,13 @@ pub fn client_roots(client: crate::model::Client, dir: &Path, archive: &Path) ->
         ),
     };
     debug_assert_eq!(tree, root.tree);
-    let roots = vec![root];
+    // Codex CLI's archived threads, beside its sessions tree, are kept beside the kept one.
+    let archived = (tree == Tree::Codex).then(|| crate::agent::codex::discover::archived_beside(dir)).flatten();
+    let archived = archived.zip(root.archive.parent().map(|p| p.join(crate::agent::codex::discover::ARCHIVED)));
+    let mut roots = vec![root];
+    if let Some((source, archive)) = archived {
+        roots.push(Root { tree: Tree::CodexArchived, source, archive, prefix: String::new(), only: None });
+    }
     check_apart(&roots, archive)?;
     Ok(roots)
 }

@@ -161,3 +161,22 @@ fn codex_rollouts_from_before_the_envelope_are_conversations() {
     let o = cctree().arg("check").arg(codex_home()).output().unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
 }
+
+/// `cctree sync` without INPUT, Claude Code's folder empty: Codex's
+/// sessions and its archived threads are kept (`codex/archived_sessions/`
+/// beside `codex/sessions/`), and the archive reads them back.
+#[test]
+fn sync_keeps_codex_archived_sessions() {
+    let home = home_with_empty_claude();
+    let archive = home.path().join("archive/projects");
+    let o = in_home(home.path()).args(["sync", "--to"]).arg(&archive).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let name = "rollout-2025-10-07T18-42-03-0199c4e2-6b7a-7d31-9e8f-4a2b1c0d9e8f.jsonl";
+    let kept = home.path().join("archive/codex/archived_sessions").join(name);
+    assert_eq!(
+        std::fs::read(&kept).unwrap(),
+        std::fs::read(codex_home().join("archived_sessions").join(name)).unwrap()
+    );
+    let r = report(&[archive]);
+    assert_eq!((r.total.projects, r.total.conversations), (2, 3));
+}

@@ -51,7 +51,7 @@ pub fn archived_beside(sessions: &Path) -> Option<PathBuf> {
 
 /// The sessions tree's name, and that of the archived threads beside it.
 const SESSIONS: &str = "sessions";
-pub(crate) const ARCHIVED: &str = "archived_sessions";
+pub const ARCHIVED: &str = "archived_sessions";
 
 /// A directory holding rollout files, or `YYYY` folders with rollout files
 /// below them.
