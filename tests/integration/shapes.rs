@@ -180,3 +180,30 @@ fn sync_keeps_codex_archived_sessions() {
     let r = report(&[archive]);
     assert_eq!((r.total.projects, r.total.conversations), (2, 3));
 }
+
+/// Neither shape is offered as a fork the client could not resume: an
+/// archived thread (the same file in `sessions/` is offered one) and a
+/// rollout from before the envelope; `cctree fork` of either says why.
+#[test]
+fn archived_and_pre_envelope_codex_threads_are_not_forked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let archived = std::fs::read_dir(codex_home().join("archived_sessions")).unwrap().flatten().next().unwrap().path();
+    let live = tmp.path().join("home/sessions/2025/10/07");
+    std::fs::create_dir_all(&live).unwrap();
+    std::fs::copy(&archived, live.join(archived.file_name().unwrap())).unwrap();
+    let fork_commands = |input: &Path, site: &str| {
+        let site = tmp.path().join(site);
+        let o = cctree().args(["-q", "render"]).arg(input).arg("-o").arg(&site).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        crate::common::html_pages(&site).iter().map(|(_, page)| page.matches("cctree fork").count()).sum::<usize>()
+    };
+    assert!(fork_commands(&tmp.path().join("home"), "live") > 0, "a thread in sessions/ is offered a fork");
+    assert_eq!(fork_commands(&codex_home(), "archived"), 0);
+    let old =
+        codex_home().join("sessions/2025/08/20/rollout-2025-08-20T15-20-47-5b0e7c1a-2f4d-4e8a-9c31-8d2f6a7b9e10.jsonl");
+    for (file, why) in [(&archived, "an archived thread"), (&old, "a rollout from before the envelope")] {
+        let o = cctree().args(["fork", "--dry-run"]).arg(file).output().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(why), "{}", stderr(&o));
+    }
+}
