@@ -235,4 +235,32 @@ mod tests {
         assert_eq!(p.files.iter().filter(|f| f.class == FileClass::Subagent).count(), 1);
         assert!(p.files.iter().all(|f| f.client == CODEX));
     }
+
+    #[test]
+    fn a_rollout_from_before_the_envelope_names_its_directory_in_its_first_lines() {
+        let tmp = tempfile::tempdir().unwrap();
+        let f = tmp.path().join("rollout-2025-09-13T01-00-00-x.jsonl");
+        let env = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"}]}"#;
+        std::fs::write(
+            &f,
+            format!("{{\"id\":\"t1\",\"timestamp\":\"2025-08-20T13:20:47Z\"}}\n{{\"record_type\":\"state\"}}\n{env}\n"),
+        )
+        .unwrap();
+        let m = first_meta(&f).unwrap();
+        assert_eq!((m.thread.as_deref(), m.cwd.as_deref()), (Some("t1"), Some("/w")));
+        // A later first line names it itself.
+        std::fs::write(
+            &f,
+            "{\"id\":\"t2\",\"timestamp\":\"2025-09-13T01:00:00Z\",\"cwd\":\"/v\",\"cli_version\":\"0.34.0\"}\n",
+        )
+        .unwrap();
+        assert_eq!(first_meta(&f).unwrap().cwd.as_deref(), Some("/v"));
+        // Beyond the lines read for it: unknown.
+        let late = format!(
+            "{{\"id\":\"t3\",\"timestamp\":\"x\"}}\n{}{env}\n",
+            "{\"record_type\":\"state\"}\n".repeat(START_DIR_LINES)
+        );
+        std::fs::write(&f, late).unwrap();
+        assert_eq!(first_meta(&f).unwrap().cwd, None);
+    }
 }

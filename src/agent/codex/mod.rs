@@ -519,6 +519,39 @@ mod tests {
     }
 
     #[test]
+    fn lines_before_the_envelope_are_read_as_their_enveloped_kind() {
+        let parse = |s: &str| crate::json::parse(s).unwrap();
+        let first = parse(r#"{"id":"a","timestamp":"2025-08-20T13:20:47.060Z","instructions":null}"#);
+        assert_eq!(envelope(&first).0, "session_meta");
+        let item = parse(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#);
+        let (ty, p) = envelope(&item);
+        assert_eq!((ty, p["role"].as_str()), ("response_item", Some("user")));
+        assert_eq!(envelope(&parse(r#"{"record_type":"state"}"#)).0, "state");
+        // Enveloped lines, and lines of no known shape, as before.
+        let enveloped = parse(r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning"}}"#);
+        assert_eq!(
+            (envelope(&enveloped).0, envelope(&enveloped).1["type"].as_str()),
+            ("response_item", Some("reasoning"))
+        );
+        assert_eq!(envelope(&parse(r#"{"type":"future_thing"}"#)), ("future_thing", &Value::Null));
+        assert!(matches!(content_of(&item), Content::Prompt(_)));
+        let out = parse(
+            r#"{"type":"function_call_output","call_id":"c","output":"{\"output\":\"no\\n\",\"metadata\":{\"exit_code\":1}}"}"#,
+        );
+        let Content::ToolResults(blocks) = content_of(&out) else { panic!("a result") };
+        let Block::ToolResult(r) = &blocks[0] else { panic!("a result") };
+        assert_eq!((&*r.text, r.is_error), ("no\n", true));
+    }
+
+    #[test]
+    fn the_working_directory_of_an_environment_context() {
+        let text = "<environment_context>\n  <cwd>/home/ada/tidy</cwd>\n  <shell>zsh</shell>\n</environment_context>";
+        assert_eq!(context_cwd(text), Some("/home/ada/tidy"));
+        assert_eq!(context_cwd("<environment_context>\n  <shell>zsh</shell>\n</environment_context>"), None);
+        assert_eq!(context_cwd("please look at <cwd>/x</cwd>"), None, "a prompt is no context");
+    }
+
+    #[test]
     fn injected_context_is_told_from_prompts() {
         assert!(is_injected("<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"));
         assert!(is_injected("# AGENTS.md instructions for /x\n…"));
