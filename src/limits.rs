@@ -107,10 +107,10 @@
 //! | [`LABEL_LOOKAHEAD`] | 64 | nodes looked at along a fork child's line for its label | `graph::titles` |
 //! | [`COMPACTION_LOOKBACK`] | 64 | earlier nodes of a session tried to join a compaction by time | `graph::link` |
 //! | [`KEPT_WALK_BUDGET`] | 4 | steps per node of a project for walking the messages compactions kept when they come without a list | `graph::link` |
-//! | [`START_DIR_LINES`] | 64 | lines of a session file read for the directory it started in (`--project`) | `select` |
+//! | [`START_DIR_LINES`] | 64 | lines of a session file read for the directory it started in (`--project`; a Codex rollout from before the envelope, for its project) | `select`, `agent::codex::discover` |
 //! | [`START_DIR_BYTES`] | 4 MB | bytes of a session file read for the same | `select` |
 //! | [`MARK_PROBE`] | 4 KB | the first bytes of an existing file searched for cctree's mark before it is written over | `build::file` |
-//! | [`FIRST_LINE_CAP`] | 4 MB | bytes of a Codex rollout's first line (`session_meta`) read to group it by project | `discover` |
+//! | [`FIRST_LINE_CAP`] | 4 MB | bytes of a Codex rollout's first line (`session_meta`) read to group it by project (before the envelope: of its first lines) | `discover` |
 //! | **Recovered sessions** (the prompt history; transcript-format "The prompt history") | | | |
 //! | [`RECOVERED_GAP`] | 1 h | history lines without a session id further apart than this start another session | `recover` |
 //! | [`RECOVERED_MATCH`] | 10 min | a history line and a surviving prompt of the same text this close in time are one prompt | `recover` |

@@ -118,11 +118,19 @@ fn first_byte(path: &Path) -> Option<u8> {
 /// Resolves the inputs given on the command line (none: every default
 /// folder). An input that holds no transcript is an error (an empty or
 /// mistyped path renders nothing, and says so), unless it is an archive of
-/// `cctree sync`, which may be empty yet.
+/// `cctree sync`, which may be empty yet. Of the default folders, one that
+/// holds nothing is a note (a Codex-only user who once installed Claude Code
+/// has an empty `~/.claude/projects`); the error is for none holding any.
 pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
-    if inputs.is_empty() {
-        return discover(&default_inputs(agent::ALL)?);
+    match inputs.is_empty() {
+        true => read_inputs(&default_inputs(agent::ALL)?, true),
+        false => read_inputs(inputs, false),
     }
+}
+
+/// Reads `inputs` (see [`discover`]); `defaults`: they are the default folders.
+fn read_inputs(inputs: &[PathBuf], defaults: bool) -> Result<Archive> {
+    let mut empty = Vec::new();
     let mut loose: BTreeMap<(PathBuf, Client), Vec<PathBuf>> = BTreeMap::new();
     let mut projects = Vec::new();
     let mut warnings = Vec::new();
@@ -141,6 +149,10 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
         }
         let (client, dir) = agent_of_dir(input);
         let s = agent::of(client).scan(&dir)?;
+        if defaults && s.nothing && !s.root.join(crate::layout::STATE_DIR).is_dir() {
+            empty.push((client, s.root));
+            continue;
+        }
         root = s.root.clone();
         roots.push((client, s.root.clone()));
         read.extend(s.inputs);
@@ -159,6 +171,18 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
             warnings.push(warning);
             loose.entry((s.root.clone(), client)).or_default().push(file);
         }
+    }
+    if !empty.is_empty() && empty.len() == inputs.len() {
+        let each: Vec<String> = empty.iter().map(|(c, d)| format!("\n  {}", agent::of(*c).nothing_in(d))).collect();
+        bail!("no input given, and no default folder of an agent holds a transcript:{}", each.concat());
+    }
+    for (client, dir) in &empty {
+        let a = agent::of(*client);
+        notes.push(format!(
+            "{} ({}'s default folder) holds no transcript yet: skipped",
+            crate::term::safe(dir.display()),
+            a.product()
+        ));
     }
     projects.extend(loose.into_iter().map(|((dir, client), files)| loose_project(dir, client, files)));
     projects.sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));

@@ -39,6 +39,7 @@ mod render;
 mod schedule;
 mod select;
 mod serve;
+mod shapes;
 mod support;
 mod sync;
 mod sync_agents;

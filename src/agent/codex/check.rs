@@ -4,7 +4,8 @@
 //!
 //! - `codex-session-meta-not-first`: a rollout's first line is its
 //!   `session_meta` (its thread, working directory and continuation);
-//! - `codex-bad-timestamp`: every line has a `timestamp` that is a date;
+//! - `codex-bad-timestamp`: every line has a `timestamp` that is a date
+//!   (before the envelope, only the first line had one);
 //! - `codex-output-without-call`: every `function_call_output` (custom tool
 //!   and tool search outputs too) follows a call with its `call_id`, in its
 //!   file or in the history the file continues (before the cut);
@@ -86,7 +87,9 @@ pub(super) fn check(p: &Project, out: &mut Vec<Finding>) {
         files.iter().filter_map(|f| Some((f.history.as_str(), f.base()?))).collect();
     for f in &files {
         first_line(f, out);
-        for e in f.entries.iter().filter(|e| e.timestamp.is_none()) {
+        // Before the envelope, only the session's line had a time.
+        let bare = f.meta.is_some_and(|m| m.subtype.as_deref() == Some(super::header::BEFORE_ENVELOPE));
+        for e in f.entries.iter().filter(|e| e.timestamp.is_none() && !bare) {
             let message = "`timestamp` is missing or not a date (Codex writes one on every line): \
                            the line is shown without a time"
                 .to_string();

@@ -60,12 +60,16 @@ fn history_id(path: &Path) -> Option<String> {
 /// The messages of a project's rollouts a fork may cut after (`--at`): the
 /// last node of each turn that completed (a `task_complete` after it, before
 /// the next `task_started`), as [`cut`] accepts them; none of a sub-agent's
-/// thread (whose parent's session is forked instead).
+/// thread (whose parent's session is forked instead), nor of an archived
+/// thread (which the client resumes once it is restored: [`fork`]).
 pub fn legal_nodes(project: &crate::project::Project) -> Vec<crate::graph::NodeId> {
     let g = &project.graph;
     let mut last: rustc_hash::FxHashMap<crate::model::FileId, Option<crate::graph::NodeId>> = Default::default();
     let mut out = Vec::new();
-    for e in &project.entries {
+    let archived = |f: crate::model::FileId| {
+        project.source.files.get(f).is_some_and(|f| f.rel.starts_with(crate::agent::codex::discover::ARCHIVED))
+    };
+    for e in project.entries.iter().filter(|e| !archived(e.loc.file)) {
         let at = last.entry(e.loc.file).or_default();
         match e.meta {
             Some(crate::model::Meta::Turn(crate::model::TurnMark::Started)) if e.uuid.is_none() => *at = None,
@@ -213,7 +217,21 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
     let history =
         history_id(file).with_context(|| format!("{}: not a rollout name (no id at its end)", file.display()))?;
     let ls = read_lines(&bytes);
+    if file.parent().and_then(Path::file_name).is_some_and(|n| n == crate::agent::codex::discover::ARCHIVED) {
+        bail!(
+            "{}: an archived thread; Codex CLI resumes the threads of its sessions/ folder: restore \
+             (unarchive) it in Codex CLI, then fork it",
+            file.display()
+        );
+    }
     let Some(first) = ls.first().filter(|l| l.value["type"] == "session_meta") else {
+        if ls.first().is_some_and(|l| crate::agent::codex::envelope(&l.value).0 == "session_meta") {
+            bail!(
+                "{}: a rollout from before the envelope (Codex CLI of summer 2025), which today's Codex \
+                 CLI cannot resume: it is not forked",
+                file.display()
+            );
+        }
         bail!("{}: does not start with a session_meta line: not a Codex CLI rollout", file.display());
     };
     let meta = first.value["payload"].clone();

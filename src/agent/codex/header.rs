@@ -19,7 +19,12 @@ const KNOWN: &[&str] = &[
     "world_state",
     "token_usage_record",
     "inter_agent_communication_metadata",
+    "state",
 ];
+
+/// The subtype of a session's line from before the envelope (its lines
+/// after it have no time of their own: [`super::link`], the checks).
+pub(crate) const BEFORE_ENVELOPE: &str = "before_envelope";
 
 /// The kind of a `thread_rolled_back` event's header.
 pub(crate) const ROLLED_BACK: &str = "codex:thread_rolled_back";
@@ -27,8 +32,7 @@ pub(crate) const ROLLED_BACK: &str = "codex:thread_rolled_back";
 /// The header of a rollout line.
 pub(super) fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
     let v = crate::json::parse(raw)?;
-    let ty = v["type"].as_str().unwrap_or("");
-    let p = &v["payload"];
+    let (ty, p) = super::envelope(&v);
     let pty = p["type"].as_str().unwrap_or("");
     let kind = match ty {
         "response_item" | "compacted" => Kind::KnownMeta(format!("codex:{ty}").into()),
@@ -45,12 +49,23 @@ pub(super) fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_js
         None => format!("L{}", loc.line),
     };
     match (ty, pty) {
-        ("session_meta", _) => session_meta(&mut e, p),
+        ("session_meta", _) => {
+            session_meta(&mut e, p);
+            if v.get("payload").is_none() {
+                e.subtype = Some(BEFORE_ENVELOPE.into());
+            }
+        }
         ("turn_context", _) => {
             e.cwd = str_of(&p["cwd"]);
             e.model = str_of(&p["model"]);
         }
-        ("response_item", "message") => message(&mut e, p),
+        ("response_item", "message") => {
+            message(&mut e, p);
+            if v.get("payload").is_none() {
+                // Before the envelope, the working directory is only in the environment context.
+                e.cwd = super::context_cwd(&super::texts(&p["content"])).map(Into::into);
+            }
+        }
         ("response_item", "reasoning") => {
             e.kind = Kind::Assistant;
             e.excerpt = excerpt_of(&super::texts(&p["summary"]));

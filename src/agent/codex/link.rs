@@ -20,6 +20,8 @@
 //!   is not a node: those lines are the parent's, shown there. The parent's
 //!   `spawn_agent` result names the agent (`item_completed
 //!   SubAgentActivity`).
+//! - A file from before the envelope (September 2025) has a time on its
+//!   session's line only: its first node takes it, the others have none.
 //! - `compacted` is joined after the node before it (a compaction);
 //!   `token_count` gives its usage to the reply before it; `turn_context`
 //!   its model to the replies after it.
@@ -36,6 +38,9 @@ use crate::model::{Entries, Entry, Kind, Meta, UserKind};
 #[derive(Default, Clone)]
 struct FileMeta {
     history: String,
+    /// The session's time, when the file is from before the envelope (its
+    /// other lines have none).
+    bare_start: Option<i64>,
     thread: Option<Box<str>>,
     session: Option<Box<str>>,
     parent_thread: Option<Box<str>>,
@@ -125,6 +130,9 @@ fn file_meta(rel: &str, es: &[Entry]) -> FileMeta {
         _ => None,
     }) {
         m.thread = e.session_id.clone();
+        if e.subtype.as_deref() == Some(super::header::BEFORE_ENVELOPE) {
+            m.bare_start = e.timestamp;
+        }
         m.session = group.clone().or_else(|| e.session_id.clone());
         m.parent_thread = e.agent_id.clone();
         m.base = e.logical_parent.as_deref().and_then(|b| {
@@ -210,6 +218,10 @@ fn link_file(m: &FileMeta, es: &mut [Entry]) -> Option<usize> {
         }
         if let Some(r) = e.tool_results.first() {
             e.spawned_agent = spawns.get(&r.tool_use_id).cloned();
+        }
+        if first.is_none() && e.timestamp.is_none() {
+            // Before the envelope only the session's line has a time: its first message takes it.
+            e.timestamp = m.bare_start;
         }
         first.get_or_insert(i);
         e.uuid = Some(uuid.clone());

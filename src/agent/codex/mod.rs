@@ -48,10 +48,56 @@ fn owned<'a>(s: &str) -> Str<'a> {
     Cow::Owned(s.to_string())
 }
 
+/// The response items Codex CLI wrote bare, one per line, before the
+/// envelope (transcript-format, Appendix C, "Before the envelope").
+const BARE_ITEMS: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "local_shell_call",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "web_search_call",
+];
+
+/// A rollout line's type and payload. Since the envelope (September 2025)
+/// each line is `{timestamp, type, payload}`; before it, a file began with
+/// the session's own line `{id, timestamp, instructions, git}` (read as a
+/// `session_meta`), and then held bare response items
+/// (`{"type":"message",…}`, read as a `response_item` whose payload is the
+/// line) and `{"record_type":"state"}` snapshots (`state`).
+pub(crate) fn envelope(v: &Value) -> (&str, &Value) {
+    let ty = v["type"].as_str().unwrap_or("");
+    if v.get("payload").is_some() {
+        return (ty, &v["payload"]);
+    }
+    if BARE_ITEMS.contains(&ty) {
+        return ("response_item", v);
+    }
+    if v["record_type"].as_str() == Some("state") {
+        return ("state", v);
+    }
+    if ty.is_empty() && v["id"].is_string() && v["timestamp"].is_string() {
+        return ("session_meta", v);
+    }
+    (ty, &v["payload"])
+}
+
+/// The working directory an `<environment_context>` names (`<cwd>…</cwd>`).
+pub(crate) fn context_cwd(text: &str) -> Option<&str> {
+    let t = text.trim();
+    if !t.starts_with("<environment_context>") {
+        return None;
+    }
+    let (_, rest) = t.split_once("<cwd>")?;
+    let (cwd, _) = rest.split_once("</cwd>")?;
+    Some(cwd.trim()).filter(|c| !c.is_empty())
+}
+
 /// The content of a rollout line.
 pub(crate) fn content_of<'a>(v: &Value) -> Content<'a> {
-    let ty = v["type"].as_str().unwrap_or("");
-    let p = &v["payload"];
+    let (ty, p) = envelope(v);
     let pty = p["type"].as_str().unwrap_or("");
     match (ty, pty) {
         ("response_item", "message") => message(p),
@@ -294,6 +340,14 @@ fn parse_patch<'a>(patch: &str) -> Vec<PatchFile<'a>> {
 /// `{output}`), an error when the command exited with another code than 0.
 fn output<'a>(p: &Value) -> ToolOutput<'a> {
     let o = &p["output"];
+    if let Some((text, code)) = o.as_str().and_then(shell_output) {
+        return ToolOutput {
+            use_id: owned(p["call_id"].as_str().unwrap_or("")),
+            is_error: code != 0,
+            text: Cow::Owned(text),
+            ..ToolOutput::default()
+        };
+    }
     let text = match o {
         Value::String(s) => s.clone(),
         Value::Array(_) => texts(o),
@@ -313,6 +367,18 @@ fn output<'a>(p: &Value) -> ToolOutput<'a> {
         text: Cow::Owned(text),
         ..ToolOutput::default()
     }
+}
+
+/// The `shell` tool's output as older clients wrote it: a JSON text
+/// `{"output": "…", "metadata": {"exit_code": 0, "duration_seconds": 0.1}}`;
+/// its text and exit code.
+fn shell_output(s: &str) -> Option<(String, i64)> {
+    if !s.starts_with('{') {
+        return None;
+    }
+    let v = crate::json::parse(s).ok()?;
+    let code = v["metadata"]["exit_code"].as_i64()?;
+    Some((v["output"].as_str()?.to_string(), code))
 }
 
 impl Reader for crate::agent::Codex {
@@ -371,14 +437,8 @@ impl crate::agent::Agent for crate::agent::Codex {
     fn scan(&self, dir: &Path) -> anyhow::Result<Scanned> {
         let (projects, warnings) = discover::scan(dir);
         let nothing = projects.is_empty() && warnings.is_empty();
-        Ok(Scanned {
-            root: dir.to_path_buf(),
-            projects,
-            warnings,
-            inputs: vec![dir.to_path_buf()],
-            nothing,
-            ..Scanned::default()
-        })
+        let inputs = [Some(dir.to_path_buf()), discover::archived_beside(dir)].into_iter().flatten().collect();
+        Ok(Scanned { root: dir.to_path_buf(), projects, warnings, inputs, nothing, ..Scanned::default() })
     }
     fn nothing_in(&self, dir: &Path) -> String {
         format!("no transcript in {}: {} wrote no session there yet", dir.display(), self.label())
@@ -478,6 +538,39 @@ mod tests {
         let paths: Vec<Vec<&str>> = files.iter().map(|f| f.paths().collect()).collect();
         assert_eq!(paths, [vec!["a.txt"], vec!["c.txt"], vec!["d.txt", "e.txt"]]);
         assert_eq!(files[1].op, PatchOp::Delete);
+    }
+
+    #[test]
+    fn lines_before_the_envelope_are_read_as_their_enveloped_kind() {
+        let parse = |s: &str| crate::json::parse(s).unwrap();
+        let first = parse(r#"{"id":"a","timestamp":"2025-08-20T13:20:47.060Z","instructions":null}"#);
+        assert_eq!(envelope(&first).0, "session_meta");
+        let item = parse(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#);
+        let (ty, p) = envelope(&item);
+        assert_eq!((ty, p["role"].as_str()), ("response_item", Some("user")));
+        assert_eq!(envelope(&parse(r#"{"record_type":"state"}"#)).0, "state");
+        // Enveloped lines, and lines of no known shape, as before.
+        let enveloped = parse(r#"{"timestamp":"t","type":"response_item","payload":{"type":"reasoning"}}"#);
+        assert_eq!(
+            (envelope(&enveloped).0, envelope(&enveloped).1["type"].as_str()),
+            ("response_item", Some("reasoning"))
+        );
+        assert_eq!(envelope(&parse(r#"{"type":"future_thing"}"#)), ("future_thing", &Value::Null));
+        assert!(matches!(content_of(&item), Content::Prompt(_)));
+        let out = parse(
+            r#"{"type":"function_call_output","call_id":"c","output":"{\"output\":\"no\\n\",\"metadata\":{\"exit_code\":1}}"}"#,
+        );
+        let Content::ToolResults(blocks) = content_of(&out) else { panic!("a result") };
+        let Block::ToolResult(r) = &blocks[0] else { panic!("a result") };
+        assert_eq!((&*r.text, r.is_error), ("no\n", true));
+    }
+
+    #[test]
+    fn the_working_directory_of_an_environment_context() {
+        let text = "<environment_context>\n  <cwd>/home/ada/tidy</cwd>\n  <shell>zsh</shell>\n</environment_context>";
+        assert_eq!(context_cwd(text), Some("/home/ada/tidy"));
+        assert_eq!(context_cwd("<environment_context>\n  <shell>zsh</shell>\n</environment_context>"), None);
+        assert_eq!(context_cwd("please look at <cwd>/x</cwd>"), None, "a prompt is no context");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! `codex/sessions/` beside the archive, every file, a rewritten one kept
 //! in versions; and its thread names (`$CODEX_HOME/session_index.jsonl`,
 //! append-only, the last line of an id winning) in `codex/`, merged line by
-//! line as the prompt history is.
+//! line as the prompt history is; its archived threads
+//! (`$CODEX_HOME/archived_sessions`) in `codex/archived_sessions/`.
 
 use std::path::{Path, PathBuf};
 
@@ -16,9 +17,12 @@ use crate::model::ProjectSource;
 pub(super) const SESSIONS: Tree = Tree::new("codex", "codex/sessions/");
 /// The thread names, `codex/session_index.jsonl` (one file, merged).
 pub(super) const INDEX: Tree = Tree::new("codex-index", "codex/");
+/// The archived threads (`$CODEX_HOME/archived_sessions`), kept in
+/// `codex/archived_sessions/` beside the kept sessions tree.
+pub(super) const ARCHIVED: Tree = Tree::new("codex-archived", "codex/archived_sessions/");
 
 /// Codex CLI's trees, in the order the record lists them.
-pub(super) const TREES: &[Tree] = &[SESSIONS, INDEX];
+pub(super) const TREES: &[Tree] = &[SESSIONS, INDEX, ARCHIVED];
 
 /// The thread names' file, beside the sessions tree.
 const INDEX_FILE: &str = "session_index.jsonl";
@@ -50,6 +54,19 @@ pub(super) fn keep(dir: &Path, archive: &Path) -> Result<Kept> {
             archive,
             rewritten: Rewritten::Merged(crate::agent::keep::lines),
         });
+    // The archived threads beside the sessions tree, kept beside the kept one.
+    let archived = super::discover::archived_beside(dir)
+        .zip(to.parent().map(|d| d.join(super::discover::ARCHIVED)))
+        .map(|(source, archive)| KeptTree {
+            tree: ARCHIVED,
+            source,
+            archive,
+            prefix: String::new(),
+            only: None,
+            files: every,
+            rewritten: versions,
+            moves: false,
+        });
     let tree = KeptTree {
         tree: SESSIONS,
         source: dir.to_path_buf(),
@@ -60,7 +77,8 @@ pub(super) fn keep(dir: &Path, archive: &Path) -> Result<Kept> {
         rewritten: versions,
         moves: false,
     };
-    Ok(Kept { source: dir.to_path_buf(), trees: vec![tree], files: index.into_iter().collect(), report: Vec::new() })
+    let trees = std::iter::once(tree).chain(archived).collect();
+    Ok(Kept { source: dir.to_path_buf(), trees, files: index.into_iter().collect(), report: Vec::new() })
 }
 
 /// A project of the archive (the rollouts of one working directory) names
