@@ -42,6 +42,13 @@ impl SiteWriter {
         Ok(record)
     }
 
+    /// Keeps the previous site's file at `rel` as it is (unread): its
+    /// record; `None` when the previous site lacks it.
+    pub(super) fn keep(&self, rel: &str) -> Result<Option<FileRecord>> {
+        let Some(r) = self.prev.get(rel) else { return Ok(None) };
+        Ok(self.stage.reuse(rel)?.then(|| r.clone()))
+    }
+
     /// The previous render's page at `rel`, linked without rendering, when
     /// it had the same page key (`None`: when its group's key was `group`);
     /// its record, with `group`. A page's key is `<group>:<page>`.

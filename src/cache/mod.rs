@@ -4,6 +4,8 @@
 //! ```text
 //! .cctree-cache/manifest.json        what the site was built from and holds
 //! .cctree-cache/parse/<id>-<file>.bin   per transcript file of a project: what was parsed of it ([`parse`], binary)
+//! .cctree-cache/search/<bucket>.bin     the search index's postings of the units whose key hashes there
+//!                                       (written and read by `render::search::index`, recorded in `files`)
 //! ```
 //!
 //! The manifest records the renderer's fingerprint (a hash of its sources
