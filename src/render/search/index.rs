@@ -690,20 +690,15 @@ fn patch_layout(
     let n = layout.len();
     // The shard each change falls in: the last whose first term is not after it.
     let mut by_shard: Vec<Vec<usize>> = vec![Vec::new(); n];
-    let mut first_changed = vec![false; n];
     for (c, (t, _)) in changes.iter().enumerate() {
         let k = layout.partition_point(|(first, _)| term_order(first, t) != Ordering::Greater).saturating_sub(1);
-        first_changed[k] |= layout[k].0 == *t;
         by_shard[k].push(c);
-    }
-    let mut need: Vec<bool> = by_shard.iter().map(|c| !c.is_empty()).collect();
-    for k in (0..n.saturating_sub(1)).rev() {
-        need[k] |= need[k + 1] && first_changed[k + 1];
     }
     let mut cutter = Cutter::new(cut);
     let mut listed: Vec<(String, String)> = Vec::new();
     let mut written: Vec<Shard> = Vec::new();
     let mut kept: Vec<usize> = Vec::new();
+    let mut read_count = 0;
     let mut running = false;
     let mut take = |cutter: &mut Cutter, listed: &mut Vec<(String, String)>| {
         for buf in cutter.out.drain(..) {
@@ -714,17 +709,41 @@ fn patch_layout(
         }
     };
     for k in 0..n {
-        if running && !need[k] && cutter.cur.terms.is_empty() {
+        let dirty = !by_shard[k].is_empty();
+        if running && !dirty && cutter.cur.terms.is_empty() {
             running = false;
         }
-        if !running && !need[k] {
+        if !running && !dirty {
             listed.push(layout[k].clone());
             kept.push(k);
             continue;
         }
         let old = read(&layout[k].1)?;
+        read_count += 1;
+        let was = old.first().map(|(t, l)| (t.clone(), Cutter::weight(t, l)));
         let terms = merge_terms(old, &by_shard[k], changes)?;
-        if running && !need[k] && terms.first().is_none_or(|(t, l)| cutter.ends_before(t, l)) {
+        if !running && k > 0 && kept.last() == Some(&(k - 1)) {
+            // The previous layout cut before this shard: after the shard before
+            // it (unchanged, so it still does), or when that one was full
+            // (likewise), or because this shard's first term weighed a shard
+            // alone — which may no longer hold: then the shard before is cut
+            // again too.
+            let holds = match (&was, terms.first()) {
+                (Some((_, w)), _) if *w < cut.shard => true,
+                (Some((t, _)), Some((now, l))) => t == now && Cutter::weight(now, l) >= cut.shard,
+                _ => false,
+            };
+            if !holds {
+                kept.pop();
+                listed.pop();
+                for (t, l) in &read(&layout[k - 1].1)? {
+                    cutter.feed(t, l);
+                }
+                read_count += 1;
+                take(&mut cutter, &mut listed);
+            }
+        }
+        if running && !dirty && terms.first().is_none_or(|(t, l)| cutter.ends_before(t, l)) {
             // The cut meets this shard's start: it and what follows are as before.
             cutter.flush();
             take(&mut cutter, &mut listed);
@@ -742,10 +761,9 @@ fn patch_layout(
     cutter.flush();
     take(&mut cutter, &mut listed);
     tracing::debug!(
-        "search index: {} terms changed in {} of {n} shards; {} read, {} made",
+        "search index: {} terms changed in {} of {n} shards; {read_count} read, {} made",
         changes.len(),
         by_shard.iter().filter(|c| !c.is_empty()).count(),
-        n - kept.len(),
         written.len()
     );
     Ok((listed, written, kept))
@@ -1018,8 +1036,11 @@ mod tests {
         (site, files.how)
     }
 
-    fn index_files(site: &Site) -> Site {
-        site.iter().filter(|(k, _)| k.starts_with(DIR)).map(|(k, v)| (k.clone(), v.clone())).collect()
+    fn index_files(site: &Site) -> BTreeMap<String, String> {
+        site.iter()
+            .filter(|(k, _)| k.starts_with(DIR))
+            .map(|(k, v)| (k.clone(), String::from_utf8_lossy(v).into_owned()))
+            .collect()
     }
 
     fn word(n: u64) -> String {
@@ -1064,9 +1085,9 @@ mod tests {
         ]
     }
 
-    fn new_unit(units: &[Unit], seed: u64, first_ts: i64) -> Unit {
-        let n = units.len();
-        let key = format!("p/c/{seed}-{n}/");
+    fn new_unit(seed: u64, first_ts: i64) -> Unit {
+        // Unique: no two units have the same time here.
+        let key = format!("p/c/{seed}-{first_ts}/");
         Unit { paths: vec![format!("{key}index.html")], pages: vec![page(seed, 2), page(seed + 1, 12)], key, first_ts }
     }
 
@@ -1078,7 +1099,7 @@ mod tests {
         fn a_patched_index_is_a_fresh_one(count in 1usize..8, steps in proptest::collection::vec(step(), 1..12)) {
             let mut units: Vec<Unit> = Vec::new();
             for i in 0..count {
-                let u = new_unit(&units, i as u64 * 11, i as i64 * 10);
+                let u = new_unit(i as u64 * 11, i as i64 * 10);
                 units.push(u);
             }
             let all: Vec<(usize, Option<Vec<usize>>)> = (0..units.len()).map(|u| (u, None)).collect();
@@ -1113,13 +1134,13 @@ mod tests {
                     }
                     Step::NewUnit { seed } => {
                         let ts = units.iter().map(|u| u.first_ts).max().unwrap_or(0) + 5;
-                        let unit = new_unit(&units, seed, ts);
+                        let unit = new_unit(seed, ts);
                         units.push(unit);
                         fresh.push((units.len() - 1, None));
                     }
                     Step::OldUnit { seed } => {
                         let ts = units.iter().map(|u| u.first_ts).min().unwrap_or(0) - 5;
-                        let unit = new_unit(&units, seed, ts);
+                        let unit = new_unit(seed, ts);
                         units.push(unit);
                         fresh.push((units.len() - 1, None));
                     }
@@ -1142,7 +1163,7 @@ mod tests {
     fn a_grown_unit_rewrites_only_the_shards_of_its_changed_terms() {
         let mut units: Vec<Unit> = Vec::new();
         for i in 0..6 {
-            let u = new_unit(&units, i * 11, i as i64);
+            let u = new_unit(i * 11, i as i64);
             units.push(u);
         }
         let all: Vec<(usize, Option<Vec<usize>>)> = (0..units.len()).map(|u| (u, None)).collect();
