@@ -57,7 +57,8 @@
 # (10^6) over wall time; CPU-s is user + sys (less sensitive than wall time
 # to a busy machine); RSS is the peak resident set of the process; load is
 # the 1-minute load average when the command ended (the highest of a row's).
-# The last lines hold the figures of issue 13 against their targets.
+# The last lines hold the figures of issues 13 and 40 against their targets (the floor:
+# examples/floor.rs, one thread reading, checking UTF-8, parsing, escaping and writing every line).
 # The script prints figures only: it never fails on a missed target, but any
 # failing command stops it with its error output.
 set -euo pipefail
@@ -126,12 +127,13 @@ fi
 
 if (( BUILD )); then
   log "building (release)"
-  cargo build --release --quiet --bin cctree --example gen_archive --example gen_hostile
+  cargo build --release --quiet --bin cctree --example gen_archive --example gen_hostile --example floor
 fi
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 CCTREE="${CCTREE_BIN:-$TARGET/release/cctree}"  # CCTREE_BIN: benchmark another build
 GEN="$TARGET/release/examples/gen_archive"
 HOSTILE="$TARGET/release/examples/gen_hostile"
+FLOOR="$TARGET/release/examples/floor"  # issue 40's floor: read, check UTF-8, parse, escape, write; one thread
 [[ -x "$CCTREE" && -x "$HOSTILE" ]] || die "built binaries not found under $TARGET/release"
 [[ -x "$GEN" ]] || (( ONLY_SHAPES )) || die "built binaries not found under $TARGET/release"
 GEN_HASH="$(sha256sum "$ROOT/examples/gen_archive.rs" | cut -c1-16)"
@@ -228,7 +230,7 @@ fi
 ROWS=()
 NOTES=()
 TARGETS=()
-declare -A STATS_WALL
+declare -A STATS_WALL RENDER_WALL FLOOR_CPU
 
 run_size() {
   local size="$1" projects="${2:-}" label="$1"
@@ -254,7 +256,15 @@ run_size() {
       log "render $label MB, -j $j"
       FRESH="$out" repeat "$runs" r env CCTREE_LOG=cctree::render::search=debug "$CCTREE" -q -j "$j" render "$work" -o "$out"
       read -r f_wall f_cpu f_rss f_load _ <<<"$r"
+      RENDER_WALL["$label/$j"]=$f_wall
       [[ "$j" == "${THREADS%% *}" ]] && search_figures "$label" "$bytes" "$out"
+      if [[ -z "${FLOOR_CPU[$label]:-}" ]]; then
+        log "floor $label MB (one thread)"
+        FRESH="$DIR/floor-out" repeat "$runs" r "$FLOOR" "$work" "$DIR/floor-out"
+        read -r _ fl_cpu _ _ <<<"$r"
+        FLOOR_CPU["$label"]=$fl_cpu
+        rm -rf "$DIR/floor-out"
+      fi
       rd=$f_wall
       rcpu=$f_cpu
       rmb=$(mbps "$bytes" "$rd")
@@ -274,15 +284,16 @@ run_size() {
       app_files=$(find "$out" -cnewer "$DIR/turn-stamp" \( -type f -o -type l \) | wc -l)
       load=$(printf '%s\n' "$s_load" "$f_load" "$n_load" "$a_load" | sort -g | tail -n1)
       rm -rf "$work" "$out"
-      # The figures of issue 13, at the largest thread count.
+      # The figures of issues 13 and 40, at the largest thread count.
       if [[ "$j" == "${THREADS##* }" ]]; then
         TARGETS+=("$(awk -v l="$label" -v j="$j" -v b="$bytes" -v big="$largest" -v sc="$s_cpu" -v sw="$s_wall" \
           -v rc="$f_cpu" -v rw="$f_wall" -v rss="$f_rss" -v srss="$s_rss" -v ob="$out_b" -v nc="$nc" -v app="$app" -v appc="$app_cpu" -v appf="$app_files" \
-          -v ls="$s_load" -v lr="$f_load" -v ln="$n_load" -v la="$a_load" 'BEGIN {
+          -v ls="$s_load" -v lr="$f_load" -v ln="$n_load" -v la="$a_load" -v fc="${FLOOR_CPU[$label]}" 'BEGIN {
             if (sc <= 0) sc = 0.005; if (sw <= 0) sw = 0.005; if (rw <= 0) rw = 0.005
-            printf "%s MB, -j %s: render/stats CPU %.2f / %.2f CPU-s = %.1fx (target <= 2x; load %s/%s)\n", l, j, rc, sc, rc / sc, lr, ls
+            if (fc <= 0) fc = 0.005
+            printf "%s MB, -j %s: render/floor CPU %.2f / %.2f CPU-s = %.2fx (target <= 2x; load %s); render/stats CPU %.2f / %.2f CPU-s = %.1fx (load %s)\n", l, j, rc, fc, rc / fc, lr, rc, sc, rc / sc, ls
             printf "%s MB, -j %s: render %.0f MB/s (target >= 250), stats %.0f MB/s (target >= 800) (load %s/%s)\n", l, j, b / 1e6 / rw, b / 1e6 / sw, lr, ls
-            printf "%s MB, -j %s: incremental: one appended turn %.3f s (target <= 0.5), %.2f CPU-s (target <= 0.2), %d files of the site written or linked; no change %.3f s (target <= 0.05) (load %s/%s)\n", l, j, app, appc, appf, nc, la, ln
+            printf "%s MB, -j %s: incremental: one appended turn %.3f s (target <= 0.25), %.2f CPU-s (target <= 0.1), %d files of the site written or linked; no change %.3f s (target <= 0.05) (load %s/%s)\n", l, j, app, appc, appf, nc, la, ln
             printf "%s MB, -j %s: peak RSS render %.0f MB, stats %.0f MB; largest project %.0f MB + 200 = %.0f MB (target: at most that)\n", l, j, rss * 1024 / 1e6, srss * 1024 / 1e6, big / 1e6, big / 1e6 + 200
             printf "%s MB: output %.1f MB (search index included, cache excluded) / input %.1f MB = %.2f (target <= 1.0)", l, ob / 1e6, b / 1e6, ob / b
           }')")
@@ -551,12 +562,21 @@ if [[ -d "$REAL" && -z "${REAL_SKIP:-}" ]]; then
     out="$DIR/real-out"
     FRESH="$out" repeat "$real_runs" r "$CCTREE" -q render "$REAL" -o "$out"
     read -r rr_wall rr_cpu rr_rss rr_load _ <<<"$r"
+    FRESH="$DIR/floor-out" repeat "$real_runs" r "$FLOOR" "$REAL" "$DIR/floor-out"
+    read -r _ rf_cpu _ rf_load _ <<<"$r"
+    rm -rf "$DIR/floor-out"
+    # The same, one thread (the floor's).
+    FRESH="$out" repeat "$real_runs" r "$CCTREE" -q -j 1 render "$REAL" -o "$out"
+    read -r _ rr1_cpu _ _ _ <<<"$r"
     out_b=$(du -sb --exclude=.cctree-cache "$out" | cut -f1)
     rm -rf "$out"
-    REAL_LINES+=("$(awk -v w="$rr_wall" -v c="$rr_cpu" -v m="$rr_rss" -v l="$rr_load" -v sc="$rs_cpu" -v ob="$out_b" -v b="$bytes" 'BEGIN {
+    REAL_LINES+=("$(awk -v w="$rr_wall" -v c="$rr_cpu" -v m="$rr_rss" -v l="$rr_load" -v sc="$rs_cpu" -v ob="$out_b" -v b="$bytes" \
+      -v fc="$rf_cpu" -v fl="$rf_load" -v c1="$rr1_cpu" 'BEGIN {
       if (sc <= 0) sc = 0.005
       printf "real projects: cctree render %s s wall, %s CPU-s, peak RSS %.0f MB, output %.1f MB (%.2f of the input) (load %s)\n", w, c, m * 1024 / 1e6, ob / 1e6, ob / b, l
-      printf "real projects: render/stats CPU %.2f / %.2f CPU-s = %.1fx (target <= 2x)", c, sc, c / sc
+      if (fc <= 0) fc = 0.005
+      printf "real projects: render/stats CPU %.2f / %.2f CPU-s = %.1fx\n", c, sc, c / sc
+      printf "real projects: render/floor CPU %.2f / %.2f CPU-s = %.2fx at -j 1, %.2f CPU-s = %.2fx at the default -j (target <= 2x; load %s)", c1, fc, c1 / fc, c, c / fc, fl
     }')")
   fi
   if (( CCL )); then
@@ -602,6 +622,10 @@ for s in $SIZES "$SINGLE (1p)"; do
   if [[ -n "${STATS_WALL[$s/1]:-}" && -n "${STATS_WALL[$s/2]:-}" ]]; then
     awk -v s="$s" -v a="${STATS_WALL[$s/1]}" -v b="${STATS_WALL[$s/2]}" \
       'BEGIN { if (b <= 0) b = 0.005; printf "stats speed-up -j 2 vs -j 1 on %s MB: %.2fx\n", s, a / b }'
+  fi
+  if [[ -n "${RENDER_WALL[$s/1]:-}" && -n "${RENDER_WALL[$s/2]:-}" ]]; then
+    awk -v s="$s" -v a="${RENDER_WALL[$s/1]}" -v b="${RENDER_WALL[$s/2]}" \
+      'BEGIN { if (a <= 0) a = 0.005; printf "render wall -j 2 / -j 1 on %s MB: %.2f (target <= 0.6 at 1000 MB)\n", s, b / a }'
   fi
 done
 (( ${#SEARCH_LINES[@]} )) && printf '%s\n' "${SEARCH_LINES[@]}"

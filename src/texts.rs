@@ -203,6 +203,14 @@ impl Text {
     }
 }
 
+/// Files up to this size are fingerprinted whole ([`Opened::sample`]).
+pub const SAMPLE_WHOLE: u64 = 256 * 1024;
+/// The bytes fingerprinted at each end of a larger file.
+const SAMPLE_END: u64 = 64 * 1024;
+/// Blocks fingerprinted between the ends, and their size.
+const SAMPLE_BLOCKS: u64 = 32;
+const SAMPLE_BLOCK: u64 = 4 * 1024;
+
 /// A file opened for parsing: either its bytes, or a handle to read it in windows.
 pub struct Opened {
     path: PathBuf,
@@ -284,6 +292,49 @@ impl Opened {
             at += n as u64;
         }
         Ok(())
+    }
+
+    /// A fingerprint of the bytes `[0, size)` (`size` at most the length
+    /// read) that reads at most [`SAMPLE_WHOLE`] bytes of them: their
+    /// length, and all of them up to that size; past it, the first and the
+    /// last [`SAMPLE_END`] bytes and [`SAMPLE_BLOCKS`] blocks of
+    /// [`SAMPLE_BLOCK`] bytes spread evenly between (blake3, hex). What
+    /// tells a file that grew by an append from one rewritten in place
+    /// without reading all it held before (the parse cache: a file grown
+    /// under the same inode).
+    pub fn sample(&self, size: u64) -> std::io::Result<String> {
+        let size = size.min(self.len);
+        let mut h = blake3::Hasher::new();
+        h.update(&size.to_le_bytes());
+        if size <= SAMPLE_WHOLE {
+            self.chunks(size, |w| {
+                h.update(w);
+            })?;
+            return Ok(h.finalize().to_hex().to_string());
+        }
+        let mut ranges = vec![(0, SAMPLE_END), (size - SAMPLE_END, SAMPLE_END)];
+        let span = size - 2 * SAMPLE_END - SAMPLE_BLOCK;
+        for i in 1..=SAMPLE_BLOCKS {
+            ranges.push((SAMPLE_END + span * i / (SAMPLE_BLOCKS + 1), SAMPLE_BLOCK));
+        }
+        let mut buf = vec![0u8; usize::try_from(SAMPLE_END).unwrap_or(1 << 16)];
+        for (at, len) in ranges {
+            let want = &mut buf[..usize::try_from(len).unwrap_or(0)];
+            let n = match &self.held {
+                Some(b) => {
+                    let part = usize::try_from(at).ok().and_then(|a| b.get(a..a + want.len())).unwrap_or(&[]);
+                    want[..part.len()].copy_from_slice(part);
+                    part.len()
+                }
+                None => read_fully_at(&self.file, want, at)?,
+            };
+            if n < want.len() {
+                return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the file shrank while read"));
+            }
+            h.update(&at.to_le_bytes());
+            h.update(want);
+        }
+        Ok(h.finalize().to_hex().to_string())
     }
 
     /// Calls `f(window, offset)` on `[from, to)` (`to` at most the length

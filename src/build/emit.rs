@@ -24,11 +24,14 @@ pub(super) struct SiteWriter {
     prev: FxHashMap<String, FileRecord>,
     /// Images handed in so far (each is written once).
     images: Mutex<FxHashSet<String>>,
+    /// Images the previous site's pages showed (by name).
+    prev_images: FxHashSet<String>,
 }
 
 impl SiteWriter {
     pub(super) fn new(stage: Stage, prev: FxHashMap<String, FileRecord>) -> SiteWriter {
-        SiteWriter { stage, prev, images: Mutex::default() }
+        let prev_images = prev.values().flat_map(|r| r.images.iter().cloned()).collect();
+        SiteWriter { stage, prev, images: Mutex::default(), prev_images }
     }
 
     /// Puts a file into the site: linked from the previous site when its
@@ -40,6 +43,13 @@ impl SiteWriter {
             self.stage.write(rel, bytes)?;
         }
         Ok(record)
+    }
+
+    /// Keeps the previous site's file at `rel` as it is (unread): its
+    /// record; `None` when the previous site lacks it.
+    pub(super) fn keep(&self, rel: &str) -> Result<Option<FileRecord>> {
+        let Some(r) = self.prev.get(rel) else { return Ok(None) };
+        Ok(self.stage.reuse(rel)?.then(|| r.clone()))
     }
 
     /// The previous render's page at `rel`, linked without rendering, when
@@ -64,11 +74,16 @@ impl SiteWriter {
         self.prev.get(rel).and_then(|r| r.key.split_once(':')).is_some_and(|(g, _)| g == group)
     }
 
-    /// Writes `assets/img/<name>` unless it was written already.
+    /// Writes `assets/img/<name>` unless it was written already, or kept
+    /// from the previous site when a page of it showed the image: an image
+    /// is named by the hash of its bytes, so that file holds them.
     pub(super) fn image(&self, name: &str, bytes: &[u8]) -> Result<()> {
         let fresh = self.images.lock().map(|mut w| w.insert(name.to_string())).unwrap_or(true);
         if fresh {
-            self.stage.write(&format!("assets/img/{name}"), bytes)?;
+            let rel = format!("assets/img/{name}");
+            if !(self.prev_images.contains(name) && self.stage.reuse(&rel)?) {
+                self.stage.write(&rel, bytes)?;
+            }
         }
         Ok(())
     }

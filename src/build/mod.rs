@@ -401,7 +401,8 @@ impl<'p> Builder<'p> {
     }
 
     /// The search index (`search/`): the units rendered, and the others'
-    /// postings from the previous site's index.
+    /// postings as the previous render kept them; only the files that change
+    /// are written.
     fn emit_search_index(&mut self) -> Result<()> {
         let t0 = Instant::now();
         let units: Vec<&UnitEntry> = self.manifest.projects.iter().flat_map(|p| &p.output.search).collect();
@@ -413,7 +414,7 @@ impl<'p> Builder<'p> {
             .collect();
         let site = &self.opts.output;
         let read = |rel: &str| {
-            std::fs::read_to_string(site.join(rel)).with_context(|| {
+            std::fs::read(site.join(rel)).with_context(|| {
                 format!("reading {rel} of the previous site's search index (render with --force to rebuild it)")
             })
         };
@@ -423,14 +424,22 @@ impl<'p> Builder<'p> {
             read: &read,
         });
         let files = std::mem::take(&mut self.search).finish(&units, &projects, previous)?;
-        let (count, mut size) = (files.len(), 0);
-        for (path, bytes) in files {
+        let (count, kept, mut size) = (files.write.len() + files.write_bytes.len(), files.keep.len(), 0);
+        for path in &files.keep {
+            let Some(record) = self.site.keep(path)? else {
+                anyhow::bail!("{path} is missing from the previous site: render with --force to rebuild it");
+            };
+            self.manifest.files.push(record);
+        }
+        let written = files.write.into_iter().map(|(p, s)| (p, s.into_bytes())).chain(files.write_bytes);
+        for (path, bytes) in written {
             size += bytes.len();
-            let record = self.site.emit(&path, bytes.as_bytes(), "")?;
+            let record = self.site.emit(&path, &bytes, "")?;
             self.manifest.files.push(record);
         }
         tracing::debug!(
-            "search index: {count} files of {size} bytes under search/ in {:.3} s",
+            "search index ({}): {count} files of {size} bytes made, {kept} kept, in {:.3} s",
+            files.how,
             t0.elapsed().as_secs_f64()
         );
         Ok(())

@@ -3,7 +3,10 @@
 //!
 //! ```text
 //! .cctree-cache/manifest.json        what the site was built from and holds
-//! .cctree-cache/parse/<id>-<file>.bin   per transcript file of a project: what was parsed of it ([`parse`], binary)
+//! .cctree-cache/parse/<id>-<file>.bin   per transcript file of a project: what was parsed of it, its stamp, hash
+//!                                       and a sample of its bytes that tells an append from a rewrite ([`parse`], binary)
+//! .cctree-cache/search/<bucket>.bin     the search index's postings of the units whose key hashes there
+//!                                       (written and read by `render::search::index`, recorded in `files`)
 //! ```
 //!
 //! The manifest records the renderer's fingerprint (a hash of its sources
@@ -40,7 +43,7 @@ pub const MANIFEST: &str = ".cctree-cache/manifest.json";
 /// Where parse caches live, relative to the site root.
 const PARSE_DIR: &str = ".cctree-cache/parse/";
 /// Bump when the layout of the cache changes.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
 /// A fingerprint of the renderer: cctree's version and the hash `build.rs`
 /// made of its sources (code, templates, assets, dependencies, compiler),

@@ -7,9 +7,18 @@
 //! [`load`] resumes each file from it:
 //! - same stamp (size, mtime, inode, ctime): trusted, nothing is parsed but
 //!   the unterminated tail;
-//! - grown, and its old bytes still hash to the recorded blake3: parsed only
-//!   past its last complete line (`parse::parse_range` keeps offsets and line
-//!   numbers of the whole file);
+//! - grown under the same inode, and a sample of its old bytes (both ends
+//!   and blocks between, [`crate::texts::Opened::sample`]: all of them up to
+//!   256 KB) is unchanged: parsed only past its last complete line
+//!   (`parse::parse_range` keeps offsets and line numbers of the whole file),
+//!   without reading what it held. The clients and `cctree sync` only append
+//!   to a transcript or replace it by another file; a rewrite in place that
+//!   grows and keeps every sampled byte would keep the old headers of the
+//!   lines changed, and a page reading such a line finds it changed (each
+//!   line is checked against its hash when it is read again): a warning
+//!   naming `file:line`, never other text;
+//! - grown under another inode, and its old bytes still hash to the recorded
+//!   blake3: likewise;
 //! - anything else: parsed in full.
 //!
 //! The result equals [`Project::load_with`] of the same files.
@@ -33,8 +42,11 @@ use crate::texts::{Budget, Keep, Opened, Text};
 pub struct FileHead {
     /// The file's stamp when it was read (taken before its bytes were read).
     pub stamp: Stamp,
-    /// blake3 (hex) of the first `stamp.size` bytes.
+    /// blake3 (hex) of the first `stamp.size` bytes (empty when unknown: the
+    /// file was resumed after an append without reading what it held).
     pub hash: String,
+    /// [`crate::texts::Opened::sample`] of the first `stamp.size` bytes.
+    pub sample: String,
     /// Bytes of complete lines (up to and including the last newline) parsed,
     /// and how many newlines they hold.
     pub done: u64,
@@ -150,7 +162,7 @@ fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Res
     let hashed = base.hashed;
     let format = parse::Format::of(f);
     let (read, err) = crate::project::parse_opened(&opened, start, lines_before, index, format, opts, |w, at| {
-        if base.full_hash.is_none() && at + w.len() as u64 > hashed {
+        if base.full_hash.is_none() && !base.unhashed && at + w.len() as u64 > hashed {
             // Below `w.len()`, so a `usize`.
             let skip = usize::try_from(hashed.saturating_sub(at)).unwrap_or(w.len());
             base.hasher.update(&w[skip..]);
@@ -161,15 +173,20 @@ fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Res
     out.append(read.tail);
     out.bytes = len;
     let mut stats = FileStats { lines: out.lines, bad_lines: out.bad_lines, bytes: out.bytes, read_error: None };
-    let head = match err {
-        Some(err) => {
+    let sample = match base.full_sample.take() {
+        Some(s) => Ok(s),
+        None => opened.sample(len),
+    };
+    let head = match (err, sample) {
+        (Some(err), _) | (None, Err(err)) => {
             // Cut while read: no head (parsed in full next time).
             stats.read_error = unreadable(err).read_error;
             None
         }
-        None => Some(FileHead {
+        (None, Ok(sample)) => Some(FileHead {
             stamp: Stamp { size: len, ..stamp },
             hash: base.finish_hash(),
+            sample,
             done: read.done,
             done_lines: read.done_lines,
             lines: head_lines,
@@ -182,11 +199,14 @@ fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Res
 /// What of an earlier parse a file can start from.
 struct Base {
     resume: Option<Resume>,
-    /// The blake3 of the whole file when the stamp vouches for it.
+    /// The blake3 and sample of the whole file when the stamp vouches for it.
     full_hash: Option<String>,
+    full_sample: Option<String>,
     /// The hash of the first `hashed` bytes, when they were hashed.
     hasher: blake3::Hasher,
     hashed: u64,
+    /// Resumed without reading its old bytes: its whole hash is unknown.
+    unhashed: bool,
     counts: LoadCounts,
 }
 
@@ -197,8 +217,10 @@ impl Base {
         let mut b = Base {
             resume: None,
             full_hash: None,
+            full_sample: None,
             hasher: blake3::Hasher::new(),
             hashed: 0,
+            unhashed: false,
             counts: LoadCounts::default(),
         };
         let Some(r) = prev else { return Ok(b) };
@@ -207,9 +229,17 @@ impl Base {
         let fits = h.stamp.size <= len && h.done <= h.stamp.size;
         if fits && h.stamp.size == len && h.stamp == stamp && stamp.is_known() {
             b.full_hash = Some(h.hash.clone());
+            b.full_sample = Some(h.sample.clone());
             b.counts.files_reused = 1;
             b.resume = Some(r);
-        } else if fits {
+        } else if fits && len > h.stamp.size && stamp.ino != 0 && stamp.ino == h.stamp.ino {
+            // Grown where it was: its old bytes sampled, not read.
+            if file.sample(h.stamp.size)? == h.sample {
+                b.counts.files_resumed = 1;
+                b.resume = Some(r);
+                b.unhashed = true;
+            }
+        } else if fits && !h.hash.is_empty() {
             file.chunks(h.stamp.size, |w| {
                 b.hasher.update(w);
             })?;
@@ -248,6 +278,9 @@ impl Base {
     /// The blake3 of the whole file (the bytes not hashed yet were hashed
     /// while they were parsed).
     fn finish_hash(mut self) -> String {
+        if self.unhashed {
+            return String::new();
+        }
         self.full_hash.take().unwrap_or_else(|| self.hasher.finalize().to_hex().to_string())
     }
 }
@@ -557,6 +590,74 @@ mod tests {
         let mut forged = binary::header(&junk);
         forged.extend_from_slice(&junk);
         assert!(decode(&forged).is_err());
+    }
+
+    /// A file of more than 256 KB that grew where it was is resumed from a
+    /// sample of its old bytes; one rewritten there with a sampled byte
+    /// changed is parsed again; one replaced by another file is resumed only
+    /// when its old bytes hash as before.
+    #[cfg(unix)]
+    #[test]
+    fn a_large_file_grown_in_place_is_resumed_from_a_sample() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.jsonl");
+        let line = |i: usize| {
+            format!(
+                "{{\"type\":\"user\",\"uuid\":\"u{i}\",\"sessionId\":\"s\",\"message\":{{\"role\":\"user\",\"content\":\"{}\"}}}}\n",
+                "x".repeat(200)
+            )
+        };
+        let body: String = (0..3000).map(line).collect();
+        assert!(body.len() as u64 > crate::texts::SAMPLE_WHOLE * 2);
+        std::fs::write(&file, &body).unwrap();
+        let opts = ParseOptions::default();
+        let load_now = |prev: Vec<Option<Resume>>| {
+            let source = crate::agent::claude::discover::scan_project(dir.path()).unwrap();
+            load(source, opts, prev)
+        };
+        let resume_of = |p: &Project, head: &FileHead| {
+            let mut bytes = Vec::new();
+            write(&mut bytes, "c", "s", p, FileId::FIRST, head).unwrap();
+            let f = decode(&bytes).unwrap().files.remove(0);
+            vec![Some(Resume { head: f.head, entries: f.entries, warnings: f.warnings, redactions: Vec::new() })]
+        };
+        let (p, heads, _) = load_now(Vec::new());
+        let head = heads[0].clone().unwrap();
+        assert!(!head.hash.is_empty() && !head.sample.is_empty());
+        // Appended: resumed, its whole hash now unknown; the same entries as a fresh parse.
+        std::fs::OpenOptions::new().append(true).open(&file).unwrap().write_all(line(3000).as_bytes()).unwrap();
+        let (q, heads, counts) = load_now(resume_of(&p, &head));
+        assert_eq!((counts.files_resumed, counts.files_parsed), (1, 0), "{counts:?}");
+        let grown = heads[0].clone().unwrap();
+        assert!(grown.hash.is_empty());
+        let (fresh, _, _) = load_now(Vec::new());
+        let key = |p: &Project| p.entries.iter().map(|e| (e.offset, e.line_hash)).collect::<Vec<_>>();
+        assert_eq!(key(&q), key(&fresh));
+        // Rewritten in place, grown, its first line changed: parsed in full.
+        let changed = body.replacen("u0", "v0", 1) + &line(3000) + &line(3001);
+        let mut f = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+        f.write_all(changed.as_bytes()).unwrap();
+        drop(f);
+        let (_, _, counts) = load_now(resume_of(&q, &grown));
+        assert_eq!((counts.files_resumed, counts.files_parsed), (0, 1), "{counts:?}");
+        // Replaced by another file holding the same bytes and more: resumed
+        // when the whole hash is known, parsed in full when it is not.
+        let (p, heads, _) = load_now(Vec::new());
+        let head = heads[0].clone().unwrap();
+        let tmp = dir.path().join("t");
+        std::fs::write(&tmp, changed.clone() + &line(3002)).unwrap();
+        std::fs::rename(&tmp, &file).unwrap();
+        let (q, heads, counts) = load_now(resume_of(&p, &head));
+        assert_eq!((counts.files_resumed, counts.files_parsed), (1, 0), "{counts:?}");
+        std::fs::OpenOptions::new().append(true).open(&file).unwrap().write_all(line(3003).as_bytes()).unwrap();
+        let (q, heads, _) = load_now(resume_of(&q, &heads[0].clone().unwrap()));
+        let unknown = heads[0].clone().unwrap();
+        assert!(unknown.hash.is_empty());
+        std::fs::write(&tmp, std::fs::read(&file).unwrap()).unwrap();
+        std::fs::rename(&tmp, &file).unwrap();
+        let (_, _, counts) = load_now(resume_of(&q, &unknown));
+        assert_eq!((counts.files_resumed, counts.files_parsed), (0, 1), "{counts:?}");
     }
 
     /// A cache read back resumes the file: the project loaded from it is the

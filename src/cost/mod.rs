@@ -328,12 +328,26 @@ pub struct ModelPrices {
 }
 
 /// The price table.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Prices {
     /// The day the table was last checked against its sources.
     pub checked: Option<Date>,
     pub models: Vec<ModelPrices>,
     by_id: HashMap<String, usize>,
+    /// The model of each id met, as written ([`normalize`] once per id: a
+    /// render prices every call of a project, a handful of distinct ids).
+    met: std::sync::RwLock<HashMap<Box<str>, Option<usize>>>,
+}
+
+impl Clone for Prices {
+    fn clone(&self) -> Prices {
+        Prices {
+            checked: self.checked,
+            models: self.models.clone(),
+            by_id: self.by_id.clone(),
+            met: std::sync::RwLock::default(),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -468,7 +482,7 @@ impl Prices {
             }
             models.push(ModelPrices { name: m.name, ids: m.ids, source: m.source, periods });
         }
-        Ok(Prices { checked, models, by_id })
+        Ok(Prices { checked, models, by_id, met: std::sync::RwLock::default() })
     }
 
     /// The table as `cctree prices` prints it: per model its ids, its rates
@@ -500,7 +514,18 @@ impl Prices {
 
     /// The entry pricing `model` (as a transcript names it), if any.
     pub fn model(&self, model: &str) -> Option<&ModelPrices> {
-        self.by_id.get(&normalize(model)).map(|&i| &self.models[i])
+        let known = self.met.read().ok().and_then(|m| m.get(model).copied());
+        let i = match known {
+            Some(i) => i,
+            None => {
+                let i = self.by_id.get(&normalize(model)).copied();
+                if let Ok(mut m) = self.met.write() {
+                    m.insert(model.into(), i);
+                }
+                i
+            }
+        };
+        i.map(|i| &self.models[i])
     }
 
     /// What `b`, a call to `model` at `at_ms` (milliseconds since the

@@ -125,6 +125,21 @@ fn append_turn(file: &Path, n: u32) {
     append(file, &(turn_lines(file, n).join("\n") + "\n"));
 }
 
+/// A 1×1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/// One more turn whose prompt shows an image.
+fn append_turn_with_image(file: &Path, n: u32) {
+    let mut lines = turn_lines(file, n);
+    let mut user: Value = serde_json::from_str(&lines[0]).unwrap();
+    user["message"]["content"] = json!([
+        {"type": "text", "text": format!("Appended question number {n}, with a picture")},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}
+    ]);
+    lines[0] = user.to_string();
+    append(file, &(lines.join("\n") + "\n"));
+}
+
 #[test]
 fn appended_turn_is_parsed_alone_and_matches_a_fresh_render() {
     let dir = archive();
@@ -237,7 +252,13 @@ fn an_appended_turn_writes_only_the_files_that_change() {
     for n in 1..=3 {
         let before = stamps(&site);
         std::thread::sleep(std::time::Duration::from_millis(20));
-        append_turn(&session(&projects), n);
+        // The first turn shows an image: the later ones render its page
+        // again, and the image, unchanged, is not written again.
+        if n == 1 {
+            append_turn_with_image(&session(&projects), n);
+        } else {
+            append_turn(&session(&projects), n);
+        }
         let s = render(&projects, &site);
         let after = stamps(&site);
         let mut changed = Vec::new();
@@ -255,6 +276,8 @@ fn an_appended_turn_writes_only_the_files_that_change() {
             }
         }
         assert!(changed.iter().any(|r| r.starts_with(NOTES)), "turn {n}: the grown conversation's pages: {changed:?}");
+        let images = changed.iter().filter(|r| r.starts_with("assets/img")).count();
+        assert_eq!(images, usize::from(n == 1), "turn {n}: the image is written once: {changed:?}");
         // Nothing of the projects that did not change.
         let other = |r: &PathBuf| r.to_string_lossy().starts_with('-') && !r.starts_with("-home-alice-notes");
         assert!(!changed.iter().any(other), "turn {n}: {changed:?}");

@@ -175,6 +175,32 @@ pub(crate) fn script(id: &str, json: &str) -> String {
     s
 }
 
+/// A shard's file (`{"p": base64 of bytes, "terms": [...]}` as [`script`]
+/// writes it, made without a JSON tree: the base64 needs no escape).
+pub(crate) fn shard_script(id: &str, bytes: &[u8], terms: &[String]) -> String {
+    use base64::Engine;
+    let terms = crate::json::write(terms);
+    let mut s = String::with_capacity(PREFIX.len() + id.len() + bytes.len() * 4 / 3 + terms.len() + 32);
+    s.push_str(PREFIX);
+    s.push_str(&crate::json::write(id));
+    s.push_str("]={\"p\":\"");
+    STANDARD.encode_string(bytes, &mut s);
+    s.push_str("\",\"terms\":");
+    push_inert(&mut s, &terms);
+    s.push_str("};\n");
+    s
+}
+
+/// The bytes and terms of a file [`shard_script`] wrote; `None` when it is not one.
+pub(crate) fn read_shard(file: &str) -> Option<(Vec<u8>, Vec<String>)> {
+    let rest = file.strip_prefix(PREFIX)?;
+    let (_, rest) = rest.split_once("]={\"p\":\"")?;
+    let end = memchr::memchr(b'"', rest.as_bytes())?;
+    let bytes = unbase64(&rest[..end])?;
+    let terms = rest[end..].strip_prefix("\",\"terms\":")?.trim_end().strip_suffix("};")?;
+    Some((bytes, crate::json::read(terms)?))
+}
+
 /// Appends `json` with `<`, `>`, U+2028 and U+2029 escaped: runs between
 /// them are copied whole (the base64 of the deflated texts, most of a doc
 /// file, has none).
@@ -287,6 +313,23 @@ mod tests {
             push_inert(&mut fast, json);
             assert_eq!(fast, slow(json), "{json:?}");
         }
+    }
+
+    /// A shard's file is the script of its JSON, and reads back.
+    #[test]
+    fn shard_scripts_are_scripts_of_their_json() {
+        #[derive(serde::Serialize)]
+        struct ShardData<'a> {
+            p: String,
+            terms: &'a [String],
+        }
+        let terms: Vec<String> =
+            ["a", "</script>", "é\u{2028}x", "q\"uote", "\\"].iter().map(|t| t.to_string()).collect();
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        let made = shard_script("t/ab", &bytes, &terms);
+        assert_eq!(made, script("t/ab", &crate::json::write(&ShardData { p: base64(&bytes), terms: &terms })));
+        assert_eq!(read_shard(&made), Some((bytes, terms)));
+        assert_eq!(read_shard(&made[..made.len() - 4]), None);
     }
 
     #[test]
