@@ -33,6 +33,7 @@ pub mod fork;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod qwen;
 
 /// The registration: one line per agent, `HANDLE: Type`, in the order they
 /// are listed (the archive index) and tried.
@@ -60,6 +61,8 @@ macro_rules! agents {
 agents! {
     CLAUDE: Claude,
     CODEX: Codex,
+    // Before Gemini CLI: a Qwen Code project folder has a `chats/` too.
+    QWEN: Qwen,
     GEMINI: Gemini,
 }
 

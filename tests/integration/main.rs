@@ -30,6 +30,7 @@ mod layering;
 mod newcomer;
 mod paths;
 mod props;
+mod qwen;
 mod reading;
 mod recover;
 mod redact;
