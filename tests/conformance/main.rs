@@ -28,6 +28,7 @@ mod gemini;
 mod http;
 mod mock;
 mod model;
+mod qwen;
 mod record;
 mod scenarios;
 mod time_travel;
