@@ -32,6 +32,7 @@ pub mod fork;
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
 pub mod qwen;
 
@@ -64,6 +65,7 @@ agents! {
     // Before Gemini CLI: a Qwen Code project folder has a `chats/` too.
     QWEN: Qwen,
     GEMINI: Gemini,
+    COPILOT: Copilot,
 }
 
 /// The whole of the agent `client`.

@@ -19,6 +19,7 @@ mod common;
 mod compaction;
 mod compare;
 mod content;
+mod copilot;
 mod corpus;
 mod cost;
 mod export;

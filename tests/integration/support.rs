@@ -51,7 +51,8 @@ pub fn cctree() -> std::process::Command {
     // machine's own never take part in a test (a test that wants them sets these).
     cmd.env("CODEX_HOME", "/nonexistent/cctree-test-codex")
         .env("GEMINI_CLI_HOME", "/nonexistent/cctree-test-gemini")
-        .env("QWEN_RUNTIME_DIR", "/nonexistent/cctree-test-qwen");
+        .env("QWEN_RUNTIME_DIR", "/nonexistent/cctree-test-qwen")
+        .env("COPILOT_HOME", "/nonexistent/cctree-test-copilot");
     cmd
 }
 
