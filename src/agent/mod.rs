@@ -34,7 +34,9 @@ pub mod prompts;
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
+pub mod qwen;
 
 /// The registration: one line per agent, `HANDLE: Type`, in the order they
 /// are listed (the archive index) and tried.
@@ -62,7 +64,10 @@ macro_rules! agents {
 agents! {
     CLAUDE: Claude,
     CODEX: Codex,
+    // Before Gemini CLI: a Qwen Code project folder has a `chats/` too.
+    QWEN: Qwen,
     GEMINI: Gemini,
+    COPILOT: Copilot,
 }
 
 /// The whole of the agent `client`.

@@ -475,7 +475,8 @@ fn export_takes_a_codex_or_gemini_session_and_agent_picks_the_clients() {
     assert_eq!(v["projects"].as_u64(), Some(2), "the example's two projects: {v}");
     let o = cctree().args(["stats", "--agent", "nope"]).args(mixed_inputs()).output().unwrap();
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("use claude, codex or gemini"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("use {}", cctree::agent::names())), "{err}");
 }
 
 #[test]

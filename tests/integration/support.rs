@@ -49,7 +49,10 @@ pub fn cctree() -> std::process::Command {
     );
     // The default inputs include Codex's and Gemini's folders: the
     // machine's own never take part in a test (a test that wants them sets these).
-    cmd.env("CODEX_HOME", "/nonexistent/cctree-test-codex").env("GEMINI_CLI_HOME", "/nonexistent/cctree-test-gemini");
+    cmd.env("CODEX_HOME", "/nonexistent/cctree-test-codex")
+        .env("GEMINI_CLI_HOME", "/nonexistent/cctree-test-gemini")
+        .env("QWEN_RUNTIME_DIR", "/nonexistent/cctree-test-qwen")
+        .env("COPILOT_HOME", "/nonexistent/cctree-test-copilot");
     cmd
 }
 
