@@ -16,6 +16,7 @@ pub mod discover;
 pub mod fork;
 mod header;
 mod link;
+mod sync;
 
 use std::path::{Path, PathBuf};
 
@@ -94,7 +95,27 @@ impl Agent for Copilot {
         format!("no session in {}: Copilot CLI wrote no events.jsonl there yet", dir.display())
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
-        Some(archive.parent()?.join("copilot").join("session-state"))
+        sync::synced_dir(archive)
+    }
+    fn kept_trees(&self) -> &'static [crate::agent::keep::Tree] {
+        sync::TREES
+    }
+    fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
+        sync::keep(dir, archive)
+    }
+    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+        sync::kept_at(p)
+    }
+    /// Not read yet: Copilot CLI keeps no prompt log cctree reads.
+    fn prompt_logs(&self, _roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        Vec::new()
+    }
+    fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
+        anyhow::bail!("{}: cctree reads no prompt log of Copilot CLI", log.path.display())
+    }
+    /// Copilot CLI deletes no session by itself that cctree knows the clock of.
+    fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
     }
     fn checkpoints(&self) -> crate::project::Checkpoints {
         crate::project::Checkpoints::Nodes(fork::legal_nodes)

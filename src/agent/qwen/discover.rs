@@ -27,7 +27,7 @@ pub(crate) fn is_session_name(name: &str) -> bool {
 }
 
 /// Whether `dir` is one project folder: a `chats/` holding a session.
-fn is_project(dir: &Path) -> bool {
+pub(crate) fn is_project(dir: &Path) -> bool {
     let holds = |d: &Path| {
         std::fs::read_dir(d).is_ok_and(|r| r.flatten().any(|e| is_session_name(&e.file_name().to_string_lossy())))
     };

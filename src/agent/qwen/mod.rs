@@ -16,6 +16,7 @@ pub mod discover;
 pub mod fork;
 mod header;
 mod link;
+mod sync;
 
 use std::path::{Path, PathBuf};
 
@@ -130,7 +131,27 @@ impl Agent for Qwen {
         format!("no session in {}: Qwen Code wrote no chat there yet", dir.display())
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
-        Some(archive.parent()?.join("qwen").join("projects"))
+        sync::synced_dir(archive)
+    }
+    fn kept_trees(&self) -> &'static [crate::agent::keep::Tree] {
+        sync::TREES
+    }
+    fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
+        sync::keep(dir, archive)
+    }
+    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+        sync::kept_at(p)
+    }
+    /// Not read yet: Qwen Code keeps no prompt log cctree reads.
+    fn prompt_logs(&self, _roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {
+        Vec::new()
+    }
+    fn read_prompts(&self, log: &crate::agent::prompts::Log) -> anyhow::Result<crate::agent::prompts::Prompts> {
+        anyhow::bail!("{}: cctree reads no prompt log of Qwen Code", log.path.display())
+    }
+    /// Qwen Code deletes no session by itself that cctree knows the clock of.
+    fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
     }
     /// A reply with text and no call: a turn the client completed.
     fn checkpoints(&self) -> crate::project::Checkpoints {
