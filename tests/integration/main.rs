@@ -24,6 +24,7 @@ mod cost;
 mod export;
 mod fidelity;
 mod fork;
+mod hostile;
 mod imports;
 mod incremental;
 mod layering;
