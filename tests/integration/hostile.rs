@@ -128,3 +128,36 @@ fn a_compaction_starting_a_session_without_a_usable_timestamp_panics_nothing() {
         );
     }
 }
+
+/// Loads, links, counts, checks and renders a generated archive of every
+/// agent in-process, as the fuzz target `agent_archive` does.
+fn whole_pipeline(data: &[u8]) {
+    let archive = crate::agent_lines::archive(data);
+    let root = tempfile::tempdir().unwrap();
+    crate::agent_lines::write(root.path(), &archive);
+    let inputs: Vec<PathBuf> = crate::agent_lines::INPUTS.iter().map(|i| root.path().join(i)).collect();
+    let mut report =
+        cctree::stats::ReportBuilder::new(cctree::stats::StatsOptions { detail: true, exclude_own_forks: false });
+    for p in crate::support::load(&inputs) {
+        report.add(&p);
+        let _ = cctree::check::check_project(&p);
+    }
+    let _ = report.finish();
+    let out = root.path().join("site");
+    let mut args: Vec<std::ffi::OsString> = vec!["cctree".into(), "-q".into(), "render".into()];
+    args.extend(inputs.iter().map(|p| p.as_os_str().to_owned()));
+    args.extend(["-o".into(), out.into_os_string()]);
+    let cli = <cctree::cli::Cli as clap::Parser>::parse_from(args);
+    cctree::run::run(cli).expect("render");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+    /// Point 1's fuzzing, in the suite: archives of every agent generated
+    /// from bytes (`tests/common/agent_lines.rs`) never panic any stage.
+    #[test]
+    fn generated_archives_of_every_agent_never_panic(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..1500)) {
+        whole_pipeline(&data);
+    }
+}

@@ -9,6 +9,8 @@
 )]
 
 mod adversarial;
+#[path = "../common/agent_lines.rs"]
+mod agent_lines;
 mod agents;
 mod browser;
 mod check_agents;
