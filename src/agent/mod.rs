@@ -87,8 +87,7 @@ pub fn names() -> String {
 /// `client`: the agent's name, then the directory as Claude Code encodes it
 /// (every character but ASCII letters and digits a `-`).
 pub fn project_name(client: Client, cwd: &str) -> String {
-    let enc: String = cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    format!("{}{enc}", client.name())
+    client.project_name(cwd)
 }
 
 /// How much of a path an agent claims as its folder or file.

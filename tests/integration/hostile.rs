@@ -161,3 +161,219 @@ proptest::proptest! {
         whole_pipeline(&data);
     }
 }
+
+/// The keys whose strings are structure, not text: ids, kinds, times.
+fn structural(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    k.ends_with("id")
+        || k.ends_with("uuid")
+        || k.starts_with('$')
+        || [
+            "type",
+            "role",
+            "subtype",
+            "timestamp",
+            "starttime",
+            "lastupdated",
+            "updated_at",
+            "status",
+            "kind",
+            "projecthash",
+        ]
+        .contains(&k.as_str())
+}
+
+/// A GitHub token `--redact` knows, numbered: the number says which field
+/// leaked.
+fn planted(n: usize) -> String {
+    format!("ghp_PLANTED{n:05}{}", "q".repeat(30))
+}
+
+/// Appends a numbered token to every text string of `v`, recording where.
+fn plant(v: &mut Value, key: &str, fields: &mut Vec<String>, at: &str) {
+    match v {
+        Value::String(s) if !structural(key) => {
+            fields.push(format!("{at} {key}"));
+            s.push(' ');
+            s.push_str(&planted(fields.len() - 1));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| plant(x, key, fields, at)),
+        Value::Object(o) => o.iter_mut().for_each(|(k, x)| plant(x, k, fields, at)),
+        _ => {}
+    }
+}
+
+/// Copies `from` to `to`, every text field of every JSON line or document
+/// planted.
+fn copy_planted(from: &Path, to: &Path, fields: &mut Vec<String>) {
+    for e in walkdir::WalkDir::new(from).into_iter().flatten().filter(|e| e.file_type().is_file()) {
+        let rel = e.path().strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+        let at = rel.display().to_string();
+        let planted: Option<String> = match e.path().extension().and_then(|x| x.to_str()) {
+            Some("jsonl") => Some(
+                text.lines()
+                    .map(|l| match serde_json::from_str::<Value>(l) {
+                        Ok(mut v) => {
+                            plant(&mut v, "", fields, &at);
+                            format!("{v}\n")
+                        }
+                        Err(_) => format!("{l}\n"),
+                    })
+                    .collect(),
+            ),
+            Some("json") => serde_json::from_str::<Value>(&text).ok().map(|mut v| {
+                plant(&mut v, "", fields, &at);
+                v.to_string()
+            }),
+            _ => None,
+        };
+        match planted {
+            Some(t) => std::fs::write(&dest, t).unwrap(),
+            None => {
+                std::fs::copy(e.path(), &dest).unwrap();
+            }
+        }
+    }
+}
+
+/// Every file under `dir`, `(path, text)`.
+fn texts(dir: &Path) -> Vec<(String, String)> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (e.path().display().to_string(), String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned())
+        })
+        .collect()
+}
+
+/// Where a planted token or the home directory shows in `files`.
+fn leaks(files: &[(String, String)], fields: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, text) in files {
+        for (i, _) in text.match_indices("PLANTED") {
+            let n: usize = text[i + 7..].chars().take(5).collect::<String>().parse().unwrap_or(usize::MAX);
+            out.push(format!("{path}: {}", fields.get(n).map_or("?", String::as_str)));
+        }
+        if text.contains("plantuser") {
+            out.push(format!("{path}: the home directory"));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Point 2–4: every text field of every agent's transcripts and side files
+/// (Codex thread names, Gemini `.project_root`, a home directory in working
+/// directories and folder names) planted with a token `--redact` knows: no
+/// file `render --redact` writes (pages, search index, cache manifest),
+/// `export --redact` (HTML and Markdown) nor a page `serve --redact` answers
+/// holds it.
+#[test]
+fn a_token_planted_in_every_text_field_of_every_agent_is_in_no_output() {
+    let root = tempfile::tempdir().unwrap();
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut fields = Vec::new();
+    let claude = root.path().join("claude/projects");
+    for name in ["tui", "compact"] {
+        let from = fx.join("client-2.1.332").join(name).join("projects");
+        for project in std::fs::read_dir(&from).unwrap().flatten() {
+            let to = claude.join(format!("-home-plantuser-{name}"));
+            copy_planted(&project.path(), &to, &mut fields);
+        }
+    }
+    let codex = root.path().join("codex");
+    copy_planted(&fx.join("codex-0.171.0/tui"), &codex, &mut fields);
+    let gemini = root.path().join("gemini/tmp");
+    copy_planted(&fx.join("gemini-0.61.0/tui/tmp"), &gemini, &mut fields);
+    copy_planted(&fx.join("gemini-json/tmp/work"), &gemini.join("older"), &mut fields);
+    for p in [gemini.join("work/.project_root"), gemini.join("older/.project_root")] {
+        std::fs::write(p, "/home/plantuser/work").unwrap();
+    }
+    let inputs = [claude, codex.join("sessions"), gemini];
+    let home = root.path().join("home");
+    let run = |cmd: &mut std::process::Command| {
+        let o = cmd
+            .env("HOME", &home)
+            .env("USER", "plantuser")
+            .env("CCTREE_ARCHIVE", root.path().join("none"))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let site = root.path().join("site");
+    run(cctree().arg("render").args(&inputs).arg("-o").arg(&site).args(["-q", "--redact"]));
+    assert!(site.join(".cctree-cache").exists(), "the cache manifest is checked too");
+    let mut files = texts(&site);
+    let exports = root.path().join("exports");
+    std::fs::create_dir_all(&exports).unwrap();
+    let sessions: Vec<PathBuf> = walkdir::WalkDir::new(root.path())
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .filter(|p| {
+            p.starts_with(root.path().join("claude"))
+                || p.starts_with(root.path().join("codex"))
+                || p.starts_with(root.path().join("gemini"))
+        })
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            (n.starts_with("rollout-") || n.starts_with("session-") || p.parent().unwrap().parent() == Some(&inputs[0]))
+                && p.extension().is_some_and(|x| x == "jsonl" || (x == "json" && n.starts_with("session-")))
+        })
+        .collect();
+    assert!(sessions.len() >= 6, "{sessions:?}");
+    let mut refused = Vec::new();
+    for (i, s) in sessions.iter().enumerate() {
+        for ext in ["html", "md"] {
+            let out = exports.join(format!("{i}.{ext}"));
+            let o = cctree()
+                .arg("export")
+                .arg(s)
+                .arg("-o")
+                .arg(&out)
+                .args(["-q", "--redact"])
+                .env("HOME", &home)
+                .env("USER", "plantuser")
+                .output()
+                .unwrap();
+            if !o.status.success() {
+                refused.push(format!("{}: {}", s.display(), String::from_utf8_lossy(&o.stderr)));
+            }
+        }
+    }
+    files.extend(texts(&exports));
+    let served = root.path().join("served");
+    let server = crate::serve::Server::start(
+        &[
+            inputs[0].as_os_str(),
+            inputs[1].as_os_str(),
+            inputs[2].as_os_str(),
+            "-o".as_ref(),
+            served.as_os_str(),
+            "--redact".as_ref(),
+        ],
+        &[("HOME", &home), ("USER", Path::new("plantuser")), ("CCTREE_ARCHIVE", &root.path().join("none"))],
+    );
+    let pages: Vec<String> = texts(&served)
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| p.ends_with(".html") || p.ends_with(".js"))
+        .map(|p| p[served.display().to_string().len()..].to_string())
+        .collect();
+    assert!(pages.len() > 10, "{pages:?}");
+    for page in &pages {
+        let r = server.get(page);
+        assert_eq!(r.status, 200, "{page}");
+        files.push((format!("served {page}"), r.text()));
+    }
+    assert!(fields.len() > 500, "{} fields planted", fields.len());
+    let found = leaks(&files, &fields);
+    assert!(found.is_empty(), "{} leaks:\n{}", found.len(), found.join("\n"));
+    assert!(refused.is_empty(), "export of a session file refused:\n{}", refused.join("\n"));
+}
