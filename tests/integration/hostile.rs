@@ -377,3 +377,108 @@ fn a_token_planted_in_every_text_field_of_every_agent_is_in_no_output() {
     assert!(found.is_empty(), "{} leaks:\n{}", found.len(), found.join("\n"));
     assert!(refused.is_empty(), "export of a session file refused:\n{}", refused.join("\n"));
 }
+
+/// Every file under `dir`: relative path → bytes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().strip_prefix(dir).unwrap().display().to_string(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).into_iter().flatten() {
+        let dst = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+/// A home with Codex's and Gemini's folders, and the commands run in it
+/// (no `CCTREE_ARCHIVE`: the default archive is in its data folder).
+struct Clients {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Clients {
+    fn new() -> Clients {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        copy_tree(&fx.join("codex-0.171.0/exec"), &root.join("codex"));
+        copy_tree(&fx.join("gemini-0.61.0/headless"), &root.join("home/.gemini"));
+        Clients { _tmp: tmp, root }
+    }
+    fn cmd(&self) -> std::process::Command {
+        let mut c = cctree();
+        c.env("HOME", self.root.join("home"))
+            .env("CLAUDE_CONFIG_DIR", self.root.join("no-claude"))
+            .env("CODEX_HOME", self.root.join("codex"))
+            .env("GEMINI_CLI_HOME", self.root.join("home"))
+            .env("XDG_DATA_HOME", self.root.join("data"))
+            .env_remove("CCTREE_ARCHIVE");
+        c
+    }
+    /// `cctree fork FILE --json`: the new session's path.
+    fn fork(&self, file: &Path) -> PathBuf {
+        let o = self.cmd().args(["fork", "--json"]).arg(file).output().unwrap();
+        assert!(o.status.success(), "fork {}: {}", file.display(), String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        PathBuf::from(v["path"].as_str().unwrap())
+    }
+}
+
+fn first(dir: &Path, prefix: &str) -> PathBuf {
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .filter(|p| p.is_file() && p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .collect();
+    v.sort();
+    v.remove(0)
+}
+
+/// Point 5: a fork of a Codex rollout or a Gemini session of an archive
+/// `sync --to DIR` keeps elsewhere goes into the client's folder, and the
+/// archive is not written.
+#[test]
+fn a_fork_from_an_archive_kept_elsewhere_goes_into_the_clients_folder() {
+    let c = Clients::new();
+    let arch = c.root.join("elsewhere/arch");
+    let o = c.cmd().arg("sync").arg("--to").arg(&arch).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = c.root.join("elsewhere");
+    let before = tree(&kept);
+    let rollout = first(&kept.join("codex/sessions"), "rollout-");
+    let session = first(&kept.join("gemini/tmp"), "session-");
+    let new_codex = c.fork(&rollout);
+    let new_gemini = c.fork(&session);
+    assert_eq!(tree(&kept), before, "the archive is written");
+    assert!(new_codex.starts_with(c.root.join("codex/sessions")), "{}", new_codex.display());
+    assert!(new_gemini.starts_with(c.root.join("home/.gemini/tmp")), "{}", new_gemini.display());
+    assert!(new_codex.is_file() && new_gemini.is_file());
+}
+
+/// Point 6: a fork of a Codex rollout lying outside a dated sessions tree
+/// goes into `$CODEX_HOME/sessions/YYYY/MM/DD`, where `codex resume` looks.
+#[test]
+fn a_fork_of_a_loose_codex_rollout_goes_where_codex_resume_looks() {
+    let c = Clients::new();
+    let loose = c.root.join("loose");
+    std::fs::create_dir_all(&loose).unwrap();
+    let from = first(&c.root.join("codex/sessions"), "rollout-");
+    let rollout = loose.join(from.file_name().unwrap());
+    std::fs::copy(&from, &rollout).unwrap();
+    let new = c.fork(&rollout);
+    assert_eq!(tree(&loose).len(), 1, "nothing written beside the loose rollout");
+    let rel = new.strip_prefix(c.root.join("codex/sessions")).unwrap_or_else(|_| panic!("{}", new.display()));
+    let dated: Vec<String> = rel.iter().take(3).map(|s| s.to_string_lossy().into_owned()).collect();
+    assert!(dated.iter().all(|d| d.bytes().all(|b| b.is_ascii_digit())), "{}", new.display());
+}
