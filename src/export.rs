@@ -76,6 +76,9 @@ struct Found {
 /// Runs an export: finds the conversation, renders it, writes the file.
 pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     let (root, target) = lookup_root(req)?;
+    // A session file of an agent whose folder is above its own (a Gemini
+    // session in `<project>/chats/`): that folder.
+    let root = folder_of_file(req).unwrap_or(root);
     let dirs = crate::agent::claude::fork::target::list_projects(&root)?;
     // Refused before anything is read: the file never lands in the input.
     let mut inputs: Vec<&Path> = vec![root.as_path()];
@@ -88,6 +91,9 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
         Some(scanned) => scanned.projects,
         None => dirs.iter().map(|d| crate::agent::claude::discover::scan_project(d)).collect::<Result<Vec<_>>>()?,
     };
+    // A session file names its conversation by what it holds, whatever
+    // its name (a Codex rollout's, a Gemini session's).
+    let target = session_of_file(req, &sources).unwrap_or(target);
     let found = find(&target, sources, &root, req.redact)?;
     let progress = Progress::hidden();
     let mut warnings = progress.source_warnings(&found.project.source);
@@ -150,6 +156,37 @@ fn report(found: &Found, bytes: usize, warnings: usize, redactions: Vec<Redactio
         redactions,
         text: None,
     }
+}
+
+/// The nearest folder above TARGET, when it is a file, that an agent claims
+/// and reads TARGET in.
+fn folder_of_file(req: &ExportRequest) -> Option<PathBuf> {
+    let file = std::fs::canonicalize(req.target.trim()).ok().filter(|f| f.is_file())?;
+    file.ancestors().skip(1).take(4).find_map(|dir| {
+        let scanned = discover::claimed(dir).ok()??;
+        let holds = scanned
+            .projects
+            .iter()
+            .flat_map(|p| p.files.iter())
+            .any(|f| std::fs::canonicalize(&f.path).is_ok_and(|p| p == file));
+        holds.then(|| dir.to_path_buf())
+    })
+}
+
+/// What names TARGET's conversation when it is a session file one of
+/// `sources` reads: the last message it holds (a file whose thread the
+/// graph splits, a copy's history, name the conversation it ends in), else
+/// its session.
+fn session_of_file(req: &ExportRequest, sources: &[crate::model::ProjectSource]) -> Option<String> {
+    let file = std::fs::canonicalize(req.target.trim()).ok()?;
+    let same = |f: &crate::model::SourceFile| std::fs::canonicalize(&f.path).is_ok_and(|p| p == file);
+    let source = sources.iter().find(|s| s.files.iter().any(same))?;
+    let id = source.files.iter_enumerated().find(|(_, f)| same(f))?.0;
+    let project = Project::load_headers(source.clone());
+    let mut of_file = project.entries.iter().rev().filter(|e| e.loc.file == id);
+    // Else its session (a file of nothing but the client's context).
+    let id = of_file.clone().find_map(|e| e.uuid.as_deref()).or_else(|| of_file.find_map(|e| e.session_id.as_deref()));
+    id.map(str::to_string)
 }
 
 /// The projects directory to look in, and the id to look for: a session

@@ -380,15 +380,60 @@ pub(crate) fn parse_opened(
     (r, result.err())
 }
 
+/// `--redact` over every text of a project's source that does not come from
+/// its transcripts' lines (those the parse stage redacts): the sidecars, and
+/// what [`redact_names`] covers. The destructuring names every field, so a
+/// field added to the source is redacted or says here why not: by
+/// construction, not by list.
 pub(crate) fn redact_meta(source: &mut ProjectSource, opts: parse::ParseOptions) {
-    if opts.redact {
-        for meta in source.agent_meta.values_mut() {
-            for field in [&mut meta.description, &mut meta.agent_type] {
-                if let Some(text) = field.as_mut() {
-                    *text = crate::redact::redact_text(text).0.into_owned();
-                }
-            }
+    if !opts.redact {
+        return;
+    }
+    redact_names(source);
+    let ProjectSource {
+        // The folder's path is redacted where shown (labels: render's
+        // `Redactor`), kept here to read the files.
+        dir: _,
+        // Paths and per-file facts, read, not shown as text.
+        files: _,
+        tool_results: _,
+        // cctree's own messages about the walk (paths redacted when printed).
+        warnings: _,
+        client: _,
+        // Redacted by `redact_names`.
+        name: _,
+        cwd: _,
+        session_titles: _,
+        agent_meta,
+    } = source;
+    for meta in agent_meta.values_mut() {
+        let crate::model::AgentMeta { agent_type, description, tool_use_id: _ } = meta;
+        for text in [agent_type, description].into_iter().flatten() {
+            *text = crate::redact::redact_text(text).0.into_owned();
         }
+    }
+}
+
+/// `--redact` over what names a project and its sessions before any of it
+/// is read (the plan's slugs and the archive index are made of them): the
+/// working directory the layout names (Gemini's `.project_root`), the name
+/// made of it, the names the client keeps apart (Codex's
+/// `session_index.jsonl`). Redacting twice changes nothing.
+pub fn redact_names(source: &mut ProjectSource) {
+    let redact = |text: &mut String| *text = crate::redact::redact_text(text).0.into_owned();
+    // The folder's own name is redacted where shown (slug, title: render's
+    // `Redactor`); one made of the working directory is made again of the
+    // redacted one (the encoding hides a secret from the patterns).
+    let ProjectSource { name, client, cwd, session_titles, .. } = source;
+    if let Some(cwd) = cwd {
+        let shown = cwd.clone();
+        redact(cwd);
+        if *cwd != shown && *name == client.project_name(&shown) {
+            *name = client.project_name(cwd);
+        }
+    }
+    for title in session_titles.values_mut() {
+        redact(title);
     }
 }
 

@@ -148,10 +148,12 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         // single-quoted one, or a bare word (backslash escapes and quoted
         // pieces included).
         env(r#"\\""#, NESTED_VALUE),
-        env("'", r#"(?:[^'"\\]|\\["\\])+"#),
+        // A single-quoted value runs across lines (`\n` in the line) as the
+        // shell reads it; a quote left open in a bare word takes the rest.
+        env("'", r#"(?:[^'"\\]|\\["\\nrt])+"#),
         env(
             "",
-            r#"(?:[^\s"'\\]|\\\\(?:\\["\\]|[^\s"\\]))(?:[^\s"'\\]|\\\\(?:\\["\\]|[^\s"\\])|'[^'"\\]*'|\\"[^"\\]*\\")*"#,
+            r#"(?:[^\s"'\\]|\\\\(?:\\["\\]|[^\s"\\]))(?:[^\s"'\\]|\\\\(?:\\["\\]|[^\s"\\])|'(?:[^'"\\]|\\[nrt])*'?|\\"[^"\\]*(?:\\")?)*"#,
         ),
     ]
 });
@@ -793,6 +795,28 @@ mod tests {
             let v: serde_json::Value = serde_json::from_str(&out).unwrap();
             assert_eq!(v["after"], "kept");
             assert!(v["command"].as_str().unwrap().starts_with(kept), "{line} → {out}");
+        }
+    }
+
+    /// Issue 41, point 4: a quote left open in a bare value kept the rest of
+    /// it (`PASSWORD=x'Yq9…` → `…[REDACTED:env-secret]'Yq9…`), and a
+    /// single-quoted value across lines kept its lines after the first.
+    #[test]
+    fn env_values_with_a_quote_left_open_are_redacted_whole() {
+        for text in [
+            "PASSWORD=x'Yq9Lm2Zt rest",
+            "PASSWORD=x\"Yq9Lm2Zt rest",
+            "PASSWORD='Yq9Lm2Zt rest",
+            "PASSWORD='ab\nYq9Lm2Zt' end",
+        ] {
+            let out = r(text);
+            assert!(out.starts_with("PASSWORD="), "{text} → {out}");
+            assert!(!out.contains("Yq9Lm2Zt"), "{text} → {out}");
+            let line = serde_json::json!({"command": text, "after": "kept"}).to_string();
+            let (out, _) = redact(&line);
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["after"], "kept");
+            assert!(!v["command"].as_str().unwrap().contains("Yq9Lm2Zt"), "{line} → {out}");
         }
     }
 

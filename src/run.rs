@@ -192,7 +192,8 @@ fn serve(args: &ServeArgs, quiet: bool) -> Result<Status> {
         output: site.clone(),
         page_size: args.page_size,
         force: false,
-        redact: args.redact,
+        // The user's rules too (home directories, the user's name), as render's.
+        redact: redaction(args.redact, None)?,
         show_paths: args.show_paths,
         selection,
         base_url: None,

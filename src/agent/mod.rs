@@ -94,8 +94,7 @@ pub fn names() -> String {
 /// `client`: the agent's name, then the directory as Claude Code encodes it
 /// (every character but ASCII letters and digits a `-`).
 pub fn project_name(client: Client, cwd: &str) -> String {
-    let enc: String = cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    format!("{}{enc}", client.name())
+    client.project_name(cwd)
 }
 
 /// How much of a path an agent claims as its folder or file.
@@ -215,6 +214,28 @@ pub trait Agent: Reader {
 /// when a sync made the archive ([`Agent::synced_dir`]).
 pub fn synced_dir_of(client: Client) -> Option<PathBuf> {
     of(client).synced_dir(&crate::layout::existing_archive()?)
+}
+
+/// Whether `file` lies in the copy a `cctree sync` archive keeps of
+/// `client`'s folder: the default archive's, or that of an archive kept
+/// elsewhere (`sync --to DIR` keeps the folders of Codex and Gemini beside
+/// DIR, so DIR is a folder beside one of the file's). A fork of such a file
+/// goes into the client's own folder, never into the archive.
+pub fn in_synced_archive(client: Client, file: &Path) -> bool {
+    use crate::layout::{RECORD_FILE, STATE_DIR};
+    let Ok(file) = std::fs::canonicalize(file) else { return false };
+    let beside = file
+        .ancestors()
+        .skip(1)
+        .take(8)
+        .flat_map(|up| std::fs::read_dir(up).into_iter().flatten().flatten().map(|e| e.path()))
+        .filter(|d| d.join(STATE_DIR).join(RECORD_FILE).is_file());
+    crate::layout::existing_archive()
+        .into_iter()
+        .chain(beside)
+        .filter_map(|archive| of(client).synced_dir(&archive))
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .any(|d| file.starts_with(d))
 }
 
 /// Where `cctree fork` looks an id of the agent up: its folder that

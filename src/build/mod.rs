@@ -142,6 +142,10 @@ pub fn build(mut archive: Archive, opts: &BuildOptions) -> Result<BuildSummary> 
     }
     outside += history_warnings.len();
     kept.add_history_projects(&mut archive);
+    // `--redact` before the plan: its slugs and the index are made of the names.
+    if opts.redact {
+        archive.projects.iter_mut().for_each(crate::project::redact_names);
+    }
     // What was read: directories read whole, files given alone (not their directories).
     output::check_apart(&opts.output, archive.inputs.iter().map(PathBuf::as_path))?;
     let out = OutputDir::prepare(&opts.output)?;

@@ -307,7 +307,10 @@ fn join_compactions(g: &mut Graph, entries: &Entries) {
         if kept.and_then(|k| splicer.splice(g, &mut forest, id, k)) == Some(true) {
             continue;
         }
-        join(g, &mut forest, id, ts, e.logical_parent.as_deref(), &by_session[&g.nodes[id].session]);
+        // A session none of whose nodes has a time has no list: joined by
+        // its logical parent only.
+        let list = by_session.get(&g.nodes[id].session).map_or(&[][..], Vec::as_slice);
+        join(g, &mut forest, id, ts, e.logical_parent.as_deref(), list);
     }
 }
 

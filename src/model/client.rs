@@ -149,6 +149,14 @@ impl Client {
         self.reader.name()
     }
 
+    /// The name of its project of working directory `cwd`: its name, then
+    /// the directory as Claude Code encodes it (every character but ASCII
+    /// letters and digits a `-`).
+    pub fn project_name(self, cwd: &str) -> String {
+        let enc: String = cwd.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        format!("{}{enc}", self.name())
+    }
+
     pub fn label(self) -> &'static str {
         self.reader.label()
     }

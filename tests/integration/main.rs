@@ -9,6 +9,8 @@
 )]
 
 mod adversarial;
+#[path = "../common/agent_lines.rs"]
+mod agent_lines;
 mod agents;
 mod browser;
 mod check_agents;
@@ -26,6 +28,7 @@ mod export;
 mod fidelity;
 mod fork;
 mod gemini_shapes;
+mod hostile;
 mod imports;
 mod incremental;
 mod layering;

@@ -20,7 +20,7 @@ use crate::support::{cctree, example_archive};
 const LIMIT: Duration = Duration::from_secs(90);
 
 /// A running `cctree serve`.
-struct Server {
+pub struct Server {
     child: Child,
     addr: String,
     log: Arc<Mutex<String>>,
@@ -28,7 +28,7 @@ struct Server {
 
 impl Server {
     /// Starts `cctree serve ARGS… --port 0` with `env`, and waits for it to serve.
-    fn start(args: &[&std::ffi::OsStr], env: &[(&str, &Path)]) -> Server {
+    pub fn start(args: &[&std::ffi::OsStr], env: &[(&str, &Path)]) -> Server {
         let mut cmd = cctree();
         cmd.arg("serve").args(args).args(["--port", "0"]);
         cmd.env_remove("CCTREE_ARCHIVE").env_remove("CLAUDE_CONFIG_DIR").env("BROWSER", "false");
@@ -82,7 +82,7 @@ impl Server {
         self.raw(&format!("GET {path} HTTP/1.1\r\nHost: {}\r\n{extra}Connection: close\r\n\r\n", self.addr))
     }
 
-    fn get(&self, path: &str) -> Response {
+    pub fn get(&self, path: &str) -> Response {
         self.get_with(path, "")
     }
 
@@ -107,8 +107,8 @@ impl Drop for Server {
     }
 }
 
-struct Response {
-    status: u16,
+pub struct Response {
+    pub status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
@@ -130,7 +130,7 @@ impl Response {
         self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
-    fn text(&self) -> String {
+    pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 }

@@ -116,14 +116,6 @@ fn sessions_root(file: &Path) -> Option<PathBuf> {
     dated.then(|| up3.to_path_buf())
 }
 
-fn in_archive(file: &Path) -> bool {
-    let Some(kept) = crate::agent::synced_dir_of(crate::agent::CODEX).and_then(|d| std::fs::canonicalize(d).ok())
-    else {
-        return false;
-    };
-    std::fs::canonicalize(file).is_ok_and(|f| f.starts_with(kept))
-}
-
 /// The rollout TARGET names, if it names one: a `rollout-*.jsonl` file, or a
 /// thread or history id (or `<history>:<ordinal>`) of a rollout in Codex's
 /// sessions trees (`--projects DIR` when it is one, else `$CODEX_HOME/sessions`
@@ -266,7 +258,7 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
     let line =
         json!({"timestamp": now.to_string(), "ordinal": end_ordinal, "type": "session_meta", "payload": payload});
     let mut restored = Vec::new();
-    let root = if in_archive(file) {
+    let root = if crate::agent::in_synced_archive(crate::agent::CODEX, file) {
         let root = crate::agent::codex::discover::default_codex_dir()
             .context("no $CODEX_HOME and no home directory: set CODEX_HOME")?;
         if !dry_run {
@@ -274,7 +266,13 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
         }
         root
     } else {
-        sessions_root(file).unwrap_or_else(|| file.parent().unwrap_or(Path::new(".")).to_path_buf())
+        // A rollout outside a dated sessions tree: the fork goes where
+        // `codex resume` looks.
+        match sessions_root(file) {
+            Some(root) => root,
+            None => crate::agent::codex::discover::default_codex_dir()
+                .context("no $CODEX_HOME and no home directory: set CODEX_HOME")?,
+        }
     };
     let dir = root.join(now.strftime("%Y/%m/%d").to_string());
     let path = dir.join(format!("rollout-{}-{new_id}.jsonl", now.strftime("%Y-%m-%dT%H-%M-%S")));

@@ -245,9 +245,7 @@ fn session_files(tmp: &Path) -> Vec<PathBuf> {
 fn dest_dir(file: &Path) -> Result<PathBuf> {
     let chats = file.parent().context("the session file has no folder")?;
     let archived = crate::layout::archive_of(chats.parent().and_then(Path::parent).unwrap_or(chats)).is_some()
-        || (crate::agent::synced_dir_of(crate::agent::GEMINI)
-            .and_then(|d| std::fs::canonicalize(d).ok())
-            .is_some_and(|d| std::fs::canonicalize(chats).is_ok_and(|c| c.starts_with(&d))));
+        || crate::agent::in_synced_archive(crate::agent::GEMINI, file);
     if !archived {
         return Ok(chats.to_path_buf());
     }
