@@ -69,6 +69,10 @@ impl Reader for Claude {
     fn is_document(&self, _rel: &str) -> bool {
         false
     }
+    /// Every file is lines (or one document).
+    fn as_lines(&self, _rel: &str) -> Option<&'static dyn crate::model::AsLines> {
+        None
+    }
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
         header::parse_entry(line, loc, offset)
     }

@@ -255,6 +255,10 @@ impl Reader for crate::agent::Gemini {
     fn is_document(&self, rel: &str) -> bool {
         rel.ends_with(".json")
     }
+    /// Every file is lines (or one document).
+    fn as_lines(&self, _rel: &str) -> Option<&'static dyn crate::model::AsLines> {
+        None
+    }
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
         header::header(line, loc, offset)
     }

@@ -1,0 +1,373 @@
+//! Reading another program's SQLite database while that program may be
+//! writing it (OpenCode's `opencode.db`, Crush's `crush.db`): one consistent
+//! snapshot, read through SQLite itself (`rusqlite`, its bundled library),
+//! that never writes into the folder the database is in, never takes a lock
+//! the client waits for, and reads the write-ahead log too.
+//!
+//! [`read`] picks how to open the file from what lies beside it:
+//!
+//! - **The client has it open** (or left it so): `<db>-wal` and `<db>-shm`
+//!   both exist. Opened in place read-only with `readonly_shm=1`: SQLite
+//!   opens the `-shm` (the WAL index) read-only and never writes it (no read
+//!   mark, no recovery), takes only shared locks, and reads the log's frames
+//!   as the index names them. A read transaction is a snapshot; it only
+//!   keeps the writer from restarting the log (which then grows) while it
+//!   lasts, and it lasts as long as one project's records take to read. A
+//!   plain read-only open would write read marks into the `-shm`, and create
+//!   it (and the `-wal`) when missing.
+//! - **The database alone** (no `-wal`, no `-shm`: closed cleanly, as Crush
+//!   leaves it): opened with `immutable=1`, which takes no lock and creates
+//!   nothing, and kept only if nothing changed while it was read: the
+//!   file's size, modification and change times and inode the same after as
+//!   before, and still no `-wal` or `-shm` (a client that starts in between
+//!   writes its log first); else read again (a client that came in is then
+//!   read in place, as above).
+//! - **A log without its index** (a `-wal` and no `-shm`, or the reverse: a
+//!   copied folder, the fixtures): no client is connected (a connected one
+//!   holds the `-shm`), and SQLite would create the missing file beside the
+//!   database. The files are copied into a temporary folder, kept only if
+//!   none changed while copied, and the copy is read.
+//!
+//! Whatever the way, nothing is created or changed in the database's folder,
+//! with one exception SQLite leaves no way around: a client that closes the
+//! database (checkpointing and removing its log) in the instant between the
+//! check above and SQLite's shared lock makes SQLite open the log it expects,
+//! creating an empty `-wal` (the file the client makes at its next start).
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::limits::SQLITE_ATTEMPTS;
+
+/// Why a database could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{path}: {err}")]
+    Sqlite { path: String, err: rusqlite::Error },
+    #[error("{path}: {err}")]
+    Io { path: String, err: std::io::Error },
+    #[error("{path}: changed each time it was read ({SQLITE_ATTEMPTS} times): read it again when the client is idle")]
+    Unsettled { path: String },
+}
+
+impl From<Error> for std::io::Error {
+    fn from(e: Error) -> std::io::Error {
+        std::io::Error::other(e.to_string())
+    }
+}
+
+/// The files beside the database `db`: its write-ahead log and its index.
+pub fn companions(db: &Path) -> [PathBuf; 2] {
+    let with = |s: &str| {
+        let mut p = db.as_os_str().to_owned();
+        p.push(s);
+        PathBuf::from(p)
+    };
+    [with("-wal"), with("-shm")]
+}
+
+/// The files whose state the database's content is: itself and its log.
+pub fn sources(db: &Path) -> Vec<PathBuf> {
+    let [wal, _] = companions(db);
+    vec![db.to_path_buf(), wal]
+}
+
+/// What a file's metadata says of its state (`None`: it does not exist).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct State {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    ctime: (i64, i64),
+    #[cfg(unix)]
+    ino: u64,
+}
+
+fn state(path: &Path) -> Option<State> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let (ctime, ino) = {
+        use std::os::unix::fs::MetadataExt;
+        ((m.ctime(), m.ctime_nsec()), m.ino())
+    };
+    Some(State {
+        len: m.len(),
+        modified: m.modified().ok(),
+        #[cfg(unix)]
+        ctime,
+        #[cfg(unix)]
+        ino,
+    })
+}
+
+/// The state of the database and both companions.
+fn states(db: &Path) -> [Option<State>; 3] {
+    let [wal, shm] = companions(db);
+    [state(db), state(&wal), state(&shm)]
+}
+
+/// How a database is opened (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Way {
+    /// In place, the `-shm` read-only: the client has it open.
+    Live,
+    /// In place, `immutable`: the database alone.
+    Alone,
+    /// A copy in a temporary folder.
+    Copied,
+}
+
+/// The way the database `db` is read now.
+pub fn way(db: &Path) -> Way {
+    let [wal, shm] = companions(db);
+    match (wal.exists(), shm.exists()) {
+        (true, true) => Way::Live,
+        (false, false) => Way::Alone,
+        _ => Way::Copied,
+    }
+}
+
+/// Reads the database `db` in one read transaction: `f` runs on a
+/// consistent snapshot (again from the start when the snapshot turned out
+/// not to be one: `f` must start its output anew each time it is called).
+pub fn read<T>(db: &Path, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T, Error> {
+    let name = || db.display().to_string();
+    if !db.is_file() {
+        let err = std::io::Error::new(std::io::ErrorKind::NotFound, "no such database");
+        return Err(Error::Io { path: name(), err });
+    }
+    for _ in 0..SQLITE_ATTEMPTS {
+        let before = states(db);
+        let how = way(db);
+        let got = match how {
+            Way::Live => in_place(db, "mode=ro&readonly_shm=1", &mut f).map(Some),
+            Way::Alone => in_place(db, "mode=ro&immutable=1", &mut f).map(Some),
+            Way::Copied => copied(db, &mut f),
+        };
+        match got {
+            // Opened in place while the client shut (or opened) it: again.
+            Err(Error::Sqlite { .. }) if states(db) != before => {}
+            Err(e) => return Err(e),
+            Ok(None) => {}
+            // Immutable: kept only if nothing came in while it was read.
+            Ok(Some(_)) if how == Way::Alone && states(db) != before => {}
+            Ok(Some(v)) => return Ok(v),
+        }
+    }
+    Err(Error::Unsettled { path: name() })
+}
+
+/// The `file:` URI of `path` with the query `query`.
+fn uri(path: &Path, query: &str) -> String {
+    let abs = crate::files::resolve(path);
+    match url::Url::from_file_path(&abs) {
+        Ok(u) => format!("{u}?{query}"),
+        Err(()) => format!("file:{}?{query}", abs.display()),
+    }
+}
+
+fn in_place<T>(db: &Path, query: &str, f: &mut impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T, Error> {
+    let err = |err| Error::Sqlite { path: db.display().to_string(), err };
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(uri(db, query), flags).map_err(err)?;
+    snapshot(&conn, f).map_err(err)
+}
+
+/// One read transaction: a snapshot of the database.
+fn snapshot<T>(conn: &Connection, f: &mut impl FnMut(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    // The client writes; a reader never makes it wait, it waits itself.
+    conn.busy_timeout(std::time::Duration::from_millis(crate::limits::SQLITE_BUSY_MS))?;
+    conn.pragma_update(None, "query_only", true)?;
+    conn.execute_batch("BEGIN")?;
+    let out = f(conn);
+    // Ends the read; nothing was written to keep.
+    let _ = conn.execute_batch("ROLLBACK");
+    out
+}
+
+/// Reads a copy of the database and the companion that exists, when none
+/// changed while it was copied (`None`: one did).
+fn copied<T>(db: &Path, f: &mut impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<Option<T>, Error> {
+    let io = |err| Error::Io { path: db.display().to_string(), err };
+    let tmp = tempfile::Builder::new().prefix("cctree-db-").tempdir().map_err(io)?;
+    let copy = tmp.path().join("db");
+    let before = states(db);
+    std::fs::copy(db, &copy).map_err(io)?;
+    let [wal, _] = companions(db);
+    if before[1].is_some() {
+        if let Err(e) = std::fs::copy(&wal, companions(&copy)[0].as_path()) {
+            // Gone while copied: the client came in and shut it.
+            return if wal.exists() { Err(io(e)) } else { Ok(None) };
+        }
+    }
+    if states(db) != before {
+        return Ok(None);
+    }
+    let err = |err| Error::Sqlite { path: db.display().to_string(), err };
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(uri(&copy, "mode=ro"), flags).map_err(err)?;
+    let out = snapshot(&conn, f).map_err(err)?;
+    drop(conn);
+    Ok(Some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file of `dir` with its bytes.
+    fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap_or_default()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn count(conn: &Connection) -> rusqlite::Result<i64> {
+        conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+    }
+
+    /// Starts this test binary as another process that writes into `db`
+    /// ([`sqlite_writer_child`]) in `mode`.
+    fn child(db: &Path, mode: &str) -> std::process::Child {
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "sqlite::tests::sqlite_writer_child", "--test-threads=1", "--nocapture"])
+            .env("CCTREE_TEST_SQLITE_WRITER", db)
+            .env("CCTREE_TEST_SQLITE_MODE", mode)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    /// Waits for the child's line saying it is ready.
+    fn ready(c: &mut std::process::Child) {
+        use std::io::BufRead;
+        let out = c.stdout.take().unwrap();
+        let mut lines = std::io::BufReader::new(out).lines();
+        assert!(lines.any(|l| l.is_ok_and(|l| l.contains("cctree-writer-ready"))), "the writer started");
+        // The rest read to its end, so the writer's output never blocks or breaks.
+        std::thread::spawn(move || lines.for_each(drop));
+    }
+
+    #[test]
+    fn each_way_reads_the_log_and_leaves_the_folder_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        // A client that made 5 rows and holds the database open, idle.
+        let mut writer = child(&db, "hold");
+        ready(&mut writer);
+        assert_eq!(way(&db), Way::Live);
+        let before = listing(dir.path());
+        assert_eq!(read(&db, count).unwrap(), 5);
+        assert_eq!(listing(dir.path()), before, "nothing written, the index included");
+        // Gone without closing (its log and index left): read in place.
+        drop(writer.stdin.take());
+        assert!(writer.wait().unwrap().success());
+        assert_eq!(way(&db), Way::Live);
+        let before = listing(dir.path());
+        assert_eq!(read(&db, count).unwrap(), 5);
+        assert_eq!(listing(dir.path()), before, "nothing written, no recovery into the index");
+        // The log kept, its index gone (a copied folder): read from a copy.
+        let keep = tempfile::tempdir().unwrap();
+        for f in ["x.db", "x.db-wal"] {
+            std::fs::copy(dir.path().join(f), keep.path().join(f)).unwrap();
+        }
+        let copy = keep.path().join("x.db");
+        assert_eq!(way(&copy), Way::Copied);
+        let before = listing(keep.path());
+        assert_eq!(read(&copy, count).unwrap(), 5, "the rows only the log holds");
+        assert_eq!(listing(keep.path()), before, "no -shm made");
+        // Closed cleanly: the database alone, read immutable.
+        let alone = tempfile::tempdir().unwrap();
+        let db = alone.path().join("x.db");
+        let w = Connection::open(&copy).unwrap();
+        w.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
+        drop(w);
+        std::fs::copy(&copy, &db).unwrap();
+        let w = Connection::open(&db).unwrap();
+        assert_eq!(count(&w).unwrap(), 5);
+        drop(w);
+        assert_eq!(way(&db), Way::Alone);
+        let before = listing(alone.path());
+        assert_eq!(read(&db, count).unwrap(), 5);
+        assert_eq!(listing(alone.path()), before, "no -wal nor -shm made");
+    }
+
+    #[test]
+    fn a_missing_database_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read(&dir.path().join("none.db"), count).unwrap_err().to_string();
+        assert!(err.contains("none.db"), "{err}");
+        assert!(!dir.path().join("none.db").exists());
+    }
+
+    /// Run as its own process by the tests above: in the database named by
+    /// `CCTREE_TEST_SQLITE_WRITER`, in WAL mode, either (`hold`) writes 5
+    /// rows, says so, waits for its input to close and exits without closing
+    /// the database (its `-wal` and `-shm` stay, as OpenCode leaves them), or
+    /// (`write`) writes rows for 1.5 s with no busy timeout (a lock held by a
+    /// reader would fail a write at once) and exits 0 only if every write
+    /// succeeded.
+    #[test]
+    fn sqlite_writer_child() {
+        let Some(db) = std::env::var_os("CCTREE_TEST_SQLITE_WRITER") else { return };
+        let w = Connection::open(db).unwrap();
+        w.pragma_update(None, "journal_mode", "WAL").unwrap();
+        w.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        w.busy_timeout(std::time::Duration::ZERO).unwrap();
+        w.execute_batch("CREATE TABLE IF NOT EXISTS t (v TEXT)").unwrap();
+        if std::env::var("CCTREE_TEST_SQLITE_MODE").as_deref() == Ok("hold") {
+            for i in 0..5 {
+                w.execute("INSERT INTO t VALUES (?1)", [format!("row {i}")]).unwrap();
+            }
+            println!("cctree-writer-ready");
+            let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new());
+            std::mem::forget(w);
+            std::process::exit(0);
+        }
+        println!("cctree-writer-ready");
+        let start = std::time::Instant::now();
+        let mut n = 0;
+        while start.elapsed() < std::time::Duration::from_millis(1500) {
+            w.execute("INSERT INTO t VALUES (?1)", [format!("child {n}")]).expect("a write the reader blocked");
+            n += 1;
+            if n % 50 == 0 {
+                // A checkpoint, as the client runs one: it must not fail either.
+                w.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())).unwrap();
+            }
+        }
+        assert!(n > 10, "{n} writes");
+    }
+
+    #[test]
+    fn a_writer_in_another_process_is_never_blocked() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        let mut child = child(&db, "write");
+        ready(&mut child);
+        let mut reads = 0;
+        let mut last = 0;
+        while child.try_wait().unwrap().is_none() {
+            assert_eq!(way(&db), Way::Live, "read in place, beside the writer");
+            let n = read(&db, |c| {
+                let n = count(c)?;
+                // The same snapshot all through the transaction.
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                assert_eq!(count(c)?, n);
+                Ok(n)
+            })
+            .unwrap();
+            assert!(n >= last, "snapshots go forward");
+            last = n;
+            reads += 1;
+        }
+        assert!(child.wait().unwrap().success(), "every write of the other process succeeded");
+        assert!(reads > 5, "{reads} reads");
+        assert!(read(&db, count).unwrap() >= last);
+    }
+}
