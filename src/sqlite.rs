@@ -212,6 +212,53 @@ fn copied<T>(db: &Path, f: &mut impl FnMut(&Connection) -> rusqlite::Result<T>) 
     Ok(Some(out))
 }
 
+/// Whether the database has the table `name` (clients add tables as they
+/// grow: a reader asks before it reads one).
+pub fn has_table(c: &Connection, name: &str) -> rusqlite::Result<bool> {
+    use rusqlite::OptionalExtension;
+    let q = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1";
+    Ok(c.query_row(q, [name], |_| Ok(())).optional()?.is_some())
+}
+
+/// The text of a column (a blob read as UTF-8, lossily; a number as written).
+pub fn text(v: rusqlite::types::ValueRef<'_>) -> String {
+    use rusqlite::types::ValueRef;
+    match v {
+        ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(f) => f.to_string(),
+        ValueRef::Null => String::new(),
+    }
+}
+
+/// A column as JSON: a number, null, or its text (read as JSON, as the
+/// client reads a line, when `json`; a text that is not JSON stays a string).
+pub fn value(v: rusqlite::types::ValueRef<'_>, json: bool) -> serde_json::Value {
+    use rusqlite::types::ValueRef;
+    use serde_json::Value;
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        ValueRef::Text(_) | ValueRef::Blob(_) => {
+            let t = text(v);
+            match json {
+                true => crate::json::parse(&t).unwrap_or(Value::String(t)),
+                false => Value::String(t),
+            }
+        }
+    }
+}
+
+/// Every column of a row by name (`json`: the columns that hold JSON text).
+pub fn row_object(
+    r: &rusqlite::Row<'_>,
+    names: &[String],
+    json: &[&str],
+) -> rusqlite::Result<serde_json::Map<String, serde_json::Value>> {
+    names.iter().enumerate().map(|(i, n)| Ok((n.clone(), value(r.get_ref(i)?, json.contains(&n.as_str()))))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,12 +372,12 @@ mod tests {
             for i in 0..5 {
                 w.execute("INSERT INTO t VALUES (?1)", [format!("row {i}")]).unwrap();
             }
-            println!("cctree-writer-ready");
+            ready_line();
             let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new());
             std::mem::forget(w);
             std::process::exit(0);
         }
-        println!("cctree-writer-ready");
+        ready_line();
         let start = std::time::Instant::now();
         let mut n = 0;
         while start.elapsed() < std::time::Duration::from_millis(1500) {
@@ -342,6 +389,14 @@ mod tests {
             }
         }
         assert!(n > 10, "{n} writes");
+    }
+
+    /// Says the writer is ready, on its standard output.
+    fn ready_line() {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "cctree-writer-ready").unwrap();
+        out.flush().unwrap();
     }
 
     #[test]

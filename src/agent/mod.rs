@@ -33,6 +33,7 @@ pub mod fork;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod opencode;
 
 /// The registration: one line per agent, `HANDLE: Type`, in the order they
 /// are listed (the archive index) and tried.
@@ -61,6 +62,7 @@ agents! {
     CLAUDE: Claude,
     CODEX: Codex,
     GEMINI: Gemini,
+    OPENCODE: OpenCode,
 }
 
 /// The whole of the agent `client`.

@@ -28,6 +28,7 @@ mod imports;
 mod incremental;
 mod layering;
 mod newcomer;
+mod opencode;
 mod paths;
 mod props;
 mod recover;

@@ -238,7 +238,7 @@ fn plan<'a>(v: &Value) -> Option<Vec<crate::model::Todo<'a>>> {
 /// edits: one file added is a `Write`, one file updated an `Edit` (its
 /// hunks' old and new sides, shown as a diff), several files (or one moved
 /// or deleted) a `Patch` naming each; anything else stays `Other`.
-fn patch_input<'a>(patch: &str) -> ToolInput<'a> {
+pub(crate) fn patch_input<'a>(patch: &str) -> ToolInput<'a> {
     let mut files = parse_patch(patch);
     match files.as_mut_slice() {
         [] => ToolInput::Other,
