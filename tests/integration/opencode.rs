@@ -340,3 +340,109 @@ fn a_database_and_the_storage_it_was_copied_from_are_read_each_message_once() {
     assert_eq!(both.conversations[0].fork_points.len(), alone.conversations[0].fork_points.len());
     assert_eq!(both.agents.len(), 1);
 }
+
+/// `cctree fork --json` of an OpenCode session, cctree's files under `arch`.
+fn fork_json(args: &[&str], data: &Path, arch: &Path) -> (bool, serde_json::Value, String) {
+    let o = cctree()
+        .args(["fork", "--json", "--projects"])
+        .arg(data)
+        .args(args)
+        .env("CCTREE_ARCHIVE", arch.join("projects"))
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&o.stdout).unwrap_or(serde_json::Value::Null);
+    (o.status.success(), v, String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn a_fork_is_written_for_opencode_import_never_into_the_database() {
+    let (_tmp, run) = copied("opencode-1.18.33/run");
+    let arch = tempfile::tempdir().unwrap();
+    let before = listing(&run);
+    let main = query(&run, "SELECT id FROM session ORDER BY time_created LIMIT 1", |r| r.get::<_, String>(0)).remove(0);
+    // The reply to "just a question": the end of the third turn.
+    let at = query(
+        &run,
+        &format!(
+            "SELECT m.id FROM message m JOIN part p ON p.message_id = m.id WHERE m.session_id = '{main}' \
+             AND json_extract(p.data, '$.text') = 'Reply to: just a question'"
+        ),
+        |r| r.get::<_, String>(0),
+    )
+    .remove(0);
+    let (ok, v, err) = fork_json(&[&format!("--at={at}"), "--", &main], &run, arch.path());
+    assert!(ok, "{err}");
+    assert_eq!(listing(&run), before, "OpenCode's files untouched");
+    assert_eq!(v["checkpoint"], at.as_str());
+    assert_eq!(v["messages"], 8, "three turns: 3 + 3 + 2 messages");
+    let id = v["new_session_id"].as_str().unwrap();
+    let file = PathBuf::from(v["path"].as_str().unwrap());
+    assert!(file.starts_with(arch.path()), "written beside cctree's archive: {}", file.display());
+    assert!(v["shell"].as_str().unwrap().contains(&format!("opencode import {} && opencode -s {id}", file.display())));
+    // The shape `opencode export` prints, all ids new, parents mapped, times kept.
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(doc["info"]["id"], id);
+    assert!(doc["info"]["title"].as_str().unwrap().ends_with("(cctree fork)"));
+    let msgs = doc["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 8);
+    let originals = query(
+        &run,
+        &format!("SELECT id, time_created FROM message WHERE session_id = '{main}' ORDER BY time_created, id LIMIT 8"),
+        |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+    );
+    let mut seen = std::collections::HashSet::new();
+    for (m, (old, time)) in msgs.iter().zip(&originals) {
+        let mid = m["info"]["id"].as_str().unwrap();
+        assert!(mid.starts_with("msg_") && mid != old && seen.insert(mid.to_string()));
+        assert_eq!(m["info"]["sessionID"], id);
+        assert_eq!(m["info"]["time"]["created"].as_i64(), Some(*time), "the original's time");
+        if m["info"]["role"] == "assistant" {
+            let parent = m["info"]["parentID"].as_str().unwrap();
+            assert!(msgs.iter().any(|u| u["info"]["id"] == parent && u["info"]["role"] == "user"), "parent mapped");
+        }
+        for p in m["parts"].as_array().unwrap() {
+            assert_eq!(p["messageID"], mid);
+            assert!(
+                p["id"].as_str().unwrap().starts_with("prt_") && seen.insert(p["id"].as_str().unwrap().to_string())
+            );
+        }
+    }
+    // A step that calls tools is no checkpoint; a message id finds its session.
+    let step = query(
+        &run,
+        &format!("SELECT id FROM message WHERE session_id = '{main}' AND json_extract(data, '$.finish') = 'tool-calls' LIMIT 1"),
+        |r| r.get::<_, String>(0),
+    )
+    .remove(0);
+    let (ok, _, err) = fork_json(&[&format!("--at={step}"), "--", &main], &run, arch.path());
+    assert!(!ok && err.contains("not a legal checkpoint"), "{err}");
+    let (ok, v, err) = fork_json(&["--dry-run", "--", &at], &run, arch.path());
+    assert!(ok, "{err}");
+    assert_eq!(v["source_session"], main.as_str());
+    assert!(!PathBuf::from(v["path"].as_str().unwrap()).exists(), "a dry run writes nothing");
+}
+
+#[test]
+fn checks_find_what_a_deleted_session_leaves() {
+    let (_tmp, run) = copied("opencode-1.18.33/run");
+    let clean = cctree().arg("check").arg(&run).output().unwrap();
+    assert!(clean.status.success(), "{}", String::from_utf8_lossy(&clean.stdout));
+    // The original session deleted row by row (not as the client does, with
+    // its children): its sub-agent names a parent that is gone, its forks
+    // copy messages no session holds.
+    let c = Connection::open(run.join("opencode.db")).unwrap();
+    c.execute_batch(
+        "DELETE FROM part WHERE session_id = (SELECT id FROM session ORDER BY time_created LIMIT 1); \
+         DELETE FROM message WHERE session_id = (SELECT id FROM session ORDER BY time_created LIMIT 1); \
+         DELETE FROM event WHERE aggregate_id = (SELECT id FROM session ORDER BY time_created LIMIT 1); \
+         PRAGMA foreign_keys = OFF; DELETE FROM session WHERE id = (SELECT id FROM session ORDER BY time_created LIMIT 1);",
+    )
+    .unwrap();
+    drop(c);
+    let o = cctree().args(["check", "--json"]).arg(&run).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success(), "{text}");
+    for kind in ["opencode-agent-without-parent", "opencode-fork-source-missing"] {
+        assert!(text.contains(kind), "{kind}: {text}");
+    }
+}

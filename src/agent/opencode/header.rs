@@ -1,7 +1,9 @@
 //! The header of one line of OpenCode's records ([`super::lines`]), before
 //! the project's lines are linked ([`super::link`]). A message gets its id
-//! as its key (`message_id`); what the link reads of a session is kept in
-//! its line's header (its parent session in `agent_id`, its creation time).
+//! as its key (`message_id`); what the link and the checks read of a
+//! session is kept in its line's header (its parent session in `agent_id`,
+//! its creation time, the message a pending `/undo` reverts to in
+//! `logical_parent`).
 
 use serde_json::Value;
 
@@ -39,6 +41,8 @@ fn session(e: &mut Entry, info: &Value) {
     e.cwd = str_of(&info["directory"]);
     e.version = str_of(&info["version"]);
     e.agent_id = str_of(&info["parentID"]);
+    // A pending `/undo`: the message it reverts to (for the checks).
+    e.logical_parent = str_of(&info["revert"]["messageID"]);
     if let Some(t) = str_of(&info["title"]) {
         e.excerpt = excerpt_of(&t);
         e.meta = Some(Meta::AiTitle(t));

@@ -63,8 +63,8 @@ pub(super) fn link(source: &ProjectSource, entries: &mut Entries) {
     // The messages of each session, in the client's order.
     let mut by_session: FxHashMap<Box<str>, Vec<usize>> = FxHashMap::default();
     for (i, e) in all.iter_mut().enumerate() {
-        (e.uuid, e.parent, e.logical_parent, e.copied_from) = (None, None, None, None);
         let Some(id) = e.message_id.as_deref() else { continue };
+        (e.uuid, e.parent, e.logical_parent, e.copied_from) = (None, None, None, None);
         if node_of.get(id) == Some(&i) {
             by_session.entry(e.session_id.clone().unwrap_or_default()).or_default().push(i);
         }

@@ -11,8 +11,10 @@
 //! `/undo` left, forks found from their copied messages, sub-agents'
 //! sessions), [`content`] reads what a shown message says.
 
+mod check;
 mod content;
 pub mod discover;
+pub mod fork;
 mod header;
 mod lines;
 mod link;
@@ -61,6 +63,13 @@ impl Reader for OpenCode {
     fn record<'a>(&self, read: Read<'a>) -> Result<Raw<'a>, LineError> {
         read.lines.json(read.entry).map(Raw::of)
     }
+    /// A message id names no file: the session's id does.
+    fn fork_by(&self) -> crate::model::ForkBy {
+        crate::model::ForkBy::Session
+    }
+    fn as_typed<'t>(&self, excerpt: &'t str) -> std::borrow::Cow<'t, str> {
+        std::borrow::Cow::Borrowed(excerpt)
+    }
 }
 
 impl Agent for OpenCode {
@@ -97,5 +106,29 @@ impl Agent for OpenCode {
     }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.parent()?.join("opencode"))
+    }
+    /// A reply that ends a turn, a compaction's summary ([`fork`]).
+    fn checkpoints(&self) -> crate::project::Checkpoints {
+        crate::project::Checkpoints::Nodes(fork::legal_nodes)
+    }
+    /// A session id (`ses_…`) or a message id (`msg_…`) of a database (or
+    /// the old storage) of OpenCode's data folders.
+    fn find(
+        &self,
+        target: &str,
+        projects: Option<&Path>,
+        by: crate::agent::fork::Lookup,
+    ) -> anyhow::Result<Option<Box<dyn crate::agent::fork::Target>>> {
+        Ok(fork::find(target, projects, by)?.map(|f| Box::new(f) as Box<dyn crate::agent::fork::Target>))
+    }
+    fn checks(&self) -> &'static [&'static str] {
+        check::KINDS
+    }
+    fn check(&self, p: &crate::project::Project, out: &mut Vec<crate::agent::check::Finding>) {
+        check::check(p, out);
+    }
+    /// An unanswered call is the general P3 finding said for OpenCode.
+    fn supersedes(&self) -> &'static [(&'static str, &'static str)] {
+        &[("opencode-call-unanswered", "P3-tool-use-without-result")]
     }
 }
