@@ -259,6 +259,149 @@ pub fn row_object(
     names.iter().enumerate().map(|(i, n)| Ok((n.clone(), value(r.get_ref(i)?, json.contains(&n.as_str()))))).collect()
 }
 
+/// What [`merge`] did to the archive's copy of a database.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Merged {
+    /// Rows the copy did not have, or had otherwise (written, or to be).
+    pub rows: u64,
+    /// Rows the copy keeps that the database no longer has.
+    pub kept: u64,
+}
+
+/// `"name"`, quoted for SQL.
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// A table's columns and which of them make its primary key, in order.
+fn columns(c: &Connection, schema: &str, table: &str) -> rusqlite::Result<(Vec<String>, Vec<String>)> {
+    let mut stmt = c.prepare(&format!("PRAGMA {schema}.table_info({})", quoted(table)))?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(5)?)))?;
+    let all: Vec<(String, i64)> = rows.collect::<rusqlite::Result<_>>()?;
+    let mut pk: Vec<&(String, i64)> = all.iter().filter(|(_, k)| *k > 0).collect();
+    pk.sort_by_key(|(_, k)| *k);
+    let pk = pk.into_iter().map(|(n, _)| n.clone()).collect();
+    Ok((all.into_iter().map(|(n, _)| n).collect(), pk))
+}
+
+/// `CREATE [UNIQUE] INDEX [IF NOT EXISTS] …` as a plain index made only if
+/// missing: a copy that keeps rows the database deleted must not refuse the
+/// rows that took their place.
+fn plain_index(sql: &str) -> Option<String> {
+    let words: Vec<&str> = sql.split_whitespace().collect();
+    let mut i = 0;
+    let is = |i: usize, w: &str| words.get(i).is_some_and(|x| x.eq_ignore_ascii_case(w));
+    if !is(i, "CREATE") {
+        return None;
+    }
+    i += 1;
+    if is(i, "UNIQUE") {
+        i += 1;
+    }
+    if !is(i, "INDEX") {
+        return None;
+    }
+    i += 1;
+    if is(i, "IF") && is(i + 1, "NOT") && is(i + 2, "EXISTS") {
+        i += 3;
+    }
+    Some(format!("CREATE INDEX IF NOT EXISTS {}", words[i..].join(" ")))
+}
+
+/// Merges the database `src` (one snapshot, read as [`read`] reads it)
+/// into `dst`, a copy the caller owns (created when missing): every row of
+/// every table with a primary key is written into the copy by that key,
+/// new or changed rows only, and no row is ever deleted from it, so the
+/// copy keeps what the client deleted since (a session, the messages an
+/// undo removed). Tables and columns the copy lacks are added; indexes are
+/// made plain (see [`plain_index`]); foreign keys are not enforced in the
+/// copy (nothing cascades). `dry_run`: counted, nothing kept. One
+/// transaction: the copy is either as before or merged.
+pub fn merge(src: &Path, dst: &Path, dry_run: bool) -> Result<Merged, Error> {
+    let err = |err| Error::Sqlite { path: dst.display().to_string(), err };
+    // A dry run into a copy not made yet: counted in memory.
+    let out = match dry_run && !dst.exists() {
+        true => Connection::open_in_memory(),
+        false => Connection::open(dst),
+    }
+    .map_err(err)?;
+    out.pragma_update(None, "foreign_keys", false).map_err(err)?;
+    let merged = read(src, |db| {
+        // Again from the start when the snapshot is taken again.
+        if !out.is_autocommit() {
+            out.execute_batch("ROLLBACK")?;
+        }
+        out.execute_batch("BEGIN IMMEDIATE")?;
+        merge_tables(db, &out)
+    })?;
+    match dry_run {
+        true => out.execute_batch("ROLLBACK"),
+        false => out.execute_batch("COMMIT"),
+    }
+    .map_err(err)?;
+    Ok(merged)
+}
+
+fn merge_tables(db: &Connection, out: &Connection) -> rusqlite::Result<Merged> {
+    let mut merged = Merged::default();
+    let tables: Vec<(String, String)> = {
+        let q = "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' \
+                 AND sql IS NOT NULL ORDER BY name";
+        let mut stmt = db.prepare(q)?;
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
+    };
+    for (table, sql) in tables {
+        let (cols, pk) = columns(db, "main", &table)?;
+        if pk.is_empty() {
+            // No key to keep its rows by: its rows are no session's.
+            continue;
+        }
+        if !has_table(out, &table)? {
+            out.execute_batch(&sql)?;
+        } else {
+            let (have, _) = columns(out, "main", &table)?;
+            for c in cols.iter().filter(|c| !have.contains(c)) {
+                out.execute_batch(&format!("ALTER TABLE {} ADD COLUMN {}", quoted(&table), quoted(c)))?;
+            }
+        }
+        let indexes: Vec<String> = {
+            let q = "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL";
+            let mut stmt = db.prepare(q)?;
+            stmt.query_map([&table], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?
+        };
+        for sql in indexes.iter().filter_map(|s: &String| plain_index(s)) {
+            out.execute_batch(&sql)?;
+        }
+        let t = quoted(&table);
+        let list = cols.iter().map(|c| quoted(c)).collect::<Vec<_>>().join(", ");
+        let marks = (1..=cols.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
+        let rest: Vec<&String> = cols.iter().filter(|c| !pk.contains(c)).collect();
+        let update = match rest.is_empty() {
+            true => "DO NOTHING".to_string(),
+            false => format!(
+                "DO UPDATE SET {} WHERE {}",
+                rest.iter().map(|c| format!("{0} = excluded.{0}", quoted(c))).collect::<Vec<_>>().join(", "),
+                rest.iter().map(|c| format!("{t}.{0} IS NOT excluded.{0}", quoted(c))).collect::<Vec<_>>().join(" OR ")
+            ),
+        };
+        let keys = pk.iter().map(|c| quoted(c)).collect::<Vec<_>>().join(", ");
+        let mut insert =
+            out.prepare(&format!("INSERT INTO {t} ({list}) VALUES ({marks}) ON CONFLICT ({keys}) {update}"))?;
+        let mut select = db.prepare(&format!("SELECT {list} FROM {t}"))?;
+        let mut rows = select.query([])?;
+        let mut count: u64 = 0;
+        while let Some(r) = rows.next()? {
+            let values: Vec<rusqlite::types::Value> =
+                (0..cols.len()).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?;
+            merged.rows += insert.execute(rusqlite::params_from_iter(values))? as u64;
+            count += 1;
+        }
+        let total: i64 = out.query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))?;
+        merged.kept += u64::try_from(total).unwrap_or(0).saturating_sub(count);
+    }
+    Ok(merged)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,7 +510,10 @@ mod tests {
         w.pragma_update(None, "journal_mode", "WAL").unwrap();
         w.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
         w.busy_timeout(std::time::Duration::ZERO).unwrap();
-        w.execute_batch("CREATE TABLE IF NOT EXISTS t (v TEXT)").unwrap();
+        w.execute_batch(
+            "CREATE TABLE IF NOT EXISTS t (v TEXT); CREATE TABLE IF NOT EXISTS k (id INTEGER PRIMARY KEY, v TEXT)",
+        )
+        .unwrap();
         if std::env::var("CCTREE_TEST_SQLITE_MODE").as_deref() == Ok("hold") {
             for i in 0..5 {
                 w.execute("INSERT INTO t VALUES (?1)", [format!("row {i}")]).unwrap();
@@ -382,6 +528,7 @@ mod tests {
         let mut n = 0;
         while start.elapsed() < std::time::Duration::from_millis(1500) {
             w.execute("INSERT INTO t VALUES (?1)", [format!("child {n}")]).expect("a write the reader blocked");
+            w.execute("INSERT INTO k (v) VALUES (?1)", [format!("child {n}")]).expect("a write the merge blocked");
             n += 1;
             if n % 50 == 0 {
                 // A checkpoint, as the client runs one: it must not fail either.
@@ -424,5 +571,45 @@ mod tests {
         assert!(child.wait().unwrap().success(), "every write of the other process succeeded");
         assert!(reads > 5, "{reads} reads");
         assert!(read(&db, count).unwrap() >= last);
+    }
+
+    #[test]
+    fn a_merge_beside_a_running_writer_never_blocks_it_and_keeps_what_it_deletes() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.db");
+        let copy = dir.path().join("copy.db");
+        let keyed = |p: &Path| -> i64 {
+            let c = Connection::open_with_flags(p, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+            c.query_row("SELECT count(*) FROM k", [], |r| r.get(0)).unwrap()
+        };
+        let mut child = child(&db, "write");
+        ready(&mut child);
+        let (mut merges, mut last) = (0, 0);
+        while child.try_wait().unwrap().is_none() {
+            let m = merge(&db, &copy, false).unwrap();
+            let n = keyed(&copy);
+            assert!(n >= last, "the copy only grows");
+            assert_eq!(m.kept, 0, "nothing deleted yet");
+            last = n;
+            merges += 1;
+        }
+        assert!(child.wait().unwrap().success(), "every write of the other process succeeded");
+        assert!(merges > 2, "{merges} merges");
+        // Only the keyed table is kept (a table without a key has no row to keep by).
+        let all = read(&db, |c| c.query_row("SELECT count(*) FROM k", [], |r| r.get::<_, i64>(0))).unwrap();
+        assert_eq!(merge(&db, &copy, false).unwrap().kept, 0);
+        assert_eq!(keyed(&copy), all);
+        // The client deletes and changes rows: the copy keeps the deleted, takes the change.
+        let w = Connection::open(&db).unwrap();
+        w.execute_batch("DELETE FROM k WHERE id % 2 = 0; UPDATE k SET v = 'changed' WHERE id = 1").unwrap();
+        drop(w);
+        let dry = merge(&db, &copy, true).unwrap();
+        assert_eq!(dry.rows, 1, "one row changed");
+        assert_eq!(merge(&db, &copy, false).unwrap(), dry, "a dry run counts what the merge does");
+        assert_eq!(keyed(&copy), all);
+        let c = Connection::open(&copy).unwrap();
+        let v: String = c.query_row("SELECT v FROM k WHERE id = 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, "changed");
+        assert_eq!(merge(&db, &copy, false).unwrap().rows, 0, "nothing new");
     }
 }

@@ -145,6 +145,13 @@ pub trait Agent: Reader {
     /// Where the `cctree sync` archive `archive` keeps the agent's folder
     /// (for Claude Code, the archive itself).
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf>;
+    /// When the agent keeps its sessions in databases: each database of
+    /// its folder `dir` and where its copy lies in the agent's folder `to`
+    /// of the sync archive ([`Agent::synced_dir`]); `cctree sync` merges
+    /// each into its copy row by row, keeping every row the client deleted
+    /// ([`crate::sqlite::merge`]). `None`: the agent keeps files, mirrored
+    /// as trees. Also what a default sync reads: the agent's default folder.
+    fn kept_databases(&self, dir: &Path, to: &Path) -> Option<Vec<(PathBuf, PathBuf)>>;
 
     // Forks.
     /// Which checkpoints of a loaded project a fork may cut at (the pages

@@ -14,8 +14,15 @@
 //! ├── history.jsonl                 every prompt-history line ever seen (merged)
 //! ├── codex/sessions/YYYY/MM/DD/…   Codex CLI's rollouts, as in $CODEX_HOME/sessions
 //! ├── codex/session_index.jsonl     its thread names (merged)
-//! └── gemini/tmp/<project>/…        Gemini CLI's chats/ and .project_root, as in ~/.gemini/tmp
+//! ├── gemini/tmp/<project>/…        Gemini CLI's chats/ and .project_root, as in ~/.gemini/tmp
+//! └── opencode/opencode.db          OpenCode's databases, each merged into its copy row by row
 //! ```
+//!
+//! An agent that keeps its sessions in a database
+//! ([`crate::agent::Agent::kept_databases`]) has each database merged into
+//! its copy in the archive ([`crate::sqlite::merge`]: one snapshot, read
+//! without blocking the client; every row by its key, none ever deleted),
+//! so what the client deletes stays.
 //!
 //! Codex CLI's and Gemini CLI's folders are more trees of the same run
 //! ([`scan::client_roots`]), picked by [`resolve_sources`]; a rewritten
@@ -122,6 +129,21 @@ pub fn has_default_source() -> bool {
     .into_iter()
     .flatten()
     .any(|d| d.is_dir())
+        || !database_agents().is_empty()
+}
+
+/// The default folders that exist of the agents that keep databases
+/// ([`crate::agent::Agent::kept_databases`]).
+fn database_agents() -> Vec<(crate::model::Client, PathBuf)> {
+    let mut v = Vec::new();
+    for c in crate::agent::ALL {
+        let a = crate::agent::of(*c);
+        let Some(dir) = a.default_dir().filter(|d| d.is_dir()) else { continue };
+        if a.kept_databases(&dir, &dir).is_some() {
+            v.push((*c, dir));
+        }
+    }
+    v
 }
 
 /// What one sync keeps: Claude Code's projects directory (with its
@@ -154,6 +176,7 @@ fn resolve_sources(input: Option<&Path>) -> Result<Sources> {
     if let Some(d) = crate::agent::gemini::discover::default_gemini_dir().filter(|d| d.is_dir()) {
         others.push((crate::agent::GEMINI, d));
     }
+    others.extend(database_agents());
     let claude = crate::agent::claude::discover::default_projects_dir().filter(|d| d.is_dir());
     if claude.is_none() && others.is_empty() {
         // Says what is missing.
@@ -227,8 +250,14 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         Some(source) => scan::roots(source, &archive)?,
         None => Vec::new(),
     };
+    let mut databases = Vec::new();
     for (client, dir) in &sources.others {
-        roots.extend(scan::client_roots(*client, dir, &archive)?);
+        let a = crate::agent::of(*client);
+        let kept = scan::client_archive(&archive, *client).and_then(|to| a.kept_databases(dir, &to));
+        match kept {
+            Some(dbs) => databases.extend(dbs),
+            None => roots.extend(scan::client_roots(*client, dir, &archive)?),
+        }
     }
     refuse_foreign(&archive)?;
     let history = match &sources.claude {
@@ -280,6 +309,12 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         singles.push((Tree::CodexIndex, CODEX_INDEX, src.clone(), dst.clone()));
     }
     let changes = copy_all(&roots, &listings, &singles, opts, &mut report);
+    for (db, copy) in databases {
+        match merge_database(&db, &copy, opts.dry_run) {
+            Ok(m) => report.databases.push((db, copy, m)),
+            Err(e) => report.errors.push(format!("cannot keep {}: {e:#}", db.display())),
+        }
+    }
     let now = crate::timestamp::format_timestamp(now_ms());
     let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
     report.finish(&previous, &record, changes);
@@ -288,6 +323,17 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     }
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// Merges a client's database into its copy in the archive (its folder
+/// made first, private like the archive's).
+fn merge_database(db: &Path, copy: &Path, dry_run: bool) -> Result<crate::sqlite::Merged> {
+    if !dry_run {
+        if let Some(dir) = copy.parent() {
+            fsops::create_dir_private(dir)?;
+        }
+    }
+    Ok(crate::sqlite::merge(db, copy, dry_run)?)
 }
 
 fn now_ms() -> i64 {

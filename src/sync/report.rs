@@ -71,6 +71,8 @@ pub struct SyncReport {
     /// Other clients' folders kept in the same run beside the archive
     /// (agent, source, where): Codex CLI's and Gemini CLI's.
     pub clients: Vec<(String, PathBuf, PathBuf)>,
+    /// Databases merged into their copies (database, copy, what changed).
+    pub databases: Vec<(PathBuf, PathBuf, crate::sqlite::Merged)>,
     pub dry_run: bool,
     pub files_checked: u64,
     pub bytes_checked: u64,
@@ -108,6 +110,7 @@ impl SyncReport {
             file_history: roots.iter().find(|r| r.tree == Tree::FileHistory).map(|r| r.archive.clone()),
             history: None,
             clients: Vec::new(),
+            databases: Vec::new(),
             dry_run,
             files_checked: 0,
             bytes_checked: 0,
@@ -199,6 +202,17 @@ impl SyncReport {
         }
         for (agent, from, to) in &self.clients {
             let _ = writeln!(s, "  and {agent}: {} → {}", from.display(), to.display());
+        }
+        for (db, copy, m) in &self.databases {
+            let _ = writeln!(
+                s,
+                "  {} → {}: {} {} new or changed, {} kept that the database no longer has",
+                db.display(),
+                copy.display(),
+                m.rows,
+                if m.rows == 1 { "row" } else { "rows" },
+                m.kept
+            );
         }
         self.text_changes(&mut s, would);
         self.text_kept(&mut s);

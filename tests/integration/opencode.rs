@@ -446,3 +446,73 @@ fn checks_find_what_a_deleted_session_leaves() {
         assert!(text.contains(kind), "{kind}: {text}");
     }
 }
+
+/// Every page and asset of the site `dir` with its bytes (its parse cache
+/// aside: keyed by the files read).
+fn site_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let page = |p: &Path| dir.join(p).is_file() && !p.starts_with(".cctree-cache");
+    listing(dir).into_iter().filter(|(p, _)| page(p)).collect()
+}
+
+#[test]
+fn sync_keeps_every_session_the_client_deleted_and_the_archive_renders_as_the_database_did() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data/opencode");
+    copy_dir(&fixture("opencode-1.18.33/tui"), &data);
+    let archive = tmp.path().join("arch/projects");
+    let render = |input: &Path, out: &str| {
+        let site = tmp.path().join(out);
+        let o = cctree().args(["-q", "render"]).arg(input).arg("-o").arg(&site).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        site
+    };
+    let sync = || {
+        let o = cctree().arg("sync").arg(&data).arg("--to").arg(&archive).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let before = render(&data, "before");
+    let first = sync();
+    assert!(first.contains("0 kept that the database no longer has"), "{first}");
+    let copy = tmp.path().join("arch/opencode/opencode.db");
+    assert!(copy.is_file(), "the archive's copy of the database: {first}");
+    // The client deletes the TUI's fork (its messages and parts go with it,
+    // by the schema's cascades), as `opencode session delete` does.
+    let fork: String = {
+        let c = Connection::open(data.join("opencode.db")).unwrap();
+        c.pragma_update(None, "foreign_keys", true).unwrap();
+        let id: String = c.query_row("SELECT id FROM session WHERE title LIKE '%(fork #1)'", [], |r| r.get(0)).unwrap();
+        assert_eq!(c.execute("DELETE FROM session WHERE id = ?1", [&id]).unwrap(), 1);
+        let left: i64 = c.query_row("SELECT count(*) FROM message WHERE session_id = ?1", [&id], |r| r.get(0)).unwrap();
+        assert_eq!(left, 0, "the client's delete took the session's messages");
+        id
+    };
+    let after = render(&data, "after");
+    assert!(!site_text(&after).contains("in the fork"), "the source no longer has the fork");
+    let second = sync();
+    let kept: u64 = second
+        .lines()
+        .find_map(|l| l.split(", ").nth(1)?.strip_suffix(" kept that the database no longer has")?.parse().ok())
+        .unwrap_or_else(|| panic!("a line saying what was kept: {second}"));
+    assert!(kept > 3, "the session, its messages and parts kept: {second}");
+    let copied_session: i64 = Connection::open(&copy)
+        .unwrap()
+        .query_row("SELECT count(*) FROM session WHERE id = ?1", [&fork], |r| r.get(0))
+        .unwrap();
+    assert_eq!(copied_session, 1);
+    // Synced again with nothing new: nothing written.
+    assert!(sync().contains(": 0 rows new or changed"), "an unchanged database changes nothing");
+    // The archive renders every page the database rendered before the
+    // delete, byte for byte: the fork, its fork point, the undone turn.
+    let kept_site = render(&archive, "kept");
+    let text = site_text(&kept_site);
+    for said in ["in the fork", "third prompt", "after undo"] {
+        assert!(text.contains(said), "{said:?} kept");
+    }
+    let (a, b) = (site_files(&before), site_files(&kept_site));
+    let names = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "the same pages");
+    for ((p, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{} the same", p.display());
+    }
+}

@@ -123,6 +123,10 @@ impl Agent for Claude {
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.to_path_buf())
     }
+    /// Files, mirrored as trees.
+    fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
+        None
+    }
     /// Judged on each branch's loaded chain: complete turns, no open tool
     /// call ([`fork::prefix`]).
     fn checkpoints(&self) -> crate::project::Checkpoints {

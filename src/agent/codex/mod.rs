@@ -389,6 +389,10 @@ impl crate::agent::Agent for crate::agent::Codex {
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.parent()?.join("codex").join("sessions"))
     }
+    /// Files, mirrored as trees.
+    fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
+        None
+    }
     /// The last node of each turn a `task_complete` ended.
     fn checkpoints(&self) -> crate::project::Checkpoints {
         crate::project::Checkpoints::Nodes(fork::legal_nodes)

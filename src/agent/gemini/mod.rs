@@ -315,6 +315,10 @@ impl crate::agent::Agent for crate::agent::Gemini {
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.parent()?.join("gemini").join("tmp"))
     }
+    /// Files, mirrored as trees.
+    fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
+        None
+    }
     /// A reply with no tool call.
     fn checkpoints(&self) -> crate::project::Checkpoints {
         crate::project::Checkpoints::Nodes(fork::legal_nodes)

@@ -114,18 +114,21 @@ fn write_sessions(c: &Connection, g: &Group, w: &mut dyn Write) -> Result<(), Wr
         let project = row.get("project_id").and_then(Value::as_str).and_then(|p| projects.get(p));
         serde_json::to_writer(&mut *w, &session_line(&row, project)).map_err(std::io::Error::from)?;
         w.write_all(b"\n")?;
-        let mut live = rustc_hash::FxHashSet::default();
+        let gone = if events { removed_ids(c, &id)? } else { Vec::new() };
         let mut ms = messages.query([&id])?;
         while let Some(m) = ms.next()? {
             let mid: String = m.get(0)?;
+            // Removed, though still in the tables of a sync's copy (which
+            // deletes nothing): written from the log as the client's own
+            // database reads.
+            if gone.contains(&mid) {
+                continue;
+            }
             let time: Option<i64> = m.get(1).ok();
             let data = text(m.get_ref(2)?);
             message_line(w, &mid, &id, time, &data, &mut parts)?;
-            live.insert(mid);
         }
-        if events {
-            removed(c, &id, &live, w)?;
-        }
+        removed(c, &id, gone, w)?;
     }
     Ok(())
 }
@@ -243,30 +246,29 @@ fn message_line(
     Ok(())
 }
 
-/// The messages of `session` its event log says the client removed and
-/// the tables no longer hold, replayed from the log: each one's last
-/// `message.updated.1`, and each of its parts' last `message.part.updated.1`.
-fn removed(
-    c: &Connection,
-    session: &str,
-    live: &rustc_hash::FxHashSet<String>,
-    w: &mut dyn Write,
-) -> Result<(), WriteError> {
-    let mut gone: Vec<String> = Vec::new();
-    {
-        let q = "SELECT data FROM event WHERE aggregate_id = ?1 AND type = 'message.removed.1' ORDER BY seq";
-        let mut stmt = c.prepare(q)?;
-        let mut rows = stmt.query([session])?;
-        let mut seen = rustc_hash::FxHashSet::default();
-        while let Some(r) = rows.next()? {
-            let v = crate::json::parse(&text(r.get_ref(0)?)).unwrap_or(Value::Null);
-            if let Some(id) = v["messageID"].as_str().filter(|id| !live.contains(*id)) {
-                if seen.insert(id.to_string()) {
-                    gone.push(id.to_string());
-                }
+/// The messages of `session` its event log says the client removed (in
+/// their order there).
+fn removed_ids(c: &Connection, session: &str) -> Result<Vec<String>, WriteError> {
+    let q = "SELECT data FROM event WHERE aggregate_id = ?1 AND type = 'message.removed.1' ORDER BY seq";
+    let mut stmt = c.prepare(q)?;
+    let mut rows = stmt.query([session])?;
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut gone = Vec::new();
+    while let Some(r) = rows.next()? {
+        let v = crate::json::parse(&text(r.get_ref(0)?)).unwrap_or(Value::Null);
+        if let Some(id) = v["messageID"].as_str() {
+            if seen.insert(id.to_string()) {
+                gone.push(id.to_string());
             }
         }
     }
+    Ok(gone)
+}
+
+/// The removed messages `gone` of `session` ([`removed_ids`]) replayed
+/// from the event log: each one's last `message.updated.1`, and each of its
+/// parts' last `message.part.updated.1`.
+fn removed(c: &Connection, session: &str, gone: Vec<String>, w: &mut dyn Write) -> Result<(), WriteError> {
     if gone.is_empty() {
         return Ok(());
     }

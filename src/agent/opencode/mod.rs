@@ -107,6 +107,12 @@ impl Agent for OpenCode {
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.parent()?.join("opencode"))
     }
+    /// Each database of the data folder, by its name in the archive's
+    /// folder (the JSON storage of releases before 1.2 is not kept).
+    fn kept_databases(&self, dir: &Path, to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
+        let dbs = discover::databases(dir);
+        Some(dbs.into_iter().filter_map(|db| Some((to.join(db.file_name()?), db))).map(|(to, db)| (db, to)).collect())
+    }
     /// A reply that ends a turn, a compaction's summary ([`fork`]).
     fn checkpoints(&self) -> crate::project::Checkpoints {
         crate::project::Checkpoints::Nodes(fork::legal_nodes)
