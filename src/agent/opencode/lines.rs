@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 
-use super::discover::Group;
+use super::group::Group;
 use crate::model::AsLines;
 use crate::sqlite::{has_table, text};
 

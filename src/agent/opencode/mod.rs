@@ -15,6 +15,7 @@ mod check;
 mod content;
 pub mod discover;
 pub mod fork;
+mod group;
 mod header;
 mod lines;
 mod link;
@@ -45,7 +46,7 @@ impl Reader for OpenCode {
     /// The database and the storage folder are read as lines; an archive's
     /// files are lines already.
     fn as_lines(&self, rel: &str) -> Option<&'static dyn AsLines> {
-        let (source, _) = discover::Group::of(rel);
+        let (source, _) = group::Group::of(rel);
         (discover::is_db_name(source) || source == "storage").then_some(&lines::LINES as &dyn AsLines)
     }
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {

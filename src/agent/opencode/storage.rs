@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::discover::{Group, GroupInfo, agent_meta, group_of};
+use super::group::{Group, GroupInfo, agent_meta, group_of};
 
 /// The `*.json` files of `dir`, by name.
 fn json_files(dir: &Path) -> Vec<PathBuf> {
