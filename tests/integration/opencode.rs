@@ -213,6 +213,7 @@ fn pages_search_and_the_archive_index_show_opencode_and_the_input_is_never_writt
         "after undo",
         "in the fork",
         "Reply to: after compact",
+        "Summary of the conversation so far (mock).",
         "echo sub",
     ] {
         assert!(text.contains(said), "{said:?} on a page");
