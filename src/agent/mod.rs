@@ -32,6 +32,7 @@ pub mod fork;
 
 pub mod claude;
 pub mod codex;
+pub mod crush;
 pub mod gemini;
 pub mod opencode;
 
@@ -63,6 +64,7 @@ agents! {
     CODEX: Codex,
     GEMINI: Gemini,
     OPENCODE: OpenCode,
+    CRUSH: Crush,
 }
 
 /// The whole of the agent `client`.

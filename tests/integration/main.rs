@@ -21,6 +21,7 @@ mod compare;
 mod content;
 mod corpus;
 mod cost;
+mod crush;
 mod export;
 mod fidelity;
 mod fork;
