@@ -148,7 +148,7 @@ fn a_fork_is_its_copied_prefix_whatever_its_title_says() {
     )
     .unwrap();
     drop(c);
-    let mut r = report(&[run.clone()]);
+    let mut r = report(std::slice::from_ref(&run));
     let d = r.projects_detail.take().unwrap().remove(0);
     assert_eq!(d.conversations.len(), 2, "{:#?}", d.conversations);
 }

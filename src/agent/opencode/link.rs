@@ -90,8 +90,11 @@ pub(super) fn link(source: &ProjectSource, entries: &mut Entries) {
 /// the canonical id and its session.
 #[derive(Default)]
 struct Trie {
-    at: FxHashMap<(Option<Box<str>>, u64), (Box<str>, Box<str>)>,
+    at: FxHashMap<Place, (Box<str>, Box<str>)>,
 }
+
+/// Where a message sits: its canonical parent and its content key.
+type Place = (Option<Box<str>>, u64);
 
 /// Links one session's messages (`list`, in order), made at `created`.
 fn link_session(all: &mut [Entry], list: &[usize], created: Option<i64>, agent: Option<Box<str>>, trie: &mut Trie) {
