@@ -35,6 +35,11 @@
 #                     `export`); user CPU-s of each (min and median of the
 #                     runs) and the ratio per doubling;
 #                     default "2000"; "" to skip
+#   --opencode "A B…" OpenCode databases of A, B… MB (scripts/gen-opencode-db.py:
+#                     10 repositories, sessions of tool turns, every tenth a
+#                     `run --fork` of the one before): `render` (time, CPU-s,
+#                     peak RSS) against the Claude Code JSONL archive of the
+#                     same size, and per growth of the size; default "250 1000"; "" to skip
 #   --only-shapes     only the shapes above (skips everything else)
 #   --no-build        use the binaries already built (with CCTREE_BIN: time another build)
 #   --quick           --sizes "10 100" --runs 1
@@ -74,6 +79,7 @@ BIG_SESSION=2000
 HUGE_LINE=300
 LINK_LEVELS=24
 SHAPES="2000"
+OPENCODE_SIZES="250 1000"
 ONLY_SHAPES=0
 BUILD=1
 RENDER=1
@@ -97,6 +103,7 @@ while [[ $# -gt 0 ]]; do
     --huge-line) HUGE_LINE="$2"; shift 2 ;;
     --link-levels) LINK_LEVELS="$2"; shift 2 ;;
     --shapes) SHAPES="$2"; shift 2 ;;
+    --opencode) OPENCODE_SIZES="$2"; shift 2 ;;
     --only-shapes) ONLY_SHAPES=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --quick) SIZES="10 100"; RUNS=1; shift ;;
@@ -354,6 +361,61 @@ sync_size() {
   rm -rf "$src" "$DIR/sync-archive"
 }
 (( SYNC )) && for s in $SIZES; do sync_size "$s"; done
+
+# --- OpenCode (issue 42) -------------------------------------------------------
+# opencode_size SIZE: a fresh render of an OpenCode database of SIZE MB
+# (read through SQLite as lines, linked, forks found from their copies) and
+# of the Claude Code JSONL archive of SIZE MB, back to back with the same
+# binary: wall, CPU-s and peak RSS of each, and their ratios.
+OPENCODE_LINES=()
+OPENCODE_GEN_HASH="$(sha256sum "$ROOT/scripts/gen-opencode-db.py" | cut -c1-16)"
+opencode_db() {  # opencode_db SIZE -> prints the data folder of a generated (or reused) database
+  local name="opencode-s${SEED}-${1}mb" path stamp
+  path="$DIR/$name"; stamp="$DIR/$name.ok"
+  if [[ -f "$path/opencode.db" && -f "$stamp" && "$(cat "$stamp")" == "$OPENCODE_GEN_HASH" ]]; then
+    echo "$path"; return
+  fi
+  log "generating $name"
+  rm -rf "$path" "$stamp"
+  python3 "$ROOT/scripts/gen-opencode-db.py" --size-mb "$1" --seed "$SEED" --out "$path" >&2
+  echo "$OPENCODE_GEN_HASH" > "$stamp"
+  echo "$path"
+}
+PREV_OPENCODE=""
+opencode_size() {
+  local size="$1" data arch db_b js_b out r o_wall o_cpu o_rss o_load j_wall j_cpu j_rss j_load
+  data="$(opencode_db "$size")"
+  db_b=$(stat -c %s "$data/opencode.db")
+  arch="$(archive "$size")"
+  js_b=$(jsonl_bytes "$arch")
+  out="$DIR/opencode-out"
+  cat "$data/opencode.db" >/dev/null
+  log "render OpenCode $size MB"
+  FRESH="$out" repeat 1 r "$CCTREE" -q render "$data" -o "$out"
+  read -r o_wall o_cpu o_rss o_load _ <<<"$r"
+  find "$arch" -name '*.jsonl' -exec cat {} + >/dev/null
+  log "render Claude Code JSONL $size MB"
+  FRESH="$out" repeat 1 r "$CCTREE" -q render "$arch" -o "$out"
+  read -r j_wall j_cpu j_rss j_load _ <<<"$r"
+  rm -rf "$out"
+  OPENCODE_LINES+=("$(awk -v s="$size" -v db="$db_b" -v js="$js_b" -v ow="$o_wall" -v oc="$o_cpu" -v orss="$o_rss" -v ol="$o_load" \
+    -v jw="$j_wall" -v jc="$j_cpu" -v jrss="$j_rss" -v jl="$j_load" 'BEGIN {
+      if (ow <= 0) ow = 0.005; if (jw <= 0) jw = 0.005; if (jc <= 0) jc = 0.005
+      printf "opencode %s MB: render of a %.0f MB database %.2f s (%.0f MB/s), %.2f CPU-s (%.2f CPU-s/GB), peak RSS %.0f MB (load %s)\n", s, db / 1e6, ow, db / 1e6 / ow, oc, oc / (db / 1e9), orss * 1024 / 1e6, ol
+      printf "opencode %s MB: render of %.0f MB of Claude Code JSONL %.2f s (%.0f MB/s), %.2f CPU-s (%.2f CPU-s/GB), peak RSS %.0f MB (load %s)\n", s, js / 1e6, jw, js / 1e6 / jw, jc, jc / (js / 1e9), jrss * 1024 / 1e6, jl
+      printf "opencode %s MB: OpenCode / JSONL per GB: CPU x%.2f, peak RSS x%.2f (target: within the JSONL bounds)", s, (oc / (db / 1e9)) / (jc / (js / 1e9)), orss / jrss
+    }')")
+  if [[ -n "$PREV_OPENCODE" ]]; then
+    OPENCODE_LINES+=("$(awk -v p="$PREV_OPENCODE" -v s="$size" -v db="$db_b" -v oc="$o_cpu" -v orss="$o_rss" 'BEGIN {
+      split(p, a, " "); if (a[3] <= 0) a[3] = 0.005
+      printf "opencode %s -> %s MB: database x%.1f, render CPU x%.1f, peak RSS x%.1f (linear: CPU as the size, RSS at most)", a[1], s, db / a[2], oc / a[3], orss / a[4]
+    }')")
+  fi
+  PREV_OPENCODE="$size $db_b $o_cpu $o_rss"
+}
+if (( RENDER )) && [[ -n "$OPENCODE_SIZES" ]] && (( ! ONLY_SHAPES )); then
+  for s in $OPENCODE_SIZES; do opencode_size "$s"; done
+fi
 
 # --- serve (issue 29) ---------------------------------------------------------
 # serve_size SIZE: `cctree serve` on a copy of the archive (a site of its own,
@@ -630,6 +692,7 @@ for s in $SIZES "$SINGLE (1p)"; do
 done
 (( ${#SEARCH_LINES[@]} )) && printf '%s\n' "${SEARCH_LINES[@]}"
 (( ${#SYNC_LINES[@]} )) && printf '%s\n' "${SYNC_LINES[@]}"
+(( ${#OPENCODE_LINES[@]} )) && printf '%s\n' "${OPENCODE_LINES[@]}"
 (( ${#SERVE_LINES[@]} )) && printf '%s\n' "${SERVE_LINES[@]}"
 (( ${#HOSTILE_LINES[@]} )) && printf '%s\n' "${HOSTILE_LINES[@]}"
 (( ${#SHAPE_LINES[@]} )) && printf '%s\n' "${SHAPE_LINES[@]}"

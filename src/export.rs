@@ -237,7 +237,10 @@ fn find(target: &str, sources: Vec<crate::model::ProjectSource>, root: &Path, re
     let mut named: Vec<String> = Vec::new();
     for source in sources {
         let holds = |f: &crate::model::SourceFile| {
-            f.rel.contains(needle) || std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some())
+            // A file read as the lines its agent makes of it (a database) may hold it.
+            f.rel.contains(needle)
+                || f.client.as_lines(&f.rel).is_some()
+                || std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some())
         };
         if !source.files.iter().any(holds) {
             continue;

@@ -45,6 +45,7 @@ pub mod run;
 pub mod schedule;
 pub mod select;
 pub mod serve;
+pub mod sqlite;
 pub mod stats;
 pub mod sync;
 pub mod term;

@@ -103,6 +103,8 @@
 //! | [`HOLD_BUDGET`] | 256 MB | bytes of files one project keeps in memory | `texts` |
 //! | [`READ_WINDOW`] | 32 MB | a file not kept is read and parsed in windows of about this size | `texts` |
 //! | [`OPEN_FILES`] | 128 | files of a project kept open to read lines again (others are opened again) | `texts` |
+//! | [`SQLITE_ATTEMPTS`] | 5 | reads of a client's database that changed under them before it is an error | `sqlite` |
+//! | [`SQLITE_BUSY_MS`] | 5,000 ms | a read of a client's database waits this long for a lock (the client never waits for it) | `sqlite` |
 //! | [`TURN_LOOKAHEAD`] | 64 | nodes looked at below a checkpoint for the rest of its turn | `fork::prefix` |
 //! | [`LABEL_LOOKAHEAD`] | 64 | nodes looked at along a fork child's line for its label | `graph::titles` |
 //! | [`COMPACTION_LOOKBACK`] | 64 | earlier nodes of a session tried to join a compaction by time | `graph::link` |
@@ -348,6 +350,12 @@ pub const HOLD_BUDGET: u64 = 256 << 20;
 pub const READ_WINDOW: usize = 32 << 20;
 /// The most files of a project kept open to read their lines again.
 pub const OPEN_FILES: usize = 128;
+/// Reads of a client's database that changed while read (a copy or an
+/// immutable read) before giving up.
+pub const SQLITE_ATTEMPTS: usize = 5;
+/// How long a read of a client's database waits for a lock it needs (the
+/// client never waits for the reader).
+pub const SQLITE_BUSY_MS: u64 = 5_000;
 /// How far below a checkpoint the rest of its assistant turn is looked for
 /// (nodes visited). Streamed blocks of one response sit a few nodes apart;
 /// 64 is far more than the corpus needs.

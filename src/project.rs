@@ -308,7 +308,7 @@ fn read_file(
         let msg = format!("cannot read {}: {err}", f.path.display());
         FileStats { read_error: Some(msg), ..FileStats::default() }
     };
-    let opened = match Opened::open(&f.path, budget) {
+    let opened = match open_source(f, budget, false) {
         Ok(o) => o,
         Err(err) => return (parse::ParsedFile::default(), unreadable(err), Text::Nothing),
     };
@@ -321,6 +321,18 @@ fn read_file(
         s.read_error = unreadable(err).read_error;
     }
     (p, s, opened.into_text(budget))
+}
+
+/// Opens the file `f` for parsing: its bytes, or, for a file of its agent's
+/// that is not lines ([`crate::model::AsLines`]), the lines the agent writes
+/// of it. `defer`: its parse is expected from a cache (see
+/// [`Opened::open_deferred`]; a spilled file is written now all the same).
+pub(crate) fn open_source(f: &SourceFile, budget: &Budget, defer: bool) -> std::io::Result<Opened> {
+    match f.client.as_lines(&f.rel) {
+        Some(a) => Opened::spilled(a.lines(&f.path, &f.rel)?, &f.path, budget),
+        None if defer => Opened::open_deferred(&f.path, budget),
+        None => Opened::open(&f.path, budget),
+    }
 }
 
 /// What [`parse_opened`] read of a file: its complete lines up to `done`

@@ -219,6 +219,9 @@ pub struct Opened {
     held: Option<Vec<u8>>,
     /// Kept whole, but read only when a line of it is first needed.
     deferred: bool,
+    /// An unnamed file an agent wrote its lines into ([`Opened::spilled`]):
+    /// kept open, since it cannot be opened again.
+    spilled: bool,
     window: usize,
 }
 
@@ -242,7 +245,7 @@ impl Opened {
         let keep = budget.hold(len);
         if keep && defer {
             let (path, window) = (path.to_path_buf(), budget.window);
-            return Ok(Opened { path, file, len, held: None, deferred: true, window });
+            return Ok(Opened { path, file, len, held: None, deferred: true, spilled: false, window });
         }
         // Kept whole, or (nothing kept) read at once when it fits a window.
         let held = if keep || (budget.keep == Keep::Nothing && len <= budget.window as u64) {
@@ -254,7 +257,25 @@ impl Opened {
             None
         };
         let len = held.as_ref().map_or(len, |b| b.len() as u64);
-        Ok(Opened { path: path.to_path_buf(), file, len, held, deferred: false, window: budget.window })
+        Ok(Opened { path: path.to_path_buf(), file, len, held, deferred: false, spilled: false, window: budget.window })
+    }
+
+    /// The lines an agent wrote into the unnamed file `file` of a file of
+    /// its own that is not lines, `path` (a database, named in messages):
+    /// read whole when `budget` keeps it, else in windows and again line by
+    /// line from `file`, which stays open (it has no name to open again).
+    pub fn spilled(mut file: File, path: &Path, budget: &Budget) -> std::io::Result<Opened> {
+        let len = file.metadata()?.len();
+        let held = if budget.hold(len) || (budget.keep == Keep::Nothing && len <= budget.window as u64) {
+            let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+            std::io::Seek::rewind(&mut file)?;
+            (&mut file).take(len).read_to_end(&mut bytes)?;
+            Some(bytes)
+        } else {
+            None
+        };
+        let (path, window) = (path.to_path_buf(), budget.window);
+        Ok(Opened { path, file, len, held, deferred: false, spilled: true, window })
     }
 
     /// The length read.
@@ -393,7 +414,8 @@ impl Opened {
                 bytes: std::sync::OnceLock::new(),
             }),
             (None, _) => {
-                Text::Disk(DiskText { file: budget.keep_open().then_some(self.file), path: self.path, len: self.len })
+                let open = self.spilled || budget.keep_open();
+                Text::Disk(DiskText { file: open.then_some(self.file), path: self.path, len: self.len })
             }
         }
     }
@@ -506,6 +528,29 @@ mod tests {
         let small = Budget::with_sizes(Keep::Lines, 4, 4096);
         let text = Opened::open_deferred(&path, &small).unwrap().into_text(&small);
         assert!(matches!(text, Text::Disk(_)));
+    }
+
+    #[test]
+    fn a_spilled_file_is_read_whole_or_in_windows_and_its_lines_again() {
+        let bytes = b"first line\nsecond line\n";
+        for (hold, keep) in [(HOLD_MAX, Keep::Lines), (0, Keep::Lines), (0, Keep::Nothing)] {
+            let mut file = tempfile::tempfile().unwrap();
+            std::io::Write::write_all(&mut file, bytes).unwrap();
+            let budget = Budget::with_sizes(keep, hold, 4);
+            let o = Opened::spilled(file, Path::new("/nowhere/client.db"), &budget).unwrap();
+            assert_eq!(o.len(), bytes.len() as u64);
+            let mut seen = Vec::new();
+            o.windows(0, o.len(), |w, _| seen.extend_from_slice(w)).unwrap();
+            assert_eq!(seen, bytes);
+            let text = o.into_text(&budget);
+            if keep == Keep::Nothing {
+                assert!(matches!(text, Text::Nothing));
+                continue;
+            }
+            // Not held: read again from the unnamed file, never by its name.
+            assert_eq!(matches!(text, Text::Held(_)), hold > 0);
+            assert_eq!(&*text.bytes(11, 6).unwrap(), b"second");
+        }
     }
 
     #[test]

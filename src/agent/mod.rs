@@ -35,7 +35,9 @@ pub mod prompts;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod crush;
 pub mod gemini;
+pub mod opencode;
 pub mod qwen;
 
 /// The registration: one line per agent, `HANDLE: Type`, in the order they
@@ -68,6 +70,8 @@ agents! {
     QWEN: Qwen,
     GEMINI: Gemini,
     COPILOT: Copilot,
+    OPENCODE: OpenCode,
+    CRUSH: Crush,
 }
 
 /// The whole of the agent `client`.
@@ -149,6 +153,13 @@ pub trait Agent: Reader {
     /// Where the `cctree sync` archive `archive` keeps the agent's folder
     /// (for Claude Code, the archive itself).
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf>;
+    /// When the agent keeps its sessions in databases: each database of
+    /// its folder `dir` and where its copy lies in the agent's folder `to`
+    /// of the sync archive ([`Agent::synced_dir`]); `cctree sync` merges
+    /// each into its copy row by row, keeping every row the client deleted
+    /// ([`crate::sqlite::merge`]). `None`: the agent keeps files, mirrored
+    /// as trees. Also what a default sync reads: the agent's default folder.
+    fn kept_databases(&self, dir: &Path, to: &Path) -> Option<Vec<(PathBuf, PathBuf)>>;
 
     // What `cctree sync` keeps.
     /// The trees (and single files) of the sync archive that keep the

@@ -163,7 +163,11 @@ fn key_of(p: &ProjectSource, slug: &str, code: &str, settings: &str, transcripts
     for f in p.files.iter().filter(|_| transcripts) {
         add(&f.rel);
         add(&f.path.to_string_lossy());
-        add(&stat(&f.path));
+        match f.client.as_lines(&f.rel) {
+            // Lines an agent makes of its files (a database and its log).
+            Some(a) => a.sources(&f.path, &f.rel).iter().for_each(|s| add(&stat(s))),
+            None => add(&stat(&f.path)),
+        }
     }
     for (k, path) in &p.tool_results {
         add(k);

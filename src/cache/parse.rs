@@ -139,12 +139,18 @@ fn read_file(f: &SourceFile, index: FileId, opts: ParseOptions, prev: Option<Res
     };
     // The stamp is taken before the bytes are read: a file appended in
     // between then looks changed next time, never unchanged.
-    let stamp = std::fs::metadata(&f.path).map_or_else(|_| Stamp::default(), |m| Stamp::of(&m));
+    // A file an agent writes as lines (a database) has no stamp of its own:
+    // its lines are compared with the cached ones (resumed where they begin
+    // with them).
+    let stamp = match f.client.as_lines(&f.rel) {
+        Some(_) => Stamp::default(),
+        None => std::fs::metadata(&f.path).map_or_else(|_| Stamp::default(), |m| Stamp::of(&m)),
+    };
     // A file the stamp vouches for is parsed from its cache: its bytes are
     // read when a page needs a line of it, not now.
     let vouched = prev.as_ref().is_some_and(|r| r.head.stamp == stamp && stamp.is_known());
-    let open = if vouched { Opened::open_deferred } else { Opened::open };
-    let (opened, base) = match open(&f.path, budget).and_then(|o| Base::judge(prev, &o, stamp).map(|b| (o, b))) {
+    let opened = crate::project::open_source(f, budget, vouched);
+    let (opened, base) = match opened.and_then(|o| Base::judge(prev, &o, stamp).map(|b| (o, b))) {
         Ok(ob) => ob,
         Err(err) => {
             let (parsed, counts) = (parse::ParsedFile::default(), LoadCounts::default());

@@ -54,6 +54,21 @@ pub struct Read<'a> {
     pub call: Option<&'a str>,
 }
 
+/// How an agent reads a file of its own that is not lines (a database):
+/// as JSON lines it writes of it into a temporary file, which the project
+/// then reads like any file of lines (parsed in windows, its lines read
+/// again by offset: memory follows what is rendered, not the file's size).
+/// Lines that name what they are, so an archive of them reads the same.
+pub trait AsLines: Sync + Send {
+    /// The files whose state the lines are made of (a database and its
+    /// write-ahead log): what a cache stamps to know they are unchanged.
+    fn sources(&self, path: &Path, rel: &str) -> Vec<PathBuf>;
+    /// The lines of the file `rel` (relative to its project) at `path`, one
+    /// consistent snapshot, in an unnamed temporary file (removed when
+    /// closed); never a byte written beside `path`.
+    fn lines(&self, path: &Path, rel: &str) -> std::io::Result<std::fs::File>;
+}
+
 /// The reading half of an agent (see the module documentation). Every
 /// method is required: an agent that has nothing to do for one says so in
 /// its implementation.
@@ -69,6 +84,9 @@ pub trait Reader: Sync + Send + 'static {
     /// Whether the file at `rel` (relative to its project) is one JSON
     /// document rather than JSON lines.
     fn is_document(&self, rel: &str) -> bool;
+    /// How the file at `rel` is read when it is not lines (a database,
+    /// [`AsLines`]); `None` for lines or one document.
+    fn as_lines(&self, rel: &str) -> Option<&'static dyn AsLines>;
     /// The header of one line (valid UTF-8, no newline) at `loc`, `offset`.
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error>;
     /// Derives what the lines do not write themselves (parents, sessions,
@@ -171,6 +189,10 @@ impl Client {
 
     pub fn is_document(self, rel: &str) -> bool {
         self.reader.is_document(rel)
+    }
+
+    pub fn as_lines(self, rel: &str) -> Option<&'static dyn AsLines> {
+        self.reader.as_lines(rel)
     }
 }
 

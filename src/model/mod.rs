@@ -35,7 +35,7 @@ pub mod usage;
 
 use std::borrow::Cow;
 
-pub use client::{AgentMeta, Client, ForkBy, Lines, ProjectSource, Read, Reader, SourceFile, fork_command};
+pub use client::{AgentMeta, AsLines, Client, ForkBy, Lines, ProjectSource, Read, Reader, SourceFile, fork_command};
 pub use compaction::{Compaction, CompactionKind, Direction, Kept};
 pub use entry::{
     Entries, Entry, EntryId, Kind, Loc, Meta, ToolResult, ToolUse, TurnMark, Usage, UserKind, excerpt_of, hash_bytes,

@@ -15,8 +15,15 @@
 //! ├── history.jsonl                 every prompt-history line ever seen (merged)
 //! ├── codex/sessions/YYYY/MM/DD/…   Codex CLI's rollouts, as in $CODEX_HOME/sessions
 //! ├── codex/session_index.jsonl     its thread names (merged)
-//! └── gemini/tmp/<project>/…        Gemini CLI's chats/ and .project_root, as in ~/.gemini/tmp
+//! ├── gemini/tmp/<project>/…        Gemini CLI's chats/ and .project_root, as in ~/.gemini/tmp
+//! └── opencode/opencode.db          OpenCode's databases, each merged into its copy row by row
 //! ```
+//!
+//! An agent that keeps its sessions in a database
+//! ([`crate::agent::Agent::kept_databases`]) has each database merged into
+//! its copy in the archive ([`crate::sqlite::merge`]: one snapshot, read
+//! without blocking the client; every row by its key, none ever deleted),
+//! so what the client deletes stays.
 //!
 //! What is kept of each agent is the agent's to say, in its folder
 //! ([`crate::agent::Agent::keep`], the shared pieces in
@@ -202,6 +209,17 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         .collect();
     report.warnings.extend(listings.iter().flat_map(|l| l.warnings.iter().cloned()));
     let changes = copy_all(&roots, &listings, &singles, opts, &mut report);
+    // The agents that keep databases: each merged into its copy.
+    for (c, k) in &kept {
+        let a = crate::agent::of(*c);
+        let Some(dbs) = a.synced_dir(&archive).and_then(|to| a.kept_databases(&k.source, &to)) else { continue };
+        for (db, copy) in dbs {
+            match merge_database(&db, &copy, opts.dry_run) {
+                Ok(m) => report.databases.push((db, copy, m)),
+                Err(e) => report.errors.push(format!("cannot keep {}: {e:#}", db.display())),
+            }
+        }
+    }
     let now = crate::timestamp::format_timestamp(now_ms());
     let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
     report.finish(&previous, &record, changes);
@@ -210,6 +228,15 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     }
     report.elapsed = start.elapsed();
     Ok(report)
+}
+
+/// Merges a client's database into its copy in the archive (its folder
+/// made first, private like the archive's).
+fn merge_database(db: &Path, copy: &Path, dry_run: bool) -> Result<crate::sqlite::Merged> {
+    if !dry_run && let Some(dir) = copy.parent() {
+        fsops::create_dir_private(dir)?;
+    }
+    Ok(crate::sqlite::merge(db, copy, dry_run)?)
 }
 
 fn now_ms() -> i64 {

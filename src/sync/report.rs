@@ -71,6 +71,8 @@ pub struct SyncReport {
     /// Other agents' folders kept in the same run beside the archive
     /// (agent, source, where).
     pub clients: Vec<(String, PathBuf, PathBuf)>,
+    /// Databases merged into their copies (database, copy, what changed).
+    pub databases: Vec<(PathBuf, PathBuf, crate::sqlite::Merged)>,
     /// Every agent's folder kept, the source first.
     #[serde(skip)]
     pub sources: Vec<(crate::model::Client, PathBuf)>,
@@ -115,6 +117,7 @@ impl SyncReport {
             archive: archive.to_path_buf(),
             places: places.iter().cloned().collect(),
             clients: Vec::new(),
+            databases: Vec::new(),
             sources: Vec::new(),
             dry_run,
             files_checked: 0,
@@ -207,6 +210,17 @@ impl SyncReport {
         }
         for (agent, from, to) in &self.clients {
             let _ = writeln!(s, "  and {agent}: {} → {}", from.display(), to.display());
+        }
+        for (db, copy, m) in &self.databases {
+            let _ = writeln!(
+                s,
+                "  {} → {}: {} {} new or changed, {} kept that the database no longer has",
+                db.display(),
+                copy.display(),
+                m.rows,
+                if m.rows == 1 { "row" } else { "rows" },
+                m.kept
+            );
         }
         self.text_changes(&mut s, would);
         self.text_kept(&mut s);

@@ -72,6 +72,10 @@ impl Reader for Claude {
     fn is_document(&self, _rel: &str) -> bool {
         false
     }
+    /// Every file is lines (or one document).
+    fn as_lines(&self, _rel: &str) -> Option<&'static dyn crate::model::AsLines> {
+        None
+    }
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
         header::parse_entry(line, loc, offset)
     }
@@ -142,6 +146,10 @@ impl Agent for Claude {
     /// `cleanupPeriodDays` ([`cleanup`]).
     fn cleanup_warning(&self, folder: &Path, archive: Option<&Path>, command: &str, now_ms: i64) -> Option<String> {
         cleanup::warning_for(folder, archive, command, now_ms)
+    }
+    /// Files, mirrored as trees.
+    fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
+        None
     }
     /// Judged on each branch's loaded chain: complete turns, no open tool
     /// call ([`fork::prefix`]).

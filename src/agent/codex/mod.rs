@@ -285,7 +285,7 @@ fn plan<'a>(v: &Value) -> Option<Vec<crate::model::Todo<'a>>> {
 /// edits: one file added is a `Write`, one file updated an `Edit` (its
 /// hunks' old and new sides, shown as a diff), several files (or one moved
 /// or deleted) a `Patch` naming each; anything else stays `Other`.
-fn patch_input<'a>(patch: &str) -> ToolInput<'a> {
+pub(crate) fn patch_input<'a>(patch: &str) -> ToolInput<'a> {
     let mut files = parse_patch(patch);
     match files.as_mut_slice() {
         [] => ToolInput::Other,
@@ -397,6 +397,10 @@ impl Reader for crate::agent::Codex {
     fn is_document(&self, _rel: &str) -> bool {
         false
     }
+    /// Every file is lines (or one document).
+    fn as_lines(&self, _rel: &str) -> Option<&'static dyn crate::model::AsLines> {
+        None
+    }
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
         header::header(line, loc, offset)
     }
@@ -465,6 +469,10 @@ impl crate::agent::Agent for crate::agent::Codex {
     }
     /// Codex CLI deletes no session by itself.
     fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
+    }
+    /// Files, mirrored as trees.
+    fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
         None
     }
     /// The last node of each turn a `task_complete` ended.

@@ -40,6 +40,10 @@ impl Reader for Copilot {
     fn is_document(&self, _rel: &str) -> bool {
         false
     }
+    /// Every file is lines.
+    fn as_lines(&self, _rel: &str) -> Option<&'static dyn crate::model::AsLines> {
+        None
+    }
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
         header::header(line, loc, offset)
     }
@@ -115,6 +119,10 @@ impl Agent for Copilot {
     }
     /// Copilot CLI deletes no session by itself that cctree knows the clock of.
     fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
+    }
+    /// Files, mirrored as trees.
+    fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
         None
     }
     fn checkpoints(&self) -> crate::project::Checkpoints {

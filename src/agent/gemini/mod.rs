@@ -257,6 +257,10 @@ impl Reader for crate::agent::Gemini {
     fn is_document(&self, rel: &str) -> bool {
         rel.ends_with(".json")
     }
+    /// Every file is lines (or one document).
+    fn as_lines(&self, _rel: &str) -> Option<&'static dyn crate::model::AsLines> {
+        None
+    }
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
         header::header(line, loc, offset)
     }
@@ -333,6 +337,10 @@ impl crate::agent::Agent for crate::agent::Gemini {
     /// Not known yet: `general.sessionRetention` (off unless configured)
     /// deletes by age or count; cctree does not read that clock.
     fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
+    }
+    /// Files, mirrored as trees.
+    fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
         None
     }
     /// A reply with no tool call.

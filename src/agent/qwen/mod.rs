@@ -67,6 +67,10 @@ impl Reader for Qwen {
     fn is_document(&self, _rel: &str) -> bool {
         false
     }
+    /// Every file is lines.
+    fn as_lines(&self, _rel: &str) -> Option<&'static dyn crate::model::AsLines> {
+        None
+    }
     fn header(&self, line: &str, loc: Loc, offset: u64) -> Result<Entry, serde_json::Error> {
         header::header(line, loc, offset)
     }
@@ -151,6 +155,10 @@ impl Agent for Qwen {
     }
     /// Qwen Code deletes no session by itself that cctree knows the clock of.
     fn cleanup_warning(&self, _folder: &Path, _archive: Option<&Path>, _command: &str, _now_ms: i64) -> Option<String> {
+        None
+    }
+    /// Files, mirrored as trees.
+    fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
         None
     }
     /// A reply with text and no call: a turn the client completed.

@@ -190,10 +190,15 @@ fn assistant(cx: &mut PageCtx<'_>, it: &ItemInputs, v: &mut MessageView) {
             }
         }
         let n = cx.node(s.read.entry);
-        if let Content::Reply(blocks) = &n.content {
-            for b in blocks {
-                v.body.push(block(cx, b, it, synthetic));
+        match &n.content {
+            Content::Reply(blocks) => {
+                for b in blocks {
+                    v.body.push(block(cx, b, it, synthetic));
+                }
             }
+            // A summary the model wrote as a reply (OpenCode's, Crush's).
+            Content::CompactSummary(t) => v.body.push(Block::Summary(Summary { body: cx.folded_markdown(t) })),
+            _ => {}
         }
     }
 }
