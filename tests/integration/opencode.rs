@@ -463,7 +463,15 @@ fn sync_keeps_every_session_the_client_deleted_and_the_archive_renders_as_the_da
     let archive = tmp.path().join("arch/projects");
     let render = |input: &Path, out: &str| {
         let site = tmp.path().join(out);
-        let o = cctree().args(["-q", "render"]).arg(input).arg("-o").arg(&site).output().unwrap();
+        // Published (--base-url): the fork commands of an unpublished site
+        // name the folder it was rendered from, which differs here by design.
+        let o = cctree()
+            .args(["-q", "render", "--base-url", "https://example.org/chats/"])
+            .arg(input)
+            .arg("-o")
+            .arg(&site)
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         site
     };
