@@ -202,13 +202,9 @@ fn cut(ls: &[Line], len: u64, at: Option<&str>, history: &str, file: &Path) -> R
     })
 }
 
-/// Forks the rollout `file` at `at` (`<history>:<ordinal>`, cctree's node id
-/// of a message in it; default: the file's end).
-pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let history =
-        history_id(file).with_context(|| format!("{}: not a rollout name (no id at its end)", file.display()))?;
-    let ls = read_lines(&bytes);
+/// The rollout's `session_meta` line, or why the rollout cannot be forked
+/// (an archived thread, a rollout from before the envelope, not a rollout).
+fn forkable_start<'l>(file: &Path, ls: &'l [Line]) -> Result<&'l Line> {
     if file.parent().and_then(Path::file_name).is_some_and(|n| n == crate::agent::codex::discover::ARCHIVED) {
         bail!(
             "{}: an archived thread; Codex CLI resumes the threads of its sessions/ folder: restore \
@@ -226,6 +222,17 @@ pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
         }
         bail!("{}: does not start with a session_meta line: not a Codex CLI rollout", file.display());
     };
+    Ok(first)
+}
+
+/// Forks the rollout `file` at `at` (`<history>:<ordinal>`, cctree's node id
+/// of a message in it; default: the file's end).
+pub fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<CodexFork> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let history =
+        history_id(file).with_context(|| format!("{}: not a rollout name (no id at its end)", file.display()))?;
+    let ls = read_lines(&bytes);
+    let first = forkable_start(file, &ls)?;
     let meta = first.value["payload"].clone();
     let thread = meta["id"].as_str().unwrap_or(&history).to_string();
     if meta["parent_thread_id"].is_string() {
