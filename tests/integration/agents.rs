@@ -425,7 +425,7 @@ fn a_mixed_archive_renders_as_one_site_with_every_prompt_reply_and_fork() {
                     .iter()
                     .any(|h| section(h, "<details class=\"map\"", "</details>").contains(&format!("#{anchor}\"")));
                 let in_index = project_pages.iter().any(|h| {
-                    section(h, "<nav class=\"outline\" id=\"forks\"", "</nav>").contains(&format!("#{anchor}\""))
+                    section(h, "<details class=\"forks\" id=\"forks\"", "</nav>").contains(&format!("#{anchor}\""))
                 });
                 assert!(in_map, "{}: fork {} ({}) is in no map", d.name, f.uuid, f.kind);
                 assert!(in_index, "{}: fork {} ({}) is in no fork-point index", d.name, f.uuid, f.kind);

@@ -513,10 +513,11 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
             }));
         }
     }
-    // The copy buttons are tried on the first conversation with forks: its
-    // fork commands name no directory (the site is rendered without
-    // --show-paths; `cctree fork` finds the session by id).
-    serde_json::json!({ "name": name, "dir": site, "conversations": conversations, "fork_projects": null })
+    // The copy buttons are tried on the first conversation with forks: a
+    // local site (no --base-url, no --redact) names the archive it was
+    // rendered from in its fork commands, so that they work as copied.
+    let fork_projects = projects.first().and_then(|p| cctree::fork::lookup::projects_arg(&p.source.dir, input, true));
+    serde_json::json!({ "name": name, "dir": site, "conversations": conversations, "fork_projects": fork_projects })
 }
 
 /// Issue 12, what a reader follows: the conversation page reads the active

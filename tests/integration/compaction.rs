@@ -365,7 +365,9 @@ fn every_fork_command_on_the_compaction_pages_forks() {
             if path.extension().is_some_and(|e| e == "html") {
                 for cmd in crate::render::fork_commands_in(&String::from_utf8_lossy(&bytes)) {
                     if let Some(rest) = cmd.strip_prefix("cctree fork --at=") {
+                        // `--at=<uuid> [--projects DIR] -- <session>` (a local site names its archive).
                         let (at, session) = rest.split_once(" -- ").unwrap();
+                        let at = at.split(' ').next().unwrap();
                         ats.insert((at.to_string(), session.to_string()));
                     }
                 }

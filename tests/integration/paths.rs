@@ -287,7 +287,14 @@ fn pages_do_not_reveal_the_input_path() {
     // Odd entries are placed from the project directory, not the disk.
     let odd = crate::support::odd_archive().canonicalize().unwrap();
     let out = tmp.path().join("odd");
-    let o = cctree().args(["-q", "render"]).arg(&odd).arg("-o").arg(&out).output().unwrap();
+    // Published (--base-url): a local site's fork commands name its archive.
+    let o = cctree()
+        .args(["-q", "render", "--base-url", "https://example.org/chats/"])
+        .arg(&odd)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success());
     assert_eq!(holding(&out, &odd.display().to_string()), Vec::<PathBuf>::new());
     let page = std::fs::read_to_string(out.join("-home-alice-odd/index.html")).unwrap();

@@ -463,8 +463,11 @@ fn fork_commands_stand_at_legal_checkpoints_only() {
     let pages = pages(&site);
     let all: String = pages.iter().map(|(_, t)| t.as_str()).collect();
     let dir = example_archive().join("-home-alice-src-weather-cli");
-    let projects = cctree::fork::lookup::projects_arg(&dir, &example_archive(), false);
-    assert!(projects.is_none(), "the commands name no directory (cctree fork finds the session by id)");
+    // A local site's commands name the archive it was rendered from (so
+    // that they work as copied from anywhere); a published one names none.
+    let projects = cctree::fork::lookup::projects_arg(&dir, &example_archive(), true);
+    assert!(projects.is_some(), "a local site's commands name its archive");
+    assert!(cctree::fork::lookup::projects_arg(&dir, &example_archive(), false).is_none());
     let want = cctree::model::fork_command(&session, legal, projects.as_deref());
     assert!(all.contains(&format!("<code class=\"cmd\">{want}</code>")), "no fork command for {legal}");
     assert!(!all.contains(&format!("--at={illegal}")), "a fork command at the illegal {illegal}");
@@ -635,7 +638,9 @@ fn example_pages_markup() {
         ("example_branch_page", conv.join("b/a1f1b200-0000-4000-8000-000000000001/index.html")),
         ("example_agent_page", weather.join("agents/a3f9c2e1b7d40a6f5/index.html")),
     ] {
-        let html = std::fs::read_to_string(&page).unwrap();
+        // A local site's fork commands name the archive's path: wherever the
+        // clone sits, the snapshot says ARCHIVE.
+        let html = std::fs::read_to_string(&page).unwrap().replace(&example_archive().display().to_string(), "ARCHIVE");
         insta::assert_snapshot!(name, main_region(&html));
     }
 }
