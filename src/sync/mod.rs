@@ -185,6 +185,8 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     let singles: Vec<KeptFile> = kept.iter().flat_map(|(_, k)| k.files.iter().cloned()).collect();
     let Some((_, main)) = kept.first() else { unreachable!("sources returns a source or fails") };
     let source = main.source.clone();
+    // The record names every folder kept (each agent's), in the order kept.
+    let sources: Vec<String> = kept.iter().map(|(_, k)| k.source.display().to_string()).collect();
     let _lock = if opts.dry_run { None } else { Some(lock_archive(&archive)?) };
     let loaded = Record::load(&archive)?;
     let first = loaded.is_none();
@@ -221,7 +223,7 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         }
     }
     let now = crate::timestamp::format_timestamp(now_ms());
-    let record = record_after(&previous, &source, &roots, &listings, &changes, &now);
+    let record = record_after(&previous, &sources.join(", "), &roots, &listings, &changes, &now);
     report.finish(&previous, &record, changes);
     if !opts.dry_run && (first || record != previous) {
         record.save(&archive)?;
@@ -387,14 +389,14 @@ fn apply(change: &mut FileChange, src: &mut fsops::Source<'_>, rewritten: Rewrit
 /// over), and the kept versions (this run's with their reason).
 fn record_after(
     previous: &Record,
-    source: &Path,
+    source: &str,
     roots: &[Root],
     listings: &[Listing],
     changes: &[FileChange],
     now: &str,
 ) -> Record {
     let mut r =
-        Record { format: previous.format, source: source.display().to_string(), gone: Vec::new(), kept: Vec::new() };
+        Record { format: previous.format, source: source.to_string(), gone: Vec::new(), kept: Vec::new() };
     for (root, l) in roots.iter().zip(listings) {
         let source_set = l.source.keys().cloned().collect();
         let live_set = l.live.keys().cloned().collect();
@@ -442,7 +444,7 @@ fn record_after(
             });
         }
     }
-    if r.gone == previous.gone && same_kept(&r.kept, &previous.kept) {
+    if r.source == previous.source && r.gone == previous.gone && same_kept(&r.kept, &previous.kept) {
         // Nothing the record says changed: keep it byte for byte (a no-op sync writes nothing).
         return previous.clone();
     }

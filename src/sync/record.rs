@@ -56,7 +56,8 @@ pub struct Kept {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Record {
     pub format: u32,
-    /// The source of the last sync that changed the record.
+    /// The source of the last sync that changed the record: the folder of
+    /// each agent it kept, in the order kept, joined by `, `.
     pub source: String,
     pub gone: Vec<Gone>,
     pub kept: Vec<Kept>,

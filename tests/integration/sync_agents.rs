@@ -167,6 +167,33 @@ fn codex_and_gemini_sessions_are_kept_and_still_rendered_after_the_client_delete
     assert_eq!((only["files"].as_u64(), only["conversations"].as_u64()), (Some(5), Some(2)), "{only}");
 }
 
+/// The archive's record names the folders a sync kept (each agent's), and
+/// `stats` says whose archive it is: a sync of the default folders names
+/// Codex's and Gemini's, a sync of one folder `--to DIR` names it.
+#[test]
+fn the_archive_records_the_folders_it_was_synced_from() {
+    let h = Home::new();
+    copy_tree(&fixtures().join("codex-0.171.0/exec"), &h.codex);
+    copy_tree(&fixtures().join("gemini-0.61.0/headless"), &h.gemini);
+    h.sync();
+    let record = |arch: &Path| -> Value {
+        serde_json::from_slice(&std::fs::read(arch.join(".cctree-sync/record.json")).unwrap()).unwrap()
+    };
+    let source = record(&h.arch)["source"].as_str().unwrap().to_string();
+    let (codex, gemini) = (h.codex.join("sessions"), h.gemini.join("tmp"));
+    assert_eq!(source, format!("{}, {}", codex.display(), gemini.display()));
+    assert_eq!(h.stats()["archive"]["source"], source.as_str());
+    let table = h.cmd().arg("stats").arg(&h.arch).output().unwrap();
+    let table = String::from_utf8_lossy(&table.stdout).replace('\n', " ");
+    assert!(table.contains(&format!("archive of {}", codex.display())), "{table}");
+
+    let elsewhere = h.root.join("other/projects");
+    let out = h.cmd().args(["-q", "sync"]).arg(&codex).arg("--to").arg(&elsewhere).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let one = record(&elsewhere)["source"].as_str().unwrap().to_string();
+    assert_eq!(one, codex.display().to_string());
+}
+
 fn line(v: Value) -> String {
     format!("{v}\n")
 }
