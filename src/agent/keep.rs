@@ -150,12 +150,16 @@ pub struct Kept {
     pub report: Vec<(&'static str, Option<PathBuf>)>,
 }
 
-/// Where the record names the files of a project read from the archive: a
-/// file `rel` of the project is `<prefix><rel>` in `tree`.
+/// Where the record names files of a project read from the archive: a file
+/// `<under><x>` of the project (its [`crate::model::SourceFile::rel`]) is
+/// `<prefix><x>` in `tree`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct At {
     pub tree: Tree,
     pub prefix: String,
+    /// The start of the project's names for the files of `tree` (empty when
+    /// they are named as in the tree).
+    pub under: String,
 }
 
 /// The name a folder is kept under in its tree when it is synced alone

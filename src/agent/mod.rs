@@ -175,8 +175,10 @@ pub trait Agent: Reader {
     /// them. An error says why `dir` cannot be kept.
     fn keep(&self, dir: &Path, archive: &Path) -> Result<keep::Kept>;
     /// Where the sync archive's record names the files of project `p` (read
-    /// from the archive): which of them the source deleted, or moved.
-    fn kept_at(&self, p: &ProjectSource) -> Option<keep::At>;
+    /// from the archive): which of them the source deleted, or moved. One
+    /// place per tree that keeps files of the project; none when the agent
+    /// keeps no file tree.
+    fn kept_at(&self, p: &ProjectSource) -> Vec<keep::At>;
 
     // The prompt log: the prompts of sessions whose transcript is gone.
     /// The prompt logs a render reads with the agent's folders `roots` (as

@@ -114,10 +114,13 @@ pub fn find(root: &Path) -> Option<(PathBuf, Record)> {
 /// record names, with what it says of each: where its agent keeps them
 /// ([`crate::agent::Agent::kept_at`]).
 fn recorded<'a>(record: &'a Record, p: &crate::model::ProjectSource) -> Vec<(&'a Gone, String)> {
-    let Some(at) = crate::agent::of(p.client).kept_at(p) else { return Vec::new() };
     let files: BTreeSet<&str> = p.files.iter().map(|f| f.rel.as_str()).collect();
-    (record.gone.iter().filter(|g| g.tree == at.tree))
-        .filter_map(|g| Some((g, g.path.strip_prefix(at.prefix.as_str())?.to_string())))
+    let at = crate::agent::of(p.client).kept_at(p);
+    (record.gone.iter())
+        .filter_map(|g| {
+            let at = at.iter().find(|at| at.tree == g.tree)?;
+            Some((g, format!("{}{}", at.under, g.path.strip_prefix(at.prefix.as_str())?)))
+        })
         .filter(|(_, rel)| files.contains(rel.as_str()))
         .collect()
 }

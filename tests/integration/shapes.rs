@@ -181,6 +181,38 @@ fn sync_keeps_codex_archived_sessions() {
     assert_eq!((r.total.projects, r.total.conversations), (2, 3));
 }
 
+/// An archived thread the client deleted stays in the archive and is
+/// counted and marked as kept only there, like a deleted rollout of
+/// `sessions/`.
+#[test]
+fn a_codex_archived_thread_deleted_at_the_source_is_marked_kept_by_cctree() {
+    let home = home_with_empty_claude();
+    let archive = home.path().join("archive/projects");
+    let sync = || {
+        let o = in_home(home.path()).args(["-q", "sync", "--to"]).arg(&archive).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    };
+    sync();
+    let archived = home.path().join(".codex/archived_sessions");
+    std::fs::remove_dir_all(&archived).unwrap();
+    std::fs::create_dir(&archived).unwrap();
+    sync();
+    let o = cctree().args(["stats", "--json"]).arg(&archive).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stats: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let only = &stats["archive"]["only_in_archive"];
+    assert_eq!((only["files"].as_u64(), only["conversations"].as_u64()), (Some(1), Some(1)), "{only}");
+    let site = home.path().join("site");
+    let o = cctree().args(["-q", "render"]).arg(&archive).arg("-o").arg(&site).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let marked: Vec<String> = crate::common::html_pages(&site)
+        .into_iter()
+        .filter(|(p, page)| p.ends_with("index.html") && page.contains("kept by cctree"))
+        .map(|(p, _)| p.strip_prefix(&site).unwrap().display().to_string())
+        .collect();
+    assert!(!marked.is_empty() && marked.iter().any(|p| p.starts_with("codex-")), "{marked:?}");
+}
+
 /// Neither shape is offered as a fork the client could not resume: an
 /// archived thread (the same file in `sessions/` is offered one) and a
 /// rollout from before the envelope; `cctree fork` of either says why.

@@ -132,7 +132,7 @@ impl Agent for Claude {
     fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
         sync::keep(dir, archive)
     }
-    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+    fn kept_at(&self, p: &ProjectSource) -> Vec<crate::agent::keep::At> {
         sync::kept_at(p)
     }
     /// The prompt history beside each projects directory read

@@ -144,6 +144,6 @@ fn history(source: &Path, archive: &Path) -> Result<Option<KeptFile>> {
 }
 
 /// A project of the archive has its files under its name in the projects tree.
-pub(super) fn kept_at(p: &ProjectSource) -> Option<At> {
-    Some(At { tree: PROJECTS, prefix: format!("{}/", p.name) })
+pub(super) fn kept_at(p: &ProjectSource) -> Vec<At> {
+    vec![At { tree: PROJECTS, prefix: format!("{}/", p.name), under: String::new() }]
 }

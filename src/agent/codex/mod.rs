@@ -456,7 +456,7 @@ impl crate::agent::Agent for crate::agent::Codex {
     fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
         sync::keep(dir, archive)
     }
-    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+    fn kept_at(&self, p: &ProjectSource) -> Vec<crate::agent::keep::At> {
         sync::kept_at(p)
     }
     /// Not read yet: Codex CLI keeps one, `$CODEX_HOME/history.jsonl`

@@ -82,7 +82,13 @@ pub(super) fn keep(dir: &Path, archive: &Path) -> Result<Kept> {
 }
 
 /// A project of the archive (the rollouts of one working directory) names
-/// its files by their path in the sessions tree.
-pub(super) fn kept_at(_p: &ProjectSource) -> Option<At> {
-    Some(At { tree: SESSIONS, prefix: String::new() })
+/// its files by their path in the sessions tree, and its archived threads
+/// by theirs in the archived threads' tree under `archived_sessions/`
+/// (as discovery names them).
+pub(super) fn kept_at(_p: &ProjectSource) -> Vec<At> {
+    let archived = format!("{}/", super::discover::ARCHIVED);
+    vec![
+        At { tree: SESSIONS, prefix: String::new(), under: String::new() },
+        At { tree: ARCHIVED, prefix: String::new(), under: archived },
+    ]
 }

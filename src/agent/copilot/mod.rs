@@ -107,7 +107,7 @@ impl Agent for Copilot {
     fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
         sync::keep(dir, archive)
     }
-    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+    fn kept_at(&self, p: &ProjectSource) -> Vec<crate::agent::keep::At> {
         sync::kept_at(p)
     }
     /// Not read yet: Copilot CLI keeps no prompt log cctree reads.

@@ -53,6 +53,6 @@ pub(super) fn keep(dir: &Path, archive: &Path) -> Result<Kept> {
 
 /// A project of the archive (the sessions of one working directory) names
 /// its files by their path in the session-state folder.
-pub(super) fn kept_at(_p: &ProjectSource) -> Option<At> {
-    Some(At { tree: STATE, prefix: String::new() })
+pub(super) fn kept_at(_p: &ProjectSource) -> Vec<At> {
+    vec![At { tree: STATE, prefix: String::new(), under: String::new() }]
 }

@@ -120,8 +120,8 @@ impl Agent for Crush {
         })
     }
     /// A database's deleted rows stay in its copy: no file is recorded gone.
-    fn kept_at(&self, _p: &ProjectSource) -> Option<crate::agent::keep::At> {
-        None
+    fn kept_at(&self, _p: &ProjectSource) -> Vec<crate::agent::keep::At> {
+        Vec::new()
     }
     /// Crush keeps no prompt log apart from its database.
     fn prompt_logs(&self, _roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {

@@ -323,7 +323,7 @@ impl crate::agent::Agent for crate::agent::Gemini {
     fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
         sync::keep(dir, archive)
     }
-    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+    fn kept_at(&self, p: &ProjectSource) -> Vec<crate::agent::keep::At> {
         sync::kept_at(p)
     }
     /// Each project folder's `logs.json` ([`logs`]).

@@ -87,9 +87,9 @@ fn merge(archived: &[u8], source: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// A project of the archive names its files under its folder's name.
-pub(super) fn kept_at(p: &ProjectSource) -> Option<At> {
+pub(super) fn kept_at(p: &ProjectSource) -> Vec<At> {
     let folder = p.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Some(At { tree: TMP, prefix: format!("{folder}/") })
+    vec![At { tree: TMP, prefix: format!("{folder}/"), under: String::new() }]
 }
 
 /// One message of a Gemini session as the client loads it.

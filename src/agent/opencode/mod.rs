@@ -127,8 +127,8 @@ impl Agent for OpenCode {
         })
     }
     /// A database's deleted rows stay in its copy: no file is recorded gone.
-    fn kept_at(&self, _p: &ProjectSource) -> Option<crate::agent::keep::At> {
-        None
+    fn kept_at(&self, _p: &ProjectSource) -> Vec<crate::agent::keep::At> {
+        Vec::new()
     }
     /// OpenCode keeps no prompt log apart from its database.
     fn prompt_logs(&self, _roots: &[&Path], _projects: &[&ProjectSource]) -> Vec<crate::agent::prompts::Log> {

@@ -143,7 +143,7 @@ impl Agent for Qwen {
     fn keep(&self, dir: &Path, archive: &Path) -> anyhow::Result<crate::agent::keep::Kept> {
         sync::keep(dir, archive)
     }
-    fn kept_at(&self, p: &ProjectSource) -> Option<crate::agent::keep::At> {
+    fn kept_at(&self, p: &ProjectSource) -> Vec<crate::agent::keep::At> {
         sync::kept_at(p)
     }
     /// Not read yet: Qwen Code keeps no prompt log cctree reads.

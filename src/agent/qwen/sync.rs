@@ -59,7 +59,7 @@ pub(super) fn keep(dir: &Path, archive: &Path) -> Result<Kept> {
 }
 
 /// A project of the archive names its files under its folder's name.
-pub(super) fn kept_at(p: &ProjectSource) -> Option<At> {
+pub(super) fn kept_at(p: &ProjectSource) -> Vec<At> {
     let folder = p.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Some(At { tree: PROJECTS, prefix: format!("{folder}/") })
+    vec![At { tree: PROJECTS, prefix: format!("{folder}/"), under: String::new() }]
 }
