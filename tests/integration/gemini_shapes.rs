@@ -102,6 +102,18 @@ fn sub_agent_and_background_agent_chats_belong_to_the_session_that_started_them(
     assert!(conv.contains("2.6k in") && conv.contains("4 replies"), "{conv}");
 }
 
+/// A sub-agent's task is given by the conversation's agent, and its page
+/// says so by that agent's name (`Gemini → generalist`), never another's.
+#[test]
+fn a_gemini_sub_agent_is_called_by_gemini() {
+    let tmp = tempfile::tempdir().unwrap();
+    let site = tmp.path().join("site");
+    render(&fixture(), &site);
+    let page = read(&site, &format!("{SHOP}/agents/{SUBAGENT}/index.html"));
+    assert!(page.contains("Gemini → generalist"), "{page}");
+    assert!(!page.contains("Claude"), "{page}");
+}
+
 #[test]
 fn projects_are_named_by_the_directory_a_file_of_theirs_records() {
     let tmp = tempfile::tempdir().unwrap();

@@ -648,6 +648,11 @@ impl<'a> ProjectCtx<'a> {
         self.project.source.client.label()
     }
 
+    /// The product's name of the project's agent (`Claude Code`, `Gemini CLI`).
+    pub(crate) fn product(&self) -> &'static str {
+        self.project.source.client.product()
+    }
+
     pub(crate) fn entries(&self) -> &'a Entries {
         &self.project.entries
     }

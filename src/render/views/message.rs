@@ -139,11 +139,12 @@ fn landmarks(cx: &mut PageCtx<'_>, it: &ItemInputs, v: &mut MessageView) {
     }
 }
 
-/// Who wrote a prompt of a sidechain: not the person, but Claude giving a
-/// sub-agent its task (`Claude → Explore (find the bug)`), or the client
-/// running a side agent (compaction, a side question) or a warm-up. `None`
-/// on the main thread.
+/// Who wrote a prompt of a sidechain: not the person, but the conversation's
+/// agent giving a sub-agent its task (`Claude → Explore (find the bug)`,
+/// `Gemini → generalist`), or the client running a side agent (compaction,
+/// a side question) or a warm-up. `None` on the main thread.
 fn caller(cx: &mut PageCtx<'_>, it: &ItemInputs) -> Option<String> {
+    let (agent, product) = (cx.p.agent_label(), cx.p.product());
     Some(match it.caller.as_ref()? {
         Caller::Subagent { meta, spawn } => {
             // The sidecar's type and description, else the spawning call's.
@@ -155,12 +156,12 @@ fn caller(cx: &mut PageCtx<'_>, it: &ItemInputs) -> Option<String> {
             let (call_ty, call_desc) = call.unzip();
             let ty = pick(meta_ty, call_ty.as_ref()).unwrap_or_else(|| "sub-agent".into());
             match pick(meta_desc, call_desc.as_ref()) {
-                Some(d) => format!("Claude → {ty} ({})", excerpt(&d, CALLER_CHARS)),
-                None => format!("Claude → {ty}"),
+                Some(d) => format!("{agent} → {ty} ({})", excerpt(&d, CALLER_CHARS)),
+                None => format!("{agent} → {ty}"),
             }
         }
-        Caller::SideAgent => "Claude Code → side agent".into(),
-        Caller::Client => "Claude Code (sidechain)".into(),
+        Caller::SideAgent => format!("{product} → side agent"),
+        Caller::Client => format!("{product} (sidechain)"),
     })
 }
 
