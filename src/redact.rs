@@ -736,7 +736,7 @@ mod tests {
         assert!(matches!(redact_text("C:\\dir\\").0, Cow::Borrowed(_)));
     }
 
-    /// Issue 31, point 1: a token right after a terminal colour code
+    /// A token right after a terminal colour code
     /// (`\u001b[32m`, as coloured Bash output stores it) or a JSON `\f` / `\b`
     /// escape was kept: the word-start check saw the `m` of `[32m`.
     #[test]
@@ -768,7 +768,7 @@ mod tests {
         assert!(matches!(redact_text("xghp_FAKEfakeFAKEfake0123456789abcdefghij").0, Cow::Borrowed(_)));
     }
 
-    /// Issue 31, point 2: env values were half redacted: a quoted value with
+    /// Env values were half redacted: a quoted value with
     /// spaces kept all after the first word, a value with `\`, `'` or `"`
     /// kept everything from that character on.
     #[test]
@@ -798,7 +798,7 @@ mod tests {
         }
     }
 
-    /// Issue 41, point 4: a quote left open in a bare value kept the rest of
+    /// A quote left open in a bare value kept the rest of
     /// it (`PASSWORD=x'Yq9…` → `…[REDACTED:env-secret]'Yq9…`), and a
     /// single-quoted value across lines kept its lines after the first.
     #[test]
@@ -820,7 +820,7 @@ mod tests {
         }
     }
 
-    /// Issue 31, point 2: a private key written one line per string (a
+    /// A private key written one line per string (a
     /// `Write`'s `structuredPatch`) kept its body: only the `BEGIN` string
     /// was replaced, and the line was kept so in the parse cache.
     #[test]
@@ -855,7 +855,7 @@ mod tests {
         assert_eq!(v["k"], 1);
     }
 
-    /// Issue 31, point 9: kinds users met unredacted.
+    /// Kinds users met unredacted.
     #[test]
     fn kinds_users_reported_are_redacted() {
         let sts = r#"{"Credentials": {"AccessKeyId": "ASIAFAKE0123456789AB", "SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKEKEY", "SessionToken": "FwoGZXIvYXdzEFAKEtoken+/Fake=", "Expiration": "2026-03-02T10:00:00Z"}}"#;
@@ -919,7 +919,7 @@ mod tests {
         }
     }
 
-    /// Issue 31, point 10: the user's own words and regexes, home
+    /// The user's own words and regexes, home
     /// directories and the user's name, everywhere but the structure.
     #[test]
     fn the_users_words_home_directories_and_name_are_redacted() {

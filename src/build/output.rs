@@ -414,7 +414,7 @@ pub struct Stage {
 /// next one, [`roll_forward`]).
 const JOURNAL: &str = ".cctree-commit";
 
-/// An update in place (issue 28): the previous site stays at the output,
+/// An update in place: the previous site stays at the output,
 /// the temporary directory receives only the files that are new or change,
 /// and the commit moves them over the previous ones and removes what
 /// cctree wrote before and the new site lacks. Until the commit begins,
@@ -856,7 +856,7 @@ mod tests {
             }
         }
         assert!(by_manifest.owns("index.html") && by_manifest.owns("-p/index.html"));
-        // Without a record, nothing else is known to be cctree's (issue 31):
+        // Without a record, nothing else is known to be cctree's:
         // what the new site writes replaces it, the rest is kept.
         assert!(!no_record.owns("index.html") && !no_record.owns("-p/index.html"));
     }
@@ -866,7 +866,7 @@ mod tests {
         std::fs::metadata(p).unwrap().ino()
     }
 
-    /// Issue 28: with a valid previous site, only the files that change are
+    /// With a valid previous site, only the files that change are
     /// written; the others keep their inode, what cctree wrote and the new
     /// site lacks is removed (with the directories it leaves empty), and the
     /// user's files stay.

@@ -157,7 +157,7 @@ fn tool_balance(p: &Project, out: &mut Vec<Finding>) {
 /// ancestors' runs up to each fork point, then its own run), in linear time:
 /// one walk down the tree of branches whose state is undone on the way back
 /// up, instead of each projection from the root (N rewinds along one line
-/// cost N², issue 31). The events of a branch's own nodes, in branch order,
+/// cost N²). The events of a branch's own nodes, in branch order,
 /// then the calls left open at its end, as `balance` gives them.
 fn balance_branches<'e>(
     g: &Graph,

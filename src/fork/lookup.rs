@@ -80,7 +80,7 @@ mod tests {
         );
     }
 
-    /// Issue 38, point 12: a site not published names its archive; one
+    /// A site not published names its archive; one
     /// rendered with `--base-url` or `--redact` does not.
     #[test]
     fn only_a_published_site_names_no_directory() {

@@ -579,7 +579,7 @@ impl Copies {
 /// splay tree), so that "does this node lie below that one" and "hang this
 /// node there" cost amortized O(log n) however deep the trees grow. Walking
 /// the parents instead made N compactions, each joined under the one before,
-/// cost N² (issue 31), with or without kept messages. Iterative; the parents
+/// cost N², with or without kept messages. Iterative; the parents
 /// it starts from hold no cycle (`break_cycles` ran).
 struct Forest {
     /// A node's parent in its splay tree, or for the root of a splay tree

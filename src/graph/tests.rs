@@ -637,7 +637,7 @@ fn fork_points_are_found_by_node_and_by_branch() {
     }
 }
 
-/// Issue 22, point 5: clients 2.0.x–2.1.9x write a `remove` without content
+/// Clients 2.0.x–2.1.9x write a `remove` without content
 /// when a queued message is taken out of the queue (the oldest one). It
 /// matched nothing, so the next `dequeue` popped the removed message as if
 /// it had been sent: a message typed while Claude worked was shown nowhere.
@@ -662,7 +662,7 @@ fn a_message_removed_from_the_queue_without_content_is_not_lost() {
     assert_eq!(shown, ["typed while working"], "the removed message is shown, the sent one is a prompt");
 }
 
-/// Issue 22, point 6: several `summary` lines for one leaf in one file: the
+/// Several `summary` lines for one leaf in one file: the
 /// client reads the last (it keeps one per leaf, the last line winning);
 /// cctree took another (the greatest text).
 #[test]
@@ -676,7 +676,7 @@ fn the_last_summary_of_a_leaf_in_a_file_wins() {
     assert_eq!(g.branches.as_slice()[0].summary.as_deref(), Some("Alpha: the latest summary"));
 }
 
-/// Issue 22, point 8: a session resumed into a new file (2.0.x–2.1.19: the
+/// A session resumed into a new file (2.0.x–2.1.19: the
 /// current line copied, same uuids and timestamps, no copy marker) after a
 /// rewind in the original. The first timestamps tie and the copy's id sorted
 /// first: the copy took over the rewound line, the rewind read as a

@@ -217,7 +217,7 @@ fn conversation_title(g: &Graph, c: ConversationId, active: BranchId) -> (Option
 /// The labels of every fork point's children (see [`super::ForkPoint::labels`]).
 fn fork_labels(g: &mut Graph, entries: &Entries) {
     // Each node's place on its branch, found once (looking it up along the
-    // branch for every fork made N rewinds along one line cost N², issue 31).
+    // branch for every fork made N rewinds along one line cost N²).
     let mut place = IdVec::filled(0usize, g.nodes.len());
     for br in g.branches.iter() {
         for (i, n) in br.nodes.iter().enumerate() {

@@ -1,4 +1,4 @@
-// Accessibility (issue 26, point 6): axe-core, as pinned in
+// Accessibility: axe-core, as pinned in
 // package-lock.json, on every kind of page at 1280 and 390 px, light and dark.
 //
 //   node axe.mjs --spec SPEC.json [--shots DIR]
@@ -11,7 +11,7 @@
 // rule, the page, the width, the theme and the elements. Screenshots
 // `axe-NAME-WIDTH-THEME.png` go to DIR.
 //
-// Beside axe, on every page (issue 26 points 2 to 4): no sideways scroll of
+// Beside axe, on every page: no sideways scroll of
 // the page; the fork-point index lists forks in the map's order; no row of
 // the map cut (its drawing is as wide as its text, its box scrolls); a
 // heading at most four lines, a listed title two with no Markdown fence; at
@@ -41,7 +41,7 @@ const report = { runs: [], violations: [] };
 const { fail, run } = reporter(report);
 const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
-// Runs in the page: the reader-facing checks of issue 26 beside axe's.
+// Runs in the page: the reader-facing checks beside axe's (fork order, maps, heads, ids, words, numbers).
 function pageChecks(findOpen) {
   const out = [];
   // Each fork-point index's legend reads the number of its first fork.
@@ -65,7 +65,7 @@ function pageChecks(findOpen) {
     const need = ctx.measureText(input.placeholder).width;
     if (need > room + 0.5) out.push(`the placeholder "${input.placeholder}" needs ${need.toFixed(0)} px in a box of ${room.toFixed(0)} px`);
   }
-  // Issue 26 points 2 to 4, counted in `seen` so that a run shows what it checked.
+  // The reader-facing checks, counted in `seen` so that a run shows what it checked.
   const seen = { forkOrder: 0, maps: 0, heads: 0, sids: 0, words: 0, numbered: 0, errors: 0, counts: 0 };
   const narrow = innerWidth <= 640;
   if (document.documentElement.scrollWidth > innerWidth + 1) out.push(`the page scrolls sideways (${document.documentElement.scrollWidth} > ${innerWidth} px)`);

@@ -1,4 +1,4 @@
-// What a reader sees of a message's content (issue 12, "Content"), in Debian's
+// What a reader sees of a message's content, in Debian's
 // chromium (playwright-core):
 //
 //   node content.mjs --spec SPEC.json

@@ -1,4 +1,4 @@
-// File reads (issue 28, sixth session), in Debian's chromium (playwright-core):
+// File reads, in Debian's chromium (playwright-core):
 // numbered plain text without JavaScript, coloured by the site's own
 // highlight.js once shown.
 //

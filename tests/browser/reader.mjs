@@ -1,4 +1,4 @@
-// What a reader of a rendered cctree site follows (issue 12), in Debian's
+// What a reader of a rendered cctree site follows, in Debian's
 // chromium (playwright-core):
 //
 //   node reader.mjs --spec SPEC.json [--shots DIR]
@@ -263,7 +263,7 @@ async function site(browser, s) {
   report.sites.push(r);
 }
 
-// The view menu (issue 12, reader controls), on the site's first
+// The view menu (reader controls), on the site's first
 // conversation with forks (else its first): tool calls, thinking, system
 // entries and "prompts and answers only" hide what they say, keep every fork
 // landmark, and the choice is kept on the next page; a link into a hidden
@@ -376,7 +376,7 @@ async function controls(browser, s) {
   report.controls.push(r);
 }
 
-// Mobile and access (issue 12), on sample pages of each kind of the site
+// Mobile and access, on sample pages of each kind of the site
 // (the archive index, a project index, the two largest conversation, branch
 // and sub-agent pages), light and dark: the sticky header at most 64 px tall
 // at 390 and 1280 px, no horizontal scroll at 390 px (as the page opens, and

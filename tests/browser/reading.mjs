@@ -1,4 +1,4 @@
-// Issue 38 ("Reading, round four"), in Debian's chromium: what a reader
+// Reading, in Debian's chromium: what a reader
 // meets on the first day, at 1280×900 and 390×844, light and dark, over
 // file:// and over http (the site served under a sub-path).
 //

@@ -462,7 +462,7 @@ fn prompts_and_summaries(line: &[String]) -> Vec<String> {
     line.iter().filter(|l| !l.starts_with("claude: ")).cloned().collect()
 }
 
-/// Issue 30: a session the client deleted (its transcript and its backups,
+/// A session the client deleted (its transcript and its backups,
 /// as the cleanup does), kept by `cctree sync`, forked from the archive
 /// (`cctree fork <id> --at <reply> --projects <archive>`): the fork lands in
 /// the client's projects directory and `file-history/`; the command cctree
@@ -548,7 +548,7 @@ fn a_fork_from_the_archive_after_the_client_deleted_the_session_resumes_exactly_
     t.exit();
 }
 
-/// The cleanup clock (issue 30): the sessions cctree's warning names are the
+/// The cleanup clock: the sessions cctree's warning names are the
 /// ones the client's own cleanup deletes when it next starts — by the
 /// files' modification times, with the default period, and with the period
 /// of `$CLAUDE_CONFIG_DIR/settings.json` (not `~/.claude/settings.json`).

@@ -161,7 +161,7 @@ pub fn line_to(project: &Path, leaf: &str) -> Vec<String> {
     out
 }
 
-/// Issue 24: what cctree makes of an archive Codex CLI or Gemini CLI wrote
+/// What cctree makes of an archive Codex CLI or Gemini CLI wrote
 /// (`input`: the client's home folder): `check` clean, one project, every
 /// prompt in `prompts` on some rendered page; returns the kinds of its fork
 /// points (sorted) and its number of agents.

@@ -284,7 +284,7 @@ fn tool_turn(input: &str, tur: &str, extra: &str) -> Vec<u8> {
     b
 }
 
-/// The cases of issue 15 part B: lines the client (JavaScript's
+/// Lines the client (JavaScript's
 /// `JSON.parse`) reads that cctree did not: deep nesting, numbers out of
 /// range, duplicate keys. None is a warning: each line is read.
 fn what_the_client_reads() -> Vec<Case> {
@@ -385,7 +385,7 @@ fn what_the_client_reads() -> Vec<Case> {
     out
 }
 
-/// The cases of issue 15 part A: names that drive a terminal, and the
+/// Names that drive a terminal, and the
 /// layouts discovery must not be fooled by.
 fn names_and_layouts() -> Vec<Case> {
     let mut out = Vec::new();
@@ -942,7 +942,7 @@ fn a_million_prompts_under_one_parent_are_one_fork_of_a_million_branches() {
     assert_eq!(v["leaves"], N);
 }
 
-/// Forks nested `levels` deep (issue 31, point 5): under each answer a
+/// Forks nested `levels` deep: under each answer a
 /// short prompt first (it keeps the branch), then the prompt that goes on
 /// (a branch of its own, holding the next fork).
 pub fn nested_forks(dir: &Path, levels: usize) -> String {
@@ -961,7 +961,7 @@ pub fn nested_forks(dir: &Path, levels: usize) -> String {
     sid.to_string()
 }
 
-/// Issue 31, point 5: forks nested about 5,000 deep aborted `render`
+/// Forks nested about 5,000 deep aborted `render`
 /// (`fatal runtime error: stack overflow`, exit 134: the fork-point index
 /// was built by recursion), `export` at 20,000. At 100,000 levels `stats`
 /// and `check` read every level.
@@ -981,7 +981,7 @@ fn forks_nested_100000_deep_are_read_without_recursion() {
     assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// Issue 31, point 5, the pages: `render` and `export` (HTML and Markdown)
+/// Deep forks on pages: `render` and `export` (HTML and Markdown)
 /// of forks nested 4,000 deep, run with stacks of 256 KB for every thread
 /// cctree starts and 512 KB for the main thread: the depth a recursion could
 /// reach is 32 (16) times less than with the usual 8 MB, so this stands for

@@ -1,4 +1,4 @@
-//! Codex CLI and Gemini CLI (issue 24): archives the real clients wrote
+//! Codex CLI and Gemini CLI: archives the real clients wrote
 //! (`tests/fixtures/codex-0.171.0/`, `tests/fixtures/gemini-0.61.0/`,
 //! recorded by the conformance suite) read into the same graph and pages as
 //! Claude Code's, one test per acceptance point.
@@ -348,7 +348,7 @@ pub fn mixed_inputs() -> Vec<PathBuf> {
     vec![crate::support::example_archive(), codex("exec"), codex("tui"), gemini("headless"), gemini("tui")]
 }
 
-/// Issue 24's acceptance: an archive with Claude Code, Codex and Gemini
+/// An archive with Claude Code, Codex and Gemini
 /// renders as one site, with every prompt and reply (read through the
 /// model, whichever client wrote it) on some page, and each rollback and
 /// rewind in its conversation's map and fork-point index.

@@ -1,4 +1,4 @@
-//! The browser test (issues 3 and 6): Debian's chromium, driven by
+//! The browser test: Debian's chromium, driven by
 //! `tests/browser/run.mjs` (playwright-core), over the rendered example
 //! archive and the hostile archive of [`crate::xss`].
 //!
@@ -354,14 +354,14 @@ pub fn probes(root: &Path) -> Probes {
     Probes { reply, output }
 }
 
-/// Issue 12's search: a word found only in a late reply and one found only
+/// Search: a word found only in a late reply and one found only
 /// in a tool's output, on the example and on the vendored real projects,
 /// over file:// and http, at 1280 and 390 px: exactly one message found,
 /// the word highlighted in the result (and on screen at 390 px, with no
 /// horizontal scroll), the result leads to that message with the word
 /// marked in it, and find within the page finds it there.
 ///
-/// Issue 26 point 1: a word on the last line of a 232 KB tool output (a
+/// A word on the last line of a 232 KB tool output (a
 /// generated archive, `long`) is shown in its result with the words around
 /// it, marked (not the start of the message), and is marked on screen when
 /// the result is opened, at 390 px too.
@@ -520,7 +520,7 @@ fn reader_spec(name: &str, input: &Path, site: &Path) -> serde_json::Value {
     serde_json::json!({ "name": name, "dir": site, "conversations": conversations, "fork_projects": fork_projects })
 }
 
-/// Issue 12, what a reader follows: the conversation page reads the active
+/// What a reader follows: the conversation page reads the active
 /// line; every fork landmark is visible and outside any message; every link
 /// of a landmark, the fork-point index and the map lands on a visible
 /// message; every conversation with forks has its map — on the example, the
@@ -583,7 +583,7 @@ fn active_line_forks_and_map_in_chromium() {
     assert_eq!(access[0]["copies"].as_u64(), Some(3), "the example's copy buttons: {v}");
 }
 
-/// Issue 24: one search over a mixed archive (Claude Code's example,
+/// One search over a mixed archive (Claude Code's example,
 /// Codex's and Gemini's recorded archives) finds a word of each agent — a
 /// late Claude reply, a Codex sub-agent's shell output, a Gemini reply —
 /// each in exactly one message, over file:// and http, at 1280 and 390 px.
@@ -666,7 +666,7 @@ fn compare_pages(name: &str, site: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// Issue 26, points 6 and 7 and the index's legend, through
+/// Accessibility, the reader-facing checks and the index's legend, through
 /// `tests/browser/axe.mjs` at 1280 and 390 px, light and dark: axe-core
 /// (pinned in `tests/browser/package-lock.json`) finds no violation on every
 /// kind of page of the example — archive, project, conversation, branch,
@@ -676,10 +676,10 @@ fn compare_pages(name: &str, site: &Path) -> Vec<serde_json::Value> {
 /// running text are underlined (axe's `link-in-text-block`); every text
 /// box's placeholder fits it; with the find bar open, at the end of the page,
 /// no text is under the bar; each fork-point index's legend reads the number
-/// of its first fork. Issue 38 point 11: a paginated conversation's pages
+/// of its first fork. Also a paginated conversation's pages
 /// (two pagers), a page of Markdown task lists, the largest page of the real
 /// projects, an untitled conversation and a project of no conversation.
-/// Issue 26 points 2 to 4 on the same pages, widths and
+/// The reader-facing checks (fork order, maps, heads, ids, words) on the same pages, widths and
 /// themes (`axe.mjs`): the index in the map's order, no row of the map cut,
 /// short headings and listed titles, one-line message headers and short
 /// session ids at 390 px, marked words in diffs, numbered file reads, red
@@ -725,7 +725,7 @@ fn accessibility_and_reading_in_chromium() {
         pages.extend(forked_pages(name, input, &site, &exports));
         pages.extend(compare_pages(name, &site));
     }
-    // Issue 38 point 11: the pages of a paginated conversation (two pagers:
+    // The pages of a paginated conversation (two pagers:
     // `landmark-unique`), the page of a task list (its boxes: `label`), the
     // largest page of the real projects, and the page of an untitled
     // conversation and of a project of no conversation.
@@ -768,7 +768,7 @@ fn accessibility_and_reading_in_chromium() {
     assert!(runs.iter().filter(|r| r["legends"].as_u64().unwrap_or(0) > 0).count() >= 8 * 4, "{v}");
     let numbers: std::collections::BTreeSet<&str> = runs.iter().filter_map(|r| r["first_fork"].as_str()).collect();
     assert!(numbers.len() >= 2, "the legends were read for forks at one number only: {numbers:?}");
-    // Issue 26 points 2 to 4 were checked on pages that have each thing.
+    // The reader-facing checks were run on pages that have each thing.
     let seen = |k: &str| runs.iter().map(|r| r["seen"][k].as_u64().unwrap_or(0)).sum::<u64>();
     for k in ["forkOrder", "maps", "heads", "sids", "words", "numbered", "errors", "counts"] {
         assert!(seen(k) > 0, "nothing checked for {k}: {v}");
@@ -787,7 +787,7 @@ fn html_files(site: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// Issue 28 (sixth session): a file read is numbered plain text without
+/// A file read is numbered plain text without
 /// JavaScript and coloured by the site's own highlight.js once it is shown
 /// (`tests/browser/files.mjs`): over `file://` and http, at 1280 and 390 px,
 /// light and dark, with syntax.css's colours and no axe violation; find on

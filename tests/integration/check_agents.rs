@@ -1,4 +1,4 @@
-//! `cctree check` on Codex CLI's and Gemini CLI's own invariants (issue 24):
+//! `cctree check` on Codex CLI's and Gemini CLI's own invariants:
 //! the archives the real clients wrote check clean, and each invariant
 //! broken in a copy of one is one finding naming its file and line.
 

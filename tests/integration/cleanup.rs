@@ -1,4 +1,4 @@
-//! The cleanup clock (issue 30): `sync`, `render` and plain `cctree` name
+//! The cleanup clock: `sync`, `render` and plain `cctree` name
 //! exactly the sessions Claude Code's next cleanup deletes (modified before
 //! now − cleanupPeriodDays, as the client judges them) that the archive of
 //! `cctree sync` does not hold whole, and the command that keeps them. Fixed

@@ -228,7 +228,7 @@ fn guide_usage_is_the_programs() {
 }
 
 // ---------------------------------------------------------------------------
-// Issue 25: a command line that installs in one line and behaves like the
+// A command line that installs in one line and behaves like the
 // tools its users know.
 
 fn stderr(out: &std::process::Output) -> String {
@@ -510,7 +510,7 @@ fn ids_by_unique_prefix() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("names 2 conversations"), "{}", stderr(&out));
-    // Issue 38: one conversation a line, not a literal `\x0a` between them.
+    // One conversation a line, not a literal `\x0a` between them.
     let err = stderr(&out);
     assert!(!err.contains("\\x0a") && err.lines().filter(|l| l.starts_with("  ")).count() == 2, "{err}");
 }
@@ -595,7 +595,7 @@ fn open_opens_the_index_in_the_browser() {
     assert_eq!(std::fs::canonicalize(&opened).unwrap(), std::fs::canonicalize(site.join("index.html")).unwrap());
 }
 
-// Errors that mislead (issue 25, point 4).
+// Errors that mislead.
 
 /// `cctree stats ~/.claude` (the config directory) reads its `projects/`,
 /// not every project merged into one called `projects`.

@@ -1,4 +1,4 @@
-//! Compactions that keep messages (issue 22), on archives Claude Code 2.1.332
+//! Compactions that keep messages, on archives Claude Code 2.1.332
 //! wrote (`tests/fixtures/client-2.1.332/`, recorded by the conformance
 //! suite, which drives the client itself): one test per symptom, named after
 //! it. What the client does is in `docs/transcript-format.md` §5.7.
@@ -165,7 +165,7 @@ fn words(html: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Issue 22, point 1: "Summarize up to here" was read as a rewind (the old
+/// "Summarize up to here" was read as a rewind (the old
 /// parent of the kept turns had them and the compaction as two futures), the
 /// kept turns on an abandoned branch, the line jumping from the second turn to
 /// the summary to the fifth.
@@ -195,7 +195,7 @@ fn summarize_up_to_here_is_not_a_rewind_and_the_kept_turns_follow_the_summary() 
     assert_eq!(text.matches("Reply to: fourth").count(), 1, "the kept turns are shown once");
 }
 
-/// Issue 22, point 2: "Summarize from here" was labelled a rewind ("you
+/// "Summarize from here" was labelled a rewind ("you
 /// rewound and asked again"); it is a compaction, and the turns it
 /// summarized stay on a branch beside the line.
 #[test]
@@ -236,7 +236,7 @@ fn summarize_from_here_is_labelled_a_compaction_not_a_rewind() {
     assert!(conversation.contains("fork at #5 summarized from here"), "the fork-point index says so");
 }
 
-/// Issue 22, point 3: `/compact` keeps the last reply verbatim and the
+/// `/compact` keeps the last reply verbatim and the
 /// summary says the kept messages follow it, but the reply was shown only
 /// before the compaction marker.
 #[test]
@@ -264,7 +264,7 @@ fn messages_of_plan(plan: &fork::Plan, p: &Project) -> BTreeSet<String> {
         .collect()
 }
 
-/// Issue 22, point 4: `cctree fork` after a compaction that kept messages
+/// `cctree fork` after a compaction that kept messages
 /// copied only the chain from the boundary, so the resumed fork sent 5
 /// messages where the client's own `--fork-session` sent 9 to 12. A fork at
 /// the leaf now holds every message the client's copy of the same session

@@ -1,4 +1,4 @@
-//! Issue 27: a compare page for every fork point, its branches side by side
+//! A compare page for every fork point, its branches side by side
 //! from the fork on (every prompt and answer of each, as Markdown), with the files each
 //! changed and the commands each ran; reachable from the fork's landmark and
 //! the fork-point index. (Its links landing is checked with every link of

@@ -1,4 +1,4 @@
-//! What a message shows of its content (issue 12, "Content"): token usage
+//! What a message shows of its content: token usage
 //! split in / out / cache read / cache write with totals per conversation,
 //! project and archive; slash commands a person typed shown with their
 //! output; a summary for every tool call; IDE context as a quiet quote; a
@@ -81,7 +81,7 @@ pub fn check(page: &Path, selector: &str, text: &[&str], not: &[&str]) -> Value 
     json!({ "page": page, "selector": selector, "text": text, "not": not })
 }
 
-/// Issue 12: token totals lumped cache reads into "in". Each turn shows its
+/// Token totals lumped cache reads into "in". Each turn shows its
 /// usage split four ways (from the streamed entry with the largest
 /// `output_tokens`); the conversation (page facts and project-index row),
 /// the project (archive row and project page, sub-agents included) and the
@@ -150,7 +150,7 @@ fn tokens_are_split_in_out_cache_read_and_cache_write_with_totals() {
     );
 }
 
-/// Issue 12: user-typed `/init`, `/model` were hidden by default (with the
+/// User-typed `/init`, `/model` were hidden by default (with the
 /// system entries), so a real conversation opened on "Claude #2". A slash
 /// command is a message of the person, shown whatever the reader hides,
 /// and so is what it printed.
@@ -222,7 +222,7 @@ fn slash_commands_are_shown_with_their_output() {
     );
 }
 
-/// Issue 12: TaskCreate, TaskUpdate and SendMessage calls had empty
+/// TaskCreate, TaskUpdate and SendMessage calls had empty
 /// summaries. Each tool the client ships says what its call is about on
 /// the line after its name, and shows its input in the body: the
 /// questions with the options chosen, the plan, a task's description, a
@@ -344,7 +344,7 @@ fn tool_calls_have_summaries_and_bodies() {
     );
 }
 
-/// Issue 12: `<ide_selection>` / `<ide_opened_file>` tags appeared raw in
+/// `<ide_selection>` / `<ide_opened_file>` tags appeared raw in
 /// prompts. They show as a quiet labelled quote (escaped), in a block of
 /// their own or before the typed words in one text, and the prompt's first
 /// words — its title, its row on the project page, a fork's label — are the
@@ -397,7 +397,7 @@ fn ide_context_is_a_quiet_quote_and_not_the_prompts_first_words() {
     );
 }
 
-/// Issue 12: a sub-agent's prompt was labelled "You". It is labelled with
+/// A sub-agent's prompt was labelled "You". It is labelled with
 /// its caller: Claude, handing the sub-agent (its type, its description)
 /// its task — from the sidecar, else from the spawning call.
 #[test]

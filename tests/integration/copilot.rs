@@ -1,4 +1,4 @@
-//! GitHub Copilot CLI (issue 42): archives the real client 1.0.102 wrote
+//! GitHub Copilot CLI: archives the real client 1.0.102 wrote
 //! (`tests/fixtures/copilot-1.0.102/`, transcript-format Appendix I) read
 //! into the same graph and pages as every agent's.
 

@@ -1,4 +1,4 @@
-//! Crush (issue 42): the hand-made database of `tests/fixtures/crush-sqlite/`
+//! Crush: the hand-made database of `tests/fixtures/crush-sqlite/`
 //! (written from Crush's source: the client cannot be installed here,
 //! tests/README.md), found from the projects list as the client keeps it,
 //! rendered, searched, checked, synced; `cctree fork` says what Crush

@@ -1,4 +1,4 @@
-//! `cctree export` (issue 16): one conversation as one file.
+//! `cctree export`: one conversation as one file.
 //!
 //! Every conversation of the example, of the real projects and of the
 //! 2.1.330 archives is exported: the HTML file holds the anchor of every
@@ -162,7 +162,7 @@ fn the_file_shows_the_fork_index_the_branches_in_order_and_inline_images() {
     let rows = map.matches("<a class=").count();
     assert!(rows >= 10 && !map.contains("href=\"c/"), "{rows} rows in the map: {map}");
     assert!(file_problems(&html).is_empty());
-    // Issue 38, point 5: it reads like the conversation page. Its first
+    // It reads like the conversation page. Its first
     // heading is the conversation's title; its first section the active line
     // (main → 12.2 → 15.2, whole, with the map and the fork-point index);
     // then what of each branch is not on it, named as the index names it
@@ -313,7 +313,7 @@ fn markdown_holds_every_prompt_of_the_active_line_and_the_branches() {
     // The example: the active line, then what each branch adds.
     let md = export_ok(&example_archive(), "a1000000-0000-4000-8000-000000000001", &tmp.path().join("w.md"), &[]);
     let heads = headings(&md);
-    // The title heads the file as words, not as code (issue 26, point 7).
+    // The title heads the file as words, not as code.
     assert!(md.contains("\n# weather\\-cli\\: retries \\+ cache\n"), "{md}");
     assert!(!first_heading_has_code(&md), "{md}");
     assert_eq!(

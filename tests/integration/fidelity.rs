@@ -1,4 +1,4 @@
-//! Faithful to Claude Code 2.1.330 (issue 9): regression tests on archives
+//! Faithful to Claude Code 2.1.330: regression tests on archives
 //! the real client wrote (`tests/fixtures/client-2.1.330/`, recorded by the
 //! conformance suite), one per symptom, named after it.
 
@@ -408,7 +408,7 @@ fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
-/// Issue 30: a session the client deleted, kept by `cctree sync`, is forked
+/// A session the client deleted, kept by `cctree sync`, is forked
 /// into the client's projects directory (the project's directory made
 /// again) with its backups in the client's `file-history/`, whichever way it
 /// is named (its id found in the archive, `--projects <archive>`, its file in

@@ -763,7 +763,7 @@ fn parallel_and_lagging_results_beside_the_chain_are_copied() {
     assert_eq!(cctree::model::fork_command(SESSION, &u(7), None), format!("cctree fork --at={} -- {SESSION}", u(7)));
 }
 
-/// Issue 11: planning is pure. With its inputs handed in (no clock, no random
+/// Planning is pure. With its inputs handed in (no clock, no random
 /// id, no file system), the same request gives the same plan, and the id and
 /// the time are exactly those given.
 #[test]
@@ -791,7 +791,7 @@ fn a_plan_depends_only_on_its_inputs() {
     assert!(!a.path.exists(), "planning writes nothing");
 }
 
-/// Issue 15: a node with 1,000,000 prompts under it (rewinds) made the fold
+/// A node with 1,000,000 prompts under it (rewinds) made the fold
 /// of every prefix through it walk them all (and `render`, folding every
 /// branch's path, quadratic). A fork at the last rewind's reply copies
 /// exactly its line and the turn beside it, and each checkpoint on that path
@@ -842,7 +842,7 @@ fn fork_under_a_million_sibling_prompts_copies_only_its_line() {
     assert_eq!(legal_ids, [u(1), u(6), u(7), last, u(99)]);
 }
 
-/// Issue 31, point 4: a transcript whose `sessionId` is `../../outside` made
+/// A transcript whose `sessionId` is `../../outside` made
 /// `cctree fork` copy `outside/id_rsa` into `file-history/<new id>/`: the
 /// session id was used as a directory unchecked. A session id that is not a
 /// plain name is never a path: the backup is missing, said so, not read.

@@ -1,4 +1,4 @@
-//! Issue 37: the shapes of real Gemini CLI folders, hand-made in
+//! The shapes of real Gemini CLI folders, hand-made in
 //! `tests/fixtures/gemini-shapes/` (its README says what each file is for):
 //! the prompt log `logs.json` recovered like Claude Code's history, a
 //! sub-agent's and a background agent's chat linked to the session that

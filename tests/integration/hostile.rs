@@ -1,4 +1,4 @@
-//! Hostile input, round four (issue 41): each defect found, as an archive of
+//! Hostile input, round four: each defect found, as an archive of
 //! its shape built here for every agent it applies to.
 
 use std::path::{Path, PathBuf};

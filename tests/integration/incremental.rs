@@ -1,4 +1,4 @@
-//! Incremental rendering and safe output (issues 5 and 6): a re-render after
+//! Incremental rendering and safe output: a re-render after
 //! appends, new files, deleted and rewritten files gives the same bytes as a
 //! fresh render; unchanged projects are not read and unchanged pages are not
 //! written; `--force` rewrites everything; a failed or killed render leaves
@@ -236,7 +236,7 @@ fn stamps(dir: &Path) -> BTreeMap<PathBuf, (u64, i64, i64, Vec<u8>)> {
         .collect()
 }
 
-/// Issue 28: a re-render updates the site in place. A file whose bytes did
+/// A re-render updates the site in place. A file whose bytes did
 /// not change is not touched (same inode, same change time: not even
 /// linked again), the files that changed are written, what the new site
 /// lacks is removed, nothing is left beside the site, and the site is the
@@ -766,7 +766,7 @@ fn site_text(site: &Path) -> String {
     site_files(site).values().map(|b| String::from_utf8_lossy(b).into_owned()).collect()
 }
 
-/// Issue 15: a file rewritten with its size and mtime kept was not noticed
+/// A file rewritten with its size and mtime kept was not noticed
 /// (the project was re-used whole) without `--force`.
 #[test]
 fn a_rewrite_keeping_size_and_mtime_is_noticed() {
@@ -781,7 +781,7 @@ fn a_rewrite_keeping_size_and_mtime_is_noticed() {
     assert_same_as_fresh(&projects, &site);
 }
 
-/// Issue 15, the parse cache: when another file of the project changed too,
+/// The parse cache: when another file of the project changed too,
 /// a file rewritten with its size and mtime kept was trusted as parsed before.
 #[test]
 fn a_rewrite_keeping_size_and_mtime_is_parsed_again_when_its_project_changed_too() {
@@ -803,7 +803,7 @@ fn a_rewrite_keeping_size_and_mtime_is_parsed_again_when_its_project_changed_too
     assert_same_as_fresh(&projects, &site);
 }
 
-/// Issue 15: the cache manifest could name a parse cache outside
+/// The cache manifest could name a parse cache outside
 /// `.cctree-cache/` (an absolute path, `..`), and cctree read it.
 #[test]
 fn a_manifest_naming_a_file_outside_the_cache_is_not_read() {
@@ -838,7 +838,7 @@ fn a_manifest_naming_a_file_outside_the_cache_is_not_read() {
     }
 }
 
-/// Issue 15: a kill between the two renames of the swap left no site until
+/// A kill between the two renames of the swap left no site until
 /// the next run. Another process watches the output throughout many swaps:
 /// the site is there at every instant.
 #[test]
@@ -873,7 +873,7 @@ fn a_complete_site_is_at_the_output_at_every_instant_of_a_swap() {
     assert_eq!(siblings(dir.path()), ["projects", "site"], "no leftovers");
 }
 
-/// Issue 11: images were written around the writer (with `std::fs::write`),
+/// Images were written around the writer (with `std::fs::write`),
 /// so the summary did not count them and fault injection never hit them.
 #[test]
 fn every_file_of_a_fresh_site_goes_through_the_writer() {
@@ -886,7 +886,7 @@ fn every_file_of_a_fresh_site_goes_through_the_writer() {
     assert_eq!(s.files_written, files.count(), "{s:?}");
 }
 
-/// Issue 31, point 3: with `.cctree-cache/` or its manifest missing or
+/// With `.cctree-cache/` or its manifest missing or
 /// corrupt, a render deleted the user's files in the output: ownership fell
 /// back to "every top-level directory not starting with `.`". Without a
 /// trustworthy record cctree now replaces only what it writes, keeps the
@@ -955,7 +955,7 @@ fn turn_under(parent: &str, (session, cwd): (&str, &str), n: u32, sec: u32) -> (
     (format!("{user}\n{assistant}\n"), answer)
 }
 
-/// Issue 28: a compare page is keyed by what it shows (the branches of its
+/// A compare page is keyed by what it shows (the branches of its
 /// fork from the fork on), not by its whole conversation. Two forks, the
 /// second on the branch the first one opens: a turn appended to the second
 /// fork's new branch renders that fork's compare page again, not the first

@@ -1,4 +1,4 @@
-//! OpenCode (issue 42): the databases OpenCode 1.18.33 wrote
+//! OpenCode: the databases OpenCode 1.18.33 wrote
 //! (`tests/fixtures/opencode-1.18.33/`, recorded offline with the real
 //! client) and the JSON storage of older releases (`opencode-1.1.65/`,
 //! `opencode-json/`), read into the same graph and pages as every agent's:

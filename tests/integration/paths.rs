@@ -1,5 +1,4 @@
-//! What a site says about where the archive lives (issue 10, issue 22 point
-//! 7, issue 26 point 5): fork commands on pages name no directory (unless
+//! What a site says about where the archive lives: fork commands on pages name no directory (unless
 //! `--show-paths`) and work as copied from any directory, finding the
 //! session in the client's projects directory or the `cctree sync` archive;
 //! no page reveals the input's absolute path unless `--show-paths` asks.
@@ -100,14 +99,14 @@ fn run_copied_archived(at: &At<'_>, cmd: &str, archive: &Path) {
 /// Render from, input, flags, the `--projects` the commands carry.
 type Case<'a> = (&'a Path, Option<PathBuf>, &'a [&'a str], Option<String>);
 
-/// Issue 22 point 7 and issue 26 point 5: the fork commands on pages carried
+/// The fork commands on pages carried
 /// `--projects` with the input's path relative to where the render ran (or
 /// from `~`): a local path on published pages, and a command that failed
 /// when copied from another directory. Now they name no directory unless
 /// `--show-paths` (then the absolute path), and `cctree fork` finds the
 /// session by its id in the client's projects directory, then in the
 /// archive of `cctree sync`, from any directory; elsewhere it says to pass
-/// `--projects DIR`. Issue 38 point 12: that failed as copied from a site
+/// `--projects DIR`. That failed as copied from a site
 /// of an archive elsewhere ("pass --projects DIR"); a site not published
 /// (no `--base-url`, no `--redact`) names its archive's absolute path, and
 /// works as copied from anywhere; a published one names no directory.
@@ -184,9 +183,9 @@ fn fork_commands_on_pages_name_no_directory_and_work_from_anywhere() {
     }
 }
 
-/// Issue 15: the fork commands on pages had no `--` before the session id,
+/// The fork commands on pages had no `--` before the session id,
 /// so an id starting with `-` (ids come from transcripts) was read as an
-/// option and the copied command failed. (Issue 22 point 7: this test passed
+/// option and the copied command failed. (This test passed
 /// only where the clone sat three directories deep, as the command carried
 /// `--projects` relative to where the render ran.) Rendered from the
 /// client's projects directory, the commands are run from other directories.
@@ -257,7 +256,7 @@ fn pages_do_not_reveal_the_input_path() {
         let input = input.canonicalize().unwrap();
         let needle = input.display().to_string();
         let out = tmp.path().join(name);
-        // Published (issue 38 point 12: a site not published names its
+        // Published (a site not published names its
         // archive in its fork commands, and nowhere else).
         let o = cctree()
             .args(["-q", "render", "--base-url", "https://example.org/"])
@@ -301,7 +300,7 @@ fn pages_do_not_reveal_the_input_path() {
     assert!(page.contains("future-thing (-home-alice-odd/0dd00000-0000-4000-8000-0000000000d1.jsonl:3)"), "{page}");
 }
 
-/// Issue 26 point 5: a published render (`--base-url`) of the example and
+/// A published render (`--base-url`) of the example and
 /// every fixture archive — pages, search shards, scripts, sitemap, the render
 /// cache — and each conversation's exports (HTML and Markdown) hold no
 /// directory of the machine: not the input's absolute path nor the relative

@@ -1,4 +1,4 @@
-//! Qwen Code (issue 42): archives the real client 0.24.4 wrote
+//! Qwen Code: archives the real client 0.24.4 wrote
 //! (`tests/fixtures/qwen-0.24.4/`, transcript-format Appendix G) read into
 //! the same graph and pages as every agent's, one test per acceptance point.
 

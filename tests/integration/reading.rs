@@ -1,4 +1,4 @@
-//! Issue 38, "Reading, round four": one test per point, on the example, the
+//! What a reader meets on the first day, one test per behaviour, on the example, the
 //! real Claude Code, Codex CLI and Gemini CLI archives of `tests/fixtures/`,
 //! and small archives written here for what the fixtures do not hold; the
 //! points a reader sees in a browser through `tests/browser/reading.mjs`
@@ -96,7 +96,8 @@ fn write_lines(file: &Path, lines: &[Value]) {
     std::fs::write(file, text).unwrap();
 }
 
-/// Points 7, 8 and 9, and the task lists of point 11: a project written here.
+/// Plain-text titles, forks told apart, project names and empty rows, and
+/// labelled task lists: a project written here.
 ///
 /// - session 1: a custom title in Markdown (`# 1. Set up **the repo**`), a
 ///   reply whose thinking is a reasoning summary in Markdown; then a fork at
@@ -489,7 +490,7 @@ fn a_codex_response_is_one_message() {
     assert!(seen >= 1, "the response of two calls is on a page");
 }
 
-/// Issue 38 in Chromium (`tests/browser/reading.mjs`), at 1280×900 and
+/// Reading in Chromium (`tests/browser/reading.mjs`), at 1280×900 and
 /// 390×844, light and dark, over file:// and http: the first message on the
 /// first screen of the conversation pages with forks (eight branches and
 /// three); a search hit on the active line opening the conversation page

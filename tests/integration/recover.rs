@@ -1,4 +1,4 @@
-//! Issue 30: sessions whose transcript Claude Code's cleanup deleted are
+//! Sessions whose transcript Claude Code's cleanup deleted are
 //! shown from the prompt history ("transcript deleted by Claude Code's
 //! cleanup — N prompts recovered"), under their project, in time order,
 //! searchable; conversations only cctree's archive still holds are marked

@@ -357,7 +357,7 @@ fn redact_report_is_capped() {
     assert!(stderr.contains("25 secrets redacted"), "{stderr}");
 }
 
-/// The holes of issue 15, each as it reaches a transcript: a private key
+/// Secrets that slipped through, each as it reaches a transcript: a private key
 /// whose END line was cut off (a truncated `cat`), an AWS key and a URL
 /// written with JSON escapes (`\u0041KIA…`, `https:\/\/…`: shown decoded on
 /// the page), one escaped twice (a JSON file Claude wrote), a JWT, Stripe
@@ -427,7 +427,7 @@ fn redact_covers_cut_keys_escaped_secrets_jwts_stripe_keys_and_url_credentials()
     assert!(stderr.contains("3 × stripe-key") && stderr.contains("2 × private-key"), "{stderr}");
 }
 
-/// The secrets of issue 31 (points 1, 2 and 9), each as the raw JSON text of
+/// Secrets after an escape, half-redacted env values and kinds met unredacted, each as the raw JSON text of
 /// a string where a transcript holds it, and the part that must not survive.
 const ROUND_THREE: &[(&str, &str)] = &[
     // 1. After a terminal colour code, a JSON form feed or backspace.
@@ -545,7 +545,7 @@ fn round_three_needles() -> Vec<&'static str> {
     n
 }
 
-/// Issue 31, points 1, 2 and 9: secrets after an escape, env values half
+/// Secrets after an escape, env values half
 /// redacted, a private key one line per string kept in the parse cache, and
 /// the kinds users reported. Every byte `render --redact` writes (pages,
 /// search shards, the parse caches under `.cctree-cache/`) and every byte of
@@ -611,7 +611,7 @@ fn redact_holds_in_every_byte_written_for_secrets_after_escapes_env_values_patch
     assert!(!stderr.contains(" 0 secrets redacted"), "{stderr}");
 }
 
-/// Issue 31, point 10: `--redact-file` (words and regexes), home
+/// `--redact-file` (words and regexes), home
 /// directories and the user's name, and a dry run that lists kind, place
 /// and count without the secret and writes nothing.
 #[test]

@@ -645,7 +645,7 @@ fn example_pages_markup() {
     }
 }
 
-/// Issue 15: raw NUL and ESC reached the HTML (askama's escaping and
+/// Raw NUL and ESC reached the HTML (askama's escaping and
 /// syntect write control characters as they are). In a title, a prompt, a
 /// highlighted code block, inline code, a tool call and its output, every
 /// C0 control but tab and newline is shown as its Control Picture.
@@ -679,7 +679,7 @@ fn raw_nul_and_esc_never_reach_the_html() {
     assert!(pages >= 2, "the controls are shown, as pictures, on the conversation page and the project index");
 }
 
-/// Issue 15: the results of `Edit` and `Write` (whose calls show the diff or
+/// The results of `Edit` and `Write` (whose calls show the diff or
 /// the file) were cut at 200 characters with no way to read on. A result
 /// that fits is one line; a longer one is its first words with the whole
 /// text under them.
@@ -721,7 +721,7 @@ fn edit_and_write_results_are_not_cut_at_200_characters() {
     assert!(page.contains("<p class=\"note\">Short result.</p>"), "a short result stays one line");
 }
 
-/// Issue 15: a project of 200,000 sessions (`claude -p` per job) was one
+/// A project of 200,000 sessions (`claude -p` per job) was one
 /// project page of 72 MB. The index is pages of at most 200 conversations
 /// (page 1 at the project's `index.html`, then `page-2.html`…), newest
 /// first, each conversation on exactly one page, linked to one another by a
@@ -884,7 +884,7 @@ fn a_fork_of_thousands_of_branches_lists_them_apart_and_shares_pages_by_uuid() {
     }
 }
 
-/// Issue 26 point 2: the fork-point index lists forks in the map's order.
+/// The fork-point index lists forks in the map's order.
 /// At fork A the active line takes A.2; a fork B on A.1 (which the map draws
 /// as a side branch, with B under it) came after the whole A.2 subtree (fork
 /// C) in the index, and the index said ".1 continues" where the page goes on
@@ -970,7 +970,7 @@ fn the_fork_point_index_reads_in_the_order_of_the_map() {
     assert_eq!(fork_naming_problems(&out), Vec::<String>::new());
 }
 
-/// Issue 26 point 2: one name for each fork and branch. On the example and
+/// One name for each fork and branch. On the example and
 /// the real clients' archives, a branch page's "Forked from … on branch X"
 /// names the branch the map and the fork-point index nest its fork under,
 /// and no two forks (nor two branches) of a map or an index share a label.

@@ -1,4 +1,4 @@
-//! `cctree sync --schedule` / `--unschedule` (issue 30): for each scheduler,
+//! `cctree sync --schedule` / `--unschedule`: for each scheduler,
 //! in a temporary HOME whose PATH holds recording stand-ins for
 //! `systemctl`, `launchctl` and `crontab` (the real ones would change the
 //! machine): shown first, written only when confirmed (`--yes`), the hourly

@@ -1,4 +1,4 @@
-//! Selection (issue 16): `--project`, `--conversation`, `--since`, `--until`
+//! Selection: `--project`, `--conversation`, `--since`, `--until`
 //! for `render`, `stats` and `check`.
 //!
 //! - A filtered render holds exactly the selected conversations: each one's

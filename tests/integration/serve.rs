@@ -1,4 +1,4 @@
-//! `cctree serve` over real HTTP on 127.0.0.1 (issue 29): the binary is
+//! `cctree serve` over real HTTP on 127.0.0.1: the binary is
 //! started on a copy of the example archive with `--port 0`, its address read
 //! from what it prints, and spoken to through plain TCP (so that requests a
 //! browser would never send — `..`, a foreign `Host` — can be sent as they
@@ -277,7 +277,7 @@ fn follows_the_transcripts_as_they_are_written() {
     assert!(log.contains("interrupted: stopping"), "{log}");
 }
 
-/// Issue 30: the prompt history beside the projects directory is watched
+/// The prompt history beside the projects directory is watched
 /// too: a prompt of a deleted session typed there shows as a recovered
 /// session.
 #[test]

@@ -1,4 +1,4 @@
-//! Real-world shapes of Codex CLI folders (issue 37), on a hand-made
+//! Real-world shapes of Codex CLI folders, on a hand-made
 //! `$CODEX_HOME` of 2025 (`tests/fixtures/codex-2025/`): the default inputs
 //! when Claude Code's folder is empty, archived threads, and rollouts from
 //! before the envelope.

@@ -937,7 +937,7 @@ proptest! {
     }
 }
 
-/// Issue 31, point 7: sync skipped files silently. Names that are one name
+/// Sync skipped files silently. Names that are one name
 /// once decoded lossily (`a\xfe`, `a\xff`, `a\u{fffd}`) were archived as one;
 /// anything in a source directory named `.cctree-sync` was never archived;
 /// a source file named like a sync temporary file was removed from the
@@ -982,7 +982,7 @@ fn sync_never_skips_a_file_silently() {
     assert!(report["warnings"].to_string().contains("cctree-tmp-4242"));
 }
 
-/// Issue 31, point 7: `sync --to` a directory that is not empty and not an
+/// `sync --to` a directory that is not empty and not an
 /// archive was accepted (render refuses the like): it is refused, naming it.
 #[test]
 fn sync_into_a_non_empty_directory_that_is_not_an_archive_is_refused() {
@@ -1005,7 +1005,7 @@ fn sync_into_a_non_empty_directory_that_is_not_an_archive_is_refused() {
     }
 }
 
-/// Issue 31, point 8: a FIFO or `/dev/zero` named `x.jsonl` was skipped
+/// A FIFO or `/dev/zero` named `x.jsonl` was skipped
 /// without a word; a session directory linked to `/` or `/proc/self` made
 /// cctree walk the whole file system (`stats` 27 s, `render` killed at
 /// 90 s). Such a file is a warning and is never read; a directory link out

@@ -1,4 +1,4 @@
-//! The XSS suite (issue 6): a hostile archive with a payload list in every
+//! The XSS suite: a hostile archive with a payload list in every
 //! field that reaches a page, and a fast check of the rendered HTML.
 //!
 //! [`write_hostile_archive`] writes the archive (add a payload to
@@ -925,7 +925,7 @@ const URL_ATTRS: &[&str] = &[
 /// Every reason the page `html` (at `rel` in the site) is unsafe.
 pub fn page_problems(rel: &str, html: &str) -> Vec<String> {
     let mut bad = Vec::new();
-    // Issue 15: no control character but tab and newline (raw NUL and ESC reached pages).
+    // No control character but tab and newline (raw NUL and ESC reached pages).
     if let Some(c) = html.chars().find(|c| c.is_ascii_control() && !matches!(c, '\t' | '\n')) {
         bad.push(format!("{rel}: control character U+{:04X} in the HTML", u32::from(c)));
     }

@@ -233,7 +233,7 @@ mod tests {
         assert!(h.contains("@@ -1,1 +1,1 @@") && h.contains("d-del\">-x") && h.contains("d-ctx\"> z"));
     }
 
-    /// Issue 26 point 4: the words that changed inside a changed line are
+    /// The words that changed inside a changed line are
     /// marked, in the removed and the added line; a line replaced by one
     /// with nothing in common is not marked word by word.
     #[test]

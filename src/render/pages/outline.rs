@@ -161,7 +161,7 @@ struct Forked<'g> {
 /// the forks after it on its branch), then the line going on (the active
 /// line where it passes, else `.1`), marked `continues`, whose forks follow
 /// at the fork's depth. Iterative: forks nested 100,000 deep overflowed the
-/// stack when this recursed (issue 31); each branch's forks are listed once.
+/// stack when this recursed; each branch's forks are listed once.
 fn walk(
     p: &ProjectCtx<'_>,
     b: BranchId,

@@ -8,7 +8,7 @@
 //! added later (a new conversation, the newest) comes last and leaves the
 //! others' numbers, and the files that hold them, alone.
 //!
-//! **Kept between renders** (issue 40): each unit's postings, in the render
+//! **Kept between renders**: each unit's postings, in the render
 //! cache (`.cctree-cache/search/<bucket>.bin`, the units spread over
 //! [`BUCKETS`] files by a hash of their key, so a turn rewrites the one
 //! holding its unit). A render then costs what changed:

@@ -160,7 +160,7 @@ mod tests {
     }
 
     /// Words joined by one `-` or `_` are also a pair: a hyphenated word is
-    /// found as one (issue 38, point 3).
+    /// found as one.
     #[test]
     fn hyphenated_words_are_pairs() {
         assert_eq!(terms("file-history"), ["file", "history", "file-history"]);

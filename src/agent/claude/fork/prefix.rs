@@ -30,7 +30,7 @@ pub(crate) struct State<'e> {
 
 /// A multiset of tool_use ids: constant time to add, take and look up (a
 /// message of N parallel calls holds N open ids at once; a list made each
-/// result cost N, issue 31).
+/// result cost N).
 #[derive(Debug, Clone, Default)]
 struct Ids<'e> {
     counts: FxHashMap<&'e str, u32>,
@@ -367,7 +367,7 @@ type Key = (NodeId, Walk);
 /// where paths turn off (more than one child, or a spliced child: an anchor
 /// or the last kept message) keeps a copy, by key. A copy per node (a
 /// message of N parallel calls holds N open ids) made N parallel calls cost
-/// N² (issue 31). Any other key is found by walking up to a known one, or
+/// N². Any other key is found by walking up to a known one, or
 /// to the chain's top (the last compaction boundary).
 pub(crate) struct Scan<'p> {
     f: Folder<'p>,
@@ -467,7 +467,7 @@ pub fn legal_checkpoints(project: &Project, nodes: &[NodeId]) -> Vec<bool> {
 /// order), whether forking there is legal: what [`legal_checkpoints`] says
 /// of them on the branch's projection, in time linear in the nodes (one scan
 /// for all, each branch going on from its fork point's state; judging each
-/// projection from the root made N rewinds along one line cost N², issue 31).
+/// projection from the root made N rewinds along one line cost N²).
 pub fn legal_on_branches(project: &Project, branches: &[crate::graph::BranchId]) -> Vec<Vec<bool>> {
     let mut scan = Scan::new(project);
     branches.iter().map(|&b| legal_checkpoints_with(&mut scan, &project.graph.branches[b].nodes)).collect()
