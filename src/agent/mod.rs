@@ -140,6 +140,12 @@ pub trait Agent: Reader {
     fn default_dir(&self) -> Option<PathBuf>;
     /// Why its default folder is where it is, for a message naming it.
     fn default_hint(&self) -> &'static str;
+    /// The environment variables of its own (read by no other agent) that
+    /// move its default folder ([`Agent::default_dir`]), the first set
+    /// winning; empty when it has only the home directory or variables
+    /// others share (`XDG_DATA_HOME`). The test suite points each at
+    /// nothing, so that no machine's folders take part in a test.
+    fn home_env(&self) -> &'static [&'static str];
     /// Whether the folder `dir` is (or holds) the agent's folder.
     fn claims(&self, dir: &Path) -> Claim;
     /// Whether the file `path`, given alone, is one of the agent's.

@@ -813,3 +813,31 @@ fn a_gemini_fork_from_the_archive_recreates_the_project_folders_project_root() {
     assert!(!out.contains(".project_root"), "{out}");
     assert_eq!(files_under(&folder.join("chats"), "jsonl").len(), 2);
 }
+
+/// The suite keeps every machine's folders out of its tests through the
+/// registration: each agent's own variables (`Agent::home_env`) move its
+/// default folder, so `cctree sync` without INPUT, in an empty home, finds
+/// none and names each agent's default folder where the suite points it.
+#[test]
+fn each_agent_names_the_variables_that_move_its_default_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let out = cctree()
+        .args(["sync", "--dry-run"])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("CCTREE_ARCHIVE", home.path().join("archive"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let mut vars = std::collections::BTreeSet::new();
+    for c in cctree::agent::ALL {
+        let a = cctree::agent::of(*c);
+        let line = err.lines().find(|l| l.contains(&format!("({}:", a.product()))).unwrap_or_else(|| panic!("{err}"));
+        let nowhere = format!("/nonexistent/cctree-test-{}", c.name());
+        assert_eq!(line.contains(&nowhere), !a.home_env().is_empty(), "{}: {line}", c.name());
+        for v in a.home_env() {
+            assert!(vars.insert(*v), "{v} is read by two agents");
+        }
+    }
+}

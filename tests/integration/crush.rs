@@ -77,6 +77,7 @@ fn the_projects_list_finds_each_database_and_every_message_is_on_a_page() {
         .arg(tmp.path().join("site2"))
         .env("XDG_DATA_HOME", tmp.path().join("home/.local/share"))
         .env("HOME", tmp.path().join("home"))
+        .env_remove("CRUSH_GLOBAL_DATA")
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -47,12 +47,15 @@ pub fn cctree() -> std::process::Command {
     let mut cmd = std::process::Command::new(
         std::env::var_os("CCTREE_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cctree").into()),
     );
-    // The default inputs include Codex's and Gemini's folders: the
-    // machine's own never take part in a test (a test that wants them sets these).
-    cmd.env("CODEX_HOME", "/nonexistent/cctree-test-codex")
-        .env("GEMINI_CLI_HOME", "/nonexistent/cctree-test-gemini")
-        .env("QWEN_RUNTIME_DIR", "/nonexistent/cctree-test-qwen")
-        .env("COPILOT_HOME", "/nonexistent/cctree-test-copilot");
+    // The default inputs are every agent's folder: the machine's own never
+    // take part in a test. Each agent's own variables point nowhere; a test
+    // that wants an agent's folder sets them (or removes them, to find the
+    // folder in the `HOME` it sets).
+    for agent in cctree::agent::ALL {
+        for var in cctree::agent::of(*agent).home_env() {
+            cmd.env(var, format!("/nonexistent/cctree-test-{}", agent.name()));
+        }
+    }
     cmd
 }
 

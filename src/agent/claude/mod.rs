@@ -102,6 +102,9 @@ impl Agent for Claude {
     fn default_hint(&self) -> &'static str {
         "Claude Code writes its transcripts there once it has run; CLAUDE_CONFIG_DIR moves it"
     }
+    fn home_env(&self) -> &'static [&'static str] {
+        &["CLAUDE_CONFIG_DIR"]
+    }
     /// Any folder no other agent claims: a projects directory, one project
     /// directory, or Claude Code's configuration directory.
     fn claims(&self, _dir: &Path) -> Claim {

@@ -428,6 +428,9 @@ impl crate::agent::Agent for crate::agent::Codex {
     fn default_hint(&self) -> &'static str {
         "Codex CLI writes its sessions there; CODEX_HOME moves it"
     }
+    fn home_env(&self) -> &'static [&'static str] {
+        &["CODEX_HOME"]
+    }
     fn claims(&self, dir: &Path) -> Claim {
         crate::agent::codex::discover::is_codex_dir(dir).map_or(Claim::No, Claim::Yes)
     }

@@ -72,6 +72,9 @@ impl Agent for Copilot {
     fn default_hint(&self) -> &'static str {
         "Copilot CLI writes its sessions there; COPILOT_HOME moves it"
     }
+    fn home_env(&self) -> &'static [&'static str] {
+        &["COPILOT_HOME"]
+    }
     fn claims(&self, dir: &Path) -> Claim {
         discover::is_copilot_dir(dir).map_or(Claim::No, Claim::Yes)
     }

@@ -77,6 +77,9 @@ impl Agent for Crush {
     fn default_hint(&self) -> &'static str {
         "Crush lists its projects there (projects.json); CRUSH_GLOBAL_DATA or XDG_DATA_HOME moves it"
     }
+    fn home_env(&self) -> &'static [&'static str] {
+        &["CRUSH_GLOBAL_DATA"]
+    }
     fn claims(&self, dir: &Path) -> Claim {
         discover::claim(dir).map_or(Claim::No, Claim::Yes)
     }

@@ -288,6 +288,9 @@ impl crate::agent::Agent for crate::agent::Gemini {
     fn default_hint(&self) -> &'static str {
         "Gemini CLI writes its chats there; GEMINI_CLI_HOME moves it"
     }
+    fn home_env(&self) -> &'static [&'static str] {
+        &["GEMINI_CLI_HOME"]
+    }
     fn claims(&self, dir: &Path) -> Claim {
         crate::agent::gemini::discover::is_gemini_dir(dir).map_or(Claim::No, Claim::Yes)
     }

@@ -80,6 +80,10 @@ impl Agent for OpenCode {
     fn default_hint(&self) -> &'static str {
         "OpenCode keeps its database there; XDG_DATA_HOME moves it"
     }
+    /// Only `XDG_DATA_HOME`, which every XDG program reads.
+    fn home_env(&self) -> &'static [&'static str] {
+        &[]
+    }
     fn claims(&self, dir: &Path) -> Claim {
         discover::data_dir_of(dir).map_or(Claim::No, Claim::Yes)
     }

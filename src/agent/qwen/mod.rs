@@ -100,6 +100,9 @@ impl Agent for Qwen {
     fn default_hint(&self) -> &'static str {
         "Qwen Code writes its chats there; QWEN_RUNTIME_DIR or QWEN_HOME moves it"
     }
+    fn home_env(&self) -> &'static [&'static str] {
+        &["QWEN_RUNTIME_DIR", "QWEN_HOME"]
+    }
     fn claims(&self, dir: &Path) -> Claim {
         discover::is_qwen_dir(dir).map_or(Claim::No, Claim::Yes)
     }
