@@ -395,8 +395,7 @@ fn record_after(
     changes: &[FileChange],
     now: &str,
 ) -> Record {
-    let mut r =
-        Record { format: previous.format, source: source.to_string(), gone: Vec::new(), kept: Vec::new() };
+    let mut r = Record { format: previous.format, source: source.to_string(), gone: Vec::new(), kept: Vec::new() };
     for (root, l) in roots.iter().zip(listings) {
         let source_set = l.source.keys().cloned().collect();
         let live_set = l.live.keys().cloned().collect();

@@ -385,7 +385,7 @@ fn titles_plain_forks_told_apart_and_rows_not_empty() {
     // The project of no conversation.
     let index = read(&site.join("index.html"));
     assert!(index.contains("<span>no conversation: 1 agent transcript</span>"), "{index}");
-    // Point 11: a task list's boxes are text, not unlabelled inputs.
+    // A task list's boxes are text, not unlabelled inputs.
     let all: String = walkdir::WalkDir::new(&site)
         .into_iter()
         .filter_map(Result::ok)
@@ -552,5 +552,61 @@ fn reading_in_chromium() {
     for r in runs.iter().filter(|r| r["kind"] == "image") {
         let (shown, col) = (r["shown"].as_f64().unwrap_or(0.0), r["col"].as_f64().unwrap_or(1.0));
         assert!(r["natural"] == 1600 && shown > col * 0.9, "{r}");
+    }
+}
+
+/// A project is named by the working directory its files record, not by
+/// the folder the client stores it in, for each agent where the two differ:
+/// Claude Code's folder (renamed here, and lossy: `-` for `/`, `.` and `-`),
+/// even when its first file records none; Qwen Code's (the same encoding);
+/// Codex CLI's dated tree (`sessions/YYYY/MM/DD`). A folder none of whose
+/// files records one keeps its folder's name.
+#[test]
+fn a_project_is_named_by_the_working_directory_its_files_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let claude = tmp.path().join("claude");
+    let session = |sid: &str, cwd: Option<&str>| {
+        let mut v = line("u1", None, sid, "2026-01-01T10:00:00.000Z", "user", user("hello"));
+        match cwd {
+            Some(cwd) => v["cwd"] = json!(cwd),
+            None => drop(v.as_object_mut().unwrap().remove("cwd")),
+        }
+        v
+    };
+    let dir = claude.join("-srv-old-name");
+    std::fs::create_dir_all(&dir).unwrap();
+    write_lines(
+        &dir.join("00000000-0000-4000-8000-000000000001.jsonl"),
+        &[session("00000000-0000-4000-8000-000000000001", None)],
+    );
+    write_lines(
+        &dir.join("11111111-0000-4000-8000-000000000001.jsonl"),
+        &[session("11111111-0000-4000-8000-000000000001", Some("/home/bob/my-app.v2"))],
+    );
+    let bare = claude.join("-srv-no-cwd");
+    std::fs::create_dir_all(&bare).unwrap();
+    write_lines(
+        &bare.join("22222222-0000-4000-8000-000000000001.jsonl"),
+        &[session("22222222-0000-4000-8000-000000000001", None)],
+    );
+    let qwen = tmp.path().join("qwen/projects/-renamed");
+    crate::agents::copy_tree(&fixture("qwen-0.24.4/headless/projects/-tmp-cctree-qwen-0-24-4-headless-work"), &qwen);
+    let cases = [
+        (claude.clone(), "-srv-old-name", "/home/bob/my-app.v2"),
+        (claude, "-srv-no-cwd", "-srv-no-cwd"),
+        (tmp.path().join("qwen"), "qwen-renamed", "/tmp/cctree-qwen-0.24.4/headless/work"),
+        (
+            fixture("codex-0.171.0/exec"),
+            "codex-tmp-cctree-codex-0-171-0-exec-work",
+            "/tmp/cctree-codex-0.171.0/exec/work",
+        ),
+    ];
+    for (i, (input, slug, name)) in cases.iter().enumerate() {
+        let site = tmp.path().join(format!("site{i}"));
+        render(input, &site, &[]);
+        let project = read(&site.join(slug).join("index.html"));
+        assert!(project.contains(&format!("<h1 class=\"path\">{name}</h1>")), "{slug}: {project}");
+        let index = read(&site.join("index.html"));
+        assert!(index.contains(&format!("href=\"{slug}/index.html\">{name}<")), "{slug}: {index}");
     }
 }
