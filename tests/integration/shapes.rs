@@ -211,6 +211,13 @@ fn a_codex_archived_thread_deleted_at_the_source_is_marked_kept_by_cctree() {
         .map(|(p, _)| p.strip_prefix(&site).unwrap().display().to_string())
         .collect();
     assert!(!marked.is_empty() && marked.iter().any(|p| p.starts_with("codex-")), "{marked:?}");
+    // Named by the client that deleted it, on its row and on its page.
+    let pages = crate::common::html_pages(&site);
+    let kept: Vec<&String> = pages.iter().filter(|(_, p)| p.contains("kept by cctree")).map(|(_, p)| p).collect();
+    assert!(kept.iter().any(|p| p.contains("Codex CLI has deleted this conversation")), "the conversation's page");
+    for page in kept {
+        assert!(page.contains("title=\"Codex CLI deleted its transcripts") && !page.contains("Claude Code deleted"));
+    }
 }
 
 /// Neither shape is offered as a fork the client could not resume: an

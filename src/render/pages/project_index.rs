@@ -192,7 +192,7 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
         tokens: spend.tokens_text(),
         cost: spend.cost_text(),
         cctree_forks: c.junctions.iter().filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork).count(),
-        kept: ctx.project.kept.archive_only.contains(&c.root),
+        kept: ctx.project.kept.archive_only.contains(&c.root).then(|| ctx.project.source.client.product()),
     }
 }
 

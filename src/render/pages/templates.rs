@@ -64,8 +64,9 @@ pub(crate) struct ConvRow {
     pub(crate) cost: String,
     /// Sessions written by `cctree fork` from this conversation.
     pub cctree_forks: usize,
-    /// Only cctree's archive still holds it (the client deleted its transcripts).
-    pub kept: bool,
+    /// Only cctree's archive still holds it: the client (this product)
+    /// deleted its transcripts.
+    pub kept: Option<&'static str>,
 }
 
 /// A session recovered from the prompt history, on a project page.
@@ -352,8 +353,9 @@ pub(crate) struct TrackHead {
     pub(crate) active: Option<ActiveTrack>,
     /// A main branch's page (in a conversation with forks).
     pub main_branch: Option<MainBranch>,
-    /// Only cctree's archive still holds the conversation.
-    pub kept: bool,
+    /// Only cctree's archive still holds the conversation: the client (this
+    /// product) deleted its transcripts.
+    pub kept: Option<&'static str>,
     pub pager: Pager,
 }
 

@@ -130,7 +130,7 @@ pub(crate) fn track_head(ctx: &ProjectCtx<'_>, track: TrackId, page: u32) -> Tra
         map: None,
         active: None,
         main_branch: None,
-        kept: false,
+        kept: None,
         pager,
     };
     match track {
@@ -228,7 +228,7 @@ fn conversation_header(ctx: &ProjectCtx<'_>, c: ConversationId, track: TrackId, 
         TitleSource::None => untitled(ctx, conv).0,
         _ => plain_text(&conv.title),
     };
-    p.kept = ctx.project.kept.archive_only.contains(&conv.root);
+    p.kept = ctx.project.kept.archive_only.contains(&conv.root).then(|| ctx.project.source.client.product());
     // The facts of a conversation, a branch or an agent are on its first
     // page: later pages, which stay as they are while it grows, link there.
     if page > 0 {
