@@ -49,6 +49,8 @@ fn the_prompt_log_recovers_the_sessions_whose_chat_is_gone() {
     assert!(index.contains("1 conversation · 2 recovered"), "{index}");
     assert!(index.contains("chat deleted — 3 prompts recovered"), "{index}");
     assert!(index.contains("chat deleted — 1 prompt recovered"), "{index}");
+    assert!(index.contains("title=\"the transcript is gone; Gemini CLI's prompt log kept the prompts\""), "{index}");
+    assert!(!index.contains("Claude Code"), "{index}");
     // The surviving session's prompt is its chat's, never recovered.
     assert!(!site.join(format!("{SHOP}/r/{S1}")).exists());
     let d1 = read(&site, &format!("{SHOP}/r/{D1}/index.html"));

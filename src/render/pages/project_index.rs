@@ -203,6 +203,8 @@ fn recovered_row(ctx: &ProjectCtx<'_>, s: &crate::model::RecoveredSession) -> Re
         href: href(&ctx.dir, &recovered::dir(ctx, s), "index.html", None),
         first_prompt: plain_excerpt(&recovered::first_prompt(ctx, s), 240),
         label: recovered::label(s),
+        product: ctx.project.source.client.product(),
+        log_what: s.log.what,
         started: Time::at(s.first_ts()),
         last: Time::at(s.last_ts()),
     }

@@ -77,6 +77,10 @@ pub(crate) struct RecoveredRow {
     pub first_prompt: String,
     /// "transcript deleted by Claude Code's cleanup — N prompts recovered".
     pub label: String,
+    /// Whose log kept the prompts (`Claude Code`), and what it is (`prompt
+    /// history`).
+    pub product: &'static str,
+    pub log_what: &'static str,
     pub started: Time,
     pub last: Time,
 }
