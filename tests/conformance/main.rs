@@ -23,6 +23,7 @@ mod client;
 mod codex;
 #[path = "../common/mod.rs"]
 mod common;
+mod copilot;
 mod gate;
 mod gemini;
 mod http;
