@@ -46,11 +46,19 @@ fn assert_read_faithfully(s: &Sandbox) {
 }
 
 /// Each event's `parentId` is the event written before it (the first's
-/// `null`): one linear chain.
+/// `null`): one linear chain — except a compaction's `model.*` events, whose
+/// parent is `null`, an earlier `model.*` event or an id no line holds (the
+/// main chain goes from `session.compaction_start` to `_complete` over them).
 fn assert_linear(ls: &[Value]) {
-    assert!(ls[0]["parentId"].is_null(), "{:#}", ls[0]);
-    for w in ls.windows(2) {
+    let is_model = |v: &Value| v["type"].as_str().is_some_and(|t| t.starts_with("model."));
+    let main: Vec<&Value> = ls.iter().filter(|v| !is_model(v)).collect();
+    assert!(main[0]["parentId"].is_null(), "{:#}", main[0]);
+    for w in main.windows(2) {
         assert_eq!(w[1]["parentId"], w[0]["id"], "{} after {}", w[1]["type"], w[0]["type"]);
+    }
+    for (i, v) in ls.iter().enumerate().filter(|(_, v)| is_model(v)) {
+        let parent = ls.iter().position(|e| e["id"] == v["parentId"]);
+        assert!(parent.is_none_or(|j| j < i && is_model(&ls[j])), "{i} {} under {parent:?}", v["type"]);
     }
 }
 
@@ -148,5 +156,59 @@ fn a_cctree_fork_is_resumed_by_copilot_with_exactly_root_to_checkpoint() {
     let forks = conv["fork_points"].as_array().unwrap();
     assert_eq!(forks.len(), 1, "{conv:#}");
     assert_eq!(forks[0]["uuid"], at.as_str(), "{conv:#}");
+    assert_read_faithfully(&s);
+}
+
+/// `cctree stats --json`'s count of compactions.
+fn compactions(input: &std::path::Path) -> u64 {
+    let out = crate::model::cctree().args(["stats", "--json"]).arg(input).output().expect("cctree stats");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
+    v["compactions"].as_u64().expect("compactions")
+}
+
+#[test]
+fn copilot_tui_compact_appends_a_compaction_read_as_one_on_the_same_line() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "compact");
+    let argv = vec![bin.display().to_string(), "--allow-all".to_string()];
+    let t = crate::tmux::Tmux::start(&s.root, &s.work, &s.env(), &argv);
+    t.wait_for("❯", 60);
+    t.type_line("Before the compaction");
+    t.wait_idle("Reply to: Before the compaction", 90);
+    t.type_line("/compact");
+    let start = std::time::Instant::now();
+    let dir = loop {
+        let done = s
+            .sessions()
+            .into_iter()
+            .find(|d| events(&d.join("events.jsonl")).iter().any(|v| v["type"] == "session.compaction_complete"));
+        if let Some(d) = done {
+            break d;
+        }
+        assert!(start.elapsed().as_secs() < 90, "no compaction written; the screen:\n{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    t.type_line("After the compaction");
+    t.wait_idle("Reply to: After the compaction", 90);
+    t.exit("/exit");
+    assert_eq!(s.sessions(), [dir.clone()], "no new session folder");
+    let ls = events(&dir.join("events.jsonl"));
+    assert_linear(&ls);
+    let done = ls.iter().find(|v| v["type"] == "session.compaction_complete").unwrap();
+    assert_eq!(done["data"]["success"], true, "{done:#}");
+    assert!(done["data"]["summaryContent"].as_str().is_some_and(|t| !t.is_empty()), "{done:#}");
+    let at = ls.iter().position(|v| v["id"] == done["id"]).unwrap();
+    assert!(ls[at..].iter().any(|v| v["data"]["content"] == "After the compaction"), "the next prompt after it");
+    assert!(ls[..at].iter().any(|v| v["data"]["content"] == "Before the compaction"), "the turns before kept");
+    // The model was sent the summary, not the earlier turn.
+    let last = s.chats().pop().unwrap();
+    assert!(!last.messages.iter().any(|m| crate::chat::text(&m["content"]) == "Reply to: Before the compaction"));
+    assert_eq!(compactions(&s.copilot), 1);
+    let d = crate::model::detail(&s.copilot);
+    let conv = only_conversation(&d);
+    assert!(conv["fork_points"].as_array().unwrap().is_empty(), "{conv:#}");
     assert_read_faithfully(&s);
 }
