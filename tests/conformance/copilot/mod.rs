@@ -212,3 +212,49 @@ fn copilot_tui_compact_appends_a_compaction_read_as_one_on_the_same_line() {
     assert!(conv["fork_points"].as_array().unwrap().is_empty(), "{conv:#}");
     assert_read_faithfully(&s);
 }
+
+#[test]
+fn copilot_tui_fork_copies_the_events_with_their_ids_and_joins_its_source_in_one_conversation() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "fork");
+    let argv = vec![bin.display().to_string(), "--allow-all".to_string()];
+    let t = crate::tmux::Tmux::start(&s.root, &s.work, &s.env(), &argv);
+    t.wait_for("❯", 60);
+    t.type_line("Before the fork");
+    t.wait_idle("Reply to: Before the fork", 90);
+    t.type_line("/fork");
+    let start = std::time::Instant::now();
+    while s.sessions().len() < 2 {
+        assert!(start.elapsed().as_secs() < 60, "no fork folder; the screen:\n{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    t.type_line("In the fork");
+    t.wait_idle("Reply to: In the fork", 90);
+    // Observed: the first `/exit` after the fork's turn goes back to the source's view
+    // (its "Forked this session into …" line); the second ends the client.
+    t.type_line("/exit");
+    t.wait_for("Forked this session into", 30);
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    t.exit("/exit");
+    let dirs = s.sessions();
+    assert_eq!(dirs.len(), 2, "{dirs:?}");
+    let with = |t: &str| {
+        dirs.iter().find(|d| events(&d.join("events.jsonl")).iter().any(|v| v["data"]["content"] == t)).cloned()
+    };
+    let fork = with("In the fork").expect("the fork's prompt");
+    let source = dirs.iter().find(|d| **d != fork).unwrap();
+    let (sl, fl) = (events(&source.join("events.jsonl")), events(&fork.join("events.jsonl")));
+    assert!(!sl.iter().any(|v| v["data"]["content"] == "In the fork"), "the source does not get the fork's turn");
+    // The copy keeps the source's event ids; both name the fork in a session.info.
+    let before = id_of_text(&sl, "Before the fork");
+    assert_eq!(id_of_text(&fl, "Before the fork"), before, "the same event id in the copy");
+    for ls in [&sl, &fl] {
+        assert!(ls.iter().any(|v| v["type"] == "session.info" && v["data"]["infoType"] == "fork"));
+    }
+    let d = crate::model::detail(&s.copilot);
+    let conv = only_conversation(&d);
+    assert_eq!(conv["sessions"].as_array().unwrap().len(), 2, "{conv:#}");
+    assert_read_faithfully(&s);
+}
