@@ -29,6 +29,7 @@ mod gemini;
 mod http;
 mod mock;
 mod model;
+mod opencode;
 mod qwen;
 mod record;
 mod scenarios;
