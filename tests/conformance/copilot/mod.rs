@@ -194,7 +194,7 @@ fn copilot_tui_compact_appends_a_compaction_read_as_one_on_the_same_line() {
     t.type_line("After the compaction");
     t.wait_idle("Reply to: After the compaction", 90);
     t.exit("/exit");
-    assert_eq!(s.sessions(), [dir.clone()], "no new session folder");
+    assert_eq!(s.sessions(), std::slice::from_ref(&dir), "no new session folder");
     let ls = events(&dir.join("events.jsonl"));
     assert_linear(&ls);
     let done = ls.iter().find(|v| v["type"] == "session.compaction_complete").unwrap();
