@@ -23,11 +23,13 @@ mod client;
 mod codex;
 #[path = "../common/mod.rs"]
 mod common;
+mod copilot;
 mod gate;
 mod gemini;
 mod http;
 mod mock;
 mod model;
+mod opencode;
 mod qwen;
 mod record;
 mod scenarios;

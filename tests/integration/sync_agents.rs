@@ -307,3 +307,71 @@ fn a_gemini_rewind_after_a_sync_keeps_the_abandoned_messages() {
     assert_eq!(st["fork_points"], 1, "the rewind is a fork point: {st}");
     assert_eq!(st["branches"], 2, "{st}");
 }
+
+/// `cctree sync SOURCE --to ARCHIVE` of one agent's folder; renders of the
+/// source before the client deletes its sessions and of the archive after
+/// are the same pages, byte for byte (published: an unpublished site's fork
+/// commands name the folder it was rendered from). Index pages may differ
+/// (the archive's and each project's) may differ only by the "kept by
+/// cctree" mark.
+fn kept_byte_for_byte(fixture: &Path, input: &str, delete: &str, said: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = tmp.path().join("src");
+    copy_tree(fixture, &source);
+    let input = source.join(input);
+    let archive = tmp.path().join("arch/projects");
+    let render = |from: &Path, out: &str| {
+        let site = tmp.path().join(out);
+        let o = cctree()
+            .args(["-q", "render", "--base-url", "https://example.org/chats/"])
+            .arg(from)
+            .arg("-o")
+            .arg(&site)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        pages(&site)
+    };
+    let sync = || {
+        let o = cctree().arg("sync").arg(&input).arg("--to").arg(&archive).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let before = render(&input, "before");
+    sync();
+    std::fs::remove_dir_all(source.join(delete)).unwrap();
+    assert!(!source.join(delete).exists());
+    sync();
+    let kept = render(&archive, "kept");
+    for t in said {
+        assert!(kept.values().any(|p| p.contains(t)), "{t:?} lost from the archive");
+    }
+    let conversations = |s: &BTreeMap<String, String>| {
+        s.iter().filter(|(p, _)| p.matches('/').count() > 1).map(|(p, t)| (p.clone(), t.clone())).collect::<Vec<_>>()
+    };
+    let (a, b) = (conversations(&before), conversations(&kept));
+    assert!(!a.is_empty());
+    assert_eq!(
+        a.iter().map(|x| &x.0).collect::<Vec<_>>(),
+        b.iter().map(|x| &x.0).collect::<Vec<_>>(),
+        "the same pages"
+    );
+    for ((p, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{p} the same, byte for byte");
+    }
+}
+
+#[test]
+fn a_qwen_session_deleted_at_the_source_stays_rendered_byte_for_byte_from_the_archive() {
+    let f = fixtures().join("qwen-0.24.4/fork-session");
+    let chats = walkdir::WalkDir::new(&f).into_iter().flatten().find(|e| e.file_name() == "chats").unwrap();
+    let rel = chats.path().strip_prefix(&f).unwrap().to_string_lossy().into_owned();
+    kept_byte_for_byte(&f, "projects", &rel, &["Third prompt, in the fork"]);
+}
+
+#[test]
+fn a_copilot_session_deleted_at_the_source_stays_rendered_byte_for_byte_from_the_archive() {
+    let f = fixtures().join("copilot-1.0.102/prompt/home/.copilot");
+    let id = std::fs::read_dir(f.join("session-state")).unwrap().flatten().next().unwrap().file_name();
+    let rel = format!("session-state/{}", id.to_string_lossy());
+    kept_byte_for_byte(&f, ".", &rel, &["echo turn-one"]);
+}
