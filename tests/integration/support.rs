@@ -52,6 +52,7 @@ pub fn cctree() -> std::process::Command {
     cmd.env("CODEX_HOME", "/nonexistent/cctree-test-codex")
         .env("GEMINI_CLI_HOME", "/nonexistent/cctree-test-gemini")
         .env("QWEN_RUNTIME_DIR", "/nonexistent/cctree-test-qwen")
+        .env("PI_CODING_AGENT_DIR", "/nonexistent/cctree-test-pi")
         .env("COPILOT_HOME", "/nonexistent/cctree-test-copilot");
     cmd
 }
