@@ -37,6 +37,7 @@ mod newcomer;
 mod opencode;
 mod paths;
 mod props;
+mod pi;
 mod qwen;
 mod reading;
 mod recover;

@@ -1,0 +1,99 @@
+//! Pi: archives the real client 1.6.0 wrote (`tests/fixtures/pi-1.6.0/`,
+//! transcript-format Appendix E) read into the same graph and pages as
+//! every agent's.
+
+use std::path::{Path, PathBuf};
+
+use cctree::stats::{ConversationDetail, ProjectDetail};
+
+use crate::agents::files_under;
+use crate::common::site_text;
+use crate::support::{cctree, report};
+
+fn pi(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi-1.6.0").join(name)
+}
+
+fn detail(input: &Path) -> ProjectDetail {
+    let mut r = report(&[input.to_path_buf()]);
+    let mut d = r.projects_detail.take().unwrap();
+    assert_eq!(d.len(), 1, "one project in {}", input.display());
+    d.remove(0)
+}
+
+fn only(d: &ProjectDetail) -> &ConversationDetail {
+    assert_eq!(d.conversations.len(), 1, "{:#?}", d.conversations);
+    &d.conversations[0]
+}
+
+fn render(input: &Path, site: &Path) {
+    let o = cctree().arg("render").arg(input).arg("-o").arg(site).arg("-q").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn pages_with(site: &Path, part: &str) -> Vec<PathBuf> {
+    files_under(site, "html").into_iter().filter(|p| p.to_string_lossy().contains(part)).collect()
+}
+
+#[test]
+fn pi_tree_branches_are_fork_points_with_a_page_per_branch_and_a_compare_page() {
+    let d = detail(&pi("tree"));
+    let c = only(&d);
+    assert_eq!(c.fork_points.len(), 1, "{:#?}", c.fork_points);
+    // The fork point is the reply both second prompts hang on (ids scoped to their file).
+    assert!(c.fork_points[0].uuid.ends_with("-47eadd40"), "{:#?}", c.fork_points);
+    assert_eq!(c.branches.len(), 2, "{:#?}", c.branches);
+    // The active line is the file's last entry's: the prompt after the resume.
+    let active = c.branches.iter().find(|b| b.id == c.active_branch).unwrap();
+    assert_eq!(active.title, "Second prompt (edited branch)");
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    render(&pi("tree"), &site);
+    assert_eq!(pages_with(&site, "/b/").len(), 2, "a page per branch");
+    assert_eq!(pages_with(&site, "/compare/").len(), 1, "a compare page per fork point");
+    let text = site_text(&site);
+    assert!(text.contains("Third prompt"), "the abandoned branch is shown");
+    assert!(text.contains("Fifth prompt after resume"));
+}
+
+#[test]
+fn pi_branch_summary_starts_the_new_branch_of_a_fork_point() {
+    let d = detail(&pi("summary"));
+    let c = only(&d);
+    assert_eq!(c.fork_points.len(), 1, "{:#?}", c.fork_points);
+    assert_eq!(c.branches.len(), 2);
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    render(&pi("summary"), &site);
+    let text = site_text(&site);
+    assert!(text.contains("The user explored a different conversation branch"), "the summary is shown");
+    assert!(text.contains("Summary scenario"), "the session's /name titles it");
+}
+
+#[test]
+fn pi_fork_copies_share_their_ids_as_one_cross_session_fork() {
+    let d = detail(&pi("fork"));
+    let c = only(&d);
+    assert_eq!(c.sessions.len(), 4, "{:?}", c.sessions);
+    assert!(!c.fork_points.is_empty(), "{:#?}", c.fork_points);
+    assert!(c.fork_points.iter().any(|f| f.kind == "cross-session"), "{:#?}", c.fork_points);
+    let r = report(&[pi("fork")]);
+    assert!(r.total.duplicate_uuids > 0, "the copies are the same nodes");
+    assert_eq!(r.total.roots, 1);
+}
+
+#[test]
+fn pi_compaction_and_sub_agents_are_read() {
+    let r = report(&[pi("compact")]);
+    assert_eq!(r.total.compactions, 1);
+    let r = report(&[pi("subagent")]);
+    assert_eq!(r.total.agents, 2, "the run and the fork-context child");
+}
+
+#[test]
+fn pi_fixtures_pass_check() {
+    for f in ["tree", "summary", "fork", "resume", "compact", "custom", "content", "subagent"] {
+        let o = cctree().arg("check").arg(pi(f)).output().unwrap();
+        assert!(o.status.success(), "{f}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    }
+}
