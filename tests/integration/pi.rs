@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use cctree::stats::{ConversationDetail, ProjectDetail};
 
-use crate::agents::files_under;
+use crate::agents::{copy_tree, files_under};
 use crate::common::site_text;
 use crate::support::{cctree, report};
 
@@ -96,4 +96,30 @@ fn pi_fixtures_pass_check() {
         let o = cctree().arg("check").arg(pi(f)).output().unwrap();
         assert!(o.status.success(), "{f}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     }
+}
+
+#[test]
+fn pi_sync_keeps_a_session_deleted_at_the_source_rendered_from_the_archive() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("agent/sessions");
+    copy_tree(&pi("fork").join("sessions"), &sessions);
+    let archive = tmp.path().join("arch/projects");
+    let sync = || {
+        let o = cctree().arg("sync").arg(&sessions).arg("--to").arg(&archive).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    sync();
+    // The clone (the only file holding this prompt) is deleted at the source.
+    let clone = files_under(&sessions, "jsonl")
+        .into_iter()
+        .find(|f| std::fs::read_to_string(f).unwrap().contains("Prompt in the clone"))
+        .unwrap();
+    std::fs::remove_file(&clone).unwrap();
+    sync();
+    let dir = tempfile::tempdir().unwrap();
+    let (live, kept) = (dir.path().join("live"), dir.path().join("kept"));
+    render(&sessions, &live);
+    assert!(!site_text(&live).contains("Prompt in the clone"), "the source no longer has it");
+    render(&archive, &kept);
+    assert!(site_text(&kept).contains("Prompt in the clone"), "the archive keeps the deleted session");
 }
