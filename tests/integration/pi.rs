@@ -123,3 +123,43 @@ fn pi_sync_keeps_a_session_deleted_at_the_source_rendered_from_the_archive() {
     render(&archive, &kept);
     assert!(site_text(&kept).contains("Prompt in the clone"), "the archive keeps the deleted session");
 }
+
+#[test]
+fn pi_fork_at_an_abandoned_reply_writes_root_to_checkpoint_in_pis_sessions_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    copy_tree(&pi("tree"), &input);
+    let source = files_under(&input, "jsonl").remove(0);
+    let before = std::fs::read(&source).unwrap();
+    let agent = tmp.path().join("agent");
+    let o = cctree()
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .arg("fork")
+        .arg("--at=01a23445-b2b5-74d9-b47f-e239abf007a4-d2bc8b4e")
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("pi --session "), "{out}");
+    assert_eq!(std::fs::read(&source).unwrap(), before, "the source is untouched");
+    let written = files_under(&agent.join("sessions/--tmp-cctree-pi-1.6.0-tree-work--"), "jsonl");
+    assert_eq!(written.len(), 1);
+    let text = std::fs::read_to_string(&written[0]).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with(r#"{"type":"session","version":3,"#), "{}", lines[0]);
+    assert!(lines[0].contains("parentSession"));
+    let src = String::from_utf8(before).unwrap();
+    let src_lines: Vec<&str> = src.lines().collect();
+    // The path root → the abandoned "Third prompt" reply: lines 2..=12 of the source.
+    assert_eq!(&lines[1..], &src_lines[1..12]);
+    assert!(lines.last().unwrap().contains(r#""id":"d2bc8b4e""#));
+    // Read with its source, the copies are the source's nodes (same ids
+    // scoped by the source): one conversation, no duplicate root.
+    std::fs::copy(&written[0], source.parent().unwrap().join(written[0].file_name().unwrap())).unwrap();
+    let r = report(&[input.clone()]);
+    assert_eq!(r.total.roots, 1);
+    assert!(r.total.duplicate_uuids > 0);
+    let d = detail(&input);
+    assert_eq!(only(&d).fork_points.len(), 1);
+}

@@ -8,11 +8,12 @@
 //!
 //! [`header`] reads each line; [`link`] scopes ids to their file, links
 //! copies, takes metadata out of the chain; [`content`] reads what a shown
-//! entry says; [`check`] its invariants; [`sync`] what sync keeps.
+//! entry says; [`fork`] writes a session `pi --session` resumes; [`check`] its invariants; [`sync`] what sync keeps.
 
 mod check;
 mod content;
 pub mod discover;
+mod fork;
 mod header;
 mod link;
 mod sync;
@@ -141,26 +142,19 @@ impl Agent for Pi {
     fn kept_databases(&self, _dir: &Path, _to: &Path) -> Option<Vec<(PathBuf, PathBuf)>> {
         None
     }
-    /// Not written yet: `cctree fork` of a Pi session is not offered (the
-    /// appendix says what such a file must hold; Pi's own `/fork` and
-    /// `pi --fork` make one meanwhile).
+    /// A reply that ends a turn, a compaction, a branch summary.
     fn checkpoints(&self) -> crate::project::Checkpoints {
-        crate::project::Checkpoints::None
+        crate::project::Checkpoints::Nodes(fork::legal_nodes)
     }
+    /// A session file, or a session id (the end of its file's name).
     fn find(
         &self,
         target: &str,
-        _projects: Option<&Path>,
+        projects: Option<&Path>,
         _by: crate::agent::fork::Lookup,
     ) -> anyhow::Result<Option<Box<dyn crate::agent::fork::Target>>> {
-        let file = Path::new(target);
-        if file.is_file() && self.claims_file(file) != Claim::No {
-            anyhow::bail!(
-                "{target}: cctree cannot fork a Pi session yet; Pi's own `/fork` (in the session) or \
-                 `pi --fork {target}` copies it into a new session"
-            );
-        }
-        Ok(None)
+        let file = fork::find(target, projects)?;
+        Ok(file.map(|f| Box::new(Found(f)) as Box<dyn crate::agent::fork::Target>))
     }
     fn checks(&self) -> &'static [&'static str] {
         check::KINDS
@@ -170,5 +164,18 @@ impl Agent for Pi {
     }
     fn supersedes(&self) -> &'static [(&'static str, &'static str)] {
         &[]
+    }
+}
+
+/// A session file `cctree fork` found.
+struct Found(PathBuf);
+
+impl crate::agent::fork::Target for Found {
+    fn describe(&self) -> String {
+        format!("a Pi session ({})", self.0.display())
+    }
+    fn fork(self: Box<Self>, req: &crate::agent::fork::ForkRequest) -> anyhow::Result<crate::agent::fork::Fork> {
+        let f = fork::fork(&self.0, req.at.as_deref(), req.dry_run)?;
+        Ok(crate::agent::fork::Fork::of(f.text(), &f))
     }
 }
