@@ -94,7 +94,12 @@ fn pi_compaction_and_sub_agents_are_read() {
 fn pi_fixtures_pass_check() {
     for f in ["tree", "summary", "fork", "resume", "compact", "custom", "content", "subagent"] {
         let o = cctree().arg("check").arg(pi(f)).output().unwrap();
-        assert!(o.status.success(), "{f}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{f}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
 }
 
@@ -157,7 +162,7 @@ fn pi_fork_at_an_abandoned_reply_writes_root_to_checkpoint_in_pis_sessions_folde
     // Read with its source, the copies are the source's nodes (same ids
     // scoped by the source): one conversation, no duplicate root.
     std::fs::copy(&written[0], source.parent().unwrap().join(written[0].file_name().unwrap())).unwrap();
-    let r = report(&[input.clone()]);
+    let r = report(std::slice::from_ref(&input));
     assert_eq!(r.total.roots, 1);
     assert!(r.total.duplicate_uuids > 0);
     let d = detail(&input);

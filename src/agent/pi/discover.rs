@@ -54,9 +54,8 @@ fn is_jsonl(p: &Path) -> bool {
 
 /// Whether `dir` is one project folder: a session file directly in it.
 pub(crate) fn is_project(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|r| {
-        r.flatten().map(|e| e.path()).any(|p| is_jsonl(&p) && p.is_file() && header_of(&p).is_some())
-    })
+    std::fs::read_dir(dir)
+        .is_ok_and(|r| r.flatten().map(|e| e.path()).any(|p| is_jsonl(&p) && p.is_file() && header_of(&p).is_some()))
 }
 
 fn holds_projects(dir: &Path) -> bool {
@@ -143,7 +142,8 @@ fn scan_project(dir: &Path) -> (ProjectSource, Vec<String>) {
         Some(c) => PI.project_name(c),
         None => format!("{}{}", PI.name(), crate::walk::dir_name(dir)),
     };
-    let source = ProjectSource { files: IdVec::from_vec(files), cwd, ..ProjectSource::empty(name, dir.to_path_buf(), PI) };
+    let source =
+        ProjectSource { files: IdVec::from_vec(files), cwd, ..ProjectSource::empty(name, dir.to_path_buf(), PI) };
     (source, warnings)
 }
 
