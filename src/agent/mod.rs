@@ -38,6 +38,7 @@ pub mod copilot;
 pub mod crush;
 pub mod gemini;
 pub mod opencode;
+pub mod pi;
 pub mod qwen;
 
 /// The registration: one line per agent, `HANDLE: Type`, in the order they
@@ -72,6 +73,7 @@ agents! {
     COPILOT: Copilot,
     OPENCODE: OpenCode,
     CRUSH: Crush,
+    PI: Pi,
 }
 
 /// The whole of the agent `client`.

@@ -36,6 +36,7 @@ mod layering;
 mod newcomer;
 mod opencode;
 mod paths;
+mod pi;
 mod props;
 mod qwen;
 mod reading;

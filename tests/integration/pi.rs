@@ -1,0 +1,170 @@
+//! Pi: archives the real client 1.6.0 wrote (`tests/fixtures/pi-1.6.0/`,
+//! transcript-format Appendix E) read into the same graph and pages as
+//! every agent's.
+
+use std::path::{Path, PathBuf};
+
+use cctree::stats::{ConversationDetail, ProjectDetail};
+
+use crate::agents::{copy_tree, files_under};
+use crate::common::site_text;
+use crate::support::{cctree, report};
+
+fn pi(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pi-1.6.0").join(name)
+}
+
+fn detail(input: &Path) -> ProjectDetail {
+    let mut r = report(&[input.to_path_buf()]);
+    let mut d = r.projects_detail.take().unwrap();
+    assert_eq!(d.len(), 1, "one project in {}", input.display());
+    d.remove(0)
+}
+
+fn only(d: &ProjectDetail) -> &ConversationDetail {
+    assert_eq!(d.conversations.len(), 1, "{:#?}", d.conversations);
+    &d.conversations[0]
+}
+
+fn render(input: &Path, site: &Path) {
+    let o = cctree().arg("render").arg(input).arg("-o").arg(site).arg("-q").output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn pages_with(site: &Path, part: &str) -> Vec<PathBuf> {
+    files_under(site, "html").into_iter().filter(|p| p.to_string_lossy().contains(part)).collect()
+}
+
+#[test]
+fn pi_tree_branches_are_fork_points_with_a_page_per_branch_and_a_compare_page() {
+    let d = detail(&pi("tree"));
+    let c = only(&d);
+    assert_eq!(c.fork_points.len(), 1, "{:#?}", c.fork_points);
+    // The fork point is the reply both second prompts hang on (ids scoped to their file).
+    assert!(c.fork_points[0].uuid.ends_with("-47eadd40"), "{:#?}", c.fork_points);
+    assert_eq!(c.branches.len(), 2, "{:#?}", c.branches);
+    // The active line is the file's last entry's: the prompt after the resume.
+    let active = c.branches.iter().find(|b| b.id == c.active_branch).unwrap();
+    assert_eq!(active.title, "Second prompt (edited branch)");
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    render(&pi("tree"), &site);
+    assert_eq!(pages_with(&site, "/b/").len(), 2, "a page per branch");
+    assert_eq!(pages_with(&site, "/compare/").len(), 1, "a compare page per fork point");
+    let text = site_text(&site);
+    assert!(text.contains("Third prompt"), "the abandoned branch is shown");
+    assert!(text.contains("Fifth prompt after resume"));
+}
+
+#[test]
+fn pi_branch_summary_starts_the_new_branch_of_a_fork_point() {
+    let d = detail(&pi("summary"));
+    let c = only(&d);
+    assert_eq!(c.fork_points.len(), 1, "{:#?}", c.fork_points);
+    assert_eq!(c.branches.len(), 2);
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    render(&pi("summary"), &site);
+    let text = site_text(&site);
+    assert!(text.contains("The user explored a different conversation branch"), "the summary is shown");
+    assert!(text.contains("Summary scenario"), "the session's /name titles it");
+}
+
+#[test]
+fn pi_fork_copies_share_their_ids_as_one_cross_session_fork() {
+    let d = detail(&pi("fork"));
+    let c = only(&d);
+    assert_eq!(c.sessions.len(), 4, "{:?}", c.sessions);
+    assert!(!c.fork_points.is_empty(), "{:#?}", c.fork_points);
+    assert!(c.fork_points.iter().any(|f| f.kind == "cross-session"), "{:#?}", c.fork_points);
+    let r = report(&[pi("fork")]);
+    assert!(r.total.duplicate_uuids > 0, "the copies are the same nodes");
+    assert_eq!(r.total.roots, 1);
+}
+
+#[test]
+fn pi_compaction_and_sub_agents_are_read() {
+    let r = report(&[pi("compact")]);
+    assert_eq!(r.total.compactions, 1);
+    let r = report(&[pi("subagent")]);
+    assert_eq!(r.total.agents, 2, "the run and the fork-context child");
+}
+
+#[test]
+fn pi_fixtures_pass_check() {
+    for f in ["tree", "summary", "fork", "resume", "compact", "custom", "content", "subagent"] {
+        let o = cctree().arg("check").arg(pi(f)).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{f}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn pi_sync_keeps_a_session_deleted_at_the_source_rendered_from_the_archive() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sessions = tmp.path().join("agent/sessions");
+    copy_tree(&pi("fork").join("sessions"), &sessions);
+    let archive = tmp.path().join("arch/projects");
+    let sync = || {
+        let o = cctree().arg("sync").arg(&sessions).arg("--to").arg(&archive).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    sync();
+    // The clone (the only file holding this prompt) is deleted at the source.
+    let clone = files_under(&sessions, "jsonl")
+        .into_iter()
+        .find(|f| std::fs::read_to_string(f).unwrap().contains("Prompt in the clone"))
+        .unwrap();
+    std::fs::remove_file(&clone).unwrap();
+    sync();
+    let dir = tempfile::tempdir().unwrap();
+    let (live, kept) = (dir.path().join("live"), dir.path().join("kept"));
+    render(&sessions, &live);
+    assert!(!site_text(&live).contains("Prompt in the clone"), "the source no longer has it");
+    render(&archive, &kept);
+    assert!(site_text(&kept).contains("Prompt in the clone"), "the archive keeps the deleted session");
+}
+
+#[test]
+fn pi_fork_at_an_abandoned_reply_writes_root_to_checkpoint_in_pis_sessions_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in");
+    copy_tree(&pi("tree"), &input);
+    let source = files_under(&input, "jsonl").remove(0);
+    let before = std::fs::read(&source).unwrap();
+    let agent = tmp.path().join("agent");
+    let o = cctree()
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .arg("fork")
+        .arg("--at=01a23445-b2b5-74d9-b47f-e239abf007a4-d2bc8b4e")
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("pi --session "), "{out}");
+    assert_eq!(std::fs::read(&source).unwrap(), before, "the source is untouched");
+    let written = files_under(&agent.join("sessions/--tmp-cctree-pi-1.6.0-tree-work--"), "jsonl");
+    assert_eq!(written.len(), 1);
+    let text = std::fs::read_to_string(&written[0]).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with(r#"{"type":"session","version":3,"#), "{}", lines[0]);
+    assert!(lines[0].contains("parentSession"));
+    let src = String::from_utf8(before).unwrap();
+    let src_lines: Vec<&str> = src.lines().collect();
+    // The path root → the abandoned "Third prompt" reply: lines 2..=12 of the source.
+    assert_eq!(&lines[1..], &src_lines[1..12]);
+    assert!(lines.last().unwrap().contains(r#""id":"d2bc8b4e""#));
+    // Read with its source, the copies are the source's nodes (same ids
+    // scoped by the source): one conversation, no duplicate root.
+    std::fs::copy(&written[0], source.parent().unwrap().join(written[0].file_name().unwrap())).unwrap();
+    let r = report(std::slice::from_ref(&input));
+    assert_eq!(r.total.roots, 1);
+    assert!(r.total.duplicate_uuids > 0);
+    let d = detail(&input);
+    assert_eq!(only(&d).fork_points.len(), 1);
+}
