@@ -130,12 +130,13 @@ fn pi_sync_keeps_a_session_deleted_at_the_source_rendered_from_the_archive() {
 }
 
 #[test]
-fn pi_fork_at_an_abandoned_reply_writes_root_to_checkpoint_in_pis_sessions_folder() {
+fn pi_fork_at_an_abandoned_reply_writes_root_to_checkpoint_beside_its_source() {
     let tmp = tempfile::tempdir().unwrap();
     let input = tmp.path().join("in");
     copy_tree(&pi("tree"), &input);
     let source = files_under(&input, "jsonl").remove(0);
     let before = std::fs::read(&source).unwrap();
+    // Pi's folder of this machine is not where a session read elsewhere goes.
     let agent = tmp.path().join("agent");
     let o = cctree()
         .env("PI_CODING_AGENT_DIR", &agent)
@@ -148,8 +149,10 @@ fn pi_fork_at_an_abandoned_reply_writes_root_to_checkpoint_in_pis_sessions_folde
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("pi --session "), "{out}");
     assert_eq!(std::fs::read(&source).unwrap(), before, "the source is untouched");
-    let written = files_under(&agent.join("sessions/--tmp-cctree-pi-1.6.0-tree-work--"), "jsonl");
-    assert_eq!(written.len(), 1);
+    assert!(!agent.exists(), "nothing written into {}", agent.display());
+    let written: Vec<PathBuf> =
+        files_under(source.parent().unwrap(), "jsonl").into_iter().filter(|f| *f != source).collect();
+    assert_eq!(written.len(), 1, "the fork lies in its source's project folder");
     let text = std::fs::read_to_string(&written[0]).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with(r#"{"type":"session","version":3,"#), "{}", lines[0]);
@@ -161,7 +164,6 @@ fn pi_fork_at_an_abandoned_reply_writes_root_to_checkpoint_in_pis_sessions_folde
     assert!(lines.last().unwrap().contains(r#""id":"d2bc8b4e""#));
     // Read with its source, the copies are the source's nodes (same ids
     // scoped by the source): one conversation, no duplicate root.
-    std::fs::copy(&written[0], source.parent().unwrap().join(written[0].file_name().unwrap())).unwrap();
     let r = report(std::slice::from_ref(&input));
     assert_eq!(r.total.roots, 1);
     assert!(r.total.duplicate_uuids > 0);

@@ -1,6 +1,7 @@
 //! `cctree fork` of a Pi session (transcript-format, Appendix E, "How a
-//! new session file must look"): a new file in Pi's sessions folder (the
-//! project folder of the source's `cwd`), a version-3 header naming the
+//! new session file must look"): a new file in the project folder the
+//! source lies in (for a session of the `cctree sync` archive, the folder of
+//! its `cwd` in Pi's own sessions folder), a version-3 header naming the
 //! source file as `parentSession`, then the source's lines of the path
 //! from the root to the checkpoint, byte for byte, in path order — what
 //! Pi's own `/fork` writes. `pi --session <new id>` resumes exactly
@@ -71,6 +72,20 @@ pub(crate) fn folder_of(cwd: &str) -> String {
     format!("--{inner}--")
 }
 
+/// The folder the new file goes in (for a source outside the `cctree sync`
+/// archive): the project folder the source lies in (its nearest folder
+/// named as Pi names `cwd`'s: sub-agent runs lie deeper), as Pi's own
+/// `/fork` does, so that `pi --session <id>` finds it in the sessions folder
+/// the source was read from (`--session-dir`, another `HOME`); else the
+/// source's own folder.
+fn project_folder(source: &Path, cwd: &str) -> PathBuf {
+    let name = folder_of(cwd);
+    let mut up = source.ancestors().skip(1);
+    up.find(|d| d.file_name().is_some_and(|n| n == name.as_str()))
+        .or_else(|| source.parent())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
 /// What a fork wrote.
 #[derive(Debug, serde::Serialize)]
 pub(super) struct PiFork {
@@ -133,13 +148,21 @@ pub(super) fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<PiFor
     }
     chain.reverse();
     let Some(cwd_s) = cwd.clone() else { bail!("{}: the session header names no cwd", file.display()) };
-    let Some(root) = super::discover::default_agent_dir() else {
-        bail!("no home directory is known to find Pi's sessions folder: set PI_CODING_AGENT_DIR");
+    let source = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let dir = if crate::agent::in_synced_archive(PI, &source) {
+        // Never into the archive: into Pi's own sessions folder.
+        let Some(root) = super::discover::default_agent_dir() else {
+            bail!(
+                "{} is in the archive of `cctree sync`, and its fork goes into Pi's ~/.pi/agent/sessions, but no home directory is known: set PI_CODING_AGENT_DIR",
+                file.display()
+            );
+        };
+        root.join("sessions").join(folder_of(&cwd_s))
+    } else {
+        project_folder(&source, &cwd_s)
     };
-    let dir = root.join("sessions").join(folder_of(&cwd_s));
     let new_id = uuid::Uuid::new_v4().to_string();
     let now = jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
-    let source = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     // The header's keys in the order Pi writes them.
     let q = |v: &str| Value::String(v.to_string()).to_string();
     let header = format!(
@@ -166,6 +189,15 @@ pub(super) fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<PiFor
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_fork_goes_in_the_project_folder_its_source_lies_in() {
+        use std::path::Path;
+        let sessions = Path::new("/x/agent/sessions/--w--");
+        assert_eq!(super::project_folder(&sessions.join("t_a.jsonl"), "/w"), sessions);
+        assert_eq!(super::project_folder(&sessions.join("t_a/r/run-0/session.jsonl"), "/w"), sessions);
+        assert_eq!(super::project_folder(Path::new("/y/flat/t_a.jsonl"), "/w"), Path::new("/y/flat"));
+    }
+
     #[test]
     fn a_working_directory_names_its_project_folder_as_pi_does() {
         assert_eq!(super::folder_of("/tmp/cctree-pi-1.6.0/tree/work"), "--tmp-cctree-pi-1.6.0-tree-work--");
