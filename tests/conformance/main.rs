@@ -30,6 +30,7 @@ mod http;
 mod mock;
 mod model;
 mod opencode;
+mod pi;
 mod qwen;
 mod record;
 mod scenarios;
