@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 
 use super::{CompactionKind, ForkKind, Graph, NodeId, SessionId};
 use crate::id::IdVec;
-use crate::model::{Entries, Kind, UserKind};
+use crate::model::{Entries, Kind, Meta, UserKind};
 
 /// What a child of a multi-child node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,12 +312,14 @@ fn role_of(g: &Graph, entries: &Entries, f: &Facts, parent: &Parent<'_>, k: Node
 }
 
 /// A typed prompt, a command child whose subtree has a reply, a compaction
-/// root whose subtree has a typed prompt, or a "Summarize from here" (asked
-/// for in the rewind menu) (§6.2 "user-initiated").
+/// root whose subtree has a typed prompt, a "Summarize from here" (asked
+/// for in the rewind menu) or a branch summary (asked for when moving in
+/// the tree) (§6.2 "user-initiated").
 fn user_initiated(g: &Graph, entries: &Entries, f: &Facts, k: NodeId) -> bool {
     let e = g.entry(entries, k);
     let n = g.node(k);
     e.user_kind == UserKind::Prompt
+        || matches!(e.meta, Some(Meta::BranchSummary))
         || (e.is_command() && f.has_reply[k])
         || (n.link.is_join() && f.has_prompt[k])
         || summarized_from_here(g, k)

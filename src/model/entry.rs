@@ -221,6 +221,11 @@ pub enum Meta {
     AgentStarted {
         call: Box<str>,
     },
+    /// A summary the client wrote of a branch the conversation came back
+    /// from, where the branch it goes on with starts (Pi's `/tree`
+    /// "Summarize"): a future of its parent, as a prompt is, though nobody
+    /// typed it (not a prompt, not a message).
+    BranchSummary,
 }
 
 /// Which end of an agent's turn a line marks ([`Meta::Turn`]).

@@ -220,7 +220,7 @@ fn a_compare_page_lists_the_files_each_branch_changed_and_what_it_ran() {
     assert!(cols[0].contains("<ul class=\"compare-calls\"><li><code>Edit: src/cli.rs</code></li></ul>"), "{}", cols[0]);
     assert!(list(cols[1], "Files changed").is_empty());
     assert_eq!(list(cols[1], "Commands run"), ["cargo add backoff@0.4 --features tokio"]);
-    assert!(cols[0].contains("<dt>cost</dt><dd>$0.050 (sub-agents included)</dd>"));
+    assert!(cols[0].contains("<dt>cost</dt><dd>$0.050</dd>"), "no sub-agent spawned on the branch: {}", cols[0]);
     // Messages read as on the branch's page: Markdown, code highlighted.
     assert!(
         cols[0].contains("<div class=\"compare-text md\"><p>Now add a <code>--units imperial</code> flag"),

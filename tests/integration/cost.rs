@@ -76,7 +76,8 @@ fn costs_are_the_hand_computed_ones_on_every_page() {
 
     // Branches (the abandoned one too), with the sub-agent spawned on the main one.
     assert_eq!(cost_fact(&main), "$4.34 + 1 reply of unknown price (sub-agents included)");
-    assert_eq!(cost_fact(&forked), "$0.055 (sub-agents included)");
+    // The forked branch spawned none: nothing to include.
+    assert_eq!(cost_fact(&forked), "$0.055");
     assert_eq!(cost_fact(&agent), "$0.0060 (this transcript)");
     // The conversation: $4.395, rounded half up.
     let conv = page(&site, CONV);
@@ -111,7 +112,7 @@ fn exports_say_what_the_conversation_cost() {
     assert!(html.contains("tokens: 211.0k in · 55.2k out · 1.3M cache read · 304.0k cache write · cost: $4.40 + 1 reply of unknown price <span class=\"hint\">(every branch, sub-agents included)</span>"), "{html}");
     // Each branch's section says what it cost.
     assert!(html.contains("<dt>cost</dt><dd>$4.34 + 1 reply of unknown price (sub-agents included)</dd>"));
-    assert!(html.contains("<dt>cost</dt><dd>$0.055 (sub-agents included)</dd>"));
+    assert!(html.contains("<dt>cost</dt><dd>$0.055</dd>"), "the forked branch spawned no sub-agent");
     assert!(html.contains("opus-4-7 · 100.0k in · 40.0k out · 1.0M cache read · 300.0k cache write · $4.28<"));
     assert!(html.contains("haiku-4-5-20251001 · 10.0k in · 2.0k out · 300.0k cache read · 4.0k cache write · $0.055<"));
 }

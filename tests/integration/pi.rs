@@ -70,6 +70,82 @@ fn pi_branch_summary_starts_the_new_branch_of_a_fork_point() {
     assert!(text.contains("Summary scenario"), "the session's /name titles it");
 }
 
+/// The `message` entries of user and assistant on the path from `from`
+/// (an entry id of `file`) up to the file's last entry's root-ward walk.
+fn messages_between(file: &Path, leaf: &str, from: &str) -> u32 {
+    let text = std::fs::read_to_string(file).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let by_id = |id: &str| lines.iter().find(|v| v["id"] == id).unwrap();
+    let (mut n, mut cur) = (0, by_id(leaf));
+    loop {
+        if cur["type"] == "message" && matches!(cur["message"]["role"].as_str(), Some("user" | "assistant")) {
+            n += 1;
+        }
+        if cur["id"] == from {
+            return n;
+        }
+        cur = by_id(cur["parentId"].as_str().unwrap());
+    }
+}
+
+#[test]
+fn pi_branch_summary_is_the_clients_text_not_a_prompt_of_its_branch() {
+    let input = pi("summary");
+    let file = files_under(&input, "jsonl").remove(0);
+    let d = detail(&input);
+    let c = only(&d);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let summary: serde_json::Value = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .find(|v: &serde_json::Value| v["type"] == "branch_summary")
+        .unwrap();
+    let sid = summary["id"].as_str().unwrap();
+    let b = c.branches.iter().find(|b| b.id.ends_with(&format!("-{sid}"))).expect("the branch the summary starts");
+    let leaf = b.leaf.rsplit_once('-').unwrap().1;
+    // Its messages: the prompts typed and the replies, not the summary.
+    assert_eq!(b.messages, messages_between(&file, leaf, sid), "{b:#?}");
+    assert_ne!(b.title, "", "titled by the prompt typed after the summary");
+    // The map counts the prompts typed on each branch: one per user message.
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    render(&input, &site);
+    let prompts = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "message" && v["message"]["role"] == "user")
+        .count();
+    let map = site_text(&site);
+    assert!(map.contains("The user explored a different conversation branch"), "the summary is shown");
+    assert!(map.contains(&format!("{prompts} prompts")), "{prompts} prompts in all on the map");
+}
+
+/// The text of the `cost` fact of each conversation page of a site.
+fn conversation_costs(site: &Path) -> Vec<String> {
+    files_under(site, "html")
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "index.html"))
+        .filter_map(|p| {
+            let html = std::fs::read_to_string(&p).unwrap();
+            let at = html.find("<dt>cost</dt><dd>")? + "<dt>cost</dt><dd>".len();
+            Some(html[at..at + html[at..].find("</dd>")?].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn pi_cost_says_sub_agents_included_only_when_the_conversation_spawned_some() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, spawning) = (dir.path().join("plain"), dir.path().join("spawning"));
+    render(&pi("tree"), &plain);
+    let costs = conversation_costs(&plain);
+    assert!(!costs.is_empty(), "the conversation page has a cost");
+    assert!(costs.iter().all(|c| !c.contains("sub-agents")), "no sub-agent to include: {costs:?}");
+    render(&pi("subagent"), &spawning);
+    let costs = conversation_costs(&spawning);
+    assert!(costs.iter().any(|c| c.ends_with("(sub-agents included)")), "{costs:?}");
+}
+
 #[test]
 fn pi_fork_copies_share_their_ids_as_one_cross_session_fork() {
     let d = detail(&pi("fork"));

@@ -47,7 +47,7 @@ fn content<'a>(e: &Entry, v: &Value) -> Content<'a> {
             let hidden = if m["excludeFromContext"] == true { "\n(not sent to the model)" } else { "" };
             Content::ShellOutput(Cow::Owned(format!("$ {}\n{out}{code}{hidden}", m["command"].as_str().unwrap_or(""))))
         }
-        (Kind::User, UserKind::Prompt) if sub == BRANCH_SUMMARY || m["role"] == "branchSummary" => {
+        (Kind::User, _) if sub == BRANCH_SUMMARY || m["role"] == "branchSummary" => {
             let s = v["summary"].as_str().or_else(|| m["summary"].as_str()).unwrap_or("");
             Content::Injected { kind: Injected::Context, text: owned(s) }
         }

@@ -80,11 +80,12 @@ pub(super) fn header(raw: &str, loc: Loc, offset: u64) -> Result<Entry, serde_js
 }
 
 /// A branch summary starts the branch it begins: a future there, as a
-/// prompt is (its excerpt left empty, so titles and labels name the
-/// prompt typed after it).
+/// prompt is, but the client's text, not a prompt (its excerpt left
+/// empty, so titles and labels name the prompt typed after it).
 fn branch_summary(e: &mut Entry, summary: &str) {
     e.kind = Kind::User;
-    e.user_kind = UserKind::Prompt;
+    e.user_kind = UserKind::Meta;
+    e.meta = Some(Meta::BranchSummary);
     e.injected = true;
     e.subtype = Some(BRANCH_SUMMARY.into());
     e.text_hash = hash_bytes(summary.as_bytes());

@@ -98,12 +98,8 @@ impl Md<'_> {
         );
         let spend = ctx.conversation_spend(c);
         if !spend.is_zero() {
-            let _ = writeln!(
-                self.out,
-                "- tokens: {}; cost: {} (sub-agents included)",
-                spend.tokens_text(),
-                spend.cost_text()
-            );
+            let agents = if ctx.spawned_agents(c.branches.iter().copied()) { " (sub-agents included)" } else { "" };
+            let _ = writeln!(self.out, "- tokens: {}; cost: {}{agents}", spend.tokens_text(), spend.cost_text());
         }
         let sessions: Vec<String> = c.sessions.iter().map(|s| span(&g.sessions[*s].session_id)).collect();
         let _ = writeln!(self.out, "- sessions: {}", sessions.join(" → "));
@@ -168,7 +164,7 @@ impl Md<'_> {
                 facts.push(format!("tokens {}", c.tokens));
             }
             if !c.cost.is_empty() {
-                facts.push(format!("cost {} (sub-agents included)", c.cost));
+                facts.push(format!("cost {}", c.cost));
             }
             let _ = writeln!(self.out, "- {}", facts.join("; "));
             let list = |v: &[String]| {

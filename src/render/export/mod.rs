@@ -119,6 +119,8 @@ pub(crate) struct ExportPage {
     /// What the conversation spent, sub-agents included (empty: nothing).
     pub(crate) tokens: String,
     pub(crate) cost: String,
+    /// Some sub-agent was spawned in it (the totals say they include them).
+    pub(crate) sub_agents: bool,
 }
 
 /// The style sheets the file carries: the site's, and the export's own.
@@ -179,6 +181,7 @@ pub(crate) fn conversation_html(
         let page = ExportPage {
             tokens: spend.tokens_text(),
             cost: spend.cost_text(),
+            sub_agents: ctx.spawned_agents(c.branches.iter().copied()),
             title: crate::render::plain::plain_text(&c.title),
             project: ctx.name.clone(),
             csp: csp(),

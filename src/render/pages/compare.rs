@@ -293,6 +293,10 @@ fn column_inputs<'c>(
     failed.sort_unstable();
     failed.dedup();
     let spend = ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, nodes));
+    let spawned = ctx.agent_homes.get(&branch).is_some_and(|a| {
+        let mine: rustc_hash::FxHashSet<NodeId> = nodes.iter().copied().collect();
+        a.iter().any(|(_, n)| mine.contains(n))
+    });
     let ts = nodes.iter().map(|&n| g.node(n).ts).filter(|&t| t > 0);
     let (first, last) = (ts.clone().min(), ts.max());
     let duration = match (first, last) {
@@ -306,7 +310,7 @@ fn column_inputs<'c>(
         active: nodes.first().is_some_and(|&n| ctx.on_active_track(n)),
         duration,
         tokens: spend.tokens_text(),
-        cost: spend.cost_text(),
+        cost: included(spend.cost_text(), spawned),
         nodes: reads,
         failed,
     }
@@ -681,6 +685,12 @@ fn duration_text(ms: i64) -> String {
         3600..86_400 => format!("{} h {} min", s / 3600, s % 3600 / 60),
         _ => format!("{} days {} h", s / 86_400, s % 86_400 / 3600),
     }
+}
+
+/// A column's cost, saying "sub-agents included" when some were spawned
+/// from its messages (`spawned`).
+fn included(cost: String, spawned: bool) -> String {
+    if spawned && !cost.is_empty() { format!("{cost} (sub-agents included)") } else { cost }
 }
 
 #[cfg(test)]

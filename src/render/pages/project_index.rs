@@ -191,6 +191,7 @@ fn conv_row(ctx: &ProjectCtx<'_>, i: ConversationId, c: &Conversation) -> ConvRo
         forks: c.fork_points.len(),
         tokens: spend.tokens_text(),
         cost: spend.cost_text(),
+        sub_agents: ctx.spawned_agents(c.branches.iter().copied()),
         cctree_forks: c.junctions.iter().filter(|j| j.kind == crate::graph::JunctionKind::CctreeFork).count(),
         kept: ctx.project.kept.archive_only.contains(&c.root).then(|| ctx.project.source.client.product()),
     }

@@ -62,6 +62,8 @@ pub(crate) struct ConvRow {
     pub(crate) tokens: String,
     /// What its calls cost, sub-agents included (empty when none).
     pub(crate) cost: String,
+    /// Some sub-agent was spawned in it (the cost says it includes them).
+    pub(crate) sub_agents: bool,
     /// Sessions written by `cctree fork` from this conversation.
     pub cctree_forks: usize,
     /// Only cctree's archive still holds it: the client (this product)

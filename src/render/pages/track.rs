@@ -349,20 +349,27 @@ fn conv_facts(ctx: &ProjectCtx<'_>, ci: ConversationId) -> (Vec<Fact>, Vec<Fact>
     }
     let spend = ctx.conversation_spend(c);
     if !spend.is_zero() {
-        v.push(fact("cost", FactValue::Text(format!("{} (sub-agents included)", spend.cost_text()))));
+        let cost = cost_text(spend, ctx.spawned_agents(c.branches.iter().copied()));
+        v.push(fact("cost", FactValue::Text(cost)));
         more.push(fact("tokens", FactValue::Text(spend.tokens_text())));
     }
     (v, more)
 }
 
+/// A total's cost, saying "sub-agents included" when some were spawned
+/// (`agents`): a conversation without any has nothing to include.
+fn cost_text(s: crate::render::site::spend::Spend, agents: bool) -> String {
+    if agents { format!("{} (sub-agents included)", s.cost_text()) } else { s.cost_text() }
+}
+
 /// The `tokens` and `cost` facts of a total (none when nothing was spent),
-/// worded as every total is: sub-agents included.
-fn spend_facts(v: &mut Vec<Fact>, s: crate::render::site::spend::Spend) {
+/// worded as every total is: sub-agents included (when there are some).
+fn spend_facts(v: &mut Vec<Fact>, s: crate::render::site::spend::Spend, agents: bool) {
     if s.is_zero() {
         return;
     }
     v.push(fact("tokens", FactValue::Text(s.tokens_text())));
-    v.push(fact("cost", FactValue::Text(format!("{} (sub-agents included)", s.cost_text()))));
+    v.push(fact("cost", FactValue::Text(cost_text(s, agents))));
 }
 
 fn branch_header(ctx: &ProjectCtx<'_>, b: BranchId, page: u32, p: &mut TrackHead) {
@@ -430,7 +437,7 @@ fn branch_facts(ctx: &ProjectCtx<'_>, b: BranchId) -> Vec<Fact> {
         fact("session", FactValue::Sessions(vec![session_ref(ctx, br.session)])),
     ];
     // A forked branch's own messages are those after its fork point.
-    spend_facts(&mut v, ctx.branch_spend(b));
+    spend_facts(&mut v, ctx.branch_spend(b), ctx.spawned_agents([b]));
     v
 }
 

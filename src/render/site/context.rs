@@ -247,6 +247,12 @@ impl<'a> ProjectCtx<'a> {
         self.spend_of(spend::with_agents(g, &self.agent_homes, c.branches.iter().copied()))
     }
 
+    /// Whether some sub-agent (or side agent) was spawned from one of
+    /// `branches`: what a total of them says it includes.
+    pub(crate) fn spawned_agents(&self, branches: impl IntoIterator<Item = BranchId>) -> bool {
+        branches.into_iter().any(|b| self.agent_homes.get(&b).is_some_and(|a| !a.is_empty()))
+    }
+
     /// What a branch spent from its fork point on (its own messages), and the
     /// agents spawned from them.
     pub(crate) fn branch_spend(&self, b: BranchId) -> Spend {
