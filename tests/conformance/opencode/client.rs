@@ -34,12 +34,24 @@ pub fn client() -> Option<PathBuf> {
     )
 }
 
-/// `Reply to: <the prompt's last line>`.
+/// A tool's result: `Done.`; `[[task: PROMPT]]` (offered the `task` tool):
+/// a `task` call running the `general` sub-agent on PROMPT; any other
+/// prompt `Reply to: <its last line>`.
 pub fn answer(chat: &Chat) -> Answer {
     if chat.answers_a_call() {
         return Answer::text("Done.");
     }
-    Answer::text(format!("Reply to: {}", chat.prompt().trim().lines().last().unwrap_or("")))
+    let prompt = chat.prompt();
+    if chat.tools.iter().any(|t| t == "task") {
+        let calls: Vec<(String, serde_json::Value)> = crate::chat::directives(&prompt, "task")
+            .into_iter()
+            .map(|p| ("task".to_string(), json!({"description": "mock task", "prompt": p, "subagent_type": "general"})))
+            .collect();
+        if !calls.is_empty() {
+            return Answer::calls(calls);
+        }
+    }
+    Answer::text(format!("Reply to: {}", prompt.trim().lines().last().unwrap_or("")))
 }
 
 pub struct Sandbox {
@@ -155,6 +167,54 @@ impl Sandbox {
         let c = self.db();
         let mut st = c.prepare("SELECT id, title FROM session ORDER BY time_created, id").unwrap();
         st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().flatten().collect()
+    }
+
+    /// `(id, role, text)` of a session's messages, oldest first (the text of
+    /// their `text` parts).
+    pub fn messages(&self, session: &str) -> Vec<(String, String, String)> {
+        let c = self.db();
+        let mut st = c.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id").unwrap();
+        let rows: Vec<(String, String)> =
+            st.query_map([session], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().flatten().collect();
+        let mut parts = c.prepare("SELECT data FROM part WHERE message_id = ?1 ORDER BY id").unwrap();
+        rows.into_iter()
+            .map(|(id, data)| {
+                let info: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
+                let texts: Vec<String> = parts
+                    .query_map([&id], |r| r.get::<_, String>(0))
+                    .unwrap()
+                    .flatten()
+                    .filter_map(|d| serde_json::from_str::<serde_json::Value>(&d).ok())
+                    .filter(|p| p["type"] == "text" && p["synthetic"] != true)
+                    .filter_map(|p| p["text"].as_str().map(str::to_string))
+                    .collect();
+                (id, info["role"].as_str().unwrap_or("").to_string(), texts.join("\n"))
+            })
+            .collect()
+    }
+
+    /// The `tool` parts of a session: `(tool, callID, state.metadata)`.
+    pub fn tool_parts(&self, session: &str) -> Vec<(String, String, serde_json::Value)> {
+        let c = self.db();
+        let mut st = c.prepare("SELECT data FROM part WHERE session_id = ?1 ORDER BY id").unwrap();
+        st.query_map([session], |r| r.get::<_, String>(0))
+            .unwrap()
+            .flatten()
+            .filter_map(|d| serde_json::from_str::<serde_json::Value>(&d).ok())
+            .filter(|p| p["type"] == "tool")
+            .map(|p| {
+                (
+                    p["tool"].as_str().unwrap_or("").to_string(),
+                    p["callID"].as_str().unwrap_or("").to_string(),
+                    p["state"]["metadata"].clone(),
+                )
+            })
+            .collect()
+    }
+
+    /// The session's `revert` column (JSON), if set.
+    pub fn revert_of(&self, id: &str) -> Option<String> {
+        self.db().query_row("SELECT revert FROM session WHERE id = ?1", [id], |r| r.get(0)).ok().flatten()
     }
 
     pub fn parent_of(&self, id: &str) -> Option<String> {

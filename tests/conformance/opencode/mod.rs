@@ -41,3 +41,101 @@ fn opencode_run_then_run_fork_is_a_fork_found_from_the_copied_prefix() {
     crate::model::assert_site(&pages, &texts.iter().map(|t| t.to_string()).collect::<Vec<_>>());
     assert!(pages.iter().any(|(p, _)| p.to_string_lossy().contains("compare")), "a compare page");
 }
+
+/// The chat-completions requests of the conversation (those offering tools:
+/// not the title's), oldest first.
+fn turns(s: &Sandbox) -> Vec<crate::chat::Chat> {
+    s.mock
+        .requests()
+        .into_iter()
+        .filter(|r| r.route().ends_with("/chat/completions"))
+        .map(|r| crate::chat::Chat::of(&r.body))
+        .filter(|c| !c.tools.is_empty())
+        .collect()
+}
+
+#[test]
+fn opencode_task_sub_agent_is_a_child_session_read_as_an_agent_of_its_call() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "task");
+    s.run(&["run", "Delegate: [[task: Inner task for the helper]]"]);
+    let sessions = s.sessions();
+    assert_eq!(sessions.len(), 2, "the caller and its sub-agent: {sessions:?}");
+    let parent = sessions.iter().find(|(i, _)| s.parent_of(i).is_none()).unwrap().0.clone();
+    let child = sessions.iter().find(|(i, _)| *i != parent).unwrap();
+    assert_eq!(s.parent_of(&child.0).as_deref(), Some(parent.as_str()), "parent_id links the sub-agent");
+    assert!(child.1.ends_with("(@general subagent)"), "{child:?}");
+    let task = s.tool_parts(&parent).into_iter().find(|(t, _, _)| t == "task").expect("a task part");
+    assert_eq!(task.2["sessionId"], child.0.as_str(), "the call names its child session");
+    let inner = s.messages(&child.0);
+    assert_eq!(inner.first().map(|m| (m.1.as_str(), m.2.as_str())), Some(("user", "Inner task for the helper")));
+    assert!(inner.iter().any(|m| m.2 == "Reply to: Inner task for the helper"), "{inner:?}");
+    let d = crate::model::detail(&s.data());
+    let convs = d["conversations"].as_array().unwrap();
+    assert_eq!(convs.len(), 1, "the sub-agent is no conversation of its own: {d:#}");
+    assert!(convs[0]["fork_points"].as_array().unwrap().is_empty(), "{:#}", convs[0]);
+    let agents = d["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 1, "{d:#}");
+    assert_eq!(agents[0]["spawn_tool_use"], task.1.as_str(), "linked to its task call: {d:#}");
+    crate::model::assert_check_clean(&s.data());
+    let pages = crate::model::render(&s.data(), &s.root.join("site"));
+    let texts = [
+        "Delegate: [[task: Inner task for the helper]]",
+        "Inner task for the helper",
+        "Reply to: Inner task for the helper",
+    ];
+    crate::model::assert_site(&pages, &texts.iter().map(|t| t.to_string()).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_cctree_fork_is_imported_by_opencode_and_resumed_with_exactly_root_to_checkpoint() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "cctree-fork");
+    s.run(&["run", "First", "prompt"]);
+    let (id, _) = s.sessions()[0].clone();
+    s.run(&["run", "--session", &id, "Second", "prompt"]);
+    s.run(&["run", "--session", &id, "Third", "prompt"]);
+    let before = s.messages(&id);
+    let at = before.iter().find(|m| m.1 == "assistant" && m.2 == "Reply to: Second prompt").unwrap().0.clone();
+    let archive = s.root.join("cctree-archive");
+    let o = crate::model::cctree()
+        .env("CCTREE_ARCHIVE", &archive)
+        .args(["fork", &format!("--at={at}"), "--projects"])
+        .arg(s.data())
+        .args(["--", &id])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    let new_id = out.lines().find_map(|l| l.strip_prefix("new session: ")).unwrap().trim().to_string();
+    assert!(out.contains("opencode import ") && out.contains(&format!("opencode -s {new_id}")), "{out}");
+    let file = archive.parent().unwrap().join("forks/opencode").join(format!("{new_id}.json"));
+    assert!(file.is_file(), "the import file {}: {out}", file.display());
+    assert!(s.sessions().iter().all(|(i, _)| *i != new_id), "cctree wrote nothing into the database");
+    s.run(&["import", &file.display().to_string()]);
+    s.mock.clear();
+    s.run(&["run", "--session", &new_id, "After", "the", "fork"]);
+    assert_eq!(s.messages(&id), before, "the source session is unchanged");
+    // The client sent root → checkpoint, then the new prompt.
+    let chat = turns(&s).into_iter().next().expect("a turn");
+    let prompts: Vec<String> = chat.prompts().iter().map(|p| p.trim().to_string()).collect();
+    assert_eq!(prompts, ["First prompt", "Second prompt", "After the fork"], "{:?}", chat.shape());
+    let replies: Vec<String> =
+        chat.messages.iter().filter(|m| m["role"] == "assistant").map(|m| crate::chat::text(&m["content"])).collect();
+    assert!(replies.contains(&"Reply to: Second prompt".to_string()), "{replies:?}");
+    assert!(!replies.iter().any(|r| r.contains("Third")), "{replies:?}");
+    let forked = s.messages(&new_id);
+    assert_eq!(forked.last().map(|m| m.2.as_str()), Some("Reply to: After the fork"));
+    // cctree: the imported copy is found from its prefix, a cross-session
+    // fork at the checkpoint.
+    let d = crate::model::detail(&s.data());
+    let convs = d["conversations"].as_array().unwrap();
+    assert_eq!(convs.len(), 1, "the fork joins its source: {d:#}");
+    let forks = convs[0]["fork_points"].as_array().unwrap();
+    assert_eq!(forks.len(), 1, "{:#}", convs[0]);
+    assert_eq!(forks[0]["kind"], "cross-session", "{:#}", convs[0]);
+    assert!(forks[0]["uuid"].as_str().unwrap().ends_with(&at), "at the checkpoint: {:#}", convs[0]);
+    crate::model::assert_check_clean(&s.data());
+}
