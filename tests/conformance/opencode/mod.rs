@@ -139,3 +139,55 @@ fn a_cctree_fork_is_imported_by_opencode_and_resumed_with_exactly_root_to_checkp
     assert!(forks[0]["uuid"].as_str().unwrap().ends_with(&at), "at the checkpoint: {:#}", convs[0]);
     crate::model::assert_check_clean(&s.data());
 }
+
+#[test]
+fn opencode_undo_then_a_prompt_is_a_rewind_with_the_removed_turn_on_a_branch_of_its_own() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "undo");
+    let t = crate::tmux::Tmux::start(&s.root, &s.work, &s.env(), &[s.bin.display().to_string()]);
+    t.wait_for("Mock Model", 90);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    for p in ["first prompt", "second prompt", "third prompt"] {
+        t.type_line(p);
+        t.wait_idle(&format!("Reply to: {p}"), 90);
+    }
+    let (id, _) = s.sessions()[0].clone();
+    t.type_line("/undo");
+    let start = std::time::Instant::now();
+    while s.revert_of(&id).is_none() {
+        assert!(start.elapsed().as_secs() < 30, "/undo set no revert:\n{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    // A pending /undo deletes nothing (read while the client runs, through
+    // SQLite read-only): the checks accept the revert marker.
+    let revert: serde_json::Value = serde_json::from_str(&s.revert_of(&id).unwrap()).unwrap();
+    let third = s.messages(&id).into_iter().find(|m| m.2 == "third prompt").unwrap().0;
+    assert_eq!(revert["messageID"], third.as_str(), "reverts to the last prompt");
+    assert!(s.messages(&id).iter().any(|m| m.2 == "Reply to: third prompt"), "nothing deleted yet");
+    crate::model::assert_check_clean(&s.data());
+    t.keys(&["C-u"]);
+    t.type_line("after undo");
+    t.wait_idle("Reply to: after undo", 90);
+    drop(t);
+    // The next prompt removed the reverted messages from the tables.
+    let msgs = s.messages(&id);
+    assert!(msgs.iter().all(|m| m.2 != "third prompt"), "{msgs:?}");
+    assert!(s.revert_of(&id).is_none());
+    let d = crate::model::detail(&s.data());
+    let convs = d["conversations"].as_array().unwrap();
+    assert_eq!(convs.len(), 1, "{d:#}");
+    let forks = convs[0]["fork_points"].as_array().unwrap();
+    assert_eq!(forks.len(), 1, "{:#}", convs[0]);
+    assert_eq!(forks[0]["kind"], "rewind", "{:#}", convs[0]);
+    let second_reply = msgs.iter().find(|m| m.2 == "Reply to: second prompt").unwrap().0.clone();
+    assert!(forks[0]["uuid"].as_str().unwrap().ends_with(&second_reply), "at the reply before: {:#}", convs[0]);
+    let children: Vec<&str> = forks[0]["children"].as_array().unwrap().iter().filter_map(|c| c.as_str()).collect();
+    assert!(children.iter().any(|c| c.ends_with(&third)), "the removed prompt starts a branch: {children:?}");
+    assert_eq!(convs[0]["branches"].as_array().unwrap().len(), 2, "{:#}", convs[0]);
+    crate::model::assert_check_clean(&s.data());
+    let pages = crate::model::render(&s.data(), &s.root.join("site"));
+    let texts = ["third prompt", "Reply to: third prompt", "after undo", "Reply to: after undo"];
+    crate::model::assert_site(&pages, &texts.iter().map(|t| t.to_string()).collect::<Vec<_>>());
+    assert!(pages.iter().any(|(p, _)| p.to_string_lossy().contains("/compare/")), "a compare page");
+}
