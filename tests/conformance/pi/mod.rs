@@ -185,7 +185,7 @@ fn tree_choose(t: &crate::tmux::Tmux, up: usize) {
     t.keys(&["Enter"]);
 }
 
-/// The ids of every page per branch and compare page of a rendered site.
+/// The pages of a rendered site whose path holds `part` (`/b/`: a page per branch, `/compare/`).
 fn pages_under<'a>(pages: &'a [(std::path::PathBuf, String)], part: &str) -> Vec<&'a std::path::PathBuf> {
     pages.iter().map(|(p, _)| p).filter(|p| p.to_string_lossy().contains(part)).collect()
 }
@@ -217,7 +217,7 @@ fn pi_tree_branch_is_a_fork_point_with_a_page_per_branch_and_a_move_alone_writes
     assert_eq!(std::fs::read(&file).unwrap(), before, "a /tree move alone writes nothing");
     // The leaf is the file's last entry, whatever /tree moved to.
     s.print(&["-c"], "Fourth prompt after resume");
-    assert_eq!(s.sessions(), [file.clone()]);
+    assert_eq!(s.sessions(), std::slice::from_ref(&file));
     let ls = assert_tree(&file);
     let first_reply = id_of(&ls, "assistant", "Reply to: First prompt");
     let second = id_of(&ls, "user", "Second prompt");
