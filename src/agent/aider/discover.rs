@@ -60,22 +60,28 @@ fn kept_folders(dir: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("%2F")))
         .map(|e| e.path())
-        .filter(|p| p.is_dir() && !histories(p).is_empty())
+        .filter(|p| p.is_dir() && holds_aider(p))
         .collect();
     found.sort();
     found
 }
 
-/// The folder `dir` is, when it is Aider's: one holding a chat history,
-/// or the sync archive's `aider/` folder.
+/// Whether Aider wrote in `dir`: a chat history, or an input history
+/// (whose chat history is gone: its prompts are still read).
+fn holds_aider(dir: &Path) -> bool {
+    !histories(dir).is_empty() || dir.join(INPUT_HISTORY).is_file()
+}
+
+/// The folder `dir` is, when it is Aider's: one it wrote in, or the sync
+/// archive's `aider/` folder.
 pub(crate) fn claim(dir: &Path) -> Option<PathBuf> {
-    (!histories(dir).is_empty() || !kept_folders(dir).is_empty()).then(|| dir.to_path_buf())
+    (holds_aider(dir) || !kept_folders(dir).is_empty()).then(|| dir.to_path_buf())
 }
 
 /// The projects of a folder Aider claimed: itself, or each folder the sync
 /// archive keeps.
 pub(crate) fn scan(dir: &Path) -> Vec<ProjectSource> {
-    if !histories(dir).is_empty() {
+    if holds_aider(dir) {
         return vec![project(dir, cwd_of(dir))];
     }
     kept_folders(dir).into_iter().map(|d| project(&d, cwd_of(&d))).collect()
@@ -127,7 +133,7 @@ pub(crate) fn found_in(cwds: &[&str]) -> Vec<PathBuf> {
             continue;
         }
         for d in std::iter::once(dir.to_path_buf()).chain(git_root(dir)) {
-            if !histories(&d).is_empty() {
+            if holds_aider(&d) {
                 found.push(d);
             }
         }

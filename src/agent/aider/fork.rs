@@ -173,7 +173,16 @@ pub(super) fn fork(file: &Path, at: Option<&str>, dry_run: bool) -> Result<Aider
         Some(next) if next.block.what == What::Output && next.run == cp.run => next.block.end,
         _ => cp.block.end,
     };
-    let (Ok(s), Ok(e)) = (usize::try_from(start), usize::try_from(end)) else { bail!("{}: too large", file.display()) };
+    let (Ok(mut s), Ok(mut e)) = (usize::try_from(start), usize::try_from(end)) else {
+        bail!("{}: too large", file.display())
+    };
+    // With the blank line the client writes before a heading, and the one after the turn.
+    if s > 0 && bytes.get(s - 1) == Some(&b'\n') {
+        s -= 1;
+    }
+    if bytes.get(e) == Some(&b'\n') {
+        e += 1;
+    }
     let mut out = bytes.get(s..e).context("the checkpoint lies outside the file")?.to_vec();
     if !out.ends_with(b"\n") {
         out.push(b'\n');

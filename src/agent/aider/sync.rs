@@ -42,14 +42,16 @@ pub(super) fn keep(dir: &Path, archive: &Path) -> Result<Kept> {
     };
     let projects = super::discover::scan(dir);
     if projects.is_empty() {
-        bail!("{} holds no Aider chat history (.aider.chat.history.md)", dir.display());
+        bail!("{} holds no file of Aider's (.aider.chat.history.md, .aider.input.history)", dir.display());
     }
     let trees = projects
         .iter()
         .map(|p| {
             let name = escape(p.cwd.as_deref().unwrap_or_default());
             let mut only: BTreeSet<String> = histories(&p.dir).into_iter().map(|(_, n)| n).collect();
+            // Named even when gone, so that the record says the source deleted it.
             only.insert(INPUT_HISTORY.to_string());
+            only.insert(super::lines::HISTORY.to_string());
             KeptTree {
                 tree: FOLDERS,
                 source: p.dir.clone(),
