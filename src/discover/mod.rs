@@ -278,7 +278,7 @@ pub fn default_inputs(agents: &[Client]) -> Result<Vec<PathBuf>> {
             let a = agent::of(*c);
             match a.default_dir() {
                 Some(d) => format!("\n  {} does not exist ({}: {})", d.display(), a.product(), a.default_hint()),
-                None => format!("\n  {}: no home directory is known ({})", a.product(), a.default_hint()),
+                None => format!("\n  no folder of its own is known ({}: {})", a.product(), a.default_hint()),
             }
         })
         .collect();

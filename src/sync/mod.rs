@@ -104,7 +104,7 @@ fn sources(input: Option<&Path>, archive: &Path) -> Result<Vec<(Client, Kept)>> 
                 let a = crate::agent::of(*c);
                 match a.default_dir() {
                     Some(d) => format!("\n  {} does not exist ({}: {})", d.display(), a.product(), a.default_hint()),
-                    None => format!("\n  {}: no home directory is known ({})", a.product(), a.default_hint()),
+                    None => format!("\n  no folder of its own is known ({}: {})", a.product(), a.default_hint()),
                 }
             })
             .collect();

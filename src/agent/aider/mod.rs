@@ -80,7 +80,7 @@ impl Agent for Aider {
         None
     }
     fn default_hint(&self) -> &'static str {
-        "Aider writes .aider.chat.history.md at the root of the repository it runs in: pass that folder"
+        "it writes .aider.chat.history.md at the root of the repository it runs in: pass that folder, or it is looked for in the working directories of the other agents' projects"
     }
     fn home_env(&self) -> &'static [&'static str] {
         &[]
