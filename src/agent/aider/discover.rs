@@ -156,7 +156,7 @@ mod tests {
         std::fs::write(repo.join(HISTORY), "\n# aider chat started at 2026-12-02 01:46:20\n").unwrap();
         std::fs::write(repo.join(".aider.chat.other.md"), "not a history\n").unwrap();
         let deep = repo.join("src/deep").display().to_string();
-        assert_eq!(found_in(&[deep.as_str(), "relative/path"]), [repo.clone()]);
+        assert_eq!(found_in(&[deep.as_str(), "relative/path"]), std::slice::from_ref(&repo));
         let names: Vec<String> = histories(&repo).into_iter().map(|(_, n)| n).collect();
         assert_eq!(names, [HISTORY]);
         assert_eq!(unescape(&escape("/a/50%/b")), "/a/50%/b");

@@ -122,7 +122,7 @@ impl Runs {
 
 /// Whether a prompt is a command that empties the model's history.
 pub(crate) fn clears(prompt: &str) -> bool {
-    let cmd = prompt.trim().split_whitespace().next().unwrap_or("");
+    let cmd = prompt.split_whitespace().next().unwrap_or("");
     matches!(cmd, "/clear" | "/reset")
 }
 

@@ -189,6 +189,7 @@ mod tests {
             ]
         );
         let reply = &b[3];
-        assert_eq!(&md.as_bytes()[reply.offset as usize..reply.end as usize], b"Reply\n\n# Title in a reply\n\nmore\n");
+        let (a, b) = (usize::try_from(reply.offset).unwrap(), usize::try_from(reply.end).unwrap());
+        assert_eq!(&md.as_bytes()[a..b], b"Reply\n\n# Title in a reply\n\nmore\n");
     }
 }
