@@ -89,4 +89,12 @@ mod tests {
         assert!(matches!(&b[..], [Block::Thinking(a), Block::Text(c)] if a == "Thinking." && c == "The answer."));
         assert!(matches!(&reply("<thinking-content-x> no end")[..], [Block::Text(_)]));
     }
+
+    proptest::proptest! {
+        /// Any reply text, tags left open or nested included, splits without a panic.
+        #[test]
+        fn any_reply_splits(t in "(<thinking-content-[a-z]{0,3}>|</thinking-content-[a-z]{0,3}>|[a-z\\n>< ]{0,8}){0,12}") {
+            let _ = reply(&t);
+        }
+    }
 }

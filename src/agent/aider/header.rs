@@ -140,4 +140,12 @@ mod tests {
         assert_eq!((u.input, u.cache_creation, u.cache_read, u.output), (12_000, 1000, 500, 1200));
         assert!(tokens("nothing here").is_none());
     }
+
+    proptest::proptest! {
+        /// Any token line reads without a panic (huge, negative, odd numbers).
+        #[test]
+        fn any_token_line_reads(t in "([0-9.eE+-]{0,30}[kKmM]? (sent|received|cache hit|cache write)(, |\\. )?){0,5}") {
+            let _ = tokens(&t);
+        }
+    }
 }

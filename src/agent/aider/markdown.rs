@@ -192,4 +192,25 @@ mod tests {
         let (a, b) = (usize::try_from(reply.offset).unwrap(), usize::try_from(reply.end).unwrap());
         assert_eq!(&md.as_bytes()[a..b], b"Reply\n\n# Title in a reply\n\nmore\n");
     }
+
+    proptest::proptest! {
+        /// Any bytes read as blocks without a panic, each block within the
+        /// file and after the one before.
+        #[test]
+        fn any_bytes_read_as_ordered_blocks(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+                                            marks in proptest::collection::vec(0usize..6, 0..40)) {
+            let mut input = bytes;
+            for (i, m) in marks.iter().enumerate() {
+                let at = (i * 37) % (input.len() + 1);
+                let piece: &[u8] = [&b"\n# aider chat started at 2026-12-02 01:46:20\n"[..], b"\n#### p  \n", b"\n> out  \n", b"\n\n", b"\r\n", b"<thinking-content-x>"][*m];
+                input.splice(at..at, piece.iter().copied());
+            }
+            let blocks = blocks_of(&input);
+            let mut last = 0;
+            for b in &blocks {
+                proptest::prop_assert!(b.offset >= last && b.offset <= b.end && b.end <= input.len() as u64);
+                last = b.offset;
+            }
+        }
+    }
 }
