@@ -242,3 +242,23 @@ fn aider_history_given_alone_is_read_whatever_its_name() {
     let r = report(&[file]);
     assert_eq!(r.total.conversations, 2);
 }
+
+#[test]
+fn aider_histories_are_found_in_the_repositories_claude_code_worked_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = runs_copy(tmp.path());
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    // A Claude Code session whose lines name the repository as their working directory.
+    let config = tmp.path().join("claude");
+    let project = config.join("projects/-work-repo");
+    std::fs::create_dir_all(&project).unwrap();
+    let line = serde_json::json!({"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s1",
+        "timestamp":"2026-12-02T01:00:00.000Z","cwd":repo.display().to_string(),
+        "message":{"role":"user","content":"Claude prompt"}});
+    std::fs::write(project.join("s1.jsonl"), format!("{line}\n")).unwrap();
+    let o =
+        cctree().env("CLAUDE_CONFIG_DIR", &config).env("HOME", tmp.path()).args(["stats", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["projects"].as_u64(), v["conversations"].as_u64()), (Some(2), Some(3)), "{v:#}");
+}
