@@ -32,6 +32,7 @@ pub mod fork;
 pub mod keep;
 pub mod prompts;
 
+pub mod aider;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -74,6 +75,7 @@ agents! {
     OPENCODE: OpenCode,
     CRUSH: Crush,
     PI: Pi,
+    AIDER: Aider,
 }
 
 /// The whole of the agent `client`.
@@ -158,6 +160,13 @@ pub trait Agent: Reader {
     fn scan(&self, dir: &Path) -> Result<Scanned>;
     /// Why a folder of the agent's holds nothing to read.
     fn nothing_in(&self, dir: &Path) -> String;
+    /// The agent's folders found in the working directories `cwds` of the
+    /// projects of the other agents' default folders, read with them when
+    /// no input is given (and kept by a sync of the default folders): for a
+    /// client that writes into the repository it runs in rather than a
+    /// folder of its own (Aider). Empty for an agent whose default folder
+    /// holds everything.
+    fn found_in(&self, cwds: &[&str]) -> Vec<PathBuf>;
     /// Where the `cctree sync` archive `archive` keeps the agent's folder
     /// (for Claude Code, the archive itself).
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf>;

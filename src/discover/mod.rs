@@ -123,9 +123,53 @@ fn first_byte(path: &Path) -> Option<u8> {
 /// has an empty `~/.claude/projects`); the error is for none holding any.
 pub fn discover(inputs: &[PathBuf]) -> Result<Archive> {
     match inputs.is_empty() {
-        true => read_inputs(&default_inputs(agent::ALL)?, true),
+        true => {
+            let mut archive = read_inputs(&default_inputs(agent::ALL)?, true)?;
+            add_found(&mut archive);
+            Ok(archive)
+        }
         false => read_inputs(inputs, false),
     }
+}
+
+/// The folders the agents find in the working directories of the projects
+/// read ([`agent::Agent::found_in`]: Aider's histories in the repositories
+/// the other agents worked in), each with the agent that claims it; those
+/// already read are left out.
+pub fn found_folders(projects: &[ProjectSource], read: &[PathBuf]) -> Vec<(Client, PathBuf)> {
+    let mut cwds: Vec<&str> = projects.iter().filter_map(|p| p.cwd.as_deref()).collect();
+    cwds.sort_unstable();
+    cwds.dedup();
+    let mut out = Vec::new();
+    for c in agent::ALL {
+        let a = agent::of(*c);
+        for dir in a.found_in(&cwds) {
+            if read.iter().any(|r| crate::files::resolve(r) == crate::files::resolve(&dir)) {
+                continue;
+            }
+            if let Claim::Yes(d) = a.claims(&dir) {
+                out.push((*c, d));
+            }
+        }
+    }
+    out
+}
+
+/// Adds to `archive` (the default folders read) the folders the agents find
+/// in its projects' working directories ([`found_folders`]).
+fn add_found(archive: &mut Archive) {
+    for (c, dir) in found_folders(&archive.projects, &archive.inputs) {
+        match agent::of(c).scan(&dir) {
+            Ok(s) => {
+                archive.roots.push((c, s.root.clone()));
+                archive.inputs.extend(s.inputs);
+                archive.warnings.extend(s.warnings);
+                archive.projects.extend(s.projects);
+            }
+            Err(e) => archive.warnings.push(format!("{e:#}")),
+        }
+    }
+    archive.projects.sort_by(|a, b| (&a.dir, &a.name).cmp(&(&b.dir, &b.name)));
 }
 
 /// Reads `inputs` (see [`discover`]); `defaults`: they are the default folders.
@@ -234,7 +278,7 @@ pub fn default_inputs(agents: &[Client]) -> Result<Vec<PathBuf>> {
             let a = agent::of(*c);
             match a.default_dir() {
                 Some(d) => format!("\n  {} does not exist ({}: {})", d.display(), a.product(), a.default_hint()),
-                None => format!("\n  {}: no home directory is known ({})", a.product(), a.default_hint()),
+                None => format!("\n  no folder of its own is known ({}: {})", a.product(), a.default_hint()),
             }
         })
         .collect();

@@ -104,7 +104,7 @@ fn sources(input: Option<&Path>, archive: &Path) -> Result<Vec<(Client, Kept)>> 
                 let a = crate::agent::of(*c);
                 match a.default_dir() {
                     Some(d) => format!("\n  {} does not exist ({}: {})", d.display(), a.product(), a.default_hint()),
-                    None => format!("\n  {}: no home directory is known ({})", a.product(), a.default_hint()),
+                    None => format!("\n  no folder of its own is known ({}: {})", a.product(), a.default_hint()),
                 }
             })
             .collect();
@@ -113,7 +113,17 @@ fn sources(input: Option<&Path>, archive: &Path) -> Result<Vec<(Client, Kept)>> 
             missing.concat()
         );
     }
-    found.into_iter().map(|(c, d)| Ok((c, crate::agent::of(c).keep(&d, archive)?))).collect()
+    let mut kept: Vec<(Client, Kept)> =
+        found.iter().map(|(c, d)| Ok((*c, crate::agent::of(*c).keep(d, archive)?))).collect::<Result<_>>()?;
+    // The folders found in the working directories of the projects those
+    // hold (Aider's histories in the repositories the agents worked in).
+    let read: Vec<PathBuf> = found.into_iter().map(|(_, d)| d).collect();
+    if let Ok(a) = crate::discover::discover(&[]) {
+        for (c, d) in crate::discover::found_folders(&a.projects, &read) {
+            kept.push((c, crate::agent::of(c).keep(&d, archive)?));
+        }
+    }
+    Ok(kept)
 }
 
 /// Takes the archive's lock (`<archive>/.cctree-sync/lock`), waiting while

@@ -93,7 +93,10 @@ fn wanted(root: &Root, archive: &Path, rel: &str, top: bool) -> bool {
 /// whose name is another's once made UTF-8.
 fn list_source(root: &Root, archive: &Path, l: &mut Listing) {
     let top_level = is_archive(root, archive);
-    let walk = crate::walk::walk(&root.source, crate::walk::LinkRule { top_level });
+    let walk = match only_files(root) {
+        Some(w) => w,
+        None => crate::walk::walk(&root.source, crate::walk::LinkRule { top_level }),
+    };
     l.warnings.extend(walk.warnings.into_iter().map(|w| format!("{w}; not archived")));
     for (path, _) in walk.files {
         let Some(rel) = key_of(&root.source, &path) else { continue };
@@ -121,6 +124,24 @@ fn list_source(root: &Root, archive: &Path, l: &mut Listing) {
             l.source.insert(key, path);
         }
     }
+}
+
+/// The files of a root whose `only` names regular files directly in its
+/// source (or names gone from it), listed without walking the source (a
+/// repository holding an agent's files beside everything else): `None`
+/// when one is anything else (a folder, a link), walked as usual.
+fn only_files(root: &Root) -> Option<crate::walk::Walk> {
+    let only = root.only.as_ref()?;
+    let mut files = Vec::new();
+    for name in only {
+        let path = root.source.join(name);
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_file() => files.push((path, name.clone())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            _ => return None,
+        }
+    }
+    Some(crate::walk::Walk { files, warnings: Vec::new() })
 }
 
 /// The path of `path` under `base` as the archive names it: `/`-separated,

@@ -18,6 +18,7 @@
     reason = "the crate's curated lints (Cargo.toml) hold src/; test helpers are `pub` across test modules and a scenario reads best whole"
 )]
 
+mod aider;
 mod chat;
 mod client;
 mod codex;

@@ -12,6 +12,7 @@ mod adversarial;
 #[path = "../common/agent_lines.rs"]
 mod agent_lines;
 mod agents;
+mod aider;
 mod browser;
 mod check_agents;
 mod cleanup;

@@ -272,7 +272,37 @@ pub fn scan_project(dir: &Path) -> Result<ProjectSource> {
         client: CLAUDE,
         cwd: None,
         session_titles: BTreeMap::new(),
-    })
+    }
+    .with_cwd())
+}
+
+impl ProjectSource {
+    /// The working directory the first lines of its first session name
+    /// (the directory's name encodes it lossily): what the agents that
+    /// write into the repositories worked in look for there
+    /// (`Agent::found_in`). The loaded project names its own from every
+    /// entry ([`crate::project::Project::cwd`]).
+    fn with_cwd(mut self) -> ProjectSource {
+        use std::io::{BufRead, Read};
+        let first = self.files.iter().find(|f| f.class == FileClass::Main && !f.kept_version);
+        let Some(file) = first.and_then(|f| std::fs::File::open(&f.path).ok()) else { return self };
+        let mut read = std::io::BufReader::new(file.take(crate::limits::START_DIR_BYTES));
+        let mut line = Vec::new();
+        for _ in 0..crate::limits::START_DIR_LINES {
+            line.clear();
+            if !matches!(read.read_until(b'\n', &mut line), Ok(n) if n > 0) {
+                break;
+            }
+            let cwd = crate::json::parse(&String::from_utf8_lossy(&line))
+                .ok()
+                .and_then(|v| v["cwd"].as_str().filter(|c| !c.is_empty()).map(str::to_string));
+            if cwd.is_some() {
+                self.cwd = cwd;
+                break;
+            }
+        }
+        self
+    }
 }
 
 /// Classifies a transcript by its path relative to the project directory

@@ -126,6 +126,10 @@ impl Agent for Claude {
             dir.display()
         )
     }
+    /// Its default folder holds everything.
+    fn found_in(&self, _cwds: &[&str]) -> Vec<PathBuf> {
+        Vec::new()
+    }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.to_path_buf())
     }

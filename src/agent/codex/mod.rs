@@ -450,6 +450,10 @@ impl crate::agent::Agent for crate::agent::Codex {
     fn nothing_in(&self, dir: &Path) -> String {
         format!("no transcript in {}: {} wrote no session there yet", dir.display(), self.label())
     }
+    /// Its default folder holds everything.
+    fn found_in(&self, _cwds: &[&str]) -> Vec<PathBuf> {
+        Vec::new()
+    }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         sync::synced_dir(archive)
     }

@@ -101,6 +101,10 @@ impl Agent for Copilot {
     fn nothing_in(&self, dir: &Path) -> String {
         format!("no session in {}: Copilot CLI wrote no events.jsonl there yet", dir.display())
     }
+    /// Its default folder holds everything.
+    fn found_in(&self, _cwds: &[&str]) -> Vec<PathBuf> {
+        Vec::new()
+    }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         sync::synced_dir(archive)
     }

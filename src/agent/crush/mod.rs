@@ -102,6 +102,10 @@ impl Agent for Crush {
     fn nothing_in(&self, dir: &Path) -> String {
         format!("no session in {}: Crush lists no project there whose database (.crush/crush.db) exists", dir.display())
     }
+    /// Its default folder holds everything.
+    fn found_in(&self, _cwds: &[&str]) -> Vec<PathBuf> {
+        Vec::new()
+    }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.parent()?.join("crush"))
     }

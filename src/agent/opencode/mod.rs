@@ -109,6 +109,10 @@ impl Agent for OpenCode {
     fn nothing_in(&self, dir: &Path) -> String {
         format!("no session in {}: OpenCode has written no database (opencode.db) or storage there yet", dir.display())
     }
+    /// Its default folder holds everything.
+    fn found_in(&self, _cwds: &[&str]) -> Vec<PathBuf> {
+        Vec::new()
+    }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         Some(archive.parent()?.join("opencode"))
     }

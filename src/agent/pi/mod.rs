@@ -118,6 +118,10 @@ impl Agent for Pi {
     fn nothing_in(&self, dir: &Path) -> String {
         format!("no session in {}: Pi wrote no session there yet", dir.display())
     }
+    /// Its default folder holds everything.
+    fn found_in(&self, _cwds: &[&str]) -> Vec<PathBuf> {
+        Vec::new()
+    }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         sync::synced_dir(archive)
     }

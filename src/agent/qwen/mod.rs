@@ -137,6 +137,10 @@ impl Agent for Qwen {
     fn nothing_in(&self, dir: &Path) -> String {
         format!("no session in {}: Qwen Code wrote no chat there yet", dir.display())
     }
+    /// Its default folder holds everything.
+    fn found_in(&self, _cwds: &[&str]) -> Vec<PathBuf> {
+        Vec::new()
+    }
     fn synced_dir(&self, archive: &Path) -> Option<PathBuf> {
         sync::synced_dir(archive)
     }
