@@ -144,6 +144,26 @@ fn pi_cost_says_sub_agents_included_only_when_the_conversation_spawned_some() {
     render(&pi("subagent"), &spawning);
     let costs = conversation_costs(&spawning);
     assert!(costs.iter().any(|c| c.ends_with("(sub-agents included)")), "{costs:?}");
+    // The archive index and the project page total the same way.
+    for (site, spawned) in [(&plain, false), (&spawning, true)] {
+        let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+        let project = project_page(site);
+        for (name, page) in [("index", &index), ("project", &project)] {
+            assert!(page.contains("cost:"), "{name}: a cost is shown");
+            assert_eq!(page.contains("sub-agents included"), spawned, "{name} of {}", site.display());
+        }
+    }
+}
+
+/// The one project page of a rendered site.
+fn project_page(site: &std::path::Path) -> String {
+    let dirs: Vec<_> = std::fs::read_dir(site)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("index.html").is_file() && !p.ends_with("search") && !p.ends_with("assets"))
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    std::fs::read_to_string(dirs[0].join("index.html")).unwrap()
 }
 
 #[test]

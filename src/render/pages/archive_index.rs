@@ -34,6 +34,7 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
                 tokens: o.tokens.total(),
                 cost: crate::render::site::spend::cost_text(&o.cost, o.tokens.is_zero()),
                 holds: holds(o),
+                sub_agents: o.agents > 0,
             };
             ((o.agent_order, o.agent.as_str()), row)
         })
@@ -89,6 +90,7 @@ fn index_page(summaries: &[&ProjectSummary]) -> IndexPage {
             });
             crate::render::site::spend::cost_text(&c, t.is_zero())
         },
+        sub_agents: summaries.iter().any(|s| s.agents > 0),
         heading,
         groups,
     }

@@ -46,6 +46,9 @@ pub(crate) struct ProjectRow {
     /// Its agent transcripts and fragments, said when it holds no
     /// conversation (`2 sub-agent transcripts, no prompt of their own`).
     pub(crate) holds: String,
+    /// Whether any of its conversations spawned a sub-agent (its totals
+    /// then say they include them).
+    pub(crate) sub_agents: bool,
 }
 
 /// A conversation on a project page.
@@ -238,6 +241,8 @@ pub(crate) struct IndexPage {
     pub(crate) tokens: String,
     /// What they cost.
     pub(crate) cost: String,
+    /// Whether any project holds a sub-agent transcript.
+    pub(crate) sub_agents: bool,
 }
 
 #[derive(Template)]
