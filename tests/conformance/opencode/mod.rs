@@ -191,3 +191,59 @@ fn opencode_undo_then_a_prompt_is_a_rewind_with_the_removed_turn_on_a_branch_of_
     crate::model::assert_site(&pages, &texts.iter().map(|t| t.to_string()).collect::<Vec<_>>());
     assert!(pages.iter().any(|(p, _)| p.to_string_lossy().contains("/compare/")), "a compare page");
 }
+
+#[test]
+fn opencode_tui_fork_at_a_prompt_is_a_fork_found_from_the_copied_prefix() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "tui-fork");
+    let t = crate::tmux::Tmux::start(&s.root, &s.work, &s.env(), &[s.bin.display().to_string()]);
+    t.wait_for("Mock Model", 90);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    for p in ["first prompt", "second prompt", "third prompt"] {
+        t.type_line(p);
+        t.wait_idle(&format!("Reply to: {p}"), 90);
+    }
+    let (id, _) = s.sessions()[0].clone();
+    // The dialog lists "Full session", then the prompts newest first.
+    t.type_line("/fork");
+    t.wait_for("Fork session", 30);
+    t.keys(&["Down", "Down"]);
+    t.keys(&["Enter"]);
+    let start = std::time::Instant::now();
+    while s.sessions().len() < 2 {
+        assert!(start.elapsed().as_secs() < 30, "/fork made no session:\n{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    // The chosen prompt is put back in the composer: replace it.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    t.keys(&["C-u"]);
+    t.type_line("in the fork");
+    t.wait_idle("Reply to: in the fork", 90);
+    drop(t);
+    let sessions = s.sessions();
+    let fork = sessions.iter().find(|(i, _)| *i != id).unwrap().clone();
+    assert!(fork.1.ends_with("(fork #1)"), "{sessions:?}");
+    assert_eq!(s.parent_of(&fork.0), None, "no stored link to the source");
+    let copied: Vec<String> = s.messages(&fork.0).into_iter().map(|m| m.2).collect();
+    assert_eq!(
+        copied,
+        ["first prompt", "Reply to: first prompt", "in the fork", "Reply to: in the fork"],
+        "the messages before the chosen prompt copied, then the new turn"
+    );
+    let source: Vec<String> = s.messages(&id).into_iter().map(|m| m.2).collect();
+    assert_eq!(source.len(), 6, "the source unchanged: {source:?}");
+    let d = crate::model::detail(&s.data());
+    let convs = d["conversations"].as_array().unwrap();
+    assert_eq!(convs.len(), 1, "the fork joins its source: {d:#}");
+    let forks = convs[0]["fork_points"].as_array().unwrap();
+    assert_eq!(forks.len(), 1, "{:#}", convs[0]);
+    let first_reply = s.messages(&id).into_iter().find(|m| m.2 == "Reply to: first prompt").unwrap().0;
+    assert!(forks[0]["uuid"].as_str().unwrap().ends_with(&first_reply), "at the reply before: {:#}", convs[0]);
+    assert_eq!(convs[0]["branches"].as_array().unwrap().len(), 2, "{:#}", convs[0]);
+    crate::model::assert_check_clean(&s.data());
+    let pages = crate::model::render(&s.data(), &s.root.join("site"));
+    let texts = ["second prompt", "third prompt", "in the fork", "Reply to: in the fork"];
+    crate::model::assert_site(&pages, &texts.iter().map(|t| t.to_string()).collect::<Vec<_>>());
+    assert!(pages.iter().any(|(p, _)| p.to_string_lossy().contains("/compare/")), "a compare page");
+}
