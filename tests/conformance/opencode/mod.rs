@@ -247,3 +247,43 @@ fn opencode_tui_fork_at_a_prompt_is_a_fork_found_from_the_copied_prefix() {
     crate::model::assert_site(&pages, &texts.iter().map(|t| t.to_string()).collect::<Vec<_>>());
     assert!(pages.iter().any(|(p, _)| p.to_string_lossy().contains("/compare/")), "a compare page");
 }
+
+#[test]
+fn opencode_tui_compact_is_a_compaction_that_loses_nothing() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "tui-compact");
+    let t = crate::tmux::Tmux::start(&s.root, &s.work, &s.env(), &[s.bin.display().to_string()]);
+    t.wait_for("Mock Model", 90);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    for p in ["first prompt", "second prompt"] {
+        t.type_line(p);
+        t.wait_idle(&format!("Reply to: {p}"), 90);
+    }
+    let (id, _) = s.sessions()[0].clone();
+    t.type_line("/compact");
+    let start = std::time::Instant::now();
+    while s.messages(&id).len() < 6 {
+        assert!(start.elapsed().as_secs() < 60, "/compact wrote no summary:\n{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    t.type_line("after compact");
+    t.wait_idle("Reply to: after compact", 90);
+    drop(t);
+    // A user message whose one part is `compaction`, then the summary.
+    let msgs = s.messages(&id);
+    assert_eq!(msgs.len(), 8, "{msgs:?}");
+    assert_eq!((msgs[4].1.as_str(), msgs[4].2.as_str()), ("user", ""), "{msgs:?}");
+    let d = crate::model::detail(&s.data());
+    assert_eq!((d["compactions"].as_u64(), d["compactions_full"].as_u64()), (Some(1), Some(1)), "{d:#}");
+    let convs = d["conversations"].as_array().unwrap();
+    assert_eq!(convs.len(), 1, "the line goes on past the compaction: {d:#}");
+    assert_eq!(convs[0]["branches"].as_array().unwrap().len(), 1, "a compaction is no fork: {:#}", convs[0]);
+    assert_eq!(convs[0]["branches"][0]["leaf"].as_str(), Some(msgs[7].0.as_str()), "{:#}", convs[0]);
+    crate::model::assert_check_clean(&s.data());
+    let pages = crate::model::render(&s.data(), &s.root.join("site"));
+    // Nothing lost: the turns before it, its summary and the turn after.
+    let texts = ["first prompt", "Reply to: second prompt", &msgs[5].2, "after compact", "Reply to: after compact"];
+    crate::model::assert_site(&pages, &texts.iter().map(|t| t.to_string()).collect::<Vec<_>>());
+}
