@@ -66,6 +66,29 @@ impl<'a> Node<'a> {
     pub fn tool_result(&self, id: &str) -> Option<&ToolOutput<'a>> {
         self.content.tool_result(id).or_else(|| self.results.iter().find(|r| r.use_id == id))
     }
+
+    /// Every result the entry holds with its place ([`Node::result_at`]),
+    /// in the order [`Node::tool_result`] looks: the content's, then the
+    /// others. An index of a reply of thousands of calls is built from it
+    /// once, not searched once per call.
+    pub fn result_places(&self) -> impl Iterator<Item = (usize, &ToolOutput<'a>)> {
+        let blocks = self.content.result_blocks();
+        let shown = blocks.iter().enumerate().filter_map(|(i, b)| match b {
+            Block::ToolResult(r) => Some((i, &**r)),
+            _ => None,
+        });
+        shown.chain(self.results.iter().enumerate().map(move |(i, r)| (blocks.len() + i, r)))
+    }
+
+    /// The result at `at`, a place [`Node::result_places`] gave.
+    pub fn result_at(&self, at: usize) -> Option<&ToolOutput<'a>> {
+        let blocks = self.content.result_blocks();
+        match blocks.get(at) {
+            Some(Block::ToolResult(r)) => Some(&**r),
+            Some(_) => None,
+            None => self.results.get(at - blocks.len()),
+        }
+    }
 }
 
 /// What one entry says.
@@ -218,14 +241,17 @@ impl<'a> Content<'a> {
 
     /// The result of call `id` among an entry's tool results.
     pub fn tool_result(&self, id: &str) -> Option<&ToolOutput<'a>> {
-        match self {
-            Content::ToolResults(b) | Content::Prompt(Body::Blocks(b)) | Content::Reply(b) => {
-                b.iter().find_map(|b| match b {
-                    Block::ToolResult(r) if r.use_id == id => Some(&**r),
-                    _ => None,
-                })
-            }
+        self.result_blocks().iter().find_map(|b| match b {
+            Block::ToolResult(r) if r.use_id == id => Some(&**r),
             _ => None,
+        })
+    }
+
+    /// The blocks that may hold tool results.
+    fn result_blocks(&self) -> &[Block<'a>] {
+        match self {
+            Content::ToolResults(b) | Content::Prompt(Body::Blocks(b)) | Content::Reply(b) => b,
+            _ => &[],
         }
     }
 }
