@@ -255,3 +255,37 @@ impl<'a> Content<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(id: &str, text: &str) -> ToolOutput<'static> {
+        ToolOutput { use_id: Cow::Owned(id.into()), text: Cow::Owned(text.into()), ..ToolOutput::default() }
+    }
+
+    #[test]
+    fn a_result_found_by_its_place_is_the_one_found_by_its_call() {
+        // Results among other blocks, one id twice (the first wins), and
+        // results beside the content (found after the content's).
+        let mut blocks = vec![Block::Text(Cow::Borrowed("before"))];
+        blocks.extend((0..40).map(|i| Block::ToolResult(Box::new(output(&format!("c{i}"), &format!("r{i}"))))));
+        blocks.push(Block::ToolResult(Box::new(output("c7", "again"))));
+        let node = Node {
+            content: Content::ToolResults(blocks),
+            results: vec![output("c7", "beside"), output("late", "beside")],
+        };
+        let places: Vec<(usize, &ToolOutput<'_>)> = node.result_places().collect();
+        assert_eq!(places.len(), 43);
+        for id in (0..40).map(|i| format!("c{i}")).chain(["late".to_string()]) {
+            let first = places.iter().find(|(_, r)| r.use_id == id.as_str()).map(|&(at, _)| at).unwrap();
+            let by_place = node.result_at(first).unwrap();
+            let by_call = node.tool_result(&id).unwrap();
+            assert!(std::ptr::eq(by_place, by_call), "{id}");
+        }
+        assert_eq!(node.result_at(places[6].0).unwrap().text, "r6");
+        assert_eq!(node.tool_result("c7").unwrap().text, "r7");
+        assert_eq!(node.result_at(0).map(|r| &*r.text), None, "a text block is no result");
+        assert!(node.result_at(100).is_none());
+    }
+}
