@@ -400,20 +400,6 @@ fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> Html {
     markdown::inline_excerpt(&text_of(&node.content, None).0, 300)
 }
 
-/// A branch's messages as its page numbers them (counted items), as the
-/// fork-point index counts them.
-fn counted_messages(ctx: &ProjectCtx<'_>, nodes: &Reads<'_>) -> usize {
-    let mut counted = rustc_hash::FxHashSet::default();
-    for NodeInputs { at, .. } in nodes.iter() {
-        if let Some((track, _, _, item)) = at
-            && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
-        {
-            counted.insert((track, item));
-        }
-    }
-    counted.len()
-}
-
 fn column(
     ctx: &ProjectCtx<'_>,
     dir: &str,
@@ -432,8 +418,15 @@ fn column(
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
     let mut seen_items = rustc_hash::FxHashSet::default();
-    let messages = counted_messages(ctx, &nodes);
+    // The branch's messages as its page numbers them (counted items), as
+    // the fork-point index counts them.
+    let mut counted = rustc_hash::FxHashSet::default();
     for NodeInputs { node, at, .. } in nodes.iter() {
+        if let Some((track, _, _, item)) = at
+            && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
+        {
+            counted.insert((track, item));
+        }
         let entry = g.entry(e, node);
         cwd = entry.cwd.as_deref().or(cwd);
         let item = at.map(|(track, _, _, item)| (track, item));
@@ -494,6 +487,7 @@ fn column(
         };
         join(&mut turns, same, turn, href);
     }
+    let messages = counted.len();
     as_markdown(&mut turns);
     files.sort_by(|a, b| a.full.cmp(&b.full));
     files.dedup_by(|a, b| a.full == b.full);
