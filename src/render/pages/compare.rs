@@ -400,6 +400,42 @@ fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> Html {
     markdown::inline_excerpt(&text_of(&node.content, None).0, 300)
 }
 
+/// Adds the item that shows an entry (where it is `at`) to `counted` when
+/// its page numbers it.
+fn count(
+    ctx: &ProjectCtx<'_>,
+    at: Option<(TrackId, &str, u32, ItemId)>,
+    counted: &mut rustc_hash::FxHashSet<(TrackId, ItemId)>,
+) {
+    if let Some((track, _, _, item)) = at
+        && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
+    {
+        counted.insert((track, item));
+    }
+}
+
+/// An entry's item on its page (what a streamed turn's lines share).
+type ItemAt = Option<(TrackId, ItemId)>;
+
+/// Whether a column that shows no more turns can pass entry `node` by: it
+/// calls no tool and joins no turn shown (what it gives a column is read
+/// once, [`Facts`], not again for every fork before it). Marks its item
+/// seen as the column's loop does when it makes a turn.
+fn passed_by(
+    ctx: &ProjectCtx<'_>,
+    (node, entry, item): (NodeId, &crate::model::Entry, ItemAt),
+    turns: &[Turn],
+    seen_items: &mut rustc_hash::FxHashSet<ItemAt>,
+) -> bool {
+    let facts = ctx.compare_facts[node].get_or_init(|| Facts::of(&ctx.project.node(entry).0.content));
+    if facts.calls {
+        return false;
+    }
+    let Some(class) = facts.turn else { return true };
+    let same = item.is_some() && !seen_items.insert(item);
+    !(same && turns.last().is_some_and(|t| t.class == class))
+}
+
 fn column(
     ctx: &ProjectCtx<'_>,
     dir: &str,
@@ -417,31 +453,16 @@ fn column(
     let mut finals: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
-    let mut seen_items = rustc_hash::FxHashSet::default();
-    // The branch's messages as its page numbers them (counted items), as
-    // the fork-point index counts them.
-    let mut counted = rustc_hash::FxHashSet::default();
+    // The items seen; the branch's messages as its page numbers them
+    // (counted items), as the fork-point index counts them.
+    let (mut seen_items, mut counted) = (rustc_hash::FxHashSet::default(), rustc_hash::FxHashSet::default());
     for NodeInputs { node, at, .. } in nodes.iter() {
-        if let Some((track, _, _, item)) = at
-            && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
-        {
-            counted.insert((track, item));
-        }
+        count(ctx, at, &mut counted);
         let entry = g.entry(e, node);
         cwd = entry.cwd.as_deref().or(cwd);
         let item = at.map(|(track, _, _, item)| (track, item));
-        if turns.len() >= COMPARE_MESSAGES {
-            // The column shows no more turns: an entry that calls no tool
-            // matters only when it joins the last turn shown (read once,
-            // not again for every fork before it).
-            let facts = ctx.compare_facts[node].get_or_init(|| Facts::of(&ctx.project.node(entry).0.content));
-            if !facts.calls {
-                let Some(class) = facts.turn else { continue };
-                let same = item.is_some() && !seen_items.insert(item);
-                if !(same && turns.last().is_some_and(|t| t.class == class)) {
-                    continue;
-                }
-            }
+        if turns.len() >= COMPARE_MESSAGES && passed_by(ctx, (node, entry, item), &turns, &mut seen_items) {
+            continue;
         }
         let (model, _) = ctx.project.node(entry);
         ctx.compare_facts[node].get_or_init(|| Facts::of(&model.content));
