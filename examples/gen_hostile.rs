@@ -11,6 +11,9 @@
 //! cargo run --release --example gen_hostile -- rewinds --out DIR --count 10000
 //! cargo run --release --example gen_hostile -- compactions --out DIR --count 40000
 //! cargo run --release --example gen_hostile -- nested-forks --out DIR --count 100000
+//! cargo run --release --example gen_hostile -- gemini-parallel-calls --out DIR --count 32000
+//! cargo run --release --example gen_hostile -- gemini-rewinds --out DIR --count 8000
+//! cargo run --release --example gen_hostile -- gemini-json --out DIR --size-mb 400
 //! cargo run --release --example gen_hostile -- discover DIR
 //! ```
 //!
@@ -32,6 +35,17 @@
 //!   then the answer.
 //! - `rewinds` (issue 31): one line of COUNT turns, and under each answer a
 //!   prompt typed later (a rewind): COUNT fork points along one line.
+//! - `gemini-parallel-calls` (issue 41): a Gemini CLI session whose one reply
+//!   makes COUNT tool calls (written twice, as the client does: first
+//!   without `toolCalls`, then with them and their results), the `user`
+//!   record of their COUNT `functionResponse` parts, then the answer.
+//! - `gemini-rewinds` (issue 41): `rewinds` as Gemini CLI writes it: a
+//!   session of COUNT turns, then each rewound once (`$rewindTo` its
+//!   prompt, which drops the turns after it too) and typed again, from the
+//!   last turn back to the first: COUNT fork points along one line.
+//! - `gemini-json` (issue 41): one older-style Gemini `.json` session of
+//!   about SIZE MB (pretty-printed, turns of a prompt, a reply with a shell
+//!   call and its 1–64 KB result, and an answer).
 //! - `compactions` (issue 31): one session compacted COUNT times (a
 //!   `compact_boundary` with its `logicalParentUuid`, the summary, a turn).
 //!   With `--kept`, each compaction keeps the turn before it verbatim, as
@@ -112,6 +126,27 @@ enum What {
         out: PathBuf,
         #[arg(long, default_value_t = 10_000)]
         count: u64,
+    },
+    /// One Gemini CLI reply of COUNT tool calls.
+    GeminiParallelCalls {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 32_000)]
+        count: u64,
+    },
+    /// A Gemini CLI session of COUNT turns, each rewound once.
+    GeminiRewinds {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 8000)]
+        count: u64,
+    },
+    /// One Gemini CLI `.json` session of about SIZE MB.
+    GeminiJson {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 400)]
+        size_mb: u64,
     },
     /// One session compacted COUNT times.
     Compactions {
@@ -361,6 +396,171 @@ fn rewinds(out: &Path, count: u64) -> std::io::Result<()> {
     w.flush()
 }
 
+/// A Gemini CLI project folder `tmp/<name>/` (with its `.project_root`) and
+/// its session file `chats/session-….jsonl` begun with the metadata line.
+fn gemini_session(out: &Path, name: &str, ext: &str) -> std::io::Result<(String, std::io::BufWriter<std::fs::File>)> {
+    let dir = out.join("tmp").join(name);
+    std::fs::create_dir_all(dir.join("chats"))?;
+    std::fs::write(dir.join(".project_root"), format!("/srv/{name}"))?;
+    let session = uuid(0x5e55, 0);
+    let file = std::fs::File::create(dir.join(format!("chats/session-2026-01-01T00-00-{}.{ext}", &session[..8])))?;
+    Ok((session, std::io::BufWriter::with_capacity(1 << 20, file)))
+}
+
+fn gemini_meta(session: &str) -> String {
+    format!(
+        r#"{{"sessionId":"{session}","projectHash":"0000000000000000000000000000000000000000000000000000000000000000","startTime":"{}","lastUpdated":"{}","kind":"main"}}"#,
+        ts(0),
+        ts(0)
+    )
+}
+
+fn gemini_text(w: &mut impl Write, id: &str, ty: &str, n: u64, text: &str) -> std::io::Result<()> {
+    if ty == "user" {
+        writeln!(w, r#"{{"id":"{id}","timestamp":"{}","type":"user","content":[{{"text":"{text}"}}]}}"#, ts(n))
+    } else {
+        writeln!(
+            w,
+            r#"{{"id":"{id}","timestamp":"{}","type":"gemini","content":"{text}","model":"gemini-2.5-pro","tokens":{{"input":100,"output":10,"cached":0,"thoughts":0,"tool":0,"total":110}}}}"#,
+            ts(n)
+        )
+    }
+}
+
+fn gemini_parallel_calls(out: &Path, count: u64) -> std::io::Result<()> {
+    let (session, mut w) = gemini_session(out, "parallel", "jsonl")?;
+    writeln!(w, "{}", gemini_meta(&session))?;
+    gemini_text(&mut w, "u0", "user", 1, "Read every file at once")?;
+    // The reply, first without its calls, then with them and their results.
+    gemini_text(&mut w, "g0", "gemini", 2, "")?;
+    let mut calls = String::new();
+    let mut responses = String::new();
+    for n in 0..count {
+        let sep = if n == 0 { "" } else { "," };
+        let response = format!(
+            r#"{{"functionResponse":{{"id":"read_file-{n}","name":"read_file","response":{{"output":"file {n}"}}}}}}"#
+        );
+        calls.push_str(&format!(
+            r#"{sep}{{"id":"read_file-{n}","name":"read_file","args":{{"file_path":"/srv/parallel/f{n}.txt"}},"result":[{response}],"status":"success","timestamp":"{}","displayName":"ReadFile"}}"#,
+            ts(3)
+        ));
+        responses.push_str(sep);
+        responses.push_str(&response);
+    }
+    writeln!(
+        w,
+        r#"{{"id":"g0","timestamp":"{}","type":"gemini","content":"","model":"gemini-2.5-pro","tokens":{{"input":100,"output":10,"cached":0,"thoughts":0,"tool":0,"total":110}},"toolCalls":[{calls}]}}"#,
+        ts(2)
+    )?;
+    writeln!(w, r#"{{"id":"u1","timestamp":"{}","type":"user","content":[{responses}]}}"#, ts(4))?;
+    gemini_text(&mut w, "g1", "gemini", 5, "Read them all.")?;
+    w.flush()
+}
+
+fn gemini_rewinds(out: &Path, count: u64) -> std::io::Result<()> {
+    let (session, mut w) = gemini_session(out, "line", "jsonl")?;
+    writeln!(w, "{}", gemini_meta(&session))?;
+    // An opening turn: every rewind is a fork point of one conversation.
+    gemini_text(&mut w, "begin", "user", 0, "Begin")?;
+    gemini_text(&mut w, "ready", "gemini", 0, "Ready.")?;
+    for n in 0..count {
+        gemini_text(&mut w, &format!("u{n}"), "user", 1 + 2 * n, &format!("Step {n}"))?;
+        gemini_text(&mut w, &format!("g{n}"), "gemini", 2 + 2 * n, &format!("Step {n} done."))?;
+    }
+    // Later, from the last turn back: each rewound (`$rewindTo` its prompt)
+    // and typed again.
+    for n in (0..count).rev() {
+        let t = 2 * count + 2 * (count - n);
+        writeln!(w, r#"{{"$rewindTo":"u{n}"}}"#)?;
+        gemini_text(&mut w, &format!("v{n}"), "user", t, &format!("Instead of step {n}"))?;
+        gemini_text(&mut w, &format!("h{n}"), "gemini", t + 1, "Done differently.")?;
+    }
+    w.flush()
+}
+
+fn gemini_json(out: &Path, size_mb: u64) -> std::io::Result<()> {
+    let (session, mut w) = gemini_session(out, "json", "json")?;
+    let target = size_mb * 1_000_000;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    write!(
+        w,
+        "{{\n  \"sessionId\": \"{session}\",\n  \"projectHash\": \"0000000000000000000000000000000000000000000000000000000000000000\",\n  \"startTime\": \"{}\",\n  \"lastUpdated\": \"{}\",\n  \"messages\": [",
+        ts(0),
+        ts(0)
+    )?;
+    let mut written = 0u64;
+    let mut n = 0u64;
+    while written < target {
+        // xorshift: 1–64 KB of output.
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let output = "x".repeat(1024 * (1 + (seed % 64) as usize));
+        let sep = if n == 0 { "\n" } else { ",\n" };
+        let turn = format!(
+            r#"{sep}    {{
+      "id": "u{n}",
+      "timestamp": "{t0}",
+      "type": "user",
+      "content": "Run step {n}"
+    }},
+    {{
+      "id": "g{n}",
+      "timestamp": "{t1}",
+      "type": "gemini",
+      "content": "Running step {n}.",
+      "model": "gemini-2.5-pro",
+      "tokens": {{
+        "input": 1000,
+        "output": 20,
+        "cached": 0,
+        "thoughts": 0,
+        "tool": 0,
+        "total": 1020
+      }},
+      "toolCalls": [
+        {{
+          "id": "run_shell_command-{n}",
+          "name": "run_shell_command",
+          "args": {{
+            "command": "./step.sh {n}"
+          }},
+          "result": [
+            {{
+              "functionResponse": {{
+                "id": "run_shell_command-{n}",
+                "name": "run_shell_command",
+                "response": {{
+                  "output": "{output}"
+                }}
+              }}
+            }}
+          ],
+          "status": "success",
+          "timestamp": "{t1}",
+          "displayName": "Shell"
+        }}
+      ]
+    }},
+    {{
+      "id": "a{n}",
+      "timestamp": "{t2}",
+      "type": "gemini",
+      "content": "Step {n} done.",
+      "model": "gemini-2.5-pro"
+    }}"#,
+            t0 = ts(3 * n),
+            t1 = ts(3 * n + 1),
+            t2 = ts(3 * n + 2),
+        );
+        w.write_all(turn.as_bytes())?;
+        written += turn.len() as u64;
+        n += 1;
+    }
+    write!(w, "\n  ]\n}}\n")?;
+    w.flush()
+}
+
 fn compactions(out: &Path, count: u64, kept: bool) -> std::io::Result<()> {
     let (session, mut w) = session_file(out, "-srv-compacted")?;
     let mut buf = Vec::new();
@@ -442,6 +642,9 @@ fn main() {
         What::HugeLine { out, size_mb } => huge_line(out, *size_mb).map_err(anyhow::Error::from),
         What::ParallelCalls { out, count } => parallel_calls(out, *count).map_err(anyhow::Error::from),
         What::Rewinds { out, count } => rewinds(out, *count).map_err(anyhow::Error::from),
+        What::GeminiParallelCalls { out, count } => gemini_parallel_calls(out, *count).map_err(anyhow::Error::from),
+        What::GeminiRewinds { out, count } => gemini_rewinds(out, *count).map_err(anyhow::Error::from),
+        What::GeminiJson { out, size_mb } => gemini_json(out, *size_mb).map_err(anyhow::Error::from),
         What::Compactions { out, count, kept } => compactions(out, *count, *kept).map_err(anyhow::Error::from),
         What::NestedForks { out, count } => nested_forks(out, *count).map_err(anyhow::Error::from),
         What::Discover { dir } => discover(dir),

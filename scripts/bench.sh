@@ -27,13 +27,18 @@
 #   --link-levels L   a project with 2 x L directory links (2^L paths to one file):
 #                     discovery and `stats`, default 24 (48 links); 0 to skip
 #   --shapes "N…"     issue 31's super-linear shapes, each at N, 2N and 4N: N
-#                     parallel tool calls in one message (`render`), N rewinds
+#                     parallel tool calls in one message (`stats`, `render`), N rewinds
 #                     along one line (`stats`, `check`, `render`), 10 N
 #                     compactions (`stats`), 10 N compactions keeping the turn
 #                     before them (2.1.332's splice: `stats`, `check`; N of
 #                     them: `render`), N/4 nested forks (`render`,
 #                     `export`); user CPU-s of each (min and median of the
 #                     runs) and the ratio per doubling;
+#                     issue 41's: 5 N / 8 rewinds along one line as Gemini
+#                     CLI writes them (`$rewindTo`), 4 N Gemini tool calls in one reply, one Gemini `.json`
+#                     of N / 25 MB (`stats`, `check`, `render` as they
+#                     apply); with their peak RSS; the script fails when x4
+#                     input costs more than x5 CPU or memory;
 #                     default "2000"; "" to skip
 #   --opencode "A B…" OpenCode databases of A, B… MB (scripts/gen-opencode-db.py:
 #                     10 repositories, sessions of tool turns, every tenth a
@@ -64,7 +69,8 @@
 # the 1-minute load average when the command ended (the highest of a row's).
 # The last lines hold the figures of issues 13 and 40 against their targets (the floor:
 # examples/floor.rs, one thread reading, checking UTF-8, parsing, escaping and writing every line).
-# The script prints figures only: it never fails on a missed target, but any
+# The script prints figures; it fails on a missed target only for the shapes
+# (x4 input costing more than x5, after every figure is printed), and any
 # failing command stops it with its error output.
 set -euo pipefail
 
@@ -558,16 +564,20 @@ if (( LINK_LEVELS > 0 )); then
   HOSTILE_LINES+=("$((2 * LINK_LEVELS)) directory links (2^$LINK_LEVELS paths to one file): discovery $d_wall s, $found files found; stats $s_wall s, peak RSS $(kb2mb "$s_rss") MB")
 fi
 
-# --- super-linear shapes (issue 31) ------------------------------------------
+# --- super-linear shapes (issues 31 and 41) ----------------------------------
 # Each shape at N, 2N and 4N: user CPU-s (what does not depend on a busy
 # machine, nor on how the file system treats thousands of new directories
 # where as many were just removed: that is sys time, printed beside) of each
-# command, and the ratio of each doubling (linear: 2).
+# command and its peak RSS, and the ratio of each doubling (linear: 2). When
+# x4 input costs more than x5 CPU (by the minima of the runs, once the 4N run
+# takes 0.2 CPU-s or more) or more than x5 peak RSS, the script says which
+# and fails, after printing every figure.
 SHAPE_LINES=()
+SHAPE_FAILS=()
 shape() {  # shape LABEL "GEN-KIND [FLAG…]" COUNT COMMAND…  (COMMAND: stats, check, render or export)
   local label="$1" kind="$2" count="$3" arch cmd r wall cpu rss load line=""; shift 3
   # shellcheck disable=SC2086 # the kind's flags are words of their own
-  arch="$(hostile_archive "${kind// /}-$count" $kind --count "$count")"
+  arch="$(hostile_archive "${kind// /}-$count" $kind "${SHAPE_ARG:---count}" "$count")"
   for cmd in "$@"; do
     log "$label $count: $cmd"
     case "$cmd" in
@@ -579,30 +589,47 @@ shape() {  # shape LABEL "GEN-KIND [FLAG…]" COUNT COMMAND…  (COMMAND: stats,
     line+="${line:+; }$cmd $umin / $user user CPU-s (min / median), $cmin / $cpu with sys ($wall s wall, load $load, $(kb2mb "$rss") MB)"
     SHAPE_CPU["$label/$cmd/$count"]=$user
     SHAPE_MIN["$label/$cmd/$count"]=$umin
+    SHAPE_RSS["$label/$cmd/$count"]=$rss
   done
-  SHAPE_LINES+=("$label, $count: $line")
+  SHAPE_LINES+=("$label, $count (input $(mb "$(find "$arch" -type f \( -name '*.jsonl' -o -name '*.json' \) -printf '%s\n' | awk '{s+=$1} END {print s+0}')") MB): $line")
 }
 uuid_of_session() { find "$1" -maxdepth 2 -name '*.jsonl' | head -n1 | xargs basename | sed 's/\.jsonl$//'; }
-declare -A SHAPE_CPU SHAPE_MIN
+declare -A SHAPE_CPU SHAPE_MIN SHAPE_RSS
 for n in $SHAPES; do
+  comb=$((n * 5 / 8))  # issue 41's 1,250 / 2,500 / 5,000 rewinds at the default N
+  json_mb=$((n / 25))  # 80 / 160 / 320 MB at the default N
   for k in 1 2 4; do
-    shape "parallel tool calls in one message" parallel-calls $((n * k)) render
+    shape "parallel tool calls in one message" parallel-calls $((n * k)) stats render
     shape "rewinds along one line" rewinds $((n * k)) stats check render
+    shape "Gemini tool calls in one reply" gemini-parallel-calls $((4 * n * k)) stats render
+    shape "Gemini rewinds along one line" gemini-rewinds $((comb * k)) stats check render
+    SHAPE_ARG=--size-mb shape "one Gemini .json of N MB" gemini-json $((json_mb * k)) stats render
     shape "compactions" compactions $((10 * n * k)) stats
     shape "compactions keeping the turn before" "compactions --kept" $((10 * n * k)) stats check
     shape "compactions keeping the turn before" "compactions --kept" $((n * k)) render
     shape "nested forks" nested-forks $((n * k / 4)) render export
   done
-  for key in "parallel tool calls in one message/render/$n" "rewinds along one line/stats/$n" "rewinds along one line/check/$n" \
-             "rewinds along one line/render/$n" "compactions/stats/$((10 * n))" \
+  for key in "parallel tool calls in one message/stats/$n" "parallel tool calls in one message/render/$n" \
+             "rewinds along one line/stats/$n" "rewinds along one line/check/$n" "rewinds along one line/render/$n" \
+             "Gemini tool calls in one reply/stats/$((4 * n))" "Gemini tool calls in one reply/render/$((4 * n))" \
+             "Gemini rewinds along one line/stats/$comb" "Gemini rewinds along one line/check/$comb" "Gemini rewinds along one line/render/$comb" \
+             "one Gemini .json of N MB/stats/$json_mb" "one Gemini .json of N MB/render/$json_mb" \
+             "compactions/stats/$((10 * n))" \
              "compactions keeping the turn before/stats/$((10 * n))" "compactions keeping the turn before/check/$((10 * n))" \
              "compactions keeping the turn before/render/$n" "nested forks/render/$((n / 4))" "nested forks/export/$((n / 4))"; do
     label="${key%%/*}"; rest="${key#*/}"; cmd="${rest%%/*}"; base="${rest#*/}"
     a="${SHAPE_CPU[$label/$cmd/$base]}"; b="${SHAPE_CPU[$label/$cmd/$((base * 2))]}"; c="${SHAPE_CPU[$label/$cmd/$((base * 4))]}"
     am="${SHAPE_MIN[$label/$cmd/$base]}"; bm="${SHAPE_MIN[$label/$cmd/$((base * 2))]}"; cm="${SHAPE_MIN[$label/$cmd/$((base * 4))]}"
-    SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$base" -v a="$a" -v b="$b" -v c="$c" -v am="$am" -v bm="$bm" -v cm="$cm" 'BEGIN {
+    ar="${SHAPE_RSS[$label/$cmd/$base]}"; br="${SHAPE_RSS[$label/$cmd/$((base * 2))]}"; cr="${SHAPE_RSS[$label/$cmd/$((base * 4))]}"
+    SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$base" -v a="$a" -v b="$b" -v c="$c" -v am="$am" -v bm="$bm" -v cm="$cm" \
+      -v ar="$ar" -v br="$br" -v cr="$cr" 'BEGIN {
       if (a <= 0) a = 0.005; if (b <= 0) b = 0.005; if (am <= 0) am = 0.005
-      printf "%s, %s: median %s / %s / %s, min %s / %s / %s user CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU by the medians, x%.1f by the minima (linear: x4)", l, c0, a, b, c, am, bm, cm, n, 2 * n, 4 * n, b / a, c / b, c / a, cm / am }')")
+      printf "%s, %s: median %s / %s / %s, min %s / %s / %s user CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU by the medians, x%.1f by the minima (linear: x4); peak RSS %.0f / %.0f / %.0f MB: x4 input -> x%.1f", l, c0, a, b, c, am, bm, cm, n, 2 * n, 4 * n, b / a, c / b, c / a, cm / am, ar * 1024 / 1e6, br * 1024 / 1e6, cr * 1024 / 1e6, cr / ar }')")
+    fail="$(awk -v am="$am" -v cm="$cm" -v ar="$ar" -v cr="$cr" 'BEGIN {
+      if (am <= 0) am = 0.005
+      if (cm >= 0.2 && cm / am > 5) printf "x%.1f CPU", cm / am
+      if (cr / ar > 5) printf "%sx%.1f peak RSS", (cm >= 0.2 && cm / am > 5) ? " and " : "", cr / ar }')"
+    [[ -z "$fail" ]] || SHAPE_FAILS+=("$label, $cmd: x4 input ($base -> $((base * 4))) costs $fail (the bound: x5)")
   done
 done
 
@@ -700,4 +727,8 @@ done
 echo
 (( ${#REAL_LINES[@]} )) && printf '%s\n' "${REAL_LINES[@]}"
 (( ${#TARGETS[@]} )) && printf '%s\n' "${TARGETS[@]}"
+if (( ${#SHAPE_FAILS[@]} )); then
+  printf 'bench.sh: SUPER-LINEAR: %s\n' "${SHAPE_FAILS[@]}" >&2
+  exit 1
+fi
 exit 0

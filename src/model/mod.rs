@@ -66,6 +66,29 @@ impl<'a> Node<'a> {
     pub fn tool_result(&self, id: &str) -> Option<&ToolOutput<'a>> {
         self.content.tool_result(id).or_else(|| self.results.iter().find(|r| r.use_id == id))
     }
+
+    /// Every result the entry holds with its place ([`Node::result_at`]),
+    /// in the order [`Node::tool_result`] looks: the content's, then the
+    /// others. An index of a reply of thousands of calls is built from it
+    /// once, not searched once per call.
+    pub fn result_places(&self) -> impl Iterator<Item = (usize, &ToolOutput<'a>)> {
+        let blocks = self.content.result_blocks();
+        let shown = blocks.iter().enumerate().filter_map(|(i, b)| match b {
+            Block::ToolResult(r) => Some((i, &**r)),
+            _ => None,
+        });
+        shown.chain(self.results.iter().enumerate().map(move |(i, r)| (blocks.len() + i, r)))
+    }
+
+    /// The result at `at`, a place [`Node::result_places`] gave.
+    pub fn result_at(&self, at: usize) -> Option<&ToolOutput<'a>> {
+        let blocks = self.content.result_blocks();
+        match blocks.get(at) {
+            Some(Block::ToolResult(r)) => Some(&**r),
+            Some(_) => None,
+            None => self.results.get(at - blocks.len()),
+        }
+    }
 }
 
 /// What one entry says.
@@ -218,14 +241,51 @@ impl<'a> Content<'a> {
 
     /// The result of call `id` among an entry's tool results.
     pub fn tool_result(&self, id: &str) -> Option<&ToolOutput<'a>> {
-        match self {
-            Content::ToolResults(b) | Content::Prompt(Body::Blocks(b)) | Content::Reply(b) => {
-                b.iter().find_map(|b| match b {
-                    Block::ToolResult(r) if r.use_id == id => Some(&**r),
-                    _ => None,
-                })
-            }
+        self.result_blocks().iter().find_map(|b| match b {
+            Block::ToolResult(r) if r.use_id == id => Some(&**r),
             _ => None,
+        })
+    }
+
+    /// The blocks that may hold tool results.
+    fn result_blocks(&self) -> &[Block<'a>] {
+        match self {
+            Content::ToolResults(b) | Content::Prompt(Body::Blocks(b)) | Content::Reply(b) => b,
+            _ => &[],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(id: &str, text: &str) -> ToolOutput<'static> {
+        ToolOutput { use_id: Cow::Owned(id.into()), text: Cow::Owned(text.into()), ..ToolOutput::default() }
+    }
+
+    #[test]
+    fn a_result_found_by_its_place_is_the_one_found_by_its_call() {
+        // Results among other blocks, one id twice (the first wins), and
+        // results beside the content (found after the content's).
+        let mut blocks = vec![Block::Text(Cow::Borrowed("before"))];
+        blocks.extend((0..40).map(|i| Block::ToolResult(Box::new(output(&format!("c{i}"), &format!("r{i}"))))));
+        blocks.push(Block::ToolResult(Box::new(output("c7", "again"))));
+        let node = Node {
+            content: Content::ToolResults(blocks),
+            results: vec![output("c7", "beside"), output("late", "beside")],
+        };
+        let places: Vec<(usize, &ToolOutput<'_>)> = node.result_places().collect();
+        assert_eq!(places.len(), 43);
+        for id in (0..40).map(|i| format!("c{i}")).chain(["late".to_string()]) {
+            let first = places.iter().find(|(_, r)| r.use_id == id.as_str()).map(|&(at, _)| at).unwrap();
+            let by_place = node.result_at(first).unwrap();
+            let by_call = node.tool_result(&id).unwrap();
+            assert!(std::ptr::eq(by_place, by_call), "{id}");
+        }
+        assert_eq!(node.result_at(places[6].0).unwrap().text, "r6");
+        assert_eq!(node.tool_result("c7").unwrap().text, "r7");
+        assert_eq!(node.result_at(0).map(|r| &*r.text), None, "a text block is no result");
+        assert!(node.result_at(100).is_none());
     }
 }

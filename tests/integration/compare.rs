@@ -384,3 +384,75 @@ fn a_fork_of_three_branches_lets_the_reader_choose_two() {
         css.contains(".compare:has(.left-6:checked) .col-6, .compare:has(.right-6:checked) .col-6 { display: block; }")
     );
 }
+
+/// A branch longer than its compare column shows (`COMPARE_MESSAGES`): the
+/// column still lists the commands and files of the calls made past the
+/// messages it shows, and counts every message.
+#[test]
+fn a_compare_column_past_its_shown_messages_still_lists_what_the_branch_ran() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("projects").join("-srv-long");
+    std::fs::create_dir_all(&project).unwrap();
+    let session = "5e550000-0000-4000-8000-000000000000";
+    let id = |kind: u32, n: u32| format!("{kind:08x}-0000-4000-8000-{n:012x}");
+    let ts = |n: u32| format!("2026-01-01T{:02}:{:02}:{:02}.000Z", n / 3600, n / 60 % 60, n % 60);
+    let mut lines = Vec::new();
+    let mut entry = |uuid: &str, parent: Option<&str>, t: u32, ty: &str, message: String| {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        lines.push(format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"cwd":"/srv/long","sessionId":"{session}","version":"2.1.330","type":"{ty}","uuid":"{uuid}","timestamp":"{}","message":{message}}}"#,
+            ts(t)
+        ));
+    };
+    let text = |role: &str, uuid: &str, words: &str| match role {
+        "user" => format!(r#"{{"role":"user","content":"{words}"}}"#),
+        _ => format!(
+            r#"{{"id":"msg_{uuid}","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"{words}"}}]}}"#
+        ),
+    };
+    let (root, fork) = (id(1, 0), id(2, 0));
+    entry(&root, None, 0, "user", text("user", &root, "Begin"));
+    entry(&fork, Some(&root), 1, "assistant", text("assistant", &fork, "Ready."));
+    // The first prompt under the fork goes on for 450 turns, then runs a
+    // command and writes a file.
+    let mut parent = fork.clone();
+    for n in 1..=450 {
+        let (p, a) = (id(3, n), id(4, n));
+        entry(&p, Some(&parent), 2 * n, "user", text("user", &p, &format!("Step {n}")));
+        entry(&a, Some(&p), 2 * n + 1, "assistant", text("assistant", &a, &format!("Step {n} done.")));
+        parent = a;
+    }
+    let (call, result) = (id(5, 0), id(6, 0));
+    entry(
+        &call,
+        Some(&parent),
+        1000,
+        "assistant",
+        r#"{"id":"msg_late","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_deploy","name":"Bash","input":{"command":"make deploy"}},{"type":"tool_use","id":"toolu_write","name":"Write","input":{"file_path":"/srv/long/late.txt","content":"late"}}]}"#.into(),
+    );
+    entry(
+        &result,
+        Some(&call),
+        1001,
+        "user",
+        r#"{"role":"user","content":[{"tool_use_id":"toolu_deploy","type":"tool_result","content":"deployed"},{"tool_use_id":"toolu_write","type":"tool_result","content":"written"}]}"#.into(),
+    );
+    // Later, a rewind to the fork: a prompt of its own branch.
+    let (other, answer) = (id(7, 0), id(8, 0));
+    entry(&other, Some(&fork), 2000, "user", text("user", &other, "Instead"));
+    entry(&answer, Some(&other), 2001, "assistant", text("assistant", &answer, "Done differently."));
+    std::fs::write(project.join(format!("{session}.jsonl")), lines.join("\n") + "\n").unwrap();
+
+    let out = tmp.path().join("site");
+    let projects = tmp.path().join("projects");
+    assert!(cctree().arg("render").arg(&projects).arg("-o").arg(&out).arg("-q").status().unwrap().success());
+    let page = std::fs::read_to_string(out.join(format!("-srv-long/c/{root}/compare/{fork}/index.html"))).unwrap();
+    let cols: Vec<&str> = page.split("<section class=\"compare-col").skip(1).collect();
+    assert_eq!(cols.len(), 2);
+    let long = cols.iter().find(|c| c.contains("Step 1 done.")).unwrap();
+    assert!(long.contains("<h3>Commands run (1)</h3>"), "{long}");
+    assert!(long.contains("<code>make deploy</code>"), "{long}");
+    assert!(long.contains("<h3>Files changed (1)</h3>"), "{long}");
+    assert!(long.contains(">late.txt</code>"), "{long}");
+    assert!(!long.contains("Step 450 done."), "past the messages a column shows");
+}

@@ -194,9 +194,51 @@ struct ColumnInputs<'c> {
     tokens: String,
     cost: String,
     /// Its entries from the fork on, each with where it is shown.
-    nodes: Vec<NodeInputs<'c>>,
+    nodes: Reads<'c>,
     /// The calls among them whose result says they failed (sorted).
     failed: Vec<&'c str>,
+}
+
+/// A column's entries, each with where it is shown ([`NodeInputs`]): made
+/// when asked, not kept, as the fork's branch from the fork on is a column
+/// of every fork before it (a line of N forks would hold N² of them).
+struct Reads<'c> {
+    ctx: &'c ProjectCtx<'c>,
+    nodes: &'c [NodeId],
+}
+
+impl<'c> Reads<'c> {
+    fn iter(&self) -> impl Iterator<Item = NodeInputs<'c>> + '_ {
+        self.nodes.iter().map(|&node| NodeInputs::of(self.ctx, node))
+    }
+}
+
+impl std::hash::Hash for Reads<'_> {
+    /// As the list of [`NodeInputs`] it stands for: its length, then each.
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_usize(self.nodes.len());
+        self.iter().for_each(|n| n.hash(h));
+    }
+}
+
+/// What a node gives a compare column, read once for all the compare pages
+/// ([`ProjectCtx::compare_facts`]): whether it calls tools, and the class
+/// of the turn it makes (none: it shows nothing there).
+pub(crate) struct Facts {
+    calls: bool,
+    turn: Option<&'static str>,
+}
+
+impl Facts {
+    fn of(c: &Content<'_>) -> Facts {
+        let (text, calls) = text_of(c, None);
+        let class = match c {
+            Content::Prompt(_) | Content::Command { .. } | Content::Shell(_) => Some("user"),
+            Content::Reply(_) => Some("assistant"),
+            _ => None,
+        };
+        Facts { calls: c.tool_calls().next().is_some(), turn: class.filter(|_| !(text.is_empty() && calls.is_empty())) }
+    }
 }
 
 /// An entry a column reads, and where the site shows it: its track's
@@ -206,6 +248,16 @@ struct NodeInputs<'c> {
     node: NodeId,
     read: Read,
     at: Option<(TrackId, &'c str, u32, ItemId)>,
+}
+
+impl<'c> NodeInputs<'c> {
+    fn of(ctx: &'c ProjectCtx<'_>, node: NodeId) -> NodeInputs<'c> {
+        let at = ctx.loc[node].map(|l| {
+            let track = l.track;
+            (track, ctx.track_dir(track), ctx.track_layout(track).items[l.item].page, l.item)
+        });
+        NodeInputs { node, read: Read::of(ctx, ctx.graph().nodes[node].entry), at }
+    }
 }
 
 impl std::hash::Hash for NodeInputs<'_> {
@@ -224,7 +276,7 @@ pub(crate) fn page(ctx: &ProjectCtx<'_>, fork: NodeId) -> Option<ComparePage> {
 }
 
 /// The inputs of the compare page of `fork` (`None`: not a fork point of a conversation).
-pub(crate) fn inputs<'c>(ctx: &'c ProjectCtx<'_>, fork: NodeId) -> Option<CompareInputs<'c>> {
+pub(crate) fn inputs<'c>(ctx: &'c ProjectCtx<'c>, fork: NodeId) -> Option<CompareInputs<'c>> {
     let g = ctx.graph();
     let fp = g.fork_at(fork)?;
     let conv = g.node(fork).conversation?;
@@ -270,7 +322,7 @@ pub(crate) fn inputs<'c>(ctx: &'c ProjectCtx<'_>, fork: NodeId) -> Option<Compar
 }
 
 fn column_inputs<'c>(
-    ctx: &'c ProjectCtx<'_>,
+    ctx: &'c ProjectCtx<'c>,
     (label, words, href): (String, String, Href),
     branch: BranchId,
     nodes: &'c [NodeId],
@@ -278,18 +330,11 @@ fn column_inputs<'c>(
     let g = ctx.graph();
     let e = ctx.entries();
     let mut failed: Vec<&'c str> = Vec::new();
-    let reads = nodes
-        .iter()
-        .map(|&node| {
-            let entry = g.entry(e, node);
-            failed.extend(entry.tool_uses.iter().map(|t| &*t.id).filter(|id| self::failed(ctx, id)));
-            let at = ctx.loc[node].map(|l| {
-                let track = l.track;
-                (track, ctx.track_dir(track), ctx.track_layout(track).items[l.item].page, l.item)
-            });
-            NodeInputs { node, read: Read::of(ctx, g.nodes[node].entry), at }
-        })
-        .collect();
+    for &node in nodes {
+        let entry = g.entry(e, node);
+        failed.extend(entry.tool_uses.iter().map(|t| &*t.id).filter(|id| self::failed(ctx, id)));
+    }
+    let reads = Reads { ctx, nodes };
     failed.sort_unstable();
     failed.dedup();
     let spend = ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, nodes));
@@ -359,18 +404,40 @@ fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> Html {
     markdown::inline_excerpt(&text_of(&node.content, None).0, 300)
 }
 
-/// A branch's messages as its page numbers them (counted items), as the
-/// fork-point index counts them.
-fn counted_messages(ctx: &ProjectCtx<'_>, nodes: &[NodeInputs<'_>]) -> usize {
-    let mut counted = rustc_hash::FxHashSet::default();
-    for NodeInputs { at, .. } in nodes {
-        if let Some((track, _, _, item)) = *at
-            && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
-        {
-            counted.insert((track, item));
-        }
+/// Adds the item that shows an entry (where it is `at`) to `counted` when
+/// its page numbers it.
+fn count(
+    ctx: &ProjectCtx<'_>,
+    at: Option<(TrackId, &str, u32, ItemId)>,
+    counted: &mut rustc_hash::FxHashSet<(TrackId, ItemId)>,
+) {
+    if let Some((track, _, _, item)) = at
+        && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
+    {
+        counted.insert((track, item));
     }
-    counted.len()
+}
+
+/// An entry's item on its page (what a streamed turn's lines share).
+type ItemAt = Option<(TrackId, ItemId)>;
+
+/// Whether a column that shows no more turns can pass entry `node` by: it
+/// calls no tool and joins no turn shown (what it gives a column is read
+/// once, [`Facts`], not again for every fork before it). Marks its item
+/// seen as the column's loop does when it makes a turn.
+fn passed_by(
+    ctx: &ProjectCtx<'_>,
+    (node, entry, item): (NodeId, &crate::model::Entry, ItemAt),
+    turns: &[Turn],
+    seen_items: &mut rustc_hash::FxHashSet<ItemAt>,
+) -> bool {
+    let facts = ctx.compare_facts[node].get_or_init(|| Facts::of(&ctx.project.node(entry).0.content));
+    if facts.calls {
+        return false;
+    }
+    let Some(class) = facts.turn else { return true };
+    let same = item.is_some() && !seen_items.insert(item);
+    !(same && turns.last().is_some_and(|t| t.class == class))
 }
 
 fn column(
@@ -390,12 +457,19 @@ fn column(
     let mut finals: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
-    let mut seen_items = rustc_hash::FxHashSet::default();
-    let messages = counted_messages(ctx, &nodes);
-    for NodeInputs { node, at, .. } in nodes {
+    // The items seen; the branch's messages as its page numbers them
+    // (counted items), as the fork-point index counts them.
+    let (mut seen_items, mut counted) = (rustc_hash::FxHashSet::default(), rustc_hash::FxHashSet::default());
+    for NodeInputs { node, at, .. } in nodes.iter() {
+        count(ctx, at, &mut counted);
         let entry = g.entry(e, node);
-        let (model, _) = ctx.project.node(entry);
         cwd = entry.cwd.as_deref().or(cwd);
+        let item = at.map(|(track, _, _, item)| (track, item));
+        if turns.len() >= COMPARE_MESSAGES && passed_by(ctx, (node, entry, item), &turns, &mut seen_items) {
+            continue;
+        }
+        let (model, _) = ctx.project.node(entry);
+        ctx.compare_facts[node].get_or_init(|| Facts::of(&model.content));
         let (text, calls) = text_of(&model.content, cwd.or(project_cwd));
         for c in model.content.tool_calls() {
             if failed.binary_search(&&*c.id).is_ok() {
@@ -419,7 +493,6 @@ fn column(
             continue;
         }
         // A streamed turn is one message: its lines join the first one's.
-        let item = at.map(|(track, _, _, item)| (track, item));
         let same = item.is_some() && !seen_items.insert(item);
         let turn = Turn {
             class,
@@ -439,6 +512,7 @@ fn column(
         };
         join(&mut turns, same, turn, href);
     }
+    let messages = counted.len();
     as_markdown(&mut turns);
     files.sort_by(|a, b| a.full.cmp(&b.full));
     files.dedup_by(|a, b| a.full == b.full);

@@ -131,6 +131,10 @@ pub(crate) struct ProjectCtx<'a> {
     /// What the whole project spent, tallied once ([`ProjectCtx::project_spend`]:
     /// the project index and the build summary both show it).
     project_spend: std::sync::OnceLock<Spend>,
+    /// What each node gives a compare page's column, read once for all the
+    /// compare pages (a node on a long line is in the column of every fork
+    /// before it).
+    pub(crate) compare_facts: IdVec<NodeId, std::sync::OnceLock<crate::render::pages::compare::Facts>>,
 }
 
 /// How the pages of a project name places on the publisher's disk.
@@ -226,6 +230,7 @@ impl<'a> ProjectCtx<'a> {
             group_members: FxHashMap::default(),
             prices: opts.prices.prices.clone(),
             agent_homes: spend::agent_homes(g),
+            compare_facts: (0..g.nodes.len()).map(|_| std::sync::OnceLock::new()).collect(),
             project_spend: std::sync::OnceLock::new(),
         };
         ctx.lay_out(g, e);

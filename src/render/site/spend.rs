@@ -174,8 +174,11 @@ pub(crate) fn with_agents_of<'g>(
     b: BranchId,
     nodes: &'g [NodeId],
 ) -> impl Iterator<Item = NodeId> + 'g {
-    let mine: rustc_hash::FxHashSet<NodeId> = nodes.iter().copied().collect();
     let agents = homes.get(&b).map(Vec::as_slice).unwrap_or_default();
+    // A set of the nodes only when agents were spawned from the branch: a
+    // compare page asks this of the line from its fork on, for every fork.
+    let mine: rustc_hash::FxHashSet<NodeId> =
+        if agents.is_empty() { rustc_hash::FxHashSet::default() } else { nodes.iter().copied().collect() };
     let spawned =
         agents.iter().filter(move |(_, n)| mine.contains(n)).flat_map(|&(a, _)| g.agents[a].nodes.iter().copied());
     nodes.iter().copied().chain(spawned)

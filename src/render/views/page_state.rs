@@ -39,6 +39,8 @@ pub(crate) struct PageCtx<'a> {
     pub(crate) meta_left: usize,
     /// What the entries shown so far say, each read once for the page.
     nodes: FxHashMap<EntryId, Rc<Node<'a>>>,
+    /// Where each result sits in an entry of many ([`PageCtx::result_place`]).
+    places: FxHashMap<EntryId, FxHashMap<Box<str>, usize>>,
 }
 
 impl<'a> PageCtx<'a> {
@@ -52,7 +54,29 @@ impl<'a> PageCtx<'a> {
             page: 0,
             meta_left: META_CAP,
             nodes: FxHashMap::default(),
+            places: FxHashMap::default(),
         }
+    }
+
+    /// Where the result of call `id` sits in `node` (entry `entry`; what
+    /// [`Node::tool_result`] finds, at [`Node::result_at`]). An entry of
+    /// more than a few results is indexed once for the page: a reply of N
+    /// parallel calls costs N look-ups, not N scans of N results.
+    pub(crate) fn result_place(&mut self, entry: EntryId, node: &Node<'_>, id: &str) -> Option<usize> {
+        const SCAN: usize = 16;
+        if let Some(index) = self.places.get(&entry) {
+            return index.get(id).copied();
+        }
+        if node.result_places().nth(SCAN).is_none() {
+            return node.result_places().find(|(_, r)| r.use_id == id).map(|(at, _)| at);
+        }
+        let mut index: FxHashMap<Box<str>, usize> = FxHashMap::default();
+        for (at, r) in node.result_places() {
+            index.entry(r.use_id.as_ref().into()).or_insert(at);
+        }
+        let at = index.get(id).copied();
+        self.places.insert(entry, index);
+        at
     }
 
     /// What entry `id` says ([`crate::project::Project::node`]), read once

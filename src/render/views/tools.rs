@@ -70,15 +70,16 @@ impl FieldsCall {
     }
 }
 
-/// A call's result as this page finds it: the node holding it, and what it says.
+/// A call's result as this page finds it: the node holding it, and where.
 struct Found<'a> {
     shown: Shown,
     holder: Rc<Node<'a>>,
+    at: usize,
 }
 
 impl<'a> Found<'a> {
-    fn output(&self, id: &str) -> Option<&ToolOutput<'a>> {
-        self.holder.tool_result(id)
+    fn output(&self) -> Option<&ToolOutput<'a>> {
+        self.holder.result_at(self.at)
     }
 }
 
@@ -87,10 +88,10 @@ pub(crate) fn call(cx: &mut PageCtx<'_>, c: &ToolCall<'_>, it: &ItemInputs) -> T
     let inputs = it.call(&c.id);
     let found = inputs.and_then(|k| k.result).and_then(|shown| {
         let holder = cx.node(shown.read.entry);
-        holder.tool_result(&c.id)?;
-        Some(Found { shown, holder })
+        let at = cx.result_place(shown.read.entry, &holder, &c.id)?;
+        Some(Found { shown, holder, at })
     });
-    let res = found.as_ref().and_then(|f| f.output(&c.id));
+    let res = found.as_ref().and_then(Found::output);
     let arg = summary(c, res.map(|r| &r.detail));
     let (call, show_result) = call_view(cx, c, res, inputs.and_then(|k| k.agent.clone()));
     let badge = match res {
