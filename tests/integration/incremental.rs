@@ -1004,3 +1004,51 @@ fn a_turn_on_one_branch_leaves_another_forks_compare_page_unrendered() {
     assert_eq!(s.compare_rendered, 2, "{s:?}");
     assert_same_as_fresh(&projects, &site);
 }
+
+/// The words of a turn that differ from one turn to the next: a new term each
+/// time, and terms that other conversations hold too, so that turns change
+/// posting lists spread over the search index's shards.
+fn append_worded_turn(file: &Path, n: u32) {
+    let mut lines = turn_lines(file, n);
+    let mut user: Value = serde_json::from_str(&lines[0]).unwrap();
+    let words = ["cache", "retry", "notes", "garden", "parser", "render", "token", "branch"];
+    let text = format!("Question {n}: word{n}x and {} with {}", words[n as usize % 8], words[(n as usize * 3) % 8]);
+    user["message"]["content"] = json!(text);
+    lines[0] = user.to_string();
+    append(file, &(lines.join("\n") + "\n"));
+}
+
+/// The files of the search index's term shards, with their bytes.
+fn shards(site: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    site_files(site).into_iter().filter(|(rel, _)| rel.starts_with("search/t")).collect()
+}
+
+/// After each of a sequence of appended turns, the site rendered over the
+/// previous one is byte for byte a fresh render of the archive — search
+/// shards, manifest and unit tables included — with one thread and with two,
+/// and the two give the same search index (their pages name the input's
+/// directory, which differs between the two archives).
+#[test]
+fn appended_turns_give_a_fresh_renders_index_with_one_and_two_threads() {
+    let mut sites = Vec::new();
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let dir = archive();
+        let projects = dir.path().join("projects");
+        let site = dir.path().join("site");
+        pool.install(|| render(&projects, &site));
+        for n in 1..=6 {
+            append_worded_turn(&session(&projects), n);
+            pool.install(|| render(&projects, &site));
+            assert!(!shards(&site).is_empty(), "-j {threads}, turn {n}: the index has shards");
+            assert_same_as_fresh(&projects, &site);
+        }
+        let index: BTreeMap<PathBuf, Vec<u8>> =
+            site_files(&site).into_iter().filter(|(rel, _)| rel.starts_with("search")).collect();
+        sites.push((index, dir));
+    }
+    let (a, b) = (&sites[0].0, &sites[1].0);
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    let differ: Vec<_> = a.iter().filter(|(k, v)| b[*k] != **v).map(|(k, _)| k).collect();
+    assert!(differ.is_empty(), "-j 1 and -j 2 differ: {differ:?}");
+}

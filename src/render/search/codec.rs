@@ -67,11 +67,13 @@ impl Gaps {
 }
 
 /// One unit's pages of one term, decoded: each page's number and its docs.
+#[cfg(test)]
 pub(crate) type Pages = Vec<(u64, Vec<u64>)>;
 
 /// Decodes a unit's part of a posting list (for each page: its number as a
 /// gap, the count of its docs less one, the docs as gaps); `None` when it
 /// is not one.
+#[cfg(test)]
 pub(crate) fn decode_pages(part: &[u8]) -> Option<Pages> {
     let (mut at, mut out, mut page) = (0, Vec::new(), None::<u64>);
     while at < part.len() {
@@ -100,6 +102,7 @@ pub(crate) fn decode_pages(part: &[u8]) -> Option<Pages> {
 
 /// Encodes pages as [`decode_pages`] reads them (in ascending page order,
 /// each with its docs ascending).
+#[cfg(test)]
 pub(crate) fn encode_pages(pages: &[(u64, Vec<u64>)]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut q = Gaps::new();

@@ -438,27 +438,8 @@ impl<'a> Old<'a> {
             bail!("the previous site's search index lacks pages of {key}: render with --force");
         }
         self.load(key)?;
-        let mut acc: FxHashMap<Box<str>, codec::Pages> = FxHashMap::default();
-        for (t, part) in self.postings(key).map_or(&[][..], Vec::as_slice) {
-            let pages = codec::decode_pages(part).context("a bad kept posting list")?;
-            let kept: codec::Pages = pages.into_iter().filter_map(|(q, docs)| Some((*map.get(&q)?, docs))).collect();
-            if !kept.is_empty() {
-                acc.insert(t.clone(), kept);
-            }
-        }
-        for (t, part) in unit.postings {
-            let pages = codec::decode_pages(&part).context("a bad posting list")?;
-            acc.entry(t).or_default().extend(pages);
-        }
-        let mut out: Postings = acc
-            .into_iter()
-            .map(|(t, mut pages)| {
-                pages.sort_unstable_by_key(|(q, _)| *q);
-                (t, codec::encode_pages(&pages))
-            })
-            .collect();
-        out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        Ok(out)
+        let old = self.postings(key).map_or(&[][..], Vec::as_slice);
+        merge_postings(old, &map, unit.postings)
     }
 
     /// The shard layout of the previous index (`None`: none readable).
@@ -565,6 +546,75 @@ impl<'a> Old<'a> {
         let kept = kept.into_iter().map(|k| format!("{SHARDS}{}.js", layout[k].1)).collect();
         Ok(Some((listed, written, kept)))
     }
+}
+
+/// A unit's postings made of the kept ones (`old`, the pages `map` names
+/// kept, their numbers mapped) and those of the pages rendered (`new`),
+/// both by term in `str` order, as is the result. A page's docs are copied
+/// as bytes (their gaps are relative to the page); only the pages' gaps are
+/// written again, and a term whose pages are all kept under their numbers
+/// is copied whole: a turn costs a scan of the unit's kept postings, not a
+/// decoding of every doc of them.
+fn merge_postings(old: &[(Box<str>, Vec<u8>)], map: &FxHashMap<u64, u64>, new: Postings) -> Result<Postings> {
+    let mut out: Postings = Vec::with_capacity(old.len().max(new.len()));
+    let (mut segs, mut more) = (Vec::new(), Vec::new());
+    let mut new = new.into_iter().peekable();
+    for (t, part) in old {
+        while let Some((nt, np)) = new.next_if(|(nt, _)| nt < t) {
+            out.push((nt, np));
+        }
+        page_segments(part, &mut segs).context("a bad kept posting list")?;
+        let fresh = new.next_if(|(nt, _)| nt == t);
+        if fresh.is_none() && segs.iter().all(|(q, _)| map.get(q) == Some(q)) {
+            if !segs.is_empty() {
+                out.push((t.clone(), part.clone()));
+            }
+            continue;
+        }
+        let mut merged: Vec<(u64, &[u8])> = Vec::with_capacity(segs.len() + 4);
+        merged.extend(segs.iter().filter_map(|(q, r)| Some((*map.get(q)?, &part[r.clone()]))));
+        if let Some((_, np)) = &fresh {
+            page_segments(np, &mut more).context("a bad posting list")?;
+            merged.extend(more.iter().map(|(q, r)| (*q, &np[r.clone()])));
+        }
+        if merged.is_empty() {
+            continue;
+        }
+        merged.sort_by_key(|(q, _)| *q);
+        merged.dedup_by_key(|(q, _)| *q);
+        let mut bytes = Vec::with_capacity(part.len() + fresh.as_ref().map_or(0, |(_, np)| np.len()));
+        let mut gaps = Gaps::new();
+        for (q, docs) in &merged {
+            gaps.put(&mut bytes, *q);
+            bytes.extend_from_slice(docs);
+        }
+        out.push((t.clone(), bytes));
+    }
+    out.extend(new);
+    Ok(out)
+}
+
+/// The pages of a unit's part of a posting list: each one's number and
+/// where its docs are (the count less one, then their gaps); `None` when
+/// it is not one.
+fn page_segments(part: &[u8], out: &mut Vec<(u64, std::ops::Range<usize>)>) -> Option<()> {
+    out.clear();
+    let (mut at, mut page) = (0, None::<u64>);
+    while at < part.len() {
+        let gap = codec::get(part, &mut at)?;
+        let q = match page {
+            None => gap,
+            Some(p) => p.checked_add(gap)?.checked_add(1)?,
+        };
+        page = Some(q);
+        let start = at;
+        let count = codec::get(part, &mut at)?;
+        for _ in 0..=count {
+            codec::get(part, &mut at)?;
+        }
+        out.push((q, start..at));
+    }
+    Some(())
 }
 
 /// The posting list `list` with the changes of some units applied (each
