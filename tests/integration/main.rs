@@ -33,6 +33,7 @@ mod hostile;
 mod imports;
 mod incremental;
 mod layering;
+mod lost;
 mod newcomer;
 mod opencode;
 mod paths;
