@@ -97,3 +97,32 @@ fn attached_data_of_a_gemini_or_qwen_prompt_is_shown_or_named() {
         assert!(!md.contains(PDF), "{name}");
     }
 }
+
+/// A Gemini CLI `.json` session holding a second JSON document after the
+/// first lost it silently. Gemini CLI reads the file with `JSON.parse`,
+/// which refuses it: the first document is read, the second is a counted
+/// warning at its file:line saying what to do.
+#[test]
+fn a_second_document_in_a_gemini_json_session_is_a_warning_at_its_line() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("gemini/tmp/work");
+    std::fs::create_dir_all(dir.join("chats")).unwrap();
+    std::fs::write(dir.join(".project_root"), "/tmp/w").unwrap();
+    let doc = |id: &str, text: &str| {
+        serde_json::to_string_pretty(&json!({"sessionId":id,"startTime":"2026-11-27T01:00:00Z",
+            "messages":[{"id":format!("{id}-m"),"type":"user","timestamp":"2026-11-27T01:00:01Z","content":text}]}))
+        .unwrap()
+    };
+    let first = doc("d530d928-0000-4b7a-9967-6c5d7bfe95e6", "the first document's prompt");
+    let text = format!("{first}\n{}\n", doc("d530d928-1111-4b7a-9967-6c5d7bfe95e6", "the second document's prompt"));
+    let name = "session-2026-11-27T01-00-d530d928.json";
+    std::fs::write(dir.join("chats").join(name), &text).unwrap();
+    let site = root.path().join("site");
+    let o = cctree().arg("render").arg(root.path().join("gemini/tmp")).arg("-o").arg(&site).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let line = first.lines().count() + 1;
+    assert!(err.contains(&format!("{name}:{line}")) && err.contains("more JSON follows"), "{err}");
+    assert!(err.contains("1 warning"), "counted: {err}");
+    assert!(all_text(&site).contains("the first document's prompt"));
+}
