@@ -9,6 +9,8 @@
 )]
 
 mod adversarial;
+#[path = "../common/agent_files.rs"]
+mod agent_files;
 #[path = "../common/agent_lines.rs"]
 mod agent_lines;
 mod agents;
@@ -40,6 +42,7 @@ mod paths;
 mod pi;
 mod props;
 mod qwen;
+mod readers;
 mod reading;
 mod recover;
 mod redact;
