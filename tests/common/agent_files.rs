@@ -27,8 +27,20 @@ fn put(path: &Path, bytes: &[u8]) {
 /// chooses.
 fn database(from: &Path, to: &Path, table: &str, col: &str, pick: u8, json: &[u8]) {
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-    let src = rusqlite::Connection::open_with_flags(from, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    // Read from a copy: SQLite writes beside a database it opens (`-shm`),
+    // and nothing may be written into the fixtures.
+    let copy = to.with_extension("fixture");
+    std::fs::copy(from, &copy).unwrap();
+    let wal = |p: &Path| PathBuf::from(format!("{}-wal", p.display()));
+    if wal(from).is_file() {
+        std::fs::copy(wal(from), wal(&copy)).unwrap();
+    }
+    let src = rusqlite::Connection::open(&copy).unwrap();
     src.execute("VACUUM INTO ?1", [to.display().to_string()]).unwrap();
+    drop(src);
+    for p in [copy.clone(), wal(&copy), PathBuf::from(format!("{}-shm", copy.display()))] {
+        let _ = std::fs::remove_file(p);
+    }
     let c = rusqlite::Connection::open(to).unwrap();
     let n: i64 = c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap();
     let text = String::from_utf8_lossy(json);
