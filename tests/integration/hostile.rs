@@ -420,8 +420,8 @@ fn planted_agent(agent: &str, root: &Path, fx: &Path, fields: &mut Vec<String>) 
             for scenario in ["tree", "subagent", "compact", "content", "custom", "summary"] {
                 copy_planted_all(&fx.join("pi-1.6.0").join(scenario).join("sessions"), &pi.join("sessions"), fields);
             }
-            // `export` of a Pi session file is not yet covered (its id is not found).
-            (pi.join("sessions"), Vec::new())
+            let sessions = files(&pi, &|p| p.parent().unwrap().parent() == Some(&pi.join("sessions")) && name(p).ends_with(".jsonl"));
+            (pi.join("sessions"), sessions)
         }
         other => panic!("no planted archive for the agent {other}: add one to `planted_agent`"),
     }
