@@ -397,7 +397,9 @@ fn planted_agent(agent: &str, root: &Path, fx: &Path, fields: &mut Vec<String>) 
             for scenario in ["tui", "fork"] {
                 copy_planted_all(&fx.join("copilot-1.0.102").join(scenario).join("home/.copilot"), &copilot, fields);
             }
-            // `export` of a Copilot session file is not yet covered (it names two conversations).
+            // Not exported by file: a fork copies its history's events, and
+            // planted with other tokens the copies differ, so a file's last
+            // event names two conversations (unplanted, the file exports).
             (copilot, Vec::new())
         }
         "opencode" => {
