@@ -308,7 +308,8 @@ mod tests {
 
     #[test]
     fn a_second_document_after_the_first_is_a_warning_at_its_line() {
-        let first = "{\"sessionId\": \"s\", \"messages\": [\n{\"id\": \"a\", \"type\": \"user\", \"content\": \"x\"}\n]}";
+        let first =
+            "{\"sessionId\": \"s\", \"messages\": [\n{\"id\": \"a\", \"type\": \"user\", \"content\": \"x\"}\n]}";
         for (after, warned) in [("\n", false), ("  \n\n", false), ("\n\n{\"messages\": []}\n", true), ("\nx", true)] {
             let doc = format!("{first}{after}");
             let p = parse_document(doc.as_bytes(), FileId::new(0).unwrap(), GEMINI, ParseOptions::default());

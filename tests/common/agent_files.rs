@@ -45,7 +45,9 @@ fn database(from: &Path, to: &Path, table: &str, col: &str, pick: u8, json: &[u8
     let n: i64 = c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap();
     let text = String::from_utf8_lossy(json);
     c.execute(
-        &format!("UPDATE {table} SET {col} = ?1 WHERE rowid = (SELECT rowid FROM {table} ORDER BY rowid LIMIT 1 OFFSET ?2)"),
+        &format!(
+            "UPDATE {table} SET {col} = ?1 WHERE rowid = (SELECT rowid FROM {table} ORDER BY rowid LIMIT 1 OFFSET ?2)"
+        ),
         rusqlite::params![text, i64::from(pick) % n.max(1)],
     )
     .unwrap();
@@ -70,7 +72,9 @@ pub fn write(root: &Path, data: &[u8]) -> PathBuf {
         }
         "codex" => {
             put(
-                &root.join("codex/sessions/2026/11/27/rollout-2026-11-27T01-56-18-01a21ab7-bd11-74a1-a3fe-d6c193d582cd.jsonl"),
+                &root.join(
+                    "codex/sessions/2026/11/27/rollout-2026-11-27T01-56-18-01a21ab7-bd11-74a1-a3fe-d6c193d582cd.jsonl",
+                ),
                 body,
             );
             put(&root.join("codex/session_index.jsonl"), b"");
@@ -93,14 +97,30 @@ pub fn write(root: &Path, data: &[u8]) -> PathBuf {
             root.join("copilot/.copilot")
         }
         "opencode" => {
-            let (table, col) = if data.get(2).is_some_and(|b| b & 1 == 1) { ("message", "data") } else { ("part", "data") };
-            database(&fx.join("opencode-1.18.33/tui/opencode.db"), &root.join("opencode/opencode.db"), table, col, pick, body);
+            let (table, col) =
+                if data.get(2).is_some_and(|b| b & 1 == 1) { ("message", "data") } else { ("part", "data") };
+            database(
+                &fx.join("opencode-1.18.33/tui/opencode.db"),
+                &root.join("opencode/opencode.db"),
+                table,
+                col,
+                pick,
+                body,
+            );
             root.join("opencode")
         }
         "crush" => {
             let project = root.join("src/demo");
-            let (table, col) = if data.get(2).is_some_and(|b| b & 1 == 1) { ("sessions", "title") } else { ("messages", "parts") };
-            database(&fx.join("crush-sqlite/project/.crush/crush.db"), &project.join(".crush/crush.db"), table, col, pick, body);
+            let (table, col) =
+                if data.get(2).is_some_and(|b| b & 1 == 1) { ("sessions", "title") } else { ("messages", "parts") };
+            database(
+                &fx.join("crush-sqlite/project/.crush/crush.db"),
+                &project.join(".crush/crush.db"),
+                table,
+                col,
+                pick,
+                body,
+            );
             let list = format!(
                 "{{\"projects\":[{{\"path\":{:?},\"data_dir\":{:?},\"last_accessed\":\"2026-08-21T10:00:00Z\"}}]}}",
                 project.display().to_string(),
@@ -110,7 +130,10 @@ pub fn write(root: &Path, data: &[u8]) -> PathBuf {
             root.join("crush")
         }
         "pi" => {
-            put(&root.join("pi/sessions/--tmp-w--/2026-12-02T01-01-52-697Z_01a23445-b2b5-74d9-b47f-e239abf007a4.jsonl"), body);
+            put(
+                &root.join("pi/sessions/--tmp-w--/2026-12-02T01-01-52-697Z_01a23445-b2b5-74d9-b47f-e239abf007a4.jsonl"),
+                body,
+            );
             root.join("pi/sessions")
         }
         other => panic!("no fuzzing layout for the agent {other}: add one to tests/common/agent_files.rs"),

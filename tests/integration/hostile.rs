@@ -274,7 +274,13 @@ fn plant_text(text: &str, yaml: bool, fields: &mut Vec<String>, at: &str) -> Str
     let mut out = String::new();
     for l in text.lines() {
         match yaml.then(|| l.split_once(": ")).flatten() {
-            Some((k, v)) if !structural(k) && !k.ends_with("_at") && v.parse::<f64>().is_err() && v != "true" && v != "false" => {
+            Some((k, v))
+                if !structural(k)
+                    && !k.ends_with("_at")
+                    && v.parse::<f64>().is_err()
+                    && v != "true"
+                    && v != "false" =>
+            {
                 fields.push(format!("{at} {k}"));
                 out.push_str(&format!("{l} {}\n", planted(fields.len() - 1)));
             }
@@ -323,8 +329,11 @@ fn plant_database(db: &Path, fields: &mut Vec<String>) {
                         format!("{text} {}", planted(fields.len() - 1))
                     }
                 };
-                c.execute(&format!("UPDATE \"{t}\" SET \"{col}\" = ?1 WHERE rowid = ?2"), rusqlite::params![planted, rowid])
-                    .unwrap();
+                c.execute(
+                    &format!("UPDATE \"{t}\" SET \"{col}\" = ?1 WHERE rowid = ?2"),
+                    rusqlite::params![planted, rowid],
+                )
+                .unwrap();
             }
         }
     }
@@ -353,7 +362,12 @@ fn copy_planted_all(from: &Path, to: &Path, fields: &mut Vec<String>) {
 /// archive here fails the test: add one.
 fn planted_agent(agent: &str, root: &Path, fx: &Path, fields: &mut Vec<String>) -> (PathBuf, Vec<PathBuf>) {
     let files = |dir: &Path, keep: &dyn Fn(&Path) -> bool| -> Vec<PathBuf> {
-        walkdir::WalkDir::new(dir).into_iter().flatten().map(|e| e.into_path()).filter(|p| p.is_file() && keep(p)).collect()
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .flatten()
+            .map(|e| e.into_path())
+            .filter(|p| p.is_file() && keep(p))
+            .collect()
     };
     let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
     match agent {
@@ -365,7 +379,8 @@ fn planted_agent(agent: &str, root: &Path, fx: &Path, fields: &mut Vec<String>) 
                     copy_planted(&project.path(), &claude.join(format!("-home-plantuser-{scenario}")), fields);
                 }
             }
-            let sessions = files(&claude, &|p| p.parent().unwrap().parent() == Some(&claude) && name(p).ends_with(".jsonl"));
+            let sessions =
+                files(&claude, &|p| p.parent().unwrap().parent() == Some(&claude) && name(p).ends_with(".jsonl"));
             (claude, sessions)
         }
         "codex" => {
@@ -387,7 +402,11 @@ fn planted_agent(agent: &str, root: &Path, fx: &Path, fields: &mut Vec<String>) 
         "qwen" => {
             let qwen = root.join("qwen");
             for scenario in ["headless", "sub-agent", "compress", "rewind"] {
-                copy_planted_all(&fx.join("qwen-0.24.4").join(scenario).join("projects"), &qwen.join("projects"), fields);
+                copy_planted_all(
+                    &fx.join("qwen-0.24.4").join(scenario).join("projects"),
+                    &qwen.join("projects"),
+                    fields,
+                );
             }
             let sessions = files(&qwen, &|p| p.parent().unwrap().ends_with("chats") && name(p).ends_with(".jsonl"));
             (qwen, sessions)
@@ -422,7 +441,9 @@ fn planted_agent(agent: &str, root: &Path, fx: &Path, fields: &mut Vec<String>) 
             for scenario in ["tree", "subagent", "compact", "content", "custom", "summary"] {
                 copy_planted_all(&fx.join("pi-1.6.0").join(scenario).join("sessions"), &pi.join("sessions"), fields);
             }
-            let sessions = files(&pi, &|p| p.parent().unwrap().parent() == Some(&pi.join("sessions")) && name(p).ends_with(".jsonl"));
+            let sessions = files(&pi, &|p| {
+                p.parent().unwrap().parent() == Some(&pi.join("sessions")) && name(p).ends_with(".jsonl")
+            });
             (pi.join("sessions"), sessions)
         }
         other => panic!("no planted archive for the agent {other}: add one to `planted_agent`"),

@@ -67,7 +67,11 @@ fn attached_data_of_a_gemini_or_qwen_prompt_is_shown_or_named() {
         assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
         let text = all_text(&site);
         assert!(text.contains(tag), "{name}: the prompt's text");
-        let images: Vec<_> = walkdir::WalkDir::new(site.join("assets/img")).into_iter().flatten().filter(|e| e.file_type().is_file()).collect();
+        let images: Vec<_> = walkdir::WalkDir::new(site.join("assets/img"))
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .collect();
         assert_eq!(images.len(), 1, "{name}: the PNG, written once");
         let png = images[0].file_name().to_string_lossy().into_owned();
         assert!(text.contains(&png), "{name}: the page shows the image");

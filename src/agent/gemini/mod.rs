@@ -143,7 +143,7 @@ fn message<'a>(v: &Value) -> Content<'a> {
             if is_injected(&text) && attached.is_empty() {
                 Content::Injected { kind: Injected::Context, text: Cow::Owned(text) }
             } else {
-                let typed = (!text.is_empty() || attached.is_empty()).then(|| Block::Text(Cow::Owned(text)));
+                let typed = (!text.is_empty() || attached.is_empty()).then_some(Block::Text(Cow::Owned(text)));
                 Content::Prompt(Body::Blocks(typed.into_iter().chain(attached).collect()))
             }
         }
