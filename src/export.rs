@@ -93,8 +93,12 @@ pub fn run(req: &ExportRequest) -> Result<ExportReport> {
     };
     // A session file names its conversation by what it holds, whatever
     // its name (a Codex rollout's, a Gemini session's).
-    let target = session_of_file(req, &sources).unwrap_or(target);
-    let found = find(&target, sources, &root, req.redact)?;
+    let of_file = session_of_file(req, &sources);
+    // The file holds it, whether or not its text spells it (a Pi entry's
+    // id is its session's and its own, joined).
+    let file = of_file.as_ref().and_then(|_| std::fs::canonicalize(req.target.trim()).ok());
+    let target = of_file.unwrap_or(target);
+    let found = find(&target, sources, &root, req.redact, file.as_deref())?;
     let progress = Progress::hidden();
     let mut warnings = progress.source_warnings(&found.project.source);
     warnings += progress.project_warnings(&found.project).len();
@@ -223,7 +227,13 @@ fn lookup_root(req: &ExportRequest) -> Result<(PathBuf, String)> {
 
 /// Loads the projects whose files hold `target` and picks the conversation
 /// it names; exactly one must match.
-fn find(target: &str, sources: Vec<crate::model::ProjectSource>, root: &Path, redact: bool) -> Result<Found> {
+fn find(
+    target: &str,
+    sources: Vec<crate::model::ProjectSource>,
+    root: &Path,
+    redact: bool,
+    file: Option<&Path>,
+) -> Result<Found> {
     let shown = crate::term::safe(root.display()).to_string();
     let selection = Selection::new(&[], &[target.to_string()], None, None, &jiff::tz::TimeZone::UTC, &shown)?;
     // The longest piece of TARGET that a transcript writes as it is (JSON
@@ -240,6 +250,7 @@ fn find(target: &str, sources: Vec<crate::model::ProjectSource>, root: &Path, re
             // A file read as the lines its agent makes of it (a database) may hold it.
             f.rel.contains(needle)
                 || f.client.as_lines(&f.rel).is_some()
+                || file.is_some_and(|file| std::fs::canonicalize(&f.path).is_ok_and(|p| p == file))
                 || std::fs::read(&f.path).is_ok_and(|b| finder.find(&b).is_some())
         };
         if !source.files.iter().any(holds) {

@@ -55,6 +55,17 @@ pub fn parse_document(bytes: &[u8], file: FileId, client: Client, opts: ParseOpt
         let line = lines.line_at(start);
         read(&mut out, &bytes[start..end], Loc { file, line }, start as u64, (client, opts), false);
     }
+    if scan.error.is_none() && ws(bytes, scan.end) < bytes.len() {
+        // `JSON.parse`, which Gemini CLI reads the file with, refuses it whole.
+        let line = lines.line_at(ws(bytes, scan.end));
+        out.bad_lines += 1;
+        let problem = LineProblem::Malformed(
+            "more JSON follows the session's document: Gemini CLI cannot read this file (`JSON.parse` refuses \
+             it), cctree reads the first document only; to read what follows, move it into a file of its own"
+                .into(),
+        );
+        out.warnings.push(LineWarning { loc: Loc { file, line }, problem });
+    }
     if let Some((at, e)) = scan.error {
         let line = lines.line_at(at.min(bytes.len()));
         out.bad_lines += 1;
@@ -124,6 +135,8 @@ struct Scan<'a> {
     messages: Vec<(usize, usize)>,
     /// Where the scan stopped, and why.
     error: Option<(usize, &'static str)>,
+    /// The end (exclusive) of the document, when it is whole.
+    end: usize,
 }
 
 fn scan(b: &[u8]) -> Scan<'_> {
@@ -135,6 +148,7 @@ fn scan(b: &[u8]) -> Scan<'_> {
     s.members_seen = true;
     i = ws(b, i + 1);
     if b.get(i) == Some(&b'}') {
+        s.end = i + 1;
         return s;
     }
     loop {
@@ -192,7 +206,10 @@ fn scan(b: &[u8]) -> Scan<'_> {
         i = ws(b, i);
         match b.get(i) {
             Some(b',') => i = ws(b, i + 1),
-            Some(b'}') => return s,
+            Some(b'}') => {
+                s.end = i + 1;
+                return s;
+            }
             _ => {
                 s.error = Some((i, "expected `,` or `}`"));
                 return s;
@@ -286,6 +303,22 @@ mod tests {
         for bad in ["[1, 2]", "nope", "", "\"s\""] {
             let p = parse_document(bad.as_bytes(), FileId::new(0).unwrap(), GEMINI, ParseOptions::default());
             assert!(p.entries.is_empty(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_second_document_after_the_first_is_a_warning_at_its_line() {
+        let first =
+            "{\"sessionId\": \"s\", \"messages\": [\n{\"id\": \"a\", \"type\": \"user\", \"content\": \"x\"}\n]}";
+        for (after, warned) in [("\n", false), ("  \n\n", false), ("\n\n{\"messages\": []}\n", true), ("\nx", true)] {
+            let doc = format!("{first}{after}");
+            let p = parse_document(doc.as_bytes(), FileId::new(0).unwrap(), GEMINI, ParseOptions::default());
+            assert_eq!(p.entries.iter().filter_map(|e| e.message_id.as_deref()).collect::<Vec<_>>(), ["a"]);
+            assert_eq!(p.warnings.len(), usize::from(warned), "{after:?}: {:?}", p.warnings);
+            if warned {
+                assert_eq!(p.warnings[0].loc.line, if after == "\nx" { 4 } else { 5 });
+                assert_eq!(p.bad_lines, 1);
+            }
         }
     }
 

@@ -193,7 +193,7 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
     refuse_foreign(&archive)?;
     let roots: Vec<Root> = kept.iter().flat_map(|(_, k)| k.trees.iter().cloned()).collect();
     let singles: Vec<KeptFile> = kept.iter().flat_map(|(_, k)| k.files.iter().cloned()).collect();
-    let Some((_, main)) = kept.first() else { unreachable!("sources returns a source or fails") };
+    let Some((main_client, main)) = kept.first() else { unreachable!("sources returns a source or fails") };
     let source = main.source.clone();
     // The record names every folder kept (each agent's), in the order kept.
     let sources: Vec<String> = kept.iter().map(|(_, k)| k.source.display().to_string()).collect();
@@ -215,6 +215,9 @@ pub fn sync(opts: &SyncOptions) -> Result<SyncReport> {
         }
     }
     let mut report = SyncReport::new(&source, &archive, &main.report, opts.dry_run);
+    if let Some(to) = crate::agent::of(*main_client).synced_dir(&archive) {
+        report.to = to;
+    }
     report.sources = kept.iter().map(|(c, k)| (*c, k.source.clone())).collect();
     report.clients = (kept.iter().skip(1))
         .filter_map(|(c, k)| Some((c.name().to_string(), k.source.clone(), crate::agent::of(*c).synced_dir(&archive)?)))

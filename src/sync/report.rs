@@ -63,6 +63,9 @@ impl FileChange {
 pub struct SyncReport {
     pub source: PathBuf,
     pub archive: PathBuf,
+    /// Where the source's files went: the archive, or the folder beside it
+    /// that keeps the source's agent's ([`crate::agent::Agent::synced_dir`]).
+    pub to: PathBuf,
     /// What the source's agent says of where its other files are kept
     /// (Claude Code's: `file_history`, `history`), `null` when the source
     /// has none ([`crate::agent::keep::Kept::report`]).
@@ -115,6 +118,7 @@ impl SyncReport {
         SyncReport {
             source: source.to_path_buf(),
             archive: archive.to_path_buf(),
+            to: archive.to_path_buf(),
             places: places.iter().cloned().collect(),
             clients: Vec::new(),
             databases: Vec::new(),
@@ -194,7 +198,7 @@ impl SyncReport {
             let _ = writeln!(
                 s,
                 "nothing to do: the archive {} is up to date with {} (checked {checked} in {:.2} s)",
-                self.archive.display(),
+                self.to.display(),
                 self.source.display(),
                 self.elapsed.as_secs_f64()
             );
@@ -204,7 +208,7 @@ impl SyncReport {
                 "{} {} → {} (checked {checked} in {:.2} s)",
                 would("synced", "dry run, nothing written:"),
                 self.source.display(),
-                self.archive.display(),
+                self.to.display(),
                 self.elapsed.as_secs_f64()
             );
         }

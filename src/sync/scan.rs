@@ -7,6 +7,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 
 use super::record::STATE_DIR;
+
+/// The name a source directory named like the archive's own
+/// ([`STATE_DIR`], at the top of the tree mirrored into the archive
+/// directory) has in the archive: its first byte written `%2E`, as a name
+/// that is not UTF-8 has its bytes written `%XX` ([`key_of`]).
+pub const STATE_DIR_ESCAPED: &str = "%2Ecctree-sync";
 use crate::files::resolve;
 
 /// One tree mirrored into the archive, as its agent said
@@ -87,10 +93,11 @@ fn wanted(root: &Root, archive: &Path, rel: &str, top: bool) -> bool {
 }
 
 /// Lists a root's source: every regular file, with links followed as
-/// discovery follows them ([`discover::walk`]). A file that is not archived
-/// is a warning naming it: not a regular file, in a directory named like the
-/// archive's own (`.cctree-sync`), named like a sync temporary file, or
-/// whose name is another's once made UTF-8.
+/// discovery follows them ([`discover::walk`]). A directory named like the
+/// archive's own (`.cctree-sync`) is archived as [`STATE_DIR_ESCAPED`]. A
+/// file that is not archived is a warning naming it: not a regular file,
+/// named like a sync temporary file, or whose name in the archive is
+/// another's (once made UTF-8, or escaped).
 fn list_source(root: &Root, archive: &Path, l: &mut Listing) {
     let top_level = is_archive(root, archive);
     let walk = match only_files(root) {
@@ -104,9 +111,12 @@ fn list_source(root: &Root, archive: &Path, l: &mut Listing) {
             continue;
         }
         let name = rel.rsplit('/').next().unwrap_or(&rel);
-        let why = if top_level && rel.split('/').next() == Some(STATE_DIR) {
-            Some(format!("{STATE_DIR} is the name of the archive's own directory; rename the source directory"))
-        } else if crate::files::is_temp(name) {
+        // The archive's own directory's name: archived under its escaped name.
+        let rel = match rel.strip_prefix(STATE_DIR) {
+            Some(rest) if top_level && rest.starts_with('/') => format!("{STATE_DIR_ESCAPED}{rest}"),
+            _ => rel.clone(),
+        };
+        let why = if crate::files::is_temp(name) {
             Some("it is named like a sync temporary file (`.<name>.cctree-tmp-…`); rename it".to_string())
         } else {
             None
@@ -116,7 +126,8 @@ fn list_source(root: &Root, archive: &Path, l: &mut Listing) {
             l.warnings.push(format!("{}: not archived: {why}", crate::term::safe(path.display())));
         } else if let Some(other) = l.source.get(&key) {
             l.warnings.push(format!(
-                "{}: not archived: its name is the name of {} once made UTF-8; rename one of them",
+                "{}: not archived: its name in the archive is that of {} (a name not UTF-8, or `{STATE_DIR}`, \
+                 is archived escaped); rename one of them",
                 crate::term::safe(path.display()),
                 crate::term::safe(other.display())
             ));

@@ -268,80 +268,248 @@ fn leaks(files: &[(String, String)], fields: &[String]) -> Vec<String> {
     out
 }
 
-/// Point 2–4: every text field of every agent's transcripts and side files
-/// (Codex thread names, Gemini `.project_root`, a home directory in working
-/// directories and folder names) planted with a token `--redact` knows: no
-/// file `render --redact` writes (pages, search index, cache manifest),
-/// `export --redact` (HTML and Markdown) nor a page `serve --redact` answers
-/// holds it.
+/// Appends a numbered token to every text line of a flat YAML file
+/// (Copilot CLI's `workspace.yaml`) or a plain text file (Markdown).
+fn plant_text(text: &str, yaml: bool, fields: &mut Vec<String>, at: &str) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        match yaml.then(|| l.split_once(": ")).flatten() {
+            Some((k, v))
+                if !structural(k)
+                    && !k.ends_with("_at")
+                    && v.parse::<f64>().is_err()
+                    && v != "true"
+                    && v != "false" =>
+            {
+                fields.push(format!("{at} {k}"));
+                out.push_str(&format!("{l} {}\n", planted(fields.len() - 1)));
+            }
+            _ if yaml => out.push_str(&format!("{l}\n")),
+            _ => {
+                fields.push(format!("{at} text"));
+                out.push_str(&format!("{l} {}\n", planted(fields.len() - 1)));
+            }
+        }
+    }
+    out
+}
+
+/// Plants a token in every text column of every table of the SQLite
+/// database `db` (in every string of a column holding JSON).
+fn plant_database(db: &Path, fields: &mut Vec<String>) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let tables: Vec<String> = c
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .flatten()
+        .collect();
+    for t in tables.iter().filter(|t| !t.contains("migration") && !t.contains("goose")) {
+        let mut q = c.prepare(&format!("SELECT rowid, * FROM \"{t}\"")).unwrap();
+        let cols: Vec<String> = q.column_names().iter().map(|c| c.to_string()).collect();
+        let rows: Vec<Vec<rusqlite::types::Value>> = q
+            .query_map([], |r| (0..cols.len()).map(|i| r.get::<_, rusqlite::types::Value>(i)).collect())
+            .unwrap()
+            .flatten()
+            .collect();
+        for row in rows {
+            let rusqlite::types::Value::Integer(rowid) = row[0] else { continue };
+            for (col, v) in cols.iter().zip(&row).skip(1) {
+                let rusqlite::types::Value::Text(text) = v else { continue };
+                let at = format!("{} {t}.{col}", db.display());
+                let planted = match serde_json::from_str::<Value>(text) {
+                    Ok(mut j @ (Value::Object(_) | Value::Array(_))) => {
+                        plant(&mut j, "", fields, &at);
+                        j.to_string()
+                    }
+                    _ if structural(col) || col.ends_with("_at") || text.is_empty() => continue,
+                    _ => {
+                        fields.push(at);
+                        format!("{text} {}", planted(fields.len() - 1))
+                    }
+                };
+                c.execute(
+                    &format!("UPDATE \"{t}\" SET \"{col}\" = ?1 WHERE rowid = ?2"),
+                    rusqlite::params![planted, rowid],
+                )
+                .unwrap();
+            }
+        }
+    }
+}
+
+/// Copies every file under `from` to `to`, planted: JSON lines and
+/// documents, YAML, Markdown, SQLite databases.
+fn copy_planted_all(from: &Path, to: &Path, fields: &mut Vec<String>) {
+    copy_planted(from, to, fields);
+    for e in walkdir::WalkDir::new(to).into_iter().flatten().filter(|e| e.file_type().is_file()) {
+        let at = e.path().display().to_string();
+        match e.path().extension().and_then(|x| x.to_str()) {
+            Some(x @ ("yaml" | "md")) => {
+                let t = plant_text(&std::fs::read_to_string(e.path()).unwrap(), x == "yaml", fields, &at);
+                std::fs::write(e.path(), t).unwrap();
+            }
+            Some("db") => plant_database(e.path(), fields),
+            _ => {}
+        }
+    }
+}
+
+/// The folder of `agent` (its registered name) under `root`, its
+/// transcripts taken from the fixtures and every text field planted; the
+/// session files `export` takes. An agent registered without a planted
+/// archive here fails the test: add one.
+fn planted_agent(agent: &str, root: &Path, fx: &Path, fields: &mut Vec<String>) -> (PathBuf, Vec<PathBuf>) {
+    let files = |dir: &Path, keep: &dyn Fn(&Path) -> bool| -> Vec<PathBuf> {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .flatten()
+            .map(|e| e.into_path())
+            .filter(|p| p.is_file() && keep(p))
+            .collect()
+    };
+    let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+    match agent {
+        "claude" => {
+            let claude = root.join("claude/projects");
+            for scenario in ["tui", "compact"] {
+                let from = fx.join("client-2.1.332").join(scenario).join("projects");
+                for project in std::fs::read_dir(&from).unwrap().flatten() {
+                    copy_planted(&project.path(), &claude.join(format!("-home-plantuser-{scenario}")), fields);
+                }
+            }
+            let sessions =
+                files(&claude, &|p| p.parent().unwrap().parent() == Some(&claude) && name(p).ends_with(".jsonl"));
+            (claude, sessions)
+        }
+        "codex" => {
+            let codex = root.join("codex");
+            copy_planted(&fx.join("codex-0.171.0/tui"), &codex, fields);
+            let sessions = files(&codex, &|p| name(p).starts_with("rollout-"));
+            (codex.join("sessions"), sessions)
+        }
+        "gemini" => {
+            let gemini = root.join("gemini/tmp");
+            copy_planted(&fx.join("gemini-0.61.0/tui/tmp"), &gemini, fields);
+            copy_planted(&fx.join("gemini-json/tmp/work"), &gemini.join("older"), fields);
+            for p in [gemini.join("work/.project_root"), gemini.join("older/.project_root")] {
+                std::fs::write(p, "/home/plantuser/work").unwrap();
+            }
+            let sessions = files(&gemini, &|p| name(p).starts_with("session-"));
+            (gemini, sessions)
+        }
+        "qwen" => {
+            let qwen = root.join("qwen");
+            for scenario in ["headless", "sub-agent", "compress", "rewind"] {
+                copy_planted_all(
+                    &fx.join("qwen-0.24.4").join(scenario).join("projects"),
+                    &qwen.join("projects"),
+                    fields,
+                );
+            }
+            let sessions = files(&qwen, &|p| p.parent().unwrap().ends_with("chats") && name(p).ends_with(".jsonl"));
+            (qwen, sessions)
+        }
+        "copilot" => {
+            let copilot = root.join("copilot/.copilot");
+            for scenario in ["tui", "fork"] {
+                copy_planted_all(&fx.join("copilot-1.0.102").join(scenario).join("home/.copilot"), &copilot, fields);
+            }
+            // Not exported by file: a fork copies its history's events, and
+            // planted with other tokens the copies differ, so a file's last
+            // event names two conversations (unplanted, the file exports).
+            (copilot, Vec::new())
+        }
+        "opencode" => {
+            let opencode = root.join("opencode");
+            copy_planted_all(&fx.join("opencode-1.18.33/tui"), &opencode, fields);
+            (opencode, Vec::new())
+        }
+        "crush" => {
+            let project = root.join("src/demo");
+            copy_planted_all(&fx.join("crush-sqlite/project/.crush"), &project.join(".crush"), fields);
+            let data = root.join("crush-data");
+            std::fs::create_dir_all(&data).unwrap();
+            let list = json!({"projects": [{"path": project.display().to_string(),
+                "data_dir": project.join(".crush").display().to_string(), "last_accessed": "2026-08-21T10:00:00Z"}]});
+            std::fs::write(data.join("projects.json"), list.to_string()).unwrap();
+            (data, Vec::new())
+        }
+        "pi" => {
+            let pi = root.join("pi/agent");
+            for scenario in ["tree", "subagent", "compact", "content", "custom", "summary"] {
+                copy_planted_all(&fx.join("pi-1.6.0").join(scenario).join("sessions"), &pi.join("sessions"), fields);
+            }
+            let sessions = files(&pi, &|p| {
+                p.parent().unwrap().parent() == Some(&pi.join("sessions")) && name(p).ends_with(".jsonl")
+            });
+            (pi.join("sessions"), sessions)
+        }
+        other => panic!("no planted archive for the agent {other}: add one to `planted_agent`"),
+    }
+}
+
+/// Point 2–4: every text field of every registered agent's transcripts and
+/// side files (Codex thread names, Gemini `.project_root`, Copilot's
+/// `workspace.yaml`, every text column of OpenCode's and Crush's
+/// databases, a home directory in working directories and folder names)
+/// planted with a token `--redact` knows: no file `render --redact` writes
+/// (pages, search index, cache manifest), `export --redact` (HTML and
+/// Markdown) nor a page `serve --redact` answers holds it.
 #[test]
 fn a_token_planted_in_every_text_field_of_every_agent_is_in_no_output() {
     let root = tempfile::tempdir().unwrap();
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut fields = Vec::new();
-    let claude = root.path().join("claude/projects");
-    for name in ["tui", "compact"] {
-        let from = fx.join("client-2.1.332").join(name).join("projects");
-        for project in std::fs::read_dir(&from).unwrap().flatten() {
-            let to = claude.join(format!("-home-plantuser-{name}"));
-            copy_planted(&project.path(), &to, &mut fields);
-        }
+    let mut inputs = Vec::new();
+    let mut sessions = Vec::new();
+    let mut planted_by = Vec::new();
+    for agent in cctree::agent::ALL {
+        let before = fields.len();
+        let (input, files) = planted_agent(agent.name(), root.path(), &fx, &mut fields);
+        assert!(fields.len() > before + 20, "{}: {} fields planted", agent.name(), fields.len() - before);
+        planted_by.push((agent.name(), before..fields.len()));
+        inputs.push(input);
+        sessions.extend(files);
     }
-    let codex = root.path().join("codex");
-    copy_planted(&fx.join("codex-0.171.0/tui"), &codex, &mut fields);
-    let gemini = root.path().join("gemini/tmp");
-    copy_planted(&fx.join("gemini-0.61.0/tui/tmp"), &gemini, &mut fields);
-    copy_planted(&fx.join("gemini-json/tmp/work"), &gemini.join("older"), &mut fields);
-    for p in [gemini.join("work/.project_root"), gemini.join("older/.project_root")] {
-        std::fs::write(p, "/home/plantuser/work").unwrap();
-    }
-    let inputs = [claude, codex.join("sessions"), gemini];
     let home = root.path().join("home");
+    let env = |cmd: &mut std::process::Command| {
+        cmd.env("HOME", &home).env("USER", "plantuser").env("CCTREE_ARCHIVE", root.path().join("none"));
+    };
     let run = |cmd: &mut std::process::Command| {
-        let o = cmd
-            .env("HOME", &home)
-            .env("USER", "plantuser")
-            .env("CCTREE_ARCHIVE", root.path().join("none"))
-            .output()
-            .unwrap();
+        env(cmd);
+        let o = cmd.output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     };
+    // Without --redact the tokens show: each agent's planted fields reach the pages.
+    let plain = root.path().join("plain");
+    run(cctree().arg("render").args(&inputs).arg("-o").arg(&plain).arg("-q"));
+    let shown = leaks(&texts(&plain), &fields);
+    for (agent, range) in &planted_by {
+        let n = fields[range.clone()].iter().filter(|f| shown.iter().any(|l| l.ends_with(&format!(": {f}")))).count();
+        assert!(n >= 5, "{agent}: {n} planted fields shown without --redact");
+    }
     let site = root.path().join("site");
     run(cctree().arg("render").args(&inputs).arg("-o").arg(&site).args(["-q", "--redact"]));
     assert!(site.join(".cctree-cache").exists(), "the cache manifest is checked too");
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    for agent in cctree::agent::ALL {
+        let label = cctree::agent::of(*agent).label();
+        assert!(index.contains(label), "{label}'s projects rendered");
+    }
     let mut files = texts(&site);
     let exports = root.path().join("exports");
     std::fs::create_dir_all(&exports).unwrap();
-    let sessions: Vec<PathBuf> = walkdir::WalkDir::new(root.path())
-        .into_iter()
-        .flatten()
-        .map(|e| e.into_path())
-        .filter(|p| {
-            p.starts_with(root.path().join("claude"))
-                || p.starts_with(root.path().join("codex"))
-                || p.starts_with(root.path().join("gemini"))
-        })
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
-            (n.starts_with("rollout-") || n.starts_with("session-") || p.parent().unwrap().parent() == Some(&inputs[0]))
-                && p.extension().is_some_and(|x| x == "jsonl" || (x == "json" && n.starts_with("session-")))
-        })
-        .collect();
-    assert!(sessions.len() >= 6, "{sessions:?}");
+    assert!(sessions.len() >= 12, "{sessions:?}");
     let mut refused = Vec::new();
     for (i, s) in sessions.iter().enumerate() {
         for ext in ["html", "md"] {
             let out = exports.join(format!("{i}.{ext}"));
-            let o = cctree()
-                .arg("export")
-                .arg(s)
-                .arg("-o")
-                .arg(&out)
-                .args(["-q", "--redact"])
-                .env("HOME", &home)
-                .env("USER", "plantuser")
-                .output()
-                .unwrap();
+            let mut cmd = cctree();
+            cmd.arg("export").arg(s).arg("-o").arg(&out).args(["-q", "--redact"]);
+            env(&mut cmd);
+            let o = cmd.output().unwrap();
             if !o.status.success() {
                 refused.push(format!("{}: {}", s.display(), String::from_utf8_lossy(&o.stderr)));
             }
@@ -349,15 +517,10 @@ fn a_token_planted_in_every_text_field_of_every_agent_is_in_no_output() {
     }
     files.extend(texts(&exports));
     let served = root.path().join("served");
+    let mut args: Vec<&std::ffi::OsStr> = inputs.iter().map(|p| p.as_os_str()).collect();
+    args.extend(["-o".as_ref(), served.as_os_str(), "--redact".as_ref()]);
     let server = crate::serve::Server::start(
-        &[
-            inputs[0].as_os_str(),
-            inputs[1].as_os_str(),
-            inputs[2].as_os_str(),
-            "-o".as_ref(),
-            served.as_os_str(),
-            "--redact".as_ref(),
-        ],
+        &args,
         &[("HOME", &home), ("USER", Path::new("plantuser")), ("CCTREE_ARCHIVE", &root.path().join("none"))],
     );
     let pages: Vec<String> = texts(&served)

@@ -9,6 +9,8 @@
 )]
 
 mod adversarial;
+#[path = "../common/agent_files.rs"]
+mod agent_files;
 #[path = "../common/agent_lines.rs"]
 mod agent_lines;
 mod agents;
@@ -34,12 +36,14 @@ mod hostile;
 mod imports;
 mod incremental;
 mod layering;
+mod lost;
 mod newcomer;
 mod opencode;
 mod paths;
 mod pi;
 mod props;
 mod qwen;
+mod readers;
 mod reading;
 mod recover;
 mod redact;

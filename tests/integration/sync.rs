@@ -972,14 +972,45 @@ fn sync_never_skips_a_file_silently() {
     for (name, bytes) in &odd {
         assert!(archived.contains(bytes), "{name:?} not archived: {warnings}");
     }
-    // The others: each named by a warning.
-    assert!(warnings.contains(".cctree-sync") && warnings.contains("x.jsonl"), "{warnings}");
+    // The directory named like the archive's own: archived, escaped.
+    assert_eq!(env.archived("%2Ecctree-sync/x.jsonl"), text(&session(S2, "hidden", 1)));
+    // The other: named by a warning.
     assert!(warnings.contains(&format!(".{S2}.jsonl.cctree-tmp-4242")), "{warnings}");
     // A second run loses nothing and warns again.
     let before = tree(&env.arch);
     let report = env.sync();
     assert_eq!(tree(&env.arch), before, "a second run removed or changed archived files");
     assert!(report["warnings"].to_string().contains("cctree-tmp-4242"));
+}
+
+/// A source directory named like the archive's own state directory
+/// (`.cctree-sync`) was not archived, only named on stdout: it is archived
+/// as `%2Ecctree-sync` (beside the archive's own, which it cannot touch),
+/// grows there like any project, and the archive renders it.
+#[test]
+fn a_source_directory_named_like_the_archives_state_is_archived_escaped() {
+    let env = Env::new();
+    env.put(".cctree-sync/record.json", b"{\"not\": \"the archive's\"}\n");
+    env.put(".cctree-sync/x.jsonl", &text(&session(S2, "hidden", 1)));
+    env.put(&format!("{P}/{S1}.jsonl"), &text(&session(S1, "s1", 1)));
+    let report = env.sync();
+    assert_eq!(report["warnings"], json!([]), "nothing left out");
+    assert_eq!(env.archived("%2Ecctree-sync/x.jsonl"), text(&session(S2, "hidden", 1)));
+    assert_eq!(env.archived("%2Ecctree-sync/record.json"), b"{\"not\": \"the archive's\"}\n");
+    let record: Value = serde_json::from_slice(&env.archived(".cctree-sync/record.json")).unwrap();
+    assert!(record.get("not").is_none(), "the archive's own record is its own: {record}");
+    // It grows like any file, and a second run changes nothing else.
+    env.append(".cctree-sync/x.jsonl", &text(&session(S2, "later", 1)));
+    let report = env.sync();
+    assert_eq!(report["warnings"], json!([]));
+    let grown = [text(&session(S2, "hidden", 1)), text(&session(S2, "later", 1))].concat();
+    assert_eq!(env.archived("%2Ecctree-sync/x.jsonl"), grown);
+    // Every command reads it back.
+    let site = env.root.join("site");
+    let out = cctree().arg("render").arg(&env.arch).arg("-o").arg(&site).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pages: String = tree(&site).into_values().map(|b| String::from_utf8_lossy(&b).into_owned()).collect();
+    assert!(pages.contains("prompt hidden number 0") && pages.contains("prompt later number 0"));
 }
 
 /// `sync --to` a directory that is not empty and not an

@@ -194,6 +194,48 @@ fn the_archive_records_the_folders_it_was_synced_from() {
     assert_eq!(one, codex.display().to_string());
 }
 
+/// The folders a sync's summary says files went to (`… → DIR`).
+fn destinations(summary: &str) -> Vec<String> {
+    let mut out: Vec<String> = summary
+        .lines()
+        .filter_map(|l| l.split_once(" → "))
+        .map(|(_, to)| to.split(" (checked").next().unwrap_or(to).split(": ").next().unwrap_or(to).to_string())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The summary of a sync named the archive (`DIR/projects`) for the
+/// Codex rollouts and Gemini chats it writes beside it (`DIR/../codex`,
+/// `DIR/../gemini`): each line names where that agent's files went, the
+/// first agent's too, with or without `--to`, and when nothing changed.
+#[test]
+fn the_sync_summary_names_where_each_agents_files_went() {
+    let h = Home::new();
+    copy_tree(&fixtures().join("codex-0.171.0/exec"), &h.codex);
+    copy_tree(&fixtures().join("gemini-0.61.0/headless"), &h.gemini);
+    let data = h.root.join("data/cctree");
+    let (codex, gemini) = (data.join("codex/sessions"), data.join("gemini/tmp"));
+    let run = |c: &mut std::process::Command| {
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let summary = run(h.cmd().arg("sync"));
+    let want = vec![codex.display().to_string(), gemini.display().to_string()];
+    assert_eq!(destinations(&summary), want, "{summary}");
+    assert!(!files(&codex).is_empty() && !files(&gemini).is_empty(), "the files are where it says");
+    assert!(!summary.contains(&h.arch.display().to_string()), "{summary}");
+    let again = run(h.cmd().arg("sync"));
+    assert!(again.contains(&format!("the archive {} is up to date", codex.display())), "{again}");
+
+    let elsewhere = h.root.join("other/projects");
+    let summary = run(h.cmd().arg("sync").arg(h.codex.join("sessions")).arg("--to").arg(&elsewhere));
+    let went = h.root.join("other/codex/sessions");
+    assert_eq!(destinations(&summary), vec![went.display().to_string()], "{summary}");
+    assert!(!files(&went).is_empty());
+}
+
 fn line(v: Value) -> String {
     format!("{v}\n")
 }

@@ -87,6 +87,43 @@ pub(crate) fn text_of(v: &Value) -> String {
     parts.join("\n")
 }
 
+/// The attachments among a record's `content` parts, in order: an
+/// `inlineData` part (an image pasted or an `@file` read in) as an image when
+/// its `mimeType` is one, else as a document naming its type and size (its
+/// data never goes into the page); a `fileData` part as a document naming
+/// its type and where it is. Qwen Code's parts are the same.
+pub(crate) fn attachments<'a>(content: &Value) -> Vec<Block<'a>> {
+    let mut out = Vec::new();
+    for p in content.as_array().into_iter().flatten() {
+        if let Some(d) = p.get("inlineData").filter(|d| d.is_object()) {
+            let mime = d["mimeType"].as_str().unwrap_or("");
+            let data = d["data"].as_str().unwrap_or("");
+            out.push(match mime.trim().to_ascii_lowercase().starts_with("image/") {
+                true => Block::Image(crate::model::Image::Data { media_type: owned(mime), data: owned(data) }),
+                false => {
+                    let what = if mime.is_empty() { "data of no type" } else { mime };
+                    Block::Document { title: Some(Cow::Owned(format!("{what}, {}", size_of_base64(data)))) }
+                }
+            });
+        } else if let Some(f) = p.get("fileData").filter(|d| d.is_object()) {
+            let mime = f["mimeType"].as_str().unwrap_or("file");
+            let uri = f["fileUri"].as_str().unwrap_or("");
+            out.push(Block::Document { title: Some(Cow::Owned(format!("{mime} {uri}").trim().to_string())) });
+        }
+    }
+    out
+}
+
+/// The size of the bytes `b64` encodes, for people (`3 bytes`, `1.5 KB`).
+fn size_of_base64(b64: &str) -> String {
+    let n = b64.bytes().filter(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_')).count() * 3 / 4;
+    match n {
+        0..1024 => format!("{n} bytes"),
+        1024..1_048_576 => format!("{:.1} KB", n as f64 / 1024.0),
+        _ => format!("{:.1} MB", n as f64 / 1_048_576.0),
+    }
+}
+
 /// Context the client puts in a `user` record (`<session_context>…`).
 pub(crate) fn is_injected(text: &str) -> bool {
     crate::agent::codex::is_injected(text) || text.trim_start().starts_with("<session_context>")
@@ -102,10 +139,12 @@ fn message<'a>(v: &Value) -> Content<'a> {
                 return Content::ToolResults(results.into_iter().map(|r| Block::ToolResult(Box::new(r))).collect());
             }
             let text = text_of(content);
-            if is_injected(&text) {
+            let attached = attachments(content);
+            if is_injected(&text) && attached.is_empty() {
                 Content::Injected { kind: Injected::Context, text: Cow::Owned(text) }
             } else {
-                Content::Prompt(Body::Blocks(vec![Block::Text(Cow::Owned(text))]))
+                let typed = (!text.is_empty() || attached.is_empty()).then_some(Block::Text(Cow::Owned(text)));
+                Content::Prompt(Body::Blocks(typed.into_iter().chain(attached).collect()))
             }
         }
         "gemini" => Content::Reply(reply(v)),
@@ -135,6 +174,7 @@ fn reply<'a>(v: &Value) -> Vec<Block<'a>> {
     if !text.is_empty() {
         blocks.push(Block::Text(Cow::Owned(text)));
     }
+    blocks.extend(attachments(&v["content"]));
     let calls = v["toolCalls"].as_array().filter(|c| !c.is_empty());
     match calls {
         Some(calls) => {

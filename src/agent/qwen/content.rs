@@ -79,6 +79,7 @@ fn prompt<'a>(parts: &Value) -> Body<'a> {
                 false => Block::Text(owned(t)),
             })
         })
+        .chain(crate::agent::gemini::attachments(parts))
         .collect();
     Body::Blocks(blocks)
 }

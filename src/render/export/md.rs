@@ -291,7 +291,11 @@ impl Md<'_> {
                 fence(&mut self.out, "", &capped(&c.raw.brief(), MD_TOOL_INPUT));
             }
             Block::ToolResult(r) => self.result(r),
-            Block::Document { .. } | Block::Unknown { .. } => {}
+            Block::Document { title: Some(t) } => {
+                let _ = writeln!(self.out, "\n_(document)_ {}", span(t));
+            }
+            Block::Document { title: None } => self.out.push_str("\n_(document)_\n"),
+            Block::Unknown { .. } => {}
         }
     }
 

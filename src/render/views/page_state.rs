@@ -196,10 +196,12 @@ impl<'a> PageCtx<'a> {
             ImageSource::Data { media_type: media, data } => match self.p.images.show(media, data, &self.root()) {
                 Ok(Ok(src)) => Block::Image(Image { src, media: media.to_string(), inline: self.p.images.is_inline() }),
                 Ok(Err(why)) => {
-                    if why != crate::render::site::images::Rejected::Empty {
-                        self.warn(format_args!("image not written: {why}"));
+                    if why == crate::render::site::images::Rejected::Empty {
+                        return placeholder(format!("image not shown: {why}"));
                     }
-                    placeholder(format!("image not shown: {why}"))
+                    self.warn(format_args!("image not written: {why}"));
+                    let media: String = media.chars().take(crate::limits::MEDIA_TYPE_CHARS).collect();
+                    placeholder(format!("image not shown: {why} ({media}, {})", human_size(data.len() / 4 * 3)))
                 }
                 Err(err) => {
                     self.warn(format_args!("{err:#}"));
