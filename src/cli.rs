@@ -193,9 +193,12 @@ pub struct RenderArgs {
     pub sitemap: bool,
 
     /// Show the full path of the input on pages (in fork commands, places of
-    /// odd entries). By default pages name files from the project directory
+    /// odd entries). By default pages name files from the project directory,
     /// and fork commands name no directory (`cctree fork` finds a session by
-    /// its id), so a published site does not reveal where the archive lives.
+    /// its id) except, on a site not rendered for publishing (no --base-url,
+    /// no --redact), the input when it is not the default projects directory
+    /// (`--projects DIR`, so the copied command finds it): a site rendered for
+    /// publishing does not reveal where the archive lives.
     #[arg(long)]
     pub show_paths: bool,
 
