@@ -1,7 +1,8 @@
 //! Conformance with Qwen Code 0.24.4 (`@qwen-code/qwen-code`,
 //! `tests/conformance/qwen/package-lock.json`, installed by
 //! `scripts/install-qwen.sh` on the pinned Node): the real client driven
-//! offline (`-p`, `-r`, `--fork-session`) against a mock OpenAI
+//! offline (`-p`, `-r`, `--fork-session`; the TUI's `/rewind` and
+//! `/compress` in tmux) against a mock OpenAI
 //! chat-completions API on loopback ([`crate::chat`], auth type `openai`).
 //! Each scenario pins what the client writes (`docs/transcript-format.md`,
 //! appendix G) and asserts what cctree makes of it; a cctree fork is resumed
