@@ -41,10 +41,14 @@
 #                     input costs more than x5 CPU or memory;
 #                     default "2000"; "" to skip
 #   --opencode "A B…" OpenCode databases of A, B… MB (scripts/gen-opencode-db.py:
-#                     10 repositories, sessions of tool turns, every tenth a
-#                     `run --fork` of the one before): `render` (time, CPU-s,
+#                     the Claude generator's shape mix in OpenCode's 1.18.33
+#                     schema: 10 repositories, log-uniform sessions of tool
+#                     turns, parallel calls, large outputs, task sub-agents,
+#                     compactions, pending /undo reverts, every tenth session
+#                     a `run --fork` of the one before): `render` (time, CPU-s,
 #                     peak RSS) against the Claude Code JSONL archive of the
 #                     same size, and per growth of the size; default "250 1000"; "" to skip
+#   --only-opencode   only the OpenCode figure above (skips everything else)
 #   --only-shapes     only the shapes above (skips everything else)
 #   --no-build        use the binaries already built (with CCTREE_BIN: time another build)
 #   --quick           --sizes "10 100" --runs 1
@@ -87,6 +91,7 @@ LINK_LEVELS=24
 SHAPES="2000"
 OPENCODE_SIZES="250 1000"
 ONLY_SHAPES=0
+ONLY_OPENCODE=0
 BUILD=1
 RENDER=1
 CCL=1
@@ -111,6 +116,7 @@ while [[ $# -gt 0 ]]; do
     --shapes) SHAPES="$2"; shift 2 ;;
     --opencode) OPENCODE_SIZES="$2"; shift 2 ;;
     --only-shapes) ONLY_SHAPES=1; shift ;;
+    --only-opencode) ONLY_OPENCODE=1; shift ;;
     --no-build) BUILD=0; shift ;;
     --quick) SIZES="10 100"; RUNS=1; shift ;;
     --stats-only) RENDER=0; shift ;;
@@ -338,7 +344,8 @@ search_figures() {
   SEARCH_LINES+=("search $label MB: index $(mb $((idx + docs))) MB (search/ $(mb "$idx") MB + excerpts beside pages $(mb "$docs") MB) = $(awk -v a=$((idx + docs)) -v b="$bytes" 'BEGIN {printf "%.1f", 100 * a / b}')% of the JSONL, $(awk -v a=$((idx + docs)) -v b="${text:-0}" 'BEGIN {if (b > 0) printf "%.1f", 100 * a / b; else printf "?"}')% of the $(mb "${text:-0}") MB of text indexed; $q")
 }
 
-if (( ONLY_SHAPES )); then
+if (( ONLY_OPENCODE )); then SHAPES=""; fi
+if (( ONLY_SHAPES || ONLY_OPENCODE )); then
   SIZES=""; SINGLE=0; SYNC=0; SESSIONS=0; SIBLINGS=0; BIG_SESSION=0; HUGE_LINE=0; LINK_LEVELS=0; CCL=0; REAL_SKIP=1; SERVE_SIZES=""
 fi
 for s in $SIZES; do run_size "$s"; done

@@ -12,7 +12,9 @@
 //!   on the same nodes, and where the copy ends the source and the fork go
 //!   on beside each other (a cross-session fork);
 //! - a `chat_compression` is a compaction joined after the tail it replaced
-//!   (its history goes on from it, no new root);
+//!   (its history goes on from it, no new root); the client writes it just
+//!   before the `/compress` command's own record but shows it after the
+//!   command, so the command is placed first and the compaction under it;
 //! - sub-agents' records (`isSidechain`, the parent's `sessionId`, their
 //!   `agentId`) are agents, linked to their call by their `.meta.json`.
 //!
@@ -22,7 +24,7 @@
 use rustc_hash::FxHashMap;
 
 use super::header::COMPRESSION;
-use crate::model::{Entries, Entry, Kind, ProjectSource};
+use crate::model::{Entries, Entry, Kind, ProjectSource, UserKind};
 
 /// Whether a record is kept as a node.
 fn kept(e: &Entry) -> bool {
@@ -65,6 +67,56 @@ pub(super) fn link(source: &ProjectSource, entries: &mut Entries) {
             e.logical_parent = parent;
         } else {
             e.parent = parent;
+        }
+    }
+    command_before_its_compression(entries);
+}
+
+fn is_compression(e: &Entry) -> bool {
+    e.kind == Kind::System && e.compact_summary
+}
+
+/// The `/compress` command that hangs on the compression it caused (the
+/// client records the compression first, then the command) goes before it:
+/// the command on the compression's parent, the compression on the command,
+/// what followed the command on the compression. Two passes, keyed by uuid
+/// (copies in forks move alike).
+fn command_before_its_compression(entries: &mut Entries) {
+    let mut compressions: FxHashMap<Box<str>, Option<Box<str>>> = FxHashMap::default();
+    for e in entries.iter().filter(|e| is_compression(e)) {
+        if let Some(u) = e.uuid.as_deref() {
+            compressions.entry(u.into()).or_insert_with(|| e.logical_parent.clone());
+        }
+    }
+    if compressions.is_empty() {
+        return;
+    }
+    // compression → its command, command → its compression.
+    let mut command_of: FxHashMap<Box<str>, Box<str>> = FxHashMap::default();
+    let mut compression_of: FxHashMap<Box<str>, Box<str>> = FxHashMap::default();
+    for e in entries.iter() {
+        let is_compress = e.kind == Kind::User
+            && e.user_kind == UserKind::Command
+            && e.excerpt.split_whitespace().next().is_some_and(|c| c.starts_with("/compress"));
+        if let (true, Some(u), Some(p)) = (is_compress, e.uuid.as_deref(), e.parent.as_deref())
+            && compressions.contains_key(p)
+            && !command_of.contains_key(p)
+            && !compression_of.contains_key(u)
+        {
+            command_of.insert(p.into(), u.into());
+            compression_of.insert(u.into(), p.into());
+        }
+    }
+    for e in entries.iter_mut() {
+        let Some(u) = e.uuid.clone() else { continue };
+        if is_compression(e) {
+            if let Some(c) = command_of.get(&u) {
+                e.logical_parent = Some(c.clone());
+            }
+        } else if let Some(comp) = compression_of.get(&u) {
+            e.parent = compressions.get(comp).cloned().flatten();
+        } else if let Some(comp) = e.parent.as_deref().and_then(|p| compression_of.get(p)) {
+            e.parent = Some(comp.clone());
         }
     }
 }

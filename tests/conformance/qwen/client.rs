@@ -136,6 +136,16 @@ impl Sandbox {
         out
     }
 
+    /// The TUI (`qwen --yolo ARGS`) in tmux, once it shows its prompt box.
+    pub fn tui(&self, args: &[&str]) -> crate::tmux::Tmux {
+        let mut argv = vec![self.bin.display().to_string(), "--yolo".to_string()];
+        argv.extend(args.iter().map(|a| a.to_string()));
+        let t = crate::tmux::Tmux::start(&self.root, &self.work, &self.env(), &argv);
+        t.wait_for("Type your message", 90);
+        std::thread::sleep(Duration::from_millis(1000));
+        t
+    }
+
     /// `qwen ARGS -p PROMPT`.
     pub fn print(&self, args: &[&str], prompt: &str) -> Output {
         let mut a: Vec<&str> = args.to_vec();

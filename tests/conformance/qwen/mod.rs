@@ -1,7 +1,8 @@
 //! Conformance with Qwen Code 0.24.4 (`@qwen-code/qwen-code`,
 //! `tests/conformance/qwen/package-lock.json`, installed by
 //! `scripts/install-qwen.sh` on the pinned Node): the real client driven
-//! offline (`-p`, `-r`, `--fork-session`) against a mock OpenAI
+//! offline (`-p`, `-r`, `--fork-session`; the TUI's `/rewind` and
+//! `/compress` in tmux) against a mock OpenAI
 //! chat-completions API on loopback ([`crate::chat`], auth type `openai`).
 //! Each scenario pins what the client writes (`docs/transcript-format.md`,
 //! appendix G) and asserts what cctree makes of it; a cctree fork is resumed
@@ -231,4 +232,166 @@ fn a_cctree_fork_is_resumed_by_qwen_with_exactly_root_to_checkpoint() {
     assert_eq!(forks.len(), 1, "{conv:#}");
     assert_eq!((forks[0]["uuid"].as_str(), forks[0]["kind"].as_str()), (Some(at.as_str()), Some("cross-session")));
     assert_read_faithfully(&s);
+}
+
+/// Types a prompt in the TUI and waits for the mock's reply.
+fn send(t: &crate::tmux::Tmux, prompt: &str) {
+    t.type_line(prompt);
+    t.wait_idle(&format!("Reply to: {prompt}"), 90);
+}
+
+/// The pages of a rendered site whose path holds `part` (`/b/`: a page per branch, `/compare/`).
+fn pages_under<'a>(pages: &'a [(std::path::PathBuf, String)], part: &str) -> Vec<&'a std::path::PathBuf> {
+    pages.iter().map(|(p, _)| p).filter(|p| p.to_string_lossy().contains(part)).collect()
+}
+
+/// The record of `uuid` and its ancestors, nearest first.
+fn ancestry<'a>(ls: &'a [Value], uuid: &str) -> Vec<&'a Value> {
+    let mut out = Vec::new();
+    let mut at = ls.iter().find(|v| v["uuid"] == uuid);
+    while let Some(v) = at {
+        out.push(v);
+        at = v["parentUuid"].as_str().and_then(|p| ls.iter().find(|w| w["uuid"] == p));
+    }
+    out
+}
+
+#[test]
+fn qwen_tui_rewind_writes_a_rewind_record_starting_the_new_branch_a_fork_point_with_a_page_per_branch() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "tui-rewind");
+    let t = s.tui(&[]);
+    send(&t, "First prompt");
+    send(&t, "Second prompt to rewind to");
+    // Esc Esc opens the selector on the last prompt; "Restore conversation
+    // only" puts its text back in the prompt box, the cursor at its end.
+    t.keys(&["Escape", "Escape"]);
+    t.wait_for("Rewind Conversation (2 turns)", 20);
+    t.keys(&["Enter"]);
+    t.wait_for("Restore conversation only", 20);
+    t.keys(&["Enter"]);
+    t.wait_for("Conversation rewound", 20);
+    t.type_line(", rewritten");
+    t.wait_idle("Reply to: Second prompt to rewind to, rewritten", 90);
+    t.exit("/quit");
+    // The client loads the new branch on resume.
+    s.mock.clear();
+    s.print(&["-c"], "After the rewind");
+    save(&s, "tui-rewind");
+    let files = s.sessions();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let ls = assert_chain(&files[0]);
+    let rewinds: Vec<&Value> = ls.iter().filter(|v| v["type"] == "system" && v["subtype"] == "rewind").collect();
+    assert_eq!(rewinds.len(), 1, "one rewind record");
+    assert!(rewinds[0]["systemPayload"]["truncatedCount"].is_u64(), "{:#}", rewinds[0]);
+    let abandoned = ls.iter().find(|v| text(v) == "Second prompt to rewind to").unwrap();
+    assert_eq!(rewinds[0]["parentUuid"], abandoned["parentUuid"], "hung where the rewound prompt was");
+    let rewritten = uuid_of(&ls, "Second prompt to rewind to, rewritten");
+    let up = ancestry(&ls, &rewritten);
+    assert!(up.iter().any(|v| v["uuid"] == rewinds[0]["uuid"]), "the new prompt descends from the rewind record");
+    assert!(!up.iter().any(|v| v["uuid"] == abandoned["uuid"]), "not from the abandoned prompt");
+    assert!(ls.iter().any(|v| text(v) == "Reply to: Second prompt to rewind to"), "the abandoned reply stays");
+    let chat = s.chats().into_iter().next().unwrap();
+    let prompts: Vec<String> =
+        chat.prompts().iter().map(|p| p.trim().lines().last().unwrap_or("").to_string()).collect();
+    assert_eq!(prompts, ["First prompt", "Second prompt to rewind to, rewritten", "After the rewind"], "{prompts:?}");
+    let d = crate::model::detail(&s.projects());
+    let conv = only_conversation(&d);
+    let forks = conv["fork_points"].as_array().unwrap();
+    assert_eq!(forks.len(), 1, "{conv:#}");
+    assert_eq!(forks[0]["kind"], "rewind");
+    // Telemetry is no node: the fork point is the reply both prompts follow.
+    assert_eq!(forks[0]["uuid"], uuid_of(&ls, "Reply to: First prompt").as_str(), "{conv:#}");
+    let mut kids: Vec<String> =
+        forks[0]["children"].as_array().unwrap().iter().map(|k| k.as_str().unwrap().to_string()).collect();
+    kids.sort();
+    let mut want = vec![abandoned["uuid"].as_str().unwrap().to_string(), rewritten];
+    want.sort();
+    assert_eq!(kids, want);
+    let branches = conv["branches"].as_array().unwrap();
+    assert_eq!(branches.len(), 2, "{conv:#}");
+    let active = branches.iter().find(|b| b["id"] == conv["active_branch"]).unwrap();
+    assert_eq!(active["title"], "Second prompt to rewind to, rewritten", "{conv:#}");
+    assert_read_faithfully(&s);
+    let pages = crate::model::render(&s.projects(), &s.root.join("site2"));
+    assert_eq!(pages_under(&pages, "/b/").len(), 2, "a page per branch");
+    assert_eq!(pages_under(&pages, "/compare/").len(), 1, "a compare page");
+}
+
+/// `cctree stats --json`'s count of compactions.
+fn compactions(input: &std::path::Path) -> u64 {
+    let out = crate::model::cctree().args(["stats", "--json"]).arg(input).output().expect("cctree stats");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
+    v["compactions"].as_u64().expect("compactions")
+}
+
+#[test]
+fn qwen_tui_compress_writes_a_chat_compression_record_read_as_a_compaction_on_the_same_line() {
+    let _g = crate::serial();
+    let Some(bin) = client::client() else { return };
+    let s = Sandbox::new(&bin, "tui-compress");
+    let t = s.tui(&[]);
+    send(&t, "First prompt before the compression");
+    send(&t, "Second prompt before the compression");
+    t.type_line("/compress");
+    let start = std::time::Instant::now();
+    let file = loop {
+        let done = s.sessions().into_iter().find(|f| lines(f).iter().any(|v| v["subtype"] == "chat_compression"));
+        if let Some(f) = done {
+            break f;
+        }
+        assert!(start.elapsed().as_secs() < 90, "no compression written; the screen:\n{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let screen = t.screen();
+    send(&t, "After the compression");
+    t.exit("/quit");
+    save(&s, "tui-compress");
+    assert_eq!(s.sessions(), std::slice::from_ref(&file), "no new session file");
+    let ls = assert_chain(&file);
+    let at = ls.iter().position(|v| v["subtype"] == "chat_compression").unwrap();
+    let c = &ls[at];
+    assert_eq!(c["type"], "system");
+    assert_eq!(c["systemPayload"]["info"]["triggerReason"], "manual", "{c:#}");
+    let history = c["systemPayload"]["compressedHistory"].as_array().expect("compressedHistory");
+    let summary: String = history[0]["parts"].as_array().unwrap().iter().filter_map(|p| p["text"].as_str()).collect();
+    assert!(summary.contains("Summary of the work so far."), "{summary}");
+    // The summarising request is not recorded; the turns before stay, the chain goes on through it.
+    assert!(!ls.iter().filter(|v| v["subtype"].is_null()).any(|v| text(v).contains("state_snapshot")));
+    assert!(ls[..at].iter().any(|v| text(v) == "Reply to: Second prompt before the compression"));
+    let after = uuid_of(&ls, "After the compression");
+    assert!(ancestry(&ls, &after).iter().any(|v| v["uuid"] == c["uuid"]), "the next prompt descends from it");
+    assert!(ancestry(&ls, &after).iter().any(|v| text(v) == "First prompt before the compression"), "no new root");
+    // The model was sent the summary, not the earlier turns.
+    let last = s.chats().pop().unwrap();
+    let sent: Vec<String> = last.messages.iter().map(|m| crate::chat::text(&m["content"])).collect();
+    assert!(sent.iter().any(|m| m.contains("Summary of the work so far.")), "{sent:?}");
+    assert!(!sent.iter().any(|m| m == "Reply to: First prompt before the compression"), "{sent:?}");
+    assert_eq!(compactions(&s.projects()), 1);
+    let d = crate::model::detail(&s.projects());
+    let conv = only_conversation(&d);
+    assert!(conv["fork_points"].as_array().unwrap().is_empty(), "{conv:#}");
+    assert_eq!(conv["branches"].as_array().unwrap().len(), 1, "{conv:#}");
+    assert_read_faithfully(&s);
+    // Nothing lost: the turns before, the summary, the turn after on the one page, in that order.
+    let pages = crate::model::render(&s.projects(), &s.root.join("site2"));
+    let page = pages
+        .iter()
+        .map(|(_, h)| crate::model::visible_text(h))
+        .find(|v| v.contains("After the compression") && v.contains("Summary of the work so far."))
+        .unwrap_or_else(|| panic!("no page holds the summary and the next turn; the TUI showed:\n{screen}"));
+    // The client shows "Chat history compressed from … tokens." where /compress was typed.
+    assert!(screen.contains("Chat history compressed from"), "{screen}");
+    let pos = |t: &str| page.rfind(t).unwrap_or_else(|| panic!("{t:?} not on the page"));
+    let (before, summary, next) = (
+        pos("Reply to: Second prompt before the compression"),
+        pos("Summary of the work so far."),
+        pos("Reply to: After the compression"),
+    );
+    assert!(before < summary && summary < next, "{before} {summary} {next}: {page}");
+    let between = &page[before..summary];
+    assert!(between.contains("/compress") && between.contains("Compaction summary"), "{between}");
 }
