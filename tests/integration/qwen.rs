@@ -155,10 +155,7 @@ fn qwen_compress_is_a_compaction_the_line_goes_on_through() {
     // As the client shows it: the command, then the compaction (the file
     // holds the compression record first).
     let before = &text[..text.find("Summary of the work so far.").unwrap()];
-    assert!(
-        before.rfind("/compress") > before.rfind("Reply to: Third prompt"),
-        "the command comes before the summary"
-    );
+    assert!(before.rfind("/compress") > before.rfind("Reply to: Third prompt"), "the command comes before the summary");
     assert!(text.contains(&collapse("Fourth prompt after compression")));
 }
 
