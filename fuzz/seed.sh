@@ -26,6 +26,7 @@ for a in $agents; do
         GEMINI) files=$(find "$fx/gemini-0.61.0" "$fx/gemini-json" -name 'session-*' | sort | head -12) ;;
         COPILOT) files=$(find "$fx/copilot-1.0.102" -name 'events.jsonl' | sort | head -12) ;;
         PI) files=$(find "$fx/pi-1.6.0" -name '*.jsonl' | sort | head -12) ;;
+        AIDER) files=$(find "$fx/aider-0.86.2" -name '*.md' ! -name README.md | sort | head -12) ;;
         OPENCODE|CRUSH) files="" ;;
         *) echo "seed.sh: no seeds for the agent $a: add them" >&2; exit 1 ;;
     esac

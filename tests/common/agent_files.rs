@@ -136,6 +136,10 @@ pub fn write(root: &Path, data: &[u8]) -> PathBuf {
             );
             root.join("pi/sessions")
         }
+        "aider" => {
+            put(&root.join("aider/work/.aider.chat.history.md"), body);
+            root.join("aider/work")
+        }
         other => panic!("no fuzzing layout for the agent {other}: add one to tests/common/agent_files.rs"),
     }
 }

@@ -446,6 +446,31 @@ fn planted_agent(agent: &str, root: &Path, fx: &Path, fields: &mut Vec<String>) 
             });
             (pi.join("sessions"), sessions)
         }
+        "aider" => {
+            // Its Markdown history and input history, a token on every line
+            // of text (not on a run's heading, whose time starts the run,
+            // nor on a fence, nor on the input history's time lines).
+            let work = root.join("aider/home/plantuser/work");
+            std::fs::create_dir_all(&work).unwrap();
+            let from = fx.join("aider-0.86.2/runs");
+            for file in [".aider.chat.history.md", ".aider.input.history"] {
+                let text = std::fs::read_to_string(from.join(file)).unwrap();
+                let mut out = String::new();
+                for l in text.lines() {
+                    let skip = l.trim().is_empty()
+                        || l.starts_with("# aider chat started at")
+                        || l.trim_start().starts_with("```")
+                        || (file == ".aider.input.history" && l.starts_with('#'));
+                    if skip {
+                        out.push_str(&format!("{l}\n"));
+                    } else {
+                        out.push_str(&plant_text(l, false, fields, file));
+                    }
+                }
+                std::fs::write(work.join(file), out).unwrap();
+            }
+            (work.clone(), vec![work.join(".aider.chat.history.md")])
+        }
         other => panic!("no planted archive for the agent {other}: add one to `planted_agent`"),
     }
 }

@@ -35,6 +35,7 @@ fn seeds() -> Vec<(u8, u8, Vec<u8>)> {
                 "opencode" => part.clone(),
                 "crush" => parts.clone(),
                 "pi" => first("pi-1.6.0/tree", &|n| n.ends_with(".jsonl")),
+                "aider" => first("aider-0.86.2/runs", &|n| n == ".aider.chat.history.md"),
                 other => panic!("no seed for the agent {other}: add one"),
             };
             (i, 0, body)
