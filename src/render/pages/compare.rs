@@ -17,7 +17,7 @@ use crate::render::html::{Html, filters, markdown};
 use crate::render::pages::templates::Crumb;
 use crate::render::pages::track::crumbs;
 use crate::render::plain::{excerpt, prompt_words};
-use crate::render::site::context::{ProjectCtx, TrackId};
+use crate::render::site::context::{CompareFacts as Facts, ProjectCtx, TrackId};
 use crate::render::site::layout::ItemId;
 use crate::render::site::urls::{Href, Root, anchor, page_file, sanitize_segment};
 use crate::render::views::inputs::Read;
@@ -221,24 +221,16 @@ impl std::hash::Hash for Reads<'_> {
     }
 }
 
-/// What a node gives a compare column, read once for all the compare pages
-/// ([`ProjectCtx::compare_facts`]): whether it calls tools, and the class
-/// of the turn it makes (none: it shows nothing there).
-pub(crate) struct Facts {
-    calls: bool,
-    turn: Option<&'static str>,
-}
-
-impl Facts {
-    fn of(c: &Content<'_>) -> Facts {
-        let (text, calls) = text_of(c, None);
-        let class = match c {
-            Content::Prompt(_) | Content::Command { .. } | Content::Shell(_) => Some("user"),
-            Content::Reply(_) => Some("assistant"),
-            _ => None,
-        };
-        Facts { calls: c.tool_calls().next().is_some(), turn: class.filter(|_| !(text.is_empty() && calls.is_empty())) }
-    }
+/// What a node gives a compare column ([`Facts`]), read once for all the
+/// compare pages ([`ProjectCtx::compare_facts`]).
+fn facts_of(c: &Content<'_>) -> Facts {
+    let (text, calls) = text_of(c, None);
+    let class = match c {
+        Content::Prompt(_) | Content::Command { .. } | Content::Shell(_) => Some("user"),
+        Content::Reply(_) => Some("assistant"),
+        _ => None,
+    };
+    Facts { calls: c.tool_calls().next().is_some(), turn: class.filter(|_| !(text.is_empty() && calls.is_empty())) }
 }
 
 /// An entry a column reads, and where the site shows it: its track's
@@ -431,7 +423,7 @@ fn passed_by(
     turns: &[Turn],
     seen_items: &mut rustc_hash::FxHashSet<ItemAt>,
 ) -> bool {
-    let facts = ctx.compare_facts[node].get_or_init(|| Facts::of(&ctx.project.node(entry).0.content));
+    let facts = ctx.compare_facts[node].get_or_init(|| facts_of(&ctx.project.node(entry).0.content));
     if facts.calls {
         return false;
     }
@@ -469,7 +461,7 @@ fn column(
             continue;
         }
         let (model, _) = ctx.project.node(entry);
-        ctx.compare_facts[node].get_or_init(|| Facts::of(&model.content));
+        ctx.compare_facts[node].get_or_init(|| facts_of(&model.content));
         let (text, calls) = text_of(&model.content, cwd.or(project_cwd));
         for c in model.content.tool_calls() {
             if failed.binary_search(&&*c.id).is_ok() {

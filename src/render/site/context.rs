@@ -134,7 +134,7 @@ pub(crate) struct ProjectCtx<'a> {
     /// What each node gives a compare page's column, read once for all the
     /// compare pages (a node on a long line is in the column of every fork
     /// before it).
-    pub(crate) compare_facts: IdVec<NodeId, std::sync::OnceLock<crate::render::pages::compare::Facts>>,
+    pub(crate) compare_facts: IdVec<NodeId, std::sync::OnceLock<CompareFacts>>,
 }
 
 /// How the pages of a project name places on the publisher's disk.
@@ -837,4 +837,13 @@ fn letters(k: u32) -> String {
         }
     }
     s.iter().rev().collect()
+}
+
+/// What a node gives a compare column, read once for all the compare pages
+/// of a project ([`ProjectCtx::compare_facts`], filled by the compare
+/// page): whether it calls tools, and the class of the turn it makes (none:
+/// it shows nothing there).
+pub(crate) struct CompareFacts {
+    pub(crate) calls: bool,
+    pub(crate) turn: Option<&'static str>,
 }
