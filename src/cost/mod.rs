@@ -100,6 +100,16 @@ impl Money {
         self.0 == 0
     }
 
+    /// The sum, `None` past the largest amount (where `+` saturates).
+    pub fn checked_add(self, o: Money) -> Option<Money> {
+        self.0.checked_add(o.0).map(Money)
+    }
+
+    /// The difference, `None` below nothing.
+    pub fn checked_sub(self, o: Money) -> Option<Money> {
+        self.0.checked_sub(o.0).map(Money)
+    }
+
     /// Whole cents, rounded half up.
     pub fn cents(self) -> u128 {
         (self.0 + 5_000_000_000) / 10_000_000_000

@@ -456,3 +456,114 @@ fn a_compare_column_past_its_shown_messages_still_lists_what_the_branch_ran() {
     assert!(long.contains(">late.txt</code>"), "{long}");
     assert!(!long.contains("Step 450 done."), "past the messages a column shows");
 }
+
+/// A line of 430 turns, each rewound once: a fork at every answer, whose
+/// first column is the rest of the line (more than the turns a column
+/// shows for the first 30 forks). Each column still counts and totals the
+/// whole rest from its fork on — its messages, its time, its tokens (each
+/// streamed answer once, at its line with the most output) and the
+/// commands it ran (not the one that failed) — whatever it shows, and the
+/// forks along the line are read once for all of them, not once each.
+#[test]
+fn every_fork_along_a_rewound_line_totals_the_rest_of_the_line() {
+    const N: u32 = 430;
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("projects").join("-srv-comb");
+    std::fs::create_dir_all(&project).unwrap();
+    let session = "5e550000-0000-4000-8000-00000000c0b0";
+    let id = |kind: u32, n: u32| format!("{kind:08x}-0000-4000-8000-{n:012x}");
+    let ts = |s: u32| format!("2026-01-01T{:02}:{:02}:{:02}.000Z", s / 3600, s / 60 % 60, s % 60);
+    let mut lines = Vec::new();
+    let mut entry = |uuid: &str, parent: Option<&str>, t: u32, ty: &str, message: String| {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        lines.push(format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"cwd":"/srv/comb","sessionId":"{session}","version":"2.1.330","type":"{ty}","uuid":"{uuid}","timestamp":"{}","message":{message}}}"#,
+            ts(t)
+        ));
+    };
+    let prompt = |words: &str| format!(r#"{{"role":"user","content":"{words}"}}"#);
+    // An answer's line: its message id, its content, and (from turn 400 on)
+    // a usage of 1 input token and `out` output tokens.
+    let answer = |n: u32, content: &str, out: u32| {
+        let usage =
+            if n >= 400 { format!(r#","usage":{{"input_tokens":1,"output_tokens":{out}}}"#) } else { String::new() };
+        format!(
+            r#"{{"id":"msg_{n}","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{content}]{usage}}}"#
+        )
+    };
+    let mut parent: Option<String> = None;
+    let mut answers = Vec::new();
+    for n in 1..=N {
+        let (p, a) = (id(1, n), id(2, n));
+        entry(&p, parent.as_deref(), 10 * n, "user", prompt(&format!("Step {n}")));
+        let text = format!(r#"{{"type":"text","text":"Step {n} done."}}"#);
+        if n >= 405 {
+            // Streamed: its words (under-reported usage), then a command.
+            entry(&a, Some(&p), 10 * n + 1, "assistant", answer(n, &text, 1));
+            let (call, result) = (id(3, n), id(4, n));
+            let tool =
+                format!(r#"{{"type":"tool_use","id":"toolu_{n}","name":"Bash","input":{{"command":"make step{n}"}}}}"#);
+            entry(&call, Some(&a), 10 * n + 1, "assistant", answer(n, &tool, 2));
+            let error = if n == 410 { r#","is_error":true"# } else { "" };
+            entry(
+                &result,
+                Some(&call),
+                10 * n + 1,
+                "user",
+                format!(
+                    r#"{{"role":"user","content":[{{"tool_use_id":"toolu_{n}","type":"tool_result","content":"ran"{error}}}]}}"#
+                ),
+            );
+            answers.push(result.clone());
+            parent = Some(result);
+        } else {
+            entry(&a, Some(&p), 10 * n + 1, "assistant", answer(n, &text, 2));
+            answers.push(a.clone());
+            parent = Some(a);
+        }
+    }
+    // A rewind to each answer but the last two, typed just after the line
+    // went on from it (the line's end stays the latest: the active line).
+    for (k, a) in answers.iter().enumerate().take(N as usize - 2) {
+        let k = k as u32 + 1;
+        let (p, b) = (id(5, k), id(6, k));
+        entry(&p, Some(a), 10 * k + 12, "user", prompt(&format!("Instead of step {}", k + 1)));
+        entry(&b, Some(&p), 10 * k + 13, "assistant", answer(0, r#"{"type":"text","text":"Done differently."}"#, 0));
+    }
+    std::fs::write(project.join(format!("{session}.jsonl")), lines.join("\n") + "\n").unwrap();
+
+    let out = tmp.path().join("site");
+    let projects = tmp.path().join("projects");
+    assert!(cctree().arg("render").arg(&projects).arg("-o").arg(&out).arg("-q").status().unwrap().success());
+    let root = id(1, 1);
+    let field = |col: &str, name: &str| -> Option<String> {
+        let at = col.find(&format!("<dt>{name}</dt><dd>"))? + name.len() + 13;
+        Some(col[at..at + col[at..].find("</dd>").unwrap()].to_string())
+    };
+    for k in [1, 2, 29, 30, 31, 100, 399, 400, 404, 405, 409, 410, 411, N - 2] {
+        let fork = &answers[k as usize - 1];
+        let page = std::fs::read_to_string(out.join(format!("-srv-comb/c/{root}/compare/{fork}/index.html")))
+            .unwrap_or_else(|e| panic!("the compare page of the fork at answer {k}: {e}"));
+        let col = page.split("<section class=\"compare-col").nth(1).unwrap();
+        assert!(col.contains(&format!("Step {} done.", k + 1)), "fork {k}: the column goes on along the line");
+        // The rest: turns k+1..=N, each a prompt and an answer.
+        let rest = N - k;
+        assert_eq!(field(col, "messages"), Some((2 * rest).to_string()), "fork {k}: messages");
+        let secs = 10 * N + 1 - 10 * (k + 1);
+        let duration = match secs {
+            0..60 => format!("{secs} s"),
+            60..3600 => format!("{} min {} s", secs / 60, secs % 60),
+            _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+        };
+        assert_eq!(field(col, "duration"), Some(duration), "fork {k}: duration");
+        let priced = (k + 1..=N).filter(|&n| n >= 400).count() as u32;
+        let tokens = (priced > 0).then(|| format!("{priced} in · {} out · 0 cache read · 0 cache write", 2 * priced));
+        assert_eq!(field(col, "tokens"), tokens, "fork {k}: tokens, each answer once at its largest output");
+        let ran: Vec<u32> = (k + 1..=N).filter(|&n| n >= 405 && n != 410).collect();
+        assert!(col.contains(&format!("<h3>Commands run ({})</h3>", ran.len())), "fork {k}: {col}");
+        for n in &ran {
+            assert!(col.contains(&format!("<code>make step{n}</code>")), "fork {k}: make step{n}");
+        }
+        assert!(!col.contains("<code>make step410</code>"), "fork {k}: the failed call");
+    }
+}

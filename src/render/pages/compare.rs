@@ -11,16 +11,19 @@ use crate::limits::{COMPARE_BRANCHES, COMPARE_MESSAGES, COMPARE_TEXT_CHARS, TITL
 use crate::model::{Block, Body, Content, PatchOp, ToolInput};
 use std::collections::BTreeMap;
 
+use crate::graph::AgentId;
 use crate::render::html::diff::diff_html;
 use crate::render::html::highlight::Budget;
 use crate::render::html::{Html, filters, markdown};
 use crate::render::pages::templates::Crumb;
 use crate::render::pages::track::crumbs;
 use crate::render::plain::{excerpt, prompt_words};
-use crate::render::site::context::{CompareFacts as Facts, ProjectCtx, TrackId};
+use crate::render::site::context::{BranchRest, CompareFacts as Facts, ProjectCtx, TrackId};
 use crate::render::site::layout::ItemId;
+use crate::render::site::spend::Spend;
 use crate::render::site::urls::{Href, Root, anchor, page_file, sanitize_segment};
 use crate::render::views::inputs::Read;
+use rustc_hash::FxHashMap;
 
 /// A fork's compare page.
 #[derive(Template)]
@@ -193,31 +196,50 @@ struct ColumnInputs<'c> {
     duration: String,
     tokens: String,
     cost: String,
-    /// Its entries from the fork on, each with where it is shown.
+    /// Its messages from the fork on, as its page numbers them.
+    messages: usize,
+    /// The entries it reads, each with where it is shown.
     nodes: Reads<'c>,
     /// The calls among them whose result says they failed (sorted).
     failed: Vec<&'c str>,
 }
 
-/// A column's entries, each with where it is shown ([`NodeInputs`]): made
-/// when asked, not kept, as the fork's branch from the fork on is a column
-/// of every fork before it (a line of N forks would hold N² of them).
+/// The entries a column reads ([`NodeInputs`], made when asked, not kept):
+/// from the fork on until it shows [`COMPARE_MESSAGES`] turns, then only
+/// the calls (what it lists of files and commands) and the rest of its last
+/// turn — not every node after them, as a fork's branch from the fork on is
+/// a column of every fork before it (a line of N forks would read N² of
+/// them). Positions in the branch's nodes, in order.
 struct Reads<'c> {
     ctx: &'c ProjectCtx<'c>,
-    nodes: &'c [NodeId],
+    branch: &'c [NodeId],
+    rest: &'c BranchRest,
+    /// Where the column starts.
+    from: usize,
+    read: Vec<usize>,
 }
 
 impl<'c> Reads<'c> {
-    fn iter(&self) -> impl Iterator<Item = NodeInputs<'c>> + '_ {
-        self.nodes.iter().map(|&node| NodeInputs::of(self.ctx, node))
+    fn iter(&self) -> impl Iterator<Item = (usize, NodeInputs<'c>)> + '_ {
+        self.read.iter().map(|&i| (i, NodeInputs::of(self.ctx, self.branch[i])))
+    }
+
+    /// The working directory the branch's entries last recorded at
+    /// position `i`, from the column's start on.
+    fn cwd_at(&self, i: usize) -> Option<&'c str> {
+        let k = self.rest.cwd_at.partition_point(|&c| c <= i);
+        let at = *self.rest.cwd_at[..k].last()?;
+        let g = self.ctx.graph();
+        (at >= self.from).then(|| g.entry(self.ctx.entries(), self.branch[at]).cwd.as_deref()).flatten()
     }
 }
 
 impl std::hash::Hash for Reads<'_> {
     /// As the list of [`NodeInputs`] it stands for: its length, then each.
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write_usize(self.nodes.len());
-        self.iter().for_each(|n| n.hash(h));
+        h.write_usize(self.branch.len() - self.from);
+        h.write_usize(self.read.len());
+        self.iter().for_each(|(_, n)| n.hash(h));
     }
 }
 
@@ -283,17 +305,16 @@ pub(crate) fn inputs<'c>(ctx: &'c ProjectCtx<'c>, fork: NodeId) -> Option<Compar
         .filter_map(|(k, &child)| {
             let words = prompt_words(ctx.project.source.client, fp.labels.get(k).map_or("", |l| &**l), 120);
             // The first child goes on along the fork's branch; each later one starts its own.
-            let (label, nodes, href, branch) = if k == 0 {
+            let (label, from, href, branch) = if k == 0 {
                 let b = fp.branch;
-                let own = &g.branches[b].nodes;
-                let from = own.iter().position(|&n| n == child).unwrap_or(own.len());
                 let href = ctx.message_link(&dir, None, child, true).unwrap_or_default();
-                (ctx.fork_branch_label(fork, 0), &own[from..], href, b)
+                let from = rest_of(ctx, b).at.get(&child).copied().unwrap_or(g.branches[b].nodes.len());
+                (ctx.fork_branch_label(fork, 0), from, href, b)
             } else {
                 let b = g.node(child).branch?;
-                (ctx.labels[b].clone(), g.branches[b].nodes.as_slice(), ctx.branch_href(&dir, b), b)
+                (ctx.labels[b].clone(), 0, ctx.branch_href(&dir, b), b)
             };
-            Some(column_inputs(ctx, (label, words, href), branch, nodes))
+            Some(column_inputs(ctx, (label, words, href), branch, from))
         })
         .collect();
     let title = crate::render::plain::plain_excerpt(&g.conversations[conv].title, TITLE_CHARS);
@@ -317,39 +338,299 @@ fn column_inputs<'c>(
     ctx: &'c ProjectCtx<'c>,
     (label, words, href): (String, String, Href),
     branch: BranchId,
-    nodes: &'c [NodeId],
+    from: usize,
 ) -> ColumnInputs<'c> {
     let g = ctx.graph();
     let e = ctx.entries();
+    let nodes = g.branches[branch].nodes.as_slice();
+    let rest = rest_of(ctx, branch);
+    let calls = &rest.calls[rest.calls.partition_point(|&i| i < from)..];
     let mut failed: Vec<&'c str> = Vec::new();
-    for &node in nodes {
-        let entry = g.entry(e, node);
+    for &i in calls {
+        let entry = g.entry(e, nodes[i]);
         failed.extend(entry.tool_uses.iter().map(|t| &*t.id).filter(|id| self::failed(ctx, id)));
     }
-    let reads = Reads { ctx, nodes };
     failed.sort_unstable();
     failed.dedup();
-    let spend = ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, nodes));
-    let spawned = ctx.agent_homes.get(&branch).is_some_and(|a| {
-        let mine: rustc_hash::FxHashSet<NodeId> = nodes.iter().copied().collect();
-        a.iter().any(|(_, n)| mine.contains(n))
-    });
-    let ts = nodes.iter().map(|&n| g.node(n).ts).filter(|&t| t > 0);
-    let (first, last) = (ts.clone().min(), ts.max());
-    let duration = match (first, last) {
-        (Some(a), Some(b)) if b > a => duration_text(b - a),
+    let sums = rest.from.get(&from).copied();
+    let spend = match sums.and_then(|s| s.spend) {
+        Some(spend) => spend,
+        None => ctx.spend_of(crate::render::site::spend::with_agents_of(g, &ctx.agent_homes, branch, &nodes[from..])),
+    };
+    let spawned = rest.spawn_last.is_some_and(|i| i >= from);
+    let duration = match sums.map(|s| (s.first, s.last)) {
+        Some((Some(a), Some(b))) if b > a => duration_text(b - a),
         _ => String::new(),
     };
+    let messages = rest.counted_last.len() - rest.counted_last.partition_point(|&i| i < from);
     ColumnInputs {
         label,
         words,
         href,
-        active: nodes.first().is_some_and(|&n| ctx.on_active_track(n)),
+        active: nodes.get(from).is_some_and(|&n| ctx.on_active_track(n)),
         duration,
         tokens: spend.tokens_text(),
         cost: included(spend.cost_text(), spawned),
-        nodes: reads,
+        messages,
+        nodes: Reads { ctx, branch: nodes, rest, from, read: reads(ctx, nodes, rest, from, calls) },
         failed,
+    }
+}
+
+/// The item that shows a node, on its track's page.
+fn item_of(ctx: &ProjectCtx<'_>, node: NodeId) -> Option<(TrackId, ItemId)> {
+    ctx.loc[node].map(|l| (l.track, l.item))
+}
+
+/// What a node gives a compare column, read once.
+fn facts<'c>(ctx: &'c ProjectCtx<'_>, node: NodeId) -> &'c Facts {
+    let g = ctx.graph();
+    ctx.compare_facts[node].get_or_init(|| facts_of(&ctx.project.node(g.entry(ctx.entries(), node)).0.content))
+}
+
+/// The positions a column from `from` reads ([`Reads`]): each node until
+/// its turns fill the column (joined as [`column`] joins them: a streamed
+/// message's lines are one turn), then the rest of its last turn and the
+/// calls after it.
+fn reads(ctx: &ProjectCtx<'_>, nodes: &[NodeId], rest: &BranchRest, from: usize, calls: &[usize]) -> Vec<usize> {
+    let mut read = Vec::new();
+    let (mut seen, mut turns, mut last) = (rustc_hash::FxHashSet::default(), 0usize, None);
+    let mut i = from;
+    let mut last_turn = None;
+    while i < nodes.len() && turns < COMPARE_MESSAGES {
+        read.push(i);
+        if let Some(class) = facts(ctx, nodes[i]).turn {
+            let item = item_of(ctx, nodes[i]);
+            let same = item.is_some() && !seen.insert(item);
+            if !(same && last == Some(class)) {
+                turns += 1;
+                last = Some(class);
+                last_turn = Some(i);
+            }
+        }
+        i += 1;
+    }
+    if i >= nodes.len() {
+        return read;
+    }
+    // The column is full: the rest of the last turn's message, and the calls.
+    let mut same = Vec::new();
+    if let Some(t) = last_turn.filter(|&t| item_of(ctx, nodes[t]).is_some()) {
+        let mut j = rest.next_same[t];
+        while j != usize::MAX {
+            if j >= i {
+                same.push(j);
+            }
+            j = rest.next_same[j];
+        }
+    }
+    let calls = &calls[calls.partition_point(|&c| c < i)..];
+    let (mut a, mut b) = (same.iter().peekable(), calls.iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(&&x), Some(&&y)) => {
+                if x <= y {
+                    a.next();
+                }
+                if y <= x {
+                    b.next();
+                }
+                x.min(y)
+            }
+            (Some(&&x), None) => {
+                a.next();
+                x
+            }
+            (None, Some(&&y)) => {
+                b.next();
+                y
+            }
+            (None, None) => break,
+        };
+        read.push(next);
+    }
+    read
+}
+
+/// What the compare columns of `branch` read of it ([`BranchRest`]), made
+/// once: one pass from its end.
+fn rest_of<'c>(ctx: &'c ProjectCtx<'_>, branch: BranchId) -> &'c BranchRest {
+    ctx.compare_rests[branch].get_or_init(|| branch_rest(ctx, branch))
+}
+
+fn branch_rest(ctx: &ProjectCtx<'_>, branch: BranchId) -> BranchRest {
+    use crate::render::site::context::RestSums;
+    let g = ctx.graph();
+    let e = ctx.entries();
+    let nodes = g.branches[branch].nodes.as_slice();
+    let n = nodes.len();
+    // Where a column may start: the branch's start and end, and where each
+    // fork along it goes on.
+    let mut starts: rustc_hash::FxHashSet<NodeId> = rustc_hash::FxHashSet::default();
+    for fp in &g.conversations[g.branches[branch].conversation].fork_points {
+        if fp.branch == branch
+            && let Some(&child) = fp.children.first()
+        {
+            starts.insert(child);
+        }
+    }
+    let homes = ctx.agent_homes.get(&branch).map(Vec::as_slice).unwrap_or_default();
+    let mut homed: FxHashMap<NodeId, Vec<(usize, AgentId)>> = FxHashMap::default();
+    for (h, &(a, node)) in homes.iter().enumerate() {
+        homed.entry(node).or_default().push((h, a));
+    }
+    let (mut calls, mut cwd_at) = (Vec::new(), Vec::new());
+    for (i, &node) in nodes.iter().enumerate() {
+        let entry = g.entry(e, node);
+        if !entry.tool_uses.is_empty() || facts(ctx, node).calls {
+            calls.push(i);
+        }
+        if entry.cwd.is_some() {
+            cwd_at.push(i);
+        }
+    }
+    let mut next_same = vec![usize::MAX; n];
+    let mut counted_last = Vec::new();
+    let mut last_of: FxHashMap<(TrackId, ItemId), usize> = FxHashMap::default();
+    let mut at = FxHashMap::default();
+    let mut from = FxHashMap::default();
+    let mut spawn_last = None;
+    let mut sums = Sums::new(ctx);
+    let (mut first, mut last) = (None::<i64>, None::<i64>);
+    let record = |sums: &Sums<'_>, first, last| RestSums { spend: sums.spend(), first, last };
+    from.insert(n, record(&sums, None, None));
+    for i in (0..n).rev() {
+        let node = nodes[i];
+        if let Some(key) = item_of(ctx, node) {
+            match last_of.insert(key, i) {
+                Some(next) => next_same[i] = next,
+                None => {
+                    if ctx.track_layout(key.0).items.get(key.1).is_some_and(|it| it.counted) {
+                        counted_last.push(i);
+                    }
+                }
+            }
+        }
+        // In the order a tally from here reads them: the node, then the
+        // agents spawned from the rest, in their order.
+        if let Some(agents) = homed.get(&node) {
+            spawn_last.get_or_insert(i);
+            for &(h, a) in agents {
+                for (k, &an) in g.agents[a].nodes.iter().enumerate() {
+                    sums.add(g.entry(e, an), (1, h, k));
+                }
+            }
+        }
+        sums.add(g.entry(e, node), (0, i, 0));
+        let ts = g.node(node).ts;
+        if ts > 0 {
+            first = Some(first.map_or(ts, |f| f.min(ts)));
+            last = Some(last.map_or(ts, |l| l.max(ts)));
+        }
+        if i == 0 || starts.contains(&node) {
+            from.insert(i, record(&sums, first, last));
+            at.insert(node, i);
+        }
+    }
+    counted_last.reverse();
+    BranchRest { calls, next_same, counted_last, cwd_at, spawn_last, from, at }
+}
+
+/// What the calls of some entries spent, added up as they come and taken
+/// back when a line of the same message with more output replaces its
+/// line (the tally counts each message once, at its line with the most
+/// output, the first such line in its order): exact, as long as no sum
+/// outgrows its type.
+struct Sums<'a> {
+    prices: &'a crate::cost::Prices,
+    /// Each message's line counted: its output, its place in the tally's
+    /// order, and what it adds.
+    best: FxHashMap<&'a str, (u64, Rank, LineSpend)>,
+    tokens: [u128; 4],
+    known: Option<crate::cost::Money>,
+    unknown: u64,
+}
+
+/// A line's place in a tally's order: a node of the branch by position
+/// `(0, i, 0)`, then each spawned agent's `k`-th node `(1, agent, k)`.
+type Rank = (u8, usize, usize);
+
+#[derive(Clone, Copy)]
+struct LineSpend {
+    tokens: crate::model::Tokens,
+    cost: crate::cost::Cost,
+}
+
+impl<'a> Sums<'a> {
+    fn new(ctx: &'a ProjectCtx<'_>) -> Sums<'a> {
+        Sums {
+            prices: &ctx.prices,
+            best: FxHashMap::default(),
+            tokens: [0; 4],
+            known: Some(crate::cost::Money::default()),
+            unknown: 0,
+        }
+    }
+
+    fn add(&mut self, e: &'a crate::model::Entry, rank: Rank) {
+        let (crate::model::Kind::Assistant, Some(u)) = (&e.kind, e.usage) else { return };
+        let line = || LineSpend {
+            tokens: crate::model::Tokens::of(u),
+            cost: crate::render::site::spend::call_cost(self.prices, u, e),
+        };
+        match e.message_id.as_deref() {
+            Some(m) => match self.best.get(m) {
+                None => {
+                    let l = line();
+                    self.plus(l);
+                    self.best.insert(m, (u.output, rank, l));
+                }
+                Some(&(output, r, old)) if u.output > output || (u.output == output && rank < r) => {
+                    let l = line();
+                    self.minus(old);
+                    self.plus(l);
+                    self.best.insert(m, (u.output, rank, l));
+                }
+                Some(_) => {}
+            },
+            None => {
+                let l = line();
+                self.plus(l);
+            }
+        }
+    }
+
+    fn fields(t: crate::model::Tokens) -> [u64; 4] {
+        [t.input, t.output, t.cache_read, t.cache_write]
+    }
+
+    fn plus(&mut self, l: LineSpend) {
+        for (s, v) in self.tokens.iter_mut().zip(Self::fields(l.tokens)) {
+            *s += u128::from(v);
+        }
+        match l.cost {
+            crate::cost::Cost::Known(m) => self.known = self.known.and_then(|k| k.checked_add(m)),
+            crate::cost::Cost::Unknown(_) => self.unknown += 1,
+        }
+    }
+
+    fn minus(&mut self, l: LineSpend) {
+        for (s, v) in self.tokens.iter_mut().zip(Self::fields(l.tokens)) {
+            *s -= u128::from(v);
+        }
+        match l.cost {
+            crate::cost::Cost::Known(m) => self.known = self.known.and_then(|k| k.checked_sub(m)),
+            crate::cost::Cost::Unknown(_) => self.unknown -= 1,
+        }
+    }
+
+    /// The sums as a tally gives them (its additions saturate).
+    fn spend(&self) -> Option<Spend> {
+        let t = |i: usize| u64::try_from(self.tokens[i]).unwrap_or(u64::MAX);
+        Some(Spend {
+            tokens: crate::model::Tokens { input: t(0), output: t(1), cache_read: t(2), cache_write: t(3) },
+            cost: crate::cost::Total { known: self.known?, unknown: u32::try_from(self.unknown).unwrap_or(u32::MAX) },
+        })
     }
 }
 
@@ -396,42 +677,6 @@ fn fork_words(ctx: &ProjectCtx<'_>, fork: NodeId) -> Html {
     markdown::inline_excerpt(&text_of(&node.content, None).0, 300)
 }
 
-/// Adds the item that shows an entry (where it is `at`) to `counted` when
-/// its page numbers it.
-fn count(
-    ctx: &ProjectCtx<'_>,
-    at: Option<(TrackId, &str, u32, ItemId)>,
-    counted: &mut rustc_hash::FxHashSet<(TrackId, ItemId)>,
-) {
-    if let Some((track, _, _, item)) = at
-        && ctx.track_layout(track).items.get(item).is_some_and(|i| i.counted)
-    {
-        counted.insert((track, item));
-    }
-}
-
-/// An entry's item on its page (what a streamed turn's lines share).
-type ItemAt = Option<(TrackId, ItemId)>;
-
-/// Whether a column that shows no more turns can pass entry `node` by: it
-/// calls no tool and joins no turn shown (what it gives a column is read
-/// once, [`Facts`], not again for every fork before it). Marks its item
-/// seen as the column's loop does when it makes a turn.
-fn passed_by(
-    ctx: &ProjectCtx<'_>,
-    (node, entry, item): (NodeId, &crate::model::Entry, ItemAt),
-    turns: &[Turn],
-    seen_items: &mut rustc_hash::FxHashSet<ItemAt>,
-) -> bool {
-    let facts = ctx.compare_facts[node].get_or_init(|| facts_of(&ctx.project.node(entry).0.content));
-    if facts.calls {
-        return false;
-    }
-    let Some(class) = facts.turn else { return true };
-    let same = item.is_some() && !seen_items.insert(item);
-    !(same && turns.last().is_some_and(|t| t.class == class))
-}
-
 fn column(
     ctx: &ProjectCtx<'_>,
     dir: &str,
@@ -441,25 +686,18 @@ fn column(
 ) -> Column {
     let g = ctx.graph();
     let e = ctx.entries();
-    let ColumnInputs { label, words, href, active, duration, tokens, cost, nodes, failed } = inputs;
+    let ColumnInputs { label, words, href, active, duration, tokens, cost, messages, nodes, failed } = inputs;
     let mut files: Vec<FilePath> = Vec::new();
-    // The session's working directory where each call ran: the last one an
-    // entry of the branch recorded, else the project's.
-    let mut cwd: Option<&str> = None;
     let mut finals: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut commands = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
-    // The items seen; the branch's messages as its page numbers them
-    // (counted items), as the fork-point index counts them.
-    let (mut seen_items, mut counted) = (rustc_hash::FxHashSet::default(), rustc_hash::FxHashSet::default());
-    for NodeInputs { node, at, .. } in nodes.iter() {
-        count(ctx, at, &mut counted);
+    let mut seen_items = rustc_hash::FxHashSet::default();
+    for (i, NodeInputs { node, at, .. }) in nodes.iter() {
         let entry = g.entry(e, node);
-        cwd = entry.cwd.as_deref().or(cwd);
+        // The session's working directory where each call ran: the last one an
+        // entry of the branch recorded, else the project's.
+        let cwd = nodes.cwd_at(i);
         let item = at.map(|(track, _, _, item)| (track, item));
-        if turns.len() >= COMPARE_MESSAGES && passed_by(ctx, (node, entry, item), &turns, &mut seen_items) {
-            continue;
-        }
         let (model, _) = ctx.project.node(entry);
         ctx.compare_facts[node].get_or_init(|| facts_of(&model.content));
         let (text, calls) = text_of(&model.content, cwd.or(project_cwd));
@@ -504,7 +742,6 @@ fn column(
         };
         join(&mut turns, same, turn, href);
     }
-    let messages = counted.len();
     as_markdown(&mut turns);
     files.sort_by(|a, b| a.full.cmp(&b.full));
     files.dedup_by(|a, b| a.full == b.full);

@@ -135,6 +135,10 @@ pub(crate) struct ProjectCtx<'a> {
     /// compare pages (a node on a long line is in the column of every fork
     /// before it).
     pub(crate) compare_facts: IdVec<NodeId, std::sync::OnceLock<CompareFacts>>,
+    /// What the compare columns read of each branch, made once for all the
+    /// forks along it (a line of N forks is the column of each: read whole
+    /// for each, N² nodes).
+    pub(crate) compare_rests: IdVec<BranchId, std::sync::OnceLock<BranchRest>>,
 }
 
 /// How the pages of a project name places on the publisher's disk.
@@ -231,6 +235,7 @@ impl<'a> ProjectCtx<'a> {
             prices: opts.prices.prices.clone(),
             agent_homes: spend::agent_homes(g),
             compare_facts: (0..g.nodes.len()).map(|_| std::sync::OnceLock::new()).collect(),
+            compare_rests: (0..g.branches.len()).map(|_| std::sync::OnceLock::new()).collect(),
             project_spend: std::sync::OnceLock::new(),
         };
         ctx.lay_out(g, e);
@@ -846,4 +851,39 @@ fn letters(k: u32) -> String {
 pub(crate) struct CompareFacts {
     pub(crate) calls: bool,
     pub(crate) turn: Option<&'static str>,
+}
+
+/// What the compare columns of a branch read of it from any of its nodes
+/// on, made in one pass from its end ([`ProjectCtx::compare_rests`], filled
+/// by the compare page): each column then reads the turns it shows and the
+/// calls it lists, not every node after them. Positions are indices into
+/// the branch's nodes.
+pub(crate) struct BranchRest {
+    /// The nodes that call a tool (or record a tool use), in order.
+    pub(crate) calls: Vec<usize>,
+    /// Each node's next node shown in the same item (`usize::MAX`: none).
+    pub(crate) next_same: Vec<usize>,
+    /// The last node of each counted item (a message its page numbers), in order.
+    pub(crate) counted_last: Vec<usize>,
+    /// The nodes that record a working directory, in order.
+    pub(crate) cwd_at: Vec<usize>,
+    /// The last node an agent transcript was spawned from.
+    pub(crate) spawn_last: Option<usize>,
+    /// From each position a column may start at (0, the length, and where
+    /// a fork along the branch goes on): what the rest spends, and its first
+    /// and last time.
+    pub(crate) from: FxHashMap<usize, RestSums>,
+    /// The position of each node a column may start at.
+    pub(crate) at: FxHashMap<NodeId, usize>,
+}
+
+/// What a branch's nodes from one position on add up to ([`BranchRest::from`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RestSums {
+    /// `None` when a sum outgrew its type (then it is tallied again, as
+    /// everywhere else, saturating).
+    pub(crate) spend: Option<Spend>,
+    /// The earliest and latest known timestamps (positive).
+    pub(crate) first: Option<i64>,
+    pub(crate) last: Option<i64>,
 }
