@@ -365,15 +365,16 @@ pub(crate) fn parse_opened(
         done_lines: lines_before,
     };
     if format.document {
-        // One document, read whole every time: its lines are no unit (nothing to resume from).
-        let mut whole = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        // One document, read whole every time (its lines are no unit: nothing
+        // to resume from), window by window: each message as it ends.
+        let mut doc = parse::DocumentReader::new(index, format.client, opts);
         let result = o.windows(0, len, |w, at| {
             seen(w, at);
-            whole.extend_from_slice(w);
+            doc.feed(w);
         });
         r.done = 0;
         r.done_lines = 0;
-        r.tail = parse::parse_document(&whole, index, format.client, opts);
+        r.tail = doc.finish();
         return (r, result.err());
     }
     let result = o.windows(from, len, |w, at| {

@@ -11,7 +11,7 @@ pub mod lenient;
 mod line;
 
 use crate::model::{Client, FileId, Loc};
-pub use document::parse_document;
+pub use document::{DocumentReader, parse_document};
 pub use line::{Format, LineProblem, LineWarning, ParseOptions, ParsedFile, parse_line, scrub_lone_surrogates};
 
 use crate::limits::PARSE_PIECE;
