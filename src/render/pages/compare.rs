@@ -235,7 +235,9 @@ impl<'c> Reads<'c> {
 }
 
 impl std::hash::Hash for Reads<'_> {
-    /// As the list of [`NodeInputs`] it stands for: its length, then each.
+    /// The length of the rest of the branch, then the entries read: their
+    /// count, then each (what the column shows of the others is in its
+    /// counts and totals, hashed beside).
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         h.write_usize(self.branch.len() - self.from);
         h.write_usize(self.read.len());
