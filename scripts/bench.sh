@@ -34,14 +34,16 @@
 #                     (`stats`), 10 N compactions keeping the turn before
 #                     them (2.1.332's splice: `stats`, `check`; 4 N of them:
 #                     `render`), N nested forks (`render`; 2 N: `export`);
-#                     user CPU-s of each (min and median of the runs) and
-#                     the ratio per doubling;
+#                     the three sizes run in turn, round after round
+#                     (--runs rounds): user CPU-s of each (min and median)
+#                     and each round's ratio 4S / S (paired runs);
 #                     issue 41's: 5 N / 8 rewinds along one line as Gemini
 #                     CLI writes them (`$rewindTo`; `render`, and 20 N:
 #                     `stats`, `check`), 16 N Gemini tool calls in one reply,
 #                     one Gemini `.json` of N / 25 MB (`stats`, `render`);
 #                     with their peak RSS; the script fails when x4 input
-#                     costs more than x5 CPU or memory;
+#                     costs more than x5 CPU (the median of the rounds'
+#                     ratios) or memory;
 #                     default "2000"; "" to skip
 #   --opencode "A B…" OpenCode databases of A, B… MB (scripts/gen-opencode-db.py:
 #                     the Claude generator's shape mix in OpenCode's 1.18.33
@@ -578,77 +580,87 @@ fi
 # Each shape at N, 2N and 4N: user CPU-s (what does not depend on a busy
 # machine, nor on how the file system treats thousands of new directories
 # where as many were just removed: that is sys time, printed beside) of each
-# command and its peak RSS, and the ratio of each doubling (linear: 2). When
-# x4 input costs more than x5 CPU (by the minima of the runs, judged when
-# the first point takes 0.2 CPU-s or more: each shape's sizes are chosen so
-# that it does on this 2-core machine, and a line says when it does not) or
-# more than x5 peak RSS, the script says which and fails, after printing
-# every figure.
+# command and its peak RSS. The three sizes run in turn, round after round
+# (N, 2N, 4N, N, 2N, 4N, …), and each round gives its own ratio 4N / N: a
+# shared machine's slow minute then weighs on the three sizes of a round
+# alike instead of on one size's runs (paired runs; before, each size's runs
+# went one after the other and the same build measured x4.5 or x6.8 by the
+# minima within an hour). When x4 input costs more than x5 CPU by the median of
+# the rounds' ratios (judged when the first point takes 0.2 CPU-s or more:
+# each shape's sizes are chosen so that it does on this 2-core machine, and a
+# line says when it does not) or more than x5 peak RSS, the script says which
+# and fails, after printing every figure.
 SHAPE_LINES=()
 SHAPE_FAILS=()
-shape() {  # shape LABEL "GEN-KIND [FLAG…]" COUNT COMMAND…  (COMMAND: stats, check, render or export)
-  local label="$1" kind="$2" count="$3" arch cmd r wall cpu rss load line=""; shift 3
-  # shellcheck disable=SC2086 # the kind's flags are words of their own
-  arch="$(hostile_archive "${kind// /}-$count" $kind "${SHAPE_ARG:---count}" "$count")"
-  for cmd in "$@"; do
-    log "$label $count: $cmd"
-    case "$cmd" in
-      render) FRESH="$DIR/shape-out" repeat "$RUNS" r "$CCTREE" -q render "$arch" -o "$DIR/shape-out"; rm -rf "$DIR/shape-out" ;;
-      export) FRESH="$DIR/shape-out.html" repeat "$RUNS" r "$CCTREE" -q export "$(uuid_of_session "$arch")" --projects "$arch" -o "$DIR/shape-out.html"; rm -f "$DIR/shape-out.html" ;;
-      *) repeat "$RUNS" r "$CCTREE" -q "$cmd" "$arch" ;;
-    esac
-    read -r wall cpu rss load user umin cmin <<<"$r"
-    line+="${line:+; }$cmd $umin / $user user CPU-s (min / median), $cmin / $cpu with sys ($wall s wall, load $load, $(kb2mb "$rss") MB)"
-    SHAPE_CPU["$label/$cmd/$count"]=$user
-    SHAPE_MIN["$label/$cmd/$count"]=$umin
-    SHAPE_RSS["$label/$cmd/$count"]=$rss
+shape() {  # shape LABEL "GEN-KIND [FLAG…]" COUNT COMMAND…  (COMMAND: stats, check, render or export; COUNT: N, also run at 2N and 4N)
+  local label="$1" kind="$2" count="$3" cmd k round one wall cpu rss load user; shift 3
+  local -a arch=() counts=("$count" $((count * 2)) $((count * 4)))
+  for k in 0 1 2; do
+    # shellcheck disable=SC2086 # the kind's flags are words of their own
+    arch[k]="$(hostile_archive "${kind// /}-${counts[k]}" $kind "${SHAPE_ARG:---count}" "${counts[k]}")"
   done
-  SHAPE_LINES+=("$label, $count (input $(mb "$(find "$arch" -type f \( -name '*.jsonl' -o -name '*.json' \) -printf '%s\n' | awk '{s+=$1} END {print s+0}')") MB): $line")
+  local inputs=""
+  for k in 0 1 2; do
+    inputs+="${inputs:+ / }$(mb "$(find "${arch[k]}" -type f \( -name '*.jsonl' -o -name '*.json' \) -printf '%s\n' | awk '{s+=$1} END {print s+0}')")"
+  done
+  for cmd in "$@"; do
+    local -a users=("" "" "") cpus=("" "" "") rsss=(0 0 0)
+    local ratios=""
+    for ((round = 0; round < RUNS; round++)); do
+      local -a u=()
+      for k in 0 1 2; do
+        log "$label ${counts[k]}: $cmd (round $((round + 1)) of $RUNS)"
+        case "$cmd" in
+          render) rm -rf "$DIR/shape-out"; measure one "$CCTREE" -q render "${arch[k]}" -o "$DIR/shape-out"; rm -rf "$DIR/shape-out" ;;
+          export) rm -f "$DIR/shape-out.html"; measure one "$CCTREE" -q export "$(uuid_of_session "${arch[k]}")" --projects "${arch[k]}" -o "$DIR/shape-out.html"; rm -f "$DIR/shape-out.html" ;;
+          *) measure one "$CCTREE" -q "$cmd" "${arch[k]}" ;;
+        esac
+        read -r wall cpu rss load user <<<"$one"
+        u[k]=$user
+        users[k]+="${users[k]:+ }$user"; cpus[k]+="${cpus[k]:+ }$cpu"
+        (( rss > rsss[k] )) && rsss[k]=$rss
+      done
+      ratios+="${ratios:+ }$(awk -v a="${u[0]}" -v c="${u[2]}" 'BEGIN { if (a <= 0) a = 0.005; printf "%.2f", c / a }')"
+    done
+    # The figures of each size: min and median user CPU-s; then the rounds' ratios.
+    local stat=()
+    for k in 0 1 2; do
+      stat[k]="$(printf '%s\n' ${users[k]} | sort -g | awk '{a[NR]=$1} END {printf "%s %s", a[1], a[int((NR+1)/2)]}')"
+    done
+    local rmed rmin rmax
+    read -r rmin rmed rmax <<<"$(printf '%s\n' $ratios | sort -g | awk '{a[NR]=$1} END {printf "%s %s %s", a[1], a[int((NR+1)/2)], a[NR]}')"
+    SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$count" -v s0="${stat[0]}" -v s1="${stat[1]}" -v s2="${stat[2]}" \
+      -v rmin="$rmin" -v rmed="$rmed" -v rmax="$rmax" -v rs="$ratios" -v inputs="$inputs" -v ar="${rsss[0]}" -v br="${rsss[1]}" -v cr="${rsss[2]}" 'BEGIN {
+      split(s0, x); split(s1, y); split(s2, z); am = x[1]; a = x[2]; bm = y[1]; b = y[2]; cm = z[1]; c = z[2]
+      if (a <= 0) a = 0.005; if (b <= 0) b = 0.005
+      printf "%s, %s: input %s MB; median %s / %s / %s, min %s / %s / %s user CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU by the median of the rounds (min x%.1f, max x%.1f; rounds %s; linear: x4)%s; peak RSS %.0f / %.0f / %.0f MB: x4 input -> x%.1f", l, c0, inputs, a, b, c, am, bm, cm, n, 2 * n, 4 * n, b / a, c / b, rmed, rmin, rmax, rs, (am < 0.2) ? " (CPU not judged: the first point is under 0.2 s, where the clock grain is 5% or more)" : "", ar * 1024 / 1e6, br * 1024 / 1e6, cr * 1024 / 1e6, cr / ar }')")
+    local fail
+    fail="$(awk -v s0="${stat[0]}" -v rmed="$rmed" -v ar="${rsss[0]}" -v cr="${rsss[2]}" 'BEGIN {
+      split(s0, x); am = x[1]
+      if (am >= 0.2 && rmed > 5) printf "x%.1f CPU", rmed
+      if (cr / ar > 5) printf "%sx%.1f peak RSS", (am >= 0.2 && rmed > 5) ? " and " : "", cr / ar }')"
+    [[ -z "$fail" ]] || SHAPE_FAILS+=("$label, $cmd: x4 input ($count -> $((count * 4))) costs $fail (the bound: x5)")
+  done
 }
 uuid_of_session() { find "$1" -maxdepth 2 -name '*.jsonl' | head -n1 | xargs basename | sed 's/\.jsonl$//'; }
-declare -A SHAPE_CPU SHAPE_MIN SHAPE_RSS
 for n in $SHAPES; do
   # Each shape at a size whose first point takes about 0.2 user CPU-s or
   # more on the release build (2-core machine): a ratio from a first point
   # of a few hundredths is the clock's grain (0.01 s), not the algorithm.
   comb=$((n * 5 / 8))  # issue 41's 1,250 / 2,500 / 5,000 rewinds at the default N
   json_mb=$((n / 25))  # 80 / 160 / 320 MB at the default N
-  for k in 1 2 4; do
-    shape "parallel tool calls in one message" parallel-calls $((16 * n * k)) stats render
-    shape "rewinds along one line" rewinds $((n * k)) render
-    shape "rewinds along one line" rewinds $((16 * n * k)) stats check
-    shape "Gemini tool calls in one reply" gemini-parallel-calls $((16 * n * k)) stats render
-    shape "Gemini rewinds along one line" gemini-rewinds $((comb * k)) render
-    shape "Gemini rewinds along one line" gemini-rewinds $((32 * comb * k)) stats check
-    SHAPE_ARG=--size-mb shape "one Gemini .json of N MB" gemini-json $((json_mb * k)) stats render
-    shape "compactions" compactions $((20 * n * k)) stats
-    shape "compactions keeping the turn before" "compactions --kept" $((10 * n * k)) stats check
-    shape "compactions keeping the turn before" "compactions --kept" $((4 * n * k)) render
-    shape "nested forks" nested-forks $((n * k)) render
-    shape "nested forks" nested-forks $((2 * n * k)) export
-  done
-  for key in "parallel tool calls in one message/stats/$((16 * n))" "parallel tool calls in one message/render/$((16 * n))" \
-             "rewinds along one line/stats/$((16 * n))" "rewinds along one line/check/$((16 * n))" "rewinds along one line/render/$n" \
-             "Gemini tool calls in one reply/stats/$((16 * n))" "Gemini tool calls in one reply/render/$((16 * n))" \
-             "Gemini rewinds along one line/stats/$((32 * comb))" "Gemini rewinds along one line/check/$((32 * comb))" "Gemini rewinds along one line/render/$comb" \
-             "one Gemini .json of N MB/stats/$json_mb" "one Gemini .json of N MB/render/$json_mb" \
-             "compactions/stats/$((20 * n))" \
-             "compactions keeping the turn before/stats/$((10 * n))" "compactions keeping the turn before/check/$((10 * n))" \
-             "compactions keeping the turn before/render/$((4 * n))" "nested forks/render/$n" "nested forks/export/$((2 * n))"; do
-    label="${key%%/*}"; rest="${key#*/}"; cmd="${rest%%/*}"; base="${rest#*/}"
-    a="${SHAPE_CPU[$label/$cmd/$base]}"; b="${SHAPE_CPU[$label/$cmd/$((base * 2))]}"; c="${SHAPE_CPU[$label/$cmd/$((base * 4))]}"
-    am="${SHAPE_MIN[$label/$cmd/$base]}"; bm="${SHAPE_MIN[$label/$cmd/$((base * 2))]}"; cm="${SHAPE_MIN[$label/$cmd/$((base * 4))]}"
-    ar="${SHAPE_RSS[$label/$cmd/$base]}"; br="${SHAPE_RSS[$label/$cmd/$((base * 2))]}"; cr="${SHAPE_RSS[$label/$cmd/$((base * 4))]}"
-    SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$base" -v a="$a" -v b="$b" -v c="$c" -v am="$am" -v bm="$bm" -v cm="$cm" \
-      -v ar="$ar" -v br="$br" -v cr="$cr" 'BEGIN {
-      if (a <= 0) a = 0.005; if (b <= 0) b = 0.005; if (am <= 0) am = 0.005
-      printf "%s, %s: median %s / %s / %s, min %s / %s / %s user CPU-s at %d / %d / %d: x%.1f, then x%.1f per doubling; x4 input -> x%.1f CPU by the medians, x%.1f by the minima (linear: x4)%s; peak RSS %.0f / %.0f / %.0f MB: x4 input -> x%.1f", l, c0, a, b, c, am, bm, cm, n, 2 * n, 4 * n, b / a, c / b, c / a, cm / am, (am < 0.2) ? " (CPU not judged: the first point is under 0.2 s, where the clock grain is 5% or more)" : "", ar * 1024 / 1e6, br * 1024 / 1e6, cr * 1024 / 1e6, cr / ar }')")
-    fail="$(awk -v am="$am" -v cm="$cm" -v ar="$ar" -v cr="$cr" 'BEGIN {
-      if (am <= 0) am = 0.005
-      if (am >= 0.2 && cm / am > 5) printf "x%.1f CPU", cm / am
-      if (cr / ar > 5) printf "%sx%.1f peak RSS", (am >= 0.2 && cm / am > 5) ? " and " : "", cr / ar }')"
-    [[ -z "$fail" ]] || SHAPE_FAILS+=("$label, $cmd: x4 input ($base -> $((base * 4))) costs $fail (the bound: x5)")
-  done
+  shape "parallel tool calls in one message" parallel-calls $((16 * n)) stats render
+  shape "rewinds along one line" rewinds "$n" render
+  shape "rewinds along one line" rewinds $((16 * n)) stats check
+  shape "Gemini tool calls in one reply" gemini-parallel-calls $((16 * n)) stats render
+  shape "Gemini rewinds along one line" gemini-rewinds "$comb" render
+  shape "Gemini rewinds along one line" gemini-rewinds $((32 * comb)) stats check
+  SHAPE_ARG=--size-mb shape "one Gemini .json of N MB" gemini-json "$json_mb" stats render
+  shape "compactions" compactions $((20 * n)) stats
+  shape "compactions keeping the turn before" "compactions --kept" $((10 * n)) stats check
+  shape "compactions keeping the turn before" "compactions --kept" $((4 * n)) render
+  shape "nested forks" nested-forks "$n" render
+  shape "nested forks" nested-forks $((2 * n)) export
 done
 
 # --- real projects and claude-code-log ---------------------------------------
