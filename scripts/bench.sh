@@ -10,6 +10,12 @@
 #
 # Options:
 #   --sizes "A B …"   archive sizes in MB (10^6 bytes), default "10 100 1000"
+#   --distinct "A…"   the same figures on archives of A… MB whose tool outputs
+#                     are nearly all distinct (`gen_archive --distinct-output`:
+#                     each Read a file and each Bash run a log of its own, as
+#                     varied as real ones: what the output/input ratio is
+#                     judged on too), default "1000" ("100" with --quick);
+#                     "" to skip
 #   --threads "A B…"  values for `cctree -j`, default "1 2"
 #   --runs N          repetitions per measurement (median time, max RSS), default 3;
 #                     archives of 1000 MB and more are always measured once
@@ -84,6 +90,7 @@
 set -euo pipefail
 
 SIZES="10 100 1000"
+DISTINCT="1000"
 THREADS="1 2"
 RUNS=3
 SEED=1
@@ -109,6 +116,7 @@ DIR="$ROOT/target/bench"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sizes) SIZES="$2"; shift 2 ;;
+    --distinct) DISTINCT="$2"; shift 2 ;;
     --threads) THREADS="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
@@ -123,7 +131,7 @@ while [[ $# -gt 0 ]]; do
     --only-shapes) ONLY_SHAPES=1; shift ;;
     --only-opencode) ONLY_OPENCODE=1; shift ;;
     --no-build) BUILD=0; shift ;;
-    --quick) SIZES="10 100"; RUNS=1; shift ;;
+    --quick) SIZES="10 100"; DISTINCT="100"; RUNS=1; shift ;;
     --stats-only) RENDER=0; shift ;;
     --no-ccl) CCL=0; shift ;;
     --no-sync) SYNC=0; shift ;;
@@ -164,16 +172,16 @@ GEN_HASH="$(sha256sum "$ROOT/examples/gen_archive.rs" | cut -c1-16)"
 
 # --- helpers -----------------------------------------------------------------
 # archive SIZE [PROJECTS] -> prints the path of a generated (or reused) archive.
-archive() {
-  local size="$1" projects="${2:-}" name
-  name="archive-s${SEED}-${size}mb${projects:+-p$projects}"
+archive() {  # archive SIZE [PROJECTS] [distinct]
+  local size="$1" projects="${2:-}" distinct="${3:-}" name
+  name="archive-s${SEED}-${size}mb${projects:+-p$projects}${distinct:+-distinct}"
   local path="$DIR/$name" stamp="$DIR/$name.ok"
   if [[ -d "$path" && -f "$stamp" && "$(cat "$stamp")" == "$GEN_HASH" ]]; then
     echo "$path"; return
   fi
   log "generating $name"
   rm -rf "$path" "$path.tmp" "$stamp"
-  "$GEN" --size-mb "$size" --seed "$SEED" --out "$path.tmp" ${projects:+--projects "$projects"} >&2
+  "$GEN" --size-mb "$size" --seed "$SEED" --out "$path.tmp" ${projects:+--projects "$projects"} ${distinct:+--distinct-output} >&2
   mv "$path.tmp" "$path"
   echo "$GEN_HASH" > "$stamp"
   echo "$path"
@@ -256,11 +264,12 @@ NOTES=()
 TARGETS=()
 declare -A STATS_WALL RENDER_WALL FLOOR_CPU
 
-run_size() {
-  local size="$1" projects="${2:-}" label="$1"
+run_size() {  # run_size SIZE [PROJECTS] [distinct]
+  local size="$1" projects="${2:-}" distinct="${3:-}" label="$1"
   [[ -n "$projects" ]] && label="$1 (${projects}p)"
+  [[ -n "$distinct" ]] && label="$1 distinct"
   local arch bytes largest runs j r s_wall s_cpu s_rss s_load
-  arch="$(archive "$size" "$projects")"
+  arch="$(archive "$size" "$projects" "$distinct")"
   bytes=$(jsonl_bytes "$arch")
   largest=$(largest_project "$arch")
   NOTES+=("$label MB archive: $(mb "$bytes") MB of JSONL, $(find "$arch" -name '*.jsonl' | wc -l) files, $(find "$arch" -mindepth 1 -maxdepth 1 -type d | wc -l) projects, largest project $(mb "$largest") MB")
@@ -351,9 +360,10 @@ search_figures() {
 
 if (( ONLY_OPENCODE )); then SHAPES=""; fi
 if (( ONLY_SHAPES || ONLY_OPENCODE )); then
-  SIZES=""; SINGLE=0; SYNC=0; SESSIONS=0; SIBLINGS=0; BIG_SESSION=0; HUGE_LINE=0; LINK_LEVELS=0; CCL=0; REAL_SKIP=1; SERVE_SIZES=""
+  SIZES=""; DISTINCT=""; SINGLE=0; SYNC=0; SESSIONS=0; SIBLINGS=0; BIG_SESSION=0; HUGE_LINE=0; LINK_LEVELS=0; CCL=0; REAL_SKIP=1; SERVE_SIZES=""
 fi
 for s in $SIZES; do run_size "$s"; done
+for s in $DISTINCT; do run_size "$s" "" distinct; done
 if (( SINGLE > 0 )); then run_size "$SINGLE" 1; fi
 
 # --- sync --------------------------------------------------------------------
@@ -737,7 +747,10 @@ echo "cctree $("$CCTREE" --version | awk '{print $2}') on $(nproc) cores; seed $
 } | column -t -s'|' -o '  '
 echo
 for n in "${NOTES[@]}"; do echo "$n"; done
-for s in $SIZES "$SINGLE (1p)"; do
+# shellcheck disable=SC2206 # the sizes are words of their own
+labels=($SIZES "$SINGLE (1p)")
+for s in $DISTINCT; do labels+=("$s distinct"); done
+for s in "${labels[@]}"; do
   if [[ -n "${STATS_WALL[$s/1]:-}" && -n "${STATS_WALL[$s/2]:-}" ]]; then
     awk -v s="$s" -v a="${STATS_WALL[$s/1]}" -v b="${STATS_WALL[$s/2]}" \
       'BEGIN { if (b <= 0) b = 0.005; printf "stats speed-up -j 2 vs -j 1 on %s MB: %.2fx\n", s, a / b }'
