@@ -10,6 +10,7 @@
 //! | [`PAGE_SIZE`] | 50 | counted turns per branch or agent page (`--page-size` default) | `cli`, `render::site::layout` |
 //! | [`MAX_SEGMENT`] | 80 | a slug or URL path segment | `render::site::urls` |
 //! | [`PAGE_TEXT`] | 3 MB | text (outputs, Markdown, files) one page shows at full caps | `render::views::page_state` |
+//! | [`PAGE_NODES`] | 4,096 | entries a page keeps read at once (two generations of up to this many; an older one is read again when needed) | `render::views::page_state` |
 //! | [`SMALL_CAP`] | 16 KB | a block once the page's text allowance is spent | `render::views::page_state` |
 //! | [`OUTPUT_CAP`] | 256 KB | one tool output or file view (the rest noted) | `render::views::page_state`, `render::views::tools` |
 //! | [`OUTPUT_FOLD`] | 20,000 | an output longer than this is folded into a `<details>` | `render::views::page_state` |
@@ -124,6 +125,12 @@ pub const MAX_SEGMENT: usize = 80;
 /// Text (outputs, Markdown, files) one page shows at full caps; past it each
 /// further block is cut to [`SMALL_CAP`], so no page grows past a few MB.
 pub const PAGE_TEXT: usize = 3 * 1024 * 1024;
+/// Entries a page keeps read ([`crate::model::Node`]s) in each of its two
+/// generations: once the newest holds this many, the one before is dropped
+/// (an entry of it asked for again is read again, to the same node), so a
+/// page of a reply of 128,000 parallel calls holds a few thousand nodes at
+/// once, not every entry it has read (peak RSS 915 → 674 MB there).
+pub const PAGE_NODES: usize = 4096;
 /// The cap of a block once a page's [`PAGE_TEXT`] is spent.
 pub const SMALL_CAP: usize = 16 * 1024;
 /// Outputs are cut at this size, with a note.

@@ -1028,3 +1028,69 @@ fn forks_nested_deep_render_and_export_with_small_stacks() {
     let md = std::fs::read_to_string(tmp.path().join("one.md")).unwrap();
     assert!(md.contains("Level 3999 done"));
 }
+
+/// A page keeps only the entries it read last (`limits::PAGE_NODES` in
+/// each of two generations, the rest dropped): a reply of more parallel
+/// calls than that, each result written after every call, so that a call
+/// and its result are read thousands of entries apart. Each call shows its
+/// own output, in order, and nothing is warned.
+#[test]
+fn a_reply_of_more_parallel_calls_than_a_page_keeps_shows_each_calls_own_result() {
+    use std::io::Write;
+    let n = 10_000;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("projects").join("-parallel");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut w = std::io::BufWriter::new(std::fs::File::create(dir.join("s1.jsonl")).unwrap());
+    w.write_all(&line(user("u0", None, 0, "Run them all at once"))).unwrap();
+    let mut parent = "u0".to_string();
+    for i in 0..n {
+        let call = format!("c{i}");
+        w.write_all(&line(json!({"type":"assistant","uuid":call,"parentUuid":parent,"sessionId":"s1","timestamp":ts(1),"cwd":"/tmp/x",
+            "message":{"id":"msg_all","role":"assistant","model":"claude-sonnet-4-5",
+                "content":[{"type":"tool_use","id":format!("toolu_{i}"),"name":"Bash","input":{"command":format!("echo Qq{i}qQ")}}]}})))
+            .unwrap();
+        parent = call;
+    }
+    for i in 0..n {
+        let result = format!("r{i}");
+        w.write_all(&line(json!({"type":"user","uuid":result,"parentUuid":parent,"sessionId":"s1","timestamp":ts(2),"cwd":"/tmp/x",
+            "message":{"role":"user","content":[{"type":"tool_result","tool_use_id":format!("toolu_{i}"),"content":format!("Rr{i}rR")}]}})))
+            .unwrap();
+        parent = result;
+    }
+    w.into_inner().unwrap().sync_all().unwrap();
+    let site = tmp.path().join("site");
+    let out = cctree().args(["render", "-o"]).arg(&site).arg(tmp.path().join("projects")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains(" 0 warnings"), "{stderr}");
+    let pages: Vec<String> = listing(&site)
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "html"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let page = pages.iter().find(|p| p.contains("Qq0qQ")).expect("no page shows the calls");
+    // The markers in the page's order, a repeat of the one before dropped
+    // (a call's command may show twice): each call, then its own output.
+    let mut seen: Vec<(u8, usize)> = Vec::new();
+    let bytes = page.as_bytes();
+    for (at, _) in page.match_indices(['Q', 'R']) {
+        let (kind, close) = match &bytes[at..] {
+            [b'Q', b'q', ..] => (b'Q', "qQ"),
+            [b'R', b'r', ..] => (b'R', "rR"),
+            _ => continue,
+        };
+        let digits: String = page[at + 2..].chars().take_while(char::is_ascii_digit).collect();
+        if digits.is_empty() || !page[at + 2 + digits.len()..].starts_with(close) {
+            continue;
+        }
+        let marker = (kind, digits.parse::<usize>().unwrap());
+        if seen.last() != Some(&marker) {
+            seen.push(marker);
+        }
+    }
+    let want: Vec<(u8, usize)> = (0..n).flat_map(|i| [(b'Q', i), (b'R', i)]).collect();
+    let first_wrong = seen.iter().zip(&want).position(|(a, b)| a != b);
+    assert!(seen == want, "{} markers, {} wanted; first out of place at {first_wrong:?}", seen.len(), want.len());
+}

@@ -11,7 +11,7 @@ use crate::graph::NodeId;
 use crate::model::EntryId;
 use crate::model::{Image as ImageSource, Node, Raw};
 
-use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FOLD, PAGE_TEXT, SMALL_CAP};
+use crate::limits::{MARKDOWN_CAP, META_CAP, META_VIEW_MIN, OUTPUT_CAP, OUTPUT_FOLD, PAGE_NODES, PAGE_TEXT, SMALL_CAP};
 use crate::render::html::highlight::Budget;
 use crate::render::html::{Html, markdown, terminal};
 use crate::render::plain::{cut, human_size};
@@ -37,8 +37,15 @@ pub(crate) struct PageCtx<'a> {
     pub(crate) page: u32,
     /// What is left of [`META_CAP`].
     pub(crate) meta_left: usize,
-    /// What the entries shown so far say, each read once for the page.
+    /// What the entries read last say: up to [`PAGE_NODES`] of them here,
+    /// as many in `older` (the generation before), the rest read again
+    /// when asked for (memory bounded by what is being read, not by the
+    /// page: a reply of N parallel calls reads each call's result).
     nodes: FxHashMap<EntryId, Rc<Node<'a>>>,
+    older: FxHashMap<EntryId, Rc<Node<'a>>>,
+    /// The entries whose line could not be read again: warned about once,
+    /// however many times they are read.
+    unreadable: FxHashSet<EntryId>,
     /// Where each result sits in an entry of many ([`PageCtx::result_place`]).
     places: FxHashMap<EntryId, FxHashMap<Box<str>, usize>>,
 }
@@ -54,6 +61,8 @@ impl<'a> PageCtx<'a> {
             page: 0,
             meta_left: META_CAP,
             nodes: FxHashMap::default(),
+            older: FxHashMap::default(),
+            unreadable: FxHashSet::default(),
             places: FxHashMap::default(),
         }
     }
@@ -80,18 +89,29 @@ impl<'a> PageCtx<'a> {
     }
 
     /// What entry `id` says ([`crate::project::Project::node`]), read once
-    /// for the page; a line that cannot be read again is a warning, and
-    /// shows what an empty one does.
+    /// while it is among the last entries read (see `nodes`); a line that
+    /// cannot be read again is a warning (once), and shows what an empty
+    /// one does.
     pub(crate) fn node(&mut self, id: EntryId) -> Rc<Node<'a>> {
         if let Some(n) = self.nodes.get(&id) {
             return Rc::clone(n);
         }
-        let p: &'a ProjectCtx<'a> = self.p;
-        let (node, err) = p.project.node(&p.entries()[id]);
-        if let Some(err) = err {
-            self.warn(format_args!("{err}"));
+        let node = match self.older.remove(&id) {
+            Some(n) => n,
+            None => {
+                let p: &'a ProjectCtx<'a> = self.p;
+                let (node, err) = p.project.node(&p.entries()[id]);
+                if let Some(err) = err {
+                    if self.unreadable.insert(id) {
+                        self.warn(format_args!("{err}"));
+                    }
+                }
+                Rc::new(node)
+            }
+        };
+        if self.nodes.len() >= PAGE_NODES {
+            self.older = std::mem::take(&mut self.nodes);
         }
-        let node = Rc::new(node);
         self.nodes.insert(id, Rc::clone(&node));
         node
     }
