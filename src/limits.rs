@@ -129,7 +129,7 @@ pub const PAGE_TEXT: usize = 3 * 1024 * 1024;
 /// generations: once the newest holds this many, the one before is dropped
 /// (an entry of it asked for again is read again, to the same node), so a
 /// page of a reply of 128,000 parallel calls holds a few thousand nodes at
-/// once, not every entry it has read (peak RSS 915 → 674 MB there).
+/// once, not every entry it has read (peak RSS 915 → 680–700 MB there).
 pub const PAGE_NODES: usize = 4096;
 /// The cap of a block once a page's [`PAGE_TEXT`] is spent.
 pub const SMALL_CAP: usize = 16 * 1024;
