@@ -217,6 +217,10 @@ measure() {
   rm -f "$tf"
 }
 
+# median : the median of the numbers on stdin, one a line (the mean of the
+# two middle ones when they are even in number).
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}'; }
+
 # repeat N OUTVAR CMD… : median wall, median CPU, max RSS, max load average,
 # median user CPU, min user CPU and min CPU over N runs.
 # When FRESH is set, that directory is removed before each run.
@@ -230,11 +234,11 @@ repeat() {
     _all+="$_one"$'\n'
   done
   local _w _c _m _l _u _un _cn
-  _w=$(printf '%s' "$_all" | awk '{print $1}' | sort -g | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}')
-  _c=$(printf '%s' "$_all" | awk '{print $2}' | sort -g | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}')
+  _w=$(printf '%s' "$_all" | awk '{print $1}' | median)
+  _c=$(printf '%s' "$_all" | awk '{print $2}' | median)
   _m=$(printf '%s' "$_all" | awk '$3 > m {m = $3} END {print m}')
   _l=$(printf '%s' "$_all" | awk '$4 > l {l = $4} END {print l + 0}')
-  _u=$(printf '%s' "$_all" | awk '{print $5}' | sort -g | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}')
+  _u=$(printf '%s' "$_all" | awk '{print $5}' | median)
   _un=$(printf '%s' "$_all" | awk '{print $5}' | sort -g | head -n1)
   _cn=$(printf '%s' "$_all" | awk '{print $2}' | sort -g | head -n1)
   printf -v "$_var" '%s %s %s %s %s %s %s' "$_w" "$_c" "$_m" "$_l" "$_u" "$_un" "$_cn"
@@ -512,7 +516,7 @@ serve_size() {
   # The renders themselves, as the server logged them: the rest is the settle window and the answer.
   renders="$(grep -E '^[0-9]{2}:[0-9]{2}:[0-9]{2} rendered' "$slog" | tail -n "$SERVE_RUNS" | sed -E 's/.* in ([0-9.]+) s.*/\1/' | paste -sd' ')"
   sorted="$(printf '%s\n' "${lats[@]}" | sort -n)"
-  med="$(printf '%s\n' "$sorted" | awk '{a[NR]=$1} END {print (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}')"
+  med="$(printf '%s\n' "$sorted" | median)"
   max="$(printf '%s\n' "$sorted" | tail -n1)"
   SERVE_LINES+=("serve $size MB: first page served after $(awk -v m="$first" 'BEGIN {printf "%.1f", m / 1000}') s (the first render); write → updated page: median $(awk -v m="$med" 'BEGIN {printf "%.2f", m / 1000}') s, max $(awk -v m="$max" 'BEGIN {printf "%.2f", m / 1000}') s over ${#lats[@]} appended turns (${lats[*]} ms; the renders alone: $renders s); peak RSS $(kb2mb "$rss") MB (load $(cut -d' ' -f1 /proc/loadavg))")
   rm -rf "$work" "$out" "$DIR/serve-wait"
@@ -635,10 +639,13 @@ shape() {  # shape LABEL "GEN-KIND [FLAG…]" COUNT COMMAND…  (COMMAND: stats,
     # The figures of each size: min and median user CPU-s; then the rounds' ratios.
     local stat=()
     for k in 0 1 2; do
-      stat[k]="$(printf '%s\n' ${users[k]} | sort -g | awk '{a[NR]=$1} END {printf "%s %s", a[1], (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2)}')"
+      # shellcheck disable=SC2086 # the runs' figures are words of their own
+      stat[k]="$(printf '%s\n' ${users[k]} | sort -g | head -n1) $(printf '%s\n' ${users[k]} | median)"
     done
     local rmed rmin rmax
-    read -r rmin rmed rmax <<<"$(printf '%s\n' $ratios | sort -g | awk '{a[NR]=$1} END {printf "%s %s %s", a[1], (NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2), a[NR]}')"
+    # shellcheck disable=SC2086 # the rounds' ratios are words of their own
+    rmin="$(printf '%s\n' $ratios | sort -g | head -n1)"; rmax="$(printf '%s\n' $ratios | sort -g | tail -n1)"
+    rmed="$(printf '%s\n' $ratios | median)"
     SHAPE_LINES+=("$(awk -v l="$label" -v c0="$cmd" -v n="$count" -v s0="${stat[0]}" -v s1="${stat[1]}" -v s2="${stat[2]}" \
       -v rmin="$rmin" -v rmed="$rmed" -v rmax="$rmax" -v rs="$ratios" -v inputs="$inputs" -v ar="${rsss[0]}" -v br="${rsss[1]}" -v cr="${rsss[2]}" 'BEGIN {
       split(s0, x); split(s1, y); split(s2, z); am = x[1]; a = x[2]; bm = y[1]; b = y[2]; cm = z[1]; c = z[2]
