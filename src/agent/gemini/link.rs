@@ -70,6 +70,12 @@ type Records = Vec<(i64, Box<str>)>;
 /// (see the module documentation). Linear: one pass over the entries, one
 /// search per agent file.
 fn attach_background_agents(source: &ProjectSource, all: &mut [Entry]) {
+    let background = |f: &crate::model::SourceFile| {
+        f.class == FileClass::Subagent && f.rel.split('/').rev().nth(1).is_some_and(|d| !is_session_id(d))
+    };
+    if !source.files.iter().any(background) {
+        return;
+    }
     // Each main file's start, and its records in time order.
     let mut sessions: Vec<(i64, usize, Records)> = Vec::new();
     // Each background agent file's first node: (its start, its entry).
@@ -89,10 +95,7 @@ fn attach_background_agents(source: &ProjectSource, all: &mut [Entry]) {
                     sessions.push((t, i, nodes));
                 }
             }
-            Some(f)
-                if f.class == FileClass::Subagent
-                    && f.rel.split('/').rev().nth(1).is_some_and(|d| !is_session_id(d)) =>
-            {
+            Some(f) if background(f) => {
                 let first = es.iter().position(|e| e.uuid.is_some() && e.parent.is_none());
                 if let (Some(at), Some(t)) = (first, es.iter().find_map(|e| e.timestamp)) {
                     agents.push((t, i + at));
@@ -112,37 +115,121 @@ fn attach_background_agents(source: &ProjectSource, all: &mut [Entry]) {
     }
 }
 
+/// No record id (a slot of [`Ids`] numbers).
+const NONE: u32 = u32::MAX;
+
+/// The record ids a file names (its records', its `$set {messages}` lists',
+/// its `$rewindTo` targets), numbered in the order they first appear: the
+/// replay below keeps numbers in vectors, not strings in maps (a hash of a
+/// string reads the string, an allocation of its own: at hundreds of
+/// thousands of records each lookup was a cache miss or two).
+struct Ids {
+    names: Vec<Box<str>>,
+    /// Each entry's record id.
+    record: Vec<u32>,
+    /// The ids of each `$set {messages}` list, lists in file order, with the
+    /// number of the id without its `_response` suffix (a response record is
+    /// known when its call is).
+    lists: Vec<(u32, u32)>,
+    /// The target of each `$rewindTo`, in file order.
+    rewinds: Vec<u32>,
+}
+
+impl Ids {
+    fn of(es: &[Entry]) -> Self {
+        fn number<'a>(id: &'a str, at: &mut FxHashMap<&'a str, u32>, names: &mut Vec<&'a str>) -> u32 {
+            *at.entry(id).or_insert_with(|| {
+                names.push(id);
+                u32::try_from(names.len() - 1).unwrap_or(NONE)
+            })
+        }
+        let mut at: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut names: Vec<&str> = Vec::new();
+        let mut record = Vec::with_capacity(es.len());
+        let mut list_ids: Vec<&str> = Vec::new();
+        let mut rewinds = Vec::new();
+        for e in es {
+            record.push(e.message_id.as_deref().map_or(NONE, |id| number(id, &mut at, &mut names)));
+            if e.message_id.is_some() {
+                continue;
+            }
+            match &e.meta {
+                Some(Meta::Sequence { ids, .. }) => list_ids.extend(ids.iter().map(|(id, _)| &**id)),
+                Some(Meta::Rewind { to }) => rewinds.push(number(to, &mut at, &mut names)),
+                _ => {}
+            }
+        }
+        for id in &list_ids {
+            number(id, &mut at, &mut names);
+        }
+        let lists = list_ids
+            .iter()
+            .map(|id| {
+                let call = id.strip_suffix("_response").and_then(|r| at.get(r).copied()).unwrap_or(NONE);
+                (at[id], call)
+            })
+            .collect();
+        Self { names: names.into_iter().map(Into::into).collect(), record, lists, rewinds }
+    }
+
+    fn name(&self, id: u32) -> Box<str> {
+        self.names.get(id as usize).cloned().unwrap_or_default()
+    }
+}
+
 /// The list the client holds while it reads the file.
-#[derive(Default)]
 struct List {
-    ids: Vec<Box<str>>,
-    at: FxHashMap<Box<str>, usize>,
+    ids: Vec<u32>,
+    /// Each id's place in `ids` (`NONE`: not in the list).
+    at: Vec<u32>,
 }
 
 impl List {
-    fn push(&mut self, id: Box<str>) {
-        self.at.insert(id.clone(), self.ids.len());
-        self.ids.push(id);
+    fn new(ids: usize) -> Self {
+        Self { ids: Vec::new(), at: vec![NONE; ids] }
     }
-    fn cut(&mut self, id: &str) {
-        let keep = self.at.get(id).copied().unwrap_or(0);
-        for gone in self.ids.drain(keep..) {
-            self.at.remove(&gone);
+    fn has(&self, id: u32) -> bool {
+        self.at.get(id as usize).is_some_and(|&p| p != NONE)
+    }
+    fn push(&mut self, id: u32) {
+        if let Some(p) = self.at.get_mut(id as usize) {
+            *p = u32::try_from(self.ids.len()).unwrap_or(NONE);
+            self.ids.push(id);
         }
     }
-    fn reset(&mut self, ids: impl IntoIterator<Item = Box<str>>) {
-        self.ids.clear();
-        self.at.clear();
+    fn cut(&mut self, id: u32) {
+        let keep = self.at.get(id as usize).map_or(0, |&p| if p == NONE { 0 } else { p as usize });
+        for gone in self.ids.drain(keep.min(self.ids.len())..) {
+            self.at[gone as usize] = NONE;
+        }
+    }
+    fn reset(&mut self, ids: impl IntoIterator<Item = u32>) {
+        for gone in self.ids.drain(..) {
+            self.at[gone as usize] = NONE;
+        }
         ids.into_iter().for_each(|id| self.push(id));
     }
 }
 
+/// What the replay knows while it reads the file.
+struct Replay {
+    list: List,
+    /// Ids of records or list items read so far.
+    seen: Vec<bool>,
+    /// The record before each record when it was first put in the list.
+    parent_of: Vec<u32>,
+    /// The next list (in [`Ids::lists`]) and rewind (in [`Ids::rewinds`]).
+    next_list: usize,
+    next_rewind: usize,
+}
+
 fn link_file(es: &mut [Entry], agent_parent: Option<Box<str>>, agent: Option<&str>) {
+    let ids = Ids::of(es);
     // The last line of each record id: its node.
-    let mut last: FxHashMap<Box<str>, usize> = FxHashMap::default();
-    for (i, e) in es.iter().enumerate() {
-        if let Some(id) = &e.message_id {
-            last.insert(id.clone(), i);
+    let mut last = vec![NONE; ids.names.len()];
+    for (i, &id) in ids.record.iter().enumerate() {
+        if id != NONE {
+            last[id as usize] = u32::try_from(i).unwrap_or(NONE);
         }
     }
     // Calls a record of its own answers: their results are not the reply's.
@@ -151,14 +238,20 @@ fn link_file(es: &mut [Entry], agent_parent: Option<Box<str>>, agent: Option<&st
         .filter(|e| e.kind == Kind::User)
         .flat_map(|e| e.tool_results.iter().map(|r| r.tool_use_id.clone()))
         .collect();
-    for e in es.iter_mut().filter(|e| e.kind == Kind::Assistant) {
-        e.tool_results.retain(|r| !answered.contains(&r.tool_use_id));
+    if !answered.is_empty() {
+        for e in es.iter_mut().filter(|e| e.kind == Kind::Assistant) {
+            e.tool_results.retain(|r| !answered.contains(&r.tool_use_id));
+        }
     }
     let sidechain = agent_parent.is_some();
     let mut session: Option<Box<str>> = agent_parent.clone();
-    let mut list = List::default();
-    let mut seen: FxHashSet<Box<str>> = FxHashSet::default();
-    let mut parent_of: FxHashMap<Box<str>, Option<Box<str>>> = FxHashMap::default();
+    let mut r = Replay {
+        list: List::new(ids.names.len()),
+        seen: vec![false; ids.names.len()],
+        parent_of: vec![NONE; ids.names.len()],
+        next_list: 0,
+        next_rewind: 0,
+    };
     let mut ts = None;
     for (i, e) in es.iter_mut().enumerate() {
         // The metadata line and `$set {sessionId}` name the session (a line
@@ -173,43 +266,53 @@ fn link_file(es: &mut [Entry], agent_parent: Option<Box<str>>, agent: Option<&st
             Some(t) => ts = Some(t),
             None => e.timestamp = ts,
         }
-        if let Some(id) = e.message_id.clone() {
-            if !list.at.contains_key(&id) {
-                parent_of.insert(id.clone(), list.ids.last().cloned());
-                list.push(id.clone());
+        let id = ids.record[i];
+        if id != NONE {
+            if !r.list.has(id) {
+                r.parent_of[id as usize] = r.list.ids.last().copied().unwrap_or(NONE);
+                r.list.push(id);
             }
-            seen.insert(id.clone());
-            let is_node = last.get(&id) == Some(&i);
-            e.uuid = is_node.then(|| id.clone());
-            e.parent = if is_node { parent_of.get(&id).cloned().flatten() } else { None };
+            r.seen[id as usize] = true;
+            let is_node = last[id as usize] as usize == i;
+            e.uuid = if is_node { e.message_id.clone() } else { None };
+            let parent = r.parent_of[id as usize];
+            e.parent = (is_node && parent != NONE).then(|| ids.name(parent));
             continue;
         }
         if matches!(e.meta, Some(Meta::Sequence { .. })) {
-            set(e, &mut list, &mut seen);
-        } else if let Some(Meta::Rewind { to }) = &e.meta {
-            let to = to.clone();
-            if list.at.contains_key(&to) { list.cut(&to) } else { list.reset([]) }
+            set(e, &ids, &mut r);
+        } else if let Some(Meta::Rewind { .. }) = &e.meta {
+            let to = ids.rewinds.get(r.next_rewind).copied().unwrap_or(NONE);
+            r.next_rewind += 1;
+            if r.list.has(to) { r.list.cut(to) } else { r.list.reset([]) }
         }
     }
 }
 
 /// A `$set {messages}`: the list replaced; a node when it brings messages
 /// of its own (see the module documentation).
-fn set(e: &mut Entry, list: &mut List, seen: &mut FxHashSet<Box<str>>) {
+fn set(e: &mut Entry, ids: &Ids, r: &mut Replay) {
     // As the header left it (a line linked before is linked again).
     e.kind = Kind::KnownMeta(SET.into());
     (e.uuid, e.parent, e.logical_parent, e.subtype) = (None, None, None, None);
     (e.user_kind, e.injected, e.compact_summary) = (UserKind::None, false, false);
-    let Some(Meta::Sequence { ids, new }) = &mut e.meta else { return };
-    let known = |id: &str, seen: &FxHashSet<Box<str>>| {
-        seen.contains(id) || id.strip_suffix("_response").is_some_and(|r| seen.contains(r))
-    };
-    *new = ids.iter().filter(|(id, _)| !known(id, seen)).map(|(id, _)| id.clone()).collect();
-    let tip = list.ids.last().cloned();
-    if let Some(first) = new.first().cloned() {
-        let hash = ids.iter().find(|(id, _)| *id == first).map_or(0, |(_, h)| *h);
-        seen.extend(new.iter().cloned());
-        e.uuid = Some(first.clone());
+    let Some(Meta::Sequence { ids: items, new }) = &mut e.meta else { return };
+    let from = r.next_list.min(ids.lists.len());
+    r.next_list = (r.next_list + items.len()).min(ids.lists.len());
+    let list = &ids.lists[from..r.next_list];
+    let seen = &r.seen;
+    let known = |(id, call): (u32, u32)| seen.get(id as usize) == Some(&true) || seen.get(call as usize) == Some(&true);
+    let brought: Vec<u32> = list.iter().copied().filter(|&item| !known(item)).map(|(id, _)| id).collect();
+    *new = brought.iter().map(|&id| ids.name(id)).collect();
+    let tip = r.list.ids.last().copied();
+    if let Some(&first) = brought.first() {
+        let hash = list.iter().zip(items.iter()).find(|((id, _), _)| *id == first).map_or(0, |(_, (_, h))| *h);
+        for &id in &brought {
+            if let Some(s) = r.seen.get_mut(id as usize) {
+                *s = true;
+            }
+        }
+        e.uuid = Some(ids.name(first));
         e.payload_hash = hash;
         e.content_hash = hash;
         e.kind = Kind::User;
@@ -225,12 +328,13 @@ fn set(e: &mut Entry, list: &mut List, seen: &mut FxHashSet<Box<str>>) {
                 e.kind = Kind::System;
                 e.subtype = Some("compact_boundary".into());
                 e.compact_summary = true;
-                e.logical_parent = Some(t);
+                e.logical_parent = Some(ids.name(t));
             }
         }
-        list.reset(e.uuid.clone());
+        r.list.reset(e.uuid.is_some().then_some(first));
     } else {
-        let kept: Vec<Box<str>> = ids.iter().map(|(id, _)| id.clone()).filter(|id| seen.contains(id)).collect();
-        list.reset(kept);
+        let kept: Vec<u32> =
+            list.iter().map(|&(id, _)| id).filter(|&id| r.seen.get(id as usize) == Some(&true)).collect();
+        r.list.reset(kept);
     }
 }
