@@ -377,19 +377,23 @@ pub(crate) fn parse_opened(
         r.tail = doc.finish();
         return (r, result.err());
     }
+    // Every window's parts, appended together once at the end.
+    let mut parts = Vec::new();
     let result = o.windows(from, len, |w, at| {
         seen(w, at);
         // Complete lines, then (in the last window) the unterminated tail.
         let complete =
             if at + w.len() as u64 == len { memchr::memrchr(b'\n', w).map_or(0, |i| i + 1) } else { w.len() };
-        let p = parse::parse_window(&w[..complete], at, r.done_lines, index, format, opts);
-        r.done_lines = r.done_lines.saturating_add(p.newlines);
-        r.mid.append(p);
+        for p in parse::parse_window_parts(&w[..complete], at, r.done_lines, index, format, opts) {
+            r.done_lines = r.done_lines.saturating_add(p.newlines);
+            parts.push(p);
+        }
         r.done = at + complete as u64;
         if complete < w.len() {
             r.tail = parse::parse_window(&w[complete..], r.done, r.done_lines, index, format, opts);
         }
     });
+    r.mid.append_all(parts);
     (r, result.err())
 }
 

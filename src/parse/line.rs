@@ -106,6 +106,23 @@ impl ParsedFile {
         self.newlines = self.newlines.saturating_add(p.newlines);
     }
 
+    /// [`append`](Self::append) of each of `parts`, in order, into a vector
+    /// sized once.
+    pub fn append_all(&mut self, parts: Vec<ParsedFile>) {
+        let total = self.entries.len() + parts.iter().map(|p| p.entries.len()).sum::<usize>();
+        let mut parts = parts.into_iter();
+        if self.entries.capacity() == 0 {
+            match parts.next() {
+                Some(first) => self.append(first),
+                None => return,
+            }
+        }
+        self.entries.reserve_exact(total.saturating_sub(self.entries.len()));
+        for p in parts {
+            self.append(p);
+        }
+    }
+
     /// Moves every line number `by` lines down (what was parsed as the start
     /// of the bytes follows `by` newlines).
     pub(super) fn shift_lines(&mut self, by: u32) {

@@ -42,8 +42,25 @@ pub fn parse_window(
     format: Format,
     opts: ParseOptions,
 ) -> ParsedFile {
+    let mut out = ParsedFile { bytes: window.len() as u64, ..ParsedFile::default() };
+    out.append_all(parse_window_parts(window, base, lines_before, file, format, opts));
+    out
+}
+
+/// [`parse_window`] as the parts parsed in parallel, in order, their line
+/// numbers those of the whole file: appended together once (with
+/// [`ParsedFile::append_all`]) when the file is read, each entry is moved
+/// once, not once per window and again per doubling of a growing vector.
+pub fn parse_window_parts(
+    window: &[u8],
+    base: u64,
+    lines_before: u32,
+    file: FileId,
+    format: Format,
+    opts: ParseOptions,
+) -> Vec<ParsedFile> {
     if window.len() <= PARSE_PIECE {
-        return parse_at(window, 0..window.len(), base, lines_before, file, format, opts);
+        return vec![parse_at(window, 0..window.len(), base, lines_before, file, format, opts)];
     }
     // Piece boundaries just after a newline. Each piece is parsed with line
     // numbers from 0, in parallel; they are then moved past the newlines of
@@ -59,15 +76,14 @@ pub fn parse_window(
         start = end;
     }
     use rayon::prelude::*;
-    let parts: Vec<ParsedFile> =
+    let mut parts: Vec<ParsedFile> =
         pieces.into_par_iter().map(|range| parse_at(window, range, base, 0, file, format, opts)).collect();
-    let mut out = ParsedFile { bytes: window.len() as u64, ..ParsedFile::default() };
-    out.entries.reserve_exact(parts.iter().map(|p| p.entries.len()).sum());
-    for mut p in parts {
-        p.shift_lines(lines_before.saturating_add(out.newlines));
-        out.append(p);
+    let mut newlines = 0u32;
+    for p in &mut parts {
+        p.shift_lines(lines_before.saturating_add(newlines));
+        newlines = newlines.saturating_add(p.newlines);
     }
-    out
+    parts
 }
 
 /// Parses the lines of `bytes[range]`, where `bytes` is a whole file, `range`
@@ -98,6 +114,9 @@ fn parse_at(
 ) -> ParsedFile {
     let to = range.end.min(bytes.len());
     let mut out = ParsedFile { bytes: to.saturating_sub(range.start) as u64, ..ParsedFile::default() };
+    // About one entry a line: the vector is not grown (and copied) a
+    // doubling at a time. A count of newlines costs little beside a parse.
+    out.entries.reserve(memchr::memchr_iter(b'\n', &bytes[range.start.min(to)..to]).count() + 1);
     let mut start = range.start;
     let mut line_no = lines_before;
     while start < to {
