@@ -469,10 +469,10 @@ fn branch_rest(ctx: &ProjectCtx<'_>, branch: BranchId) -> BranchRest {
     // Where a column may start: the branch's start and end, and where each
     // fork along it goes on.
     let mut starts: rustc_hash::FxHashSet<NodeId> = rustc_hash::FxHashSet::default();
-    for fp in &g.conversations[g.branches[branch].conversation].fork_points {
-        if fp.branch == branch
-            && let Some(&child) = fp.children.first()
-        {
+    // The forks on this branch only (a scan of the conversation's fork
+    // points per branch made 16,000 nested forks cost 16,000²).
+    for fp in g.forks_on(branch) {
+        if let Some(&child) = fp.children.first() {
             starts.insert(child);
         }
     }
