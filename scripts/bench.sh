@@ -41,7 +41,7 @@
 #                     them (2.1.332's splice: `stats`, `check`; 4 N of them:
 #                     `render`), N nested forks (`render`; 2 N: `export`);
 #                     the three sizes run in turn, round after round
-#                     (--runs rounds): user CPU-s of each (min and median)
+#                     (--shape-rounds rounds): user CPU-s of each (min and median)
 #                     and each round's ratio 4S / S (paired runs);
 #                     issue 41's: 5 N / 8 rewinds along one line as Gemini
 #                     CLI writes them (`$rewindTo`; `render`, and 20 N:
@@ -60,6 +60,11 @@
 #                     peak RSS) against the Claude Code JSONL archive of the
 #                     same size, and per growth of the size; default "250 1000"; "" to skip
 #   --only-opencode   only the OpenCode figure above (skips everything else)
+#   --shape-rounds N  rounds of the shapes above, default 5 (the larger of
+#                     --runs and 5; 1 with --quick): single rounds range from
+#                     x2.7 to x5.6 on a shared 2-core machine, and a shape
+#                     whose true ratio is near x4.5 failed a median of three
+#                     now and then
 #   --only-shapes     only the shapes above (skips everything else)
 #   --no-build        use the binaries already built (with CCTREE_BIN: time another build)
 #   --quick           --sizes "10 100" --runs 1
@@ -110,6 +115,7 @@ CCL=1
 SYNC=1
 SERVE_SIZES=default
 SERVE_RUNS=3
+SHAPE_ROUNDS=""
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="$ROOT/target/bench"
 
@@ -119,6 +125,7 @@ while [[ $# -gt 0 ]]; do
     --distinct) DISTINCT="$2"; shift 2 ;;
     --threads) THREADS="$2"; shift 2 ;;
     --runs) RUNS="$2"; shift 2 ;;
+    --shape-rounds) SHAPE_ROUNDS="$2"; shift 2 ;;
     --seed) SEED="$2"; shift 2 ;;
     --single) SINGLE="$2"; shift 2 ;;
     --sessions) SESSIONS="$2"; shift 2 ;;
@@ -144,6 +151,10 @@ while [[ $# -gt 0 ]]; do
 done
 
 [[ "$SERVE_SIZES" == default ]] && SERVE_SIZES="${SIZES##* }"
+if [[ -z "$SHAPE_ROUNDS" ]]; then
+  if (( RUNS == 1 )); then SHAPE_ROUNDS=1; else SHAPE_ROUNDS=$(( RUNS > 5 ? RUNS : 5 )); fi
+fi
+[[ "$SHAPE_ROUNDS" =~ ^[1-9][0-9]*$ ]] || { echo "bench.sh: --shape-rounds wants a whole number of 1 or more, not $SHAPE_ROUNDS" >&2; exit 2; }
 die() { echo "bench.sh: $*" >&2; exit 1; }
 log() { echo "== $*" >&2; }
 
@@ -620,10 +631,10 @@ shape() {  # shape LABEL "GEN-KIND [FLAG…]" COUNT COMMAND…  (COMMAND: stats,
   for cmd in "$@"; do
     local -a users=("" "" "") cpus=("" "" "") rsss=(0 0 0)
     local ratios=""
-    for ((round = 0; round < RUNS; round++)); do
+    for ((round = 0; round < SHAPE_ROUNDS; round++)); do
       local -a u=()
       for k in 0 1 2; do
-        log "$label ${counts[k]}: $cmd (round $((round + 1)) of $RUNS)"
+        log "$label ${counts[k]}: $cmd (round $((round + 1)) of $SHAPE_ROUNDS)"
         case "$cmd" in
           render) rm -rf "$DIR/shape-out"; measure one "$CCTREE" -q render "${arch[k]}" -o "$DIR/shape-out"; rm -rf "$DIR/shape-out" ;;
           export) rm -f "$DIR/shape-out.html"; measure one "$CCTREE" -q export "$(uuid_of_session "${arch[k]}")" --projects "${arch[k]}" -o "$DIR/shape-out.html"; rm -f "$DIR/shape-out.html" ;;
@@ -747,7 +758,7 @@ fi
 
 # --- print -------------------------------------------------------------------
 echo
-echo "cctree $("$CCTREE" --version | awk '{print $2}') on $(nproc) cores; seed $SEED; runs per measurement: $RUNS (1 for >= 1000 MB)"
+echo "cctree $("$CCTREE" --version | awk '{print $2}') on $(nproc) cores; seed $SEED; runs per measurement: $RUNS (1 for >= 1000 MB); rounds of the shapes: $SHAPE_ROUNDS"
 {
   echo "archive MB|-j|stats s|stats MB/s|stats CPU-s|stats RSS MB|render s|render MB/s|render CPU-s|render RSS MB|output MB|no-change s|+1 turn s|load"
   printf '%s\n' "${ROWS[@]}"
